@@ -1,0 +1,54 @@
+"""Small helpers shared by the class-based assessors (parameter checks, histograms, formatting)."""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from ..policy import Policy
+
+
+def check_sensitive(policy: Policy, names: Sequence[str] | None, field: str = "sensitive") -> str | None:
+    """A policy error when a named column is not declared with role sensitive (None when fine)."""
+    declared = policy.sensitive
+    if not declared:
+        return "this check needs a column with role 'sensitive'"
+    for name in names or ():
+        if name not in policy.columns:
+            return f"{field}: {name!r} is not a column of the policy"
+        if name not in declared:
+            return f"{field}: column {name!r} has role {policy.columns[name].role!r}, not 'sensitive'"
+    return None
+
+
+def size_histogram(sizes: np.ndarray, max_bins: int = 60) -> list[list[int]]:
+    """``[[size, number of classes], ...]`` for the distinct sizes; past ``max_bins`` distinct sizes the
+    largest ones are pooled into the last bin (its size is the smallest size pooled)."""
+    values, counts = np.unique(sizes, return_counts=True)
+    if len(values) > max_bins:
+        pooled = int(counts[max_bins - 1 :].sum())
+        values, counts = values[:max_bins], np.concatenate((counts[: max_bins - 1], [pooled]))
+    return [[int(v), int(c)] for v, c in zip(values, counts)]
+
+
+def value_histogram(values: np.ndarray, bins: int = 20, lo: float | None = None, hi: float | None = None) -> dict:
+    """Histogram of per-class figures (finite values only) with equal-width bins."""
+    finite = values[np.isfinite(values)]
+    lo = float(finite.min()) if lo is None and len(finite) else (lo or 0.0)
+    hi = float(finite.max()) if hi is None and len(finite) else (hi if hi is not None else 1.0)
+    if hi <= lo:
+        hi = lo + 1.0
+    counts, edges = np.histogram(finite, bins=bins, range=(lo, hi))
+    return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts],
+            "infinite": int(np.isinf(values).sum())}
+
+
+def fmt(value: float) -> str:
+    """Numbers for messages: integers with thousands separators, others with 4 significant digits."""
+    if isinstance(value, float) and math.isinf(value):
+        return "∞"
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:.4g}"

@@ -1,0 +1,44 @@
+"""direct_identifiers: a release must not carry identifier columns (names, record numbers ...).
+
+Always run, whether or not the policy lists it. value = number of identifier-role columns present with
+any non-missing value; the check fails when it is above 0.
+"""
+
+from __future__ import annotations
+
+from ..assessor import Assessor, Measurement, Params
+from ..hookspecs import hookimpl
+
+
+class DirectIdentifiersParams(Params):
+    pass
+
+
+def run(ctx, params: DirectIdentifiersParams) -> Measurement:
+    declared = ctx.policy.columns_with("identifier")
+    present = [c for c in declared if c in ctx.table and ctx.table[c].notna().any()]
+    message = (
+        f"identifier column{'s' * (len(present) > 1)} {', '.join(map(repr, present))} still hold values"
+        if present
+        else f"no identifier column holds a value ({len(declared)} declared)"
+    )
+    return Measurement(len(present), 0, not present, message,
+                       {"identifier_columns": declared, "present": present})
+
+
+ASSESSOR = Assessor(
+    name="direct_identifiers",
+    params=DirectIdentifiersParams,
+    run=run,
+    title="Direct identifiers",
+    protects="identity",
+    measures="whether columns that name a person outright (names, record numbers) are still in the release",
+    formula="value = number of identifier-role columns with at least one non-missing value; pass iff value = 0",
+    reference="Hundepool et al., Statistical Disclosure Control (Wiley, 2012), ch. 3",
+    always=True,
+)
+
+
+@hookimpl
+def privaudit_assessors():
+    return [ASSESSOR]

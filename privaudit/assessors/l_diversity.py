@@ -1,0 +1,132 @@
+"""l_diversity: each class's sensitive values must be diverse enough (three variants).
+
+* distinct:  value = min over classes of the number of distinct values; pass iff value >= l.
+* entropy:   value = min over classes of exp(H), H = -sum p ln p (natural log, no truncation: two 50/50
+  classes give exactly 2); pass iff value >= l.
+* recursive (c,l): value = max over classes of r_1 / (r_l + ... + r_m), counts r sorted descending,
+  infinite when a class has fewer than l values; pass iff value < c.
+
+details: ``classes_failing``, ``records_failing``, ``per_class_histogram``, ``worst_classes``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from ..assessor import Assessor, Measurement, Params
+from ..hookspecs import hookimpl
+from ..summary import SensitiveCounts
+from ._common import check_sensitive, fmt, value_histogram
+
+
+class LDiversityParams(Params):
+    sensitive: str = Field(description="The sensitive column.")
+    variant: Literal["distinct", "entropy", "recursive"] = "distinct"
+    l: float = Field(ge=1, description="Required diversity.")
+    c: float | None = Field(default=None, gt=0, description="The c of recursive (c,l)-diversity.")
+
+    @model_validator(mode="after")
+    def _c_for_recursive(self) -> "LDiversityParams":
+        if self.variant == "recursive":
+            if self.c is None:
+                raise ValueError("variant 'recursive' needs c")
+            if not float(self.l).is_integer():
+                raise ValueError("recursive (c,l)-diversity needs a whole number l")
+        elif self.c is not None:
+            raise ValueError("c is only used by variant 'recursive'")
+        return self
+
+
+def distinct_per_class(sc: SensitiveCounts) -> np.ndarray:
+    return sc.distinct.astype(float)
+
+
+def entropy_per_class(sc: SensitiveCounts) -> np.ndarray:
+    """exp of the Shannon entropy (natural log) of each class's sensitive distribution."""
+    rows = sc.row_of_entries()
+    totals = sc.class_totals.astype(float)
+    p = sc.counts.data / totals[rows]
+    h = -np.bincount(rows, weights=p * np.log(p), minlength=len(totals))
+    out = np.exp(h)
+    out[totals == 0] = 0.0
+    return out
+
+
+def recursive_ratio_per_class(sc: SensitiveCounts, l: int) -> np.ndarray:
+    """r_1 / (r_l + ... + r_m) per class, counts sorted descending; inf with fewer than l values."""
+    rows = sc.row_of_entries()
+    data = sc.counts.data
+    order = np.lexsort((-data, rows))
+    sorted_data, sorted_rows = data[order], rows[order]
+    rank = np.arange(len(sorted_data)) - sc.counts.indptr[sorted_rows]
+    n = sc.counts.shape[0]
+    r1 = np.zeros(n)
+    r1[sorted_rows[rank == 0]] = sorted_data[rank == 0]
+    tail = np.bincount(sorted_rows, weights=np.where(rank >= l - 1, sorted_data, 0), minlength=n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(tail > 0, r1 / np.where(tail > 0, tail, 1), np.inf)
+    return ratio
+
+
+def validate(params: LDiversityParams, policy) -> str | None:
+    return check_sensitive(policy, [params.sensitive])
+
+
+def run(ctx, params: LDiversityParams) -> Measurement:
+    s = ctx.summary
+    sc = s.sensitive[params.sensitive]
+    if params.variant == "recursive":
+        per_class = recursive_ratio_per_class(sc, int(params.l))
+        failing = ~(per_class < params.c)
+        value = float(per_class.max())
+        passed = value < params.c
+        threshold = {"c": params.c, "l": params.l}
+        worst_key, descending = per_class, True
+        message = f"largest r1/(r_l+...+r_m) over classes: {fmt(value)} (must stay below c={params.c:g}, l={params.l:g})"
+    else:
+        per_class = distinct_per_class(sc) if params.variant == "distinct" else entropy_per_class(sc)
+        tolerance = 1e-12 * max(params.l, 1.0)
+        failing = per_class < params.l - tolerance
+        value = float(per_class.min())
+        passed = not failing.any()
+        threshold = params.l
+        worst_key, descending = per_class, False
+        what = "distinct values" if params.variant == "distinct" else "exp(entropy)"
+        message = f"least diverse class: {fmt(value)} {what} of {params.sensitive!r} (l={params.l:g})"
+    if params.variant == "distinct":
+        value = int(value)
+    details = {
+        "variant": params.variant,
+        "classes": s.n_classes,
+        "classes_failing": int(failing.sum()),
+        "records_failing": int(s.sizes[failing].sum()),
+        "missing_sensitive": sc.missing,
+        "per_class_histogram": value_histogram(per_class, lo=0.0 if params.variant != "recursive" else None),
+        "worst_classes": ctx.worst_classes(worst_key, failing=failing, sensitive=params.sensitive,
+                                           descending=descending, extra={"diversity": per_class}),
+    }
+    return Measurement(value, threshold, bool(passed), message, details)
+
+
+ASSESSOR = Assessor(
+    name="l_diversity",
+    params=LDiversityParams,
+    run=run,
+    title="l-diversity",
+    protects="attribute",
+    measures="how varied the sensitive values are inside each group of look-alike records; a group where "
+    "everyone shares the same value reveals it to anyone who finds the group",
+    formula="distinct: min_classes |{s}|; entropy: min_classes exp(-sum p_s ln p_s); recursive (c,l): "
+    "max_classes r_1 / (r_l + ... + r_m) < c (r sorted descending)",
+    reference="Machanavajjhala, Kifer, Gehrke & Venkitasubramaniam, l-Diversity: Privacy Beyond k-Anonymity "
+    "(ACM TKDD 1(1), 2007)",
+    validate_policy=validate,
+)
+
+
+@hookimpl
+def privaudit_assessors():
+    return [ASSESSOR]

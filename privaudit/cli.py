@@ -1,0 +1,161 @@
+"""The ``privaudit`` command line.
+
+Exit codes: 0 every error-severity check passed; 1 at least one failed; 2 bad input or usage, or a
+check ended in error. Bad input is one line on stderr, never a traceback, and leaves no output file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__
+from .atomic import atomic_write
+from .errors import PrivauditError
+
+STATUS_MARK = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="privaudit", description="Privacy audit and compliance checks for microdata releases."
+    )
+    parser.add_argument("--version", action="version", version=f"privaudit {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    audit = sub.add_parser("audit", help="audit a released table against a policy")
+    audit.add_argument("released", help="the released table (CSV or Parquet)")
+    audit.add_argument("--policy", required=True, help="policy YAML file")
+    audit.add_argument("--original", help="the original table (same rows, or joined by a record_id column)")
+    audit.add_argument("--json", dest="json_out", metavar="OUT", help="write the JSON report here")
+    audit.add_argument("--html", dest="html_out", metavar="OUT", help="write the HTML report here")
+    audit.add_argument("--pdf", dest="pdf_out", metavar="OUT", help="write the PDF report here")
+    audit.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    audit.add_argument("--allow-outside-paths", action="store_true",
+                       help="let the policy reference files outside its own folder")
+
+    policy = sub.add_parser("policy", help="policy tools")
+    psub = policy.add_subparsers(dest="policy_command", required=True, metavar="ACTION")
+    psub.add_parser("schema", help="print the policy's JSON Schema (with plugin assessors)")
+    check = psub.add_parser("check", help="validate a policy, optionally against a table's columns")
+    check.add_argument("policy", help="policy YAML file")
+    check.add_argument("--data", help="a table whose columns and values the policy must fit")
+    check.add_argument("--allow-outside-paths", action="store_true")
+
+    sub.add_parser("plugins", help="list assessors and remediators with their source package")
+    return parser
+
+
+def _print_audit(result, out) -> None:
+    width = max([len(c.id) for c in result.checks] + [5])
+    for c in result.checks:
+        mark = STATUS_MARK[c.status] if c.severity == "error" or c.status != "fail" else "WARN"
+        print(f"{mark:5}  {c.id:<{width}}  {c.message}", file=out)
+    summary = (f"{len(result.failed)} failed, {len(result.warned)} warned, {len(result.errored)} errored "
+               f"of {len(result.checks)} checks")
+    print(f"\nverdict: {'PASS' if result.passed else 'FAIL'} ({summary})", file=out)
+
+
+def cmd_audit(args) -> int:
+    from .audit import run_audit
+    from .report.json_report import render_json
+
+    outputs = [p for p in (args.json_out, args.html_out, args.pdf_out) if p]
+    for p in outputs:
+        folder = Path(p).parent
+        if not folder.is_dir():
+            raise PrivauditError(f"{p}: the output folder {str(folder)!r} does not exist")
+    for p in outputs:
+        for src in (args.released, args.original, args.policy):
+            if src and Path(src).exists() and Path(p).exists() and os.path.samefile(src, p):
+                raise PrivauditError(f"{p}: an output would overwrite an input file")
+    result = run_audit(args.released, args.policy, original=args.original,
+                       allow_outside_paths=args.allow_outside_paths)
+    rendered: list[tuple[str, bytes | str]] = []
+    if args.json_out:
+        rendered.append((args.json_out, render_json(result)))
+    if args.html_out or args.pdf_out:
+        from .report.html import render_html
+
+        html = render_html(result)
+        if args.html_out:
+            rendered.append((args.html_out, html))
+        if args.pdf_out:
+            from .report.pdf import render_pdf
+
+            rendered.append((args.pdf_out, render_pdf(html)))
+    for path, data in rendered:  # all rendered before any is written: no half-set of reports
+        atomic_write(path, data)
+    if not args.quiet:
+        _print_audit(result, sys.stdout)
+    return result.exit_code
+
+
+def cmd_policy(args) -> int:
+    from .plugins import get_registry
+
+    registry = get_registry()
+    if args.policy_command == "schema":
+        from .schema import policy_json_schema
+
+        print(json.dumps(policy_json_schema(registry), indent=2))
+        return 0
+    from .policy import load_policy
+
+    policy = load_policy(args.policy, registry, allow_outside_paths=args.allow_outside_paths)
+    if args.data:
+        from .data import load_table
+
+        table = load_table(args.data, policy)
+        print(f"{args.policy}: valid; {len(policy.checks)} checks; fits {args.data} ({table.rows} rows)")
+    else:
+        print(f"{args.policy}: valid; {len(policy.checks)} checks, {len(policy.columns)} columns")
+    return 0
+
+
+def cmd_plugins(args) -> int:
+    from .plugins import get_registry
+
+    registry = get_registry()
+    rows = []
+    for kind, table in (("assessor", registry.assessors), ("remediator", registry.remediators)):
+        for name in sorted(table):
+            origin = registry.origin[f"{kind}:{name}"]
+            rows.append((kind, name, f"{origin.package} {origin.version}", origin.name))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)] if rows else [0, 0, 0]
+    print(f"{'KIND':<{widths[0]}}  {'NAME':<{widths[1]}}  {'PACKAGE':<{widths[2]}}  MODULE")
+    for r in rows:
+        print(f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}")
+    return 0
+
+
+COMMANDS = {"audit": cmd_audit, "policy": cmd_policy, "plugins": cmd_plugins}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except PrivauditError as exc:
+        print(f"privaudit: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("privaudit: interrupted; no output was written", file=sys.stderr)
+        return 130
+    except Exception as exc:  # never a traceback for users; --debug shows it
+        if args.debug:
+            raise
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        print(f"privaudit: internal error: {type(exc).__name__}: {first} (run with --debug for details)",
+              file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

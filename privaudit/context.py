@@ -1,0 +1,81 @@
+"""What an assessor sees: the policy, the released table, the shared class summary, optional extras."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from .policy import Policy
+from .summary import ClassSummary, build_summary
+
+NEVER = np.iinfo(np.int64).max  # with no k in the policy, no class is large enough to show its values
+
+
+@dataclass
+class AuditContext:
+    policy: Policy
+    table: pd.DataFrame
+    original: pd.DataFrame | None = None
+    population: pd.DataFrame | None = None
+    progress: Callable[[str, int, int], None] | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def summary(self) -> ClassSummary:
+        """The equivalence-class summary, computed on first use and shared by every assessor."""
+        sensitive = {
+            col: (self.policy.columns[col].type, self._leaves(col)) for col in self.policy.sensitive
+        }
+        return build_summary(self.table, self.policy.quasi_identifiers, sensitive, self.policy.data.missing_qi)
+
+    def _leaves(self, column: str) -> list[str] | None:
+        h = self.policy.hierarchies.get(column)
+        return list(h.leaves) if h is not None else None
+
+    @property
+    def quasi_identifiers(self) -> list[str]:
+        return self.policy.quasi_identifiers
+
+    def worst_classes(self, order_key: np.ndarray, failing: np.ndarray | None = None,
+                      sensitive: str | None = None, descending: bool = False,
+                      extra: dict[str, np.ndarray] | None = None) -> list[dict]:
+        """The report's list of worst classes: QI values, size and per-class figures, capped by the
+        policy's ``report.max_classes``. Raw sensitive values are listed only for classes of size >= the
+        largest k in the policy, or when ``report.show_sensitive_values`` is true."""
+        s = self.summary
+        key = -order_key if descending else order_key
+        key = np.where(np.isnan(key), np.inf, key) if np.issubdtype(key.dtype, np.floating) else key
+        candidates = np.arange(s.n_classes) if failing is None else np.flatnonzero(failing)
+        order = candidates[np.lexsort((candidates, key[candidates]))][: self.policy.report.max_classes]
+        rows = s.describe(order)
+        for row in rows:
+            cid = row["class"]
+            for name, values in (extra or {}).items():
+                v = values[cid]
+                row[name] = "inf" if isinstance(v, float) and np.isinf(v) else (float(v) if isinstance(v, (float, np.floating)) else int(v))
+            if sensitive is not None and self.may_show_sensitive(row["size"]):
+                sc = s.sensitive[sensitive]
+                lo, hi = sc.counts.indptr[cid], sc.counts.indptr[cid + 1]
+                row["sensitive_values"] = {
+                    _label(sc.values[j]): int(c) for j, c in zip(sc.counts.indices[lo:hi], sc.counts.data[lo:hi])
+                }
+        return rows
+
+    def may_show_sensitive(self, class_size: int) -> bool:
+        if self.policy.report.show_sensitive_values:
+            return True
+        return class_size >= self.largest_k
+
+    @cached_property
+    def largest_k(self) -> int:
+        ks = [getattr(c.params, "k", None) for c in self.policy.checks]
+        ks = [k for k in ks if isinstance(k, int)]
+        return max(ks) if ks else NEVER
+
+
+def _label(v: Any) -> str:
+    return f"{v:g}" if isinstance(v, (float, np.floating)) else str(v)

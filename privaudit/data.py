@@ -1,0 +1,246 @@
+"""Reading released, original and population tables (CSV or Parquet) as the policy types them.
+
+Every column arrives as text first; the policy's types are then applied:
+
+* ``numeric``  -> float64 (missing = NaN); text that is not a number is an error naming the row;
+* ``ordinal``  -> ordered ``Categorical`` with the policy's ``order``; an unlisted value is an error;
+* ``nominal``  -> pandas string (missing = NA).
+
+The tokens ``""`` and ``*`` and the policy's ``data.missing`` list mean missing/suppressed.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from .errors import DataError
+from .policy import Policy
+
+SNIFF_BYTES = 1 << 16
+CANDIDATE_DELIMITERS = (",", ";", "\t", "|")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+@dataclass
+class Table:
+    """A loaded table and the facts a report states about its file."""
+
+    frame: pd.DataFrame
+    path: Path
+    sha256: str
+    size: int
+    file_format: str
+
+    @property
+    def rows(self) -> int:
+        return len(self.frame)
+
+    def row_label(self, index: int) -> str:
+        """How to name data row ``index`` (0-based) in an error: a CSV line or a Parquet row."""
+        return f"line {index + 2}" if self.file_format == "csv" else f"row {index + 1}"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _sniff_delimiter(head: str, path: Path) -> str:
+    lines = [ln for ln in head.splitlines()[:20] if ln.strip()]
+    best, best_score = None, 0
+    for delim in CANDIDATE_DELIMITERS:
+        counts = [len(next(csv.reader([ln], delimiter=delim))) - 1 for ln in lines]
+        if counts[0] == 0:
+            continue
+        score = counts[0] * 10 + sum(c == counts[0] for c in counts)
+        if score > best_score:
+            best, best_score = delim, score
+    return best or ","
+
+
+def _locate_bad_line(path: Path, delimiter: str, expected: int) -> tuple[int, str] | None:
+    """On the error path only: find the first line that is not UTF-8 or has the wrong number of fields."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                return number, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at position {exc.start + 1})"
+            if number == 1 or not text.strip():
+                continue
+            fields = len(next(csv.reader([text.rstrip("\r\n")], delimiter=delimiter)))
+            if fields != expected:
+                return number, f"expected {expected} fields, found {fields} (ragged row)"
+    return None
+
+
+def _read_csv(path: Path, delimiter: str | None) -> tuple[pa.Table, str]:
+    with path.open("rb") as handle:
+        head_bytes = handle.read(SNIFF_BYTES)
+    head = head_bytes.decode("utf-8-sig", errors="ignore")
+    if not head.strip():
+        raise DataError(f"{path}: the file is empty")
+    delimiter = delimiter or _sniff_delimiter(head, path)
+    header = next(csv.reader([head.splitlines()[0]], delimiter=delimiter))
+    names = [h.strip() for h in header]
+    if any(not n for n in names):
+        raise DataError(f"{path}: the header has an empty column name (column {names.index('') + 1})")
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            raise DataError(f"{path}: duplicate column name {n!r} in the header")
+        seen.add(n)
+    try:
+        table = pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=1 << 24),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types={n: pa.string() for n in names}, strings_can_be_null=False
+            ),
+        )
+    except pa.ArrowInvalid as exc:
+        bad = _locate_bad_line(path, delimiter, len(names))
+        if bad:
+            raise DataError(f"{path}: line {bad[0]}: {bad[1]}") from None
+        raise DataError(f"{path}: cannot be parsed as CSV: {str(exc).splitlines()[0]}") from None
+    return table, delimiter
+
+
+def _read_parquet(path: Path) -> pa.Table:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DataError(f"{path}: cannot be read as Parquet: {str(exc).splitlines()[0]}") from None
+    names = table.column_names
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise DataError(f"{path}: duplicate column name {dupes[0]!r}")
+    return table
+
+
+def _as_text(column: pa.ChunkedArray, missing: list[str]) -> pa.Array:
+    """Trimmed text with the missing tokens turned into nulls."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        column = column.cast(pa.string())
+    text = pc.utf8_trim_whitespace(column.combine_chunks())
+    return pc.if_else(pc.is_in(text, value_set=pa.array(missing, type=text.type)), pa.scalar(None, text.type), text)
+
+
+def _categorical(text: pa.Array, categories: list[str] | None = None, ordered: bool = False) -> pd.Categorical:
+    """Dictionary-encode in Arrow (fast), then fix the category order (sorted, or the policy's)."""
+    encoded = text.dictionary_encode().to_pandas()
+    cat = pd.Categorical(encoded)
+    if categories is None:
+        categories = sorted(cat.categories)
+    return cat.set_categories(categories, ordered=ordered)
+
+
+def load_table(path: str | Path, policy: Policy, what: str = "released table",
+               required: Sequence[str] | None = None) -> Table:
+    """Load ``path`` typed by ``policy``; raise :class:`DataError` with a one-line message on bad input.
+
+    ``required`` lists the columns that must be present (default: every policy column but identifiers,
+    which a release may have dropped).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"{path}: {what} not found")
+    if path.is_dir():
+        raise DataError(f"{path}: is a directory, not a {what}")
+    size = path.stat().st_size
+    if size == 0:
+        raise DataError(f"{path}: the file is empty")
+    if path.suffix.lower() in PARQUET_SUFFIXES:
+        raw, file_format = _read_parquet(path), "parquet"
+    else:
+        raw, _ = _read_csv(path, policy.data.delimiter)
+        file_format = "csv"
+    if raw.num_rows == 0:
+        raise DataError(f"{path}: the file has a header but no data rows")
+    present = set(raw.column_names)
+    if required is None:
+        required = [c for c, spec in policy.columns.items() if spec.role != "identifier"]
+    absent = [c for c in required if c not in present]
+    if absent:
+        hint = " (wrong delimiter?)" if len(present) == 1 else ""
+        found = ", ".join(repr(c) for c in raw.column_names[:12])
+        raise DataError(f"{path}: policy column {absent[0]!r} is absent from the data{hint}; columns found: {found}")
+    table = Table(pd.DataFrame(index=pd.RangeIndex(raw.num_rows)), path, sha256_of(path), size, file_format)
+    missing = policy.missing_tokens
+    columns: dict[str, object] = {}
+    for name in raw.column_names:
+        text = _as_text(raw.column(name), missing)
+        spec = policy.columns.get(name)
+        if spec is None or spec.role in ("identifier", "record_id"):
+            columns[name] = text.to_pandas(types_mapper=lambda t: pd.StringDtype())
+        else:
+            columns[name] = _typed(text, name, spec, table)
+    table.frame = pd.DataFrame(columns)
+    _check_hierarchies(table, policy)
+    return table
+
+
+def _first_bad(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def _typed(text: pa.Array, name: str, spec, table: Table) -> pd.Series | pd.Categorical:
+    if spec.type == "numeric":
+        try:
+            numbers = pc.cast(text, pa.float64()).to_numpy(zero_copy_only=False)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            as_text = text.to_pandas()
+            coerced = pd.to_numeric(as_text, errors="coerce")
+            i = _first_bad((coerced.isna() & as_text.notna()).to_numpy())
+            raise DataError(
+                f"{table.path}: column {name!r}, {table.row_label(i)}: {as_text.iloc[i]!r} is not a number"
+            ) from None
+        numbers = np.asarray(numbers, dtype="float64")
+        if spec.role == "weight" and not (numbers[~np.isnan(numbers)] > 0).all():
+            i = _first_bad(~(numbers > 0))
+            raise DataError(f"{table.path}: column {name!r}, {table.row_label(i)}: weights must be positive numbers")
+        return pd.Series(numbers, name=name)
+    if spec.type == "ordinal":
+        cat = _categorical(text, list(spec.order), ordered=True)
+        bad = pd.isna(cat) & ~text.is_null().to_numpy(zero_copy_only=False)
+        if bad.any():
+            i = _first_bad(bad)
+            raise DataError(
+                f"{table.path}: column {name!r}, {table.row_label(i)}: {text[i].as_py()!r} is not in the "
+                "policy's 'order' for this column"
+            )
+        return cat
+    return _categorical(text)
+
+
+def _check_hierarchies(table: Table, policy: Policy) -> None:
+    for column, hierarchy in policy.hierarchies.items():
+        if column not in table.frame:
+            continue
+        values = table.frame[column]
+        if policy.columns[column].type == "numeric":
+            present = pd.Series(values.dropna().unique()).map(lambda v: f"{v:g}")
+        else:
+            codes = values.cat.codes.to_numpy()
+            present = pd.Series(values.cat.categories[np.unique(codes[codes >= 0])].astype(str))
+        leaves_only = policy.columns[column].role == "sensitive"
+        hierarchy.check_values(present, column, leaves_only=leaves_only)
+

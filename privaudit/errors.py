@@ -1,0 +1,22 @@
+"""Errors that mean "bad input": the CLI prints their one-line message and exits with code 2."""
+
+
+class PrivauditError(Exception):
+    """Bad input or usage. The message is one line that names the file, column or policy field."""
+
+    exit_code = 2
+
+    def __init__(self, message: str):
+        super().__init__(" ".join(str(message).split("\n")))
+
+
+class PolicyError(PrivauditError):
+    """The policy file is malformed or inconsistent."""
+
+
+class DataError(PrivauditError):
+    """The released (or original, or population) table cannot be read as the policy describes."""
+
+
+class HierarchyError(PrivauditError):
+    """A generalization hierarchy is malformed or does not cover the data."""
