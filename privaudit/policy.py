@@ -7,6 +7,7 @@ and the checks to run. Each check's own parameters are validated by its assessor
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 from pathlib import Path
 from typing import Any, Literal
@@ -104,19 +105,26 @@ def _loc(loc: tuple) -> str:
     return out
 
 
-def format_validation_error(exc: ValidationError, prefix: str) -> str:
-    """One line naming the first offending field of a pydantic error."""
-    err = exc.errors()[0]
+def format_validation_error(exc: ValidationError, prefix: str, fields: list[str] | None = None) -> str:
+    """One line naming the first offending field of a pydantic error (unknown fields first: a typo
+    usually also explains the "missing" error of the field that was meant)."""
+    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    err = errors[0]
     loc = _loc(tuple(p for p in err["loc"] if p not in ("function-after",)))
     if err["type"] == "extra_forbidden":
         msg = "unknown field"
+        close = difflib.get_close_matches(str(err["loc"][-1]), fields or [], n=1)
+        if close:
+            msg += f" (did you mean {close[0]!r}?)"
+        elif fields:
+            msg += f" (allowed: {', '.join(fields)})"
     elif err["type"] == "missing":
         msg = "required field is missing"
     else:
         msg = err["msg"].removeprefix("Value error, ")
         if "input" in err and err["type"] not in ("model_type", "dict_type"):
             msg += f" (got {err['input']!r})"
-    more = len(exc.errors()) - 1
+    more = len(errors) - 1
     return f"{prefix}: {loc}: {msg}" + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
 
 
@@ -203,7 +211,8 @@ class Policy:
             try:
                 params = assessor.params.model_validate(spec.params)
             except ValidationError as exc:
-                raise PolicyError(format_validation_error(exc, f"{self.path}: checks[{index}]")) from None
+                raise PolicyError(format_validation_error(
+                    exc, f"{self.path}: checks[{index}]", list(assessor.params.model_fields))) from None
             check_id = spec.id
             if check_id is None:
                 check_id, n = spec.assessor, 2

@@ -42,3 +42,27 @@ ASSESSOR = Assessor(
 @hookimpl
 def privaudit_assessors():
     return [ASSESSOR]
+
+
+@hookimpl
+def privaudit_report_section(check, audit):
+    """The report section of the direct_identifiers check: which identifier columns still hold values."""
+    if check["assessor"] != ASSESSOR.name:
+        return None
+    from ..report import sections as rs
+
+    d = check["details"]
+    present, declared = d["present"], d["identifier_columns"]
+    if present:
+        summary = (f"Column{'s' * (len(present) > 1)} {', '.join(present)} still name people outright: anyone "
+                   f"holding the file can read who each record is about.")
+    else:
+        summary = (f"No column names a person outright ({len(declared)} identifier column"
+                   f"{'s' * (len(declared) != 1)} declared, none holds a value).")
+    rows = [[c, "holds values" if c in present else "empty or removed"] for c in declared]
+    return rs.ReportSection(
+        summary=summary, value_text=f"{len(present)} column{'s' * (len(present) != 1)}", threshold_text="0 columns",
+        tables=[rs.Table(["identifier column", "in the release"], rows)] if rows else [],
+        limitations="only the columns the policy declares as identifiers are checked; free text or undeclared "
+        "columns that name people are not detected.",
+    )

@@ -59,3 +59,38 @@ ASSESSOR = Assessor(
 @hookimpl
 def privaudit_assessors():
     return [ASSESSOR]
+
+
+@hookimpl
+def privaudit_report_section(check, audit):
+    """The report section of a k_anonymity check: who can be singled out, class-size chart, worst classes."""
+    if check["assessor"] != ASSESSOR.name:
+        return None
+    from ..report import sections as rs
+
+    d, k, value = check["details"], check["params"]["k"], check["value"]
+    know = rs.qi_phrase(audit.policy.quasi_identifiers)
+    below, alone = d["records_below_k"], d["sample_uniques"]
+    if alone:
+        summary = (f"{rs.people(alone)} {'is' if alone == 1 else 'are'} alone in their group: anyone who knows "
+                   f"{know} can find their record.")
+    elif below:
+        summary = (f"{rs.people(below)} {'is' if below == 1 else 'are'} in groups of fewer than k = {k}: anyone "
+                   f"who knows {know} can narrow them down to {rs.fmt(value)} records.")
+    else:
+        summary = (f"Everyone hides in a group of at least {rs.fmt(value)} records sharing {know}: an intruder "
+                   f"who knows these values cannot narrow a person down further (k = {k}).")
+    if alone and below > alone:
+        summary += f" In all, {rs.people(below)} ({rs.percent(below, d['records'])}) are in groups smaller than k = {k}."
+    return rs.ReportSection(
+        summary=summary, value_text=rs.fmt(value), threshold_text=f"k ≥ {k}",
+        facts=rs.facts(("classes (groups of look-alike records)", d["classes"]), ("records", d["records"]),
+                       ("records in classes smaller than k", f"{rs.fmt(below)} ({rs.percent(below, d['records'])})"),
+                       ("classes smaller than k", d["classes_below_k"]), ("records alone in their class", alone)),
+        figures=[f for f in [rs.size_histogram_figure(d["class_size_histogram"], k, "Class sizes")] if f],
+        tables=[t for t in [rs.worst_classes_table(check, audit, failing=d["classes_below_k"],
+                                                   what=f"classes smaller than k = {k}")] if t],
+        limitations="does not protect sensitive values: if everyone in a group shares the same diagnosis, "
+        "finding the group reveals it (homogeneity attack), and an intruder's background knowledge can rule "
+        "values out; columns not declared as quasi-identifiers are assumed unknown to the intruder.",
+    )

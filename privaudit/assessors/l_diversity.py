@@ -130,3 +130,51 @@ ASSESSOR = Assessor(
 @hookimpl
 def privaudit_assessors():
     return [ASSESSOR]
+
+
+@hookimpl
+def privaudit_report_section(check, audit):
+    """The report section of an l_diversity check: who is in too-uniform classes, per-class chart, worst classes."""
+    if check["assessor"] != ASSESSOR.name:
+        return None
+    from ..report import sections as rs
+
+    d, p = check["details"], check["params"]
+    col, l, variant, n = p["sensitive"], p["l"], p["variant"], audit.table.rows
+    bad = d["records_failing"]
+    who = f"{rs.people(bad)} ({rs.percent(bad, n)}) {'is' if bad == 1 else 'are'} in groups"
+    if variant == "recursive":
+        c = p["c"]
+        threshold_text, value_text = f"ratio < c = {rs.fmt(c)} (l = {rs.fmt(l)})", rs.fmt(check["value"])
+        axis, line, side = "r₁ / (r_l + … + r_m) per class", f"c = {rs.fmt(c)}", "above"
+        summary = (f"{who} where one {col} value dominates (r₁ ≥ c·(r_l + … + r_m), c = {rs.fmt(c)}, l = {rs.fmt(l)}): "
+                   f"finding their group makes that value a good guess." if bad else
+                   f"In every group no {col} value dominates (c = {rs.fmt(c)}, l = {rs.fmt(l)}): finding a person's "
+                   f"group leaves several plausible values.")
+    else:
+        threshold_text, value_text, side, line = f"l ≥ {rs.fmt(l)}", rs.fmt(check["value"]), "below", f"l = {rs.fmt(l)}"
+        kind = "different values" if variant == "distinct" else "equally likely values (exp of the entropy)"
+        axis = f"{'distinct values' if variant == 'distinct' else 'exp(entropy)'} of {col} per class"
+        summary = (f"{who} with fewer than l = {rs.fmt(l)} {kind} of {col}: finding their group narrows their "
+                   f"{col} down to fewer than {rs.fmt(l)} possibilities." if bad else
+                   f"Every group has at least l = {rs.fmt(l)} {kind} of {col}: finding a person's group leaves at "
+                   f"least {rs.fmt(l)} possibilities.")
+        if bad and variant == "distinct" and check["value"] == 1:
+            summary += f" In the worst groups everyone shares one {col} value: finding the group reveals it."
+    figure = rs.value_histogram_figure(
+        d["per_class_histogram"], c if variant == "recursive" else l, side, f"Diversity of {col} per class", axis,
+        line, integers=variant == "distinct",
+        caption=f"Classes by the diversity of their {col} values; the dashed line marks the policy's bound.")
+    return rs.ReportSection(
+        summary=summary, value_text=value_text, threshold_text=threshold_text,
+        facts=rs.facts(("variant", variant), ("classes", d["classes"]), ("classes failing", d["classes_failing"]),
+                       ("records in those classes", f"{rs.fmt(bad)} ({rs.percent(bad, n)})"),
+                       ("records with a missing value", d["missing_sensitive"])),
+        figures=[figure] if figure else [],
+        tables=[x for x in [rs.worst_classes_table(check, audit, [("diversity", "diversity")],
+                                                   failing=d["classes_failing"], what="classes that fail",
+                                                   sensitive=True)] if x],
+        limitations="ignores how the values are spread in the whole table and what they mean: skewed or "
+        "semantically similar values (three kinds of cancer) still leak (skewness and similarity attacks); "
+        "it does not stop re-identification on its own.",
+    )

@@ -99,3 +99,42 @@ ASSESSOR = Assessor(
 @hookimpl
 def privaudit_assessors():
     return [ASSESSOR]
+
+
+@hookimpl
+def privaudit_report_section(check, audit):
+    """The report section of a uniqueness check: sample uniques, record-risk chart, unique classes."""
+    if check["assessor"] != ASSESSOR.name:
+        return None
+    from ..report import sections as rs
+
+    d, p = check["details"], check["params"]
+    know = rs.qi_phrase(audit.policy.quasi_identifiers)
+    u, n, above = d["sample_uniques"], d["records"], d["records_above_risk_threshold"]
+    if u:
+        summary = (f"{rs.people(u)} ({rs.percent(u, n)}) {'is the only one' if u == 1 else 'are each the only one'} "
+                   f"in the release with {know}: anyone who knows these values can find their record.")
+    else:
+        summary = (f"Nobody is the only one in the release with {know}; the highest chance of picking the right "
+                   f"record is {rs.fmt(d['max_risk'], 3)}.")
+    paragraphs = [f"An intruder who knows {know} and picks one of the matching records is right with probability "
+                  f"1/f_k: {rs.fmt(d['average_risk'], 3)} on average; {rs.people(above)} "
+                  f"({rs.percent(above, n)}) have a risk above {rs.fmt(d['risk_threshold'])}."]
+    if "pu_given_su" in d:
+        paragraphs.append(f"Against the population table ({rs.fmt(d['population_records'])} records), "
+                          f"{rs.share(d['pu_given_su'])} of the sample-unique records are unique in the population "
+                          f"too (P(PU|SU)); {rs.fmt(d['sample_uniques_absent_from_population'])} are not in it.")
+    figure = rs.value_histogram_figure(
+        d["risk_histogram"], d["risk_threshold"], "above", "Record re-identification risk",
+        "re-identification risk 1/f_k", f"risk threshold {rs.fmt(d['risk_threshold'])}", y_label="records",
+        caption="Records by their chance of being picked out (1 / size of their group).")
+    return rs.ReportSection(
+        summary=summary, value_text=rs.share(check["value"]), threshold_text=f"≤ {rs.share(p['max_share'])}",
+        paragraphs=paragraphs,
+        facts=rs.facts(("records", n), ("sample-unique records", u), ("average risk", d["average_risk"]),
+                       ("highest risk", d["max_risk"]), ("P(PU | SU)", d.get("pu_given_su"))),
+        figures=[figure] if figure else [],
+        tables=[t for t in [rs.worst_classes_table(check, audit, failing=u, what="classes of a single record")] if t],
+        limitations="counts uniqueness in the sample only: a record unique here may have look-alikes in the "
+        "population (and the reverse); the 1/f_k risk assumes the intruder knows the person is in the release.",
+    )

@@ -1,0 +1,1 @@
+"""Jinja2 templates of the HTML/PDF report (installed as privaudit.templates)."""

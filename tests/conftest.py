@@ -1,0 +1,44 @@
+"""Shared fixtures: paths to the bundled data and a helper that runs the CLI in-process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from privaudit.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data"
+
+
+@pytest.fixture
+def run_cli(capsys):
+    """Run ``privaudit ARGS`` in-process; return (exit code, stdout, stderr)."""
+
+    def run(*args: str):
+        code = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+@pytest.fixture
+def audit_json(run_cli, tmp_path):
+    """Audit RELEASED with POLICY through the CLI and return (exit code, JSON report)."""
+
+    def run(released, policy, *extra):
+        out = tmp_path / "report.json"
+        code, _, err = run_cli("audit", released, "--policy", policy, "--json", out, *extra)
+        assert out.exists(), err
+        return code, json.loads(out.read_text())
+
+    return run
+
+
+def write_policy(folder: Path, text: str, name: str = "policy.yaml") -> Path:
+    path = folder / name
+    path.write_text(text)
+    return path
