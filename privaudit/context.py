@@ -49,8 +49,7 @@ class AuditContext:
         s = self.summary
         key = -order_key if descending else order_key
         key = np.where(np.isnan(key), np.inf, key) if np.issubdtype(key.dtype, np.floating) else key
-        candidates = np.arange(s.n_classes) if failing is None else np.flatnonzero(failing)
-        order = candidates[np.lexsort((candidates, key[candidates]))][: self.policy.report.max_classes]
+        order = top_classes(key, failing, self.policy.report.max_classes)
         rows = s.describe(order)
         for row in rows:
             cid = row["class"]
@@ -75,6 +74,19 @@ class AuditContext:
         ks = [getattr(c.params, "k", None) for c in self.policy.checks]
         ks = [k for k in ks if isinstance(k, int)]
         return max(ks) if ks else NEVER
+
+
+def top_classes(key: np.ndarray, mask: np.ndarray | None, limit: int) -> np.ndarray:
+    """Ids of up to ``limit`` classes (among ``mask``) with the smallest ``key``, ties by class id.
+
+    A partial selection first, so listing the worst 20 of millions of classes does not sort them all."""
+    candidates = np.arange(len(key)) if mask is None else np.flatnonzero(mask)
+    values = key[candidates]
+    if len(candidates) > limit:
+        cutoff = np.partition(values, limit - 1)[limit - 1]
+        keep = values <= cutoff
+        candidates, values = candidates[keep], values[keep]
+    return candidates[np.lexsort((candidates, values))][:limit]
 
 
 def _label(v: Any) -> str:

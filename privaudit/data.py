@@ -134,23 +134,26 @@ def _read_parquet(path: Path) -> pa.Table:
     return table
 
 
-def _as_text(column: pa.ChunkedArray, missing: list[str]) -> pa.Array:
-    """Trimmed text with the missing tokens turned into nulls."""
-    if pa.types.is_dictionary(column.type):
-        column = column.cast(column.type.value_type)
-    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-        column = column.cast(pa.string())
-    text = pc.utf8_trim_whitespace(column.combine_chunks())
-    return pc.if_else(pc.is_in(text, value_set=pa.array(missing, type=text.type)), pa.scalar(None, text.type), text)
-
-
-def _categorical(text: pa.Array, categories: list[str] | None = None, ordered: bool = False) -> pd.Categorical:
-    """Dictionary-encode in Arrow (fast), then fix the category order (sorted, or the policy's)."""
-    encoded = text.dictionary_encode().to_pandas()
-    cat = pd.Categorical(encoded)
-    if categories is None:
-        categories = sorted(cat.categories)
-    return cat.set_categories(categories, ordered=ordered)
+def _dictionary(column: pa.ChunkedArray, missing: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """A column as (codes, values): ``values`` are its distinct trimmed, non-missing texts (unsorted),
+    ``codes`` index them per row (-1 = missing). Work on the dictionary, not the rows, wherever possible:
+    Parquet columns often arrive dictionary-encoded already, and CSV text is hashed once by Arrow."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if not pa.types.is_dictionary(column.type):
+        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+            column = column.cast(pa.string())
+        column = column.dictionary_encode()
+    dictionary = column.dictionary
+    if not (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)):
+        dictionary = dictionary.cast(pa.string())
+    texts = pc.utf8_trim_whitespace(dictionary).to_numpy(zero_copy_only=False).astype(object)
+    indices = column.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    is_missing = np.array([t is None or t in missing for t in texts], dtype=bool)
+    # trimming or missing tokens can make several dictionary entries one value: re-unify
+    kept = np.where(is_missing, None, texts)
+    remap, values = pd.factorize(pd.Series(kept, dtype=object), use_na_sentinel=True)
+    remap = np.append(remap.astype(np.int64), -1)  # index -1 (null) stays -1
+    return remap[indices], np.asarray(values, dtype=object)
 
 
 def load_table(path: str | Path, policy: Policy, what: str = "released table",
@@ -187,48 +190,49 @@ def load_table(path: str | Path, policy: Policy, what: str = "released table",
     missing = policy.missing_tokens
     columns: dict[str, object] = {}
     for name in raw.column_names:
-        text = _as_text(raw.column(name), missing)
+        codes, values = _dictionary(raw.column(name), missing)
         spec = policy.columns.get(name)
-        if spec is None or spec.role in ("identifier", "record_id"):
-            columns[name] = text.to_pandas(types_mapper=lambda t: pd.StringDtype())
-        else:
-            columns[name] = _typed(text, name, spec, table)
+        columns[name] = _typed(codes, values, name, spec, table)
     table.frame = pd.DataFrame(columns)
     _check_hierarchies(table, policy)
     return table
 
 
-def _first_bad(mask: np.ndarray) -> int:
-    return int(np.flatnonzero(mask)[0])
+def _first_row_with(codes: np.ndarray, code: int) -> int:
+    return int(np.flatnonzero(codes == code)[0])
 
 
-def _typed(text: pa.Array, name: str, spec, table: Table) -> pd.Series | pd.Categorical:
-    if spec.type == "numeric":
-        try:
-            numbers = pc.cast(text, pa.float64()).to_numpy(zero_copy_only=False)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            as_text = text.to_pandas()
-            coerced = pd.to_numeric(as_text, errors="coerce")
-            i = _first_bad((coerced.isna() & as_text.notna()).to_numpy())
-            raise DataError(
-                f"{table.path}: column {name!r}, {table.row_label(i)}: {as_text.iloc[i]!r} is not a number"
-            ) from None
-        numbers = np.asarray(numbers, dtype="float64")
-        if spec.role == "weight" and not (numbers[~np.isnan(numbers)] > 0).all():
-            i = _first_bad(~(numbers > 0))
+def _typed(codes: np.ndarray, values: np.ndarray, name: str, spec, table: Table) -> pd.Series | pd.Categorical:
+    """Apply the policy's type to a dictionary-coded column (checks run on the distinct values only)."""
+    if spec is not None and spec.type == "numeric" and spec.role not in ("identifier", "record_id"):
+        numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
+        bad = np.flatnonzero(np.isnan(numbers))
+        if len(bad):
+            i = _first_row_with(codes, int(bad[0]))
+            raise DataError(f"{table.path}: column {name!r}, {table.row_label(i)}: {values[bad[0]]!r} is not a number")
+        if spec.role == "weight" and (numbers <= 0).any():
+            i = _first_row_with(codes, int(np.flatnonzero(numbers <= 0)[0]))
             raise DataError(f"{table.path}: column {name!r}, {table.row_label(i)}: weights must be positive numbers")
-        return pd.Series(numbers, name=name)
-    if spec.type == "ordinal":
-        cat = _categorical(text, list(spec.order), ordered=True)
-        bad = pd.isna(cat) & ~text.is_null().to_numpy(zero_copy_only=False)
-        if bad.any():
-            i = _first_bad(bad)
-            raise DataError(
-                f"{table.path}: column {name!r}, {table.row_label(i)}: {text[i].as_py()!r} is not in the "
-                "policy's 'order' for this column"
-            )
-        return cat
-    return _categorical(text)
+        out = np.full(len(codes), np.nan)
+        present = codes >= 0
+        out[present] = numbers[codes[present]]
+        return pd.Series(out, name=name)
+    if spec is not None and spec.type == "ordinal":
+        position = {v: i for i, v in enumerate(spec.order)}
+        target = np.array([position.get(v, -1) for v in values], dtype=np.int64)
+        if (target < 0).any():
+            bad = int(np.flatnonzero(target < 0)[0])
+            i = _first_row_with(codes, bad)
+            raise DataError(f"{table.path}: column {name!r}, {table.row_label(i)}: {values[bad]!r} is not in the "
+                            "policy's 'order' for this column")
+        categories, ordered = list(spec.order), True
+    else:
+        order = np.argsort(values.astype(str), kind="stable")
+        target = np.empty(len(values), dtype=np.int64)
+        target[order] = np.arange(len(values))
+        categories, ordered = list(values[order]), False
+    mapped = np.append(target, -1)[codes]
+    return pd.Categorical.from_codes(mapped, categories=categories, ordered=ordered)
 
 
 def _check_hierarchies(table: Table, policy: Policy) -> None:

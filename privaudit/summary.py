@@ -54,10 +54,10 @@ class SensitiveCounts:
 class ClassSummary:
     quasi_identifiers: list[str]
     missing_qi: str
-    class_of: np.ndarray
-    sizes: np.ndarray
-    record_size: np.ndarray
-    first_row: np.ndarray
+    class_of: np.ndarray  # class id of each record
+    sizes: np.ndarray  # records per class
+    class_fk: np.ndarray  # f_k of the records of each class (= sizes unless missing_qi is wildcard)
+    first_row: np.ndarray  # a representative (the first) record of each class
     frame: pd.DataFrame = field(repr=False)
     sensitive: dict[str, SensitiveCounts] = field(default_factory=dict)
 
@@ -70,9 +70,9 @@ class ClassSummary:
         return len(self.sizes)
 
     @property
-    def class_record_size(self) -> np.ndarray:
-        """f_k of the records of each class (all records of a class share it)."""
-        return self.record_size[self.first_row]
+    def record_size(self) -> np.ndarray:
+        """f_k of each record (a gather over all records: prefer per-class figures weighted by sizes)."""
+        return self.class_fk[self.class_of]
 
     def describe(self, class_ids: Sequence[int], limit_columns: Sequence[str] | None = None) -> list[dict]:
         """QI values (missing shown as ``*``) and size of the given classes, for reports."""
@@ -86,14 +86,8 @@ class ClassSummary:
                 v = row[col]
                 values[col] = MISSING_LABEL if pd.isna(v) else (f"{v:g}" if isinstance(v, float) else str(v))
             out.append({"class": int(cid), "values": values, "size": int(self.sizes[cid]),
-                        "record_size": int(self.record_size[self.first_row[cid]])})
+                        "record_size": int(self.class_fk[cid])})
         return out
-
-    def smallest_classes(self, limit: int, key: np.ndarray | None = None) -> np.ndarray:
-        """Ids of up to ``limit`` classes ordered by ``key`` (default: f_k) ascending, ties by id."""
-        key = self.class_record_size if key is None else key
-        order = np.lexsort((np.arange(len(key)), key))
-        return order[:limit]
 
 
 def column_codes(values: pd.Series | pd.Categorical) -> tuple[np.ndarray, int]:
@@ -126,10 +120,49 @@ def pack_keys(code_columns: Sequence[tuple[np.ndarray, int]], n: int) -> np.ndar
     return key
 
 
-def _factorize_sorted(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    codes, _ = pd.factorize(key, sort=True)
-    codes = codes.astype(np.int64)
-    return codes, np.bincount(codes)
+def group_sorted(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Class id per record (ids in ascending key order), class sizes, and each class's first row.
+
+    Sorting is the cost: the row index is packed into the low bits of the key so that numpy's fast
+    (vectorised) value sort does the work of an argsort; it falls back to a stable argsort when the two
+    do not fit in 63 bits together.
+    """
+    n = len(key)
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    bits = max(int(n - 1).bit_length(), 1)
+    top = int(key.max())
+    if top.bit_length() + bits <= 63 and int(key.min()) >= 0:
+        packed = np.sort((key << bits) | np.arange(n, dtype=np.int64))
+        order = packed & ((1 << bits) - 1)
+        sorted_key = packed >> bits
+        del packed
+    else:
+        order = np.argsort(key, kind="stable")
+        sorted_key = key[order]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_key[1:], sorted_key[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    sizes = np.diff(np.append(starts, n))
+    class_of = np.empty(n, dtype=np.int64)
+    class_of[order] = np.cumsum(new) - 1
+    return class_of, sizes, order[starts]
+
+
+def count_pairs(first: np.ndarray, second: np.ndarray, radix: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct (first, second) pairs, sorted, with their counts (second in [0, radix))."""
+    pair = np.sort(first * radix + second)
+    if len(pair) == 0:
+        empty = np.zeros(0, np.int64)
+        return empty, empty, empty
+    new = np.empty(len(pair), dtype=bool)
+    new[0] = True
+    np.not_equal(pair[1:], pair[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, len(pair)))
+    distinct = pair[starts]
+    return distinct // radix, distinct % radix, counts
 
 
 def _wildcard_sizes(code_columns: list[tuple[np.ndarray, int]], n: int) -> np.ndarray:
@@ -191,13 +224,7 @@ def sensitive_counts(column: str, values, domain: np.ndarray, class_of: np.ndarr
     present = s >= 0
     m = len(domain)
     cls, val = class_of[present], s[present]
-    if n_classes * max(m, 1) <= 50_000_000:
-        dense = np.bincount(cls * m + val, minlength=n_classes * m)
-        nz = np.flatnonzero(dense)
-        rows, cols, data = nz // m, nz % m, dense[nz]
-    else:
-        pair, data = np.unique(cls * m + val, return_counts=True)
-        rows, cols = pair // m, pair % m
+    rows, cols, data = count_pairs(cls, val, max(m, 1))
     indptr = np.zeros(n_classes + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n_classes), out=indptr[1:])
     counts = sp.csr_matrix((data.astype(np.int64), cols.astype(np.int64), indptr), shape=(n_classes, m))
@@ -218,15 +245,12 @@ def build_summary(
     n = len(frame)
     code_columns = [column_codes(frame[q]) for q in quasi_identifiers]
     key = pack_keys(code_columns, n)
-    class_of, sizes = _factorize_sorted(key)
-    order = np.argsort(class_of, kind="stable")
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    first_row = order[starts] if n else np.zeros(0, dtype=np.int64)
+    class_of, sizes, first_row = group_sorted(key)
     if missing_qi == "wildcard" and any((c < 0).any() for c, _ in code_columns):
-        record_size = _wildcard_sizes(code_columns, n)
+        class_fk = _wildcard_sizes(code_columns, n)[first_row]
     else:
-        record_size = sizes[class_of]
-    summary = ClassSummary(list(quasi_identifiers), missing_qi, class_of, sizes, record_size, first_row, frame)
+        class_fk = sizes
+    summary = ClassSummary(list(quasi_identifiers), missing_qi, class_of, sizes, class_fk, first_row, frame)
     for column, (kind, leaves) in (sensitive or {}).items():
         domain = sensitive_domain(frame[column], kind, leaves)
         summary.sensitive[column] = sensitive_counts(column, frame[column], domain, class_of, len(sizes))

@@ -33,14 +33,17 @@ def size_histogram(sizes: np.ndarray, max_bins: int = 60) -> list[list[int]]:
     return [[int(v), int(c)] for v, c in zip(values, counts)]
 
 
-def value_histogram(values: np.ndarray, bins: int = 20, lo: float | None = None, hi: float | None = None) -> dict:
-    """Histogram of per-class figures (finite values only) with equal-width bins."""
-    finite = values[np.isfinite(values)]
+def value_histogram(values: np.ndarray, bins: int = 20, lo: float | None = None, hi: float | None = None,
+                    weights: np.ndarray | None = None) -> dict:
+    """Histogram of per-class figures (finite values only) with equal-width bins; with ``weights`` (class
+    sizes) it counts records instead of classes."""
+    keep = np.isfinite(values)
+    finite = values[keep]
     lo = float(finite.min()) if lo is None and len(finite) else (lo or 0.0)
     hi = float(finite.max()) if hi is None and len(finite) else (hi if hi is not None else 1.0)
     if hi <= lo:
         hi = lo + 1.0
-    counts, edges = np.histogram(finite, bins=bins, range=(lo, hi))
+    counts, edges = np.histogram(finite, bins=bins, range=(lo, hi), weights=None if weights is None else weights[keep])
     return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts],
             "infinite": int(np.isinf(values).sum())}
 
