@@ -18,12 +18,12 @@ On the (standardised) records ``R`` still unassigned::
     the remaining records (k..2k-1 of them) form the last cluster
 
 Every cluster therefore has between k and 2k-1 records.  Each pass costs a
-few vectorised distance computations and ``argpartition`` calls on the
-remaining rows (which are compacted after every pass), so the total cost is
-O(n^2 p / k) arithmetic but only O(n / k) Python-level iterations.
-Distances are Euclidean on the standardised QIs (squared distances are used,
-which preserves every arg-min / arg-max).  Ties are broken deterministically
-by numpy's selection routines, so the result is a pure function of the input.
+few vectorised distance computations and ``argpartition`` calls over the
+remaining records (see :mod:`._pool`), so the total cost is O(n^2 p / k)
+arithmetic but only O(n / k) Python-level iterations.  Distances are
+Euclidean on the standardised QIs (squared distances, which preserve every
+arg-min / arg-max).  Ties are broken deterministically by numpy's selection
+routines, so the result is a pure function of the input.
 """
 
 from __future__ import annotations
@@ -32,24 +32,19 @@ from typing import Callable
 
 import numpy as np
 
+from ._pool import RecordPool
 from .sse import as_matrix, standardize
 
-__all__ = ["mdav", "sq_dist"]
+__all__ = ["mdav", "nearest_including"]
 
 Progress = Callable[[int, int], None] | None
 
 
-def sq_dist(A: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Squared Euclidean distance from every row of ``A`` to the vector ``x``."""
-    D = A - x
-    return np.einsum("ij,ij->i", D, D)
-
-
-def _nearest(d: np.ndarray, seed: int, k: int) -> np.ndarray:
+def nearest_including(d: np.ndarray, seed: int, k: int) -> np.ndarray:
     """Positions of the ``k`` smallest entries of ``d``, always including ``seed``.
 
-    ``seed`` has distance 0 to itself, but exact duplicates can also be at
-    distance 0; in that case make sure the seed itself is in its cluster.
+    The seed is at distance 0 from itself, but exact duplicates are too; in
+    that case the seed replaces one of them so that it is in its own cluster.
     """
     if k >= d.size:
         return np.arange(d.size)
@@ -93,39 +88,36 @@ def mdav(X, k: int, *, standardized: bool = False, progress: Progress = None) ->
         return np.arange(n, dtype=np.intp)
 
     labels = np.full(n, -1, dtype=np.intp)
-    ids = np.arange(n)           # original row of each remaining record
-    A = np.ascontiguousarray(Z)  # remaining records (compacted every pass)
-    nxt = 0
+    pool = RecordPool(Z)
+    next_label = 0
+    buf = np.empty(n)  # reused distance buffer
 
-    def take(near: np.ndarray) -> None:
-        nonlocal A, ids, nxt
-        labels[ids[near]] = nxt
-        nxt += 1
-        keep = np.ones(ids.size, dtype=bool)
-        keep[near] = False
-        A, ids = A[keep], ids[keep]
+    def take(near: np.ndarray) -> np.ndarray:
+        nonlocal next_label
+        labels[pool.ids[near]] = next_label
+        next_label += 1
+        return pool.remove(near)
 
-    while ids.size >= 3 * k:
-        xr = int(np.argmax(sq_dist(A, A.mean(axis=0))))
-        dr = sq_dist(A, A[xr])
+    while len(pool) >= 3 * k:
+        xr = int(np.argmax(pool.sq_dist(pool.centroid(), buf)))
+        dr = pool.sq_dist(pool.point(xr), buf)
         xs = int(np.argmax(dr))
-        near_r = _nearest(dr, xr, k)
+        near_r = nearest_including(dr, xr, k)
         if np.any(near_r == xs):  # only possible when all records coincide
-            dr_masked = dr.copy()
-            dr_masked[near_r] = -np.inf
-            xs = int(np.argmax(dr_masked))
-        xs_id = ids[xs]
-        take(near_r)
-        xs = int(np.searchsorted(ids, xs_id))  # ids stay sorted
-        take(_nearest(sq_dist(A, A[xs]), xs, k))
+            dr[near_r] = -np.inf
+            xs = int(np.argmax(dr))
+        moved_from, moved_to = take(near_r)
+        hit = np.flatnonzero(moved_from == xs)
+        if hit.size:
+            xs = int(moved_to[hit[0]])
+        take(nearest_including(pool.sq_dist(pool.point(xs), buf), xs, k))
         if progress is not None:
-            progress(n - ids.size, n)
+            progress(n - len(pool), n)
 
-    if ids.size >= 2 * k:
-        xr = int(np.argmax(sq_dist(A, A.mean(axis=0))))
-        take(_nearest(sq_dist(A, A[xr]), xr, k))
-    if ids.size:
-        labels[ids] = nxt
+    if len(pool) >= 2 * k:
+        xr = int(np.argmax(pool.sq_dist(pool.centroid(), buf)))
+        take(nearest_including(pool.sq_dist(pool.point(xr), buf), xr, k))
+    labels[pool.ids[: len(pool)]] = next_label
     if progress is not None:
         progress(n, n)
     return labels
