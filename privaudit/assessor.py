@@ -56,6 +56,9 @@ class Assessor:
         validate_policy: optional ``f(params, policy) -> str | None`` checking the parameters against the
             policy's columns (a returned string is a policy error).
         always: run even when no check names it (``direct_identifiers``).
+        class_violations: optional ``f(ctx, params) -> bool array`` over the classes of ``ctx.summary``:
+            True where a class breaks the check. Class-based assessors provide it so remediators
+            (generalization, suppression) can treat the check as a per-class constraint.
     """
 
     name: str
@@ -69,3 +72,4 @@ class Assessor:
     needs: frozenset[str] = frozenset()
     validate_policy: Callable[[Any, "Policy"], str | None] | None = None
     always: bool = False
+    class_violations: Callable[["AuditContext", Any], Any] | None = None

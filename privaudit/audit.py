@@ -49,6 +49,7 @@ class AuditResult:
     context: AuditContext = field(repr=False)
     original: Table | None = None
     engine: str = "in-process"
+    remediation: dict | None = None  # set by `privaudit remediate`: before/after, changes, loss
 
     @property
     def failed(self) -> list[CheckResult]:
@@ -165,13 +166,21 @@ def run_audit(
         policy = load_policy(policy, registry, allow_outside_paths=allow_outside_paths)
     table = load_table(released, policy)
     original_table = None
-    ctx = AuditContext(policy, table.frame, progress=progress)
     if original is not None:
         original_table = load_table(original, policy, what="original table")
-        ctx.original = align_original(table, original_table, policy)
+    return audit_table(table, policy, registry, original_table, progress)
+
+
+def audit_table(table: Table, policy: Policy, registry: Registry | None = None, original: Table | None = None,
+                progress: Callable[[str, int, int], None] | None = None) -> AuditResult:
+    """Audit an already loaded table (the remediation engine re-audits its output this way)."""
+    registry = registry or get_registry()
+    ctx = AuditContext(policy, table.frame, progress=progress)
+    if original is not None:
+        ctx.original = align_original(table, original, policy)
     checks = checks_to_run(policy, registry)
     for check in checks:
         if "original" in check.assessor.needs and ctx.original is None:
             raise DataError(f"check {check.id!r} ({check.assessor.name}) needs the original table: pass --original FILE")
     results = [run_check(ctx, check) for check in checks]
-    return AuditResult(policy, table, results, generated_at(), ctx, original_table)
+    return AuditResult(policy, table, results, generated_at(), ctx, original)

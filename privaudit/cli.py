@@ -32,12 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("released", help="the released table (CSV or Parquet)")
     audit.add_argument("--policy", required=True, help="policy YAML file")
     audit.add_argument("--original", help="the original table (same rows, or joined by a record_id column)")
-    audit.add_argument("--json", dest="json_out", metavar="OUT", help="write the JSON report here")
-    audit.add_argument("--html", dest="html_out", metavar="OUT", help="write the HTML report here")
-    audit.add_argument("--pdf", dest="pdf_out", metavar="OUT", help="write the PDF report here")
-    audit.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    audit.add_argument("--allow-outside-paths", action="store_true",
-                       help="let the policy reference files outside its own folder")
+    _report_arguments(audit)
 
     policy = sub.add_parser("policy", help="policy tools")
     psub = policy.add_subparsers(dest="policy_command", required=True, metavar="ACTION")
@@ -47,8 +42,27 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--data", help="a table whose columns and values the policy must fit")
     check.add_argument("--allow-outside-paths", action="store_true")
 
+    remediate = sub.add_parser("remediate", help="transform a failing release until its re-audit passes")
+    remediate.add_argument("released", nargs="?", help="the released table (CSV or Parquet)")
+    remediate.add_argument("--list", action="store_true", help="list the remediation methods and exit")
+    remediate.add_argument("--policy", help="policy YAML file (its checks are the targets)")
+    remediate.add_argument("--method", help="remediation method (default: the policy's remediation.method)")
+    remediate.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                           help="a method option (repeatable), e.g. --option max_suppression=0.05")
+    remediate.add_argument("--out", help="where to write the remediated table (only when its re-audit passes)")
+    _report_arguments(remediate)
+
     sub.add_parser("plugins", help="list assessors and remediators with their source package")
     return parser
+
+
+def _report_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", dest="json_out", metavar="OUT", help="write the JSON report here")
+    parser.add_argument("--html", dest="html_out", metavar="OUT", help="write the HTML report here")
+    parser.add_argument("--pdf", dest="pdf_out", metavar="OUT", help="write the PDF report here")
+    parser.add_argument("--quiet", action="store_true", help="print nothing but errors; no progress bar")
+    parser.add_argument("--allow-outside-paths", action="store_true",
+                        help="let the policy reference files outside its own folder")
 
 
 def _print_audit(result, out) -> None:
@@ -61,21 +75,20 @@ def _print_audit(result, out) -> None:
     print(f"\nverdict: {'PASS' if result.passed else 'FAIL'} ({summary})", file=out)
 
 
-def cmd_audit(args) -> int:
-    from .audit import run_audit
-    from .report.json_report import render_json
-
-    outputs = [p for p in (args.json_out, args.html_out, args.pdf_out) if p]
+def _check_outputs(outputs: list[str], inputs: list[str | None]) -> None:
+    """Refuse before any work: a missing output folder, or an output that is one of the inputs."""
     for p in outputs:
         folder = Path(p).parent
         if not folder.is_dir():
             raise PrivauditError(f"{p}: the output folder {str(folder)!r} does not exist")
-    for p in outputs:
-        for src in (args.released, args.original, args.policy):
+        for src in inputs:
             if src and Path(src).exists() and Path(p).exists() and os.path.samefile(src, p):
                 raise PrivauditError(f"{p}: an output would overwrite an input file")
-    result = run_audit(args.released, args.policy, original=args.original,
-                       allow_outside_paths=args.allow_outside_paths)
+
+
+def _render_reports(result, args) -> list[tuple[str, bytes | str]]:
+    from .report.json_report import render_json
+
     rendered: list[tuple[str, bytes | str]] = []
     if args.json_out:
         rendered.append((args.json_out, render_json(result)))
@@ -89,11 +102,77 @@ def cmd_audit(args) -> int:
             from .report.pdf import render_pdf
 
             rendered.append((args.pdf_out, render_pdf(html)))
-    for path, data in rendered:  # all rendered before any is written: no half-set of reports
+    return rendered
+
+
+def _progress(args):
+    from .progress import ProgressBar
+
+    return ProgressBar(enabled=False if args.quiet else None)
+
+
+def cmd_audit(args) -> int:
+    from .audit import run_audit
+
+    _check_outputs([p for p in (args.json_out, args.html_out, args.pdf_out) if p],
+                   [args.released, args.original, args.policy])
+    bar = _progress(args)
+    try:
+        result = run_audit(args.released, args.policy, original=args.original,
+                           allow_outside_paths=args.allow_outside_paths, progress=bar)
+    finally:
+        bar.close()
+    for path, data in _render_reports(result, args):  # all rendered before any is written
         atomic_write(path, data)
     if not args.quiet:
         _print_audit(result, sys.stdout)
     return result.exit_code
+
+
+def cmd_remediate(args) -> int:
+    from .plugins import get_registry
+
+    registry = get_registry()
+    if args.list:
+        for name in sorted(registry.remediators):
+            r = registry.remediators[name]
+            fields = ", ".join(f"{f}={info.default!r}" if not info.is_required() else f
+                               for f, info in r.options.model_fields.items())
+            print(f"{name:<16} {r.description}\n{'':<16} options: {fields or '(none)'}")
+        return 0
+    if not args.released or not args.policy or not args.out:
+        raise PrivauditError("remediate needs RELEASED, --policy and --out (or --list)")
+    from .remediate import parse_options, remediate
+
+    outputs = [p for p in (args.out, args.json_out, args.html_out, args.pdf_out) if p]
+    _check_outputs(outputs, [args.released, args.policy])
+    bar = _progress(args)
+    try:
+        outcome = remediate(args.released, args.policy, args.out, method=args.method,
+                            options=parse_options(args.option), registry=registry, progress=bar,
+                            allow_outside_paths=args.allow_outside_paths)
+    finally:
+        bar.close()
+    rendered = _render_reports(outcome.after, args)
+    if outcome.offered:
+        rendered.insert(0, (args.out, outcome.output))
+        for suffix, data in outcome.remediation.artefacts.items():
+            rendered.append((str(Path(args.out).with_suffix("")) + suffix, data))
+    for path, data in rendered:
+        atomic_write(path, data)
+    if not args.quiet:
+        rem = outcome.after.remediation
+        print(f"before: {'PASS' if outcome.before.passed else 'FAIL'} "
+              f"({len(outcome.before.failed)} failed)  ->  after {rem['method']}: "
+              f"{'PASS' if outcome.offered else 'FAIL'} ({len(outcome.after.failed)} failed)")
+        for key, value in rem["loss"].items():
+            print(f"  {key}: {value}")
+        for note in rem["notes"]:
+            print(f"  note: {note}")
+        print(f"wrote {args.out}" if outcome.offered else
+              "no remediated table written: its re-audit does not pass (see the report)")
+        _print_audit(outcome.after, sys.stdout)
+    return 0 if outcome.offered else (2 if outcome.after.errored else 1)
 
 
 def cmd_policy(args) -> int:
@@ -134,7 +213,7 @@ def cmd_plugins(args) -> int:
     return 0
 
 
-COMMANDS = {"audit": cmd_audit, "policy": cmd_policy, "plugins": cmd_plugins}
+COMMANDS = {"audit": cmd_audit, "policy": cmd_policy, "plugins": cmd_plugins, "remediate": cmd_remediate}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -145,6 +224,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PrivauditError as exc:
         print(f"privaudit: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # output piped into a command that stopped reading (head): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("privaudit: interrupted; no output was written", file=sys.stderr)
         return 130

@@ -4,7 +4,8 @@ Keys: ``schema_version``, ``tool {name, version}``, ``generated_at``, ``engine``
 rows, columns, size}``, ``original`` (or null), ``policy {path, sha256, name}``, ``scope
 {quasi_identifiers, sensitive, missing_qi}``, ``summary {passed, checks_total, checks_failed,
 checks_warned, checks_errored}``, ``checks [{id, assessor, status, severity, value, threshold, params,
-message, details}]``. Infinity is the string ``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give
+message, details}]``, and after ``privaudit remediate`` a ``remediation`` object (method, options,
+offered, before/after verdicts, changes, information loss). Infinity is the string ``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give
 byte-identical output.
 """
 
@@ -49,6 +50,7 @@ def report_dict(audit: Any) -> dict:
             "checks_warned": len(audit.warned),
             "checks_errored": len(audit.errored),
         },
+        **({"remediation": audit.remediation} if audit.remediation is not None else {}),
         "checks": [
             {
                 "id": c.id,

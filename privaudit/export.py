@@ -1,0 +1,44 @@
+"""Writing tables for people and spreadsheets: CSV/Parquet bytes with spreadsheet formulas neutralised.
+
+A text cell that starts with ``=``, ``+``, ``-``, ``@``, tab or carriage return would be run as a formula
+by a spreadsheet (``=cmd|' /C calc'!A0``); such cells are written with a leading apostrophe. Numeric
+columns are left alone (``-5`` stays a number).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pandas as pd
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+MISSING = "*"
+
+
+def neutralise(frame: pd.DataFrame) -> pd.DataFrame:
+    out = {}
+    for name, column in frame.items():
+        if pd.api.types.is_numeric_dtype(column.dtype):
+            out[name] = column
+            continue
+        text = column.astype("string")
+        risky = text.str.startswith(FORMULA_PREFIXES, na=False)
+        out[name] = text.where(~risky, "'" + text) if risky.any() else column
+    return pd.DataFrame(out)
+
+
+def table_bytes(frame: pd.DataFrame, path: str | Path, delimiter: str = ",") -> bytes:
+    """The file content for ``frame`` written to ``path`` (Parquet by suffix, else CSV)."""
+    if Path(path).suffix.lower() in (".parquet", ".pq"):
+        buffer = io.BytesIO()
+        frame.to_parquet(buffer, index=False)
+        return buffer.getvalue()
+    frame = frame.copy()
+    for name, column in frame.items():  # whole numbers stay whole ("39", not "39.0")
+        if pd.api.types.is_float_dtype(column.dtype):
+            values = column.dropna()
+            if len(values) and (values == values.round()).all() and values.abs().max() < 2**53:
+                frame[name] = column.astype("Int64")
+    text = neutralise(frame).to_csv(sep=delimiter, index=False, na_rep=MISSING, lineterminator="\n")
+    return text.encode("utf-8")
