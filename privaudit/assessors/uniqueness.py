@@ -5,17 +5,29 @@ details: ``sample_uniques`` (count), record-level risk 1/f_k (``average_risk``, 
 ``records_above_risk_threshold``), and with ``population: FILE`` (same QI columns, a table of the whole
 population) ``pu_given_su`` = #{classes unique in sample and population} / #{classes unique in sample}
 (Torra's definition).
+
+With ``sampling_fraction`` or ``population_size`` (the release is a sample of a population of that
+size) the share of population-unique records is estimated with the Pitman, Zayatz and SNB models and
+Dankar's decision rule (as ARX does; see :mod:`privaudit.riskmodels.population`): details
+``population_uniqueness {pitman, zayatz, snb, dankar, model, pitman_converged}``. The SNB equations
+follow the model's definition by default (``snb: corrected``); ``snb: arx`` reproduces ARX's figures.
+Individual risk (sdcMicro's Benedetti–Franconi approximation, with F_k the sum of the ``weight``-role
+column over the class, or f_k without one): ``expected_reidentifications``, ``global_risk``.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import pandas as pd
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ..assessor import Assessor, Measurement, Params
 from ..data import load_table
 from ..hookspecs import hookimpl
+from ..riskmodels.individual_risk import individual_risk
+from ..riskmodels.population import population_uniqueness
 from ..summary import column_codes, pack_keys
 from ._common import fmt, value_histogram
 
@@ -24,6 +36,15 @@ class UniquenessParams(Params):
     max_share: float = Field(default=0.0, ge=0, le=1, description="Largest allowed share of sample uniques.")
     risk_threshold: float = Field(default=0.2, gt=0, le=1, description="Record risk (1/f_k) counted as high.")
     population: str | None = Field(default=None, description="CSV/Parquet of the population (same QIs).")
+    sampling_fraction: float | None = Field(default=None, gt=0, le=1, description="Release size / population size.")
+    population_size: int | None = Field(default=None, ge=1, description="Size of the population sampled.")
+    snb: Literal["corrected", "arx"] = Field(default="corrected", description="SNB model equations.")
+
+    @model_validator(mode="after")
+    def _one_population_figure(self) -> "UniquenessParams":
+        if self.sampling_fraction is not None and self.population_size is not None:
+            raise ValueError("give sampling_fraction or population_size, not both")
+        return self
 
 
 def validate(params: UniquenessParams, policy) -> str | None:
@@ -51,29 +72,51 @@ def population_unique_given_sample_unique(sample: pd.DataFrame, population: pd.D
 
 def run(ctx, params: UniquenessParams) -> Measurement:
     s = ctx.summary
-    fk = s.record_size
-    risk = 1.0 / fk
-    uniques = int((fk == 1).sum())
+    class_fk = s.class_fk
+    risk = 1.0 / class_fk  # record-level risk, the same for every record of a class
+    uniques = int(s.sizes[class_fk == 1].sum())
     value = uniques / s.n_records
+    above = int(s.sizes[risk > params.risk_threshold].sum())
     details = {
         "records": s.n_records,
         "sample_uniques": uniques,
-        "average_risk": float(risk.mean()),
+        "average_risk": float((s.sizes * risk).sum() / s.n_records),
         "max_risk": float(risk.max()),
         "risk_threshold": params.risk_threshold,
-        "records_above_risk_threshold": int((risk > params.risk_threshold).sum()),
-        "share_above_risk_threshold": float((risk > params.risk_threshold).mean()),
-        "risk_histogram": value_histogram(risk, bins=20, lo=0.0, hi=1.0),
+        "records_above_risk_threshold": above,
+        "share_above_risk_threshold": above / s.n_records,
+        "risk_histogram": value_histogram(risk, bins=20, lo=0.0, hi=1.0, weights=s.sizes),
     }
+    if params.sampling_fraction is not None or params.population_size is not None:
+        if params.population_size is not None and params.population_size < s.n_records:
+            raise ValueError(f"population_size {params.population_size} is smaller than the release ({s.n_records})")
+        est = population_uniqueness(s.sizes, sampling_fraction=params.sampling_fraction,
+                                    population_size=params.population_size, snb_variant=params.snb)
+        details["population_uniqueness"] = {
+            "pitman": est.pitman, "zayatz": est.zayatz, "snb": est.snb, "dankar": est.dankar,
+            "model": est.dankar_model, "pitman_converged": est.pitman_converged,
+            "sampling_fraction": est.sampling_fraction, "population_size": est.population_size,
+            "snb_equations": params.snb,
+        }
+    weights = ctx.policy.columns_with("weight")
+    if weights:
+        w = ctx.table[weights[0]].to_numpy(dtype=float)
+        Fk = np.bincount(s.class_of, weights=np.nan_to_num(w, nan=1.0), minlength=s.n_classes)
+        record_risk = individual_risk(s.class_fk, Fk)  # per class; every record of a class shares it
+        details["weight_column"] = weights[0]
+    else:
+        record_risk = individual_risk(s.class_fk, s.class_fk.astype(float))
+    expected = float((record_risk * s.sizes).sum())
+    details["expected_reidentifications"] = expected
+    details["global_risk"] = expected / s.n_records
     if params.population is not None:
         path = ctx.policy.resolve_path(params.population, "population")
         qi = ctx.policy.quasi_identifiers
         population = load_table(path, ctx.policy, what="population table", required=qi).frame
-        pu, absent = population_unique_given_sample_unique(ctx.table, population, qi, fk == 1)
+        pu, absent = population_unique_given_sample_unique(ctx.table, population, qi, s.record_size == 1)
         details["pu_given_su"] = pu
         details["population_records"] = len(population)
         details["sample_uniques_absent_from_population"] = absent
-    class_fk = s.class_record_size
     details["worst_classes"] = ctx.worst_classes(class_fk, failing=class_fk == 1)
     message = (f"{fmt(uniques)} of {fmt(s.n_records)} records ({value:.2%}) are unique on their "
                f"quasi-identifiers; average re-identification risk {details['average_risk']:.4f}")
@@ -127,7 +170,8 @@ def privaudit_report_section(check, audit):
     figure = rs.value_histogram_figure(
         d["risk_histogram"], d["risk_threshold"], "above", "Record re-identification risk",
         "re-identification risk 1/f_k", f"risk threshold {rs.fmt(d['risk_threshold'])}", y_label="records",
-        caption="Records by their chance of being picked out (1 / size of their group).")
+        failing=rs.reciprocal_bins_failing(d["risk_histogram"]["edges"], d["risk_threshold"]),
+        caption="Records by their chance of being picked out: 1 / size of their group (1 alone, 0.5 in a pair …).")
     return rs.ReportSection(
         summary=summary, value_text=rs.share(check["value"]), threshold_text=f"≤ {rs.share(p['max_share'])}",
         paragraphs=paragraphs,

@@ -24,8 +24,10 @@ assessment", J. Official Statistics 17(4))
     explicit sums (as ARX does). Solver rules as ARX: convergence when both score components are
     at most ``tol`` (1e-6) in absolute value, an iterate with theta < 0 or a NaN aborts the try,
     failed tries are restarted from points drawn uniformly from (0, theta0) x (0, alpha0) (here
-    with a fixed seed, so results are reproducible). The estimate is rejected (NaN) unless it lies
-    in [0, N].
+    with a fixed seed, so results are reproducible; ARX also stops after 1 s, here only iteration
+    budgets apply). The estimate is rejected (NaN) unless alpha != 0, alpha < 1, theta + alpha > 0
+    and it lies in [0, N]. A sample without any class of size >= 2 has no ML estimate (the alpha
+    score is positive everywhere), so Pitman is reported as not converged without solving.
 
 Zayatz (1991, "Estimation of the number of unique population elements using a sample", Proc.
 Survey Research Methods Section, ASA)
@@ -63,8 +65,10 @@ disclosure risk in microdata", J. Official Statistics 14(1))
 Dankar's decision rule (Dankar, El Emam, Neisa & Roffey 2012, "Estimating the re-identification
 risk of clinical data sets", BMC Med. Inform. Decis. Mak. 12:66), as applied by ARX
     no sample uniques -> 0; f <= 0.1 -> Pitman, or Zayatz when Pitman gives no valid estimate;
-    f > 0.1 -> the smaller of Zayatz and SNB, or Zayatz when SNB gives no valid estimate.
-    Here f = 1 (a census) short-cuts to the sample uniqueness (model "census").
+    f > 0.1 -> the smaller of Zayatz and SNB, or Zayatz when SNB gives no valid estimate
+    ("valid" = finite and non-zero, as in ARX). f is the effective n / N with N = round(n / f)
+    (as ARX), compared with 0.1 allowing a 1e-12 relative rounding slack. Here f = 1 (a census)
+    short-cuts to the sample uniqueness (model "census").
 
 All estimates are reported as shares of population records, i.e. number of population uniques / N,
 like ARX's ``getFractionOfUniqueTuples*``. Everything works on the class-size histogram (one entry
@@ -78,7 +82,7 @@ from dataclasses import dataclass
 from typing import Callable, Literal
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
 __all__ = [
     "PopulationUniqueness",
@@ -206,13 +210,32 @@ def _pitman_start(n: float, u: float, c1: float, c2: float) -> tuple[float, floa
     return float(theta), float(alpha)
 
 
+def _trigamma(z):
+    """Trigamma psi_1(z) = Hurwitz zeta(2, z), with the reflection formula for z < 0.
+
+    psi_1(z) = pi^2 / sin^2(pi z) - psi_1(1 - z): scipy's zeta costs O(|z|) for negative z
+    (Pitman fits with alpha < 0 evaluate it near -theta/alpha, i.e. at -1e6 and beyond).
+    sin^2 has period 1, so it is evaluated at the fractional part of z to keep full precision.
+    """
+    z = np.asarray(z, dtype=np.float64)
+    neg = z < 0
+    if not np.any(neg):
+        return special.zeta(2.0, z)
+    out = np.empty_like(z)
+    out[~neg] = special.zeta(2.0, z[~neg])
+    zn = z[neg]
+    frac = zn - np.round(zn)
+    out[neg] = (np.pi / np.sin(np.pi * frac)) ** 2 - special.zeta(2.0, 1.0 - zn)
+    return out if out.ndim else out[()]
+
+
 def _pitman_class_terms(sizes: np.ndarray, counts: np.ndarray, alpha: float) -> tuple[float, float]:
     """sum_j c_j sum_{i<j} 1/(i - alpha) and sum_j c_j sum_{i<j} 1/(i - alpha)^2 (closed form)."""
     big = sizes > 1
     j = sizes[big].astype(np.float64)
     c = counts[big].astype(np.float64)
     s = np.sum(c * (special.digamma(j - alpha) - special.digamma(1.0 - alpha)))
-    t = np.sum(c * (special.polygamma(1, 1.0 - alpha) - special.polygamma(1, j - alpha)))
+    t = np.sum(c * (_trigamma(1.0 - alpha) - _trigamma(j - alpha)))
     return float(s), float(t)
 
 
@@ -222,7 +245,7 @@ def _pitman_closed(sizes, counts, n, u):
     def evaluate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         theta, alpha = x
         r = theta / alpha
-        psi, tri = special.digamma, lambda z: special.polygamma(1, z)
+        psi, tri = special.digamma, _trigamma
         s1 = (psi(r + u) - psi(r + 1.0)) / alpha  # sum_{i=1}^{u-1} 1/(theta + i alpha)
         s3 = ((u - 1.0) - theta * s1) / alpha  # sum i/(theta + i alpha)
         t1 = (tri(r + 1.0) - tri(r + u)) / alpha**2  # sum 1/(theta + i alpha)^2
@@ -253,7 +276,7 @@ def _pitman_direct(sizes, counts, n, u):
         s1, s3 = inv.sum(), (i * inv).sum()
         t1, ti, tii = inv2.sum(), (i * inv2).sum(), (i * i * inv2).sum()
         s2 = special.digamma(theta + n) - special.digamma(theta + 1.0)
-        t2 = special.polygamma(1, theta + 1.0) - special.polygamma(1, theta + n)
+        t2 = _trigamma(theta + 1.0) - _trigamma(theta + n)
         s4, t4 = _pitman_class_terms(sizes, counts, alpha)
         score = np.array([s1 - s2, s3 - s4])
         hessian = np.array([[t2 - t1, -ti], [-ti, -tii - t4]])
@@ -324,6 +347,10 @@ def pitman_fit(
     c1 = float(counts[sizes == 1].sum())
     c2 = float(counts[sizes == 2].sum())
     big_n = float(population_size)
+    if not np.any(sizes > 1):
+        # Every class is a singleton: the alpha-score sum_{i<u} i/(theta + i alpha) is positive
+        # wherever the likelihood is defined, so there is no maximum-likelihood estimate.
+        return PitmanFit(math.nan, False, math.nan, math.nan, 0)
     theta0, alpha0 = _pitman_start(n, u, c1, c2)
     if not (math.isfinite(theta0) and math.isfinite(alpha0)) or theta0 < 0.0 or alpha0 == 0.0:
         theta0, alpha0 = 1.0, 0.5  # Hoshino's start undefined for this histogram
@@ -337,7 +364,7 @@ def pitman_fit(
                 root = None
         if root is None:
             # explicit sums are O(u) per step, so this fallback gets a smaller budget
-            root, more = _newton_2d(direct, (theta0, alpha0), tol, 100, 300)
+            root, more = _newton_2d(direct, (theta0, alpha0), tol, 50, 150)
             used += more
     if root is None:
         return PitmanFit(math.nan, False, math.nan, math.nan, used)
@@ -362,6 +389,38 @@ def _pitman_share(theta: float, alpha: float, big_n: float) -> float:
 # --------------------------------------------------------------------------------------------
 
 
+def _hypergeom_pmf_at_one(sizes: np.ndarray, n: int, big_n: int) -> np.ndarray:
+    """P(X = 1) for X ~ Hypergeometric(population N, j marked units, n draws), for each size j.
+
+    Uses P(X=1) = (j n / N) * prod_{i=1}^{j-1} (1 - (n-1)/(N-i)), accumulated as a running sum of
+    log1p terms over i = 1..max(j)-1 (in blocks, so memory stays bounded). This is exact up to
+    rounding, unlike differences of log-gamma values at N ~ 1e8, and vectorised. P = 0 when
+    j - 1 > N - n (the other j - 1 marked units cannot all be left out of the sample).
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    log_p = np.full(sizes.shape, -np.inf)
+    feasible = sizes - 1 <= big_n - n
+    log_p[feasible] = np.log(sizes[feasible] * (n / big_n))
+    need = feasible & (sizes > 1)
+    if np.any(need):
+        order = np.argsort(sizes[need], kind="stable")
+        idx = np.flatnonzero(need)[order]
+        last = sizes[idx] - 1  # number of product terms for each size
+        block = 1 << 20
+        carry = 0.0
+        pos = 0
+        top = int(last[-1])
+        for start in range(1, top + 1, block):
+            stop = min(start + block, top + 1)
+            i = np.arange(start, stop, dtype=np.float64)
+            partial = np.cumsum(np.log1p(-(n - 1) / (big_n - i))) + carry
+            end = pos + int(np.searchsorted(last[pos:], stop - 1, side="right"))
+            log_p[idx[pos:end]] += partial[last[pos:end] - start]
+            carry = float(partial[-1])
+            pos = end
+    return np.exp(log_p)
+
+
 def zayatz_uniqueness(sizes: np.ndarray, counts: np.ndarray, population_size: int) -> float:
     """Zayatz's (1991) estimate of population uniques / N from the class-size histogram.
 
@@ -377,8 +436,8 @@ def zayatz_uniqueness(sizes: np.ndarray, counts: np.ndarray, population_size: in
     c1 = float(counts[sizes == 1].sum())
     if c1 == 0.0:
         return 0.0
-    h = stats.hypergeom.pmf(1, big_n, sizes, n)
-    h1 = stats.hypergeom.pmf(1, big_n, 1, n)
+    h = _hypergeom_pmf_at_one(sizes, n, big_n)
+    h1 = float(h[0])  # sizes are ascending and c_1 > 0, so sizes[0] == 1
     denominator = float(np.dot(counts.astype(np.float64), h))
     if not denominator > 0.0:
         return math.nan
@@ -527,6 +586,9 @@ class PopulationUniqueness:
         (no sample uniques, all estimates 0).
     pitman_converged: the Pitman ML solver converged to a valid estimate.
     sample_uniqueness: c_1 / n. average_prosecutor_risk: u / n (classes per record).
+    sampling_fraction: the effective n / N; population_size: N; n_records: n; n_classes: u.
+    pitman_theta/pitman_alpha, snb_alpha/snb_beta/snb_classes (K): fitted parameters (NaN if
+    not fitted); snb_converged: an admissible SNB root was found; snb_variant: "arx"/"corrected".
     """
 
     pitman: float
