@@ -87,6 +87,19 @@ def _locate_bad_line(path: Path, delimiter: str, expected: int) -> tuple[int, st
     return None
 
 
+def _check_tail(path: Path) -> None:
+    """A file cut off inside a quoted field still parses; its last line has an odd number of quotes."""
+    size = path.stat().st_size
+    with path.open("rb") as handle:
+        handle.seek(max(0, size - SNIFF_BYTES))
+        tail = handle.read()
+    last = tail.rstrip(b"\r\n").rsplit(b"\n", 1)[-1]
+    if last.count(b'"') % 2:
+        with path.open("rb") as handle:
+            lines = sum(1 for _ in handle)
+        raise DataError(f"{path}: line {lines}: unterminated quoted field (is the file truncated?)")
+
+
 def _read_csv(path: Path, delimiter: str | None) -> tuple[pa.Table, str]:
     with path.open("rb") as handle:
         head_bytes = handle.read(SNIFF_BYTES)
@@ -112,6 +125,7 @@ def _read_csv(path: Path, delimiter: str | None) -> tuple[pa.Table, str]:
                 column_types={n: pa.string() for n in names}, strings_can_be_null=False
             ),
         )
+        _check_tail(path)
     except pa.ArrowInvalid as exc:
         bad = _locate_bad_line(path, delimiter, len(names))
         if bad:

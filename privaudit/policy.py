@@ -274,7 +274,51 @@ def read_policy_document(path: Path) -> tuple[dict, str]:
         raise PolicyError(f"{path}: YAML nested too deeply") from None
     if not isinstance(doc, dict):
         raise PolicyError(f"{path}: a policy must be a YAML mapping (got {type(doc).__name__})")
+    problem = _expansion_problem(doc)
+    if problem:
+        raise PolicyError(f"{path}: {problem}")
     return doc, sha
+
+
+MAX_EXPANDED_NODES = 200_000
+
+
+def _expansion_problem(doc: Any) -> str | None:
+    """YAML aliases let a small file stand for a huge or cyclic structure ("billion laughs"). Count the
+    nodes the document expands to, sharing work between aliased objects, and refuse runaway ones."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+
+    def size(obj: Any, depth: int) -> int:
+        if not isinstance(obj, (dict, list)):
+            return 1
+        key = id(obj)
+        if key in sizes:
+            return sizes[key]
+        if key in on_path:
+            raise _Runaway("an alias refers to itself (a cyclic structure)")
+        if depth > 100:
+            raise _Runaway("YAML nested too deeply (over 100 levels)")
+        on_path.add(key)
+        items = obj.values() if isinstance(obj, dict) else obj
+        total = 1
+        for item in items:
+            total += size(item, depth + 1)
+            if total > MAX_EXPANDED_NODES:
+                raise _Runaway(f"YAML expands to over {MAX_EXPANDED_NODES:,} values (alias bomb?)")
+        on_path.discard(key)
+        sizes[key] = total
+        return total
+
+    try:
+        size(doc, 0)
+    except _Runaway as exc:
+        return str(exc)
+    return None
+
+
+class _Runaway(Exception):
+    pass
 
 
 def load_policy(path: str | Path, registry: Any = None, allow_outside_paths: bool = False) -> Policy:
