@@ -25,6 +25,7 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.l_diversity",
     "privaudit.assessors.t_closeness",
     "privaudit.assessors.uniqueness",
+    "privaudit.assessors.interval_disclosure",
     "privaudit.remediators.suppress",
 )
 

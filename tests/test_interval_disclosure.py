@@ -59,10 +59,10 @@ def test_rank_ties_share_one_interval():
     assert lo.tolist() == [1, 1, 1, 2]
     assert hi.tolist() == [2, 3, 2, 3]  # the 1s: last tie position 1 + 1 = 2 -> value 2
     # a tie block wider than h: sorted 0,1,1,1,5 (n = 5, p = 20 -> h = 1); the 1s span positions 1-3
-    lo, hi, h = rank_interval_bounds(np.array([1, 0, 1, 5, 1], dtype=float), 20)
-    assert h == 1
-    assert lo.tolist() == [0, 0, 0, 1, 0]  # 1s: position 1 - 1 = 0 -> 0; 5 (pos 4) -> pos 3 -> 1
-    assert hi.tolist() == [5, 1, 5, 5, 5]  # 1s: position 3 + 1 = 4 -> 5; 0 (pos 0) -> pos 1 -> 1
+    lo5, hi5, h5 = rank_interval_bounds(np.array([1, 0, 1, 5, 1], dtype=float), 20)
+    assert h5 == 1
+    assert lo5.tolist() == [0, 0, 0, 1, 0]  # 1s: position 1 - 1 = 0 -> 0; 5 (pos 4) -> pos 3 -> 1
+    assert hi5.tolist() == [5, 1, 5, 5, 5]  # 1s: position 3 + 1 = 4 -> 5; 0 (pos 0) -> pos 1 -> 1
     # order independence: permuting records permutes the result
     perm = np.array([3, 0, 2, 1])
     lo2, hi2, _ = rank_interval_bounds(released[perm], 25)
