@@ -26,7 +26,10 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.t_closeness",
     "privaudit.assessors.uniqueness",
     "privaudit.assessors.interval_disclosure",
+    "privaudit.assessors.rr_attribute_disclosure",
     "privaudit.remediators.suppress",
+    "privaudit.remediators.randomize",
+    "privaudit.remediators.generalize",
 )
 
 

@@ -8,6 +8,7 @@ assessors as the first audit, on the remediated table as it would be written.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from .data import Table
 from .errors import PolicyError, PrivauditError
 from .export import table_bytes
 from .plugins import Registry, get_registry
-from .policy import Policy, format_validation_error, load_policy
+from .policy import Check, Policy, format_validation_error, load_policy
 from .remediator import Remediation
 
 
@@ -89,7 +90,10 @@ def remediate(released: str | Path, policy: Policy | str | Path, out: str | Path
     output = table_bytes(result.table, out, policy.data.delimiter or ",")
     table = Table(result.table.reset_index(drop=True), Path(out), hashlib.sha256(output).hexdigest(),
                   len(output), "parquet" if Path(out).suffix.lower() in (".parquet", ".pq") else "csv")
-    after = audit_table(table, policy, registry, progress=progress)
+    reaudit_policy = with_check_overrides(policy, result.check_overrides)
+    # the remediation's input is the original of its output (same rows, same order, unless removed)
+    original = before.original or (before.table if result.records_removed == 0 else None)
+    after = audit_table(table, reaudit_policy, registry, original=original, progress=progress)
     offered = after.passed
     after.remediation = _jsonable({
         "method": remediator.name,
@@ -102,8 +106,24 @@ def remediate(released: str | Path, policy: Policy | str | Path, out: str | Path
         "changes": result.changes,
         "loss": result.loss,
         "notes": list(result.notes),
+        "check_overrides": result.check_overrides,
     })
     return RemediationOutcome(before, after, result, output, offered)
+
+
+def with_check_overrides(policy: Policy, overrides: dict[str, dict[str, Any]]) -> Policy:
+    """A copy of ``policy`` whose named checks get updated (re-validated) parameters."""
+    if not overrides:
+        return policy
+    clone = copy.copy(policy)
+    checks = []
+    for check in policy.checks:
+        if check.id in overrides:
+            params = check.assessor.params.model_validate({**check.params.model_dump(), **overrides[check.id]})
+            check = Check(check.id, check.assessor, check.severity, params)
+        checks.append(check)
+    clone.checks = checks
+    return clone
 
 
 def _verdict(audit: AuditResult) -> dict:

@@ -25,7 +25,8 @@ class Remediation:
     """A remediator's output.
 
     ``table`` has the input's columns (and, unless the method removes records, its rows in order);
-    ``records_removed`` says how many input records the method dropped; ``changes`` and ``loss`` are
+    ``check_overrides`` updates checks' parameters for the re-audit where the method publishes something
+    the checks must know (the keep probabilities of randomized response). ``records_removed`` says how many input records the method dropped; ``changes`` and ``loss`` are
     JSON-serialisable figures for the report; ``artefacts`` maps a file
     suffix to bytes written beside the output when it is offered (e.g. published RR matrices).
     """
@@ -36,6 +37,7 @@ class Remediation:
     artefacts: dict[str, bytes] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     records_removed: int = 0  # only methods that say so may drop records; none may add any
+    check_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)  # check id -> params for the re-audit
 
 
 @dataclass(frozen=True)

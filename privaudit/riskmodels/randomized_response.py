@@ -207,8 +207,19 @@ def keep_probability_matrices(data: pd.DataFrame, keep: Mapping[str, float],
 # Kronecker-free linear algebra
 # ----------------------------------------------------------------------------------------------
 def _mode_product(x: np.ndarray, m: np.ndarray, axis: int) -> np.ndarray:
-    """Multiply ``m`` into ``x`` along ``axis``: y[..., i, ...] = sum_k m[i, k] x[..., k, ...]."""
-    return np.moveaxis(np.tensordot(m, x, axes=([1], [axis])), 0, axis)
+    """Multiply ``m`` into ``x`` along ``axis``: y[..., i, ...] = sum_k m[i, k] x[..., k, ...].
+
+    Viewing x as (pre, d, post) blocks this is a batched matmul m @ x[b] (or x @ m^T on the last
+    axis), which needs no transposed copies.
+    """
+    shape = x.shape
+    pre = int(np.prod(shape[:axis], dtype=np.int64))
+    post = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    if post == 1:
+        y = x.reshape(pre, shape[axis]) @ m.T
+    else:
+        y = np.matmul(m, x.reshape(pre, shape[axis], post))
+    return y.reshape(shape[:axis] + (m.shape[0],) + shape[axis + 1:])
 
 
 def apply_kronecker(factors: Sequence[np.ndarray | None], x: np.ndarray) -> np.ndarray:
@@ -374,8 +385,8 @@ def rr_attribute_disclosure(
     """Guo-Ying-Wu attribute-disclosure risk of a randomized-response release (see module docstring).
 
     ``matrices`` maps each randomized column to ``(labels, P)`` (P[u, v] = Pr(released u | original v));
-    other QI / sensitive columns are unrandomized. Without ``original`` the joint is estimated from
-    ``released`` by matrix inversion.
+    other QI / sensitive columns are unrandomized (entries for other columns are ignored). Without
+    ``original`` the joint is estimated from ``released`` by matrix inversion.
     """
     qi = list(qi)
     cols = qi + [sensitive]

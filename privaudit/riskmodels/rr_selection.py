@@ -14,8 +14,9 @@ at p = 1, infinite at p = 1/d). Columns not randomized are not part of the produ
 
 Optimisation. With p_i = 1/d_i + (1 - 1/d_i) x_i, x_i in (0, 1], the loss is
 prod_i (1 + (d_i - 1)/x_i^2); its log is minimised by SLSQP with one inequality constraint per
-populated cell (max_risk - risk_cell(x) >= 0, one-sided finite-difference Jacobian) from several
-starts: the largest feasible point on the diagonal x_i = t and on each axis (found by bisection)
+populated cell (max_risk - risk_cell(x) >= 0, one-sided finite-difference Jacobian; only a working
+set of nearly binding cells is passed, grown by cutting planes until the full table satisfies
+the bound) from several starts: the largest feasible point on the diagonal x_i = t and on each axis (found by bisection)
 plus seeded random points. Each end point is pulled back onto the feasible set along the segment
 to a known feasible point if SLSQP stops slightly outside, and the feasible point with least loss
 is returned. x_i is kept >= 1e-3 so that every P_i stays invertible.
@@ -46,7 +47,6 @@ from .randomized_response import (
     _encode,
     apply_kronecker,
     distortion_matrix_keep,
-    rr_risk_table,
 )
 
 __all__ = [
@@ -102,7 +102,7 @@ class RRSelection:
     of the whole QI x S distortion (unrandomized columns add a factor d_i = ||I||_F^2), comparable
     across RR-QI / RR-S / RR-Both choices.  reconstruction_error: trace Cov(pi_hat) for n records.
     feasible: False when even the strongest allowed randomization leaves risk above ``max_risk``
-    (the returned p are then the least risky point found).
+    (the returned p are then the strongest randomization allowed, x_i = 1e-3).
     """
 
     keep_probabilities: dict[str, float]
@@ -118,27 +118,73 @@ class RRSelection:
 
 
 class _Problem:
-    """Risk and loss as functions of x (one entry per randomized column with d >= 2)."""
+    """Risk and loss as functions of x (one entry per randomized column with d >= 2).
+
+    Risk is evaluated only on populated cells (pi_{alpha u} > 0), optionally on a subset of them:
+    eta_QI needs the whole QI marginal (using the keep-matrix structure, see :meth:`eta_qi`), eta_S
+    only the rows of the QI groups asked for. ``rr_risk_table`` gives the same numbers (tested).
+    """
 
     def __init__(self, pi: np.ndarray, axes: list[int], dims: list[int], max_risk: float):
-        self.pi, self.axes, self.dims, self.max_risk = pi, axes, np.asarray(dims, float), max_risk
-        self.support = pi > 0
+        self.ndim, self.axes, self.dims, self.max_risk = pi.ndim, axes, np.asarray(dims, float), max_risk
+        self.s_axis = pi.ndim - 1
+        self.pi2 = pi.reshape(-1, pi.shape[-1])
+        pa = self.pi2.sum(axis=1)
+        self.pa_table = pa.reshape(pi.shape[:-1])
+        self.a_idx, self.u_idx = np.nonzero(self.pi2 > 0)
+        self.cond = self.pi2[self.a_idx, self.u_idx] / pa[self.a_idx]
+        self.n_cells = self.cond.size
+        self.qi_randomized = any(ax != self.s_axis for ax in axes)
+        self.s_randomized = self.s_axis in axes
 
     def keeps(self, x: np.ndarray) -> np.ndarray:
         x = np.clip(x, _X_MIN * 0.5, 1.0)
-        return np.minimum(1.0 / self.dims + (1.0 - 1.0 / self.dims) * x, 1.0)
+        return np.where(x >= 1.0, 1.0, np.minimum(1.0 / self.dims + (1.0 - 1.0 / self.dims) * x, 1.0))
 
     def factors(self, x: np.ndarray) -> list[np.ndarray | None]:
-        out: list[np.ndarray | None] = [None] * self.pi.ndim
+        out: list[np.ndarray | None] = [None] * self.ndim
         for axis, d, p in zip(self.axes, self.dims, self.keeps(x)):
             out[axis] = distortion_matrix_keep(int(d), float(p))
         return out
 
-    def cell_risk(self, x: np.ndarray) -> np.ndarray:
-        return rr_risk_table(self.pi, self.factors(x))[self.support]
+    def eta_qi(self, x: np.ndarray) -> np.ndarray:
+        """Lemma 1 on the QI marginal for keep-probability matrices, in O(k * prod d) operations.
+
+        P_i = q_i J + (p_i - q_i) I, so along axis i, P_i y = q_i * (sum of y along i) + (p_i - q_i) y,
+        and P_i∘P_i = q_i^2 J + (p_i^2 - q_i^2) I likewise (both symmetric).
+        """
+        keeps = self.keeps(x)
+        spec = [(ax, p, (1.0 - p) / (d - 1.0)) for ax, d, p in zip(self.axes, self.dims, keeps)
+                if ax != self.s_axis]
+        lam = self.pa_table
+        for ax, p, q in spec:
+            lam = q * lam.sum(axis=ax, keepdims=True) + (p - q) * lam
+        t = np.zeros_like(lam)
+        np.divide(1.0, lam, out=t, where=lam > 0)
+        for ax, p, q in spec:
+            t = q * q * t.sum(axis=ax, keepdims=True) + (p * p - q * q) * t
+        return (self.pa_table * t).ravel()
+
+    def cell_risk(self, x: np.ndarray, cells: np.ndarray | None = None) -> np.ndarray:
+        """eta_QI(alpha) eta_S(u | alpha) pi_{alpha u} / pi_alpha on populated cells (or the subset ``cells``)."""
+        a, u, risk = self.a_idx, self.u_idx, self.cond
+        if cells is not None:
+            a, u, risk = a[cells], u[cells], risk[cells]
+        if self.qi_randomized:
+            risk = risk * self.eta_qi(x)[a]
+        if self.s_randomized:
+            ps = self.factors(x)[-1]
+            rows, inverse = np.unique(a, return_inverse=True)
+            block = self.pi2[rows]
+            lam_s = block @ ps.T
+            inv = np.zeros_like(lam_s)
+            np.divide(1.0, lam_s, out=inv, where=lam_s > 0)
+            eta_s = block * (inv @ (ps * ps))
+            risk = risk * eta_s[inverse, u]
+        return risk
 
     def max_cell_risk(self, x: np.ndarray) -> float:
-        return float(self.cell_risk(x).max())
+        return float(self.cell_risk(x).max()) if self.n_cells else 0.0
 
     def feasible(self, x: np.ndarray) -> bool:
         return self.max_cell_risk(x) <= self.max_risk
@@ -150,16 +196,17 @@ class _Problem:
         c = self.dims - 1.0
         return -2.0 * c / (x**3 + c * x)
 
-    def constraint(self, x: np.ndarray) -> np.ndarray:
-        return self.max_risk - self.cell_risk(x)
+    def constraint(self, x: np.ndarray, cells: np.ndarray) -> np.ndarray:
+        # a relative margin of 1e-9 keeps SLSQP's end points on the feasible side
+        return self.max_risk * (1.0 - 1e-9) - self.cell_risk(x, cells)
 
-    def constraint_jac(self, x: np.ndarray) -> np.ndarray:
-        base = self.cell_risk(x)
+    def constraint_jac(self, x: np.ndarray, cells: np.ndarray) -> np.ndarray:
+        base = self.cell_risk(x, cells)
         jac = np.empty((base.size, x.size))
         for j in range(x.size):  # one-sided step into the interior (x <= 1 is the upper bound)
             step = np.zeros_like(x)
             step[j] = -_FD_STEP
-            jac[:, j] = (self.cell_risk(x + step) - base) / _FD_STEP  # = -d(risk)/dx
+            jac[:, j] = (self.cell_risk(x + step, cells) - base) / _FD_STEP  # = -d(risk)/dx
         return jac
 
     def boundary_point(self, direction: np.ndarray, floor: np.ndarray) -> np.ndarray | None:
@@ -168,14 +215,7 @@ class _Problem:
             return None
         if self.feasible(direction):
             return direction
-        lo, hi = 0.0, 1.0
-        for _ in range(50):
-            mid = 0.5 * (lo + hi)
-            if self.feasible(floor + mid * (direction - floor)):
-                lo = mid
-            else:
-                hi = mid
-        return floor + lo * (direction - floor)
+        return floor + _last_feasible(self, floor, direction) * (direction - floor)
 
 
 def select_keep_probabilities(
@@ -251,10 +291,15 @@ def select_keep_probabilities(
 
 
 def _optimise(prob: _Problem, floor: np.ndarray, seed: int, n_starts: int) -> tuple[np.ndarray, bool]:
-    """Multi-start SLSQP; returns (best x, feasible)."""
+    """Multi-start SLSQP with a growing working set of cell constraints; returns (best x, feasible).
+
+    Only cells that are (nearly) binding somewhere enter SLSQP: those above ``max_risk`` without
+    randomization or within 10 % of it at the diagonal boundary point. After each solve the full
+    table is checked and violated cells are added (cutting planes), at most 8 rounds per start.
+    """
     k = floor.size
     anchor = prob.boundary_point(np.ones(k), floor)  # diagonal: x_i = t
-    if anchor is None:  # even the strongest randomization is too risky: return the least risky corner
+    if anchor is None:  # even the strongest randomization is too risky
         return floor, False
     starts = [anchor]
     for j in range(k):  # randomize one column only (others kept), when that suffices
@@ -265,13 +310,21 @@ def _optimise(prob: _Problem, floor: np.ndarray, seed: int, n_starts: int) -> tu
     rng = np.random.default_rng(seed)
     starts += list(rng.uniform(_X_MIN, 1.0, size=(n_starts, k)))
 
+    working = (prob.cell_risk(np.ones(k)) > prob.max_risk) | (prob.cell_risk(anchor) >= 0.9 * prob.max_risk)
     bounds = [(_X_MIN, 1.0)] * k
-    cons = {"type": "ineq", "fun": prob.constraint, "jac": prob.constraint_jac}
     best_x, best_f = anchor, prob.log_loss(anchor)
     for x0 in starts:
-        res = minimize(prob.log_loss, x0, jac=prob.log_loss_grad, method="SLSQP", bounds=bounds,
-                       constraints=[cons], options={"maxiter": 200, "ftol": 1e-12})
-        x = np.clip(res.x, _X_MIN, 1.0)
+        x = np.asarray(x0, dtype=float)
+        for _ in range(8):
+            cells = np.flatnonzero(working)
+            cons = {"type": "ineq", "fun": prob.constraint, "jac": prob.constraint_jac, "args": (cells,)}
+            res = minimize(prob.log_loss, x, jac=prob.log_loss_grad, method="SLSQP", bounds=bounds,
+                           constraints=[cons], options={"maxiter": 100, "ftol": 1e-12})
+            x = np.clip(res.x, _X_MIN, 1.0)
+            violated = (prob.cell_risk(x) > prob.max_risk) & ~working
+            if not violated.any():
+                break
+            working |= violated
         if not prob.feasible(x):  # pull back towards the feasible anchor
             x = anchor + _last_feasible(prob, anchor, x) * (x - anchor)
         f = prob.log_loss(x)
@@ -281,8 +334,9 @@ def _optimise(prob: _Problem, floor: np.ndarray, seed: int, n_starts: int) -> tu
 
 
 def _last_feasible(prob: _Problem, good: np.ndarray, bad: np.ndarray) -> float:
+    """Largest t in [0, 1] (to 2^-32) with good + t (bad - good) feasible, good being feasible."""
     lo, hi = 0.0, 1.0
-    for _ in range(50):
+    for _ in range(32):
         mid = 0.5 * (lo + hi)
         if prob.feasible(good + mid * (bad - good)):
             lo = mid
