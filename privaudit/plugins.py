@@ -29,6 +29,7 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.rr_attribute_disclosure",
     "privaudit.remediators.suppress",
     "privaudit.remediators.randomize",
+    "privaudit.remediators.microaggregate",
     "privaudit.remediators.generalize",
 )
 
