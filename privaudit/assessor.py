@@ -52,7 +52,8 @@ class Assessor:
         measures: one plain-language sentence of what is measured, for reports.
         formula: the definition, in plain text, for the methodology appendix.
         reference: literature reference.
-        needs: inputs beyond the released table: any of ``"original"``, ``"population"``.
+        needs: inputs beyond the class summary: ``"original"`` (the original table, ``--original``),
+            ``"table"`` (the whole released table in memory: not available from out-of-memory engines).
         validate_policy: optional ``f(params, policy) -> str | None`` checking the parameters against the
             policy's columns (a returned string is a policy error).
         always: run even when no check names it (``direct_identifiers``).

@@ -178,9 +178,18 @@ def audit_table(table: Table, policy: Policy, registry: Registry | None = None, 
     ctx = AuditContext(policy, table.frame, progress=progress)
     if original is not None:
         ctx.original = align_original(table, original, policy)
+    return audit_context(ctx, table, policy, registry, original)
+
+
+def audit_context(ctx: AuditContext, table: Table, policy: Policy, registry: Registry,
+                  original: Table | None = None, engine: str = "in-process") -> AuditResult:
+    """Run every check on a prepared context (any engine)."""
     checks = checks_to_run(policy, registry)
     for check in checks:
         if "original" in check.assessor.needs and ctx.original is None:
             raise DataError(f"check {check.id!r} ({check.assessor.name}) needs the original table: pass --original FILE")
+        if "table" in check.assessor.needs and ctx.table is None:
+            raise DataError(f"check {check.id!r} ({check.assessor.name}) needs the whole table in memory: "
+                            f"use --engine in-process (this audit uses {engine})")
     results = [run_check(ctx, check) for check in checks]
-    return AuditResult(policy, table, results, generated_at(), ctx, original)
+    return AuditResult(policy, table, results, generated_at(), ctx, original, engine=engine)

@@ -17,16 +17,22 @@ NEVER = np.iinfo(np.int64).max  # with no k in the policy, no class is large eno
 
 @dataclass
 class AuditContext:
+    """What assessors read. ``table`` is the typed released table, or None when an out-of-memory engine
+    (see :mod:`privaudit.engines`) summarised the file without loading it; the engine then provides
+    ``precomputed`` (the class summary) and ``column_counts`` (non-missing values per column)."""
+
     policy: Policy
-    table: pd.DataFrame
+    table: pd.DataFrame | None
     original: pd.DataFrame | None = None
-    population: pd.DataFrame | None = None
     progress: Callable[[str, int, int], None] | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
+    precomputed: ClassSummary | None = None
+    column_counts: dict[str, int] | None = None
 
     @cached_property
     def summary(self) -> ClassSummary:
         """The equivalence-class summary, computed on first use and shared by every assessor."""
+        if self.precomputed is not None:
+            return self.precomputed
         sensitive = {
             col: (self.policy.columns[col].type, self._leaves(col)) for col in self.policy.sensitive
         }
@@ -39,6 +45,14 @@ class AuditContext:
     @property
     def quasi_identifiers(self) -> list[str]:
         return self.policy.quasi_identifiers
+
+    def non_missing(self, column: str) -> int:
+        """How many records hold a value in ``column`` (0 when the column is absent)."""
+        if self.column_counts is not None:
+            return int(self.column_counts.get(column, 0))
+        if self.table is None or column not in self.table:
+            return 0
+        return int(self.table[column].notna().sum())
 
     def worst_classes(self, order_key: np.ndarray, failing: np.ndarray | None = None,
                       sensitive: str | None = None, descending: bool = False,

@@ -33,17 +33,27 @@ PARQUET_SUFFIXES = (".parquet", ".pq")
 
 @dataclass
 class Table:
-    """A loaded table and the facts a report states about its file."""
+    """A loaded table and the facts a report states about its file.
 
-    frame: pd.DataFrame
+    ``frame`` is None when an out-of-memory engine summarised the file without loading it; ``n_rows`` and
+    ``column_names`` then come from the engine.
+    """
+
+    frame: pd.DataFrame | None
     path: Path
     sha256: str
     size: int
     file_format: str
+    n_rows: int | None = None
+    column_names: list[str] | None = None
 
     @property
     def rows(self) -> int:
-        return len(self.frame)
+        return len(self.frame) if self.frame is not None else int(self.n_rows or 0)
+
+    @property
+    def columns(self) -> list[str]:
+        return [str(c) for c in self.frame.columns] if self.frame is not None else list(self.column_names or [])
 
     def row_label(self, index: int) -> str:
         """How to name data row ``index`` (0-based) in an error: a CSV line or a Parquet row."""

@@ -58,8 +58,9 @@ class ClassSummary:
     sizes: np.ndarray  # records per class
     class_fk: np.ndarray  # f_k of the records of each class (= sizes unless missing_qi is wildcard)
     first_row: np.ndarray  # a representative (the first) record of each class
-    frame: pd.DataFrame = field(repr=False)
+    frame: pd.DataFrame = field(repr=False)  # the records (or one representative per class) first_row points into
     sensitive: dict[str, SensitiveCounts] = field(default_factory=dict)
+    weight_sums: np.ndarray | None = None  # per class sum of the weight column, when an engine computed it
 
     @property
     def n_records(self) -> int:
@@ -68,6 +69,10 @@ class ClassSummary:
     @property
     def n_classes(self) -> int:
         return len(self.sizes)
+
+    def representatives(self, class_ids: np.ndarray, columns: Sequence[str]) -> pd.DataFrame:
+        """The quasi-identifier values of the given classes (one row per class)."""
+        return self.frame.iloc[self.first_row[np.asarray(class_ids, dtype=np.int64)]][list(columns)].reset_index(drop=True)
 
     @property
     def record_size(self) -> np.ndarray:

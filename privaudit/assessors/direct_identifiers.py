@@ -16,7 +16,7 @@ class DirectIdentifiersParams(Params):
 
 def run(ctx, params: DirectIdentifiersParams) -> Measurement:
     declared = ctx.policy.columns_with("identifier")
-    present = [c for c in declared if c in ctx.table and ctx.table[c].notna().any()]
+    present = [c for c in declared if ctx.non_missing(c) > 0]
     message = (
         f"identifier column{'s' * (len(present) > 1)} {', '.join(map(repr, present))} still hold values"
         if present

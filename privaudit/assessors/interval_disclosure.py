@@ -80,7 +80,7 @@ ASSESSOR = Assessor(
     "p·sd/100; value = share of records disclosed on every attribute; pass iff value ≤ max_rate",
     reference="Domingo-Ferrer & Torra, A quantitative comparison of disclosure control methods for microdata "
     "(2001); sdcMicro dRisk",
-    needs=frozenset({"original"}),
+    needs=frozenset({"original", "table"}),
     validate_policy=validate,
 )
 

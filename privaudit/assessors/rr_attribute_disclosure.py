@@ -137,6 +137,7 @@ ASSESSOR = Assessor(
     reference="Guo, Ying & Wu, Limiting Attribute Disclosure in Randomization Based Microdata Release "
     "(JCSE 5(3), 2011)",
     validate_policy=validate,
+    needs=frozenset({"table"}),
 )
 
 

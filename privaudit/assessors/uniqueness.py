@@ -53,14 +53,16 @@ def validate(params: UniquenessParams, policy) -> str | None:
     return None
 
 
-def population_unique_given_sample_unique(sample: pd.DataFrame, population: pd.DataFrame, qi: list[str],
-                                          sample_unique: np.ndarray) -> tuple[float, int]:
-    """P(PU | SU): share of sample-unique keys that are also unique in the population."""
+def population_unique_given_sample_unique(unique_keys: pd.DataFrame, population: pd.DataFrame,
+                                          qi: list[str]) -> tuple[float, int]:
+    """P(PU | SU): share of the sample-unique keys (one row each) that are also unique in the population;
+    also how many of them the population lacks."""
+    sample = unique_keys
     both = pd.concat([sample[qi].astype("string"), population[qi].astype("string")], ignore_index=True)
     key = pack_keys([column_codes(both[c]) for c in qi], len(both))
     ks, kp = key[: len(sample)], key[len(sample):]
     uniq, counts = np.unique(kp, return_counts=True)
-    su_keys = ks[sample_unique]
+    su_keys = ks
     if len(su_keys) == 0:
         return 0.0, 0
     pop_count = np.zeros(len(su_keys), dtype=np.int64)
@@ -100,8 +102,11 @@ def run(ctx, params: UniquenessParams) -> Measurement:
         }
     weights = ctx.policy.columns_with("weight")
     if weights:
-        w = ctx.table[weights[0]].to_numpy(dtype=float)
-        Fk = np.bincount(s.class_of, weights=np.nan_to_num(w, nan=1.0), minlength=s.n_classes)
+        if s.weight_sums is not None:
+            Fk = s.weight_sums
+        else:
+            w = ctx.table[weights[0]].to_numpy(dtype=float)
+            Fk = np.bincount(s.class_of, weights=np.nan_to_num(w, nan=1.0), minlength=s.n_classes)
         record_risk = individual_risk(s.class_fk, Fk)  # per class; every record of a class shares it
         details["weight_column"] = weights[0]
     else:
@@ -113,7 +118,8 @@ def run(ctx, params: UniquenessParams) -> Measurement:
         path = ctx.policy.resolve_path(params.population, "population")
         qi = ctx.policy.quasi_identifiers
         population = load_table(path, ctx.policy, what="population table", required=qi).frame
-        pu, absent = population_unique_given_sample_unique(ctx.table, population, qi, s.record_size == 1)
+        unique_classes = np.flatnonzero(s.class_fk == 1)
+        pu, absent = population_unique_given_sample_unique(s.representatives(unique_classes, qi), population, qi)
         details["pu_given_su"] = pu
         details["population_records"] = len(population)
         details["sample_uniques_absent_from_population"] = absent
@@ -163,6 +169,18 @@ def privaudit_report_section(check, audit):
     paragraphs = [f"An intruder who knows {know} and picks one of the matching records is right with probability "
                   f"1/f_k: {rs.fmt(d['average_risk'], 3)} on average; {rs.people(above)} "
                   f"({rs.percent(above, n)}) have a risk above {rs.fmt(d['risk_threshold'])}."]
+    pop = d.get("population_uniqueness")
+    if pop and pop.get("dankar") is not None:
+        n_pop = pop.get("population_size")
+        how = {"census": "the release is the whole population", "none": "no record is unique in the release"}.get(
+            pop["model"], f"{pop['model']} model, chosen by Dankar et al.'s rule")
+        paragraphs.append(f"In the population this release was sampled from ({rs.fmt(n_pop)} people), an estimated "
+                          f"{rs.share(pop['dankar'])} are unique on these values ({how}): a record matched to one of "
+                          f"them is matched to the right person.")
+    if d.get("expected_reidentifications") is not None:
+        paragraphs.append(f"Expected number of correct re-identifications if an intruder tries every record: "
+                          f"{rs.fmt(d['expected_reidentifications'], 4)} ({rs.share(d['global_risk'])} of the records)"
+                          f"{'; population sizes estimated from the weight column ' + d['weight_column'] if d.get('weight_column') else ''}.")
     if "pu_given_su" in d:
         paragraphs.append(f"Against the population table ({rs.fmt(d['population_records'])} records), "
                           f"{rs.share(d['pu_given_su'])} of the sample-unique records are unique in the population "
@@ -176,7 +194,9 @@ def privaudit_report_section(check, audit):
         summary=summary, value_text=rs.share(check["value"]), threshold_text=f"≤ {rs.share(p['max_share'])}",
         paragraphs=paragraphs,
         facts=rs.facts(("records", n), ("sample-unique records", u), ("average risk", d["average_risk"]),
-                       ("highest risk", d["max_risk"]), ("P(PU | SU)", d.get("pu_given_su"))),
+                       ("highest risk", d["max_risk"]), ("expected re-identifications", d.get("expected_reidentifications")),
+                       ("P(PU | SU)", d.get("pu_given_su")),
+                       ("estimated population uniques", rs.share(pop["dankar"]) if pop and pop.get("dankar") is not None else None)),
         figures=[figure] if figure else [],
         tables=[t for t in [rs.worst_classes_table(check, audit, failing=u, what="classes of a single record")] if t],
         limitations="counts uniqueness in the sample only: a record unique here may have look-alikes in the "

@@ -31,7 +31,7 @@ def report_dict(audit: Any) -> dict:
             "sha256": table.sha256,
             "size": table.size,
             "rows": table.rows,
-            "columns": [str(c) for c in table.frame.columns],
+            "columns": table.columns,
         },
         "original": None if audit.original is None else {
             "path": str(audit.original.path), "sha256": audit.original.sha256, "rows": audit.original.rows},
