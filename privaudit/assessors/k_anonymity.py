@@ -18,21 +18,27 @@ class KAnonymityParams(Params):
     k: int = Field(ge=1, description="Smallest allowed class size.")
 
 
+def violations(ctx, params: KAnonymityParams):
+    """Classes whose records hide among fewer than k records."""
+    return ctx.summary.class_fk < params.k
+
+
 def run(ctx, params: KAnonymityParams) -> Measurement:
     s = ctx.summary
     k = params.k
-    class_fk = s.class_record_size
-    value = int(s.record_size.min())
-    records_below = int((s.record_size < k).sum())
-    classes_below = int((class_fk < k).sum())
+    class_fk = s.class_fk
+    failing = violations(ctx, params)
+    value = int(class_fk.min())
+    records_below = int(s.sizes[failing].sum())
+    classes_below = int(failing.sum())
     details = {
         "classes": s.n_classes,
         "records": s.n_records,
         "records_below_k": records_below,
         "classes_below_k": classes_below,
-        "sample_uniques": int((s.record_size == 1).sum()),
+        "sample_uniques": int(s.sizes[class_fk == 1].sum()),
         "class_size_histogram": size_histogram(class_fk),
-        "worst_classes": ctx.worst_classes(class_fk, failing=class_fk < k),
+        "worst_classes": ctx.worst_classes(class_fk, failing=failing),
     }
     if records_below:
         message = (f"{fmt(records_below)} records in {fmt(classes_below)} classes are in classes smaller "
@@ -53,6 +59,7 @@ ASSESSOR = Assessor(
     formula="value = min over records of f_k, the number of records with the same quasi-identifier values; "
     "pass iff value >= k",
     reference="Samarati & Sweeney (1998); Sweeney, Int. J. Uncertainty, Fuzziness and Knowledge-Based Systems 10(5), 2002",
+    class_violations=violations,
 )
 
 
@@ -84,7 +91,7 @@ def privaudit_report_section(check, audit):
         summary += f" In all, {rs.people(below)} ({rs.percent(below, d['records'])}) are in groups smaller than k = {k}."
     return rs.ReportSection(
         summary=summary, value_text=rs.fmt(value), threshold_text=f"k ≥ {k}",
-        facts=rs.facts(("classes (groups of look-alike records)", d["classes"]), ("records", d["records"]),
+        facts=rs.facts(("classes (groups of look-alikes)", d["classes"]), ("records", d["records"]),
                        ("records in classes smaller than k", f"{rs.fmt(below)} ({rs.percent(below, d['records'])})"),
                        ("classes smaller than k", d["classes_below_k"]), ("records alone in their class", alone)),
         figures=[f for f in [rs.size_histogram_figure(d["class_size_histogram"], k, "Class sizes")] if f],

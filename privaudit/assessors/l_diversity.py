@@ -75,21 +75,31 @@ def validate(params: LDiversityParams, policy) -> str | None:
     return check_sensitive(policy, [params.sensitive])
 
 
+def per_class_figures(ctx, params: LDiversityParams) -> tuple[np.ndarray, np.ndarray]:
+    """Each class's diversity figure and whether it fails the check."""
+    sc = ctx.summary.sensitive[params.sensitive]
+    if params.variant == "recursive":
+        per_class = recursive_ratio_per_class(sc, int(params.l))
+        return per_class, ~(per_class < params.c)
+    per_class = distinct_per_class(sc) if params.variant == "distinct" else entropy_per_class(sc)
+    return per_class, per_class < params.l - 1e-12 * max(params.l, 1.0)
+
+
+def violations(ctx, params: LDiversityParams) -> np.ndarray:
+    return per_class_figures(ctx, params)[1]
+
+
 def run(ctx, params: LDiversityParams) -> Measurement:
     s = ctx.summary
     sc = s.sensitive[params.sensitive]
+    per_class, failing = per_class_figures(ctx, params)
     if params.variant == "recursive":
-        per_class = recursive_ratio_per_class(sc, int(params.l))
-        failing = ~(per_class < params.c)
         value = float(per_class.max())
         passed = value < params.c
         threshold = {"c": params.c, "l": params.l}
         worst_key, descending = per_class, True
         message = f"largest r1/(r_l+...+r_m) over classes: {fmt(value)} (must stay below c={params.c:g}, l={params.l:g})"
     else:
-        per_class = distinct_per_class(sc) if params.variant == "distinct" else entropy_per_class(sc)
-        tolerance = 1e-12 * max(params.l, 1.0)
-        failing = per_class < params.l - tolerance
         value = float(per_class.min())
         passed = not failing.any()
         threshold = params.l
@@ -124,6 +134,7 @@ ASSESSOR = Assessor(
     reference="Machanavajjhala, Kifer, Gehrke & Venkitasubramaniam, l-Diversity: Privacy Beyond k-Anonymity "
     "(ACM TKDD 1(1), 2007)",
     validate_policy=validate,
+    class_violations=violations,
 )
 
 
@@ -155,8 +166,11 @@ def privaudit_report_section(check, audit):
         threshold_text, value_text, side, line = f"l ≥ {rs.fmt(l)}", rs.fmt(check["value"]), "below", f"l = {rs.fmt(l)}"
         kind = "different values" if variant == "distinct" else "equally likely values (exp of the entropy)"
         axis = f"{'distinct values' if variant == 'distinct' else 'exp(entropy)'} of {col} per class"
-        summary = (f"{who} with fewer than l = {rs.fmt(l)} {kind} of {col}: finding their group narrows their "
-                   f"{col} down to fewer than {rs.fmt(l)} possibilities." if bad else
+        consequence = (f"finding their group narrows their {col} down to fewer than {rs.fmt(l)} possibilities"
+                       if variant == "distinct" else
+                       f"finding their group makes their {col} as easy to guess as a choice among fewer than "
+                       f"{rs.fmt(l)} equally likely values")
+        summary = (f"{who} with fewer than l = {rs.fmt(l)} {kind} of {col}: {consequence}." if bad else
                    f"Every group has at least l = {rs.fmt(l)} {kind} of {col}: finding a person's group leaves at "
                    f"least {rs.fmt(l)} possibilities.")
         if bad and variant == "distinct" and check["value"] == 1:

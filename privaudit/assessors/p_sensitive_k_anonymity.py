@@ -24,13 +24,23 @@ def validate(params: PSensitiveParams, policy) -> str | None:
     return check_sensitive(policy, params.sensitive)
 
 
+def fewest_distinct(ctx, params: PSensitiveParams) -> np.ndarray:
+    """Per class, the fewest distinct values over the listed sensitive attributes."""
+    columns = params.sensitive or ctx.policy.sensitive
+    return np.min(np.vstack([ctx.summary.sensitive[c].distinct for c in columns]), axis=0)
+
+
+def violations(ctx, params: PSensitiveParams) -> np.ndarray:
+    return (fewest_distinct(ctx, params) < params.p) | (ctx.summary.class_fk < params.k)
+
+
 def run(ctx, params: PSensitiveParams) -> Measurement:
     s = ctx.summary
     columns = params.sensitive or ctx.policy.sensitive
-    distinct = np.min(np.vstack([s.sensitive[c].distinct for c in columns]), axis=0)
+    distinct = fewest_distinct(ctx, params)
     value = int(distinct.min())
-    smallest = int(s.record_size.min())
-    failing = (distinct < params.p) | (s.class_record_size < params.k)
+    smallest = int(s.class_fk.min())
+    failing = violations(ctx, params)
     per_attribute = {c: int(s.sensitive[c].distinct.min()) for c in columns}
     details = {
         "classes": s.n_classes,
@@ -59,6 +69,7 @@ ASSESSOR = Assessor(
     "pass iff min class size >= k and value >= p",
     reference="Truta & Vinay, Privacy Protection: p-Sensitive k-Anonymity Property (ICDE Workshops, 2006)",
     validate_policy=validate,
+    class_violations=violations,
 )
 
 
@@ -85,7 +96,7 @@ def privaudit_report_section(check, audit):
         summary = (f"Every group has at least k = {k} records and p = {p} different values of {columns}: finding a "
                    f"person's group leaves at least {p} possibilities for each sensitive value.")
     return rs.ReportSection(
-        summary=summary, value_text=f"{rs.fmt(check['value'])} (smallest class {rs.fmt(d['smallest_class'])})",
+        summary=summary, value_text=f"p = {rs.fmt(check['value'])}, k = {rs.fmt(d['smallest_class'])}",
         threshold_text=f"p ≥ {p}, k ≥ {k}",
         facts=rs.facts(("classes", d["classes"]), ("smallest class", d["smallest_class"]),
                        *[(f"fewest distinct values of {c}", v) for c, v in d["per_attribute"].items()],

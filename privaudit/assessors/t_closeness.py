@@ -56,6 +56,11 @@ def per_class_emd(ctx, column: str, distance: str) -> np.ndarray:
     return emd.emd_hierarchical(sc.counts, q, paths)
 
 
+def violations(ctx, params: TClosenessParams) -> np.ndarray:
+    per_class = per_class_emd(ctx, params.sensitive, ground_distance(params, ctx.policy))
+    return ~np.isnan(per_class) & (per_class > params.t + 1e-12)
+
+
 def run(ctx, params: TClosenessParams) -> Measurement:
     s = ctx.summary
     distance = ground_distance(params, ctx.policy)
@@ -91,6 +96,7 @@ ASSESSOR = Assessor(
     "equal (1), or hierarchical height(LCA)/H; pass iff value <= t",
     reference="Li, Li & Venkatasubramanian, t-Closeness: Privacy Beyond k-Anonymity and l-Diversity (ICDE 2007)",
     validate_policy=validate,
+    class_violations=violations,
 )
 
 

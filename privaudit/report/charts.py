@@ -1,0 +1,307 @@
+"""Hand-written SVG charts for the audit report: histograms with a threshold line.
+
+Why not matplotlib's SVG backend: the charts here are a handful of bars, two axes and one line. Writing
+the SVG directly keeps them
+
+* small: a chart is 3-6 kB of markup inlined in the HTML (matplotlib writes every glyph as a path and
+  embeds ids and metadata, tens of kB per chart);
+* deterministic: the same numbers give the same bytes (coordinates are rounded to 0.1 unit; there are
+  no generated ids, dates or hash salts), so the HTML is byte-identical across runs;
+* identical in HTML and PDF: only basic elements (``rect``, ``line``, ``text``, ``g``) and one font
+  family (DejaVu Sans, which the PDF embeds) are used, which browsers and WeasyPrint draw alike;
+* safe: no ``href``, ``image``, ``style`` URL or script: the chart cannot fetch anything, and every
+  label goes through :func:`markupsafe.escape`.
+
+Every function returns :class:`markupsafe.Markup` (trusted markup for the autoescaping templates).
+Axis ticks are "nice" numbers (1, 2, 2.5, 5 x 10^n); with ``log_y`` the y axis has one tick per decade
+and a bar of height 1 still shows (the axis starts at 0.5).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from markupsafe import Markup, escape
+
+WIDTH, HEIGHT = 640.0, 236.0
+LEFT, RIGHT, TOP, BOTTOM = 66.0, 18.0, 40.0, 46.0
+MAX_SLOT = 56.0  # widest slot of a categorical bar, so that one or two bars do not fill the plot
+FONT = "DejaVu Sans, sans-serif"
+FONT_SIZE = 11.0
+CHAR_WIDTH = 6.6  # average advance of DejaVu Sans at FONT_SIZE, for label spacing
+PASS_FILL = "#4a78a8"
+FAIL_FILL = "#d0553f"
+THRESHOLD_STROKE = "#1d1d1d"
+GRID = "#dddddd"
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One bar: its x extent in data units (continuous axis) or slot (categorical), count and colour."""
+
+    lo: float
+    hi: float
+    count: float
+    failing: bool
+    label: str = ""
+
+
+def _n(x: float) -> str:
+    """A coordinate with one decimal, without a trailing ``.0``."""
+    text = f"{x:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+def number_label(value: float) -> str:
+    """Tick label: integers with thousands separators, others with up to 3 significant digits."""
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:.3g}"
+
+
+def nice_step(span: float, target: int = 5) -> float:
+    """A step of the form {1, 2, 2.5, 5} x 10^n giving about ``target`` intervals over ``span``."""
+    if span <= 0:
+        return 1.0
+    raw = span / target
+    base = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 2.5, 5, 10):
+        if m * base >= raw - 1e-12:
+            return m * base
+    return 10 * base  # pragma: no cover
+
+
+def linear_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
+    step = nice_step(hi - lo, target)
+    first = math.ceil(lo / step - 1e-9) * step
+    ticks, x = [], first
+    while x <= hi + step * 1e-9:
+        ticks.append(round(x, 12))
+        x += step
+    return ticks
+
+
+class _Canvas:
+    def __init__(self, title: str):
+        self.parts: list[str] = []
+        self.title = title
+
+    def add(self, markup: str) -> None:
+        self.parts.append(markup)
+
+    def text(self, x: float, y: float, content: str, anchor: str = "middle", size: float = FONT_SIZE,
+             weight: str = "normal", fill: str = "#222", rotate: bool = False) -> None:
+        transform = f' transform="rotate(-90 {_n(x)} {_n(y)})"' if rotate else ""
+        bold = ' font-weight="bold"' if weight == "bold" else ""
+        self.add(f'<text x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}" font-size="{_n(size)}"{bold} '
+                 f'fill="{fill}"{transform}>{escape(content)}</text>')
+
+    def line(self, x1: float, y1: float, x2: float, y2: float, stroke: str, width: float = 1.0,
+             dash: str | None = None) -> None:
+        dashing = f' stroke-dasharray="{dash}"' if dash else ""
+        self.add(f'<line x1="{_n(x1)}" y1="{_n(y1)}" x2="{_n(x2)}" y2="{_n(y2)}" stroke="{stroke}" '
+                 f'stroke-width="{_n(width)}"{dashing}/>')
+
+    def rect(self, x: float, y: float, w: float, h: float, fill: str) -> None:
+        self.add(f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(max(w, 0.0))}" height="{_n(max(h, 0.0))}" '
+                 f'fill="{fill}"/>')
+
+    def markup(self) -> Markup:
+        head = (f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {_n(WIDTH)} {_n(HEIGHT)}" '
+                f'width="{_n(WIDTH)}" height="{_n(HEIGHT)}" role="img" aria-label="{escape(self.title)}" '
+                f'font-family="{FONT}"><title>{escape(self.title)}</title>')
+        return Markup(head + "".join(self.parts) + "</svg>")
+
+
+class _YAxis:
+    """Maps counts to pixel rows, linear from 0 or logarithmic from 0.5."""
+
+    def __init__(self, max_count: float, log: bool):
+        self.log = log
+        self.bottom, self.top = HEIGHT - BOTTOM, TOP
+        if log:
+            self.lo = math.log10(0.5)
+            self.hi = math.log10(max(max_count, 1.0)) + 0.15
+            decades = range(0, math.floor(self.hi) + 1)
+            self.ticks = [10.0 ** d for d in decades]
+        else:
+            top = max(max_count, 1.0) * 1.08  # headroom for the counts printed above the bars
+            step = max(nice_step(top, 4), 1.0)  # counts: whole-number ticks
+            self.ticks = [i * step for i in range(int(math.ceil(top / step - 1e-9)) + 1)]
+            self.lo, self.hi = 0.0, self.ticks[-1]
+
+    def y(self, count: float) -> float:
+        if self.log:
+            v = math.log10(count) if count > 0 else self.lo
+        else:
+            v = count
+        frac = (v - self.lo) / (self.hi - self.lo)
+        return self.bottom - frac * (self.bottom - self.top)
+
+    def draw(self, canvas: _Canvas, label: str) -> None:
+        for t in self.ticks:
+            y = self.y(t)
+            canvas.line(LEFT, y, WIDTH - RIGHT, y, GRID)
+            canvas.text(LEFT - 6, y + 4, number_label(t), anchor="end")
+        scale = " (log scale)" if self.log else ""
+        canvas.text(15, (TOP + HEIGHT - BOTTOM) / 2, label + scale, rotate=True)
+
+
+def _legend(canvas: _Canvas, fail_text: str, pass_text: str) -> None:
+    """Two colour keys at the top right, above the threshold label's row."""
+    widths = [14 + CHAR_WIDTH * 0.92 * len(t) for t in (fail_text, pass_text)]
+    x = WIDTH - RIGHT - sum(widths) - 16
+    for (fill, text), w in zip(((FAIL_FILL, fail_text), (PASS_FILL, pass_text)), widths):
+        canvas.rect(x, 4, 10, 10, fill)
+        canvas.text(x + 14, 13, text, anchor="start", size=10)
+        x += w + 16
+
+
+def _threshold(canvas: _Canvas, x: float, label: str) -> None:
+    """The dashed threshold line from the plot's top margin down to the axis, labelled above the plot."""
+    canvas.line(x, TOP - 16, x, HEIGHT - BOTTOM, THRESHOLD_STROKE, 1.6, "5 3")
+    width = CHAR_WIDTH * 1.05 * len(label)
+    if WIDTH - RIGHT - x >= width + 6:
+        canvas.text(x + 5, TOP - 6, label, anchor="start", weight="bold")
+    else:
+        canvas.text(x - 5, TOP - 6, label, anchor="end", weight="bold")
+
+
+def _draw_bars(canvas: _Canvas, yaxis: _YAxis, boxes: Sequence[tuple[float, float, Bar]],
+               show_counts: bool) -> None:
+    base = HEIGHT - BOTTOM
+    for x0, x1, bar in boxes:
+        if bar.count <= 0:
+            continue
+        y = yaxis.y(bar.count)
+        canvas.rect(x0, y, x1 - x0, base - y, FAIL_FILL if bar.failing else PASS_FILL)
+        if show_counts:
+            canvas.text((x0 + x1) / 2, y - 3, number_label(bar.count), size=9, fill="#444")
+
+
+def _frame(canvas: _Canvas, x_label: str) -> None:
+    base = HEIGHT - BOTTOM
+    canvas.line(LEFT, base, WIDTH - RIGHT, base, "#333")
+    canvas.line(LEFT, TOP - 4, LEFT, base, "#333")
+    canvas.text((LEFT + WIDTH - RIGHT) / 2, HEIGHT - 8, x_label)
+
+
+def _counts_fit(slot: float, counts: Sequence[float]) -> bool:
+    """Print the count above each bar only when every label fits in the narrowest slot ``slot``."""
+    if not counts:
+        return False
+    widest = max(len(number_label(c)) for c in counts)
+    return widest * CHAR_WIDTH * 0.82 <= slot - 2
+
+
+def should_use_log(counts: Sequence[float], ratio: float = 100.0) -> bool:
+    """A log y axis when the largest non-zero bar is more than ``ratio`` times the smallest."""
+    positive = [c for c in counts if c > 0]
+    return bool(positive) and max(positive) / min(positive) > ratio
+
+
+def category_chart(labels: Sequence[str], counts: Sequence[float], failing: Sequence[bool], *,
+                   title: str, x_label: str, y_label: str, threshold_after: int | None = None,
+                   threshold_label: str = "", log_y: bool | None = None,
+                   legend: tuple[str, str] | None = None) -> Markup:
+    """Bars for discrete categories (e.g. class sizes 1, 2, 3, ... with a pooled ``>= 60`` last bar).
+
+    ``threshold_after`` puts the threshold line after that many bars (0 = before the first bar).
+    ``log_y=None`` chooses a log axis when the counts span more than two orders of magnitude.
+    """
+    if not (len(labels) == len(counts) == len(failing)):
+        raise ValueError("labels, counts and failing must have the same length")
+    log = should_use_log(counts) if log_y is None else log_y
+    canvas = _Canvas(title)
+    yaxis = _YAxis(max(counts, default=1.0), log)
+    yaxis.draw(canvas, y_label)
+    n = max(len(labels), 1)
+    slot = min((WIDTH - LEFT - RIGHT) / n, MAX_SLOT)
+    start = LEFT + ((WIDTH - LEFT - RIGHT) - n * slot) / 2  # few bars sit in the middle of the plot
+    pad = min(slot * 0.15, 6.0)
+    boxes = [(start + i * slot + pad, start + (i + 1) * slot - pad, Bar(i, i + 1, c, f, lab))
+             for i, (lab, c, f) in enumerate(zip(labels, counts, failing))]
+    _draw_bars(canvas, yaxis, boxes, _counts_fit(slot, counts) and not log)
+    # x tick labels: every step-th label so that none overlap, always the first and the last
+    widest = max((len(lab) for lab in labels), default=1) * CHAR_WIDTH + 6
+    step = max(1, math.ceil(widest / slot))
+    shown = list(range(0, len(labels), step))
+    if labels and shown[-1] != len(labels) - 1:
+        if len(shown) > 1 and len(labels) - 1 - shown[-1] < step:
+            shown[-1] = len(labels) - 1  # the last label replaces a neighbour it would overlap
+        else:
+            shown.append(len(labels) - 1)
+    base = HEIGHT - BOTTOM
+    for i in shown:
+        cx = start + (i + 0.5) * slot
+        canvas.line(cx, base, cx, base + 4, "#333")
+        canvas.text(cx, base + 16, labels[i])
+    _frame(canvas, x_label)
+    if threshold_after is not None:
+        _threshold(canvas, start + threshold_after * slot, threshold_label)
+    if legend:
+        _legend(canvas, *legend)
+    return canvas.markup()
+
+
+def histogram_chart(edges: Sequence[float], counts: Sequence[float], *, title: str, x_label: str,
+                    y_label: str, threshold: float | None = None, threshold_label: str = "",
+                    fail_side: str | None = None, infinite: int = 0, log_y: bool | None = None,
+                    legend: tuple[str, str] | None = None, failing: Sequence[bool] | None = None) -> Markup:
+    """A histogram over equal- or unequal-width bins ``edges`` (len(counts) + 1 values).
+
+    ``fail_side`` ("above" or "below") colours the bars on the failing side of ``threshold`` (a bin is
+    judged by its centre, unless ``failing`` gives each bin's verdict). ``infinite`` adds a separate bar labelled ``∞`` at the right (e.g. classes
+    whose recursive (c,l) ratio is unbounded); it counts as failing when ``fail_side == "above"``.
+    """
+    if len(edges) != len(counts) + 1:
+        raise ValueError("edges must have one more value than counts")
+    lo, hi = float(edges[0]), float(edges[-1])
+    if threshold is not None:
+        lo, hi = min(lo, threshold), max(hi, threshold)
+    if hi <= lo:
+        hi = lo + 1.0
+    log = should_use_log(list(counts) + ([infinite] if infinite else [])) if log_y is None else log_y
+    canvas = _Canvas(title)
+    yaxis = _YAxis(max(list(counts) + [infinite], default=1.0), log)
+    yaxis.draw(canvas, y_label)
+    right = WIDTH - RIGHT - (46.0 if infinite else 0.0)
+
+    def x_of(v: float) -> float:
+        return LEFT + (v - lo) / (hi - lo) * (right - LEFT)
+
+    def fails(centre: float) -> bool:
+        if threshold is None or fail_side is None:
+            return False
+        return centre > threshold if fail_side == "above" else centre < threshold
+
+    if failing is not None and len(failing) != len(counts):
+        raise ValueError("failing must have one value per bin")
+    boxes = []
+    for i, (a, b, c) in enumerate(zip(edges[:-1], edges[1:], counts)):
+        x0, x1 = x_of(float(a)), x_of(float(b))
+        gap = min((x1 - x0) * 0.08, 1.5)
+        bad = bool(failing[i]) if failing is not None else fails((float(a) + float(b)) / 2)
+        boxes.append((x0 + gap, x1 - gap, Bar(float(a), float(b), float(c), bad)))
+    if infinite:
+        boxes.append((right + 14, WIDTH - RIGHT - 4, Bar(math.inf, math.inf, float(infinite), fail_side == "above", "∞")))
+    narrowest = min((x_of(float(b)) - x_of(float(a)) for a, b in zip(edges[:-1], edges[1:])), default=0.0)
+    _draw_bars(canvas, yaxis, boxes, _counts_fit(narrowest, [b.count for *_, b in boxes]) and not log)
+    base = HEIGHT - BOTTOM
+    ticks = linear_ticks(lo, hi, 6)
+    labels = [number_label(t) for t in ticks]
+    while len(ticks) > 2 and max(len(s) for s in labels) * CHAR_WIDTH + 8 > (x_of(ticks[1]) - x_of(ticks[0])):
+        ticks, labels = ticks[::2], labels[::2]
+    for t, text in zip(ticks, labels):
+        canvas.line(x_of(t), base, x_of(t), base + 4, "#333")
+        canvas.text(x_of(t), base + 16, text)
+    if infinite:
+        canvas.text((right + WIDTH - RIGHT + 10) / 2, base + 16, "∞")
+    _frame(canvas, x_label)
+    if threshold is not None:
+        _threshold(canvas, x_of(threshold), threshold_label)
+    if legend:
+        _legend(canvas, *legend)
+    return canvas.markup()

@@ -1,0 +1,224 @@
+"""The self-contained HTML audit report (also the source of the PDF, see :mod:`privaudit.report.pdf`).
+
+The page is built from the JSON report's data (:func:`privaudit.report.json_report.report_dict`), the
+registry's assessor metadata (title, what it protects, what it measures, formula, reference) and one
+:class:`~privaudit.report.sections.ReportSection` per check, asked from the plugins through the
+``privaudit_report_section`` hook (the generic section when no plugin answers).
+
+Everything is inline (CSS in a ``<style>`` element, charts as ``<svg>``): the file makes no request of
+any kind. The Jinja2 environment escapes every value (``autoescape=True`` for all templates); only chart
+markup from :mod:`privaudit.report.charts` is trusted. Nothing depends on the clock except
+``generated_at``, which honours ``SOURCE_DATE_EPOCH``: the same inputs give byte-identical HTML.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib.resources import files
+from pathlib import PurePath
+from typing import Any
+
+import jinja2
+
+from .. import __version__
+from .json_report import report_dict
+from .sections import KeyValues, ReportSection, fmt, generic_section, threshold_text
+
+TEMPLATE = "report.html.j2"
+PROTECTS = {"identity": "identity disclosure", "attribute": "attribute disclosure"}
+STATUS_LABEL = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}
+MISSING_QI = {
+    "value": ("a missing or suppressed quasi-identifier value is a value of its own: a record with a missing "
+              "age is grouped only with other records whose age is missing."),
+    "wildcard": ("a missing or suppressed quasi-identifier value matches any value when counting how many "
+                 "records a person hides among (sdcMicro's semantics): suppressing a value protects the record."),
+}
+ROLE_LABEL = {
+    "quasi_identifier": "quasi-identifier (an intruder may know it)",
+    "sensitive": "sensitive (the value to protect)",
+    "identifier": "direct identifier (must be empty)",
+    "record_id": "record id (links to the original)",
+    "weight": "sampling weight",
+    "other": "other (neither known nor protected)",
+}
+DEFAULT_LIMITS = {
+    "identity": "protects against finding a person's record, not against learning their sensitive values.",
+    "attribute": "protects sensitive values, not against finding a person's record on its own.",
+}
+
+
+@dataclass
+class CheckView:
+    """What the templates need about one check."""
+
+    number: int
+    anchor: str
+    check: dict
+    title: str
+    assessor: Any
+    protects: str
+    status: str
+    badge: str
+    value_text: str
+    threshold_text: str
+    section: ReportSection
+
+
+def status_badge(status: str, severity: str) -> str:
+    """PASS / FAIL / WARN (a failed warning-severity check) / ERROR."""
+    if status == "fail" and severity == "warning":
+        return "WARN"
+    return STATUS_LABEL.get(status, status.upper())
+
+
+def human_size(n: int | None) -> str:
+    if n is None:
+        return "—"
+    if n < 1024:
+        return f"{n:,} bytes"
+    for unit in ("kB", "MB", "GB", "TB"):
+        n /= 1024.0
+        if n < 1024 or unit == "TB":
+            return f"{n:.1f} {unit}"
+    return ""  # pragma: no cover
+
+
+def human_time(iso: str) -> str:
+    """``2026-11-22T00:49:11Z`` -> ``2026-11-22 00:49:11 UTC``."""
+    return iso.replace("T", " ").replace("Z", " UTC") if iso else "—"
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The report's Jinja2 environment: templates from ``privaudit.templates``, autoescape on for all."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(files("privaudit.templates"))),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["fmt"] = fmt
+    env.tests["keyvalues"] = lambda v: isinstance(v, KeyValues)
+    env.tests["number"] = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+    return env
+
+
+def section_for(check: dict, audit: Any, registry: Any, assessor: Any) -> ReportSection:
+    """Ask the plugins for the check's section; fall back to the generic one."""
+    if check["status"] == "error":
+        return ReportSection(summary=check["message"])
+    try:
+        section = registry.manager.hook.privaudit_report_section(check=check, audit=audit)
+    except Exception as exc:  # a plugin's broken section must not cost the whole report
+        section = generic_section(check)
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        section.paragraphs.append(f"(The plugin's own section for this check failed: {type(exc).__name__}: {first})")
+        return section
+    if not isinstance(section, ReportSection):
+        return generic_section(check)
+    return section
+
+
+def check_views(data: dict, audit: Any, registry: Any) -> list[CheckView]:
+    views = []
+    for i, check in enumerate(data["checks"], start=1):
+        assessor = registry.assessors.get(check["assessor"])
+        section = section_for(check, audit, registry, assessor)
+        error = check["status"] == "error"
+        views.append(CheckView(
+            number=i,
+            anchor=f"check-{i}",
+            check=check,
+            title=getattr(assessor, "title", None) or check["assessor"],
+            assessor=assessor,
+            protects=PROTECTS.get(getattr(assessor, "protects", ""), "—"),
+            status=check["status"],
+            badge=status_badge(check["status"], check["severity"]),
+            value_text="—" if error else (section.value_text or fmt(check["value"])),
+            threshold_text=section.threshold_text or threshold_text(check["threshold"] if not error
+                                                                    else check["params"]),
+            section=section,
+        ))
+    return views
+
+
+def limitations(views: list[CheckView]) -> list[tuple[str, str]]:
+    """What each model used does not protect against: (assessor title, text), one per assessor."""
+    out: dict[str, tuple[str, str]] = {}
+    for v in views:
+        name = v.check["assessor"]
+        text = v.section.limitations or DEFAULT_LIMITS.get(getattr(v.assessor, "protects", ""), "")
+        if name not in out or (v.section.limitations and not out[name][1]):
+            out[name] = (v.title, text)
+    return list(out.values())
+
+
+def methodology(views: list[CheckView]) -> list[dict]:
+    """Each assessor used, once, with its metadata for the appendix."""
+    seen: dict[str, dict] = {}
+    for v in views:
+        a = v.assessor
+        name = v.check["assessor"]
+        if name in seen:
+            continue
+        seen[name] = {
+            "name": name,
+            "title": v.title,
+            "protects": v.protects,
+            "measures": getattr(a, "measures", "") or "",
+            "formula": getattr(a, "formula", "") or "",
+            "reference": getattr(a, "reference", "") or "",
+            "known": a is not None,
+        }
+    return list(seen.values())
+
+
+def column_rows(data: dict, policy: Any) -> list[list[str]]:
+    """One row per column of the release: name, role, type (with ", hierarchy" when it has one)."""
+    rows = []
+    for name in data["input"]["columns"]:
+        spec = policy.columns.get(name)
+        if spec is None:
+            rows.append([name, "not in the policy (neither known nor protected)", "—"])
+            continue
+        kind = spec.type + (", hierarchy" if name in policy.hierarchies else "")
+        rows.append([name, ROLE_LABEL.get(spec.role, spec.role), kind])
+    return rows
+
+
+def token_label(token: str) -> str:
+    return "(empty cell)" if token == "" else f"“{token}”"
+
+
+def render_html(result: Any, registry: Any = None) -> str:
+    """The HTML report of an :class:`~privaudit.audit.AuditResult`, as one self-contained page."""
+    if registry is None:
+        from ..plugins import get_registry
+
+        registry = get_registry()
+    data = report_dict(result)
+    views = check_views(data, result, registry)
+    s = data["summary"]
+    scope = data["scope"]
+    context = {
+        "data": data,
+        "checks": views,
+        "verdict": "PASS" if s["passed"] else "FAIL",
+        "file_name": PurePath(data["input"]["path"]).name,
+        "policy_file": PurePath(data["policy"]["path"]).name,
+        "original_file": PurePath(data["original"]["path"]).name if data["original"] else None,
+        "file_size": human_size(data["input"]["size"]),
+        "generated": human_time(data["generated_at"]),
+        "version": __version__,
+        "missing_qi_text": MISSING_QI.get(scope["missing_qi"], scope["missing_qi"]),
+        "column_rows": column_rows(data, result.policy),
+        "missing_tokens": ", ".join(token_label(t) for t in scope["missing_tokens"]),
+        "limitations": limitations(views),
+        "methodology": methodology(views),
+        "max_classes": result.policy.report.max_classes,
+        "show_sensitive": result.policy.report.show_sensitive_values,
+    }
+    return environment().get_template(TEMPLATE).render(**context)
