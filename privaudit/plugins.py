@@ -27,6 +27,7 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.uniqueness",
     "privaudit.assessors.interval_disclosure",
     "privaudit.assessors.rr_attribute_disclosure",
+    "privaudit.assessors.record_linkage",
     "privaudit.remediators.suppress",
     "privaudit.remediators.randomize",
     "privaudit.remediators.microaggregate",

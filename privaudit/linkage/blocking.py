@@ -1,6 +1,6 @@
 """Exact-match blocking: candidate pair generation in bounded-size chunks.
 
-Blocking (Fellegi & Sunter 1969, section 4; Christen 2012, *Data Matching*, ch. 4)
+Blocking (Christen 2012, *Data Matching*, the chapter on indexing)
 restricts the comparison space ``A x B`` to the pairs that agree exactly on a
 *blocking key*.  With several blocking rules the candidate set is the union of
 the per-rule pair sets.  This module
@@ -9,12 +9,13 @@ the per-rule pair sets.  This module
   (:func:`encode_block_keys`), with ``-1`` for records whose key has a missing
   component (such records are never paired by that rule);
 * enumerates the pairs rule by rule without ever holding all of them
-  (:func:`iter_candidate_pairs`): the right-hand keys are sorted once, every
-  left record gets the range ``[lo, hi)`` of equal keys via binary search, and
-  ranges are expanded with ``np.repeat`` for a slice of left records whose
-  pair count fits the chunk size.  A pair produced by rule ``r`` is dropped
-  when it also agrees on an earlier rule ``k < r``, so the union is
-  de-duplicated without a global set of pairs;
+  (:func:`iter_rule_chunks`): the right-hand keys are sorted once
+  (:func:`rule_order`), every left record gets the range ``[lo, hi)`` of
+  equal keys via binary search, and ranges are expanded with ``np.repeat``
+  for a slice of left records whose pair count fits the chunk size;
+* de-duplicates the union (:func:`iter_candidate_pairs`): a pair produced by
+  rule ``r`` is dropped when it also agrees on an earlier rule ``k < r``, so
+  no global set of pairs is needed;
 * chooses a default set of rules (:func:`default_blocking`).
 
 Within every yielded chunk the left indices are non-decreasing, which lets
@@ -34,8 +35,11 @@ __all__ = [
     "PairChunk",
     "default_blocking",
     "encode_block_keys",
+    "RangeChunk",
     "count_candidate_pairs",
     "iter_candidate_pairs",
+    "iter_rule_chunks",
+    "rule_order",
 ]
 
 
@@ -104,69 +108,124 @@ def encode_block_keys(left: pd.DataFrame, right: pd.DataFrame, rules: Sequence[S
     return out
 
 
-def default_blocking(frame: pd.DataFrame, columns: Sequence[str], n_rules: int = 3) -> list[list[str]]:
-    """Default rules: one single-column exact block per most *discriminating* categorical column.
+def default_blocking(
+    frame: pd.DataFrame, columns: Sequence[str], n_rules: int = 3, max_pairs: float | None = 1e8, n_other: int | None = None
+) -> list[list[str]]:
+    """Default rules: exact blocks on the most *discriminating* categorical columns.
 
     Columns are ranked by the inverse Simpson index ``1 / sum_v p_v**2`` (the
     effective number of distinct values).  ``sum_v p_v**2`` is the share of
     all pairs that fall in a common block, so this ranking picks the columns
     with the smallest candidate sets, unlike a raw distinct-value count which
     would favour skewed columns such as a country with one dominant value.
+
+    The rules are one single-column block for each of the ``n_rules`` best
+    columns.  If those would produce more than ``max_pairs`` pairs (estimated
+    as ``len(frame) * n_other * sum_v p_v**2`` per rule, ``n_other`` defaulting
+    to ``len(frame)``), the rules become all pairs of these columns instead
+    (e.g. ``(a, b), (a, c), (b, c)``): a record's own match is still found
+    when any two of the three columns agree.
     """
+    n_other = len(frame) if n_other is None else n_other
     scores = []
     for col in columns:
         p = frame[col].value_counts(normalize=True, dropna=True).to_numpy(dtype=float)
         if p.size:
-            scores.append((1.0 / float(np.sum(p * p)), col))
-    scores.sort(key=lambda t: -t[0])
-    return [[col] for _, col in scores[:n_rules]]
+            scores.append((float(np.sum(p * p)), col))
+    scores.sort(key=lambda t: t[0])
+    best = scores[:n_rules]
+    rules = [[col] for _, col in best]
+    expected = sum(len(frame) * n_other * collision for collision, _ in best)
+    if max_pairs is not None and expected > max_pairs and len(best) >= 3:
+        cols = [col for _, col in best]
+        rules = [[a, b] for i, a in enumerate(cols) for b in cols[i + 1:]]
+    return rules
 
 
-def _rule_ranges(keys: BlockKeys) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sorted right order plus, for every left record, the range of equal right keys."""
+def rule_order(keys: BlockKeys) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Right records sorted by key, and for every left record the range of equal keys.
+
+    Returns ``(order, lo, counts)``: the right records with the same key as
+    left record ``i`` are ``order[lo[i] : lo[i] + counts[i]]`` (``counts`` is
+    0 for a missing key).
+    """
     order = np.argsort(keys.right, kind="stable")
     sorted_keys = keys.right[order]
     lo = np.searchsorted(sorted_keys, keys.left, side="left")
     hi = np.searchsorted(sorted_keys, keys.left, side="right")
     counts = hi - lo
     counts[keys.left < 0] = 0
-    return order.astype(np.int32), lo, counts
+    return order, lo, counts
 
 
 def count_candidate_pairs(rules: Sequence[BlockKeys]) -> list[int]:
     """Number of pairs each rule produces *before* de-duplication (cheap, no pairs built)."""
-    return [int(_rule_ranges(k)[2].sum()) for k in rules]
+    return [int(rule_order(k)[2].sum()) for k in rules]
 
 
-def iter_candidate_pairs(rules: Sequence[BlockKeys], chunk_size: int = 1_000_000) -> Iterator[PairChunk]:
-    """Yield the de-duplicated union of all rules' pairs, at most ~``chunk_size`` pairs per chunk.
+@dataclass(frozen=True)
+class RangeChunk:
+    """Pairs of one rule for the left records ``start..stop-1``, in compact form.
 
-    A chunk covers whole left records of one rule, so a single left record
-    whose block exceeds ``chunk_size`` yields a larger chunk on its own.
+    Left record ``start + k`` is paired with the ``counts[k]`` right records
+    at positions ``pos[offsets[k] : offsets[k] + counts[k]]`` of the rule's
+    sorted order (``order[pos]`` are right row indices).  Not de-duplicated.
+    """
+
+    rule: int
+    start: int
+    stop: int
+    counts: np.ndarray
+    pos: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return int(self.pos.size)
+
+    def left(self) -> np.ndarray:
+        """Left index of every pair (non-decreasing)."""
+        return np.repeat(np.arange(self.start, self.stop, dtype=np.intp), self.counts)
+
+
+def iter_rule_chunks(rules: Sequence[BlockKeys], orders: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], chunk_size: int) -> Iterator[RangeChunk]:
+    """Walk every rule's pairs in chunks of whole left records, ~``chunk_size`` pairs each.
+
+    ``orders`` are the :func:`rule_order` results of ``rules``.  A single left
+    record whose block exceeds ``chunk_size`` forms a larger chunk on its own.
     """
     if chunk_size < 1:
         raise ValueError("chunk_size must be positive")
-    for r, keys in enumerate(rules):
-        order, lo, counts = _rule_ranges(keys)
+    for r, (order, lo, counts) in enumerate(orders):
         cum = np.cumsum(counts)
         n = counts.size
         start = 0
         while start < n:
             base = cum[start - 1] if start else 0
-            stop = int(np.searchsorted(cum, base + chunk_size, side="right"))
-            stop = max(stop, start + 1)
+            stop = max(int(np.searchsorted(cum, base + chunk_size, side="right")), start + 1)
             cnt = counts[start:stop]
             total = int(cnt.sum())
             if total:
-                left = np.repeat(np.arange(start, stop, dtype=np.int32), cnt)
                 offsets = np.cumsum(cnt) - cnt
                 pos = np.repeat(lo[start:stop] - offsets, cnt) + np.arange(total)
-                right = order[pos]
-                if r:
-                    keep = np.ones(total, dtype=bool)
-                    for earlier in rules[:r]:
-                        kl = earlier.left[left]
-                        keep &= ~((kl == earlier.right[right]) & (kl >= 0))
-                    left, right = left[keep], right[keep]
-                yield PairChunk(r, left, right, total)
+                yield RangeChunk(r, start, stop, cnt, pos)
             start = stop
+
+
+def iter_candidate_pairs(rules: Sequence[BlockKeys], chunk_size: int = 1_000_000) -> Iterator[PairChunk]:
+    """Yield the de-duplicated union of all rules' pairs, ~``chunk_size`` pairs per chunk.
+
+    A pair of rule ``r`` is dropped when it also agrees on the key of an
+    earlier rule.  Within a chunk ``left`` is non-decreasing.
+    """
+    orders = [rule_order(k) for k in rules]
+    for ch in iter_rule_chunks(rules, orders, chunk_size):
+        left = ch.left()
+        right = orders[ch.rule][0][ch.pos]
+        if ch.rule:
+            dup = np.zeros(left.size, dtype=bool)
+            for earlier in rules[: ch.rule]:
+                kl = earlier.left[left]
+                dup |= (kl == earlier.right[right]) & (kl >= 0)
+            keep = np.flatnonzero(~dup)
+            left, right = left[keep], right[keep]
+        yield PairChunk(ch.rule, left.astype(np.int32), right.astype(np.int32), ch.size)

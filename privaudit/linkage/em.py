@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
+from scipy import sparse
 
-__all__ = ["EMFit", "default_m_init", "marginal_level_frequencies", "fit_em"]
+__all__ = ["EMFit", "default_m_init", "marginal_level_frequencies", "fit_em", "fit_match_prior"]
 
 _TINY = 1e-300
 
@@ -75,11 +76,43 @@ def marginal_level_frequencies(levels: np.ndarray, counts: np.ndarray, n_levels:
     return out
 
 
+class _Design:
+    """Patterns as a sparse 0/1 matrix ``X`` (K x sum_a L_a): ``X[k, off_a + l] = 1`` iff ``gamma_ka = l``.
+
+    With all level probabilities in one flat vector ``theta``,
+    ``log P(gamma_k | class) = (X @ log theta)_k`` (missing levels have no
+    entry, i.e. factor 1) and the M-step numerators are ``X.T @ weights``.
+    """
+
+    def __init__(self, levels: np.ndarray, n_levels: Sequence[int]):
+        self.n_levels = list(n_levels)
+        self.offsets = np.r_[0, np.cumsum(self.n_levels)[:-1]].astype(np.int64)
+        k, a = np.nonzero(levels >= 0)
+        cols = self.offsets[a] + levels[k, a]
+        self.x = sparse.csr_matrix((np.ones(k.size), (k, cols)), shape=(levels.shape[0], int(sum(self.n_levels))))
+        self.xt = self.x.T.tocsr()
+
+    def flat(self, per_attribute: Sequence[np.ndarray]) -> np.ndarray:
+        return np.concatenate([np.asarray(p, float) for p in per_attribute])
+
+    def split(self, flat: np.ndarray) -> list[np.ndarray]:
+        return np.split(flat, self.offsets[1:])
+
+    def log_prob(self, theta: np.ndarray) -> np.ndarray:
+        return self.x @ np.log(np.maximum(theta, _TINY))
+
+    def normalise(self, numerators: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+        """Normalise every attribute block to sum 1 (blocks with no mass keep ``fallback``)."""
+        sums = np.add.reduceat(numerators, self.offsets)
+        per_level = np.repeat(sums, self.n_levels)
+        return np.where(per_level > 0, numerators / np.where(per_level > 0, per_level, 1.0), fallback)
+
+
 def _log_class_prob(levels: np.ndarray, log_p: Sequence[np.ndarray]) -> np.ndarray:
     """``sum_a log p_a[gamma_ka]`` per pattern, missing levels contributing 0."""
     total = np.zeros(levels.shape[0])
     for a, lp in enumerate(log_p):
-        padded = np.r_[lp, 0.0]  # index -1 -> the appended 0
+        padded = np.append(lp, 0.0)  # index -1 -> the appended 0
         total += padded[levels[:, a]]
     return total
 
@@ -94,6 +127,7 @@ def fit_em(
     lambda_init: float = 0.01,
     max_iter: int = 1000,
     tol: float = 1e-9,
+    fix_u: bool = False,
 ) -> EMFit:
     """Fit ``lambda``, ``m`` and ``u`` by EM on distinct agreement patterns.
 
@@ -111,59 +145,87 @@ def fit_em(
         :func:`marginal_level_frequencies` (neither uses labels).
     tol:
         stop when no parameter moves by more than ``tol`` in one iteration.
+    fix_u:
+        keep ``u`` at ``u_init`` and fit only ``lambda`` and ``m`` (the usual
+        practice when ``u`` is estimated beforehand from random pairs, where
+        matches are negligible).
     """
     levels = np.asarray(levels, dtype=np.int64)
     counts = np.asarray(counts, dtype=float)
     if levels.ndim != 2 or levels.shape[1] != len(n_levels) or levels.shape[0] != counts.shape[0]:
         raise ValueError("levels must be (K, A) with A == len(n_levels) and K == len(counts)")
+    if np.any(levels >= np.asarray(n_levels)[None, :]) or np.any(levels < -1):
+        raise ValueError("levels out of range")
     if not 0.0 < lambda_init < 1.0:
         raise ValueError("lambda_init must be in (0, 1)")
     total = counts.sum()
     if total <= 0:
         raise ValueError("no pairs to fit")
-    m = [np.asarray(x, float).copy() for x in (m_init if m_init is not None else default_m_init(n_levels))]
-    u = [np.asarray(x, float).copy() for x in (u_init if u_init is not None else marginal_level_frequencies(levels, counts, n_levels))]
+    design = _Design(levels, n_levels)
+    m = design.flat(m_init if m_init is not None else default_m_init(n_levels))
+    u = design.flat(u_init if u_init is not None else marginal_level_frequencies(levels, counts, n_levels))
     lam = float(lambda_init)
-    # per attribute: pattern rows where it is observed, and their level
-    observed = [levels[:, a] >= 0 for a in range(len(n_levels))]
 
     converged = False
     it = 0
+    log_u = design.log_prob(u)
     for it in range(1, max_iter + 1):
-        log_m = _log_class_prob(levels, [np.log(np.maximum(x, _TINY)) for x in m])
-        log_u = _log_class_prob(levels, [np.log(np.maximum(x, _TINY)) for x in u])
-        # g = lam*Pm / (lam*Pm + (1-lam)*Pu), computed as a logistic of the log-odds
-        log_odds = np.log(lam) - np.log1p(-lam) + log_m - log_u
+        # E-step: g = lam*Pm / (lam*Pm + (1-lam)*Pu), a logistic of the log-odds
+        log_odds = np.log(lam) - np.log1p(-lam) + design.log_prob(m) - log_u
         g = 0.5 * (1.0 + np.tanh(0.5 * log_odds))
         w_m = counts * g
-        w_u = counts - w_m
+        # M-step
         new_lam = float(np.clip(w_m.sum() / total, 1e-15, 1 - 1e-15))
-        new_m, new_u = [], []
-        for a, n in enumerate(n_levels):
-            ok = observed[a]
-            lev = levels[ok, a]
-            fm = np.bincount(lev, weights=w_m[ok], minlength=n)[:n]
-            fu = np.bincount(lev, weights=w_u[ok], minlength=n)[:n]
-            new_m.append(fm / fm.sum() if fm.sum() > 0 else m[a])
-            new_u.append(fu / fu.sum() if fu.sum() > 0 else u[a])
-        delta = max(
-            abs(new_lam - lam),
-            max(float(np.max(np.abs(x - y))) for x, y in zip(new_m, m)),
-            max(float(np.max(np.abs(x - y))) for x, y in zip(new_u, u)),
-        )
+        new_m = design.normalise(design.xt @ w_m, m)
+        new_u = u if fix_u else design.normalise(design.xt @ (counts - w_m), u)
+        delta = max(abs(new_lam - lam), float(np.max(np.abs(new_m - m))), float(np.max(np.abs(new_u - u))))
         lam, m, u = new_lam, new_m, new_u
+        if not fix_u:
+            log_u = design.log_prob(u)
         if delta < tol:
             converged = True
             break
 
-    log_m = _log_class_prob(levels, [np.log(np.maximum(x, _TINY)) for x in m])
-    log_u = _log_class_prob(levels, [np.log(np.maximum(x, _TINY)) for x in u])
-    ll = float(np.sum(counts * np.logaddexp(np.log(lam) + log_m, np.log1p(-lam) + log_u)))
+    ll = float(np.sum(counts * np.logaddexp(np.log(lam) + design.log_prob(m), np.log1p(-lam) + design.log_prob(u))))
     return EMFit(
-        m=tuple(tuple(float(v) for v in x) for x in m),
-        u=tuple(tuple(float(v) for v in x) for x in u),
+        m=tuple(tuple(float(v) for v in x) for x in design.split(m)),
+        u=tuple(tuple(float(v) for v in x) for x in design.split(u)),
         lambda_=lam,
         iterations=it,
         converged=converged,
         log_likelihood=ll,
     )
+
+
+def fit_match_prior(
+    levels: np.ndarray,
+    counts: np.ndarray,
+    m: Sequence[np.ndarray],
+    u: Sequence[np.ndarray],
+    *,
+    lambda_init: float = 0.01,
+    max_iter: int = 10000,
+    tol: float = 1e-9,
+) -> float:
+    """EM for the match prior alone, ``m`` and ``u`` held fixed.
+
+    Iterates ``lambda <- sum_k c_k g_k(lambda) / sum_k c_k`` with the E-step
+    of :func:`fit_em`; this is the maximum-likelihood mixing weight of two
+    known component distributions.
+    """
+    counts = np.asarray(counts, dtype=float)
+    levels = np.asarray(levels, dtype=np.int64)
+    total = counts.sum()
+    if total <= 0:
+        raise ValueError("no pairs to fit")
+    log_ratio = _log_class_prob(levels, [np.log(np.maximum(np.asarray(x, float), _TINY)) for x in m]) - _log_class_prob(
+        levels, [np.log(np.maximum(np.asarray(x, float), _TINY)) for x in u]
+    )
+    lam = float(lambda_init)
+    for _ in range(max_iter):
+        g = 0.5 * (1.0 + np.tanh(0.5 * (np.log(lam) - np.log1p(-lam) + log_ratio)))
+        new = float(np.clip(np.dot(counts, g) / total, 1e-15, 1 - 1e-15))
+        if abs(new - lam) <= tol * lam:
+            return new
+        lam = new
+    return lam
