@@ -8,5 +8,18 @@ __version__ = "0.1.0"
 
 from .assessor import Assessor, Measurement, Params  # noqa: E402
 from .hookspecs import hookimpl  # noqa: E402
+from .remediator import Remediation, Remediator  # noqa: E402
 
-__all__ = ["Assessor", "Measurement", "Params", "hookimpl", "__version__"]
+__all__ = ["Assessor", "AuditContext", "ClassSummary", "Measurement", "Params", "Remediation", "Remediator",
+           "SensitiveCounts", "hookimpl", "__version__"]
+
+_LAZY = {"AuditContext": "privaudit.context", "ClassSummary": "privaudit.summary", "SensitiveCounts": "privaudit.summary"}
+
+
+def __getattr__(name: str):
+    """The data-model classes are exported lazily: importing them pulls in numpy and pandas."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'privaudit' has no attribute {name!r}")

@@ -219,9 +219,9 @@ def sensitive_counts(column: str, values, domain: np.ndarray, class_of: np.ndarr
     series = pd.Series(values)
     if isinstance(series.dtype, pd.CategoricalDtype):
         lookup = {v: i for i, v in enumerate(domain)}
-        cat_pos = np.array([lookup.get(str(c), -1) for c in series.cat.categories], dtype=np.int64)
+        cat_pos = np.array([lookup.get(str(c), -1) for c in series.cat.categories] + [-1], dtype=np.int64)
         codes = series.cat.codes.to_numpy().astype(np.int64)
-        s = np.where(codes >= 0, cat_pos[np.maximum(codes, 0)], -1)
+        s = cat_pos[codes]  # code -1 (missing) picks the trailing -1
     else:
         arr = series.to_numpy(dtype=float)
         s = np.searchsorted(domain, arr)

@@ -1,26 +1,48 @@
 """Helpers for tests of privaudit and of its plugins.
 
-They run the real pipeline (CSV file -> policy -> class summary -> assessors), so a plugin's tests
-exercise exactly what the CLI does::
+They run the real pipeline (CSV file -> policy -> class summary -> assessors -> reports), so a
+plugin's tests exercise exactly what the CLI does::
 
     from privaudit.testing import audit_frame, check_result
 
     result = audit_frame(frame, {"columns": {...}, "checks": [{"assessor": "beta_likeness", "beta": 1}]})
     assert check_result(result, "beta_likeness")["status"] == "pass"
+
+What each helper is for (``docs/plugins.md`` walks through them):
+
+* :func:`audit_frame` / :func:`check_result` — a whole audit and one check's JSON-report entry;
+* :func:`summary_of` — the shared class summary of a small frame (test the formulas of an assessor
+  on its :class:`~privaudit.summary.SensitiveCounts`);
+* :func:`audit_context` — the :class:`~privaudit.context.AuditContext` an assessor's ``run`` sees;
+* :func:`run_assessor` / :func:`class_violations` — one check's :class:`~privaudit.assessor.Measurement`
+  and per-class violation mask, without the rest of the audit;
+* :func:`report_section` / :func:`assert_section_renders` — the section a plugin draws for a check,
+  and a rendered HTML report that shows it;
+* :func:`run_cli` — the ``privaudit`` command in-process (exit code, stdout, stderr);
+* :func:`registry_with` — a registry with extra plugin modules (a plugin that is not installed).
+
+Policies are dicts in the YAML file's shape; ``version`` and ``name`` are filled in.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 import yaml
 
+from .assessor import Measurement
 from .audit import AuditResult, run_audit
-from .plugins import Registry, build_registry, make_manager
+from .context import AuditContext
+from .plugins import Registry, build_registry, get_registry, make_manager
 from .report.json_report import report_dict
+from .summary import ClassSummary
 
 
 def registry_with(*plugins: Any, entry_points: bool = True) -> Registry:
@@ -28,10 +50,10 @@ def registry_with(*plugins: Any, entry_points: bool = True) -> Registry:
     return build_registry(make_manager(load_entry_points=entry_points, extra_plugins=plugins))
 
 
-def audit_frame(frame: pd.DataFrame, policy: Mapping[str, Any], *, registry: Registry | None = None,
-                files: Mapping[str, str] | None = None, original: pd.DataFrame | None = None) -> AuditResult:
-    """Audit ``frame`` against ``policy`` (a dict; ``version`` and ``name`` are filled in) through the
-    same loading path as the CLI. ``files`` are extra files (hierarchies ...) written beside the policy."""
+@contextlib.contextmanager
+def _files_for(frame: pd.DataFrame, policy: Mapping[str, Any], files: Mapping[str, str] | None = None,
+               original: pd.DataFrame | None = None) -> Iterator[tuple[Path, Path, Path | None]]:
+    """A temporary folder holding ``data.csv``, ``policy.yaml`` (plus ``files``, ``original.csv``)."""
     doc = {"version": 1, "name": "test", **policy}
     with tempfile.TemporaryDirectory(prefix="privaudit-test-") as tmp:
         folder = Path(tmp)
@@ -43,7 +65,15 @@ def audit_frame(frame: pd.DataFrame, policy: Mapping[str, Any], *, registry: Reg
         if original is not None:
             original.to_csv(folder / "original.csv", index=False)
             original_path = folder / "original.csv"
-        return run_audit(folder / "data.csv", folder / "policy.yaml", original=original_path, registry=registry)
+        yield folder / "data.csv", folder / "policy.yaml", original_path
+
+
+def audit_frame(frame: pd.DataFrame, policy: Mapping[str, Any], *, registry: Registry | None = None,
+                files: Mapping[str, str] | None = None, original: pd.DataFrame | None = None) -> AuditResult:
+    """Audit ``frame`` against ``policy`` (a dict; ``version`` and ``name`` are filled in) through the
+    same loading path as the CLI. ``files`` are extra files (hierarchies ...) written beside the policy."""
+    with _files_for(frame, policy, files, original) as (data, policy_path, original_path):
+        return run_audit(data, policy_path, original=original_path, registry=registry)
 
 
 def check_result(result: AuditResult, check_id: str) -> dict:
@@ -52,3 +82,128 @@ def check_result(result: AuditResult, check_id: str) -> dict:
         if check["id"] == check_id:
             return check
     raise KeyError(f"no check {check_id!r} in the audit (have: {[c.id for c in result.checks]})")
+
+
+# ------------------------------------------------------------------------ one assessor, no audit
+def audit_context(frame: pd.DataFrame, policy: Mapping[str, Any], *, registry: Registry | None = None,
+                  files: Mapping[str, str] | None = None) -> AuditContext:
+    """The context an assessor's ``run(ctx, params)`` receives for ``frame`` under ``policy``: the
+    policy and the table are loaded exactly as the CLI loads them (types, missing tokens,
+    hierarchies); ``ctx.summary`` is built on first use."""
+    from .data import load_table
+    from .policy import load_policy
+
+    with _files_for(frame, policy, files) as (data, policy_path, _):
+        loaded = load_policy(policy_path, registry or get_registry())
+        table = load_table(data, loaded)
+    return AuditContext(loaded, table.frame)
+
+
+def summary_of(frame: pd.DataFrame, quasi_identifiers: Sequence[str], sensitive: Mapping[str, str] | Sequence[str] = (),
+               *, types: Mapping[str, str] | None = None, missing_qi: str = "value") -> ClassSummary:
+    """The class summary of ``frame``: classes of ``quasi_identifiers`` and, per ``sensitive`` column,
+    the sparse class x value count matrix (``summary.sensitive[col]``).
+
+    ``sensitive`` is a list of columns (nominal) or a mapping column -> type (``nominal``,
+    ``numeric``); ``types`` gives the quasi-identifiers' types (default nominal). Values are loaded
+    as the CLI loads them (``""`` and ``*`` are missing)."""
+    sensitive = dict(sensitive) if isinstance(sensitive, Mapping) else {c: "nominal" for c in sensitive}
+    types = dict(types or {})
+    columns = {q: {"role": "quasi_identifier", "type": types.get(q, "nominal")} for q in quasi_identifiers}
+    columns.update({s: {"role": "sensitive", "type": kind} for s, kind in sensitive.items()})
+    used = list(dict.fromkeys([*quasi_identifiers, *sensitive]))
+    return audit_context(frame[used], {"data": {"missing_qi": missing_qi}, "columns": columns}).summary
+
+
+def _with_check(policy: Mapping[str, Any], check: Mapping[str, Any]) -> dict:
+    return {**policy, "checks": [*policy.get("checks", []), dict(check)]}
+
+
+def run_assessor(frame: pd.DataFrame, policy: Mapping[str, Any], check: Mapping[str, Any], *,
+                 registry: Registry | None = None, files: Mapping[str, str] | None = None) -> Measurement:
+    """Run one check on ``frame`` and return the assessor's :class:`Measurement` (numpy values as the
+    assessor returned them, before the JSON report converts them).
+
+    ``check`` is written as in a policy (``{"assessor": "beta_likeness", "sensitive": "disease",
+    "beta": 1}``) and is added after the policy's own checks, so its parameters go through the
+    assessor's params model and ``validate_policy`` as in a real audit."""
+    ctx = audit_context(frame, _with_check(policy, check), registry=registry, files=files)
+    resolved = ctx.policy.checks[-1]
+    return resolved.assessor.run(ctx, resolved.params)
+
+
+def class_violations(frame: pd.DataFrame, policy: Mapping[str, Any], check: Mapping[str, Any], *,
+                     registry: Registry | None = None, files: Mapping[str, str] | None = None
+                     ) -> tuple[np.ndarray, ClassSummary]:
+    """One check's per-class violation mask (its assessor's ``class_violations``) and the summary whose
+    classes it indexes. Fails when the assessor declares no ``class_violations``."""
+    ctx = audit_context(frame, _with_check(policy, check), registry=registry, files=files)
+    resolved = ctx.policy.checks[-1]
+    fn = resolved.assessor.class_violations
+    if fn is None:
+        raise AssertionError(f"assessor {resolved.assessor.name!r} has no class_violations")
+    mask = np.asarray(fn(ctx, resolved.params))
+    summary = ctx.summary
+    if mask.dtype != bool or mask.shape != (summary.n_classes,):
+        raise AssertionError(f"class_violations of {resolved.assessor.name!r} must be a bool array of one value "
+                             f"per class ({summary.n_classes}); got dtype {mask.dtype}, shape {mask.shape}")
+    return mask, summary
+
+
+# ------------------------------------------------------------------------------------ reports
+def report_section(result: AuditResult, check_id: str, *, registry: Registry | None = None):
+    """The :class:`~privaudit.report.sections.ReportSection` the plugins draw for one check, asked
+    through the ``privaudit_report_section`` hook as the report asks. Unlike the report, which falls
+    back to a generic section, this raises: an exception of the plugin propagates, and a check no
+    plugin answers for is an AssertionError."""
+    from .report.sections import ReportSection
+
+    registry = registry or get_registry()
+    check = check_result(result, check_id)
+    section = registry.manager.hook.privaudit_report_section(check=check, audit=result)
+    if section is None:
+        raise AssertionError(f"no plugin draws a section for check {check_id!r} (assessor {check['assessor']!r})")
+    if not isinstance(section, ReportSection):
+        raise AssertionError(f"the section for {check_id!r} is a {type(section).__name__}, not a ReportSection")
+    return section
+
+
+def assert_section_renders(result: AuditResult, check_id: str, *, registry: Registry | None = None) -> str:
+    """Render the HTML report of ``result`` and check that the plugin's own section of ``check_id`` is in
+    it: its summary sentence and every figure and table caption. Returns the HTML."""
+    from markupsafe import escape
+
+    from .report.html import render_html
+
+    registry = registry or get_registry()
+    section = report_section(result, check_id, registry=registry)
+    html = render_html(result, registry)
+    if "section for this check failed" in html:
+        raise AssertionError("a plugin section failed while rendering the report")
+    expected = [str(escape(t)) for t in [section.summary, *(f.caption for f in section.figures),
+                                         *(t.caption for t in section.tables)] if t]
+    expected += [str(f.svg) for f in section.figures]  # trusted markup, inlined as is
+    for needle in expected:
+        if needle not in html:
+            raise AssertionError(f"the report of {check_id!r} does not show {needle[:80]!r}")
+    return html
+
+
+# ------------------------------------------------------------------------------------------ CLI
+@dataclass(frozen=True)
+class CliRun:
+    """What ``privaudit ARGS`` did: exit code, standard output and standard error."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(*args: Any) -> CliRun:
+    """Run ``privaudit ARGS`` in this process (arguments are turned into strings)."""
+    from .cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return CliRun(code, out.getvalue(), err.getvalue())

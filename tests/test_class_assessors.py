@@ -146,3 +146,12 @@ def test_wildcard_missing_semantics(tmp_path, audit_json):
     text_value = text.replace("missing_qi: wildcard", "missing_qi: value")
     _, report = audit_json(data, write_policy(tmp_path, text_value))
     assert report["checks"][1]["details"]["class_size_histogram"] == [[1, 2], [2, 1]]
+
+
+def test_sensitive_column_entirely_missing(small, audit_json):
+    rows = "zip,age,disease,income\nA,1,,1\nB,2,,2\n"
+    checks = ("  - {id: l, assessor: l_diversity, sensitive: disease, l: 1}\n"
+              "  - {id: t, assessor: t_closeness, sensitive: disease, t: 0.5}")
+    code, c = checks_of(audit_json, *small(checks, rows))
+    assert c["l"]["status"] == "fail" and c["l"]["value"] == 0  # no class holds a value
+    assert c["t"]["status"] == "pass" and c["t"]["details"]["classes_without_values"] == 2
