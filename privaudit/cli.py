@@ -37,6 +37,9 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("released", help="the released table (CSV or Parquet)")
     audit.add_argument("--policy", required=True, help="policy YAML file")
     audit.add_argument("--original", help="the original table (same rows, or joined by a record_id column)")
+    audit.add_argument("--engine", choices=["in-process", "chunked", "duckdb", "spark"], default="in-process",
+                       help="who computes the class summary: in memory (default), in chunks past memory, "
+                       "DuckDB, or Spark")
     _report_arguments(audit)
 
     policy = sub.add_parser("policy", help="policy tools")
@@ -124,7 +127,7 @@ def cmd_audit(args) -> int:
     bar = _progress(args)
     try:
         result = run_audit(args.released, args.policy, original=args.original,
-                           allow_outside_paths=args.allow_outside_paths, progress=bar)
+                           allow_outside_paths=args.allow_outside_paths, progress=bar, engine=args.engine)
     finally:
         bar.close()
     for path, data in _render_reports(result, args):  # all rendered before any is written
@@ -171,7 +174,8 @@ def cmd_remediate(args) -> int:
               f"({len(outcome.before.failed)} failed)  ->  after {rem['method']}: "
               f"{'PASS' if outcome.offered else 'FAIL'} ({len(outcome.after.failed)} failed)")
         for key, value in rem["loss"].items():
-            print(f"  {key}: {value}")
+            if not isinstance(value, (dict, list)):  # nested figures are in the reports
+                print(f"  {key}: {value:.6g}" if isinstance(value, float) else f"  {key}: {value}")
         for note in rem["notes"]:
             print(f"  note: {note}")
         print(f"wrote {args.out}" if outcome.offered else
