@@ -175,9 +175,20 @@ def privaudit_report_section(check, audit):
                    f"least {rs.fmt(l)} possibilities.")
         if bad and variant == "distinct" and check["value"] == 1:
             summary += f" In the worst groups everyone shares one {col} value: finding the group reveals it."
+    bound = c if variant == "recursive" else l
+    hist = d["per_class_histogram"]
+    if variant != "distinct":
+        # rebin the per-class figures so that the bound is a bin edge (no bin holds passing and failing
+        # classes); a value equal to c fails the recursive check, one equal to l passes the entropy check
+        try:
+            per_class, fails = per_class_figures(audit.context, LDiversityParams.model_validate(p))
+            if int(fails.sum()) == d["classes_failing"]:
+                hist = rs.threshold_histogram(per_class, bound, side, variant == "recursive", lo=0.0)
+        except Exception:  # no class summary at hand (e.g. a report rebuilt elsewhere): the assessor's bins
+            pass
     figure = rs.value_histogram_figure(
-        d["per_class_histogram"], c if variant == "recursive" else l, side, f"Diversity of {col} per class", axis,
-        line, integers=variant == "distinct",
+        hist, bound, side, f"Diversity of {col} per class", axis, line, integers=variant == "distinct",
+        failing_total=d["classes_failing"],
         caption=f"Classes by the diversity of their {col} values; the dashed line marks the policy's bound.")
     return rs.ReportSection(
         summary=summary, value_text=value_text, threshold_text=threshold_text,

@@ -125,7 +125,8 @@ def privaudit_report_section(check, audit):
     figure = rs.value_histogram_figure(
         d["per_class_histogram"], t, "above", f"Distance of each class's {col} from the table",
         f"earth mover's distance ({d['distance']} ground distance)", f"t = {rs.fmt(t)}",
-        caption=f"Classes by the distance between their {col} values and the whole table's; the dashed line marks t.")
+        caption=f"Classes by the distance between their {col} values and the whole table's; the dashed line marks t.",
+        failing_total=d["classes_failing"])
     return rs.ReportSection(
         summary=summary, value_text=rs.fmt(check["value"]), threshold_text=f"t ≤ {rs.fmt(t)}",
         facts=rs.facts(("ground distance", d["distance"]), ("classes", d["classes"]),

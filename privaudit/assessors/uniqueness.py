@@ -170,17 +170,44 @@ def privaudit_report_section(check, audit):
                   f"1/f_k: {rs.fmt(d['average_risk'], 3)} on average; {rs.people(above)} "
                   f"({rs.percent(above, n)}) have a risk above {rs.fmt(d['risk_threshold'])}."]
     pop = d.get("population_uniqueness")
+    tables = []
     if pop and pop.get("dankar") is not None:
         n_pop = pop.get("population_size")
         how = {"census": "the release is the whole population", "none": "no record is unique in the release"}.get(
-            pop["model"], f"{pop['model']} model, chosen by Dankar et al.'s rule")
-        paragraphs.append(f"In the population this release was sampled from ({rs.fmt(n_pop)} people), an estimated "
-                          f"{rs.share(pop['dankar'])} are unique on these values ({how}): a record matched to one of "
-                          f"them is matched to the right person.")
+            pop["model"], f"{pop['model'].capitalize() if pop['model'] != 'snb' else 'SNB'} model, chosen by "
+                          f"Dankar et al.'s rule")
+        estimate = f" (about {rs.fmt(round(pop['dankar'] * n_pop))} of {rs.fmt(n_pop)})" if n_pop else ""
+        paragraphs.append(f"In the population this release was sampled from ({rs.fmt(n_pop)} people, sampling fraction "
+                          f"{rs.fmt(pop.get('sampling_fraction'), 3)}), an estimated {rs.share(pop['dankar'])} of the "
+                          f"people{estimate} are the only one with {know} ({how}): matching such a person's record "
+                          f"identifies them for certain.")
+        names = {"pitman": "Pitman", "zayatz": "Zayatz", "snb": "SNB (shifted negative binomial)",
+                 "dankar": "Dankar et al.'s rule"}
+        rows = []
+        for key, name in names.items():
+            v = pop.get(key)
+            note = ""
+            if key == "pitman" and not pop.get("pitman_converged"):
+                note = "did not converge"
+            elif key == "snb":
+                note = f"{pop.get('snb_equations', 'corrected')} equations"
+            elif key == "dankar":
+                note = "chose " + {"pitman": "Pitman", "zayatz": "Zayatz", "snb": "SNB", "census": "the sample (f = 1)",
+                                   "none": "none (no sample uniques)"}.get(pop["model"], str(pop["model"]))
+            rows.append([name, rs.share(v) if v is not None else "no estimate",
+                         rs.fmt(round(v * n_pop)) if v is not None and n_pop else rs.MISSING, note])
+        tables.append(rs.Table(["model", "population uniques (share)", "people (estimate)", "note"], rows,
+                               caption="Estimated population uniqueness", numeric=frozenset({1, 2}),
+                               note="Shares of the population's people who are unique on the quasi-identifiers. "
+                                    "Dankar et al.'s rule: Pitman when the sampling fraction is at most 0.1 (Zayatz "
+                                    "if Pitman does not converge), else the smaller of Zayatz and SNB."))
     if d.get("expected_reidentifications") is not None:
-        paragraphs.append(f"Expected number of correct re-identifications if an intruder tries every record: "
-                          f"{rs.fmt(d['expected_reidentifications'], 4)} ({rs.share(d['global_risk'])} of the records)"
-                          f"{'; population sizes estimated from the weight column ' + d['weight_column'] if d.get('weight_column') else ''}.")
+        weight = d.get("weight_column")
+        basis = (f"with population class sizes F_k estimated from the sampling weights in {weight}" if weight else
+                 "with no sampling weights, taking each class's population size F_k as its size in the release")
+        paragraphs.append(f"If an intruder tries to re-identify every record, about "
+                          f"{rs.fmt(d['expected_reidentifications'], 4)} of them are expected to be right "
+                          f"({rs.share(d['global_risk'])} of the records; sdcMicro's individual risk, {basis}).")
     if "pu_given_su" in d:
         paragraphs.append(f"Against the population table ({rs.fmt(d['population_records'])} records), "
                           f"{rs.share(d['pu_given_su'])} of the sample-unique records are unique in the population "
@@ -195,10 +222,12 @@ def privaudit_report_section(check, audit):
         paragraphs=paragraphs,
         facts=rs.facts(("records", n), ("sample-unique records", u), ("average risk", d["average_risk"]),
                        ("highest risk", d["max_risk"]), ("expected re-identifications", d.get("expected_reidentifications")),
+                       ("global risk", rs.share(d["global_risk"]) if d.get("global_risk") is not None else None),
+                       ("weight column", d.get("weight_column")),
                        ("P(PU | SU)", d.get("pu_given_su")),
                        ("estimated population uniques", rs.share(pop["dankar"]) if pop and pop.get("dankar") is not None else None)),
         figures=[figure] if figure else [],
-        tables=[t for t in [rs.worst_classes_table(check, audit, failing=u, what="classes of a single record")] if t],
+        tables=tables + [t for t in [rs.worst_classes_table(check, audit, failing=u, what="classes of a single record")] if t],
         limitations="counts uniqueness in the sample only: a record unique here may have look-alikes in the "
         "population (and the reverse); the 1/f_k risk assumes the intruder knows the person is in the release.",
     )

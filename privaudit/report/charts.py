@@ -15,6 +15,12 @@ the SVG directly keeps them
 Every function returns :class:`markupsafe.Markup` (trusted markup for the autoescaping templates).
 Axis ticks are "nice" numbers (1, 2, 2.5, 5 x 10^n); with ``log_y`` the y axis has one tick per decade
 and a bar of height 1 still shows (the axis starts at 0.5).
+
+Three kinds of chart: :func:`category_chart` (one bar per category, e.g. class sizes),
+:func:`histogram_chart` (bins over a continuous axis; a bin holding values on both sides of the
+threshold is drawn split at the threshold line when its failing count is known, in a third colour
+when it is not) and :func:`share_bars_chart` (horizontal bars of shares, e.g. per attribute, against
+a limit).
 """
 
 from __future__ import annotations
@@ -33,6 +39,9 @@ FONT_SIZE = 11.0
 CHAR_WIDTH = 6.6  # average advance of DejaVu Sans at FONT_SIZE, for label spacing
 PASS_FILL = "#4a78a8"
 FAIL_FILL = "#d0553f"
+MIXED_FILL = "#9a86c2"  # a bin known to hold passing and failing values, in unknown proportion
+EXTRA_SLOT = 46.0  # width of a bar drawn beside the continuous axis (e.g. "∞", "≥ 40")
+MIN_PART = 3.0  # narrowest part of a bin split at the threshold, so that both parts show
 THRESHOLD_STROKE = "#1d1d1d"
 GRID = "#dddddd"
 
@@ -44,7 +53,7 @@ class Bar:
     lo: float
     hi: float
     count: float
-    failing: bool
+    failing: bool | None  # None: holds passing and failing values in unknown proportion
     label: str = ""
 
 
@@ -84,9 +93,10 @@ def linear_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
 
 
 class _Canvas:
-    def __init__(self, title: str):
+    def __init__(self, title: str, height: float = HEIGHT):
         self.parts: list[str] = []
         self.title = title
+        self.height = height
 
     def add(self, markup: str) -> None:
         self.parts.append(markup)
@@ -109,8 +119,8 @@ class _Canvas:
                  f'fill="{fill}"/>')
 
     def markup(self) -> Markup:
-        head = (f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {_n(WIDTH)} {_n(HEIGHT)}" '
-                f'width="{_n(WIDTH)}" height="{_n(HEIGHT)}" role="img" aria-label="{escape(self.title)}" '
+        head = (f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {_n(WIDTH)} {_n(self.height)}" '
+                f'width="{_n(WIDTH)}" height="{_n(self.height)}" role="img" aria-label="{escape(self.title)}" '
                 f'font-family="{FONT}"><title>{escape(self.title)}</title>')
         return Markup(head + "".join(self.parts) + "</svg>")
 
@@ -149,11 +159,13 @@ class _YAxis:
         canvas.text(15, (TOP + HEIGHT - BOTTOM) / 2, label + scale, rotate=True)
 
 
-def _legend(canvas: _Canvas, fail_text: str, pass_text: str) -> None:
-    """Two colour keys at the top right, above the threshold label's row."""
-    widths = [14 + CHAR_WIDTH * 0.92 * len(t) for t in (fail_text, pass_text)]
-    x = WIDTH - RIGHT - sum(widths) - 16
-    for (fill, text), w in zip(((FAIL_FILL, fail_text), (PASS_FILL, pass_text)), widths):
+def _legend(canvas: _Canvas, fail_text: str, pass_text: str, mixed_text: str | None = None) -> None:
+    """Colour keys (failing, passing and, when given, mixed) at the top right, above the threshold
+    label's row."""
+    entries = [(FAIL_FILL, fail_text), (PASS_FILL, pass_text)] + ([(MIXED_FILL, mixed_text)] if mixed_text else [])
+    widths = [14 + CHAR_WIDTH * 0.92 * len(t) for _, t in entries]
+    x = WIDTH - RIGHT - sum(widths) - 16 * (len(entries) - 1)
+    for (fill, text), w in zip(entries, widths):
         canvas.rect(x, 4, 10, 10, fill)
         canvas.text(x + 14, 13, text, anchor="start", size=10)
         x += w + 16
@@ -171,12 +183,14 @@ def _threshold(canvas: _Canvas, x: float, label: str) -> None:
 
 def _draw_bars(canvas: _Canvas, yaxis: _YAxis, boxes: Sequence[tuple[float, float, Bar]],
                show_counts: bool) -> None:
+    """Draw each bar; ``Bar.failing`` True/False picks the failing/passing colour, None the mixed one."""
     base = HEIGHT - BOTTOM
     for x0, x1, bar in boxes:
         if bar.count <= 0:
             continue
         y = yaxis.y(bar.count)
-        canvas.rect(x0, y, x1 - x0, base - y, FAIL_FILL if bar.failing else PASS_FILL)
+        fill = MIXED_FILL if bar.failing is None else (FAIL_FILL if bar.failing else PASS_FILL)
+        canvas.rect(x0, y, x1 - x0, base - y, fill)
         if show_counts:
             canvas.text((x0 + x1) / 2, y - 3, number_label(bar.count), size=9, fill="#444")
 
@@ -246,28 +260,55 @@ def category_chart(labels: Sequence[str], counts: Sequence[float], failing: Sequ
     return canvas.markup()
 
 
+def _split_bin(x0: float, x1: float, xt: float, bar: Bar, failing: float, fail_side: str | None) -> list:
+    """A bin holding ``failing`` of its ``bar.count`` values on the failing side of the threshold (at
+    pixel ``xt``), drawn as two bars that meet at the threshold line: the failing part on the failing
+    side, each part at its own height and at least :data:`MIN_PART` wide."""
+    split = min(max(xt, x0 + MIN_PART), x1 - MIN_PART) if x1 - x0 >= 2 * MIN_PART else (x0 + x1) / 2
+    passing = bar.count - failing
+    low, high = (passing, failing) if fail_side == "above" else (failing, passing)
+    return [(x0, split, Bar(bar.lo, bar.hi, low, fail_side != "above")),
+            (split, x1, Bar(bar.lo, bar.hi, high, fail_side == "above"))]
+
+
 def histogram_chart(edges: Sequence[float], counts: Sequence[float], *, title: str, x_label: str,
                     y_label: str, threshold: float | None = None, threshold_label: str = "",
                     fail_side: str | None = None, infinite: int = 0, log_y: bool | None = None,
-                    legend: tuple[str, str] | None = None, failing: Sequence[bool] | None = None) -> Markup:
+                    legend: tuple[str, str] | None = None, failing: Sequence[bool] | None = None,
+                    failing_counts: Sequence[float | None] | None = None,
+                    extra_bars: Sequence[tuple[str, float, bool]] = (), mixed_text: str = "") -> Markup:
     """A histogram over equal- or unequal-width bins ``edges`` (len(counts) + 1 values).
 
-    ``fail_side`` ("above" or "below") colours the bars on the failing side of ``threshold`` (a bin is
-    judged by its centre, unless ``failing`` gives each bin's verdict). ``infinite`` adds a separate bar labelled ``∞`` at the right (e.g. classes
-    whose recursive (c,l) ratio is unbounded); it counts as failing when ``fail_side == "above"``.
+    Colours: ``fail_side`` ("above" or "below") colours the bars on the failing side of ``threshold``,
+    judging a bin by its centre, unless ``failing`` gives each bin's verdict, or ``failing_counts``
+    gives how many of each bin's values fail. With ``failing_counts`` a bin whose count is partly
+    failing is drawn split at the threshold line (the failing part on the failing side, each part at
+    its own height); a ``None`` entry (a bin that straddles the threshold, split unknown) is drawn in
+    :data:`MIXED_FILL`, keyed in the legend as ``mixed_text``.
+
+    Bars beside the axis: ``infinite`` adds one labelled ``∞`` (e.g. classes whose recursive (c,l) ratio
+    is unbounded; failing when ``fail_side == "above"``); ``extra_bars`` adds ``(label, count, failing)``
+    bars (e.g. an overflow bin "≥ 40") in that order, before the ``∞`` one.
     """
     if len(edges) != len(counts) + 1:
         raise ValueError("edges must have one more value than counts")
+    if failing is not None and len(failing) != len(counts):
+        raise ValueError("failing must have one value per bin")
+    if failing_counts is not None and len(failing_counts) != len(counts):
+        raise ValueError("failing_counts must have one value per bin")
+    extras = list(extra_bars) + ([("∞", float(infinite), fail_side == "above")] if infinite else [])
     lo, hi = float(edges[0]), float(edges[-1])
     if threshold is not None:
         lo, hi = min(lo, threshold), max(hi, threshold)
     if hi <= lo:
         hi = lo + 1.0
-    log = should_use_log(list(counts) + ([infinite] if infinite else [])) if log_y is None else log_y
+    all_counts = list(counts) + [c for _, c, _ in extras]
+    log = should_use_log([c for c in all_counts if c]) if log_y is None else log_y
     canvas = _Canvas(title)
-    yaxis = _YAxis(max(list(counts) + [infinite], default=1.0), log)
+    yaxis = _YAxis(max(all_counts, default=1.0), log)
     yaxis.draw(canvas, y_label)
-    right = WIDTH - RIGHT - (46.0 if infinite else 0.0)
+    slots = [max(EXTRA_SLOT, len(label) * CHAR_WIDTH + 18) for label, _, _ in extras]
+    right = WIDTH - RIGHT - sum(slots)
 
     def x_of(v: float) -> float:
         return LEFT + (v - lo) / (hi - lo) * (right - LEFT)
@@ -277,17 +318,25 @@ def histogram_chart(edges: Sequence[float], counts: Sequence[float], *, title: s
             return False
         return centre > threshold if fail_side == "above" else centre < threshold
 
-    if failing is not None and len(failing) != len(counts):
-        raise ValueError("failing must have one value per bin")
-    boxes = []
+    boxes: list[tuple[float, float, Bar]] = []
     for i, (a, b, c) in enumerate(zip(edges[:-1], edges[1:], counts)):
         x0, x1 = x_of(float(a)), x_of(float(b))
         gap = min((x1 - x0) * 0.08, 1.5)
-        bad = bool(failing[i]) if failing is not None else fails((float(a) + float(b)) / 2)
-        boxes.append((x0 + gap, x1 - gap, Bar(float(a), float(b), float(c), bad)))
-    if infinite:
-        boxes.append((right + 14, WIDTH - RIGHT - 4, Bar(math.inf, math.inf, float(infinite), fail_side == "above", "∞")))
-    narrowest = min((x_of(float(b)) - x_of(float(a)) for a, b in zip(edges[:-1], edges[1:])), default=0.0)
+        x0, x1 = x0 + gap, x1 - gap
+        if failing_counts is not None:
+            f = failing_counts[i]
+            if f is not None and 0 < f < c and threshold is not None:
+                boxes += _split_bin(x0, x1, x_of(threshold), Bar(float(a), float(b), float(c), None), float(f), fail_side)
+                continue
+            bad = None if f is None else bool(f > 0)
+        else:
+            bad = bool(failing[i]) if failing is not None else fails((float(a) + float(b)) / 2)
+        boxes.append((x0, x1, Bar(float(a), float(b), float(c), bad)))
+    x = right
+    for (label, count, bad), slot in zip(extras, slots):
+        boxes.append((x + 14, x + slot - 4, Bar(math.inf, math.inf, float(count), bool(bad), label)))
+        x += slot
+    narrowest = min((x1 - x0 + 3.0 for x0, x1, b in boxes if b.count > 0), default=0.0)  # + the gaps
     _draw_bars(canvas, yaxis, boxes, _counts_fit(narrowest, [b.count for *_, b in boxes]) and not log)
     base = HEIGHT - BOTTOM
     ticks = linear_ticks(lo, hi, 6)
@@ -297,11 +346,61 @@ def histogram_chart(edges: Sequence[float], counts: Sequence[float], *, title: s
     for t, text in zip(ticks, labels):
         canvas.line(x_of(t), base, x_of(t), base + 4, "#333")
         canvas.text(x_of(t), base + 16, text)
-    if infinite:
-        canvas.text((right + WIDTH - RIGHT + 10) / 2, base + 16, "∞")
+    x = right
+    for (label, _, _), slot in zip(extras, slots):
+        canvas.text(x + 5 + slot / 2, base + 16, label)
+        x += slot
     _frame(canvas, x_label)
     if threshold is not None:
         _threshold(canvas, x_of(threshold), threshold_label)
+    if legend:
+        mixed = mixed_text if any(b.failing is None and b.count > 0 for *_, b in boxes) else None
+        _legend(canvas, *legend, mixed_text=mixed)
+    return canvas.markup()
+
+
+def share_bars_chart(labels: Sequence[str], shares: Sequence[float], failing: Sequence[bool], *, title: str,
+                     x_label: str, limit: float | None = None, limit_label: str = "",
+                     legend: tuple[str, str] | None = None, label_chars: int = 28) -> Markup:
+    """Horizontal bars of shares in [0, 1] (one per label, e.g. per attribute), printed as percentages,
+    with a vertical dashed line at ``limit``. The x axis runs from 0 to a nice value above the largest
+    share and the limit (at most 100 %); labels longer than ``label_chars`` are cut with an ellipsis."""
+    if not (len(labels) == len(shares) == len(failing)):
+        raise ValueError("labels, shares and failing must have the same length")
+    row = 24.0
+    height = TOP + row * max(len(labels), 1) + BOTTOM - 6
+    canvas = _Canvas(title, height)
+    names = [lab if len(lab) <= label_chars else lab[: label_chars - 1] + "…" for lab in labels]
+    left = min(max((len(n) for n in names), default=4) * CHAR_WIDTH + 14, WIDTH * 0.4)
+    right = WIDTH - RIGHT - 44  # room for the value printed after the longest bar
+    top_value = max([float(v) for v in shares] + ([float(limit)] if limit is not None else []) + [0.01])
+    step = nice_step(min(top_value * 1.05, 1.0), 5)
+    hi = min(math.ceil(min(top_value * 1.05, 1.0) / step - 1e-9) * step, 1.0) or 1.0
+    base = TOP + row * len(labels)
+
+    def x_of(v: float) -> float:
+        return left + min(max(v, 0.0), hi) / hi * (right - left)
+
+    for t in linear_ticks(0.0, hi, 5):
+        canvas.line(x_of(t), TOP - 4, x_of(t), base, GRID)
+        canvas.text(x_of(t), base + 16, f"{number_label(round(100 * t, 10))}%")
+    for i, (name, v, bad) in enumerate(zip(names, shares, failing)):
+        y = TOP + i * row
+        canvas.text(left - 8, y + row / 2 + 4, name, anchor="end")
+        canvas.rect(left, y + 4, x_of(float(v)) - left, row - 8, FAIL_FILL if bad else PASS_FILL)
+        value = f"{100 * float(v):.1f}".rstrip("0").rstrip(".") + "%"
+        canvas.text(x_of(float(v)) + 4, y + row / 2 + 4, value, anchor="start", size=10, fill="#444")
+    canvas.line(left, TOP - 4, left, base, "#333")
+    canvas.line(left, base, right, base, "#333")
+    canvas.text((left + right) / 2, height - 8, x_label)
+    if limit is not None:
+        xl = x_of(float(limit))
+        canvas.line(xl, TOP - 16, xl, base, THRESHOLD_STROKE, 1.6, "5 3")
+        width = CHAR_WIDTH * 1.05 * len(limit_label)
+        if WIDTH - RIGHT - xl >= width + 6:
+            canvas.text(xl + 5, TOP - 6, limit_label, anchor="start", weight="bold")
+        else:
+            canvas.text(xl - 5, TOP - 6, limit_label, anchor="end", weight="bold")
     if legend:
         _legend(canvas, *legend)
     return canvas.markup()

@@ -3,7 +3,9 @@
 The page is built from the JSON report's data (:func:`privaudit.report.json_report.report_dict`), the
 registry's assessor metadata (title, what it protects, what it measures, formula, reference) and one
 :class:`~privaudit.report.sections.ReportSection` per check, asked from the plugins through the
-``privaudit_report_section`` hook (the generic section when no plugin answers).
+``privaudit_report_section`` hook (the generic section when no plugin answers). The report of a
+``privaudit remediate`` run is a remediation report: its cover names the input and the remediated
+file, and a "Remediation" chapter (:mod:`privaudit.report.remediation`) follows the cover.
 
 Everything is inline (CSS in a ``<style>`` element, charts as ``<svg>``): the file makes no request of
 any kind. The Jinja2 environment escapes every value (``autoescape=True`` for all templates); only chart
@@ -23,6 +25,7 @@ import jinja2
 
 from .. import __version__
 from .json_report import report_dict
+from .remediation import remediation_view
 from .sections import KeyValues, ReportSection, fmt, generic_section, threshold_text
 
 TEMPLATE = "report.html.j2"
@@ -201,6 +204,7 @@ def render_html(result: Any, registry: Any = None) -> str:
         registry = get_registry()
     data = report_dict(result)
     views = check_views(data, result, registry)
+    remediation = remediation_view(data, views, registry)
     s = data["summary"]
     scope = data["scope"]
     context = {
@@ -209,7 +213,9 @@ def render_html(result: Any, registry: Any = None) -> str:
         "verdict": "PASS" if s["passed"] else "FAIL",
         "file_name": PurePath(data["input"]["path"]).name,
         "policy_file": PurePath(data["policy"]["path"]).name,
-        "original_file": PurePath(data["original"]["path"]).name if data["original"] else None,
+        "original_file": PurePath(data["original"]["path"]).name if data["original"] and not (
+            remediation and data["original"]["sha256"] == remediation.input_sha256) else None,
+        "remediation": remediation,
         "file_size": human_size(data["input"]["size"]),
         "generated": human_time(data["generated_at"]),
         "version": __version__,

@@ -325,14 +325,115 @@ def reciprocal_bins_failing(edges: Sequence[float], threshold: float) -> list[bo
     return out
 
 
+def bin_failing_counts(edges: Sequence[float], counts: Sequence[float], threshold: float, fail_side: str,
+                       failing_total: float | None = None, failing_beside: float = 0.0) -> list[float | None]:
+    """How many of each bin's values fail the threshold, as far as the histogram tells.
+
+    A bin that ends at or below ``threshold`` holds only values below it, one that starts at or above it
+    only values above it (edges within 1e-9 relative of the threshold count as equal); ``fail_side`` says
+    which side fails. A bin with the threshold strictly inside holds both, in a proportion the histogram
+    does not tell: ``None``. ``failing_total`` (the assessor's count of failing values, including the
+    ``failing_beside`` ones drawn beside the axis: infinite or overflow values) settles it: the failing
+    values not accounted for by the bins wholly on the failing side are in the straddling bin; with no
+    straddling bin they are values equal to the threshold, in the bin that starts (or, last, ends) there.
+    An inconsistent total is ignored (the bins keep what their position says)."""
+    edges = [float(e) for e in edges]
+    eps = 1e-9 * max(1.0, abs(threshold), abs(edges[-1] - edges[0]))
+    out: list[float | None] = []
+    for lo, hi, c in zip(edges[:-1], edges[1:], counts):
+        if hi <= threshold + eps:
+            side = "below"
+        elif lo >= threshold - eps:
+            side = "above"
+        else:
+            out.append(None if c else 0.0)
+            continue
+        out.append(float(c) if side == fail_side else 0.0)
+    if failing_total is None:
+        return out
+    diff = float(failing_total) - float(failing_beside) - sum(f for f in out if f is not None)
+    unknown = [i for i, f in enumerate(out) if f is None]
+    if len(unknown) == 1:
+        i = unknown[0]
+        if -0.5 < diff < counts[i] + 0.5:
+            out[i] = min(max(diff, 0.0), float(counts[i]))
+    elif not unknown and abs(diff) >= 0.5:
+        at = [i for i, lo in enumerate(edges[:-1]) if abs(lo - threshold) <= eps]
+        if not at and abs(edges[-1] - threshold) <= eps:
+            at = [len(counts) - 1]
+        if at and 0 <= (out[at[0]] or 0.0) + diff <= counts[at[0]]:
+            out[at[0]] = (out[at[0]] or 0.0) + diff
+    return out
+
+
+def threshold_histogram(values: Any, threshold: float, fail_side: str, fails_at_threshold: bool, *,
+                        bins: int = 20, lo: float | None = None, tail: float = 0.9,
+                        weights: Any = None) -> dict:
+    """A histogram of per-class (or per-record) figures whose bins never straddle ``threshold``.
+
+    The bin width is a nice number (1, 2, 2.5, 5 x 10^n) giving about ``bins`` bins, and the threshold is
+    an edge, so every bin passes or fails as a whole; bins are closed on the side that keeps a value equal
+    to the threshold with its own verdict (``fails_at_threshold``: does a value equal to it fail?).
+    Heavy tails do not squash the picture: when the largest value lies more than 1.5 times as far from the
+    start as the ``tail`` quantile, the axis ends at that quantile (but at least as far beyond the
+    threshold as the smallest value is below it) and the values past it are pooled in an ``overflow``
+    bar. Infinite values are counted apart (``infinite``), NaN ones ignored.
+
+    Returns ``{edges, counts, infinite, overflow, overflow_label}``, the shape
+    :func:`value_histogram_figure` draws.
+    """
+    import numpy as np
+
+    v = np.asarray(values, dtype=float)
+    w = np.ones(len(v)) if weights is None else np.asarray(weights, dtype=float)
+    finite = np.isfinite(v)
+    infinite = int(round(w[np.isinf(v)].sum()))
+    t = float(threshold)
+    if not finite.any():
+        return {"edges": [t - 1.0, t, t + 1.0], "counts": [0, 0], "infinite": infinite, "overflow": 0,
+                "overflow_label": ""}
+    x, wx = v[finite], w[finite]
+    vmin, vmax = float(x.min()), float(x.max())
+    start = min(vmin, t) if lo is None else min(float(lo), vmin, t)
+    cap = max(float(np.quantile(x, tail)), t + (t - start), t)
+    if max(vmax, t) - start <= 1.5 * (cap - start):
+        cap = max(vmax, t)  # no heavy tail: show every value on the axis
+    span = cap - start
+    step = charts.nice_step(span if span > 1e-9 * max(1.0, abs(t)) else 1.0, bins)
+    left_closed = (fail_side == "above") == fails_at_threshold
+    k_lo = math.floor((start - t) / step + 1e-9)
+    if not left_closed and t + k_lo * step >= start:
+        k_lo -= 1  # (a, b] bins: the first edge lies below the smallest value
+    k_hi = math.ceil((cap - t) / step - 1e-9)
+    if left_closed and t + k_hi * step <= cap and cap >= vmax:
+        k_hi += 1  # [a, b) bins: the largest value needs a bin of its own
+    k_hi = max(k_hi, 1)
+    edges = np.array([t + k * step for k in range(k_lo, k_hi + 1)])
+    if lo is not None and edges[0] < float(lo) <= start:
+        edges[0] = float(lo)  # no bin reaches below the figure's natural floor (0 for ratios)
+    side = "right" if left_closed else "left"
+    index = np.maximum(np.searchsorted(edges, x, side=side) - 1, 0)  # a value on a clamped first edge: bin 0
+    beyond = index >= len(edges) - 1
+    counts = np.bincount(index[~beyond], weights=wx[~beyond], minlength=len(edges) - 1)
+    top = charts.number_label(float(edges[-1]))
+    return {"edges": [float(e) for e in edges], "counts": [int(round(c)) for c in counts], "infinite": infinite,
+            "overflow": int(round(wx[beyond].sum())), "overflow_label": ("≥" if left_closed else ">") + top}
+
+
 def value_histogram_figure(hist: dict, threshold: float, fail_side: str, title: str, x_label: str,
                            threshold_label: str, y_label: str = "classes", caption: str = "",
-                           integers: bool = False, failing: Sequence[bool] | None = None) -> Figure | None:
-    """A per-class (or per-record) histogram ``{edges, counts, infinite}`` with its threshold line.
+                           integers: bool = False, failing: Sequence[bool] | None = None,
+                           failing_total: float | None = None) -> Figure | None:
+    """A per-class (or per-record) histogram ``{edges, counts, infinite[, overflow, overflow_label]}`` with
+    its threshold line.
 
-    Bars are coloured by their bin centre against ``threshold`` unless ``failing`` gives each bin's
-    verdict; ``integers`` redraws bins narrower than 1 as one bar per whole number."""
-    if not hist or not (sum(hist.get("counts") or []) or hist.get("infinite")):
+    Bars are coloured by which side of ``threshold`` their values lie on (:func:`bin_failing_counts`) unless
+    ``failing`` gives each bin's verdict. A bin straddling the threshold is split at the threshold line
+    when ``failing_total`` (the assessor's count of failing classes or records, infinite and overflow ones
+    included) tells how many of its values fail, and drawn in a third colour otherwise. ``integers``
+    redraws bins narrower than 1 as one bar per whole number. ``overflow`` values (past the last edge,
+    see :func:`threshold_histogram`) get a bar of their own labelled ``overflow_label``."""
+    if not hist or not (sum(hist.get("counts") or []) or hist.get("infinite") or hist.get("overflow")):
         return None
     pass_text = "passes"
     legend = ("fails the threshold", pass_text)
@@ -344,16 +445,28 @@ def value_histogram_figure(hist: dict, threshold: float, fail_side: str, title: 
         svg = charts.category_chart([fmt(v) for v in values], counts, failing, title=title, x_label=x_label,
                                     y_label=y_label, threshold_after=after, threshold_label=threshold_label,
                                     legend=legend if any(failing) else None)
+        return Figure(svg, caption)
+    edges, counts = hist["edges"], hist["counts"]
+    infinite, overflow = int(hist.get("infinite") or 0), int(hist.get("overflow") or 0)
+    extra = [(hist.get("overflow_label") or f">{charts.number_label(edges[-1])}", overflow, fail_side == "above")] \
+        if overflow else []
+    beside = (infinite + overflow) if fail_side == "above" else 0
+    if failing is not None:
+        per_bin = [float(c) if f else 0.0 for c, f in zip(counts, failing)]
     else:
-        edges, counts = hist["edges"], hist["counts"]
-        if failing is None:
-            failing = [((lo + hi) / 2 > threshold) if fail_side == "above" else ((lo + hi) / 2 < threshold)
-                       for lo, hi in zip(edges[:-1], edges[1:])]
-        failing_any = any(c and f for c, f in zip(counts, failing)) or (fail_side == "above" and hist.get("infinite"))
-        svg = charts.histogram_chart(edges, counts, title=title, x_label=x_label, y_label=y_label,
-                                     threshold=threshold, threshold_label=threshold_label, fail_side=fail_side,
-                                     infinite=int(hist.get("infinite") or 0), failing=failing,
-                                     legend=legend if failing_any else None)
+        per_bin = bin_failing_counts(edges, counts, threshold, fail_side, failing_total, beside)
+    failing_any = any(f is None or f > 0 for f in per_bin) or beside > 0
+    mixed = any(f is None for f in per_bin)
+    svg = charts.histogram_chart(edges, counts, title=title, x_label=x_label, y_label=y_label,
+                                 threshold=threshold, threshold_label=threshold_label, fail_side=fail_side,
+                                 infinite=infinite, failing_counts=per_bin, extra_bars=extra,
+                                 legend=legend if failing_any else None, mixed_text="some pass, some fail")
+    if mixed:
+        caption = (caption + " " if caption else "") + ("A bar in the third colour holds values on both sides "
+                                                        "of the threshold.")
+    if overflow:
+        caption = (caption + " " if caption else "") + (f"Values past {charts.number_label(edges[-1])} share the "
+                                                        f"bar labelled {extra[0][0]}.")
     return Figure(svg, caption)
 
 
