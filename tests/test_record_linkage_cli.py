@@ -75,3 +75,17 @@ def test_parameter_errors(tmp_path, tables, run_cli):
     bad = write_policy(tmp_path, POLICY.replace("CHECKS", "  - {assessor: record_linkage, max_rate: 0.1, intruder: {columns: [rid]}}\n"))
     code, _, err = run_cli("audit", tmp_path / "released.csv", "--policy", bad, "--original", tmp_path / "original.csv")
     assert code == 2 and "'rid' has role 'record_id'" in err
+
+
+def test_report_section(tmp_path, tables, run_cli):
+    tables.to_csv(tmp_path / "released.csv", index=False)
+    checks = ("  - {id: d, assessor: record_linkage, max_rate: 0.5}\n"
+              "  - {id: p, assessor: record_linkage, method: probabilistic, estimation: both, max_rate: 0.5}\n")
+    policy = write_policy(tmp_path, POLICY.replace("CHECKS", checks))
+    code, _, err = run_cli("audit", tmp_path / "released.csv", "--policy", policy, "--original",
+                           tmp_path / "original.csv", "--html", tmp_path / "r.html")
+    html = (tmp_path / "r.html").read_text()
+    assert code == 1, err
+    assert "Correct links by the size of the record" in html and "Correct links by class size" in html
+    assert "Fellegi–Sunter linkage per estimation of m and u" in html and "<svg" in html
+    assert "links 400 people" not in html  # distinct records only: ties count 1/k
