@@ -160,7 +160,13 @@ def run_audit(
     registry: Registry | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     allow_outside_paths: bool = False,
+    engine: str = "in-process",
 ) -> AuditResult:
+    if engine != "in-process":  # the class summary by another engine (privaudit.engines)
+        from .engines import run_engine_audit
+
+        return run_engine_audit(released, policy, engine, original=original, registry=registry, progress=progress,
+                                allow_outside_paths=allow_outside_paths)
     registry = registry or get_registry()
     if not isinstance(policy, Policy):
         policy = load_policy(policy, registry, allow_outside_paths=allow_outside_paths)

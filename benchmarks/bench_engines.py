@@ -1,0 +1,200 @@
+"""Benchmark of the summary engines: wall time and peak memory per engine, each in its own subprocess.
+
+    python benchmarks/bench_engines.py [--rows 10000000] [--big-rows 100000000] [--skip-big]
+                                       [--engines in-process,chunked,duckdb,spark] [--python PYTHON]
+
+(a) ``--rows`` (default 10^7) rows of the synthetic shape of ``bench_audit.py`` (age, sex, race, marital,
+    education, zip3; sensitive occupation and income) from Parquet, audited with bench_audit's checks
+    (k, p, three l-variants, t ordered and equal, uniqueness) by each engine; the figures of every
+    engine are compared with in-process's.
+(b) ``--big-rows`` (default 10^8) rows of the same shape, chunked engine, from Parquet written one row
+    group at a time (the table is never in memory): the class summary alone, then the whole audit.
+    This shape has almost as many classes as rows (7.0 million classes at 10^7 rows), so the summary
+    itself is large: memory follows the classes and the class x value pairs.
+(c) the same rows as released after generalization (age in decades, zip3 cut to its first digit: at most
+    90,720 classes), chunked: the shape the engine is for, where classes are far fewer than rows.
+
+Peak RSS is sampled from /proc every 0.1 s over the child and all its descendants (Spark's JVM
+included); ``maxrss`` is the child's own ``ru_maxrss``. ``--python`` runs the children with another
+interpreter (a venv with duckdb or pyspark installed). Engines that are not installed are skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from benchmarks.bench_audit import SYNTH_POLICY, synthetic  # noqa: E402
+
+ROW_GROUP = 1_000_000
+
+CHILD = textwrap.dedent("""
+    import json, resource, sys, time
+    sys.path.insert(0, sys.argv[5])
+    t0 = time.perf_counter()
+    from privaudit.engines import ENGINES, run_engine_audit, summarize
+    from privaudit.policy import load_policy
+    engine, mode, options = sys.argv[3], sys.argv[4], json.loads(sys.argv[6])
+    if not ENGINES[engine].available:
+        print(json.dumps({"skipped": f"{ENGINES[engine].requires} is not installed"}))
+        sys.exit(0)
+    t1 = time.perf_counter()
+    if mode == "summary":
+        result = summarize(sys.argv[1], load_policy(sys.argv[2]), engine, **options)
+        classes, values = int(result.summary.n_classes), {}
+    else:
+        result = run_engine_audit(sys.argv[1], sys.argv[2], engine, **options)
+        classes = int(result.context.summary.n_classes)
+        values = {c.id: c.value for c in result.checks}
+    t2 = time.perf_counter()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"seconds": t2 - t1, "import": t1 - t0, "maxrss_mb": rss, "classes": classes, "values": values}))
+""")
+
+
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of ``pid`` and all its descendants, from /proc (MB)."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            parents[int(entry)] = int(fields[1])
+            rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+    family, frontier = {pid}, [pid]
+    while frontier:
+        parent = frontier.pop()
+        for child, ppid in parents.items():
+            if ppid == parent and child not in family:
+                family.add(child)
+                frontier.append(child)
+    return sum(rss.get(p, 0) for p in family) / 2**20
+
+
+def run_child(python: str, data: Path, policy: Path, engine: str, mode: str, options: dict) -> dict:
+    proc = subprocess.Popen([python, "-c", CHILD, str(data), str(policy), engine, mode, str(ROOT), json.dumps(options)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = [0.0]
+
+    def sample() -> None:
+        while proc.poll() is None:
+            peak[0] = max(peak[0], tree_rss_mb(proc.pid))
+            time.sleep(0.1)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = proc.communicate()
+    sampler.join()
+    if proc.returncode:
+        return {"error": (err.strip().splitlines() or ["?"])[-1]}
+    res = json.loads(out.strip().splitlines()[-1])
+    res["peak_mb"] = peak[0]
+    return res
+
+
+def show(label: str, res: dict) -> None:
+    if "skipped" in res or "error" in res:
+        print(f"{label:<40} {res.get('skipped') or 'failed: ' + res['error']}")
+        return
+    print(f"{label:<40} {res['seconds']:8.1f} s  {res['peak_mb']:8.0f} MB peak (tree)  "
+          f"{res['maxrss_mb']:7.0f} MB maxrss  {res['classes']:>12,} classes", flush=True)
+
+
+def generalized(frame):
+    """The synthetic rows as a release would generalize them: age in decades, zip3 to its first digit."""
+    import pandas as pd
+
+    frame["age"] = (frame["age"] // 10 * 10).astype(frame["age"].dtype)
+    zips = frame["zip3"].cat.codes.to_numpy() // 100
+    frame["zip3"] = pd.Categorical.from_codes(zips, [f"z{i}xx" for i in range(zips.max(initial=0) + 1)])
+    return frame
+
+
+def write_synthetic(path: Path, rows: int, seed: int = 7, release: bool = False) -> float:
+    """Write ``rows`` synthetic rows one row group at a time (each from its own seed)."""
+    started = time.perf_counter()
+    writer = None
+    done, part = 0, 0
+    while done < rows:
+        n = min(ROW_GROUP, rows - done)
+        frame = synthetic(n, seed=seed * 100_003 + part)
+        table = pa.Table.from_pandas(generalized(frame) if release else frame, preserve_index=False)
+        if writer is None:
+            writer = pq.ParquetWriter(path, table.schema)
+        writer.write_table(table.cast(writer.schema) if not table.schema.equals(writer.schema) else table)
+        done, part = done + n, part + 1
+    writer.close()
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--big-rows", type=int, default=100_000_000)
+    parser.add_argument("--skip-big", action="store_true")
+    parser.add_argument("--skip-released", action="store_true")
+    parser.add_argument("--skip-compare", action="store_true")
+    parser.add_argument("--engines", default="in-process,chunked,duckdb,spark")
+    parser.add_argument("--python", default=sys.executable, help="interpreter for the children")
+    parser.add_argument("--spark-driver-memory", default="8g")
+    args = parser.parse_args()
+    engines = args.engines.split(",")
+    with tempfile.TemporaryDirectory(prefix="bench-engines-") as tmp:
+        tmp = Path(tmp)
+        policy = tmp / "synth.yaml"
+        policy.write_text(SYNTH_POLICY)
+        if not args.skip_compare:
+            data = tmp / "synth.parquet"
+            secs = write_synthetic(data, args.rows)
+            print(f"(a) {args.rows:,} synthetic rows written to Parquet in {secs:.1f} s "
+                  f"({data.stat().st_size / 2**20:.0f} MB)")
+            reference = None
+            for engine in engines:
+                options = {"driver_memory": args.spark_driver_memory} if engine == "spark" else {}
+                res = run_child(args.python, data, policy, engine, "audit", options)
+                show(f"(a) {engine}, whole audit", res)
+                if "values" in res:
+                    if reference is None:
+                        reference = res["values"]
+                    elif res["values"] != reference:
+                        print(f"    figures differ from {engines[0]}!")
+                    else:
+                        print(f"    same figures as {engines[0]}")
+            data.unlink()
+        if not args.skip_big:
+            data = tmp / "big.parquet"
+            secs = write_synthetic(data, args.big_rows)
+            print(f"(b) {args.big_rows:,} synthetic rows written to Parquet in {secs:.1f} s "
+                  f"({data.stat().st_size / 2**20:.0f} MB)")
+            show("(b) chunked, class summary only", run_child(args.python, data, policy, "chunked", "summary", {}))
+            show("(b) chunked, whole audit", run_child(args.python, data, policy, "chunked", "audit", {}))
+            data.unlink()
+        if not args.skip_released:
+            data = tmp / "released.parquet"
+            secs = write_synthetic(data, args.big_rows, release=True)
+            print(f"(c) {args.big_rows:,} generalized rows written to Parquet in {secs:.1f} s "
+                  f"({data.stat().st_size / 2**20:.0f} MB)")
+            show("(c) chunked, class summary only", run_child(args.python, data, policy, "chunked", "summary", {}))
+            show("(c) chunked, whole audit", run_child(args.python, data, policy, "chunked", "audit", {}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+"""A released table's file, opened for engines that never hold it whole: facts, header, batches.
+
+:func:`open_source` makes the checks :func:`privaudit.data.load_table` makes before reading rows (file
+present, not empty, header well formed, no duplicate names, the policy's columns present) with the
+same one-line messages. :meth:`Source.batches` then streams the columns an engine needs: Parquet row
+groups through ``pyarrow.parquet.ParquetFile.iter_batches``, CSV blocks through pyarrow's streaming
+CSV reader with the options ``data.py`` uses (every column as text, empty strings kept, no newlines in
+values). Parse errors become the same one-line messages (ragged row, not UTF-8, truncated quote).
+
+Error paths that must name the first offending row (:meth:`Source.first_row`) scan the file again
+in batches; they only run when something is wrong.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from ..data import (
+    PARQUET_SUFFIXES,
+    SNIFF_BYTES,
+    Table,
+    _check_tail,
+    _dictionary,
+    _locate_bad_line,
+    _read_parquet,
+    _sniff_delimiter,
+    sha256_of,
+)
+from ..errors import DataError
+from ..policy import Policy
+
+CSV_BLOCK_BYTES = 1 << 24  # at least 16 MiB of CSV text per streamed block, as data.py reads (a row must fit)
+
+
+@dataclass
+class Source:
+    """A CSV or Parquet file whose header has been read and checked against the policy."""
+
+    path: Path
+    file_format: str  # "csv" or "parquet"
+    columns: list[str]
+    size: int
+    delimiter: str | None = None  # CSV only
+    num_rows: int | None = None  # known up front for Parquet; counted while streaming a CSV
+    missing: list[str] = field(default_factory=list)
+    row_bytes: float = 64.0  # CSV: average bytes per line in the sniffed head
+
+    def row_label(self, index: int) -> str:
+        """How data row ``index`` (0-based) is named in errors: a CSV line or a Parquet row."""
+        return f"line {index + 2}" if self.file_format == "csv" else f"row {index + 1}"
+
+    def table(self, n_rows: int) -> Table:
+        """The report's facts about the file (the SHA-256 is one more sequential read)."""
+        return Table(None, self.path, sha256_of(self.path), self.size, self.file_format,
+                     n_rows=int(n_rows), column_names=list(self.columns))
+
+    # ------------------------------------------------------------------ streaming
+    def batches(self, columns: Sequence[str], batch_rows: int = 1 << 20,
+                block_bytes: int | None = None) -> Iterator[tuple[int, pa.RecordBatch]]:
+        """``(offset of the batch's first row, batch of ``columns``)`` in file order. Parquet batches hold
+        ``batch_rows`` rows; CSV blocks about as many (``block_bytes`` of text, at least 16 MiB unless
+        given: a row must fit in a block)."""
+        columns = list(columns)
+        offset = 0
+        if self.file_format == "parquet":
+            import pyarrow.parquet as pq
+
+            try:
+                handle = pq.ParquetFile(self.path)
+                for batch in handle.iter_batches(batch_size=batch_rows, columns=columns or None):
+                    yield offset, batch
+                    offset += batch.num_rows
+            except (pa.ArrowInvalid, OSError) as exc:
+                raise DataError(f"{self.path}: cannot be read as Parquet: {str(exc).splitlines()[0]}") from None
+            return
+        if block_bytes is None:
+            block_bytes = max(CSV_BLOCK_BYTES, int(batch_rows * self.row_bytes))
+        try:
+            reader = pacsv.open_csv(
+                self.path,
+                read_options=pacsv.ReadOptions(column_names=self.columns, skip_rows=1, block_size=int(block_bytes)),
+                parse_options=pacsv.ParseOptions(delimiter=self.delimiter, newlines_in_values=False),
+                convert_options=pacsv.ConvertOptions(
+                    column_types={n: pa.string() for n in self.columns}, strings_can_be_null=False,
+                    include_columns=columns or self.columns[:1]),
+            )
+            for batch in reader:
+                yield offset, batch
+                offset += batch.num_rows
+        except pa.ArrowInvalid as exc:
+            self.raise_parse_error(str(exc))
+        _check_tail(self.path)
+
+    def raise_parse_error(self, text: str) -> None:
+        """The one-line message ``data.py`` gives for a CSV it cannot parse (ragged row, bad UTF-8 ...)."""
+        bad = _locate_bad_line(self.path, self.delimiter or ",", len(self.columns))
+        if bad:
+            raise DataError(f"{self.path}: line {bad[0]}: {bad[1]}")
+        _check_tail(self.path)
+        first = text.strip().splitlines()[0] if text.strip() else "parse error"
+        raise DataError(f"{self.path}: cannot be parsed as CSV: {first}")
+
+    def first_row(self, column: str, is_bad: Callable[[np.ndarray], np.ndarray]) -> tuple[int, str] | None:
+        """Error path: the first row whose (trimmed, non-missing) value in ``column`` satisfies
+        ``is_bad`` (a mask over an array of distinct texts), and that value."""
+        for offset, batch in self.batches([column]):
+            codes, values = _dictionary(batch.column(0), self.missing)
+            if len(values) == 0:
+                continue
+            hit = np.asarray(is_bad(values), dtype=bool)
+            if not hit.any():
+                continue
+            rows = np.flatnonzero(hit[np.maximum(codes, 0)] & (codes >= 0))
+            if len(rows):
+                row = int(rows[0])
+                return offset + row, values[codes[row]]
+        return None
+
+
+def open_source(path: str | Path, policy: Policy, what: str = "released table",
+                required: Sequence[str] | None = None) -> Source:
+    """Check ``path`` as :func:`privaudit.data.load_table` would before typing its values."""
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"{path}: {what} not found")
+    if path.is_dir():
+        raise DataError(f"{path}: is a directory, not a {what}")
+    size = path.stat().st_size
+    if size == 0:
+        raise DataError(f"{path}: the file is empty")
+    if path.suffix.lower() in PARQUET_SUFFIXES:
+        source = _open_parquet(path, size)
+    else:
+        source = _open_csv(path, size, policy.data.delimiter)
+    source.missing = policy.missing_tokens
+    if source.num_rows == 0:
+        raise DataError(f"{path}: the file has a header but no data rows")
+    present = set(source.columns)
+    if required is None:
+        required = [c for c, spec in policy.columns.items() if spec.role != "identifier"]
+    absent = [c for c in required if c not in present]
+    if absent:
+        hint = " (wrong delimiter?)" if len(present) == 1 else ""
+        found = ", ".join(repr(c) for c in source.columns[:12])
+        raise DataError(f"{path}: policy column {absent[0]!r} is absent from the data{hint}; columns found: {found}")
+    return source
+
+
+def _open_parquet(path: Path, size: int) -> Source:
+    import pyarrow.parquet as pq
+
+    try:
+        handle = pq.ParquetFile(path)
+        names = list(handle.schema_arrow.names)
+        rows = handle.metadata.num_rows
+    except (pa.ArrowInvalid, OSError) as exc:
+        _read_parquet(path)  # fails too, at the footer, with the message data.py gives
+        raise DataError(f"{path}: cannot be read as Parquet: {str(exc).splitlines()[0]}") from None
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise DataError(f"{path}: duplicate column name {dupes[0]!r}")
+    return Source(path, "parquet", names, size, num_rows=rows)
+
+
+def _open_csv(path: Path, size: int, delimiter: str | None) -> Source:
+    with path.open("rb") as handle:
+        head_bytes = handle.read(SNIFF_BYTES)
+    head = head_bytes.decode("utf-8-sig", errors="ignore")
+    if not head.strip():
+        raise DataError(f"{path}: the file is empty")
+    delimiter = delimiter or _sniff_delimiter(head, path)
+    first_line = head_bytes.split(b"\n", 1)[0]
+    try:
+        first_line.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if exc.end < len(first_line) or len(first_line) < len(head_bytes):  # not just a cut-off character
+            bad = _locate_bad_line(path, delimiter, 1)
+            if bad:
+                raise DataError(f"{path}: line {bad[0]}: {bad[1]}") from None
+    lines = head.splitlines()
+    header = next(csv.reader([lines[0]], delimiter=delimiter))
+    names = [h.strip() for h in header]
+    if any(not n for n in names):
+        raise DataError(f"{path}: the header has an empty column name (column {names.index('') + 1})")
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            raise DataError(f"{path}: duplicate column name {n!r} in the header")
+        seen.add(n)
+    # A header and nothing else: known without reading on when the whole file fits in the sniffed head.
+    rows = 0 if size <= SNIFF_BYTES and not any(ln.strip() for ln in lines[1:]) else None
+    row_bytes = len(head_bytes) / max(len(lines), 1)
+    return Source(path, "csv", names, size, delimiter=delimiter, num_rows=rows, row_bytes=row_bytes)
+
+
+class RowShim:
+    """Stands in for a :class:`~privaudit.data.Table` when ``data._typed`` is asked to phrase an error
+    about one value: its messages name ``path`` and the row at ``offset`` (plus the index it is given)."""
+
+    def __init__(self, source: Source, offset: int):
+        self.path = source.path
+        self._source = source
+        self._offset = offset
+
+    def row_label(self, index: int) -> str:
+        return self._source.row_label(self._offset + index)

@@ -1,0 +1,194 @@
+"""The ``spark`` engine: the class summary through PySpark DataFrame/SQL.
+
+The same two SQL passes as the DuckDB engine (:mod:`privaudit.engines._sql`), run by Spark SQL, so a
+table on a cluster is summarised where it lives; only distinct values, mapping tables and per-class
+counts travel to the driver (as Arrow). Pure SQL: no Python or pandas UDFs run on the executors.
+
+Without a ``spark`` session option, a local one is started (``local[*]``, UI off; 6-8 s). CSV files
+are read with every column as a string, the policy's or the sniffed delimiter, ``"`` as quote and
+escape, ``FAILFAST``; a row with too few or too many fields is found by a text scan of the lines (Spark
+pads or truncates such rows silently), invalid UTF-8 (which Spark replaces with U+FFFD) by looking for
+the replacement character. Messages are then phrased by :mod:`privaudit.data`, as for in-memory loads.
+
+Options: ``spark`` (a SparkSession), ``master`` (default ``local[*]``), ``shuffle_partitions``,
+``driver_memory`` (only when a new session is started).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pyarrow as pa
+
+from ..data import _check_tail
+from ..policy import Policy
+from ._source import Source, open_source
+from ._sql import CODED, SPACE_CLASS, summarize_sql
+
+NAME = "spark"
+VIEW = "privaudit_released"
+
+
+LOG4J = "rootLogger.level = error\nrootLogger.appenderRef.stderr.ref = console\nappender.console.type = Console\n" \
+        "appender.console.name = console\nappender.console.target = SYSTEM_ERR\n" \
+        "appender.console.layout.type = PatternLayout\nappender.console.layout.pattern = %m%n\n"
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """pyspark warns on import that pandas 3 is not fully supported; no pandas code of it runs here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        yield
+
+
+def local_session(master: str = "local[*]", shuffle_partitions: int | None = None, driver_memory: str | None = None):
+    """A Spark session for this process (started once; later calls get the same one). The JVM logs
+    errors only, so a command's stderr keeps to privaudit's one-line messages."""
+    with quiet():
+        from pyspark.sql import SparkSession
+
+        config = Path(tempfile.mkdtemp(prefix="privaudit-spark-")) / "log4j2.properties"
+        config.write_text(LOG4J)
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        builder = (SparkSession.builder.master(master).appName("privaudit")
+                   .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+                   .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{config}")
+                   .config("spark.sql.shuffle.partitions", str(shuffle_partitions or max(2 * (os.cpu_count() or 1), 4))))
+        if driver_memory:
+            builder = builder.config("spark.driver.memory", driver_memory)
+        session = builder.getOrCreate()
+        session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+class SparkDialect:
+    name = NAME
+    relation = VIEW
+
+    def __init__(self, spark, source: Source):
+        self.spark = spark
+        self.source = source
+
+    @staticmethod
+    def ident(name: str) -> str:
+        return "`" + name.replace("`", "``") + "`"
+
+    @staticmethod
+    def strip_spaces(expr: str) -> str:
+        pattern = SPACE_CLASS.replace("\\", "\\\\")  # Spark SQL string literals unescape backslashes
+        return f"regexp_replace({expr}, '{pattern}', '')"
+
+    def register(self, name: str, table: pa.Table) -> None:
+        try:
+            frame = self.spark.createDataFrame(table)  # pyspark >= 4 takes Arrow tables
+        except (TypeError, ValueError):
+            from pyspark.sql.pandas.types import from_arrow_schema
+
+            rows = list(zip(*[column.to_pylist() for column in table.columns]))
+            frame = self.spark.createDataFrame(rows, schema=from_arrow_schema(table.schema))
+        frame.createOrReplaceTempView(name)
+
+    def materialize(self, name: str, sql: str) -> None:
+        self.spark.sql(sql).createOrReplaceTempView(name)
+        self.spark.catalog.cacheTable(name)
+
+    def query(self, sql: str) -> pa.Table:
+        frame = self.spark.sql(sql)
+        try:
+            if hasattr(frame, "toArrow"):  # pyspark >= 4
+                return frame.toArrow()
+            batches = frame._collect_as_arrow()
+            schema = batches[0].schema if batches else None
+            return pa.Table.from_batches(batches, schema=schema) if batches else _empty(frame)
+        except Exception as exc:  # a parse failure surfaces as a JVM exception
+            if self.source.file_format == "csv" and _is_read_error(exc):
+                self.source.raise_parse_error(str(exc))
+            raise
+
+
+def _empty(frame) -> pa.Table:
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(frame.schema).empty_table()
+
+
+def _is_read_error(exc: Exception) -> bool:
+    text = str(exc)
+    return any(s in text for s in ("Malformed", "FAILFAST", "MALFORMED", "CSV", "Input/output"))
+
+
+def _load(spark, source: Source):
+    """Register the released file as a temporary view; CSV: check field counts and UTF-8 first."""
+    path = str(source.path)
+    if source.file_format == "parquet":
+        spark.read.parquet(path).createOrReplaceTempView(VIEW)
+        return
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    schema = StructType([StructField(c, StringType(), True) for c in source.columns])
+    frame = spark.read.csv(path, schema=schema, sep=source.delimiter, quote='"', escape='"', header=True,
+                           mode="FAILFAST", multiLine=False, encoding="UTF-8", ignoreLeadingWhiteSpace=False,
+                           ignoreTrailingWhiteSpace=False, maxCharsPerColumn=-1, enforceSchema=True)
+    _check_lines(spark, source)
+    frame.createOrReplaceTempView(VIEW)
+
+
+def _check_lines(spark, source: Source) -> None:
+    """Spark reads a row of the wrong length as padded or cut, and bad UTF-8 as U+FFFD: find either
+    with one pass over the lines (quoted fields removed before counting delimiters)."""
+    import re
+
+    from pyspark.sql import functions as F
+
+    lines = spark.read.text(str(source.path)).withColumnRenamed("value", "line")
+    delim = re.escape(source.delimiter)
+    unquoted = F.regexp_replace(F.col("line"), '"[^"]*"', "")
+    fields = F.size(F.split(unquoted, delim)) if delim else F.lit(1)
+    expected = len(source.columns)
+    blank = F.trim(F.col("line")) == ""
+    # Spark keeps invalid UTF-8 bytes; its regex engine sees them (decoded) as U+FFFD
+    bad = lines.where(((fields != expected) & ~blank) | F.col("line").rlike("\ufffd"))
+    # the header line is line 1: it may hold the replacement character or quotes legitimately only once
+    if bad.limit(2).count() > (1 if _header_is_odd(source) else 0):
+        source.raise_parse_error("malformed line")
+    _check_tail(source.path)
+
+
+def _header_is_odd(source: Source) -> bool:
+    """Whether the header line alone would be flagged by the line check (so it is not counted)."""
+    import re
+
+    with source.path.open("rb") as handle:
+        first = handle.readline().decode("utf-8-sig", errors="replace").rstrip("\r\n")
+    unquoted = re.sub('"[^"]*"', "", first)
+    return len(unquoted.split(source.delimiter)) != len(source.columns) or "\ufffd" in first
+
+
+def summarize(path: str | Path, policy: Policy, *, spark=None, master: str = "local[*]",
+              shuffle_partitions: int | None = None, driver_memory: str | None = None,
+              progress: Callable[[str, int, int], None] | None = None, what: str = "released table"):
+    """Summarise ``path`` with Spark; returns an :class:`~privaudit.engines.EngineResult`."""
+    source = open_source(path, policy, what)
+    spark = spark or local_session(master, shuffle_partitions, driver_memory)
+    types = {}
+    if source.file_format == "parquet":
+        import pyarrow.parquet as pq
+
+        schema = pq.ParquetFile(source.path).schema_arrow
+        types = {name: schema.field(name).type for name in schema.names}
+    with quiet():
+        _load(spark, source)
+        try:
+            return summarize_sql(source, policy, SparkDialect(spark, source), types)
+        finally:
+            if spark.catalog.tableExists(CODED):
+                spark.catalog.uncacheTable(CODED)
+            for name in [VIEW, CODED] + [t.name for t in spark.catalog.listTables() if t.name.startswith("privaudit_map_")]:
+                spark.catalog.dropTempView(name)
