@@ -180,6 +180,19 @@ def _dictionary(column: pa.ChunkedArray, missing: Sequence[str]) -> tuple[np.nda
     return remap[indices], np.asarray(values, dtype=object)
 
 
+def check_required_columns(path: Path, columns: Sequence[str], policy: Policy,
+                           required: Sequence[str] | None = None) -> None:
+    """Every policy column (or every ``required`` one) must be in the file; identifiers may be dropped."""
+    present = set(columns)
+    if required is None:
+        required = [c for c, spec in policy.columns.items() if spec.role != "identifier"]
+    absent = [c for c in required if c not in present]
+    if absent:
+        hint = " (wrong delimiter?)" if len(present) == 1 else ""
+        found = ", ".join(repr(c) for c in list(columns)[:12])
+        raise DataError(f"{path}: policy column {absent[0]!r} is absent from the data{hint}; columns found: {found}")
+
+
 def load_table(path: str | Path, policy: Policy, what: str = "released table",
                required: Sequence[str] | None = None) -> Table:
     """Load ``path`` typed by ``policy``; raise :class:`DataError` with a one-line message on bad input.
@@ -202,14 +215,7 @@ def load_table(path: str | Path, policy: Policy, what: str = "released table",
         file_format = "csv"
     if raw.num_rows == 0:
         raise DataError(f"{path}: the file has a header but no data rows")
-    present = set(raw.column_names)
-    if required is None:
-        required = [c for c, spec in policy.columns.items() if spec.role != "identifier"]
-    absent = [c for c in required if c not in present]
-    if absent:
-        hint = " (wrong delimiter?)" if len(present) == 1 else ""
-        found = ", ".join(repr(c) for c in raw.column_names[:12])
-        raise DataError(f"{path}: policy column {absent[0]!r} is absent from the data{hint}; columns found: {found}")
+    check_required_columns(path, raw.column_names, policy, required)
     table = Table(pd.DataFrame(index=pd.RangeIndex(raw.num_rows)), path, sha256_of(path), size, file_format)
     missing = policy.missing_tokens
     columns: dict[str, object] = {}

@@ -27,6 +27,7 @@ from ..data import (
     SNIFF_BYTES,
     Table,
     _check_tail,
+    check_required_columns,
     _dictionary,
     _locate_bad_line,
     _read_parquet,
@@ -142,14 +143,7 @@ def open_source(path: str | Path, policy: Policy, what: str = "released table",
     source.missing = policy.missing_tokens
     if source.num_rows == 0:
         raise DataError(f"{path}: the file has a header but no data rows")
-    present = set(source.columns)
-    if required is None:
-        required = [c for c, spec in policy.columns.items() if spec.role != "identifier"]
-    absent = [c for c in required if c not in present]
-    if absent:
-        hint = " (wrong delimiter?)" if len(present) == 1 else ""
-        found = ", ".join(repr(c) for c in source.columns[:12])
-        raise DataError(f"{path}: policy column {absent[0]!r} is absent from the data{hint}; columns found: {found}")
+    check_required_columns(path, source.columns, policy, required)
     return source
 
 

@@ -59,6 +59,7 @@ import pandas as pd
 
 from .blocking import BlockKeys, RangeChunk, default_blocking, encode_block_keys, iter_rule_chunks, rule_order
 from .em import default_m_init, fit_em, fit_match_prior
+from .intruder import intruder_sample
 
 __all__ = [
     "ComparisonSpec",
@@ -711,23 +712,8 @@ def _em_estimate(space, rules, rule_counts, pooled_codes, pooled_counts, u_rando
 # --------------------------------------------------------------------------- main entry point
 
 
-def sample_intruder_rows(n: int, rows: float | int, seed: int) -> np.ndarray:
-    """Sorted positions of the intruder's records: a fraction (float) or a count (int) of ``n``."""
-    if isinstance(rows, (bool, np.bool_)):
-        raise TypeError("rows must be a fraction (float) or a count (int)")
-    if isinstance(rows, (float, np.floating)):
-        if not 0.0 < rows <= 1.0:
-            raise ValueError("a fraction of rows must lie in (0, 1]")
-        size = max(1, int(round(rows * n)))
-    elif isinstance(rows, (int, np.integer)):
-        if not 1 <= rows <= n:
-            raise ValueError(f"a count of rows must lie in [1, {n}]")
-        size = int(rows)
-    else:
-        raise TypeError("rows must be a fraction (float) or a count (int)")
-    if size >= n:
-        return np.arange(n)
-    return np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False))
+# The intruder's records are drawn exactly as for distance linkage (same rows for the same seed).
+sample_intruder_rows = intruder_sample
 
 
 def probabilistic_linkage(
