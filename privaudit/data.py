@@ -180,6 +180,18 @@ def _dictionary(column: pa.ChunkedArray, missing: Sequence[str]) -> tuple[np.nda
     return remap[indices], np.asarray(values, dtype=object)
 
 
+def check_file(path: Path, what: str) -> int:
+    """The input file exists, is a file and is not empty; return its size."""
+    if not path.exists():
+        raise DataError(f"{path}: {what} not found")
+    if path.is_dir():
+        raise DataError(f"{path}: is a directory, not a {what}")
+    size = path.stat().st_size
+    if size == 0:
+        raise DataError(f"{path}: the file is empty")
+    return size
+
+
 def check_required_columns(path: Path, columns: Sequence[str], policy: Policy,
                            required: Sequence[str] | None = None) -> None:
     """Every policy column (or every ``required`` one) must be in the file; identifiers may be dropped."""
@@ -201,13 +213,7 @@ def load_table(path: str | Path, policy: Policy, what: str = "released table",
     which a release may have dropped).
     """
     path = Path(path)
-    if not path.exists():
-        raise DataError(f"{path}: {what} not found")
-    if path.is_dir():
-        raise DataError(f"{path}: is a directory, not a {what}")
-    size = path.stat().st_size
-    if size == 0:
-        raise DataError(f"{path}: the file is empty")
+    size = check_file(path, what)
     if path.suffix.lower() in PARQUET_SUFFIXES:
         raw, file_format = _read_parquet(path), "parquet"
     else:

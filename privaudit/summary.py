@@ -54,7 +54,7 @@ class SensitiveCounts:
 class ClassSummary:
     quasi_identifiers: list[str]
     missing_qi: str
-    class_of: np.ndarray  # class id of each record
+    class_of: np.ndarray | None  # class id of each record (None from out-of-memory engines)
     sizes: np.ndarray  # records per class
     class_fk: np.ndarray  # f_k of the records of each class (= sizes unless missing_qi is wildcard)
     first_row: np.ndarray  # a representative (the first) record of each class
@@ -64,7 +64,7 @@ class ClassSummary:
 
     @property
     def n_records(self) -> int:
-        return len(self.class_of)
+        return int(self.sizes.sum())
 
     @property
     def n_classes(self) -> int:
@@ -76,7 +76,12 @@ class ClassSummary:
 
     @property
     def record_size(self) -> np.ndarray:
-        """f_k of each record (a gather over all records: prefer per-class figures weighted by sizes)."""
+        """f_k of each record (a gather over all records: prefer per-class figures weighted by sizes).
+
+        Out-of-memory engines count records without holding them (``class_of`` is None)."""
+        if self.class_of is None:
+            raise RuntimeError("record_size needs per-record class ids; this summary was computed by an "
+                               "out-of-memory engine (use the per-class figures weighted by sizes)")
         return self.class_fk[self.class_of]
 
     def describe(self, class_ids: Sequence[int], limit_columns: Sequence[str] | None = None) -> list[dict]:

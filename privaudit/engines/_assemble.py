@@ -24,19 +24,6 @@ from ..summary import ClassSummary, SensitiveCounts, group_sorted, pack_keys
 KEY_BITS = 62  # a packed key part stays below 2**62, as pack_keys keeps it
 
 
-class AggregateSummary(ClassSummary):
-    """A class summary without per-record arrays (``class_of`` is None): records are counted, not held."""
-
-    @property
-    def n_records(self) -> int:
-        return int(self.sizes.sum())
-
-    @property
-    def record_size(self) -> np.ndarray:
-        raise RuntimeError("record_size needs per-record class ids; this summary was computed by an "
-                           "out-of-memory engine (use the per-class figures weighted by sizes)")
-
-
 @dataclass
 class QIColumn:
     """One quasi-identifier's final coding: ``card`` codes, decoded into frame values by ``labels``."""
@@ -112,7 +99,7 @@ class CountMatrix:
 
 def assemble(policy, qi_columns: Sequence[QIColumn], combo_codes: Sequence[np.ndarray], combo_sizes: np.ndarray,
              combo_weights: np.ndarray | None, pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray] | CountMatrix],
-             domains: dict[str, np.ndarray], n_rows: int, engine: str, ordered: bool = False) -> AggregateSummary:
+             domains: dict[str, np.ndarray], n_rows: int, engine: str, ordered: bool = False) -> ClassSummary:
     """The class summary from combinations (see the module docstring).
 
     ``pairs[col] = (combination index, value index in domains[col], count)``, or a :class:`CountMatrix`
@@ -137,7 +124,7 @@ def assemble(policy, qi_columns: Sequence[QIColumn], combo_codes: Sequence[np.nd
     if combo_weights is not None:
         weight_sums = (np.asarray(combo_weights, dtype=float) if first is class_of
                        else np.bincount(class_of, weights=combo_weights, minlength=n_classes))
-    summary = AggregateSummary([q.name for q in qi_columns], policy.data.missing_qi, None, sizes, sizes,
+    summary = ClassSummary([q.name for q in qi_columns], policy.data.missing_qi, None, sizes, sizes,
                                np.arange(n_classes, dtype=np.int64), frame, weight_sums=weight_sums)
     for column, given in pairs.items():
         if isinstance(given, CountMatrix):

@@ -27,6 +27,7 @@ from ..data import (
     SNIFF_BYTES,
     Table,
     _check_tail,
+    check_file,
     check_required_columns,
     _dictionary,
     _locate_bad_line,
@@ -129,13 +130,7 @@ def open_source(path: str | Path, policy: Policy, what: str = "released table",
                 required: Sequence[str] | None = None) -> Source:
     """Check ``path`` as :func:`privaudit.data.load_table` would before typing its values."""
     path = Path(path)
-    if not path.exists():
-        raise DataError(f"{path}: {what} not found")
-    if path.is_dir():
-        raise DataError(f"{path}: is a directory, not a {what}")
-    size = path.stat().st_size
-    if size == 0:
-        raise DataError(f"{path}: the file is empty")
+    size = check_file(path, what)
     if path.suffix.lower() in PARQUET_SUFFIXES:
         source = _open_parquet(path, size)
     else:
