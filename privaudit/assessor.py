@@ -60,6 +60,9 @@ class Assessor:
         class_violations: optional ``f(ctx, params) -> bool array`` over the classes of ``ctx.summary``:
             True where a class breaks the check. Class-based assessors provide it so remediators
             (generalization, suppression) can treat the check as a per-class constraint.
+        report_section: optional ``f(check, audit) -> ReportSection`` drawing this assessor's report
+            section (``check`` is the check's JSON-report entry). The simple way to give an assessor its
+            own section; the ``privaudit_report_section`` hook remains for plugins that prefer it.
     """
 
     name: str
@@ -74,3 +77,4 @@ class Assessor:
     validate_policy: Callable[[Any, "Policy"], str | None] | None = None
     always: bool = False
     class_violations: Callable[["AuditContext", Any], Any] | None = None
+    report_section: Callable[[dict, Any], Any] | None = None

@@ -46,5 +46,6 @@ def privaudit_report_section(check: dict, audit: Any) -> Any:
     details ...); ``audit`` is the :class:`~privaudit.audit.AuditResult`. Return ``None`` for checks of
     assessors you do not own; the first non-None answer is used, and a generic section is drawn when
     no plugin answers. Use it to add plain-language text, charts and tables without touching the core
-    templates.
+    templates. (An assessor can instead name its section function in ``Assessor.report_section``; that is
+    what the built-in assessors do, and it is asked first.)
     """

@@ -26,29 +26,8 @@ def run(ctx, params: DirectIdentifiersParams) -> Measurement:
                        {"identifier_columns": declared, "present": present})
 
 
-ASSESSOR = Assessor(
-    name="direct_identifiers",
-    params=DirectIdentifiersParams,
-    run=run,
-    title="Direct identifiers",
-    protects="identity",
-    measures="whether columns that name a person outright (names, record numbers) are still in the release",
-    formula="value = number of identifier-role columns with at least one non-missing value; pass iff value = 0",
-    reference="Hundepool et al., Statistical Disclosure Control (Wiley, 2012), ch. 3",
-    always=True,
-)
-
-
-@hookimpl
-def privaudit_assessors():
-    return [ASSESSOR]
-
-
-@hookimpl
-def privaudit_report_section(check, audit):
+def report_section(check, audit):
     """The report section of the direct_identifiers check: which identifier columns still hold values."""
-    if check["assessor"] != ASSESSOR.name:
-        return None
     from ..report import sections as rs
 
     d = check["details"]
@@ -66,3 +45,22 @@ def privaudit_report_section(check, audit):
         limitations="only the columns the policy declares as identifiers are checked; free text or undeclared "
         "columns that name people are not detected.",
     )
+
+
+ASSESSOR = Assessor(
+    name="direct_identifiers",
+    params=DirectIdentifiersParams,
+    run=run,
+    title="Direct identifiers",
+    protects="identity",
+    measures="whether columns that name a person outright (names, record numbers) are still in the release",
+    formula="value = number of identifier-role columns with at least one non-missing value; pass iff value = 0",
+    reference="Hundepool et al., Statistical Disclosure Control (Wiley, 2012), ch. 3",
+    always=True,
+    report_section=report_section,
+)
+
+
+@hookimpl
+def privaudit_assessors():
+    return [ASSESSOR]

@@ -68,34 +68,9 @@ def run(ctx, params: IntervalDisclosureParams) -> Measurement:
     return Measurement(result.value, params.max_rate, result.value <= params.max_rate, message, details)
 
 
-ASSESSOR = Assessor(
-    name="interval_disclosure",
-    params=IntervalDisclosureParams,
-    run=run,
-    title="Interval disclosure",
-    protects="attribute",
-    measures="how often a narrow interval around a released number (income, age ...) contains the person's "
-    "true value, so that an intruder learns it closely enough even though it was perturbed",
-    formula="rank: the interval spans p·n/100 ranks around the released value's rank; sd: |V(x) − V'(x)| ≤ "
-    "p·sd/100; value = share of records disclosed on every attribute; pass iff value ≤ max_rate",
-    reference="Domingo-Ferrer & Torra, A quantitative comparison of disclosure control methods for microdata "
-    "(2001); sdcMicro dRisk",
-    needs=frozenset({"original", "table"}),
-    validate_policy=validate,
-)
-
-
-@hookimpl
-def privaudit_assessors():
-    return [ASSESSOR]
-
-
-@hookimpl
-def privaudit_report_section(check, audit):
+def report_section(check, audit):
     """The report section of an interval_disclosure check: whose true values the intruder's interval
     catches, per attribute and on every attribute at once, as bars against max_rate."""
-    if check["assessor"] != ASSESSOR.name:
-        return None
     from ..report import charts
     from ..report import sections as rs
 
@@ -157,3 +132,26 @@ def privaudit_report_section(check, audit):
         "find the record (identity disclosure), and a wider interval or knowledge of the masking parameters can "
         "disclose more than the chosen p shows.",
     )
+
+
+ASSESSOR = Assessor(
+    name="interval_disclosure",
+    params=IntervalDisclosureParams,
+    run=run,
+    title="Interval disclosure",
+    protects="attribute",
+    measures="how often a narrow interval around a released number (income, age ...) contains the person's "
+    "true value, so that an intruder learns it closely enough even though it was perturbed",
+    formula="rank: the interval spans p·n/100 ranks around the released value's rank; sd: |V(x) − V'(x)| ≤ "
+    "p·sd/100; value = share of records disclosed on every attribute; pass iff value ≤ max_rate",
+    reference="Domingo-Ferrer & Torra, A quantitative comparison of disclosure control methods for microdata "
+    "(2001); sdcMicro dRisk",
+    needs=frozenset({"original", "table"}),
+    validate_policy=validate,
+    report_section=report_section,
+)
+
+
+@hookimpl
+def privaudit_assessors():
+    return [ASSESSOR]

@@ -48,31 +48,8 @@ def run(ctx, params: KAnonymityParams) -> Measurement:
     return Measurement(value, k, value >= k, message, details)
 
 
-ASSESSOR = Assessor(
-    name="k_anonymity",
-    params=KAnonymityParams,
-    run=run,
-    title="k-anonymity",
-    protects="identity",
-    measures="how many records share each combination of quasi-identifier values; a person alone or nearly "
-    "alone in their group can be singled out by anyone who knows those values",
-    formula="value = min over records of f_k, the number of records with the same quasi-identifier values; "
-    "pass iff value >= k",
-    reference="Samarati & Sweeney (1998); Sweeney, Int. J. Uncertainty, Fuzziness and Knowledge-Based Systems 10(5), 2002",
-    class_violations=violations,
-)
-
-
-@hookimpl
-def privaudit_assessors():
-    return [ASSESSOR]
-
-
-@hookimpl
-def privaudit_report_section(check, audit):
+def report_section(check, audit):
     """The report section of a k_anonymity check: who can be singled out, class-size chart, worst classes."""
-    if check["assessor"] != ASSESSOR.name:
-        return None
     from ..report import sections as rs
 
     d, k, value = check["details"], check["params"]["k"], check["value"]
@@ -101,3 +78,24 @@ def privaudit_report_section(check, audit):
         "finding the group reveals it (homogeneity attack), and an intruder's background knowledge can rule "
         "values out; columns not declared as quasi-identifiers are assumed unknown to the intruder.",
     )
+
+
+ASSESSOR = Assessor(
+    name="k_anonymity",
+    params=KAnonymityParams,
+    run=run,
+    title="k-anonymity",
+    protects="identity",
+    measures="how many records share each combination of quasi-identifier values; a person alone or nearly "
+    "alone in their group can be singled out by anyone who knows those values",
+    formula="value = min over records of f_k, the number of records with the same quasi-identifier values; "
+    "pass iff value >= k",
+    reference="Samarati & Sweeney (1998); Sweeney, Int. J. Uncertainty, Fuzziness and Knowledge-Based Systems 10(5), 2002",
+    class_violations=violations,
+    report_section=report_section,
+)
+
+
+@hookimpl
+def privaudit_assessors():
+    return [ASSESSOR]

@@ -121,33 +121,8 @@ def run(ctx, params: LDiversityParams) -> Measurement:
     return Measurement(value, threshold, bool(passed), message, details)
 
 
-ASSESSOR = Assessor(
-    name="l_diversity",
-    params=LDiversityParams,
-    run=run,
-    title="l-diversity",
-    protects="attribute",
-    measures="how varied the sensitive values are inside each group of look-alike records; a group where "
-    "everyone shares the same value reveals it to anyone who finds the group",
-    formula="distinct: min_classes |{s}|; entropy: min_classes exp(-sum p_s ln p_s); recursive (c,l): "
-    "max_classes r_1 / (r_l + ... + r_m) < c (r sorted descending)",
-    reference="Machanavajjhala, Kifer, Gehrke & Venkitasubramaniam, l-Diversity: Privacy Beyond k-Anonymity "
-    "(ACM TKDD 1(1), 2007)",
-    validate_policy=validate,
-    class_violations=violations,
-)
-
-
-@hookimpl
-def privaudit_assessors():
-    return [ASSESSOR]
-
-
-@hookimpl
-def privaudit_report_section(check, audit):
+def report_section(check, audit):
     """The report section of an l_diversity check: who is in too-uniform classes, per-class chart, worst classes."""
-    if check["assessor"] != ASSESSOR.name:
-        return None
     from ..report import sections as rs
 
     d, p = check["details"], check["params"]
@@ -203,3 +178,26 @@ def privaudit_report_section(check, audit):
         "semantically similar values (three kinds of cancer) still leak (skewness and similarity attacks); "
         "it does not stop re-identification on its own.",
     )
+
+
+ASSESSOR = Assessor(
+    name="l_diversity",
+    params=LDiversityParams,
+    run=run,
+    title="l-diversity",
+    protects="attribute",
+    measures="how varied the sensitive values are inside each group of look-alike records; a group where "
+    "everyone shares the same value reveals it to anyone who finds the group",
+    formula="distinct: min_classes |{s}|; entropy: min_classes exp(-sum p_s ln p_s); recursive (c,l): "
+    "max_classes r_1 / (r_l + ... + r_m) < c (r sorted descending)",
+    reference="Machanavajjhala, Kifer, Gehrke & Venkitasubramaniam, l-Diversity: Privacy Beyond k-Anonymity "
+    "(ACM TKDD 1(1), 2007)",
+    validate_policy=validate,
+    class_violations=violations,
+    report_section=report_section,
+)
+
+
+@hookimpl
+def privaudit_assessors():
+    return [ASSESSOR]

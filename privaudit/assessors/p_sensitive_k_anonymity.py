@@ -57,32 +57,8 @@ def run(ctx, params: PSensitiveParams) -> Measurement:
     return Measurement(value, {"p": params.p, "k": params.k}, passed, message, details)
 
 
-ASSESSOR = Assessor(
-    name="p_sensitive_k_anonymity",
-    params=PSensitiveParams,
-    run=run,
-    title="p-sensitive k-anonymity",
-    protects="attribute",
-    measures="whether every group of look-alike records holds at least p different sensitive values, so "
-    "finding a person's group does not reveal their sensitive value",
-    formula="value = min over classes and listed sensitive attributes of the number of distinct values; "
-    "pass iff min class size >= k and value >= p",
-    reference="Truta & Vinay, Privacy Protection: p-Sensitive k-Anonymity Property (ICDE Workshops, 2006)",
-    validate_policy=validate,
-    class_violations=violations,
-)
-
-
-@hookimpl
-def privaudit_assessors():
-    return [ASSESSOR]
-
-
-@hookimpl
-def privaudit_report_section(check, audit):
+def report_section(check, audit):
     """The report section of a p_sensitive_k_anonymity check: who is in too-small or too-uniform classes."""
-    if check["assessor"] != ASSESSOR.name:
-        return None
     from ..report import sections as rs
 
     d, prm = check["details"], check["params"]
@@ -107,3 +83,25 @@ def privaudit_report_section(check, audit):
         limitations="p different values can still be skewed (one value in almost every record) or mean nearly "
         "the same thing; it does not bound how likely each value is.",
     )
+
+
+ASSESSOR = Assessor(
+    name="p_sensitive_k_anonymity",
+    params=PSensitiveParams,
+    run=run,
+    title="p-sensitive k-anonymity",
+    protects="attribute",
+    measures="whether every group of look-alike records holds at least p different sensitive values, so "
+    "finding a person's group does not reveal their sensitive value",
+    formula="value = min over classes and listed sensitive attributes of the number of distinct values; "
+    "pass iff min class size >= k and value >= p",
+    reference="Truta & Vinay, Privacy Protection: p-Sensitive k-Anonymity Property (ICDE Workshops, 2006)",
+    validate_policy=validate,
+    class_violations=violations,
+    report_section=report_section,
+)
+
+
+@hookimpl
+def privaudit_assessors():
+    return [ASSESSOR]

@@ -167,35 +167,9 @@ def run(ctx, params: RecordLinkageParams) -> Measurement:
     return Measurement(value, params.max_rate, value <= params.max_rate + 1e-12, message, details)
 
 
-ASSESSOR = Assessor(
-    name="record_linkage",
-    params=RecordLinkageParams,
-    run=run,
-    title="Record linkage",
-    protects="identity",
-    measures="how many people an intruder who already holds part of the original data (a register, a "
-    "previous survey) can re-identify by linking it to the release, even after masking",
-    formula="value = (correct links) / |B| for an intruder file B ⊂ X; distance: nearest released record "
-    "under standardized distances (ties count 1/k); probabilistic: Fellegi–Sunter weights Σ log2(m/u), "
-    "links above the upper threshold; pass iff value <= max_rate",
-    reference="Torra, Data Privacy (Springer 2017) ch. 6; Fellegi & Sunter, JASA 64 (1969); Abril, "
-    "Navarro-Arribas & Torra, Information Fusion 13 (2012)",
-    needs=frozenset({"original", "table"}),
-    validate_policy=validate,
-)
-
-
-@hookimpl
-def privaudit_assessors():
-    return [ASSESSOR]
-
-
-@hookimpl
-def privaudit_report_section(check, audit):
+def report_section(check, audit):
     """The report section of a record_linkage check: how many people the intruder re-identifies, by
     class size (distance) or per estimation of m and u (probabilistic)."""
-    if check["assessor"] != ASSESSOR.name:
-        return None
     from ..report import charts
     from ..report import sections as rs
 
@@ -258,3 +232,27 @@ def privaudit_report_section(check, audit):
         limitations="models one intruder file and one linkage method: an intruder with more attributes, other "
         "sources or a better method can link more; it says nothing about what the linked records reveal.",
     )
+
+
+ASSESSOR = Assessor(
+    name="record_linkage",
+    params=RecordLinkageParams,
+    run=run,
+    title="Record linkage",
+    protects="identity",
+    measures="how many people an intruder who already holds part of the original data (a register, a "
+    "previous survey) can re-identify by linking it to the release, even after masking",
+    formula="value = (correct links) / |B| for an intruder file B ⊂ X; distance: nearest released record "
+    "under standardized distances (ties count 1/k); probabilistic: Fellegi–Sunter weights Σ log2(m/u), "
+    "links above the upper threshold; pass iff value <= max_rate",
+    reference="Torra, Data Privacy (Springer 2017) ch. 6; Fellegi & Sunter, JASA 64 (1969); Abril, "
+    "Navarro-Arribas & Torra, Information Fusion 13 (2012)",
+    needs=frozenset({"original", "table"}),
+    validate_policy=validate,
+    report_section=report_section,
+)
+
+
+@hookimpl
+def privaudit_assessors():
+    return [ASSESSOR]

@@ -124,35 +124,10 @@ def run(ctx, params: RRParams) -> Measurement:
     return Measurement(result.value, params.max_risk, result.value <= params.max_risk + 1e-12, message, details)
 
 
-ASSESSOR = Assessor(
-    name="rr_attribute_disclosure",
-    params=RRParams,
-    run=run,
-    title="Attribute disclosure under randomized response",
-    protects="attribute",
-    measures="how likely an intruder who knows a person's quasi-identifiers, and the published randomization "
-    "matrices, is to reconstruct their sensitive value from a randomized release",
-    formula="Pr(S_r | QI_r) = eta_QI(alpha) · eta_S(u | alpha) · pi_{alpha u} / pi_alpha with "
-    "eta(mu) = sum_nu P[nu,mu]^2 pi_mu / lambda_nu; value = max over cells with pi > 0; pass iff value <= max_risk",
-    reference="Guo, Ying & Wu, Limiting Attribute Disclosure in Randomization Based Microdata Release "
-    "(JCSE 5(3), 2011)",
-    validate_policy=validate,
-    needs=frozenset({"table"}),
-)
-
-
-@hookimpl
-def privaudit_assessors():
-    return [ASSESSOR]
-
-
-@hookimpl
-def privaudit_report_section(check, audit):
+def report_section(check, audit):
     """The report section of an rr_attribute_disclosure check: how well an intruder who knows the published
     randomization reconstructs a person's sensitive value, the records' risk histogram against max_risk and
     the keep probabilities."""
-    if check["assessor"] != ASSESSOR.name:
-        return None
     from ..report import sections as rs
 
     d, p = check["details"], check["params"]
@@ -217,3 +192,26 @@ def privaudit_report_section(check, audit):
         "the guess of one sensitive value, not re-identification, and an estimated joint can under- or overstate "
         "the risk on small tables.",
     )
+
+
+ASSESSOR = Assessor(
+    name="rr_attribute_disclosure",
+    params=RRParams,
+    run=run,
+    title="Attribute disclosure under randomized response",
+    protects="attribute",
+    measures="how likely an intruder who knows a person's quasi-identifiers, and the published randomization "
+    "matrices, is to reconstruct their sensitive value from a randomized release",
+    formula="Pr(S_r | QI_r) = eta_QI(alpha) · eta_S(u | alpha) · pi_{alpha u} / pi_alpha with "
+    "eta(mu) = sum_nu P[nu,mu]^2 pi_mu / lambda_nu; value = max over cells with pi > 0; pass iff value <= max_risk",
+    reference="Guo, Ying & Wu, Limiting Attribute Disclosure in Randomization Based Microdata Release "
+    "(JCSE 5(3), 2011)",
+    validate_policy=validate,
+    needs=frozenset({"table"}),
+    report_section=report_section,
+)
+
+
+@hookimpl
+def privaudit_assessors():
+    return [ASSESSOR]

@@ -84,32 +84,8 @@ def run(ctx, params: TClosenessParams) -> Measurement:
     return Measurement(value, params.t, value <= params.t + 1e-12, message, details)
 
 
-ASSESSOR = Assessor(
-    name="t_closeness",
-    params=TClosenessParams,
-    run=run,
-    title="t-closeness",
-    protects="attribute",
-    measures="how far the sensitive values inside each group of look-alike records stray from their spread "
-    "in the whole table; a large distance means finding a person's group tells an intruder much about them",
-    formula="value = max over classes of EMD(P_class, Q_table) with ground distance ordered |i-j|/(m-1), "
-    "equal (1), or hierarchical height(LCA)/H; pass iff value <= t",
-    reference="Li, Li & Venkatasubramanian, t-Closeness: Privacy Beyond k-Anonymity and l-Diversity (ICDE 2007)",
-    validate_policy=validate,
-    class_violations=violations,
-)
-
-
-@hookimpl
-def privaudit_assessors():
-    return [ASSESSOR]
-
-
-@hookimpl
-def privaudit_report_section(check, audit):
+def report_section(check, audit):
     """The report section of a t_closeness check: who is in too-distant classes, EMD chart, worst classes."""
-    if check["assessor"] != ASSESSOR.name:
-        return None
     from ..report import sections as rs
 
     d, p = check["details"], check["params"]
@@ -140,3 +116,25 @@ def privaudit_report_section(check, audit):
         "reveals; it does not stop re-identification on its own, and a coarse ground distance can hide semantically "
         "close values.",
     )
+
+
+ASSESSOR = Assessor(
+    name="t_closeness",
+    params=TClosenessParams,
+    run=run,
+    title="t-closeness",
+    protects="attribute",
+    measures="how far the sensitive values inside each group of look-alike records stray from their spread "
+    "in the whole table; a large distance means finding a person's group tells an intruder much about them",
+    formula="value = max over classes of EMD(P_class, Q_table) with ground distance ordered |i-j|/(m-1), "
+    "equal (1), or hierarchical height(LCA)/H; pass iff value <= t",
+    reference="Li, Li & Venkatasubramanian, t-Closeness: Privacy Beyond k-Anonymity and l-Diversity (ICDE 2007)",
+    validate_policy=validate,
+    class_violations=violations,
+    report_section=report_section,
+)
+
+
+@hookimpl
+def privaudit_assessors():
+    return [ASSESSOR]

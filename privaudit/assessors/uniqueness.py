@@ -129,32 +129,8 @@ def run(ctx, params: UniquenessParams) -> Measurement:
     return Measurement(value, params.max_share, value <= params.max_share, message, details)
 
 
-ASSESSOR = Assessor(
-    name="uniqueness",
-    params=UniquenessParams,
-    run=run,
-    title="Uniqueness and re-identification risk",
-    protects="identity",
-    measures="how many people are the only one in the release with their combination of quasi-identifier "
-    "values, and the chance (1/f_k) that an intruder who knows those values picks the right record",
-    formula="value = #{records with f_k = 1} / n; record risk = 1/f_k; P(PU|SU) = #{classes unique in sample "
-    "and population} / #{classes unique in sample}",
-    reference="Torra, Data Privacy: Foundations, New Developments and the Big Data Challenge (Springer, 2017), "
-    "ch. 5; Dankar et al., BMC Med. Inform. Decis. Mak. 12:66 (2012)",
-    validate_policy=validate,
-)
-
-
-@hookimpl
-def privaudit_assessors():
-    return [ASSESSOR]
-
-
-@hookimpl
-def privaudit_report_section(check, audit):
+def report_section(check, audit):
     """The report section of a uniqueness check: sample uniques, record-risk chart, unique classes."""
-    if check["assessor"] != ASSESSOR.name:
-        return None
     from ..report import sections as rs
 
     d, p = check["details"], check["params"]
@@ -231,3 +207,25 @@ def privaudit_report_section(check, audit):
         limitations="counts uniqueness in the sample only: a record unique here may have look-alikes in the "
         "population (and the reverse); the 1/f_k risk assumes the intruder knows the person is in the release.",
     )
+
+
+ASSESSOR = Assessor(
+    name="uniqueness",
+    params=UniquenessParams,
+    run=run,
+    title="Uniqueness and re-identification risk",
+    protects="identity",
+    measures="how many people are the only one in the release with their combination of quasi-identifier "
+    "values, and the chance (1/f_k) that an intruder who knows those values picks the right record",
+    formula="value = #{records with f_k = 1} / n; record risk = 1/f_k; P(PU|SU) = #{classes unique in sample "
+    "and population} / #{classes unique in sample}",
+    reference="Torra, Data Privacy: Foundations, New Developments and the Big Data Challenge (Springer, 2017), "
+    "ch. 5; Dankar et al., BMC Med. Inform. Decis. Mak. 12:66 (2012)",
+    validate_policy=validate,
+    report_section=report_section,
+)
+
+
+@hookimpl
+def privaudit_assessors():
+    return [ASSESSOR]

@@ -110,11 +110,16 @@ def environment() -> jinja2.Environment:
 
 
 def section_for(check: dict, audit: Any, registry: Any, assessor: Any) -> ReportSection:
-    """Ask the plugins for the check's section; fall back to the generic one."""
+    """The assessor's own section (its ``report_section``, else the ``privaudit_report_section`` hook);
+    fall back to the generic one."""
     if check["status"] == "error":
         return ReportSection(summary=check["message"])
+    own = getattr(assessor, "report_section", None)
     try:
-        section = registry.manager.hook.privaudit_report_section(check=check, audit=audit)
+        if own is not None:
+            section = own(check, audit)
+        else:
+            section = registry.manager.hook.privaudit_report_section(check=check, audit=audit)
     except Exception as exc:  # a plugin's broken section must not cost the whole report
         section = generic_section(check)
         first = str(exc).splitlines()[0] if str(exc) else ""
