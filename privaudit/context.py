@@ -93,13 +93,24 @@ class AuditContext:
 def top_classes(key: np.ndarray, mask: np.ndarray | None, limit: int) -> np.ndarray:
     """Ids of up to ``limit`` classes (among ``mask``) with the smallest ``key``, ties by class id.
 
-    A partial selection first, so listing the worst 20 of millions of classes does not sort them all."""
-    candidates = np.arange(len(key)) if mask is None else np.flatnonzero(mask)
+    A partial selection finds the cut-off value, so listing the worst 20 of millions of classes neither
+    sorts them all nor gathers millions of ids when most classes tie at the cut-off (size 1, say)."""
+    pool = key if mask is None else key[mask]
+    if len(pool) <= limit:
+        candidates = np.arange(len(key)) if mask is None else np.flatnonzero(mask)
+    else:
+        # the limit-th smallest of a prefix bounds the cut-off from above; one comparison pass then
+        # leaves few values to select among (unless many tie)
+        bound = np.partition(pool[: max(4 * limit, 1 << 16)], limit - 1)[limit - 1]
+        few = pool[pool <= bound]
+        cutoff = np.partition(few, limit - 1)[limit - 1]
+        below, at = key < cutoff, key == cutoff
+        if mask is not None:
+            below &= mask
+            at &= mask
+        below = np.flatnonzero(below)
+        candidates = np.concatenate((below, np.flatnonzero(at)[: limit - len(below)]))
     values = key[candidates]
-    if len(candidates) > limit:
-        cutoff = np.partition(values, limit - 1)[limit - 1]
-        keep = values <= cutoff
-        candidates, values = candidates[keep], values[keep]
     return candidates[np.lexsort((candidates, values))][:limit]
 
 

@@ -158,10 +158,20 @@ def _read_parquet(path: Path) -> pa.Table:
     return table
 
 
-def _dictionary(column: pa.ChunkedArray, missing: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """A column as (codes, values): ``values`` are its distinct trimmed, non-missing texts (unsorted),
-    ``codes`` index them per row (-1 = missing). Work on the dictionary, not the rows, wherever possible:
-    Parquet columns often arrive dictionary-encoded already, and CSV text is hashed once by Arrow."""
+def _smallest_int(n_values: int) -> np.dtype:
+    """The narrowest signed integer type that holds codes -1 .. n_values - 1."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if n_values <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
+
+
+def _dictionary_parts(column: pa.ChunkedArray, missing: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A column as ``(indices, remap, values)``: ``values`` are its distinct trimmed, non-missing texts
+    (unsorted); ``remap[indices]`` is each row's index into them (-1 = missing; ``remap`` ends in -1, which
+    null indices pick). Work on the dictionary, not the rows, wherever possible: Parquet columns often
+    arrive dictionary-encoded already, and CSV text is hashed once by Arrow. ``indices`` keeps Arrow's
+    narrow integer type (int8 for a column of a few values)."""
     column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     if not pa.types.is_dictionary(column.type):
         if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
@@ -171,13 +181,25 @@ def _dictionary(column: pa.ChunkedArray, missing: Sequence[str]) -> tuple[np.nda
     if not (pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type)):
         dictionary = dictionary.cast(pa.string())
     texts = pc.utf8_trim_whitespace(dictionary).to_numpy(zero_copy_only=False).astype(object)
-    indices = column.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    raw_indices = column.indices
+    if not pa.types.is_signed_integer(raw_indices.type):
+        raw_indices = raw_indices.cast(pa.int64())
+    if raw_indices.null_count:
+        raw_indices = raw_indices.fill_null(-1)
+    indices = raw_indices.to_numpy(zero_copy_only=False)
     is_missing = np.array([t is None or t in missing for t in texts], dtype=bool)
     # trimming or missing tokens can make several dictionary entries one value: re-unify
     kept = np.where(is_missing, None, texts)
     remap, values = pd.factorize(pd.Series(kept, dtype=object), use_na_sentinel=True)
-    remap = np.append(remap.astype(np.int64), -1)  # index -1 (null) stays -1
-    return remap[indices], np.asarray(values, dtype=object)
+    remap = np.append(remap, -1).astype(_smallest_int(len(values)))  # index -1 (null) stays -1
+    return indices, remap, np.asarray(values, dtype=object)
+
+
+def _dictionary(column: pa.ChunkedArray, missing: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """A column as (codes, values): ``values`` are its distinct trimmed, non-missing texts (unsorted),
+    ``codes`` (int64) index them per row (-1 = missing)."""
+    indices, remap, values = _dictionary_parts(column, missing)
+    return remap.astype(np.int64)[indices], values
 
 
 def check_file(path: Path, what: str) -> int:
@@ -226,12 +248,58 @@ def load_table(path: str | Path, policy: Policy, what: str = "released table",
     missing = policy.missing_tokens
     columns: dict[str, object] = {}
     for name in raw.column_names:
-        codes, values = _dictionary(raw.column(name), missing)
-        spec = policy.columns.get(name)
-        columns[name] = _typed(codes, values, name, spec, table)
-    table.frame = pd.DataFrame(columns)
+        columns[name] = _load_column(raw.column(name), name, policy.columns.get(name), missing, table)
+    table.frame = pd.DataFrame(columns, copy=False)  # no copy into consolidated blocks
     _check_hierarchies(table, policy)
     return table
+
+
+def _is_numeric_spec(spec) -> bool:
+    return spec is not None and spec.type == "numeric" and spec.role not in ("identifier", "record_id")
+
+
+def _load_column(column: pa.ChunkedArray, name: str, spec, missing: Sequence[str], table: Table):
+    """One Arrow column typed by the policy. Numbers stored as numbers (Parquet) skip the text round
+    trip; everything else is dictionary-coded and typed on its distinct values, with one gather over the
+    rows at the end."""
+    if _is_numeric_spec(spec) and (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)):
+        return _native_numbers(column, name, spec, missing, table)
+    indices, remap, values = _dictionary_parts(column, missing)
+    if _is_numeric_spec(spec):
+        return _typed(remap[indices], values, name, spec, table)
+    target, categories, ordered = _category_order(values, name, spec, table, lambda: remap[indices])
+    lookup = np.append(target, -1).astype(_smallest_int(len(categories)))[remap]
+    dtype = pd.CategoricalDtype(categories=categories, ordered=ordered)
+    return pd.Categorical.from_codes(lookup[indices], dtype=dtype, validate=False)
+
+
+def _native_numbers(column: pa.ChunkedArray, name: str, spec, missing: Sequence[str], table: Table) -> pd.Series:
+    """A numeric column stored as integers or floats: the same checks and result as through its text
+    (``data.missing`` tokens that spell a number, here read as numbers, mean missing)."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    out = np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
+    if column.null_count:
+        nulls = np.asarray(column.is_null().to_numpy(zero_copy_only=False), dtype=bool)
+    else:
+        nulls = None
+    if pa.types.is_floating(column.type):
+        nan = np.isnan(out)
+        if nulls is not None:
+            nan &= ~nulls
+        if nan.any():
+            raise DataError(f"{table.path}: column {name!r}, {table.row_label(int(np.flatnonzero(nan)[0]))}: "
+                            "'nan' is not a number")
+    texts = pc.unique(column.drop_null()).cast(pa.string()).to_pylist()
+    tokens = [t for t in texts if t.strip() in missing]
+    if tokens:
+        drop = pa.array(tokens).cast(column.type)
+        hit = np.asarray(pc.is_in(column, value_set=drop).to_numpy(zero_copy_only=False), dtype=bool)
+        out[hit] = np.nan
+    if spec.role == "weight":
+        bad = np.flatnonzero(out <= 0)
+        if len(bad):
+            raise DataError(f"{table.path}: column {name!r}, {table.row_label(int(bad[0]))}: weights must be positive numbers")
+    return pd.Series(out, name=name)
 
 
 def _first_row_with(codes: np.ndarray, code: int) -> int:
@@ -240,7 +308,7 @@ def _first_row_with(codes: np.ndarray, code: int) -> int:
 
 def _typed(codes: np.ndarray, values: np.ndarray, name: str, spec, table: Table) -> pd.Series | pd.Categorical:
     """Apply the policy's type to a dictionary-coded column (checks run on the distinct values only)."""
-    if spec is not None and spec.type == "numeric" and spec.role not in ("identifier", "record_id"):
+    if _is_numeric_spec(spec):
         numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
         bad = np.flatnonzero(np.isnan(numbers))
         if len(bad):
@@ -253,22 +321,27 @@ def _typed(codes: np.ndarray, values: np.ndarray, name: str, spec, table: Table)
         present = codes >= 0
         out[present] = numbers[codes[present]]
         return pd.Series(out, name=name)
+    target, categories, ordered = _category_order(values, name, spec, table, lambda: codes)
+    mapped = np.append(target, -1)[codes]
+    return pd.Categorical.from_codes(mapped, categories=categories, ordered=ordered)
+
+
+def _category_order(values: np.ndarray, name: str, spec, table: Table, row_codes) -> tuple[np.ndarray, list, bool]:
+    """Where each distinct value goes among the categories: the policy's ``order`` (ordinal; an unlisted
+    value is an error naming its first row, found through ``row_codes()``), else sorted text."""
     if spec is not None and spec.type == "ordinal":
         position = {v: i for i, v in enumerate(spec.order)}
         target = np.array([position.get(v, -1) for v in values], dtype=np.int64)
         if (target < 0).any():
             bad = int(np.flatnonzero(target < 0)[0])
-            i = _first_row_with(codes, bad)
+            i = _first_row_with(row_codes(), bad)
             raise DataError(f"{table.path}: column {name!r}, {table.row_label(i)}: {values[bad]!r} is not in the "
                             "policy's 'order' for this column")
-        categories, ordered = list(spec.order), True
-    else:
-        order = np.argsort(values.astype(str), kind="stable")
-        target = np.empty(len(values), dtype=np.int64)
-        target[order] = np.arange(len(values))
-        categories, ordered = list(values[order]), False
-    mapped = np.append(target, -1)[codes]
-    return pd.Categorical.from_codes(mapped, categories=categories, ordered=ordered)
+        return target, list(spec.order), True
+    order = np.argsort(values.astype(str), kind="stable")
+    target = np.empty(len(values), dtype=np.int64)
+    target[order] = np.arange(len(values))
+    return target, list(values[order]), False
 
 
 def _check_hierarchies(table: Table, policy: Policy) -> None:

@@ -18,38 +18,45 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-
-def _class_distributions(counts: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
-    """Row-normalised copy of the count matrix, with column indices sorted within each row."""
-    counts = sp.csr_matrix(counts, dtype=float, copy=True)
-    counts.sort_indices()
-    totals = np.asarray(counts.sum(axis=1)).ravel()
-    rows = np.repeat(np.arange(counts.shape[0]), np.diff(counts.indptr))
-    data = counts.data / np.where(totals > 0, totals, 1.0)[rows]
-    return sp.csr_matrix((data, counts.indices, counts.indptr), shape=counts.shape), totals
+from .summary import row_blocks
 
 
-def emd_equal(counts: sp.csr_matrix, q: np.ndarray) -> np.ndarray:
-    """EMD under the equal ground distance, per class."""
-    p, totals = _class_distributions(counts)
-    rows = np.repeat(np.arange(p.shape[0]), np.diff(p.indptr))
-    qv = q[p.indices]
-    diff = np.bincount(rows, weights=np.abs(p.data - qv), minlength=p.shape[0])
-    covered = np.bincount(rows, weights=qv, minlength=p.shape[0])
-    out = 0.5 * (diff + (q.sum() - covered))
+def _sorted(counts: sp.csr_matrix) -> sp.csr_matrix:
+    """The count matrix with column indices sorted within each row (the summary builds it so)."""
+    return counts if counts.has_sorted_indices else counts.sorted_indices()
+
+
+def _class_totals(counts: sp.csr_matrix) -> np.ndarray:
+    return np.asarray(counts.sum(axis=1)).ravel().astype(float)
+
+
+def emd_equal(counts: sp.csr_matrix, q: np.ndarray, totals: np.ndarray | None = None) -> np.ndarray:
+    """EMD under the equal ground distance, per class: 1/2 (sum over the class's values |p - q| plus
+    the table mass q of the values the class lacks)."""
+    totals = _class_totals(counts) if totals is None else np.asarray(totals, dtype=float)
+    out = np.empty(counts.shape[0])
+    q_sum = float(q.sum())
+    for c0, c1, e0, e1, rows in row_blocks(counts):
+        qv = q[counts.indices[e0:e1]]
+        p = counts.data[e0:e1] / np.maximum(totals[c0:c1], 1.0)[rows]
+        diff = np.bincount(rows, weights=np.abs(p - qv), minlength=c1 - c0)
+        covered = np.bincount(rows, weights=qv, minlength=c1 - c0)
+        out[c0:c1] = 0.5 * (diff + (q_sum - covered))
     out[totals == 0] = np.nan
     return out
 
 
-def emd_ordered(counts: sp.csr_matrix, q: np.ndarray) -> np.ndarray:
+def emd_ordered(counts: sp.csr_matrix, q: np.ndarray, totals: np.ndarray | None = None) -> np.ndarray:
     """EMD under the ordered ground distance |i - j| / (m - 1), per class.
 
     The class's cumulative distribution P is a step function that only changes at the class's own
     values; the table's cumulative Q is non-decreasing, so on each step sum_i |c - Q_i| splits at the
-    one point where Q crosses c and is read off prefix sums of Q. Cost: O(nnz log m).
+    one point where Q crosses c and is read off prefix sums of Q. Cost: O(nnz log m), a block of classes
+    at a time.
     """
-    p, totals = _class_distributions(counts)
-    n_classes, m = p.shape
+    counts = _sorted(counts)
+    totals = _class_totals(counts) if totals is None else np.asarray(totals, dtype=float)
+    n_classes, m = counts.shape
     out = np.zeros(n_classes)
     if m <= 1:
         out[totals == 0] = np.nan
@@ -59,30 +66,30 @@ def emd_ordered(counts: sp.csr_matrix, q: np.ndarray) -> np.ndarray:
 
     def seg(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
         """sum_{a <= i < b} |c - Q_i| for non-decreasing Q (vectorised)."""
-        a = np.minimum(a, m - 1)
-        b = np.minimum(b, m - 1)
+        np.minimum(a, m - 1, out=a)
+        np.minimum(b, m - 1, out=b)
         s = np.clip(np.searchsorted(Q, c, side="left"), a, b)
         return (s - a) * c - (S[s] - S[a]) + (S[b] - S[s]) - (b - s) * c
 
-    nnz_rows = np.diff(p.indptr)
-    rows = np.repeat(np.arange(n_classes), nnz_rows)
-    cols = p.indices.astype(np.int64)
-    # cumulative class mass at each stored entry (entries are sorted by column within a row)
-    cum = np.cumsum(p.data)
-    row_start = p.indptr[:-1]
-    offset = np.concatenate(([0.0], cum))[row_start]
-    c = cum - np.repeat(offset, nnz_rows)
-    nxt = np.empty_like(cols)
-    if len(cols):
-        nxt[:-1] = cols[1:]
-        last = p.indptr[1:] - 1
-        nxt[last[nnz_rows > 0]] = m - 1
-    contrib = seg(cols, nxt, c)
-    out = np.bincount(rows, weights=contrib, minlength=n_classes)
-    has = nnz_rows > 0
-    first_col = np.zeros(n_classes, dtype=np.int64)
-    first_col[has] = cols[p.indptr[:-1][has]]
-    out += S[np.minimum(first_col, m - 1)]  # leading segment [0, first) where P = 0
+    for c0, c1, e0, e1, rows in row_blocks(counts):
+        nnz_rows = np.diff(counts.indptr[c0 : c1 + 1])
+        local_ptr = counts.indptr[c0 : c1 + 1] - e0
+        cols = counts.indices[e0:e1].astype(np.int64)
+        # cumulative class mass at each stored entry (entries are sorted by column within a row)
+        cum = np.cumsum(counts.data[e0:e1], dtype=float)
+        offset = np.concatenate(([0.0], cum))[local_ptr[:-1]]
+        c = (cum - offset[rows]) / np.maximum(totals[c0:c1], 1.0)[rows]
+        nxt = np.empty_like(cols)
+        if len(cols):
+            nxt[:-1] = cols[1:]
+            nxt[local_ptr[1:][nnz_rows > 0] - 1] = m - 1
+        contrib = seg(cols.copy(), nxt, c)
+        block = np.bincount(rows, weights=contrib, minlength=c1 - c0)
+        has = nnz_rows > 0
+        first_col = np.zeros(c1 - c0, dtype=np.int64)
+        first_col[has] = cols[local_ptr[:-1][has]]
+        block += S[np.minimum(first_col, m - 1)]  # leading segment [0, first) where P = 0
+        out[c0:c1] = block
     out /= m - 1
     out[totals == 0] = np.nan
     return out
@@ -114,20 +121,25 @@ def hierarchy_incidence(leaf_paths: np.ndarray) -> tuple[sp.csr_matrix, np.ndarr
     return A, np.concatenate(weights), float(height)
 
 
-def emd_hierarchical(counts: sp.csr_matrix, q: np.ndarray, leaf_paths: np.ndarray) -> np.ndarray:
+def emd_hierarchical(counts: sp.csr_matrix, q: np.ndarray, leaf_paths: np.ndarray,
+                     totals: np.ndarray | None = None) -> np.ndarray:
     """EMD under the hierarchical ground distance height(LCA)/H, per class."""
-    p, totals = _class_distributions(counts)
+    totals = _class_totals(counts) if totals is None else np.asarray(totals, dtype=float)
     A, w, height = hierarchy_incidence(leaf_paths)
+    out = np.zeros(counts.shape[0])
     if height == 0:
-        out = np.zeros(p.shape[0])
         out[totals == 0] = np.nan
         return out
-    pn = sp.csr_matrix(p @ A)
     qn = np.asarray(q @ A.toarray()).ravel() if A.shape[1] < 4096 else np.asarray(A.T @ q).ravel()
-    rows = np.repeat(np.arange(pn.shape[0]), np.diff(pn.indptr))
-    qv, wv = qn[pn.indices], w[pn.indices]
-    out = np.bincount(rows, weights=wv * (np.abs(pn.data - qv) - np.abs(qv)), minlength=pn.shape[0])
-    out += float(w @ np.abs(qn))
+    base = float(w @ np.abs(qn))
+    for c0, c1, _e0, _e1, _rows in row_blocks(counts):
+        block = counts[c0:c1]
+        p = sp.csr_matrix((block.data / np.maximum(totals[c0:c1], 1.0)[_rows], block.indices, block.indptr),
+                          shape=block.shape)
+        pn = sp.csr_matrix(p @ A)
+        rows = np.repeat(np.arange(c1 - c0), np.diff(pn.indptr))
+        qv, wv = qn[pn.indices], w[pn.indices]
+        out[c0:c1] = np.bincount(rows, weights=wv * (np.abs(pn.data - qv) - np.abs(qv)), minlength=c1 - c0) + base
     out[totals == 0] = np.nan
     return out
 

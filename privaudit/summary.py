@@ -16,6 +16,7 @@ factorized; per-class value counts come from one pass over (class, value) pairs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Sequence
 
 import numpy as np
@@ -24,6 +25,8 @@ import scipy.sparse as sp
 
 MISSING_LABEL = "*"
 _KEY_LIMIT = 1 << 62
+_CHUNK = 1 << 20  # records per step where a full-length temporary is not worth its memory
+BLOCK_ENTRIES = 1 << 18  # stored entries per block of classes in per-class computations
 
 
 @dataclass
@@ -41,13 +44,37 @@ class SensitiveCounts:
         """Number of distinct sensitive values per class."""
         return np.diff(self.counts.indptr)
 
-    @property
+    @cached_property
     def class_totals(self) -> np.ndarray:
+        """Records of each class with a sensitive value (computed once, shared by the assessors)."""
         return np.asarray(self.counts.sum(axis=1)).ravel()
 
     def row_of_entries(self) -> np.ndarray:
         """Class id of each stored (non-zero) entry."""
         return np.repeat(np.arange(self.counts.shape[0]), np.diff(self.counts.indptr))
+
+    def blocks(self, entries: int | None = None):
+        """Consecutive class ranges of about ``entries`` stored entries each, for per-class figures
+        computed a block at a time (see :func:`row_blocks`)."""
+        return row_blocks(self.counts, entries)
+
+
+def row_blocks(matrix: sp.csr_matrix, entries: int | None = None):
+    """Yield ``(c0, c1, e0, e1, rows)`` over consecutive row ranges ``[c0, c1)`` of a CSR matrix holding
+    about ``entries`` stored entries each: ``matrix.data[e0:e1]`` are their entries and ``rows`` the
+    block-local row (0 .. c1 - c0 - 1) of each. Per-class figures computed block by block keep their
+    temporaries small (cache-resident, no fresh memory) however many classes there are."""
+    entries = entries or BLOCK_ENTRIES
+    indptr = matrix.indptr
+    n_rows, nnz = matrix.shape[0], int(indptr[-1])
+    cuts = np.searchsorted(indptr, np.arange(entries, nnz, entries), side="right") - 1
+    bounds = np.unique(np.concatenate(([0], cuts, [n_rows])))
+    if len(bounds) == 1:
+        bounds = np.array([0, n_rows])
+    for c0, c1 in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        e0, e1 = int(indptr[c0]), int(indptr[c1])
+        rows = np.repeat(np.arange(c1 - c0), np.diff(indptr[c0 : c1 + 1]))
+        yield c0, c1, e0, e1, rows
 
 
 @dataclass
@@ -101,20 +128,22 @@ class ClassSummary:
 
 
 def column_codes(values: pd.Series | pd.Categorical) -> tuple[np.ndarray, int]:
-    """Integer codes of a column (sorted value order) with missing as -1, and the number of values."""
+    """Integer codes of a column (sorted value order) with missing as -1, and the number of values.
+
+    Categorical codes keep their narrow type (int8 for a few values): callers widen as they combine."""
     if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
         values = values.array
     if isinstance(values, pd.Categorical):
-        return values.codes.astype(np.int64), len(values.categories)
+        return values.codes, len(values.categories)
     codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
-    return codes.astype(np.int64), len(uniques)
+    return codes, len(uniques)
 
 
 def pack_keys(code_columns: Sequence[tuple[np.ndarray, int]], n: int) -> np.ndarray:
     """One int64 key per record from several code columns (missing = its own code), in lexicographic order.
 
-    Codes are combined in mixed radix; when the radix product would overflow, the partial key is
-    re-factorized (sorted) first, which keeps the lexicographic order of the key.
+    Codes are combined in mixed radix, in place; when the radix product would overflow, the partial key
+    is re-factorized (sorted) first, which keeps the lexicographic order of the key.
     """
     key = np.zeros(n, dtype=np.int64)
     span = 1
@@ -124,29 +153,46 @@ def pack_keys(code_columns: Sequence[tuple[np.ndarray, int]], n: int) -> np.ndar
             uniq, key = np.unique(key, return_inverse=True)
             key = key.astype(np.int64)
             span = len(uniq)
-        codes = np.where(codes < 0, card, codes)
-        key = key * radix + codes
+        if len(codes) and codes.min() < 0:
+            codes = np.where(codes < 0, card, codes.astype(np.int64))
+        key *= radix
+        key += codes
         span *= radix
     return key
 
 
-def group_sorted(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Class id per record (ids in ascending key order), class sizes, and each class's first row.
+@dataclass
+class Grouping:
+    """Records grouped by key: ``class_of`` (ids in ascending key order), ``sizes``, ``first_row`` of each
+    class, and ``order``, the records listed class by class (each class's records in row order)."""
+
+    class_of: np.ndarray
+    sizes: np.ndarray
+    first_row: np.ndarray
+    order: np.ndarray
+
+
+def group(key: np.ndarray, consume: bool = False) -> Grouping:
+    """Group records by ``key``.
 
     Sorting is the cost: the row index is packed into the low bits of the key so that numpy's fast
     (vectorised) value sort does the work of an argsort; it falls back to a stable argsort when the two
-    do not fit in 63 bits together.
+    do not fit in 63 bits together. ``consume=True`` lets it overwrite ``key``.
     """
     n = len(key)
     if n == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+        empty = np.zeros(0, np.int64)
+        return Grouping(empty, empty, empty, empty)
     bits = max(int(n - 1).bit_length(), 1)
     top = int(key.max())
     if top.bit_length() + bits <= 63 and int(key.min()) >= 0:
-        packed = np.sort((key << bits) | np.arange(n, dtype=np.int64))
+        packed = np.left_shift(key, bits, out=key if consume else None)
+        for lo in range(0, n, _CHUNK):  # the row numbers, without a full-length temporary
+            packed[lo : lo + _CHUNK] |= np.arange(lo, min(lo + _CHUNK, n), dtype=np.int64)
+        packed.sort()
         order = packed & ((1 << bits) - 1)
-        sorted_key = packed >> bits
-        del packed
+        packed >>= bits
+        sorted_key = packed
     else:
         order = np.argsort(key, kind="stable")
         sorted_key = key[order]
@@ -154,15 +200,28 @@ def group_sorted(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     new[0] = True
     np.not_equal(sorted_key[1:], sorted_key[:-1], out=new[1:])
     starts = np.flatnonzero(new)
-    sizes = np.diff(np.append(starts, n))
+    sizes = np.empty(len(starts), dtype=np.int64)
+    np.subtract(starts[1:], starts[:-1], out=sizes[:-1])
+    sizes[-1] = n - starts[-1]
+    ids = np.cumsum(new, out=sorted_key)  # the sorted keys are done with: their memory takes the ids
+    del new
+    ids -= 1
     class_of = np.empty(n, dtype=np.int64)
-    class_of[order] = np.cumsum(new) - 1
-    return class_of, sizes, order[starts]
+    class_of[order] = ids
+    return Grouping(class_of, sizes, order[starts], order)
+
+
+def group_sorted(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Class id per record (ids in ascending key order), class sizes, and each class's first row."""
+    g = group(key)
+    return g.class_of, g.sizes, g.first_row
 
 
 def count_pairs(first: np.ndarray, second: np.ndarray, radix: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Distinct (first, second) pairs, sorted, with their counts (second in [0, radix))."""
-    pair = np.sort(first * radix + second)
+    pair = first.astype(np.int64) * radix
+    pair += second
+    pair.sort()
     if len(pair) == 0:
         empty = np.zeros(0, np.int64)
         return empty, empty, empty
@@ -173,6 +232,67 @@ def count_pairs(first: np.ndarray, second: np.ndarray, radix: int) -> tuple[np.n
     counts = np.diff(np.append(starts, len(pair)))
     distinct = pair[starts]
     return distinct // radix, distinct % radix, counts
+
+
+def class_value_counts(values: np.ndarray, sizes: np.ndarray, m: int) -> sp.csr_matrix:
+    """The classes x values count matrix (CSR, columns sorted within rows) from ``values``, each
+    record's value code (-1 = missing) listed class by class (``Grouping.order``), and class ``sizes``.
+
+    With few cells (classes x values not above twice the records) one dense ``bincount`` counts them
+    (linear time); otherwise the (class, value) pairs are sorted, as 32-bit keys when they fit (twice
+    as fast to sort as 64-bit ones).
+    """
+    n_classes = len(sizes)
+    width = max(m, 1)
+    cells = n_classes * width
+    dtype = np.int32 if cells < np.iinfo(np.int32).max else np.int64
+    pair = np.repeat(np.arange(0, cells, width, dtype=dtype), sizes)
+    if values.min(initial=0) < 0:
+        keep = values >= 0
+        pair, values = pair[keep], values[keep]
+    pair += values
+    if cells <= 2 * len(pair):
+        dense = np.bincount(pair, minlength=cells)
+        distinct = np.flatnonzero(dense)
+        data = dense[distinct]
+    else:
+        pair.sort()
+        new = np.empty(len(pair), dtype=bool)
+        new[:1] = True
+        np.not_equal(pair[1:], pair[:-1], out=new[1:])
+        starts = np.flatnonzero(new)
+        data = np.diff(np.append(starts, len(pair)))
+        distinct = pair[starts]
+    del pair
+    rows = distinct // width
+    cols = distinct - rows * width
+    del distinct
+    index = np.int32 if max(len(cols), n_classes, width) < np.iinfo(np.int32).max else np.int64
+    indptr = np.zeros(n_classes + 1, dtype=index)
+    np.cumsum(count_codes(rows, n_classes), out=indptr[1:])
+    del rows
+    # index arrays in the type scipy would pick for them, so it keeps them without a copy
+    matrix = sp.csr_matrix((data.astype(np.int64, copy=False), cols.astype(index, copy=False), indptr),
+                           shape=(n_classes, width if m else 0), copy=False)
+    matrix.has_sorted_indices = True
+    return matrix
+
+
+def count_codes(codes: np.ndarray, minlength: int) -> np.ndarray:
+    """``np.bincount`` of integer codes of any integer type (negative ones, missing, are left out), a
+    chunk at a time: bincount
+    widens its input to 64 bits, which for 10^7 one-byte codes would be an 80 MB temporary."""
+    out = np.zeros(minlength, dtype=np.int64)
+    for lo in range(0, len(codes), _CHUNK):
+        part = codes[lo : lo + _CHUNK]
+        if part.min(initial=0) < 0:  # missing (-1) is not counted
+            part = part[part >= 0]
+        part = np.bincount(part, minlength=minlength)
+        if len(part) > minlength:
+            out = np.concatenate((out, np.zeros(len(part) - minlength, dtype=np.int64)))
+            minlength = len(part)
+        out[: len(part)] += part
+    return out
 
 
 def _wildcard_sizes(code_columns: list[tuple[np.ndarray, int]], n: int) -> np.ndarray:
@@ -204,42 +324,48 @@ def _wildcard_sizes(code_columns: list[tuple[np.ndarray, int]], n: int) -> np.nd
     return result
 
 
-def sensitive_domain(values: pd.Series | pd.Categorical, kind: str, leaves: Sequence[str] | None) -> np.ndarray:
-    """The sensitive attribute's domain in ground-distance order: the table's distinct values, sorted
-    (numeric), in the policy's order (ordinal), in hierarchy-leaf order (nominal with hierarchy),
-    or alphabetically (nominal)."""
+def sensitive_codes(values, leaves: Sequence[str] | None) -> tuple[np.ndarray, np.ndarray]:
+    """The sensitive attribute's domain in ground-distance order and each record's position in it (-1 =
+    missing). The domain is the table's distinct values, sorted (numeric), in the policy's order
+    (ordinal), in hierarchy-leaf order (nominal with hierarchy), or alphabetically (nominal)."""
     series = pd.Series(values)
     if isinstance(series.dtype, pd.CategoricalDtype):
         codes = series.cat.codes.to_numpy()
-        present = series.cat.categories[np.unique(codes[codes >= 0])]
-        present = [str(v) for v in present]
+        categories = [str(c) for c in series.cat.categories]
+        used = np.bincount(codes[codes >= 0] if codes.min(initial=0) < 0 else codes, minlength=len(categories)) > 0
+        present = [categories[i] for i in np.flatnonzero(used)]
         if leaves is not None:
             pos = {v: i for i, v in enumerate(leaves)}
             present = sorted(present, key=lambda v: pos.get(v, len(pos)))
-        return np.array(present, dtype=object)
-    return np.unique(series.dropna().to_numpy())
+        domain = np.array(present, dtype=object)
+        lookup = {v: i for i, v in enumerate(present)}
+        position = np.array([lookup.get(c, -1) for c in categories] + [-1])
+        return position.astype(_narrowest(len(domain)))[codes], domain
+    codes, uniques = pd.factorize(series.to_numpy(dtype=float), use_na_sentinel=True)
+    domain = np.sort(uniques)
+    rank = np.append(np.searchsorted(domain, uniques), -1).astype(_narrowest(len(domain)))
+    return rank[codes], domain
 
 
-def sensitive_counts(column: str, values, domain: np.ndarray, class_of: np.ndarray, n_classes: int) -> SensitiveCounts:
-    series = pd.Series(values)
-    if isinstance(series.dtype, pd.CategoricalDtype):
-        lookup = {v: i for i, v in enumerate(domain)}
-        cat_pos = np.array([lookup.get(str(c), -1) for c in series.cat.categories] + [-1], dtype=np.int64)
-        codes = series.cat.codes.to_numpy().astype(np.int64)
-        s = cat_pos[codes]  # code -1 (missing) picks the trailing -1
-    else:
-        arr = series.to_numpy(dtype=float)
-        s = np.searchsorted(domain, arr)
-        s[np.isnan(arr)] = -1
-    present = s >= 0
+def _narrowest(n_values: int) -> np.dtype:
+    for dtype in (np.int8, np.int16, np.int32):
+        if n_values <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
+
+
+def sensitive_domain(values: pd.Series | pd.Categorical, kind: str, leaves: Sequence[str] | None) -> np.ndarray:
+    """The sensitive attribute's domain in ground-distance order (see :func:`sensitive_codes`)."""
+    return sensitive_codes(values, leaves)[1]
+
+
+def summarise_sensitive(column: str, values, leaves: Sequence[str] | None, grouping: Grouping) -> SensitiveCounts:
+    """The class x value counts of one sensitive column, in the classes of ``grouping``."""
+    s, domain = sensitive_codes(values, leaves)
     m = len(domain)
-    cls, val = class_of[present], s[present]
-    rows, cols, data = count_pairs(cls, val, max(m, 1))
-    indptr = np.zeros(n_classes + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n_classes), out=indptr[1:])
-    counts = sp.csr_matrix((data.astype(np.int64), cols.astype(np.int64), indptr), shape=(n_classes, m))
-    total = np.bincount(val, minlength=m).astype(np.int64)
-    return SensitiveCounts(column, domain, counts, total, int((~present).sum()))
+    counts = class_value_counts(s[grouping.order], grouping.sizes, m)
+    total = count_codes(s, m)
+    return SensitiveCounts(column, domain, counts, total, int(len(s) - total.sum()))
 
 
 def build_summary(
@@ -255,13 +381,14 @@ def build_summary(
     n = len(frame)
     code_columns = [column_codes(frame[q]) for q in quasi_identifiers]
     key = pack_keys(code_columns, n)
-    class_of, sizes, first_row = group_sorted(key)
-    if missing_qi == "wildcard" and any((c < 0).any() for c, _ in code_columns):
-        class_fk = _wildcard_sizes(code_columns, n)[first_row]
+    grouping = group(key, consume=True)
+    del key
+    if missing_qi == "wildcard" and any(len(c) and c.min() < 0 for c, _ in code_columns):
+        class_fk = _wildcard_sizes(code_columns, n)[grouping.first_row]
     else:
-        class_fk = sizes
-    summary = ClassSummary(list(quasi_identifiers), missing_qi, class_of, sizes, class_fk, first_row, frame)
-    for column, (kind, leaves) in (sensitive or {}).items():
-        domain = sensitive_domain(frame[column], kind, leaves)
-        summary.sensitive[column] = sensitive_counts(column, frame[column], domain, class_of, len(sizes))
+        class_fk = grouping.sizes
+    summary = ClassSummary(list(quasi_identifiers), missing_qi, grouping.class_of, grouping.sizes, class_fk,
+                           grouping.first_row, frame)
+    for column, (_kind, leaves) in (sensitive or {}).items():
+        summary.sensitive[column] = summarise_sensitive(column, frame[column], leaves, grouping)
     return summary

@@ -84,8 +84,8 @@ def test_report_section(tmp_path, tables, run_cli):
     policy = write_policy(tmp_path, POLICY.replace("CHECKS", checks))
     code, _, err = run_cli("audit", tmp_path / "released.csv", "--policy", policy, "--original",
                            tmp_path / "original.csv", "--html", tmp_path / "r.html")
-    html = (tmp_path / "r.html").read_text()
     assert code == 1, err
+    html = (tmp_path / "r.html").read_text()
     assert "Correct links by the size of the record" in html and "Correct links by class size" in html
     assert "Fellegi–Sunter linkage per estimation of m and u" in html and "<svg" in html
     assert "links 400 people" not in html  # distinct records only: ties count 1/k

@@ -46,26 +46,37 @@ def distinct_per_class(sc: SensitiveCounts) -> np.ndarray:
 
 def entropy_per_class(sc: SensitiveCounts) -> np.ndarray:
     """exp of the Shannon entropy (natural log) of each class's sensitive distribution."""
-    rows = sc.row_of_entries()
     totals = sc.class_totals.astype(float)
-    p = sc.counts.data / totals[rows]
-    h = -np.bincount(rows, weights=p * np.log(p), minlength=len(totals))
-    out = np.exp(h)
+    h = np.empty(len(totals))
+    for c0, c1, e0, e1, rows in sc.blocks():
+        p = sc.counts.data[e0:e1] / totals[c0:c1][rows]
+        h[c0:c1] = np.bincount(rows, weights=p * np.log(p), minlength=c1 - c0)
+    out = np.exp(-h)
     out[totals == 0] = 0.0
     return out
 
 
 def recursive_ratio_per_class(sc: SensitiveCounts, l: int) -> np.ndarray:
     """r_1 / (r_l + ... + r_m) per class, counts sorted descending; inf with fewer than l values."""
-    rows = sc.row_of_entries()
-    data = sc.counts.data
-    order = np.lexsort((-data, rows))
-    sorted_data, sorted_rows = data[order], rows[order]
-    rank = np.arange(len(sorted_data)) - sc.counts.indptr[sorted_rows]
-    n = sc.counts.shape[0]
+    totals = sc.class_totals
+    n = len(totals)
     r1 = np.zeros(n)
-    r1[sorted_rows[rank == 0]] = sorted_data[rank == 0]
-    tail = np.bincount(sorted_rows, weights=np.where(rank >= l - 1, sorted_data, 0), minlength=n)
+    head = np.zeros(n)  # r_1 + ... + r_{l-1}
+    for c0, c1, e0, e1, rows in sc.blocks():
+        data = sc.counts.data[e0:e1]
+        if not len(data):
+            continue
+        top = int(data.max()) + 1
+        # one integer sort orders each class's counts descending (class in the high part of the key)
+        key = rows * top + (top - 1 - data)
+        key.sort()
+        block_rows = key // top
+        sorted_data = top - 1 - (key - block_rows * top)
+        rank = np.arange(len(key)) - (sc.counts.indptr[c0:c1][block_rows] - e0)
+        first = rank == 0
+        r1[c0 + block_rows[first]] = sorted_data[first]
+        head[c0:c1] = np.bincount(block_rows, weights=np.where(rank < l - 1, sorted_data, 0), minlength=c1 - c0)
+    tail = totals - head
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(tail > 0, r1 / np.where(tail > 0, tail, 1), np.inf)
     return ratio

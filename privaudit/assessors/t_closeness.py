@@ -49,11 +49,11 @@ def per_class_emd(ctx, column: str, distance: str) -> np.ndarray:
     sc = ctx.summary.sensitive[column]
     q = sc.total / max(sc.total.sum(), 1)
     if distance == "ordered":
-        return emd.emd_ordered(sc.counts, q)
+        return emd.emd_ordered(sc.counts, q, sc.class_totals)
     if distance == "equal":
-        return emd.emd_equal(sc.counts, q)
+        return emd.emd_equal(sc.counts, q, sc.class_totals)
     paths = ctx.policy.hierarchies[column].leaf_ancestors(list(sc.values))
-    return emd.emd_hierarchical(sc.counts, q, paths)
+    return emd.emd_hierarchical(sc.counts, q, paths, sc.class_totals)
 
 
 def violations(ctx, params: TClosenessParams) -> np.ndarray:

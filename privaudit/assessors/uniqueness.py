@@ -110,7 +110,7 @@ def run(ctx, params: UniquenessParams) -> Measurement:
         record_risk = individual_risk(s.class_fk, Fk)  # per class; every record of a class shares it
         details["weight_column"] = weights[0]
     else:
-        record_risk = individual_risk(s.class_fk, s.class_fk.astype(float))
+        record_risk = risk  # F_k = f_k: the individual risk is exactly 1/f_k (riskmodels.individual_risk)
     expected = float((record_risk * s.sizes).sum())
     details["expected_reidentifications"] = expected
     details["global_risk"] = expected / s.n_records
