@@ -335,7 +335,7 @@ def bin_failing_counts(edges: Sequence[float], counts: Sequence[float], threshol
     does not tell: ``None``. ``failing_total`` (the assessor's count of failing values, including the
     ``failing_beside`` ones drawn beside the axis: infinite or overflow values) settles it: the failing
     values not accounted for by the bins wholly on the failing side are in the straddling bin; with no
-    straddling bin they are values equal to the threshold, in the bin that starts (or, last, ends) there.
+    straddling bin they are values equal to the threshold, in the bin that starts or ends there.
     An inconsistent total is ignored (the bins keep what their position says)."""
     edges = [float(e) for e in edges]
     eps = 1e-9 * max(1.0, abs(threshold), abs(edges[-1] - edges[0]))
@@ -358,11 +358,14 @@ def bin_failing_counts(edges: Sequence[float], counts: Sequence[float], threshol
         if -0.5 < diff < counts[i] + 0.5:
             out[i] = min(max(diff, 0.0), float(counts[i]))
     elif not unknown and abs(diff) >= 0.5:
+        # values equal to the threshold sit in the bin that starts there, or (an edge a rounding error
+        # above it) in the bin that ends there
         at = [i for i, lo in enumerate(edges[:-1]) if abs(lo - threshold) <= eps]
-        if not at and abs(edges[-1] - threshold) <= eps:
-            at = [len(counts) - 1]
-        if at and 0 <= (out[at[0]] or 0.0) + diff <= counts[at[0]]:
-            out[at[0]] = (out[at[0]] or 0.0) + diff
+        at += [i for i, hi in enumerate(edges[1:]) if abs(hi - threshold) <= eps]
+        for i in at:
+            if 0 <= (out[i] or 0.0) + diff <= counts[i]:
+                out[i] = (out[i] or 0.0) + diff
+                break
     return out
 
 
