@@ -299,7 +299,7 @@ def _native_numbers(column: pa.ChunkedArray, name: str, spec, missing: Sequence[
         bad = np.flatnonzero(out <= 0)
         if len(bad):
             raise DataError(f"{table.path}: column {name!r}, {table.row_label(int(bad[0]))}: weights must be positive numbers")
-    return pd.Series(out, name=name)
+    return pd.Series(out, name=name, copy=False)
 
 
 def _first_row_with(codes: np.ndarray, code: int) -> int:
@@ -320,7 +320,7 @@ def _typed(codes: np.ndarray, values: np.ndarray, name: str, spec, table: Table)
         out = np.full(len(codes), np.nan)
         present = codes >= 0
         out[present] = numbers[codes[present]]
-        return pd.Series(out, name=name)
+        return pd.Series(out, name=name, copy=False)
     target, categories, ordered = _category_order(values, name, spec, table, lambda: codes)
     mapped = np.append(target, -1)[codes]
     return pd.Categorical.from_codes(mapped, categories=categories, ordered=ordered)

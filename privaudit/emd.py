@@ -84,7 +84,7 @@ def emd_ordered(counts: sp.csr_matrix, q: np.ndarray, totals: np.ndarray | None 
             nxt[:-1] = cols[1:]
             nxt[local_ptr[1:][nnz_rows > 0] - 1] = m - 1
         contrib = seg(cols.copy(), nxt, c)
-        block = np.bincount(rows, weights=contrib, minlength=c1 - c0)
+        block = np.bincount(rows, weights=contrib, minlength=c1 - c0).astype(float)  # int64 when empty
         has = nnz_rows > 0
         first_col = np.zeros(c1 - c0, dtype=np.int64)
         first_col[has] = cols[local_ptr[:-1][has]]

@@ -135,8 +135,44 @@ def column_codes(values: pd.Series | pd.Categorical) -> tuple[np.ndarray, int]:
         values = values.array
     if isinstance(values, pd.Categorical):
         return values.codes, len(values.categories)
+    small = _small_integer_codes(values)
+    if small is not None:
+        return small
     codes, uniques = pd.factorize(values, sort=True, use_na_sentinel=True)
     return codes, len(uniques)
+
+
+def _small_integer_codes(values) -> tuple[np.ndarray, int] | None:
+    """Codes of a float column of whole numbers within a small range (ages, years, counts) without
+    hashing: each value's offset from the minimum marks the values present, whose running count is the
+    code. None when the column is not of that kind."""
+    x = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
+    if x.dtype.kind != "f" or len(x) < _CHUNK:
+        return None
+    finite = np.isfinite(x)
+    if not finite.any():
+        return None
+    lo, hi = float(np.min(x, where=finite, initial=np.inf)), float(np.max(x, where=finite, initial=-np.inf))
+    if not finite.all() and np.isinf(x[~finite]).any():
+        return None
+    if hi - lo >= min(len(x), 1 << 24):
+        return None
+    span = int(hi - lo) + 1
+    offsets = np.empty(len(x), dtype=np.int32)
+    for start in range(0, len(x), _CHUNK):
+        part = x[start : start + _CHUNK] - lo
+        missing = np.isnan(part)
+        part[missing] = span  # missing: one past the values
+        whole = part.astype(np.int32)
+        if not np.array_equal(whole, part):
+            return None
+        offsets[start : start + _CHUNK] = whole
+    present = np.zeros(span + 1, dtype=bool)
+    present[offsets] = True
+    card = int(present[:span].sum())
+    rank = np.cumsum(present, dtype=np.int64) - 1
+    rank[span] = -1
+    return rank.astype(_narrowest(card))[offsets], card
 
 
 def pack_keys(code_columns: Sequence[tuple[np.ndarray, int]], n: int) -> np.ndarray:
@@ -261,8 +297,8 @@ def class_value_counts(values: np.ndarray, sizes: np.ndarray, m: int) -> sp.csr_
         new[:1] = True
         np.not_equal(pair[1:], pair[:-1], out=new[1:])
         starts = np.flatnonzero(new)
-        data = np.diff(np.append(starts, len(pair)))
         distinct = pair[starts]
+        data = _run_lengths(starts, len(pair))
     del pair
     rows = distinct // width
     cols = distinct - rows * width
@@ -276,6 +312,19 @@ def class_value_counts(values: np.ndarray, sizes: np.ndarray, m: int) -> sp.csr_
                            shape=(n_classes, width if m else 0), copy=False)
     matrix.has_sorted_indices = True
     return matrix
+
+
+def _run_lengths(starts: np.ndarray, n: int) -> np.ndarray:
+    """Lengths of the runs that begin at ``starts`` (ascending) in an array of ``n``, written over
+    ``starts`` a chunk at a time (forward: a chunk reads one position past what it writes)."""
+    for lo in range(0, len(starts), _CHUNK):
+        hi = min(lo + _CHUNK, len(starts))
+        nxt = np.empty(hi - lo, dtype=starts.dtype)
+        nxt[:-1] = starts[lo + 1 : hi]
+        nxt[-1] = starts[hi] if hi < len(starts) else n
+        nxt -= starts[lo:hi]
+        starts[lo:hi] = nxt
+    return starts
 
 
 def count_codes(codes: np.ndarray, minlength: int) -> np.ndarray:
