@@ -81,13 +81,26 @@ def row_blocks(matrix: sp.csr_matrix, entries: int | None = None):
 class ClassSummary:
     quasi_identifiers: list[str]
     missing_qi: str
-    class_of: np.ndarray | None  # class id of each record (None from out-of-memory engines)
+    record_classes: np.ndarray | None  # class id of each record, or None: see ``class_of``
     sizes: np.ndarray  # records per class
     class_fk: np.ndarray  # f_k of the records of each class (= sizes unless missing_qi is wildcard)
     first_row: np.ndarray  # a representative (the first) record of each class
     frame: pd.DataFrame = field(repr=False)  # the records (or one representative per class) first_row points into
     sensitive: dict[str, SensitiveCounts] = field(default_factory=dict)
     weight_sums: np.ndarray | None = None  # per class sum of the weight column, when an engine computed it
+    order: np.ndarray | None = field(default=None, repr=False)  # the records class by class (Grouping.order)
+
+    @property
+    def class_of(self) -> np.ndarray | None:
+        """The class id of each record; None from out-of-memory engines, which never hold the records.
+
+        Class-based checks need only per-class figures, so the in-memory summary keeps the grouping's
+        record order and spreads the ids over the records on first use (one scatter of n ids)."""
+        if self.record_classes is None and self.order is not None:
+            ids = np.empty(len(self.order), dtype=np.int64)
+            ids[self.order] = np.repeat(np.arange(len(self.sizes), dtype=np.int64), self.sizes)
+            self.record_classes, self.order = ids, None
+        return self.record_classes
 
     @property
     def n_records(self) -> int:
@@ -199,13 +212,19 @@ def pack_keys(code_columns: Sequence[tuple[np.ndarray, int]], n: int) -> np.ndar
 
 @dataclass
 class Grouping:
-    """Records grouped by key: ``class_of`` (ids in ascending key order), ``sizes``, ``first_row`` of each
-    class, and ``order``, the records listed class by class (each class's records in row order)."""
+    """Records grouped by key: ``sizes`` and ``first_row`` of each class (classes numbered in ascending
+    key order), ``order``, the records listed class by class (each class's records in row order), and
+    ``class_of``, each record's class id, spread from ``order`` when asked for."""
 
-    class_of: np.ndarray
     sizes: np.ndarray
     first_row: np.ndarray
     order: np.ndarray
+
+    @property
+    def class_of(self) -> np.ndarray:
+        ids = np.empty(len(self.order), dtype=np.int64)
+        ids[self.order] = np.repeat(np.arange(len(self.sizes), dtype=np.int64), self.sizes)
+        return ids
 
 
 def group(key: np.ndarray, consume: bool = False) -> Grouping:
@@ -218,7 +237,7 @@ def group(key: np.ndarray, consume: bool = False) -> Grouping:
     n = len(key)
     if n == 0:
         empty = np.zeros(0, np.int64)
-        return Grouping(empty, empty, empty, empty)
+        return Grouping(empty, empty, empty)
     bits = max(int(n - 1).bit_length(), 1)
     top = int(key.max())
     if top.bit_length() + bits <= 63 and int(key.min()) >= 0:
@@ -239,12 +258,8 @@ def group(key: np.ndarray, consume: bool = False) -> Grouping:
     sizes = np.empty(len(starts), dtype=np.int64)
     np.subtract(starts[1:], starts[:-1], out=sizes[:-1])
     sizes[-1] = n - starts[-1]
-    ids = np.cumsum(new, out=sorted_key)  # the sorted keys are done with: their memory takes the ids
-    del new
-    ids -= 1
-    class_of = np.empty(n, dtype=np.int64)
-    class_of[order] = ids
-    return Grouping(class_of, sizes, order[starts], order)
+    del new, sorted_key
+    return Grouping(sizes, order[starts], order)
 
 
 def group_sorted(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -436,8 +451,8 @@ def build_summary(
         class_fk = _wildcard_sizes(code_columns, n)[grouping.first_row]
     else:
         class_fk = grouping.sizes
-    summary = ClassSummary(list(quasi_identifiers), missing_qi, grouping.class_of, grouping.sizes, class_fk,
-                           grouping.first_row, frame)
+    summary = ClassSummary(list(quasi_identifiers), missing_qi, None, grouping.sizes, class_fk,
+                           grouping.first_row, frame, order=grouping.order)
     for column, (_kind, leaves) in (sensitive or {}).items():
         summary.sensitive[column] = summarise_sensitive(column, frame[column], leaves, grouping)
     return summary
