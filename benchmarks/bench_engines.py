@@ -3,14 +3,15 @@
     python benchmarks/bench_engines.py [--rows 10000000] [--big-rows 100000000] [--skip-big]
                                        [--engines in-process,chunked,duckdb,spark] [--python PYTHON]
 
-(a) ``--rows`` (default 10^7) rows of the synthetic shape of ``bench_audit.py`` (age, sex, race, marital,
-    education, zip3; sensitive occupation and income) from Parquet, audited with bench_audit's checks
+(a) ``--rows`` (default 10^7) rows of a synthetic shape of ``bench_audit.py`` (``--shape issue``, the
+    default, or ``wide``; age, sex, race, marital, education, zip3; sensitive occupation and income) from
+    Parquet, audited with bench_audit's checks
     (k, p, three l-variants, t ordered and equal, uniqueness) by each engine; the figures of every
     engine are compared with in-process's.
 (b) ``--big-rows`` (default 10^8) rows of the same shape, chunked engine, from Parquet written one row
     group at a time (the table is never in memory): the class summary alone, then the whole audit.
-    This shape has almost as many classes as rows (7.0 million classes at 10^7 rows), so the summary
-    itself is large: memory follows the classes and the class x value pairs.
+    These shapes have many classes (at 10^8 rows: 12.2 million for ``issue``, 31.5 million for
+    ``wide``), so the summary itself is large: memory follows the classes and the class x value pairs.
 (c) the same rows as released after generalization (age in decades, zip3 cut to its first digit: at most
     90,720 classes), chunked: the shape the engine is for, where classes are far fewer than rows.
 
@@ -37,7 +38,7 @@ import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from benchmarks.bench_audit import SYNTH_POLICY, synthetic  # noqa: E402
+from benchmarks.bench_audit import SYNTH_POLICY, ZIP_SKEW, synthetic  # noqa: E402
 
 ROW_GROUP = 1_000_000
 
@@ -128,14 +129,14 @@ def generalized(frame):
     return frame
 
 
-def write_synthetic(path: Path, rows: int, seed: int = 7, release: bool = False) -> float:
-    """Write ``rows`` synthetic rows one row group at a time (each from its own seed)."""
+def write_synthetic(path: Path, rows: int, seed: int = 7, release: bool = False, shape: str = "issue") -> float:
+    """Write ``rows`` synthetic rows of ``shape`` one row group at a time (each from its own seed)."""
     started = time.perf_counter()
     writer = None
     done, part = 0, 0
     while done < rows:
         n = min(ROW_GROUP, rows - done)
-        frame = synthetic(n, seed=seed * 100_003 + part)
+        frame = synthetic(n, seed=seed * 100_003 + part, zip_skew=ZIP_SKEW[shape])
         table = pa.Table.from_pandas(generalized(frame) if release else frame, preserve_index=False)
         if writer is None:
             writer = pq.ParquetWriter(path, table.schema)
@@ -153,6 +154,8 @@ def main() -> None:
     parser.add_argument("--skip-released", action="store_true")
     parser.add_argument("--skip-compare", action="store_true")
     parser.add_argument("--engines", default="in-process,chunked,duckdb,spark")
+    parser.add_argument("--shape", choices=sorted(ZIP_SKEW), default="issue",
+                        help="synthetic shape (see bench_audit.py): issue (2.85 M classes at 10^7 rows) or wide")
     parser.add_argument("--python", default=sys.executable, help="interpreter for the children")
     parser.add_argument("--spark-driver-memory", default="8g")
     args = parser.parse_args()
@@ -163,7 +166,7 @@ def main() -> None:
         policy.write_text(SYNTH_POLICY)
         if not args.skip_compare:
             data = tmp / "synth.parquet"
-            secs = write_synthetic(data, args.rows)
+            secs = write_synthetic(data, args.rows, shape=args.shape)
             print(f"(a) {args.rows:,} synthetic rows written to Parquet in {secs:.1f} s "
                   f"({data.stat().st_size / 2**20:.0f} MB)")
             reference = None
@@ -181,7 +184,7 @@ def main() -> None:
             data.unlink()
         if not args.skip_big:
             data = tmp / "big.parquet"
-            secs = write_synthetic(data, args.big_rows)
+            secs = write_synthetic(data, args.big_rows, shape=args.shape)
             print(f"(b) {args.big_rows:,} synthetic rows written to Parquet in {secs:.1f} s "
                   f"({data.stat().st_size / 2**20:.0f} MB)")
             show("(b) chunked, class summary only", run_child(args.python, data, policy, "chunked", "summary", {}))
@@ -189,7 +192,7 @@ def main() -> None:
             data.unlink()
         if not args.skip_released:
             data = tmp / "released.parquet"
-            secs = write_synthetic(data, args.big_rows, release=True)
+            secs = write_synthetic(data, args.big_rows, release=True, shape=args.shape)
             print(f"(c) {args.big_rows:,} generalized rows written to Parquet in {secs:.1f} s "
                   f"({data.stat().st_size / 2**20:.0f} MB)")
             show("(c) chunked, class summary only", run_child(args.python, data, policy, "chunked", "summary", {}))
