@@ -12,13 +12,17 @@ COUNT(*)``). Batches are Parquet row-group slices or blocks of CSV text, read tw
    partition bounds. At the end every value has its code in sorted order, as ``build_summary`` codes
    it, and the mixed-radix packed key (:func:`~privaudit.summary.pack_keys`) of a combination is fixed.
 2. *Counting.* Each batch's rows get their packed keys (in 62-bit parts when the codes need more) and
-   are grouped (:func:`~privaudit.summary.group_sorted`): combinations with counts and weight sums,
-   and (combination, sensitive value) pairs (:func:`~privaudit.summary.count_pairs`). These partial
-   counts are cut at fixed key bounds into partitions (key ranges, about ``partition_rows`` rows each)
-   and appended to spill files.
+   are grouped as the in-memory summary groups them (:func:`~privaudit.summary.group`,
+   :func:`~privaudit.summary.class_value_counts`): combinations with counts and weight sums, and
+   (combination, sensitive value) pairs. These partial counts are cut at fixed key bounds into
+   partitions (key ranges, about ``partition_rows`` rows each) and appended to spill files.
 3. *Merging.* Partition by partition, in key order, the partial counts are grouped again and summed;
    since partitions are key ranges, the classes come out numbered exactly as ``build_summary``
    numbers them and the class x value matrices are built in CSR order without a global sort.
+
+Passes 1 and 2 work on two batches at a time and pass 3 on two partitions at a time
+(:func:`~privaudit.engines._pipeline.ordered_map`: threads, results taken in order, so spill files
+and first-seen ids are exactly those of a sequential run).
 
 Memory holds one batch, one partition's partial counts and the summary being built: it follows the
 number of classes and (class, sensitive value) pairs, not the number of rows. When the key space itself
