@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
+from .concurrency import WORKERS as CHECK_WORKERS
+from .concurrency import ordered_map
 from .context import AuditContext
 from .data import Table, load_table
 from .errors import DataError
@@ -197,5 +199,32 @@ def audit_context(ctx: AuditContext, table: Table, policy: Policy, registry: Reg
         if "table" in check.assessor.needs and ctx.table is None:
             raise DataError(f"check {check.id!r} ({check.assessor.name}) needs the whole table in memory: "
                             f"use --engine in-process (this audit uses {engine})")
-    results = [run_check(ctx, check) for check in checks]
+    results = run_checks(ctx, checks)
     return AuditResult(policy, table, results, generated_at(), ctx, original, engine=engine)
+
+
+def _summary_ready(ctx: AuditContext) -> bool:
+    """Build the shared summary before any thread reads it. If building it fails, the checks run one by
+    one and each reports the failure as its own ``error``, as they always have."""
+    try:
+        ctx.summary
+    except Exception:
+        return False
+    return True
+
+
+def run_checks(ctx: AuditContext, checks: list[Check], workers: int | None = None) -> list[CheckResult]:
+    """Run ``checks``, results in their order. Checks whose assessor is ``concurrent`` run two at a time
+    (``workers``; default :data:`CHECK_WORKERS`) after the shared summary is built; the others one by
+    one, after them."""
+    workers = CHECK_WORKERS if workers is None else workers
+    results: list[CheckResult | None] = [None] * len(checks)
+    side_by_side = [i for i, c in enumerate(checks) if c.assessor.concurrent]
+    if workers > 1 and len(side_by_side) > 1 and _summary_ready(ctx):
+        for i, result in zip(side_by_side, ordered_map(lambda i: run_check(ctx, checks[i]), side_by_side,
+                                                        workers=workers, ahead=workers)):
+            results[i] = result
+    for i, check in enumerate(checks):
+        if results[i] is None:
+            results[i] = run_check(ctx, check)
+    return results

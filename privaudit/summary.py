@@ -96,10 +96,12 @@ class ClassSummary:
 
         Class-based checks need only per-class figures, so the in-memory summary keeps the grouping's
         record order and spreads the ids over the records on first use (one scatter of n ids)."""
-        if self.record_classes is None and self.order is not None:
-            ids = np.empty(len(self.order), dtype=np.int64)
-            ids[self.order] = np.repeat(np.arange(len(self.sizes), dtype=np.int64), self.sizes)
-            self.record_classes, self.order = ids, None
+        order = self.order  # read once: a concurrent check may be spreading the ids too
+        if self.record_classes is None and order is not None:
+            ids = np.empty(len(order), dtype=np.int64)
+            ids[order] = np.repeat(np.arange(len(self.sizes), dtype=np.int64), self.sizes)
+            self.record_classes = ids
+            self.order = None
         return self.record_classes
 
     @property

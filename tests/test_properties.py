@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
@@ -43,7 +45,7 @@ def figures(frame):
     return {c["id"]: c["value"] for c in report["checks"]}
 
 
-settings.register_profile("privaudit", deadline=None, max_examples=25,
+settings.register_profile("privaudit", deadline=None, max_examples=25, derandomize=bool(os.environ.get("CI")),
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("privaudit")
 

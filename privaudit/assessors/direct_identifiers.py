@@ -57,6 +57,7 @@ ASSESSOR = Assessor(
     formula="value = number of identifier-role columns with at least one non-missing value; pass iff value = 0",
     reference="Hundepool et al., Statistical Disclosure Control (Wiley, 2012), ch. 3",
     always=True,
+    concurrent=True,
     report_section=report_section,
 )
 

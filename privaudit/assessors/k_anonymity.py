@@ -92,6 +92,7 @@ ASSESSOR = Assessor(
     "pass iff value >= k",
     reference="Samarati & Sweeney (1998); Sweeney, Int. J. Uncertainty, Fuzziness and Knowledge-Based Systems 10(5), 2002",
     class_violations=violations,
+    concurrent=True,
     report_section=report_section,
 )
 

@@ -212,6 +212,7 @@ ASSESSOR = Assessor(
     "(ACM TKDD 1(1), 2007)",
     validate_policy=validate,
     class_violations=violations,
+    concurrent=True,
     report_section=report_section,
 )
 

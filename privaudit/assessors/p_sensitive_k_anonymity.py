@@ -98,6 +98,7 @@ ASSESSOR = Assessor(
     reference="Truta & Vinay, Privacy Protection: p-Sensitive k-Anonymity Property (ICDE Workshops, 2006)",
     validate_policy=validate,
     class_violations=violations,
+    concurrent=True,
     report_section=report_section,
 )
 

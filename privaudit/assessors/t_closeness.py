@@ -131,6 +131,7 @@ ASSESSOR = Assessor(
     reference="Li, Li & Venkatasubramanian, t-Closeness: Privacy Beyond k-Anonymity and l-Diversity (ICDE 2007)",
     validate_policy=validate,
     class_violations=violations,
+    concurrent=True,
     report_section=report_section,
 )
 

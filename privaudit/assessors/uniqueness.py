@@ -223,6 +223,7 @@ ASSESSOR = Assessor(
     "ch. 5; Dankar et al., BMC Med. Inform. Decis. Mak. 12:66 (2012)",
     validate_policy=validate,
     report_section=report_section,
+    concurrent=True,
 )
 
 

@@ -21,7 +21,7 @@ COUNT(*)``). Batches are Parquet row-group slices or blocks of CSV text, read tw
    numbers them and the class x value matrices are built in CSR order without a global sort.
 
 Passes 1 and 2 work on two batches at a time and pass 3 on two partitions at a time
-(:func:`~privaudit.engines._pipeline.ordered_map`: threads, results taken in order, so spill files
+(:func:`~privaudit.concurrency.ordered_map`: threads, results taken in order, so spill files
 and first-seen ids are exactly those of a sequential run).
 
 Memory holds one batch, one partition's partial counts and the summary being built: it follows the
@@ -49,7 +49,7 @@ from ..summary import Grouping, class_value_counts, group, group_sorted
 from ._assemble import CountMatrix, QIColumn, assemble, key_parts, single_keys
 from ._domain import ColumnDomain, as_numbers, first_bad, needs_check, raise_value_error
 from ._hierarchies import check_hierarchies
-from ._pipeline import ordered_map
+from ..concurrency import ordered_map
 from ._source import Source, open_source
 
 NAME = "chunked"

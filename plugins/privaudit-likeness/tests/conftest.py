@@ -5,9 +5,16 @@
 
 from __future__ import annotations
 
+import os
 from importlib import metadata
 
 import pytest
+from hypothesis import settings
+
+# CI (the CI variable set) tests the same examples on every run; a developer's run explores new ones
+settings.register_profile("ci", derandomize=True, deadline=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 def pytest_configure(config):

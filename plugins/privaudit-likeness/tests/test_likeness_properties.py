@@ -73,7 +73,11 @@ def test_vectorised_figures_equal_the_definitions(frame, beta):
         assert delta[c] == expected or math.isclose(delta[c], expected, rel_tol=1e-12, abs_tol=1e-12)
         expected = ref.class_delta(prior, cls, present_only=True)
         assert math.isclose(present[c], expected, rel_tol=1e-12, abs_tol=1e-12)
-        # the checks' class verdicts are ARX's (basic and enhanced β-likeness)
+        # the checks' class verdicts are ARX's (basic and enhanced β-likeness), except on a tie: a gain
+        # equal to β up to rounding passes here (likeness.TOLERANCE), while ARX's float comparison goes
+        # either way (1/8 against a prior of 1/12 gives 0.5000000000000001 > β = 0.5)
+        if math.isclose(basic[c], beta, rel_tol=1e-9) or math.isclose(enhanced[c], beta, rel_tol=1e-9):
+            continue
         assert bool(likeness.exceeds(basic[c], beta)) == ref.arx_basic_fails(prior, cls, beta)
         assert bool(likeness.enhanced_failing(e, beta)[c]) == ref.arx_enhanced_fails(prior, cls, beta)
 

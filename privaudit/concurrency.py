@@ -1,10 +1,10 @@
-"""Batches worked on two at a time, results taken in order.
+"""Work items run two at a time, results taken in order.
 
-The chunked engine's per-batch work (Arrow dictionary coding, packed keys, sorts) is numpy and Arrow
-code that releases the GIL, so a second thread uses the second core while the first thread reads the
-next batch. :func:`ordered_map` keeps at most ``ahead`` batches in flight (memory stays bounded: a few
-batches, never the file) and yields results in input order, so whatever the caller does with them
-(appending to spill files, assigning first-seen ids) happens exactly as in a sequential loop.
+numpy and Arrow release the GIL in their loops, so on this project's 2-core machines a second thread
+uses the second core. :func:`ordered_map` keeps at most ``ahead`` items in flight (memory stays
+bounded) and yields results in input order, so whatever the caller does with them happens exactly as
+in a sequential loop. Users: the chunked engine (batches coded and counted, partitions merged) and the
+audit driver (checks whose assessor is ``concurrent``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], workers: int = WORKERS
     if workers <= 1:
         yield from map(fn, items)
         return
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="privaudit-batch") as pool:
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="privaudit-worker") as pool:
         pending: deque = deque()
         try:
             for item in items:
