@@ -25,6 +25,7 @@ import pyarrow.csv as pacsv
 
 from .errors import DataError
 from .policy import Policy
+from .summary import narrowest_int
 
 SNIFF_BYTES = 1 << 16
 CANDIDATE_DELIMITERS = (",", ";", "\t", "|")
@@ -110,15 +111,9 @@ def _check_tail(path: Path) -> None:
         raise DataError(f"{path}: line {lines}: unterminated quoted field (is the file truncated?)")
 
 
-def _read_csv(path: Path, delimiter: str | None) -> tuple[pa.Table, str]:
-    with path.open("rb") as handle:
-        head_bytes = handle.read(SNIFF_BYTES)
-    head = head_bytes.decode("utf-8-sig", errors="ignore")
-    if not head.strip():
-        raise DataError(f"{path}: the file is empty")
-    delimiter = delimiter or _sniff_delimiter(head, path)
-    header = next(csv.reader([head.splitlines()[0]], delimiter=delimiter))
-    names = [h.strip() for h in header]
+def header_names(path: Path, line: str, delimiter: str) -> list[str]:
+    """The column names of a CSV header line (trimmed); an empty or repeated name is a DataError."""
+    names = [h.strip() for h in next(csv.reader([line], delimiter=delimiter))]
     if any(not n for n in names):
         raise DataError(f"{path}: the header has an empty column name (column {names.index('') + 1})")
     seen: set[str] = set()
@@ -126,6 +121,23 @@ def _read_csv(path: Path, delimiter: str | None) -> tuple[pa.Table, str]:
         if n in seen:
             raise DataError(f"{path}: duplicate column name {n!r} in the header")
         seen.add(n)
+    return names
+
+
+def read_head(path: Path, delimiter: str | None) -> tuple[bytes, str, str]:
+    """The first ``SNIFF_BYTES`` of a CSV file (bytes, and text), and its delimiter (the policy's, or
+    sniffed); a file of only whitespace is a DataError."""
+    with path.open("rb") as handle:
+        head_bytes = handle.read(SNIFF_BYTES)
+    head = head_bytes.decode("utf-8-sig", errors="ignore")
+    if not head.strip():
+        raise DataError(f"{path}: the file is empty")
+    return head_bytes, head, delimiter or _sniff_delimiter(head, path)
+
+
+def _read_csv(path: Path, delimiter: str | None) -> tuple[pa.Table, str]:
+    _, head, delimiter = read_head(path, delimiter)
+    names = header_names(path, head.splitlines()[0], delimiter)
     try:
         table = pacsv.read_csv(
             path,
@@ -158,14 +170,6 @@ def _read_parquet(path: Path) -> pa.Table:
     return table
 
 
-def _smallest_int(n_values: int) -> np.dtype:
-    """The narrowest signed integer type that holds codes -1 .. n_values - 1."""
-    for dtype in (np.int8, np.int16, np.int32):
-        if n_values <= np.iinfo(dtype).max:
-            return np.dtype(dtype)
-    return np.dtype(np.int64)
-
-
 def _dictionary_parts(column: pa.ChunkedArray, missing: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A column as ``(indices, remap, values)``: ``values`` are its distinct trimmed, non-missing texts
     (unsorted); ``remap[indices]`` is each row's index into them (-1 = missing; ``remap`` ends in -1, which
@@ -191,7 +195,7 @@ def _dictionary_parts(column: pa.ChunkedArray, missing: Sequence[str]) -> tuple[
     # trimming or missing tokens can make several dictionary entries one value: re-unify
     kept = np.where(is_missing, None, texts)
     remap, values = pd.factorize(pd.Series(kept, dtype=object), use_na_sentinel=True)
-    remap = np.append(remap, -1).astype(_smallest_int(len(values)))  # index -1 (null) stays -1
+    remap = np.append(remap, -1).astype(narrowest_int(len(values)))  # index -1 (null) stays -1
     return indices, remap, np.asarray(values, dtype=object)
 
 
@@ -267,8 +271,15 @@ def _load_column(column: pa.ChunkedArray, name: str, spec, missing: Sequence[str
     indices, remap, values = _dictionary_parts(column, missing)
     if _is_numeric_spec(spec):
         return _typed(remap[indices], values, name, spec, table)
+    return _categorical(indices, remap, values, name, spec, table)
+
+
+def _categorical(indices: np.ndarray, remap: np.ndarray, values: np.ndarray, name: str, spec,
+                 table: Table) -> pd.Categorical:
+    """An ordinal or nominal column from ``remap[indices]``, each row's index into ``values`` (-1 =
+    missing): the categories are placed on the distinct values, then one gather goes over the rows."""
     target, categories, ordered = _category_order(values, name, spec, table, lambda: remap[indices])
-    lookup = np.append(target, -1).astype(_smallest_int(len(categories)))[remap]
+    lookup = np.append(target, -1).astype(narrowest_int(len(categories)))[remap]
     dtype = pd.CategoricalDtype(categories=categories, ordered=ordered)
     return pd.Categorical.from_codes(lookup[indices], dtype=dtype, validate=False)
 
@@ -278,17 +289,10 @@ def _native_numbers(column: pa.ChunkedArray, name: str, spec, missing: Sequence[
     (``data.missing`` tokens that spell a number, here read as numbers, mean missing)."""
     column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     out = np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
-    if column.null_count:
-        nulls = np.asarray(column.is_null().to_numpy(zero_copy_only=False), dtype=bool)
-    else:
-        nulls = None
-    if pa.types.is_floating(column.type):
-        nan = np.isnan(out)
-        if nulls is not None:
-            nan &= ~nulls
-        if nan.any():
-            raise DataError(f"{table.path}: column {name!r}, {table.row_label(int(np.flatnonzero(nan)[0]))}: "
-                            "'nan' is not a number")
+    if pa.types.is_floating(column.type):  # NaN stored as a number (a null is missing, not NaN)
+        nan = np.flatnonzero(pc.is_nan(column).fill_null(False).to_numpy(zero_copy_only=False))
+        if len(nan):
+            raise _not_a_number(table, name, int(nan[0]), "nan")
     texts = pc.unique(column.drop_null()).cast(pa.string()).to_pylist()
     tokens = [t for t in texts if t.strip() in missing]
     if tokens:
@@ -298,8 +302,16 @@ def _native_numbers(column: pa.ChunkedArray, name: str, spec, missing: Sequence[
     if spec.role == "weight":
         bad = np.flatnonzero(out <= 0)
         if len(bad):
-            raise DataError(f"{table.path}: column {name!r}, {table.row_label(int(bad[0]))}: weights must be positive numbers")
+            raise _not_positive(table, name, int(bad[0]))
     return pd.Series(out, name=name, copy=False)
+
+
+def _not_a_number(table: Table, name: str, row: int, value: str) -> DataError:
+    return DataError(f"{table.path}: column {name!r}, {table.row_label(row)}: {value!r} is not a number")
+
+
+def _not_positive(table: Table, name: str, row: int) -> DataError:
+    return DataError(f"{table.path}: column {name!r}, {table.row_label(row)}: weights must be positive numbers")
 
 
 def _first_row_with(codes: np.ndarray, code: int) -> int:
@@ -312,18 +324,14 @@ def _typed(codes: np.ndarray, values: np.ndarray, name: str, spec, table: Table)
         numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
         bad = np.flatnonzero(np.isnan(numbers))
         if len(bad):
-            i = _first_row_with(codes, int(bad[0]))
-            raise DataError(f"{table.path}: column {name!r}, {table.row_label(i)}: {values[bad[0]]!r} is not a number")
+            raise _not_a_number(table, name, _first_row_with(codes, int(bad[0])), values[bad[0]])
         if spec.role == "weight" and (numbers <= 0).any():
-            i = _first_row_with(codes, int(np.flatnonzero(numbers <= 0)[0]))
-            raise DataError(f"{table.path}: column {name!r}, {table.row_label(i)}: weights must be positive numbers")
+            raise _not_positive(table, name, _first_row_with(codes, int(np.flatnonzero(numbers <= 0)[0])))
         out = np.full(len(codes), np.nan)
         present = codes >= 0
         out[present] = numbers[codes[present]]
         return pd.Series(out, name=name, copy=False)
-    target, categories, ordered = _category_order(values, name, spec, table, lambda: codes)
-    mapped = np.append(target, -1)[codes]
-    return pd.Categorical.from_codes(mapped, categories=categories, ordered=ordered)
+    return _categorical(codes, np.append(np.arange(len(values)), -1), values, name, spec, table)
 
 
 def _category_order(values: np.ndarray, name: str, spec, table: Table, row_codes) -> tuple[np.ndarray, list, bool]:

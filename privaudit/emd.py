@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .summary import row_blocks
+from .summary import entry_rows, row_blocks
 
 
 def _sorted(counts: sp.csr_matrix) -> sp.csr_matrix:
@@ -66,14 +66,14 @@ def emd_ordered(counts: sp.csr_matrix, q: np.ndarray, totals: np.ndarray | None 
 
     def seg(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
         """sum_{a <= i < b} |c - Q_i| for non-decreasing Q (vectorised)."""
-        np.minimum(a, m - 1, out=a)
-        np.minimum(b, m - 1, out=b)
+        a = np.minimum(a, m - 1)
+        b = np.minimum(b, m - 1)
         s = np.clip(np.searchsorted(Q, c, side="left"), a, b)
         return (s - a) * c - (S[s] - S[a]) + (S[b] - S[s]) - (b - s) * c
 
     for c0, c1, e0, e1, rows in row_blocks(counts):
-        nnz_rows = np.diff(counts.indptr[c0 : c1 + 1])
         local_ptr = counts.indptr[c0 : c1 + 1] - e0
+        nnz_rows = np.diff(local_ptr)
         cols = counts.indices[e0:e1].astype(np.int64)
         # cumulative class mass at each stored entry (entries are sorted by column within a row)
         cum = np.cumsum(counts.data[e0:e1], dtype=float)
@@ -83,7 +83,7 @@ def emd_ordered(counts: sp.csr_matrix, q: np.ndarray, totals: np.ndarray | None 
         if len(cols):
             nxt[:-1] = cols[1:]
             nxt[local_ptr[1:][nnz_rows > 0] - 1] = m - 1
-        contrib = seg(cols.copy(), nxt, c)
+        contrib = seg(cols, nxt, c)
         block = np.bincount(rows, weights=contrib, minlength=c1 - c0).astype(float)  # int64 when empty
         has = nnz_rows > 0
         first_col = np.zeros(c1 - c0, dtype=np.int64)
@@ -137,7 +137,7 @@ def emd_hierarchical(counts: sp.csr_matrix, q: np.ndarray, leaf_paths: np.ndarra
         p = sp.csr_matrix((block.data / np.maximum(totals[c0:c1], 1.0)[_rows], block.indices, block.indptr),
                           shape=block.shape)
         pn = sp.csr_matrix(p @ A)
-        rows = np.repeat(np.arange(c1 - c0), np.diff(pn.indptr))
+        rows = entry_rows(pn.indptr)
         qv, wv = qn[pn.indices], w[pn.indices]
         out[c0:c1] = np.bincount(rows, weights=wv * (np.abs(pn.data - qv) - np.abs(qv)), minlength=c1 - c0) + base
     out[totals == 0] = np.nan

@@ -51,12 +51,32 @@ class SensitiveCounts:
 
     def row_of_entries(self) -> np.ndarray:
         """Class id of each stored (non-zero) entry."""
-        return np.repeat(np.arange(self.counts.shape[0]), np.diff(self.counts.indptr))
+        return entry_rows(self.counts.indptr)
 
     def blocks(self, entries: int | None = None):
         """Consecutive class ranges of about ``entries`` stored entries each, for per-class figures
         computed a block at a time (see :func:`row_blocks`)."""
         return row_blocks(self.counts, entries)
+
+
+def entry_rows(indptr: np.ndarray) -> np.ndarray:
+    """The row of each stored entry of a CSR matrix with row pointers ``indptr``."""
+    return np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+
+
+def spread_ids(order: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Each record's group id, from the records listed group by group (``order``) and group sizes."""
+    ids = np.empty(len(order), dtype=np.int64)
+    ids[order] = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+    return ids
+
+
+def narrowest_int(n_values: int) -> np.dtype:
+    """The narrowest signed integer type that holds codes -1 .. n_values - 1."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if n_values <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
 
 
 def row_blocks(matrix: sp.csr_matrix, entries: int | None = None):
@@ -73,8 +93,7 @@ def row_blocks(matrix: sp.csr_matrix, entries: int | None = None):
         bounds = np.array([0, n_rows])
     for c0, c1 in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         e0, e1 = int(indptr[c0]), int(indptr[c1])
-        rows = np.repeat(np.arange(c1 - c0), np.diff(indptr[c0 : c1 + 1]))
-        yield c0, c1, e0, e1, rows
+        yield c0, c1, e0, e1, entry_rows(indptr[c0 : c1 + 1])
 
 
 @dataclass
@@ -98,9 +117,7 @@ class ClassSummary:
         record order and spreads the ids over the records on first use (one scatter of n ids)."""
         order = self.order  # read once: a concurrent check may be spreading the ids too
         if self.record_classes is None and order is not None:
-            ids = np.empty(len(order), dtype=np.int64)
-            ids[order] = np.repeat(np.arange(len(self.sizes), dtype=np.int64), self.sizes)
-            self.record_classes = ids
+            self.record_classes = spread_ids(order, self.sizes)
             self.order = None
         return self.record_classes
 
@@ -187,7 +204,7 @@ def _small_integer_codes(values) -> tuple[np.ndarray, int] | None:
     card = int(present[:span].sum())
     rank = np.cumsum(present, dtype=np.int64) - 1
     rank[span] = -1
-    return rank.astype(_narrowest(card))[offsets], card
+    return rank.astype(narrowest_int(card))[offsets], card
 
 
 def pack_keys(code_columns: Sequence[tuple[np.ndarray, int]], n: int) -> np.ndarray:
@@ -224,9 +241,15 @@ class Grouping:
 
     @property
     def class_of(self) -> np.ndarray:
-        ids = np.empty(len(self.order), dtype=np.int64)
-        ids[self.order] = np.repeat(np.arange(len(self.sizes), dtype=np.int64), self.sizes)
-        return ids
+        return spread_ids(self.order, self.sizes)
+
+    def sums(self, values: np.ndarray) -> np.ndarray:
+        """Sum of ``values`` (one per record) over each group, added in row order within a group."""
+        if len(self.sizes) == 0:
+            return np.zeros(0, dtype=values.dtype)
+        starts = np.zeros(len(self.sizes), dtype=np.int64)
+        np.cumsum(self.sizes[:-1], out=starts[1:])
+        return np.add.reduceat(values[self.order], starts)
 
 
 def group(key: np.ndarray, consume: bool = False) -> Grouping:
@@ -268,23 +291,6 @@ def group_sorted(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Class id per record (ids in ascending key order), class sizes, and each class's first row."""
     g = group(key)
     return g.class_of, g.sizes, g.first_row
-
-
-def count_pairs(first: np.ndarray, second: np.ndarray, radix: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct (first, second) pairs, sorted, with their counts (second in [0, radix))."""
-    pair = first.astype(np.int64) * radix
-    pair += second
-    pair.sort()
-    if len(pair) == 0:
-        empty = np.zeros(0, np.int64)
-        return empty, empty, empty
-    new = np.empty(len(pair), dtype=bool)
-    new[0] = True
-    np.not_equal(pair[1:], pair[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    counts = np.diff(np.append(starts, len(pair)))
-    distinct = pair[starts]
-    return distinct // radix, distinct % radix, counts
 
 
 def class_value_counts(values: np.ndarray, sizes: np.ndarray, m: int) -> sp.csr_matrix:
@@ -346,8 +352,8 @@ def _run_lengths(starts: np.ndarray, n: int) -> np.ndarray:
 
 def count_codes(codes: np.ndarray, minlength: int) -> np.ndarray:
     """``np.bincount`` of integer codes of any integer type (negative ones, missing, are left out), a
-    chunk at a time: bincount
-    widens its input to 64 bits, which for 10^7 one-byte codes would be an 80 MB temporary."""
+    chunk at a time: bincount widens its input to 64 bits, which for 10^7 one-byte codes would be an
+    80 MB temporary."""
     out = np.zeros(minlength, dtype=np.int64)
     for lo in range(0, len(codes), _CHUNK):
         part = codes[lo : lo + _CHUNK]
@@ -398,7 +404,7 @@ def sensitive_codes(values, leaves: Sequence[str] | None) -> tuple[np.ndarray, n
     if isinstance(series.dtype, pd.CategoricalDtype):
         codes = series.cat.codes.to_numpy()
         categories = [str(c) for c in series.cat.categories]
-        used = np.bincount(codes[codes >= 0] if codes.min(initial=0) < 0 else codes, minlength=len(categories)) > 0
+        used = count_codes(codes, len(categories)) > 0
         present = [categories[i] for i in np.flatnonzero(used)]
         if leaves is not None:
             pos = {v: i for i, v in enumerate(leaves)}
@@ -406,23 +412,11 @@ def sensitive_codes(values, leaves: Sequence[str] | None) -> tuple[np.ndarray, n
         domain = np.array(present, dtype=object)
         lookup = {v: i for i, v in enumerate(present)}
         position = np.array([lookup.get(c, -1) for c in categories] + [-1])
-        return position.astype(_narrowest(len(domain)))[codes], domain
+        return position.astype(narrowest_int(len(domain)))[codes], domain
     codes, uniques = pd.factorize(series.to_numpy(dtype=float), use_na_sentinel=True)
     domain = np.sort(uniques)
-    rank = np.append(np.searchsorted(domain, uniques), -1).astype(_narrowest(len(domain)))
+    rank = np.append(np.searchsorted(domain, uniques), -1).astype(narrowest_int(len(domain)))
     return rank[codes], domain
-
-
-def _narrowest(n_values: int) -> np.dtype:
-    for dtype in (np.int8, np.int16, np.int32):
-        if n_values <= np.iinfo(dtype).max:
-            return np.dtype(dtype)
-    return np.dtype(np.int64)
-
-
-def sensitive_domain(values: pd.Series | pd.Categorical, kind: str, leaves: Sequence[str] | None) -> np.ndarray:
-    """The sensitive attribute's domain in ground-distance order (see :func:`sensitive_codes`)."""
-    return sensitive_codes(values, leaves)[1]
 
 
 def summarise_sensitive(column: str, values, leaves: Sequence[str] | None, grouping: Grouping) -> SensitiveCounts:

@@ -157,7 +157,7 @@ class ColumnDomain:
         return [str(v) for v in labels]
 
     def sensitive_domain(self, leaves: list[str] | None) -> tuple[np.ndarray, np.ndarray]:
-        """``(domain, index of each id in it)`` as :func:`privaudit.summary.sensitive_domain` orders the
+        """``(domain, index of each id in it)`` as :func:`privaudit.summary.sensitive_codes` orders the
         domain: sorted numbers, the policy's order, sorted texts, or hierarchy-leaf order."""
         if self.kind == "numeric":
             keys = self.key_values()

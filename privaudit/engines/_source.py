@@ -13,7 +13,6 @@ in batches; they only run when something is wrong.
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
@@ -32,7 +31,8 @@ from ..data import (
     _dictionary,
     _locate_bad_line,
     _read_parquet,
-    _sniff_delimiter,
+    header_names,
+    read_head,
     sha256_of,
 )
 from ..errors import DataError
@@ -159,12 +159,7 @@ def _open_parquet(path: Path, size: int) -> Source:
 
 
 def _open_csv(path: Path, size: int, delimiter: str | None) -> Source:
-    with path.open("rb") as handle:
-        head_bytes = handle.read(SNIFF_BYTES)
-    head = head_bytes.decode("utf-8-sig", errors="ignore")
-    if not head.strip():
-        raise DataError(f"{path}: the file is empty")
-    delimiter = delimiter or _sniff_delimiter(head, path)
+    head_bytes, head, delimiter = read_head(path, delimiter)
     first_line = head_bytes.split(b"\n", 1)[0]
     try:
         first_line.decode("utf-8-sig")
@@ -174,15 +169,7 @@ def _open_csv(path: Path, size: int, delimiter: str | None) -> Source:
             if bad:
                 raise DataError(f"{path}: line {bad[0]}: {bad[1]}") from None
     lines = head.splitlines()
-    header = next(csv.reader([lines[0]], delimiter=delimiter))
-    names = [h.strip() for h in header]
-    if any(not n for n in names):
-        raise DataError(f"{path}: the header has an empty column name (column {names.index('') + 1})")
-    seen: set[str] = set()
-    for n in names:
-        if n in seen:
-            raise DataError(f"{path}: duplicate column name {n!r} in the header")
-        seen.add(n)
+    names = header_names(path, lines[0], delimiter)
     # A header and nothing else: known without reading on when the whole file fits in the sniffed head.
     rows = 0 if size <= SNIFF_BYTES and not any(ln.strip() for ln in lines[1:]) else None
     row_bytes = len(head_bytes) / max(len(lines), 1)

@@ -45,7 +45,7 @@ import pyarrow as pa
 from ..data import _dictionary, _first_row_with
 from ..errors import DataError
 from ..policy import Policy
-from ..summary import Grouping, class_value_counts, group, group_sorted
+from ..summary import Grouping, class_value_counts, entry_rows, group, narrowest_int
 from ._assemble import CountMatrix, QIColumn, assemble, key_parts, single_keys
 from ._domain import ColumnDomain, as_numbers, first_bad, needs_check, raise_value_error
 from ._hierarchies import check_hierarchies
@@ -191,7 +191,7 @@ class _Coding:
                 radix = self.cards[i] + 1
                 code = rest % radix
                 rest //= radix
-                column_codes.append(_small(np.where(code == self.cards[i], -1, code), self.cards[i]))
+                column_codes.append(np.where(code == self.cards[i], -1, code).astype(narrowest_int(self.cards[i] + 1)))
             codes.extend(reversed(column_codes))
         return codes
 
@@ -207,38 +207,16 @@ class _Coding:
         return np.unique(cuts)
 
 
-def _small(codes: np.ndarray, card: int) -> np.ndarray:
-    """Codes (-1 = missing) in the smallest signed integer type holding 0 .. card."""
-    dtype = np.int8 if card < 2**7 else np.int16 if card < 2**15 else np.int32 if card < 2**31 else np.int64
-    return codes.astype(dtype, copy=False)
-
-
 def _sums(group: np.ndarray, values: np.ndarray, m: int) -> np.ndarray:
     """Integer sums per group (exact: every sum stays far below 2**53)."""
     return np.rint(np.bincount(group, weights=values.astype(float), minlength=m)).astype(np.int64)
 
 
-def _group(parts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Group rows on their key parts: group id per row (ascending lexicographic key order), group sizes
-    and the first row of each group."""
-    key = parts[0] if len(parts) == 1 else single_keys([parts])[0]
-    return group_sorted(key)
-
-
-def _group_runs(parts: list[np.ndarray]) -> Grouping:
-    """Group partial-count records on their key parts (classes in ascending lexicographic key order):
-    one value sort of the packed key (:func:`~privaudit.summary.group`)."""
+def _group_parts(parts: list[np.ndarray]) -> Grouping:
+    """Group a batch's rows, or a partition's partial-count records, on their key parts (groups in
+    ascending lexicographic key order): one value sort of the packed key (:func:`~privaudit.summary.group`)."""
     key = parts[0] if len(parts) == 1 else single_keys([parts])[0]
     return group(key, consume=len(parts) > 1)
-
-
-def _group_sums(g: Grouping, values: np.ndarray) -> np.ndarray:
-    """Sum of ``values`` over each group of ``g`` (integers stay integers)."""
-    if len(g.sizes) == 0:
-        return np.zeros(0, dtype=values.dtype)
-    starts = np.zeros(len(g.sizes), dtype=np.int64)
-    np.cumsum(g.sizes[:-1], out=starts[1:])
-    return np.add.reduceat(values[g.order], starts)
 
 
 def _with_value(parts: list[np.ndarray], values: np.ndarray, m: int) -> list[np.ndarray]:
@@ -292,16 +270,15 @@ def _count_batch(coding: _Coding, ids: dict[str, np.ndarray], n: int, weights: n
                  bounds: np.ndarray) -> tuple[list[np.ndarray], dict[str, list[np.ndarray]]]:
     """Pass 2 for one batch: group its rows on their keys; the partial counts cut at the partition
     bounds (class records per partition, and per sensitive column its pair records per partition)."""
-    classes: list[np.ndarray] = []
     pairs: dict[str, list[np.ndarray]] = {}
     parts = coding.keys([ids[q] for q in coding.plan.qi]) if coding.plan.qi else [np.zeros(n, np.int64)]
-    grouping = group(parts[0] if len(parts) == 1 else single_keys([parts])[0])
+    grouping = _group_parts(parts)
     sizes, first = grouping.sizes, grouping.first_row
     class_parts = [p[first] for p in parts]
     del parts
     fields = {"n": sizes.astype(np.int64)}
     if weights is not None:
-        fields["w"] = np.bincount(grouping.class_of, weights=weights, minlength=len(first))
+        fields["w"] = grouping.sums(weights)
     cuts = np.searchsorted(class_parts[0], bounds, side="left")
     records = _records(class_parts, fields)
     classes = [records[lo:hi] for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(first)])]
@@ -309,7 +286,7 @@ def _count_batch(coding: _Coding, ids: dict[str, np.ndarray], n: int, weights: n
         # the batch's class x value counts as the in-memory summary counts them (along the grouping)
         s = coding.position[col][ids[col]]
         matrix = class_value_counts(s[grouping.order], sizes, len(coding.domain_values[col]))
-        rows = np.repeat(np.arange(len(sizes)), np.diff(matrix.indptr))
+        rows = entry_rows(matrix.indptr)
         values, counts = matrix.indices, matrix.data
         pair_parts = [p[rows] for p in class_parts]
         records = _records(pair_parts, {"s": values.astype(np.int32), "n": counts.astype(np.int64)})
@@ -442,11 +419,11 @@ def _merge(policy: Policy, coding: _Coding, classes: list[_Spill], pairs: dict[s
         (nnz per class, value indices, counts) in CSR order."""
         records = classes[p].read()
         parts = [records[f"k{i}"] for i in range(n_parts)]
-        g = _group_runs(parts)
+        g = _group_parts(parts)
         first = g.first_row
         class_parts = [part[first] for part in parts]
-        part_sizes = _group_sums(g, records["n"])
-        part_weights = _group_sums(g, records["w"]) if weighted else None
+        part_sizes = g.sums(records["n"])
+        part_weights = g.sums(records["w"]) if weighted else None
         del records, parts, g
         columns = {}
         for col in coding.plan.sensitive:
@@ -454,9 +431,9 @@ def _merge(policy: Policy, coding: _Coding, classes: list[_Spill], pairs: dict[s
             pair_parts = [pair_records[f"k{i}"] for i in range(n_parts)]
             values = pair_records["s"]
             if len(pair_records):
-                g = _group_runs(_with_value(pair_parts, values, len(coding.domain_values[col])))
+                g = _group_parts(_with_value(pair_parts, values, len(coding.domain_values[col])))
                 pfirst = g.first_row
-                counts = _group_sums(g, pair_records["n"])
+                counts = g.sums(pair_records["n"])
                 del g
                 at = [part[pfirst] for part in pair_parts]
                 values = values[pfirst]
