@@ -94,7 +94,7 @@ def synthetic(n: int, seed: int = 7, zip_skew: float = 0.6) -> pd.DataFrame:
 CHILD = textwrap.dedent("""
     import json, resource, sys, time
     t0 = time.perf_counter()
-    from privaudit.audit import run_audit
+    from privaudit.core.audit import run_audit
     t1 = time.perf_counter()
     result = run_audit(sys.argv[1], sys.argv[2])
     t2 = time.perf_counter()

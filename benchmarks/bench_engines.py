@@ -47,7 +47,7 @@ CHILD = textwrap.dedent("""
     sys.path.insert(0, sys.argv[5])
     t0 = time.perf_counter()
     from privaudit.engines import ENGINES, run_engine_audit, summarize
-    from privaudit.policy import load_policy
+    from privaudit.core.policy import load_policy
     engine, mode, options = sys.argv[3], sys.argv[4], json.loads(sys.argv[6])
     if not ENGINES[engine].available:
         print(json.dumps({"skipped": f"{ENGINES[engine].requires} is not installed"}))

@@ -32,12 +32,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from privaudit.context import AuditContext  # noqa: E402
-from privaudit.data import load_table  # noqa: E402
-from privaudit.generalization import (METRICS, NORMALISED, ClassModel, CostModel, GeneralizationProblem,  # noqa: E402
+from privaudit.core.context import AuditContext  # noqa: E402
+from privaudit.core.data import load_table  # noqa: E402
+from privaudit.remediation.generalization import (METRICS, NORMALISED, ClassModel, CostModel, GeneralizationProblem,  # noqa: E402
                                       LatticeSearch, all_metrics, gaa)
-from privaudit.policy import load_policy  # noqa: E402
-from privaudit.remediator import class_violations  # noqa: E402
+from privaudit.core.policy import load_policy  # noqa: E402
+from privaudit.remediation.api import class_violations  # noqa: E402
 
 QIS = ["age", "sex", "race", "marital-status", "education", "native-country", "workclass", "occupation",
        "salary-class"]

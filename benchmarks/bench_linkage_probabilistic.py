@@ -78,7 +78,7 @@ def peak_rss_mib() -> float:
 
 def worker_privaudit(orig: pd.DataFrame, rel: pd.DataFrame, estimation: str) -> dict:
     sys.path.insert(0, str(REPO))
-    from privaudit.linkage.fellegi_sunter import ComparisonSpec, probabilistic_linkage
+    from privaudit.risk.linkage.fellegi_sunter import ComparisonSpec, probabilistic_linkage
 
     specs = [ComparisonSpec("age", "numeric", AGE_TOLERANCES)] + [ComparisonSpec(c, "categorical") for c in CATEGORICAL]
     rss0 = peak_rss_mib()

@@ -28,7 +28,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from privaudit.microaggregation import mdav, microaggregate  # noqa: E402
+from privaudit.remediation.microaggregation import mdav, microaggregate  # noqa: E402
 
 DEFAULT_DATA = (Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
                 / "casc" / "CASCrefmicrodata.csv")

@@ -26,13 +26,13 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from privaudit.riskmodels.randomized_response import (  # noqa: E402
+from privaudit.risk.randomized_response import (  # noqa: E402
     apply_kronecker,
     keep_probability_matrices,
     randomize,
     rr_attribute_disclosure,
 )
-from privaudit.riskmodels.rr_selection import select_keep_probabilities  # noqa: E402
+from privaudit.risk.rr_selection import select_keep_probabilities  # noqa: E402
 
 ADULT = ROOT.parent / "shared" / "datasets" / "adult" / "adult.csv"
 

@@ -6,14 +6,14 @@ and :class:`Measurement` to define assessors (see docs/plugins.md).
 
 __version__ = "0.1.0"
 
-from .assessor import Assessor, Measurement, Params  # noqa: E402
-from .hookspecs import hookimpl  # noqa: E402
-from .remediator import Remediation, Remediator  # noqa: E402
+from privaudit.assessors.api import Assessor, Measurement, Params  # noqa: E402
+from privaudit.core.hookspecs import hookimpl  # noqa: E402
+from privaudit.remediation.api import Remediation, Remediator  # noqa: E402
 
 __all__ = ["Assessor", "AuditContext", "ClassSummary", "Measurement", "Params", "Remediation", "Remediator",
            "SensitiveCounts", "hookimpl", "__version__"]
 
-_LAZY = {"AuditContext": "privaudit.context", "ClassSummary": "privaudit.summary", "SensitiveCounts": "privaudit.summary"}
+_LAZY = {"AuditContext": "privaudit.core.context", "ClassSummary": "privaudit.core.summary", "SensitiveCounts": "privaudit.core.summary"}
 
 
 def __getattr__(name: str):

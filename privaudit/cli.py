@@ -18,9 +18,9 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 from pathlib import Path
 from typing import Sequence
 
-from . import __version__
-from .atomic import atomic_write
-from .errors import PrivauditError
+from privaudit import __version__
+from privaudit.core.atomic import atomic_write
+from privaudit.core.errors import PrivauditError
 
 STATUS_MARK = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}
 
@@ -95,32 +95,32 @@ def _check_outputs(outputs: list[str], inputs: list[str | None]) -> None:
 
 
 def _render_reports(result, args) -> list[tuple[str, bytes | str]]:
-    from .report.json_report import render_json
+    from privaudit.report.json_report import render_json
 
     rendered: list[tuple[str, bytes | str]] = []
     if args.json_out:
         rendered.append((args.json_out, render_json(result)))
     if args.html_out or args.pdf_out:
-        from .report.html import render_html
+        from privaudit.report.html import render_html
 
         html = render_html(result)
         if args.html_out:
             rendered.append((args.html_out, html))
         if args.pdf_out:
-            from .report.pdf import render_pdf
+            from privaudit.report.pdf import render_pdf
 
             rendered.append((args.pdf_out, render_pdf(html)))
     return rendered
 
 
 def _progress(args):
-    from .progress import ProgressBar
+    from privaudit.core.progress import ProgressBar
 
     return ProgressBar(enabled=False if args.quiet else None)
 
 
 def cmd_audit(args) -> int:
-    from .audit import run_audit
+    from privaudit.core.audit import run_audit
 
     _check_outputs([p for p in (args.json_out, args.html_out, args.pdf_out) if p],
                    [args.released, args.original, args.policy])
@@ -138,7 +138,7 @@ def cmd_audit(args) -> int:
 
 
 def cmd_remediate(args) -> int:
-    from .plugins import get_registry
+    from privaudit.core.plugins import get_registry
 
     registry = get_registry()
     if args.list:
@@ -150,7 +150,7 @@ def cmd_remediate(args) -> int:
         return 0
     if not args.released or not args.policy or not args.out:
         raise PrivauditError("remediate needs RELEASED, --policy and --out (or --list)")
-    from .remediate import parse_options, remediate
+    from privaudit.remediation.engine import parse_options, remediate
 
     outputs = [p for p in (args.out, args.json_out, args.html_out, args.pdf_out) if p]
     _check_outputs(outputs, [args.released, args.policy])
@@ -185,19 +185,19 @@ def cmd_remediate(args) -> int:
 
 
 def cmd_policy(args) -> int:
-    from .plugins import get_registry
+    from privaudit.core.plugins import get_registry
 
     registry = get_registry()
     if args.policy_command == "schema":
-        from .schema import policy_json_schema
+        from privaudit.core.schema import policy_json_schema
 
         print(json.dumps(policy_json_schema(registry), indent=2))
         return 0
-    from .policy import load_policy
+    from privaudit.core.policy import load_policy
 
     policy = load_policy(args.policy, registry, allow_outside_paths=args.allow_outside_paths)
     if args.data:
-        from .data import load_table
+        from privaudit.core.data import load_table
 
         table = load_table(args.data, policy)
         print(f"{args.policy}: valid; {len(policy.checks)} checks; fits {args.data} ({table.rows} rows)")
@@ -207,7 +207,7 @@ def cmd_policy(args) -> int:
 
 
 def cmd_plugins(args) -> int:
-    from .plugins import get_registry
+    from privaudit.core.plugins import get_registry
 
     registry = get_registry()
     rows = []

@@ -12,9 +12,9 @@ What each helper is for (``docs/plugins.md`` walks through them):
 
 * :func:`audit_frame` / :func:`check_result` — a whole audit and one check's JSON-report entry;
 * :func:`summary_of` — the shared class summary of a small frame (test the formulas of an assessor
-  on its :class:`~privaudit.summary.SensitiveCounts`);
-* :func:`audit_context` — the :class:`~privaudit.context.AuditContext` an assessor's ``run`` sees;
-* :func:`run_assessor` / :func:`class_violations` — one check's :class:`~privaudit.assessor.Measurement`
+  on its :class:`~privaudit.core.summary.SensitiveCounts`);
+* :func:`audit_context` — the :class:`~privaudit.core.context.AuditContext` an assessor's ``run`` sees;
+* :func:`run_assessor` / :func:`class_violations` — one check's :class:`~privaudit.assessors.api.Measurement`
   and per-class violation mask, without the rest of the audit;
 * :func:`report_section` / :func:`assert_section_renders` — the section a plugin draws for a check,
   and a rendered HTML report that shows it;
@@ -37,12 +37,12 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from .assessor import Measurement
-from .audit import AuditResult, run_audit
-from .context import AuditContext
-from .plugins import Registry, build_registry, get_registry, make_manager
-from .report.json_report import report_dict
-from .summary import ClassSummary
+from privaudit.assessors.api import Measurement
+from privaudit.core.audit import AuditResult, run_audit
+from privaudit.core.context import AuditContext
+from privaudit.core.plugins import Registry, build_registry, get_registry, make_manager
+from privaudit.report.json_report import report_dict
+from privaudit.core.summary import ClassSummary
 
 
 def registry_with(*plugins: Any, entry_points: bool = True) -> Registry:
@@ -90,8 +90,8 @@ def audit_context(frame: pd.DataFrame, policy: Mapping[str, Any], *, registry: R
     """The context an assessor's ``run(ctx, params)`` receives for ``frame`` under ``policy``: the
     policy and the table are loaded exactly as the CLI loads them (types, missing tokens,
     hierarchies); ``ctx.summary`` is built on first use."""
-    from .data import load_table
-    from .policy import load_policy
+    from privaudit.core.data import load_table
+    from privaudit.core.policy import load_policy
 
     with _files_for(frame, policy, files) as (data, policy_path, _):
         loaded = load_policy(policy_path, registry or get_registry())
@@ -156,7 +156,7 @@ def report_section(result: AuditResult, check_id: str, *, registry: Registry | N
     through the ``privaudit_report_section`` hook as the report asks. Unlike the report, which falls
     back to a generic section, this raises: an exception of the plugin propagates, and a check no
     plugin answers for is an AssertionError."""
-    from .report.sections import ReportSection
+    from privaudit.report.sections import ReportSection
 
     registry = registry or get_registry()
     check = check_result(result, check_id)
@@ -173,7 +173,7 @@ def assert_section_renders(result: AuditResult, check_id: str, *, registry: Regi
     it: its summary sentence and every figure and table caption. Returns the HTML."""
     from markupsafe import escape
 
-    from .report.html import render_html
+    from privaudit.report.html import render_html
 
     registry = registry or get_registry()
     section = report_section(result, check_id, registry=registry)
@@ -201,7 +201,7 @@ class CliRun:
 
 def run_cli(*args: Any) -> CliRun:
     """Run ``privaudit ARGS`` in this process (arguments are turned into strings)."""
-    from .cli import main
+    from privaudit.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

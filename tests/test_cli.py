@@ -101,7 +101,7 @@ def test_duplicate_assessor_names_are_refused():
         def privaudit_assessors(self):
             return [Assessor("k_anonymity", BoomParams, lambda c, p: None, "x", "identity", "x")]
     import pytest
-    from privaudit.errors import PrivauditError
+    from privaudit.core.errors import PrivauditError
 
     with pytest.raises(PrivauditError, match="'k_anonymity' is provided twice"):
         registry_with(Twin())

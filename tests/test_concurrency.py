@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from privaudit.concurrency import ordered_map
+from privaudit.core.concurrency import ordered_map
 
 
 def test_results_come_in_input_order_whatever_finishes_first():
@@ -62,7 +62,7 @@ def test_checks_side_by_side_give_the_sequential_report(monkeypatch):
     byte; results keep the policy's order; a failing summary still reports per check."""
     import json
 
-    from privaudit import audit
+    from privaudit.core import audit
     from privaudit.report.json_report import render_json
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
@@ -79,8 +79,8 @@ def test_checks_side_by_side_give_the_sequential_report(monkeypatch):
 
 
 def test_a_summary_that_cannot_be_built_is_each_checks_error(monkeypatch):
-    from privaudit import audit
-    from privaudit.context import AuditContext
+    from privaudit.core import audit
+    from privaudit.core.context import AuditContext
 
     class Broken(AuditContext):
         @property

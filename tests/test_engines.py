@@ -29,14 +29,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA, ROOT, write_policy
-from privaudit.audit import run_audit
+from privaudit.core.audit import run_audit
 from privaudit.cli import main
-from privaudit.data import load_table
+from privaudit.core.data import load_table
 from privaudit.engines import ENGINES, Engine, run_engine_audit, summarize
-from privaudit.errors import DataError, PrivauditError
-from privaudit.policy import load_policy
+from privaudit.core.errors import DataError, PrivauditError
+from privaudit.core.policy import load_policy
 from privaudit.report.json_report import report_dict
-from privaudit.summary import build_summary
+from privaudit.core.summary import build_summary
 
 HAS_DUCKDB = importlib.util.find_spec("duckdb") is not None
 HAS_SPARK = importlib.util.find_spec("pyspark") is not None

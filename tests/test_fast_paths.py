@@ -18,12 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import write_policy
-from privaudit import emd, summary
+from privaudit.core import summary
+from privaudit.risk import emd
 from privaudit.assessors.l_diversity import entropy_per_class, recursive_ratio_per_class
-from privaudit.context import top_classes
-from privaudit.data import load_table
-from privaudit.errors import DataError
-from privaudit.policy import load_policy
+from privaudit.core.context import top_classes
+from privaudit.core.data import load_table
+from privaudit.core.errors import DataError
+from privaudit.core.policy import load_policy
 
 POLICY = """version: 1
 name: native numbers

@@ -13,15 +13,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA
-from privaudit.context import AuditContext
-from privaudit.generalization import (METRICS, ClassModel, CostModel, GeneralizationProblem, LatticeSearch,
+from privaudit.core.context import AuditContext
+from privaudit.remediation.generalization import (METRICS, ClassModel, CostModel, GeneralizationProblem, LatticeSearch,
                                       all_metrics, attribute_weights, cost_matrix, domain_from_hierarchy,
                                       edge_weights, gaa, generalization_shares, node_costs, resolve_weighting)
-from privaudit.hierarchy import Hierarchy
-from privaudit.plugins import get_registry
-from privaudit.policy import Policy, PolicyModel
-from privaudit.remediator import class_violations
-from privaudit.remediators.generalize import GeneralizeOptions, run
+from privaudit.core.hierarchy import Hierarchy
+from privaudit.core.plugins import get_registry
+from privaudit.core.policy import Policy, PolicyModel
+from privaudit.remediation.api import class_violations
+from privaudit.remediation.methods.generalize import GeneralizeOptions, run
 
 GEN = DATA / "generalization"
 
@@ -232,8 +232,8 @@ def test_lattice_is_optimal_by_brute_force(case, metric, suppression):
 
 
 def test_lattice_prunes_on_adult_sample():
-    from privaudit.data import load_table
-    from privaudit.policy import load_policy
+    from privaudit.core.data import load_table
+    from privaudit.core.policy import load_policy
 
     policy = load_policy(GEN / "policy.yaml")
     table = load_table(GEN / "adult_sample.csv", policy)
@@ -307,8 +307,8 @@ def test_gaa_strategies_steer_by_diversity_and_closeness():
 
 
 def test_gaa_is_deterministic_and_keeps_rows():
-    from privaudit.data import load_table
-    from privaudit.policy import load_policy
+    from privaudit.core.data import load_table
+    from privaudit.core.policy import load_policy
 
     policy = load_policy(GEN / "policy.yaml")
     table = load_table(GEN / "adult_sample.csv", policy)

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privaudit.riskmodels.individual_risk import expected_reidentifications, global_risk, individual_risk
+from privaudit.risk.individual_risk import expected_reidentifications, global_risk, individual_risk
 
 DATA = Path(__file__).resolve().parent / "data" / "riskmodels"
 KEYS = ["urbrur", "roof", "walls", "water", "sex"]

@@ -1,4 +1,4 @@
-"""Tests for privaudit.riskmodels.interval (rank and sd interval disclosure)."""
+"""Tests for privaudit.risk.interval (rank and sd interval disclosure)."""
 
 import numpy as np
 import pandas as pd
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from privaudit.riskmodels.interval import interval_disclosure, rank_interval_bounds
+from privaudit.risk.interval import interval_disclosure, rank_interval_bounds
 
 
 def frames(x, xm, name="v"):

@@ -1,4 +1,4 @@
-"""Tests of distance-based record linkage (privaudit.linkage.distance and helpers)."""
+"""Tests of distance-based record linkage (privaudit.risk.linkage.distance and helpers)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.spatial.distance import cdist
 
-import privaudit.linkage.neighbours as nb
-from privaudit.linkage import AttributeSpec, distance_linkage, intruder_sample
-from privaudit.linkage.assignment import one_to_one, row_types
-from privaudit.linkage.encoding import build_categorical_table, encode_pair
-from privaudit.linkage.neighbours import brute_force_knn
+import privaudit.risk.linkage.neighbours as nb
+from privaudit.risk.linkage import AttributeSpec, distance_linkage, intruder_sample
+from privaudit.risk.linkage.assignment import one_to_one, row_types
+from privaudit.risk.linkage.encoding import build_categorical_table, encode_pair
+from privaudit.risk.linkage.neighbours import brute_force_knn
 
 DATA = Path(__file__).resolve().parent / "data" / "linkage_distance"
 
@@ -223,7 +223,7 @@ def test_hierarchy_embedding_reproduces_tree_distance():
 
 
 def test_hierarchy_object_and_mapping_agree():
-    from privaudit.hierarchy import Hierarchy
+    from privaudit.core.hierarchy import Hierarchy
 
     path = DATA / "adult_hierarchy_education.csv"
     chains = _read_hierarchy(path)
@@ -282,7 +282,7 @@ def mixed_problem(draw):
 
 
 def _index_for(orig, rel, attrs, rows):
-    from privaudit.linkage.distance import _Linker
+    from privaudit.risk.linkage.distance import _Linker
 
     pair = encode_pair(orig, rel, attrs, rows)
     linker = _Linker(pair, rows)
@@ -460,7 +460,7 @@ def test_embedding_size_guard():
 
 
 def test_weight_lp_and_logistic_pick_the_separating_attribute():
-    from privaudit.linkage.worst_case import solve_weight_logistic, solve_weight_lp
+    from privaudit.risk.linkage.worst_case import solve_weight_logistic, solve_weight_lp
 
     rng = np.random.default_rng(4)
     n_rec = 50

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from privaudit.linkage.blocking import default_blocking, encode_block_keys, iter_candidate_pairs
-from privaudit.linkage.em import fit_em, fit_match_prior
-from privaudit.linkage.fellegi_sunter import (
+from privaudit.risk.linkage.blocking import default_blocking, encode_block_keys, iter_candidate_pairs
+from privaudit.risk.linkage.em import fit_em, fit_match_prior
+from privaudit.risk.linkage.fellegi_sunter import (
     ComparisonSpec,
     fs_thresholds,
     probabilistic_linkage,
@@ -337,7 +337,7 @@ def test_thresholds_hand_case():
 
 
 def test_weight_distribution_grid_approximation_matches_exact():
-    from privaudit.linkage.fellegi_sunter import _weight_distribution
+    from privaudit.risk.linkage.fellegi_sunter import _weight_distribution
 
     rng = np.random.default_rng(10)
     m = [rng.dirichlet(np.ones(4)) for _ in range(6)]

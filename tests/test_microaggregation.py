@@ -1,4 +1,4 @@
-"""Tests for privaudit.microaggregation (MDAV, EMD, SSE, t-close microaggregation)."""
+"""Tests for privaudit.remediation.microaggregation (MDAV, EMD, SSE, t-close microaggregation)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import wasserstein_distance
 
-from privaudit.microaggregation import (
+from privaudit.remediation.microaggregation import (
     ALGORITHMS,
     SensitiveDistribution,
     emd_ordered,

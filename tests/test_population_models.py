@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import special, stats
 
-from privaudit.riskmodels.population import (
+from privaudit.risk.population import (
     PopulationUniqueness,
     class_size_histogram,
     pitman_fit,

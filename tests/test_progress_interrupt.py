@@ -9,7 +9,7 @@ import sys
 import time
 
 from conftest import ROOT
-from privaudit.progress import ProgressBar
+from privaudit.core.progress import ProgressBar
 
 
 class FakeTTY(io.StringIO):

@@ -1,4 +1,4 @@
-"""Tests for privaudit.riskmodels.randomized_response (Guo, Ying & Wu 2011 attribute disclosure under RR)."""
+"""Tests for privaudit.risk.randomized_response (Guo, Ying & Wu 2011 attribute disclosure under RR)."""
 
 import numpy as np
 import pandas as pd
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privaudit.riskmodels.randomized_response import (
+from privaudit.risk.randomized_response import (
     apply_kronecker,
     distortion_matrix_keep,
     estimate_joint,
@@ -215,7 +215,7 @@ def test_records_share_above_threshold_and_mapping():
 
 
 def test_table_size_limit(monkeypatch):
-    import privaudit.riskmodels.randomized_response as rr
+    import privaudit.risk.randomized_response as rr
 
     monkeypatch.setattr(rr, "MAX_CELLS", 5)
     df = table_frame(PI_2x3, [SEX, DISEASE], ["sex", "disease"])

@@ -24,8 +24,8 @@ from conftest import DATA, ROOT, write_policy
 from report_helpers import parse_html, pdf_outline_titles, pdf_pages_text, table_rows
 
 from privaudit.cli import main
-from privaudit.hierarchy import Hierarchy
-from privaudit.report.remediation import figure_text, label, readable, unit_of
+from privaudit.core.hierarchy import Hierarchy
+from privaudit.report.remediation_chapter import figure_text, label, readable, unit_of
 from privaudit.report.sections import KeyValues, fmt, share
 
 EPOCH = "1700000000"

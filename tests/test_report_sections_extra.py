@@ -21,7 +21,7 @@ from conftest import ROOT, write_policy
 from report_helpers import parse_html, table_rows
 
 from privaudit.assessors.l_diversity import LDiversityParams, per_class_figures
-from privaudit.audit import run_audit
+from privaudit.core.audit import run_audit
 from privaudit.report import charts
 from privaudit.report.html import render_html
 from privaudit.report.sections import bin_failing_counts, share, threshold_histogram, value_histogram_figure

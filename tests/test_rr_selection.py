@@ -1,4 +1,4 @@
-"""Tests for privaudit.riskmodels.rr_selection (choosing RR keep probabilities under a risk bound)."""
+"""Tests for privaudit.risk.rr_selection (choosing RR keep probabilities under a risk bound)."""
 
 import numpy as np
 import pandas as pd
@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privaudit.riskmodels.randomized_response import (
+from privaudit.risk.randomized_response import (
     apply_kronecker,
     distortion_matrix_keep,
     rr_attribute_disclosure,
     rr_risk_table,
 )
-from privaudit.riskmodels.rr_selection import (
+from privaudit.risk.rr_selection import (
     inverse_frobenius_sq,
     reconstruction_error,
     select_keep_probabilities,
@@ -160,7 +160,7 @@ def test_selection_reports_reconstruction_error(data):
 @given(st.lists(st.integers(1, 4), min_size=2, max_size=4), st.integers(0, 2**32 - 1), st.data())
 def test_structured_risk_equals_general_risk_table(dims, seed, data):
     """The selection's fast keep-matrix evaluation agrees with rr_risk_table (dense factors)."""
-    from privaudit.riskmodels.rr_selection import _Problem
+    from privaudit.risk.rr_selection import _Problem
 
     rng = np.random.default_rng(seed)
     pi = rng.dirichlet(np.ones(int(np.prod(dims)))).reshape(dims)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from privaudit.hierarchy import Hierarchy
+from privaudit.core.hierarchy import Hierarchy
 
 HERE = Path(__file__).resolve().parent
 HIERARCHIES = HERE.parents[1] / "policies" / "hierarchies" / "adult"

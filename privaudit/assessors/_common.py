@@ -7,7 +7,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..policy import Policy
+from privaudit.core.policy import Policy
 
 
 def check_sensitive(policy: Policy, names: Sequence[str] | None, field: str = "sensitive") -> str | None:

@@ -6,8 +6,8 @@ any non-missing value; the check fails when it is above 0.
 
 from __future__ import annotations
 
-from ..assessor import Assessor, Measurement, Params
-from ..hookspecs import hookimpl
+from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.core.hookspecs import hookimpl
 
 
 class DirectIdentifiersParams(Params):
@@ -28,7 +28,7 @@ def run(ctx, params: DirectIdentifiersParams) -> Measurement:
 
 def report_section(check, audit):
     """The report section of the direct_identifiers check: which identifier columns still hold values."""
-    from ..report import sections as rs
+    from privaudit.report import sections as rs
 
     d = check["details"]
     present, declared = d["present"], d["identifier_columns"]

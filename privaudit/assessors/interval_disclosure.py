@@ -1,7 +1,7 @@
 """interval_disclosure: how often an intruder's interval around a released value holds the original.
 
 Needs the original table (``--original``). value = share of records disclosed on every listed attribute
-(sdcMicro's convention; see :mod:`privaudit.riskmodels.interval` for the rank and sd intervals);
+(sdcMicro's convention; see :mod:`privaudit.risk.interval` for the rank and sd intervals);
 pass iff value <= ``max_rate``. details: ``per_attribute`` shares, ``disclosed_records``.
 """
 
@@ -11,10 +11,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from ..assessor import Assessor, Measurement, Params
-from ..hookspecs import hookimpl
-from ..riskmodels.interval import interval_disclosure
-from ._common import fmt
+from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.core.hookspecs import hookimpl
+from privaudit.risk.interval import interval_disclosure
+from privaudit.assessors._common import fmt
 
 
 class IntervalDisclosureParams(Params):
@@ -71,8 +71,8 @@ def run(ctx, params: IntervalDisclosureParams) -> Measurement:
 def report_section(check, audit):
     """The report section of an interval_disclosure check: whose true values the intruder's interval
     catches, per attribute and on every attribute at once, as bars against max_rate."""
-    from ..report import charts
-    from ..report import sections as rs
+    from privaudit.report import charts
+    from privaudit.report import sections as rs
 
     d, p = check["details"], check["params"]
     names, n, disclosed = list(d["attributes"]), int(d["records"]), int(d["disclosed_records"])

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ..assessor import Assessor, Measurement, Params
-from ..hookspecs import hookimpl
-from ._common import fmt, size_histogram
+from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.core.hookspecs import hookimpl
+from privaudit.assessors._common import fmt, size_histogram
 
 
 class KAnonymityParams(Params):
@@ -50,7 +50,7 @@ def run(ctx, params: KAnonymityParams) -> Measurement:
 
 def report_section(check, audit):
     """The report section of a k_anonymity check: who can be singled out, class-size chart, worst classes."""
-    from ..report import sections as rs
+    from privaudit.report import sections as rs
 
     d, k, value = check["details"], check["params"]["k"], check["value"]
     know = rs.qi_phrase(audit.policy.quasi_identifiers)

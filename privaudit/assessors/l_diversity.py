@@ -16,10 +16,10 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from ..assessor import Assessor, Measurement, Params
-from ..hookspecs import hookimpl
-from ..summary import SensitiveCounts
-from ._common import check_sensitive, fmt, value_histogram
+from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.core.hookspecs import hookimpl
+from privaudit.core.summary import SensitiveCounts
+from privaudit.assessors._common import check_sensitive, fmt, value_histogram
 
 
 class LDiversityParams(Params):
@@ -141,7 +141,7 @@ def run(ctx, params: LDiversityParams) -> Measurement:
 
 def report_section(check, audit):
     """The report section of an l_diversity check: who is in too-uniform classes, per-class chart, worst classes."""
-    from ..report import sections as rs
+    from privaudit.report import sections as rs
 
     d, p = check["details"], check["params"]
     col, l, variant, n = p["sensitive"], p["l"], p["variant"], audit.table.rows

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from ..assessor import Assessor, Measurement, Params
-from ..hookspecs import hookimpl
-from ._common import check_sensitive, fmt
+from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.core.hookspecs import hookimpl
+from privaudit.assessors._common import check_sensitive, fmt
 
 
 class PSensitiveParams(Params):
@@ -59,7 +59,7 @@ def run(ctx, params: PSensitiveParams) -> Measurement:
 
 def report_section(check, audit):
     """The report section of a p_sensitive_k_anonymity check: who is in too-small or too-uniform classes."""
-    from ..report import sections as rs
+    from privaudit.report import sections as rs
 
     d, prm = check["details"], check["params"]
     p, k, n, bad = prm["p"], prm["k"], audit.table.rows, d["records_failing"]

@@ -9,11 +9,11 @@ the same order, or joined through a ``record_id`` column, which is never treated
   0/1 or hierarchical distance (categorical), optional ``weights``, ``metric`` euclidean or
   mahalanobis; ``assignment: one_to_one`` links globally; ``worst_case: true`` also learns the
   attribute weights that maximise correct links (Abril, Navarro-Arribas & Torra 2012). See
-  :mod:`privaudit.linkage.distance`.
+  :mod:`privaudit.risk.linkage.distance`.
 * ``method: probabilistic``: Fellegi–Sunter with blocking, comparison levels (exact, numeric
   ``tolerances``, disagree), m/u from the true pairs (``estimation: labels``, the worst-case intruder)
   and/or EM on agreement-pattern counts; link / clerical / non-link thresholds from the target error
-  rates. See :mod:`privaudit.linkage.fellegi_sunter`.
+  rates. See :mod:`privaudit.risk.linkage.fellegi_sunter`.
 
 value = share of intruder records linked to their own released record (the worst of the rates
 computed); pass iff value <= ``max_rate``.
@@ -28,9 +28,9 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..assessor import Assessor, Measurement, Params
-from ..hookspecs import hookimpl
-from ._common import fmt
+from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.core.hookspecs import hookimpl
+from privaudit.assessors._common import fmt
 
 
 class Intruder(BaseModel):
@@ -103,7 +103,7 @@ def _rows(params: RecordLinkageParams) -> float | int:
 
 
 def run_distance(ctx, params: RecordLinkageParams, columns: list[str], report) -> tuple[float, dict]:
-    from ..linkage import AttributeSpec, distance_linkage
+    from privaudit.risk.linkage import AttributeSpec, distance_linkage
 
     specs = [AttributeSpec(c, "numeric" if ctx.policy.columns[c].type == "numeric" else "categorical",
                            hierarchy=ctx.policy.hierarchies.get(c) if ctx.policy.columns[c].type != "numeric" else None,
@@ -118,7 +118,7 @@ def run_distance(ctx, params: RecordLinkageParams, columns: list[str], report) -
 
 
 def run_probabilistic(ctx, params: RecordLinkageParams, columns: list[str], report) -> tuple[float, dict]:
-    from ..linkage.fellegi_sunter import ComparisonSpec, probabilistic_linkage
+    from privaudit.risk.linkage.fellegi_sunter import ComparisonSpec, probabilistic_linkage
 
     specs = [ComparisonSpec(c, "numeric" if ctx.policy.columns[c].type == "numeric" else "categorical",
                             tuple(params.tolerances.get(c, ()))) for c in columns]
@@ -170,8 +170,8 @@ def run(ctx, params: RecordLinkageParams) -> Measurement:
 def report_section(check, audit):
     """The report section of a record_linkage check: how many people the intruder re-identifies, by
     class size (distance) or per estimation of m and u (probabilistic)."""
-    from ..report import charts
-    from ..report import sections as rs
+    from privaudit.report import charts
+    from privaudit.report import sections as rs
 
     d, p = check["details"], check["params"]
     n, value, limit = int(d.get("n_intruder") or 0), float(check["value"]), float(p["max_rate"])

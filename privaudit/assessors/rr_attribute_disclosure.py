@@ -4,7 +4,7 @@ The published distortion matrices P_i (Pr(released = u | original = v)) are give
 probability (diagonal p, off-diagonal (1-p)/(d-1) over the column's domain as seen in the data) or by a
 square CSV (labels as header and first column). The attacker's risk for a person with QI = alpha and
 S = u is eta_QI(alpha) * eta_S(u | alpha) * pi_{alpha u} / pi_alpha (see
-:mod:`privaudit.riskmodels.randomized_response`); pi is the original joint when the original table is
+:mod:`privaudit.risk.randomized_response`); pi is the original joint when the original table is
 given (``--original``, or the pre-randomization table during ``privaudit remediate``), else estimated
 from the release by pi_hat = P^-1 lambda (negatives clipped, renormalised).
 value = max risk over cells with pi > 0; pass iff value <= ``max_risk``.
@@ -21,14 +21,14 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..assessor import Assessor, Measurement, Params
-from ..hookspecs import hookimpl
-from ..riskmodels.randomized_response import (
+from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.core.hookspecs import hookimpl
+from privaudit.risk.randomized_response import (
     keep_probability_matrices,
     load_distortion_matrix,
     rr_attribute_disclosure,
 )
-from ._common import check_sensitive, fmt
+from privaudit.assessors._common import check_sensitive, fmt
 
 
 class Randomization(BaseModel):
@@ -128,7 +128,7 @@ def report_section(check, audit):
     """The report section of an rr_attribute_disclosure check: how well an intruder who knows the published
     randomization reconstructs a person's sensitive value, the records' risk histogram against max_risk and
     the keep probabilities."""
-    from ..report import sections as rs
+    from privaudit.report import sections as rs
 
     d, p = check["details"], check["params"]
     s, qi, limit, value = d["sensitive"], list(d["qi"]), float(p["max_risk"]), float(check["value"])

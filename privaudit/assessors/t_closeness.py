@@ -1,6 +1,6 @@
 """t_closeness: each class's sensitive distribution must be within t of the whole table's (EMD).
 
-value = max over classes of the Earth Mover's Distance (see :mod:`privaudit.emd`); pass iff value <= t.
+value = max over classes of the Earth Mover's Distance (see :mod:`privaudit.risk.emd`); pass iff value <= t.
 Ground distance ``auto``: numeric and ordinal -> ordered over the table's sorted distinct values;
 nominal with a hierarchy -> hierarchical; nominal without -> equal.
 """
@@ -12,10 +12,10 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from .. import emd
-from ..assessor import Assessor, Measurement, Params
-from ..hookspecs import hookimpl
-from ._common import check_sensitive, fmt, value_histogram
+from privaudit.risk import emd
+from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.core.hookspecs import hookimpl
+from privaudit.assessors._common import check_sensitive, fmt, value_histogram
 
 
 class TClosenessParams(Params):
@@ -86,7 +86,7 @@ def run(ctx, params: TClosenessParams) -> Measurement:
 
 def report_section(check, audit):
     """The report section of a t_closeness check: who is in too-distant classes, EMD chart, worst classes."""
-    from ..report import sections as rs
+    from privaudit.report import sections as rs
 
     d, p = check["details"], check["params"]
     col, t, n = p["sensitive"], p["t"], audit.table.rows

@@ -8,7 +8,7 @@ population) ``pu_given_su`` = #{classes unique in sample and population} / #{cla
 
 With ``sampling_fraction`` or ``population_size`` (the release is a sample of a population of that
 size) the share of population-unique records is estimated with the Pitman, Zayatz and SNB models and
-Dankar's decision rule (as ARX does; see :mod:`privaudit.riskmodels.population`): details
+Dankar's decision rule (as ARX does; see :mod:`privaudit.risk.population`): details
 ``population_uniqueness {pitman, zayatz, snb, dankar, model, pitman_converged}``. The SNB equations
 follow the model's definition by default (``snb: corrected``); ``snb: arx`` reproduces ARX's figures.
 Individual risk (sdcMicro's Benedetti–Franconi approximation, with F_k the sum of the ``weight``-role
@@ -23,13 +23,13 @@ import numpy as np
 import pandas as pd
 from pydantic import Field, model_validator
 
-from ..assessor import Assessor, Measurement, Params
-from ..data import load_table
-from ..hookspecs import hookimpl
-from ..riskmodels.individual_risk import individual_risk
-from ..riskmodels.population import population_uniqueness
-from ..summary import column_codes, pack_keys
-from ._common import fmt, value_histogram
+from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.core.data import load_table
+from privaudit.core.hookspecs import hookimpl
+from privaudit.risk.individual_risk import individual_risk
+from privaudit.risk.population import population_uniqueness
+from privaudit.core.summary import column_codes, pack_keys
+from privaudit.assessors._common import fmt, value_histogram
 
 
 class UniquenessParams(Params):
@@ -131,7 +131,7 @@ def run(ctx, params: UniquenessParams) -> Measurement:
 
 def report_section(check, audit):
     """The report section of a uniqueness check: sample uniques, record-risk chart, unique classes."""
-    from ..report import sections as rs
+    from privaudit.report import sections as rs
 
     d, p = check["details"], check["params"]
     know = rs.qi_phrase(audit.policy.quasi_identifiers)

@@ -14,7 +14,7 @@ the in-memory table:
 Every engine yields the same figures as ``in-process``: classes are numbered in the same order, the
 same values are refused with the same one-line errors. An engine returns an :class:`EngineResult`:
 the summary (``class_of`` is None and ``frame`` holds one representative row per class, except
-in-process), the file's facts as a :class:`~privaudit.data.Table` (``frame`` None), and non-missing
+in-process), the file's facts as a :class:`~privaudit.core.data.Table` (``frame`` None), and non-missing
 counts per policy column. Checks that need the whole table (``needs`` "table") and ``--original`` are
 refused by engines other than in-process; so is ``missing_qi: wildcard`` when a quasi-identifier value is
 missing.
@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from ..data import Table
-from ..errors import DataError, PrivauditError
-from ..summary import ClassSummary
+from privaudit.core.data import Table
+from privaudit.core.errors import DataError, PrivauditError
+from privaudit.core.summary import ClassSummary
 
 
 @dataclass
@@ -81,15 +81,15 @@ def get_engine(name: str) -> Engine:
 
 
 def summarize(path: str | Path, policy, engine: str = "in-process", **options: Any) -> EngineResult:
-    """The class summary of ``path`` under ``policy`` (a :class:`~privaudit.policy.Policy`) by ``engine``.
+    """The class summary of ``path`` under ``policy`` (a :class:`~privaudit.core.policy.Policy`) by ``engine``.
     ``options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
     return get_engine(engine).load().summarize(path, policy, **options)
 
 
 def refuse_whole_table_checks(policy, registry, engine: str) -> None:
     """Before any work: the checks an engine without the table in memory cannot run (the same message
-    :func:`privaudit.audit.audit_context` gives)."""
-    from ..audit import checks_to_run
+    :func:`privaudit.core.audit.audit_context` gives)."""
+    from privaudit.core.audit import checks_to_run
 
     for check in checks_to_run(policy, registry):
         if "table" in check.assessor.needs:
@@ -101,11 +101,11 @@ def run_engine_audit(released: str | Path, policy, engine: str = "chunked", orig
                      registry=None, progress: Callable[[str, int, int], None] | None = None,
                      allow_outside_paths: bool = False, **options: Any):
     """Audit ``released`` with the class summary computed by ``engine``; returns an
-    :class:`~privaudit.audit.AuditResult` whose ``engine`` names it."""
-    from ..audit import audit_context, run_audit
-    from ..context import AuditContext
-    from ..plugins import get_registry
-    from ..policy import Policy, load_policy
+    :class:`~privaudit.core.audit.AuditResult` whose ``engine`` names it."""
+    from privaudit.core.audit import audit_context, run_audit
+    from privaudit.core.context import AuditContext
+    from privaudit.core.plugins import get_registry
+    from privaudit.core.policy import Policy, load_policy
 
     if engine == "in-process":
         return run_audit(released, policy, original=original, registry=registry, progress=progress,

@@ -1,12 +1,12 @@
-"""Turn class-level counts from any engine into the :class:`~privaudit.summary.ClassSummary` the
-assessors read, numbered exactly as :func:`~privaudit.summary.build_summary` numbers classes.
+"""Turn class-level counts from any engine into the :class:`~privaudit.core.summary.ClassSummary` the
+assessors read, numbered exactly as :func:`~privaudit.core.summary.build_summary` numbers classes.
 
 Engines hand over *combinations*: one row per distinct combination of quasi-identifier codes (codes in
 sorted value order, -1 = missing) with its record count and weight sum, and per sensitive column
 ``(combination, value index, count)`` triples. A combination may appear more than once; it is summed.
-Classes are then numbered in ascending packed-key order (:func:`~privaudit.summary.pack_keys`: codes
+Classes are then numbered in ascending packed-key order (:func:`~privaudit.core.summary.pack_keys`: codes
 combined in mixed radix, missing as the largest code of each column), i.e. lexicographic order of the
-code tuples, which is the order ``build_summary``'s :func:`~privaudit.summary.group_sorted` gives.
+code tuples, which is the order ``build_summary``'s :func:`~privaudit.core.summary.group_sorted` gives.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ..errors import DataError
-from ..summary import ClassSummary, SensitiveCounts, group_sorted, pack_keys
+from privaudit.core.errors import DataError
+from privaudit.core.summary import ClassSummary, SensitiveCounts, group_sorted, pack_keys
 
 KEY_BITS = 62  # a packed key part stays below 2**62, as pack_keys keeps it
 

@@ -2,8 +2,8 @@
 
 Engines see a column's values a batch (or a ``GROUP BY``) at a time. :class:`ColumnDomain` gives each
 distinct value a stable id (``gid``) in the order values are first seen, and at the end the codes that
-:func:`privaudit.summary.column_codes` gives the in-memory table, so that classes are numbered exactly
-as :func:`privaudit.summary.build_summary` numbers them:
+:func:`privaudit.core.summary.column_codes` gives the in-memory table, so that classes are numbered exactly
+as :func:`privaudit.core.summary.build_summary` numbers them:
 
 * numeric: the value as a float (``"30"`` and ``"30.0"`` are one value); codes in numeric order;
 * ordinal: the value's position in the policy's ``order`` (codes = positions, card = len(order));
@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..data import _typed
-from ..errors import DataError
-from ._source import RowShim, Source
+from privaudit.core.data import _typed
+from privaudit.core.errors import DataError
+from privaudit.engines._source import RowShim, Source
 
 NUMERIC_ROLES_EXCLUDED = ("identifier", "record_id")
 
@@ -157,7 +157,7 @@ class ColumnDomain:
         return [str(v) for v in labels]
 
     def sensitive_domain(self, leaves: list[str] | None) -> tuple[np.ndarray, np.ndarray]:
-        """``(domain, index of each id in it)`` as :func:`privaudit.summary.sensitive_codes` orders the
+        """``(domain, index of each id in it)`` as :func:`privaudit.core.summary.sensitive_codes` orders the
         domain: sorted numbers, the policy's order, sorted texts, or hierarchy-leaf order."""
         if self.kind == "numeric":
             keys = self.key_values()

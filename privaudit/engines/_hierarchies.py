@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..policy import Policy
-from ._domain import ColumnDomain, as_numbers
-from ._source import Source
+from privaudit.core.policy import Policy
+from privaudit.engines._domain import ColumnDomain, as_numbers
+from privaudit.engines._source import Source
 
 
 def check_hierarchies(policy: Policy, domains: dict[str, ColumnDomain], source: Source,

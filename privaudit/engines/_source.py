@@ -1,6 +1,6 @@
 """A released table's file, opened for engines that never hold it whole: facts, header, batches.
 
-:func:`open_source` makes the checks :func:`privaudit.data.load_table` makes before reading rows (file
+:func:`open_source` makes the checks :func:`privaudit.core.data.load_table` makes before reading rows (file
 present, not empty, header well formed, no duplicate names, the policy's columns present) with the
 same one-line messages. :meth:`Source.batches` then streams the columns an engine needs: Parquet row
 groups through ``pyarrow.parquet.ParquetFile.iter_batches``, CSV blocks through pyarrow's streaming
@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from ..data import (
+from privaudit.core.data import (
     PARQUET_SUFFIXES,
     SNIFF_BYTES,
     Table,
@@ -35,8 +35,8 @@ from ..data import (
     read_head,
     sha256_of,
 )
-from ..errors import DataError
-from ..policy import Policy
+from privaudit.core.errors import DataError
+from privaudit.core.policy import Policy
 
 CSV_BLOCK_BYTES = 1 << 24  # at least 16 MiB of CSV text per streamed block, as data.py reads (a row must fit)
 
@@ -128,7 +128,7 @@ class Source:
 
 def open_source(path: str | Path, policy: Policy, what: str = "released table",
                 required: Sequence[str] | None = None) -> Source:
-    """Check ``path`` as :func:`privaudit.data.load_table` would before typing its values."""
+    """Check ``path`` as :func:`privaudit.core.data.load_table` would before typing its values."""
     path = Path(path)
     size = check_file(path, what)
     if path.suffix.lower() in PARQUET_SUFFIXES:
@@ -177,7 +177,7 @@ def _open_csv(path: Path, size: int, delimiter: str | None) -> Source:
 
 
 class RowShim:
-    """Stands in for a :class:`~privaudit.data.Table` when ``data._typed`` is asked to phrase an error
+    """Stands in for a :class:`~privaudit.core.data.Table` when ``data._typed`` is asked to phrase an error
     about one value: its messages name ``path`` and the row at ``offset`` (plus the index it is given)."""
 
     def __init__(self, source: Source, offset: int):

@@ -9,7 +9,7 @@ the values that could be missing tokens only.
 
 Pass 2 (classes): the codes come back into SQL as small mapping tables (``raw -> code``), joined onto the
 rows; the codes of the quasi-identifiers are packed in mixed radix (``card + 1``, missing = ``card``, as
-:func:`~privaudit.summary.pack_keys` packs them) into BIGINT key parts below 2**62. The coded rows are
+:func:`~privaudit.core.summary.pack_keys` packs them) into BIGINT key parts below 2**62. The coded rows are
 stored once (key parts, sensitive positions, weight); ``GROUP BY key ORDER BY key`` counts the classes
 and sums their weights, and per sensitive column ``GROUP BY key, s ORDER BY key, s`` counts its values
 per class. Grouping on the packed integer key rather than the string columns is what makes this fast
@@ -24,13 +24,13 @@ from typing import Protocol
 import numpy as np
 import pyarrow as pa
 
-from ..data import _dictionary
-from ..errors import DataError
-from ..policy import Policy
-from ._assemble import CountMatrix, QIColumn, assemble, decode_part, key_parts, single_keys
-from ._domain import ColumnDomain, as_numbers, column_kind, needs_check, raise_value_error
-from ._hierarchies import check_hierarchies
-from ._source import Source
+from privaudit.core.data import _dictionary
+from privaudit.core.errors import DataError
+from privaudit.core.policy import Policy
+from privaudit.engines._assemble import CountMatrix, QIColumn, assemble, decode_part, key_parts, single_keys
+from privaudit.engines._domain import ColumnDomain, as_numbers, column_kind, needs_check, raise_value_error
+from privaudit.engines._hierarchies import check_hierarchies
+from privaudit.engines._source import Source
 
 # Characters a trimmed-missing token may be padded with: a superset of Unicode White_Space.
 SPACE_CLASS = r"[\s\p{Z}\p{Cc}]"
@@ -56,7 +56,7 @@ class Dialect(Protocol):
 
 def summarize_sql(source: Source, policy: Policy, sql: Dialect, column_types: dict[str, pa.DataType]):
     """The :class:`~privaudit.engines.EngineResult` of ``source`` computed through ``sql``."""
-    from . import EngineResult
+    from privaudit.engines import EngineResult
 
     specs = policy.columns
     read = [c for c in source.columns if c in specs]

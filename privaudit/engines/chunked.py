@@ -10,10 +10,10 @@ COUNT(*)``). Batches are Parquet row-group slices or blocks of CSV text, read tw
    numeric and ordinal values are checked as ``data._typed`` checks them, so bad input is reported
    (with the in-process message) before any counting. One row in ``SAMPLE_STRIDE`` is kept to place
    partition bounds. At the end every value has its code in sorted order, as ``build_summary`` codes
-   it, and the mixed-radix packed key (:func:`~privaudit.summary.pack_keys`) of a combination is fixed.
+   it, and the mixed-radix packed key (:func:`~privaudit.core.summary.pack_keys`) of a combination is fixed.
 2. *Counting.* Each batch's rows get their packed keys (in 62-bit parts when the codes need more) and
-   are grouped as the in-memory summary groups them (:func:`~privaudit.summary.group`,
-   :func:`~privaudit.summary.class_value_counts`): combinations with counts and weight sums, and
+   are grouped as the in-memory summary groups them (:func:`~privaudit.core.summary.group`,
+   :func:`~privaudit.core.summary.class_value_counts`): combinations with counts and weight sums, and
    (combination, sensitive value) pairs. These partial counts are cut at fixed key bounds into
    partitions (key ranges, about ``partition_rows`` rows each) and appended to spill files.
 3. *Merging.* Partition by partition, in key order, the partial counts are grouped again and summed;
@@ -21,7 +21,7 @@ COUNT(*)``). Batches are Parquet row-group slices or blocks of CSV text, read tw
    numbers them and the class x value matrices are built in CSR order without a global sort.
 
 Passes 1 and 2 work on two batches at a time and pass 3 on two partitions at a time
-(:func:`~privaudit.concurrency.ordered_map`: threads, results taken in order, so spill files
+(:func:`~privaudit.core.concurrency.ordered_map`: threads, results taken in order, so spill files
 and first-seen ids are exactly those of a sequential run).
 
 Memory holds one batch, one partition's partial counts and the summary being built: it follows the
@@ -42,15 +42,15 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 
-from ..data import _dictionary, _first_row_with
-from ..errors import DataError
-from ..policy import Policy
-from ..summary import Grouping, class_value_counts, entry_rows, group, narrowest_int
-from ._assemble import CountMatrix, QIColumn, assemble, key_parts, single_keys
-from ._domain import ColumnDomain, as_numbers, first_bad, needs_check, raise_value_error
-from ._hierarchies import check_hierarchies
-from ..concurrency import ordered_map
-from ._source import Source, open_source
+from privaudit.core.data import _dictionary, _first_row_with
+from privaudit.core.errors import DataError
+from privaudit.core.policy import Policy
+from privaudit.core.summary import Grouping, class_value_counts, entry_rows, group, narrowest_int
+from privaudit.engines._assemble import CountMatrix, QIColumn, assemble, key_parts, single_keys
+from privaudit.engines._domain import ColumnDomain, as_numbers, first_bad, needs_check, raise_value_error
+from privaudit.engines._hierarchies import check_hierarchies
+from privaudit.core.concurrency import ordered_map
+from privaudit.engines._source import Source, open_source
 
 NAME = "chunked"
 BATCH_ROWS = 1 << 21
@@ -214,7 +214,7 @@ def _sums(group: np.ndarray, values: np.ndarray, m: int) -> np.ndarray:
 
 def _group_parts(parts: list[np.ndarray]) -> Grouping:
     """Group a batch's rows, or a partition's partial-count records, on their key parts (groups in
-    ascending lexicographic key order): one value sort of the packed key (:func:`~privaudit.summary.group`)."""
+    ascending lexicographic key order): one value sort of the packed key (:func:`~privaudit.core.summary.group`)."""
     key = parts[0] if len(parts) == 1 else single_keys([parts])[0]
     return group(key, consume=len(parts) > 1)
 
@@ -304,7 +304,7 @@ def summarize(path: str | Path, policy: Policy, *, batch_rows: int = BATCH_ROWS,
     rows per key-range partition; ``spill_directory``: where partial counts wait (default: the system's
     temporary folder); ``sample_stride``: one row in this many places the partition bounds;
     ``dense_cells``: the largest key space (times sensitive values) counted in dense arrays."""
-    from . import EngineResult
+    from privaudit.engines import EngineResult
 
     source = open_source(path, policy, what)
     plan = _Plan.of(policy, source)

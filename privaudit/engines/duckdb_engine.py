@@ -17,9 +17,9 @@ from typing import Callable
 
 import pyarrow as pa
 
-from ..policy import Policy
-from ._source import Source, open_source
-from ._sql import SPACE_CLASS, summarize_sql
+from privaudit.core.policy import Policy
+from privaudit.engines._source import Source, open_source
+from privaudit.engines._sql import SPACE_CLASS, summarize_sql
 
 NAME = "duckdb"
 MAX_LINE_BYTES = 1 << 24  # data.py reads CSV in 16 MiB blocks: a row must fit

@@ -1,7 +1,7 @@
 """The default ``in-process`` engine: the whole typed table in memory, summarised by ``build_summary``.
 
 It is the reference the other engines are tested against; audits through it keep the path of
-:func:`privaudit.audit.run_audit` (it also serves checks that need the whole table).
+:func:`privaudit.core.audit.run_audit` (it also serves checks that need the whole table).
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from ..context import AuditContext
-from ..data import load_table
-from ..policy import Policy
+from privaudit.core.context import AuditContext
+from privaudit.core.data import load_table
+from privaudit.core.policy import Policy
 
 NAME = "in-process"
 
@@ -20,7 +20,7 @@ def summarize(path: str | Path, policy: Policy, *, progress: Callable[[str, int,
               what: str = "released table"):
     """Load ``path`` whole and build its class summary; returns an :class:`~privaudit.engines.EngineResult`
     whose ``table.frame`` is the loaded table."""
-    from . import EngineResult
+    from privaudit.engines import EngineResult
 
     table = load_table(path, policy, what)
     summary = AuditContext(policy, table.frame).summary

@@ -8,7 +8,7 @@ Without a ``spark`` session option, a local one is started (``local[*]``, UI off
 are read with every column as a string, the policy's or the sniffed delimiter, ``"`` as quote and
 escape, ``FAILFAST``; a row with too few or too many fields is found by a text scan of the lines (Spark
 pads or truncates such rows silently), invalid UTF-8 (which Spark replaces with U+FFFD) by looking for
-the replacement character. Messages are then phrased by :mod:`privaudit.data`, as for in-memory loads.
+the replacement character. Messages are then phrased by :mod:`privaudit.core.data`, as for in-memory loads.
 
 Options: ``spark`` (a SparkSession), ``master`` (default ``local[*]``), ``shuffle_partitions``,
 ``driver_memory`` (only when a new session is started).
@@ -27,10 +27,10 @@ from typing import Callable, Iterator
 
 import pyarrow as pa
 
-from ..data import _check_tail
-from ..policy import Policy
-from ._source import Source, open_source
-from ._sql import CODED, SPACE_CLASS, summarize_sql
+from privaudit.core.data import _check_tail
+from privaudit.core.policy import Policy
+from privaudit.engines._source import Source, open_source
+from privaudit.engines._sql import CODED, SPACE_CLASS, summarize_sql
 
 NAME = "spark"
 VIEW = "privaudit_released"

@@ -5,7 +5,7 @@ registry's assessor metadata (title, what it protects, what it measures, formula
 :class:`~privaudit.report.sections.ReportSection` per check, asked from the plugins through the
 ``privaudit_report_section`` hook (the generic section when no plugin answers). The report of a
 ``privaudit remediate`` run is a remediation report: its cover names the input and the remediated
-file, and a "Remediation" chapter (:mod:`privaudit.report.remediation`) follows the cover.
+file, and a "Remediation" chapter (:mod:`privaudit.report.remediation_chapter`) follows the cover.
 
 Everything is inline (CSS in a ``<style>`` element, charts as ``<svg>``): the file makes no request of
 any kind. The Jinja2 environment escapes every value (``autoescape=True`` for all templates); only chart
@@ -23,10 +23,10 @@ from typing import Any
 
 import jinja2
 
-from .. import __version__
-from .json_report import report_dict
-from .remediation import remediation_view
-from .sections import KeyValues, ReportSection, fmt, generic_section, threshold_text
+from privaudit import __version__
+from privaudit.report.json_report import report_dict
+from privaudit.report.remediation_chapter import remediation_view
+from privaudit.report.sections import KeyValues, ReportSection, fmt, generic_section, threshold_text
 
 TEMPLATE = "report.html.j2"
 PROTECTS = {"identity": "identity disclosure", "attribute": "attribute disclosure"}
@@ -94,9 +94,9 @@ def human_time(iso: str) -> str:
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    """The report's Jinja2 environment: templates from ``privaudit.templates``, autoescape on for all."""
+    """The report's Jinja2 environment: templates from ``privaudit/report/templates``, autoescape on for all."""
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(files("privaudit.templates"))),
+        loader=jinja2.FileSystemLoader(str(files("privaudit.report") / "templates")),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -202,9 +202,9 @@ def token_label(token: str) -> str:
 
 
 def render_html(result: Any, registry: Any = None) -> str:
-    """The HTML report of an :class:`~privaudit.audit.AuditResult`, as one self-contained page."""
+    """The HTML report of an :class:`~privaudit.core.audit.AuditResult`, as one self-contained page."""
     if registry is None:
-        from ..plugins import get_registry
+        from privaudit.core.plugins import get_registry
 
         registry = get_registry()
     data = report_dict(result)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import __version__
+from privaudit import __version__
 
 SCHEMA_VERSION = 1
 

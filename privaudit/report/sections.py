@@ -1,7 +1,7 @@
 """Report sections: what one check contributes to the HTML/PDF report, and helpers to build them.
 
 A plugin adds its own section through the ``privaudit_report_section(check, audit)`` hook (see
-:mod:`privaudit.hookspecs`): it returns a :class:`ReportSection` for checks of its own assessors and
+:mod:`privaudit.core.hookspecs`): it returns a :class:`ReportSection` for checks of its own assessors and
 ``None`` otherwise. A check no plugin answers for gets :func:`generic_section` (value, threshold,
 message and the ``details`` as a key/value table). A check that ended in ``error`` always gets the
 error block (its message), without calling the hook: there are no figures to show.
@@ -32,7 +32,7 @@ from typing import Any, Sequence
 
 from markupsafe import Markup
 
-from . import charts
+from privaudit.report import charts
 
 #: Markup that could make a viewer or WeasyPrint fetch or run something; refused in figures.
 _UNSAFE_SVG = re.compile(r"href|<\s*image|<\s*script|<\s*foreignobject|url\s*\(|<\s*style|\bon\w+\s*=",

@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from privaudit.context import AuditContext
-from privaudit.policy import load_policy
+from privaudit.core.context import AuditContext
+from privaudit.core.policy import load_policy
 from privaudit_likeness import beta_likeness, delta_disclosure
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -1,7 +1,7 @@
 """β-likeness and δ-disclosure figures of every class at once, from privaudit's shared class summary.
 
 Notation, for one sensitive attribute (records whose sensitive value is missing are left out, as in
-:class:`privaudit.summary.SensitiveCounts`): ``N_s`` records of the table have value ``s``,
+:class:`privaudit.core.summary.SensitiveCounts`): ``N_s`` records of the table have value ``s``,
 ``N = Σ_s N_s``; class ``c`` has ``n_cs`` records with value ``s`` and ``n_c = Σ_s n_cs``. The table's
 and the class's distributions are ``p_t(s) = N_s / N`` and ``p_c(s) = n_cs / n_c``.
 
@@ -88,7 +88,7 @@ class Entries:
 
 
 def entries(sc) -> Entries:
-    """Relative gains of every stored entry of ``sc`` (a :class:`privaudit.summary.SensitiveCounts`).
+    """Relative gains of every stored entry of ``sc`` (a :class:`privaudit.core.summary.SensitiveCounts`).
 
     ``D = (n_cs N - n_c N_s) / (n_c N_s)``: the numerator is formed in exact integer arithmetic while
     ``N < 2**31`` (so that ``p_c > p_t`` and ``p_c = p_t`` are decided exactly), in floating point beyond.

@@ -6,7 +6,7 @@ from __future__ import annotations
 def sensitive_column_problem(column: str, policy) -> str | None:
     """A one-line policy error when ``column`` is not a column of the policy with role ``sensitive``.
 
-    ``policy`` is a :class:`privaudit.policy.Policy`; only its public ``columns`` mapping is read.
+    ``policy`` is a :class:`privaudit.core.policy.Policy`; only its public ``columns`` mapping is read.
     """
     spec = policy.columns.get(column)
     if spec is None:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import likeness_reference as ref
 from conftest import policy
-from privaudit.summary import build_summary
+from privaudit.core.summary import build_summary
 from privaudit.testing import run_assessor
 from privaudit_likeness import likeness
 

@@ -1,0 +1,118 @@
+"""What an assessor sees: the policy, the released table, the shared class summary, optional extras."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from privaudit.core.policy import Policy
+from privaudit.core.summary import ClassSummary, build_summary
+
+NEVER = np.iinfo(np.int64).max  # with no k in the policy, no class is large enough to show its values
+
+
+@dataclass
+class AuditContext:
+    """What assessors read. ``table`` is the typed released table, or None when an out-of-memory engine
+    (see :mod:`privaudit.engines`) summarised the file without loading it; the engine then provides
+    ``precomputed`` (the class summary) and ``column_counts`` (non-missing values per column)."""
+
+    policy: Policy
+    table: pd.DataFrame | None
+    original: pd.DataFrame | None = None
+    progress: Callable[[str, int, int], None] | None = None
+    precomputed: ClassSummary | None = None
+    column_counts: dict[str, int] | None = None
+
+    @cached_property
+    def summary(self) -> ClassSummary:
+        """The equivalence-class summary, computed on first use and shared by every assessor."""
+        if self.precomputed is not None:
+            return self.precomputed
+        sensitive = {
+            col: (self.policy.columns[col].type, self._leaves(col)) for col in self.policy.sensitive
+        }
+        return build_summary(self.table, self.policy.quasi_identifiers, sensitive, self.policy.data.missing_qi)
+
+    def _leaves(self, column: str) -> list[str] | None:
+        h = self.policy.hierarchies.get(column)
+        return list(h.leaves) if h is not None else None
+
+    @property
+    def quasi_identifiers(self) -> list[str]:
+        return self.policy.quasi_identifiers
+
+    def non_missing(self, column: str) -> int:
+        """How many records hold a value in ``column`` (0 when the column is absent)."""
+        if self.column_counts is not None:
+            return int(self.column_counts.get(column, 0))
+        if self.table is None or column not in self.table:
+            return 0
+        return int(self.table[column].notna().sum())
+
+    def worst_classes(self, order_key: np.ndarray, failing: np.ndarray | None = None,
+                      sensitive: str | None = None, descending: bool = False,
+                      extra: dict[str, np.ndarray] | None = None) -> list[dict]:
+        """The report's list of worst classes: QI values, size and per-class figures, capped by the
+        policy's ``report.max_classes``. Raw sensitive values are listed only for classes of size >= the
+        largest k in the policy, or when ``report.show_sensitive_values`` is true."""
+        s = self.summary
+        key = -order_key if descending else order_key
+        key = np.where(np.isnan(key), np.inf, key) if np.issubdtype(key.dtype, np.floating) else key
+        order = top_classes(key, failing, self.policy.report.max_classes)
+        rows = s.describe(order)
+        for row in rows:
+            cid = row["class"]
+            for name, values in (extra or {}).items():
+                v = values[cid]
+                row[name] = "inf" if isinstance(v, float) and np.isinf(v) else (float(v) if isinstance(v, (float, np.floating)) else int(v))
+            if sensitive is not None and self.may_show_sensitive(row["size"]):
+                sc = s.sensitive[sensitive]
+                lo, hi = sc.counts.indptr[cid], sc.counts.indptr[cid + 1]
+                row["sensitive_values"] = {
+                    _label(sc.values[j]): int(c) for j, c in zip(sc.counts.indices[lo:hi], sc.counts.data[lo:hi])
+                }
+        return rows
+
+    def may_show_sensitive(self, class_size: int) -> bool:
+        if self.policy.report.show_sensitive_values:
+            return True
+        return class_size >= self.largest_k
+
+    @cached_property
+    def largest_k(self) -> int:
+        ks = [getattr(c.params, "k", None) for c in self.policy.checks]
+        ks = [k for k in ks if isinstance(k, int)]
+        return max(ks) if ks else NEVER
+
+
+def top_classes(key: np.ndarray, mask: np.ndarray | None, limit: int) -> np.ndarray:
+    """Ids of up to ``limit`` classes (among ``mask``) with the smallest ``key``, ties by class id.
+
+    A partial selection finds the cut-off value, so listing the worst 20 of millions of classes neither
+    sorts them all nor gathers millions of ids when most classes tie at the cut-off (size 1, say)."""
+    pool = key if mask is None else key[mask]
+    if len(pool) <= limit:
+        candidates = np.arange(len(key)) if mask is None else np.flatnonzero(mask)
+    else:
+        # the limit-th smallest of a prefix bounds the cut-off from above; one comparison pass then
+        # leaves few values to select among (unless many tie)
+        bound = np.partition(pool[: max(4 * limit, 1 << 16)], limit - 1)[limit - 1]
+        few = pool[pool <= bound]
+        cutoff = np.partition(few, limit - 1)[limit - 1]
+        below, at = key < cutoff, key == cutoff
+        if mask is not None:
+            below &= mask
+            at &= mask
+        below = np.flatnonzero(below)
+        candidates = np.concatenate((below, np.flatnonzero(at)[: limit - len(below)]))
+    values = key[candidates]
+    return candidates[np.lexsort((candidates, values))][:limit]
+
+
+def _label(v: Any) -> str:
+    return f"{v:g}" if isinstance(v, (float, np.floating)) else str(v)

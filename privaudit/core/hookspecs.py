@@ -1,0 +1,51 @@
+"""The hooks privaudit calls. Built-in assessors and remediators use them exactly as a third party does.
+
+A plugin is a module or object with functions decorated by :data:`privaudit.hookimpl` whose names match
+the specifications below. Third-party plugins are found through the ``privaudit`` entry-point group::
+
+    [project.entry-points.privaudit]
+    likeness = "privaudit_likeness.plugin"
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from privaudit.assessors.api import Assessor
+
+hookspec = pluggy.HookspecMarker("privaudit")
+hookimpl = pluggy.HookimplMarker("privaudit")
+
+
+@hookspec
+def privaudit_assessors() -> "list[Assessor]":
+    """Return the :class:`~privaudit.assessors.api.Assessor` objects this plugin provides.
+
+    Called once when the plugin registry is built. Each assessor's ``name`` must be unique across all
+    installed plugins; a clash is reported as an error naming both plugins.
+    """
+
+
+@hookspec
+def privaudit_remediators() -> "list[Any]":
+    """Return the :class:`~privaudit.remediation.api.Remediator` objects this plugin provides.
+
+    A remediator transforms a failing release; the engine re-audits its output against the same policy
+    and only offers it when every error-severity check passes. Names must be unique.
+    """
+
+
+@hookspec(firstresult=True)
+def privaudit_report_section(check: dict, audit: Any) -> Any:
+    """Return the report section (a :class:`privaudit.report.sections.ReportSection`) for one check.
+
+    ``check`` is the check's entry of the JSON report (id, assessor, status, value, threshold, params,
+    details ...); ``audit`` is the :class:`~privaudit.core.audit.AuditResult`. Return ``None`` for checks of
+    assessors you do not own; the first non-None answer is used, and a generic section is drawn when
+    no plugin answers. Use it to add plain-language text, charts and tables without touching the core
+    templates. (An assessor can instead name its section function in ``Assessor.report_section``; that is
+    what the built-in assessors do, and it is asked first.)
+    """

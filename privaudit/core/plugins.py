@@ -1,0 +1,107 @@
+"""The plugin host: one list of built-in plugin modules, plus third-party entry points.
+
+Built-ins are registered through the same hooks a third party uses (see :mod:`privaudit.core.hookspecs`);
+the only difference is where they are listed: :data:`DEFAULT_PLUGINS` below, instead of the
+``privaudit`` entry-point group of an installed distribution.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import pluggy
+
+from privaudit import __version__
+from privaudit.core import hookspecs
+from privaudit.core.errors import PrivauditError
+
+#: Built-in plugins, registered in this order. Each module holds ``@hookimpl`` functions.
+DEFAULT_PLUGINS = (
+    "privaudit.assessors.direct_identifiers",
+    "privaudit.assessors.k_anonymity",
+    "privaudit.assessors.p_sensitive_k_anonymity",
+    "privaudit.assessors.l_diversity",
+    "privaudit.assessors.t_closeness",
+    "privaudit.assessors.uniqueness",
+    "privaudit.assessors.interval_disclosure",
+    "privaudit.assessors.rr_attribute_disclosure",
+    "privaudit.assessors.record_linkage",
+    "privaudit.remediation.methods.suppress",
+    "privaudit.remediation.methods.randomize",
+    "privaudit.remediation.methods.microaggregate",
+    "privaudit.remediation.methods.generalize",
+)
+
+
+@dataclass
+class PluginInfo:
+    """Where a plugin came from: its distribution's name and version."""
+
+    name: str
+    package: str
+    version: str
+
+
+@dataclass
+class Registry:
+    """Everything the installed plugins provide, keyed by name."""
+
+    manager: pluggy.PluginManager
+    assessors: dict[str, Any] = field(default_factory=dict)
+    remediators: dict[str, Any] = field(default_factory=dict)
+    origin: dict[str, PluginInfo] = field(default_factory=dict)  # "assessor:NAME" / "remediator:NAME" -> origin
+
+
+def make_manager(load_entry_points: bool = True, extra_plugins: tuple[Any, ...] = ()) -> pluggy.PluginManager:
+    """A plugin manager with the built-ins, the installed ``privaudit`` entry points and ``extra_plugins``."""
+    pm = pluggy.PluginManager("privaudit")
+    pm.add_hookspecs(hookspecs)
+    for module_name in DEFAULT_PLUGINS:
+        pm.register(importlib.import_module(module_name), name=module_name)
+    if load_entry_points:
+        try:
+            pm.load_setuptools_entrypoints("privaudit")
+        except Exception as exc:  # a broken third-party plugin must not take the tool down silently
+            raise PrivauditError(f"a plugin in the 'privaudit' entry-point group failed to load: {exc}") from None
+    for plugin in extra_plugins:
+        pm.register(plugin)
+    return pm
+
+
+def _origin_of(pm: pluggy.PluginManager, plugin: Any) -> PluginInfo:
+    for plug, dist in pm.list_plugin_distinfo():
+        if plug is plugin:
+            return PluginInfo(pm.get_name(plugin) or "?", dist.metadata["name"], dist.version)
+    return PluginInfo(pm.get_name(plugin) or repr(plugin), "privaudit", __version__)
+
+
+def build_registry(pm: pluggy.PluginManager) -> Registry:
+    """Ask every plugin for its assessors and remediators; refuse duplicate names."""
+    registry = Registry(manager=pm)
+    for kind, hook, table in (
+        ("assessor", pm.hook.privaudit_assessors, registry.assessors),
+        ("remediator", pm.hook.privaudit_remediators, registry.remediators),
+    ):
+        for impl in hook.get_hookimpls():
+            items = impl.function() or []
+            origin = _origin_of(pm, impl.plugin)
+            for item in items:
+                key = f"{kind}:{item.name}"
+                if item.name in table:
+                    first = registry.origin[key]
+                    raise PrivauditError(
+                        f"{kind} {item.name!r} is provided twice: by {first.package} ({first.name}) "
+                        f"and by {origin.package} ({origin.name})"
+                    )
+                table[item.name] = item
+                registry.origin[key] = origin
+    return registry
+
+
+@lru_cache(maxsize=1)
+def get_registry() -> Registry:
+    """The process-wide registry (built-ins and installed entry points), built on first use."""
+    return build_registry(make_manager())

@@ -1,0 +1,336 @@
+"""The audit policy: a YAML file validated with pydantic.
+
+A policy names the released table's columns with their role and type, the generalization hierarchies,
+and the checks to run. Each check's own parameters are validated by its assessor's pydantic model (see
+:mod:`privaudit.assessors.api`), so the set of valid checks grows with the installed plugins.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from privaudit.core.errors import PolicyError
+from privaudit.core.hierarchy import Hierarchy
+
+Role = Literal["identifier", "quasi_identifier", "sensitive", "other", "weight", "record_id"]
+ColumnType = Literal["numeric", "ordinal", "nominal"]
+
+#: Tokens that always mean "missing or suppressed", besides the policy's ``data.missing``.
+ALWAYS_MISSING = ("", "*")
+
+
+class StrictModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ColumnSpec(StrictModel):
+    role: Role
+    type: ColumnType = "nominal"
+    order: list[str] | None = Field(default=None, description="Value order of an ordinal column, lowest first.")
+    hierarchy: str | dict[str, Any] | None = Field(
+        default=None, description="ARX-style CSV path (relative to the policy) or an inline nested mapping."
+    )
+
+    @model_validator(mode="after")
+    def _order_matches_type(self) -> "ColumnSpec":
+        if self.type == "ordinal" and not self.order:
+            raise ValueError("an ordinal column needs 'order' (its values, lowest first)")
+        if self.order is not None and self.type != "ordinal":
+            raise ValueError("'order' is only for columns of type ordinal")
+        if self.order is not None and len(set(self.order)) != len(self.order):
+            raise ValueError("'order' lists a value twice")
+        return self
+
+
+class DataOptions(StrictModel):
+    delimiter: str | None = Field(default=None, description="CSV delimiter; sniffed when absent.")
+    missing: list[str] = Field(default_factory=list, description="Extra tokens meaning missing/suppressed.")
+    missing_qi: Literal["value", "wildcard"] = Field(
+        default="value",
+        description="'value': a missing QI value is a value of its own; 'wildcard': it matches any value "
+        "when counting a record's class size (sdcMicro's semantics).",
+    )
+
+    @field_validator("delimiter")
+    @classmethod
+    def _one_char(cls, v: str | None) -> str | None:
+        if v is not None and len(v) != 1:
+            raise ValueError("the delimiter must be a single character")
+        return v
+
+
+class ReportOptions(StrictModel):
+    show_sensitive_values: bool = False
+    max_classes: int = Field(default=20, ge=1, le=10_000, description="How many worst classes a report lists.")
+
+
+class CheckSpec(BaseModel):
+    """One check: the assessor's name, id, severity; other keys are the assessor's parameters."""
+
+    model_config = ConfigDict(extra="allow")
+    assessor: str
+    id: str | None = None
+    severity: Literal["error", "warning"] = "error"
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+class RemediationSpec(StrictModel):
+    method: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class PolicyModel(StrictModel):
+    version: Literal[1]
+    name: str
+    data: DataOptions = Field(default_factory=DataOptions)
+    columns: dict[str, ColumnSpec]
+    checks: list[CheckSpec] = Field(default_factory=list)
+    report: ReportOptions = Field(default_factory=ReportOptions)
+    remediation: RemediationSpec | None = None
+
+
+def _loc(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def format_validation_error(exc: ValidationError, prefix: str, fields: list[str] | None = None) -> str:
+    """One line naming the first offending field of a pydantic error (unknown fields first: a typo
+    usually also explains the "missing" error of the field that was meant)."""
+    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    err = errors[0]
+    loc = _loc(tuple(p for p in err["loc"] if p not in ("function-after",)))
+    if err["type"] == "extra_forbidden":
+        msg = "unknown field"
+        close = difflib.get_close_matches(str(err["loc"][-1]), fields or [], n=1)
+        if close:
+            msg += f" (did you mean {close[0]!r}?)"
+        elif fields:
+            msg += f" (allowed: {', '.join(fields)})"
+    elif err["type"] == "missing":
+        msg = "required field is missing"
+    else:
+        msg = err["msg"].removeprefix("Value error, ")
+        if "input" in err and err["type"] not in ("model_type", "dict_type"):
+            msg += f" (got {err['input']!r})"
+    more = len(errors) - 1
+    return f"{prefix}: {loc}: {msg}" + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
+
+
+class Check:
+    """A resolved check: its id, severity, assessor and validated parameters."""
+
+    def __init__(self, id: str, assessor: Any, severity: str, params: Any):
+        self.id = id
+        self.assessor = assessor
+        self.severity = severity
+        self.params = params
+
+    def __repr__(self) -> str:
+        return f"Check({self.id!r}, {self.assessor.name!r})"
+
+
+class Policy:
+    """A loaded and validated policy with resolved hierarchies and checks."""
+
+    def __init__(self, model: PolicyModel, path: Path, sha256: str, registry: Any, allow_outside_paths: bool = False):
+        self.model = model
+        self.path = path
+        self.sha256 = sha256
+        self.name = model.name
+        self.columns = model.columns
+        self.data = model.data
+        self.report = model.report
+        self.folder = path.parent.resolve()
+        self.allow_outside_paths = allow_outside_paths
+        self.hierarchies: dict[str, Hierarchy] = {}
+        for column, spec in model.columns.items():
+            if spec.hierarchy is None:
+                continue
+            if isinstance(spec.hierarchy, dict):
+                self.hierarchies[column] = Hierarchy.from_nested(spec.hierarchy, f"{path.name}:columns.{column}")
+            else:
+                self.hierarchies[column] = Hierarchy.from_csv(
+                    self.resolve_path(spec.hierarchy, f"columns.{column}.hierarchy"), spec.hierarchy
+                )
+        self.checks = self._resolve_checks(registry)
+
+    # ---------------------------------------------------------------- columns by role
+    def columns_with(self, role: str) -> list[str]:
+        return [name for name, spec in self.columns.items() if spec.role == role]
+
+    @property
+    def quasi_identifiers(self) -> list[str]:
+        return self.columns_with("quasi_identifier")
+
+    @property
+    def sensitive(self) -> list[str]:
+        return self.columns_with("sensitive")
+
+    @property
+    def missing_tokens(self) -> list[str]:
+        return list(dict.fromkeys([*ALWAYS_MISSING, *self.data.missing]))
+
+    def resolve_path(self, relative: str, field: str) -> Path:
+        """Resolve a path written in the policy (relative to the policy's folder)."""
+        candidate = (self.folder / relative).resolve()
+        if not self.allow_outside_paths and not candidate.is_relative_to(self.folder):
+            raise PolicyError(
+                f"{self.path}: {field}: path {relative!r} leads outside the policy's folder "
+                "(use --allow-outside-paths to permit it)"
+            )
+        return candidate
+
+    # ---------------------------------------------------------------- checks
+    def _resolve_checks(self, registry: Any) -> list[Check]:
+        checks: list[Check] = []
+        used: set[str] = set()
+        explicit = [c.id for c in self.model.checks if c.id]
+        dupes = {i for i in explicit if explicit.count(i) > 1}
+        if dupes:
+            raise PolicyError(f"{self.path}: checks: id {sorted(dupes)[0]!r} is used twice")
+        used.update(explicit)
+        for index, spec in enumerate(self.model.checks):
+            assessor = registry.assessors.get(spec.assessor)
+            if assessor is None:
+                raise PolicyError(
+                    f"{self.path}: checks[{index}].assessor: unknown assessor {spec.assessor!r} "
+                    f"(available: {', '.join(sorted(registry.assessors))})"
+                )
+            try:
+                params = assessor.params.model_validate(spec.params)
+            except ValidationError as exc:
+                raise PolicyError(format_validation_error(
+                    exc, f"{self.path}: checks[{index}]", list(assessor.params.model_fields))) from None
+            check_id = spec.id
+            if check_id is None:
+                check_id, n = spec.assessor, 2
+                while check_id in used:
+                    check_id, n = f"{spec.assessor}-{n}", n + 1
+            used.add(check_id)
+            checks.append(Check(check_id, assessor, spec.severity, params))
+            validate = getattr(assessor, "validate_policy", None)
+            if validate is not None:
+                problem = validate(params, self)
+                if problem:
+                    raise PolicyError(f"{self.path}: checks[{index}]: {problem}")
+        return checks
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """Safe loader that refuses duplicate mapping keys (a silent override hides policy mistakes)."""
+
+
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def read_policy_document(path: Path) -> tuple[dict, str]:
+    """Parse the YAML file safely; return the document and the file's SHA-256."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise PolicyError(f"{path}: policy file not found") from None
+    except IsADirectoryError:
+        raise PolicyError(f"{path}: is a directory, not a policy file") from None
+    except OSError as exc:
+        raise PolicyError(f"{path}: cannot be read ({exc.strerror})") from None
+    sha = hashlib.sha256(raw).hexdigest()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PolicyError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        doc = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise PolicyError(f"{path}: YAML syntax error{where}: {exc.problem or exc.context}") from None
+    except yaml.YAMLError as exc:
+        raise PolicyError(f"{path}: YAML error: {exc}") from None
+    except RecursionError:
+        raise PolicyError(f"{path}: YAML nested too deeply") from None
+    if not isinstance(doc, dict):
+        raise PolicyError(f"{path}: a policy must be a YAML mapping (got {type(doc).__name__})")
+    problem = _expansion_problem(doc)
+    if problem:
+        raise PolicyError(f"{path}: {problem}")
+    return doc, sha
+
+
+MAX_EXPANDED_NODES = 200_000
+
+
+def _expansion_problem(doc: Any) -> str | None:
+    """YAML aliases let a small file stand for a huge or cyclic structure ("billion laughs"). Count the
+    nodes the document expands to, sharing work between aliased objects, and refuse runaway ones."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+
+    def size(obj: Any, depth: int) -> int:
+        if not isinstance(obj, (dict, list)):
+            return 1
+        key = id(obj)
+        if key in sizes:
+            return sizes[key]
+        if key in on_path:
+            raise _Runaway("an alias refers to itself (a cyclic structure)")
+        if depth > 100:
+            raise _Runaway("YAML nested too deeply (over 100 levels)")
+        on_path.add(key)
+        items = obj.values() if isinstance(obj, dict) else obj
+        total = 1
+        for item in items:
+            total += size(item, depth + 1)
+            if total > MAX_EXPANDED_NODES:
+                raise _Runaway(f"YAML expands to over {MAX_EXPANDED_NODES:,} values (alias bomb?)")
+        on_path.discard(key)
+        sizes[key] = total
+        return total
+
+    try:
+        size(doc, 0)
+    except _Runaway as exc:
+        return str(exc)
+    return None
+
+
+class _Runaway(Exception):
+    pass
+
+
+def load_policy(path: str | Path, registry: Any = None, allow_outside_paths: bool = False) -> Policy:
+    """Read, validate and resolve a policy file. Raises PolicyError/HierarchyError with one-line messages."""
+    from privaudit.core.plugins import get_registry
+
+    path = Path(path)
+    doc, sha = read_policy_document(path)
+    try:
+        model = PolicyModel.model_validate(doc)
+    except ValidationError as exc:
+        raise PolicyError(format_validation_error(exc, str(path))) from None
+    except RecursionError:
+        raise PolicyError(f"{path}: YAML nested too deeply") from None
+    return Policy(model, path, sha, registry or get_registry(), allow_outside_paths)

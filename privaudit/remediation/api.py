@@ -1,0 +1,72 @@
+"""The remediator API: what a plugin implements to propose a fix for a failing release.
+
+A :class:`Remediator` takes the audit context of the failing release (policy, typed table, class
+summary) and its validated options, and returns a :class:`Remediation`: the transformed table, what
+changed, and its information-loss figures. The engine (:mod:`privaudit.remediation.engine`) re-audits the
+output against the same policy and only offers it when every error-severity check passes. Targets
+(k, l, t ...) are never options: they come from the policy's checks. Plugins hand remediators to
+privaudit through the ``privaudit_remediators`` hook.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from privaudit.core.context import AuditContext
+    from privaudit.core.policy import Check
+
+
+@dataclass(frozen=True)
+class Remediation:
+    """A remediator's output.
+
+    ``table`` has the input's columns (and, unless the method removes records, its rows in order);
+    ``check_overrides`` updates checks' parameters for the re-audit where the method publishes something
+    the checks must know (the keep probabilities of randomized response). ``records_removed`` says how many input records the method dropped; ``changes`` and ``loss`` are
+    JSON-serialisable figures for the report; ``artefacts`` maps a file
+    suffix to bytes written beside the output when it is offered (e.g. published RR matrices).
+    """
+
+    table: Any
+    changes: dict[str, Any]
+    loss: dict[str, Any]
+    artefacts: dict[str, bytes] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    records_removed: int = 0  # only methods that say so may drop records; none may add any
+    check_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)  # check id -> params for the re-audit
+
+
+@dataclass(frozen=True)
+class Remediator:
+    """A remediation method a user can name with ``--method``."""
+
+    name: str
+    options: type  # a privaudit.assessors.api.Params subclass
+    run: Callable[["AuditContext", Any], Remediation]
+    title: str
+    description: str
+
+
+def error_checks(ctx: "AuditContext") -> list["Check"]:
+    """The policy's error-severity checks (the ones a remediation must satisfy)."""
+    return [c for c in ctx.policy.checks if c.severity == "error"]
+
+
+def class_violations(ctx: "AuditContext", checks: list["Check"] | None = None) -> np.ndarray:
+    """Per class of ``ctx.summary``: True where any class-based error check is broken."""
+    bad = np.zeros(ctx.summary.n_classes, dtype=bool)
+    for check in error_checks(ctx) if checks is None else checks:
+        fn = check.assessor.class_violations
+        if fn is not None:
+            bad |= np.asarray(fn(ctx, check.params), dtype=bool)
+    return bad
+
+
+def unsupported_checks(ctx: "AuditContext") -> list[str]:
+    """Error checks a class-based remediator cannot steer (no per-class violations)."""
+    return [c.id for c in error_checks(ctx)
+            if c.assessor.class_violations is None and c.assessor.name != "direct_identifiers"]

@@ -1,0 +1,135 @@
+"""The remediation engine: audit, transform, re-audit, and offer the output only if it passes.
+
+``privaudit remediate RELEASED --policy P --method NAME`` runs here. The remediator's options come from
+the policy's ``remediation:`` block and ``--option NAME=VALUE`` (the command line wins); the targets
+(k, l, t ...) always come from the policy's checks. The re-audit uses the same policy and the same
+assessors as the first audit, on the remediated table as it would be written.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import yaml
+from pydantic import ValidationError
+
+from privaudit.core.audit import AuditResult, _jsonable, audit_table, run_audit
+from privaudit.core.data import Table
+from privaudit.core.errors import PolicyError, PrivauditError
+from privaudit.remediation.export import table_bytes
+from privaudit.core.plugins import Registry, get_registry
+from privaudit.core.policy import Check, Policy, format_validation_error, load_policy
+from privaudit.remediation.api import Remediation
+
+
+@dataclass
+class RemediationOutcome:
+    before: AuditResult
+    after: AuditResult
+    remediation: Remediation
+    output: bytes
+    offered: bool
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    """``["k=5", "metric=NLLM", "columns=[age, sex]"]`` -> dict; values are read as YAML scalars/lists."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        if not sep or not name.strip():
+            raise PrivauditError(f"--option {pair!r}: expected NAME=VALUE")
+        try:
+            value = yaml.safe_load(raw) if raw.strip() else ""
+        except yaml.YAMLError:
+            value = raw
+        options[name.strip()] = value
+    return options
+
+
+def resolve_method(policy: Policy, method: str | None, cli_options: dict[str, Any], registry: Registry):
+    spec = policy.model.remediation
+    name = method or (spec.method if spec else None)
+    if not name:
+        raise PrivauditError("no remediation method: give --method NAME or set remediation.method in the policy")
+    remediator = registry.remediators.get(name)
+    if remediator is None:
+        raise PrivauditError(f"unknown remediation method {name!r} (available: {', '.join(sorted(registry.remediators))})")
+    options = dict(spec.options) if spec and (spec.method in (None, name)) else {}
+    options.update(cli_options)
+    try:
+        return remediator, remediator.options.model_validate(options)
+    except ValidationError as exc:
+        raise PolicyError(format_validation_error(exc, f"remediation {name!r} options",
+                                                  list(remediator.options.model_fields))) from None
+
+
+def remediate(released: str | Path, policy: Policy | str | Path, out: str | Path, method: str | None = None,
+              options: dict[str, Any] | None = None, registry: Registry | None = None,
+              progress: Callable[[str, int, int], None] | None = None,
+              allow_outside_paths: bool = False) -> RemediationOutcome:
+    registry = registry or get_registry()
+    if not isinstance(policy, Policy):
+        policy = load_policy(policy, registry, allow_outside_paths=allow_outside_paths)
+    remediator, parsed = resolve_method(policy, method, options or {}, registry)
+    before = run_audit(released, policy, registry=registry, progress=progress)
+    ctx = before.context
+    try:
+        result = remediator.run(ctx, parsed)
+    except ValueError as exc:  # option values that only the method can judge
+        raise PrivauditError(f"remediation {remediator.name!r}: {exc}") from None
+    columns = list(before.table.frame.columns)
+    if list(result.table.columns) != columns:
+        raise PrivauditError(f"remediation {remediator.name!r} changed the table's columns")
+    if len(result.table) != len(before.table.frame) - result.records_removed:
+        raise PrivauditError(f"remediation {remediator.name!r} returned {len(result.table)} records for "
+                             f"{len(before.table.frame)} in, {result.records_removed} removed")
+    output = table_bytes(result.table, out, policy.data.delimiter or ",")
+    table = Table(result.table.reset_index(drop=True), Path(out), hashlib.sha256(output).hexdigest(),
+                  len(output), "parquet" if Path(out).suffix.lower() in (".parquet", ".pq") else "csv")
+    reaudit_policy = with_check_overrides(policy, result.check_overrides)
+    # the remediation's input is the original of its output (same rows, same order, unless removed)
+    original = before.original or (before.table if result.records_removed == 0 else None)
+    after = audit_table(table, reaudit_policy, registry, original=original, progress=progress)
+    offered = after.passed
+    after.remediation = _jsonable({
+        "method": remediator.name,
+        "title": remediator.title,
+        "options": parsed.model_dump(mode="json"),
+        "offered": offered,
+        "input": {"path": str(before.table.path), "sha256": before.table.sha256, "rows": before.table.rows},
+        "before": _verdict(before),
+        "after": _verdict(after),
+        "changes": result.changes,
+        "loss": result.loss,
+        "notes": list(result.notes),
+        "check_overrides": result.check_overrides,
+    })
+    return RemediationOutcome(before, after, result, output, offered)
+
+
+def with_check_overrides(policy: Policy, overrides: dict[str, dict[str, Any]]) -> Policy:
+    """A copy of ``policy`` whose named checks get updated (re-validated) parameters."""
+    if not overrides:
+        return policy
+    clone = copy.copy(policy)
+    checks = []
+    for check in policy.checks:
+        if check.id in overrides:
+            params = check.assessor.params.model_validate({**check.params.model_dump(), **overrides[check.id]})
+            check = Check(check.id, check.assessor, check.severity, params)
+        checks.append(check)
+    clone.checks = checks
+    return clone
+
+
+def _verdict(audit: AuditResult) -> dict:
+    return {
+        "passed": audit.passed,
+        "checks_failed": len(audit.failed),
+        "checks_errored": len(audit.errored),
+        "checks": {c.id: {"status": c.status, "value": c.value} for c in audit.checks},
+    }

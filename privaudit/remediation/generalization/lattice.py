@@ -1,0 +1,259 @@
+"""Optimal full-domain generalization: search the lattice of level vectors (Flash / OLA idea).
+
+Full-domain generalization publishes every value of QI ``j`` at the same hierarchy level ``L_j``. The
+candidate transformations are the level vectors ``(L_1, ..., L_q)`` with ``0 <= L_j <= h_j``, ordered
+componentwise: a lattice from ``(0, ..., 0)`` to ``(h_1, ..., h_q)``.
+
+**Privacy (Phi) is monotone on the lattice** for the class-based models privaudit ships: going up
+merges classes, and k-anonymity, p-sensitivity, distinct/entropy/recursive l-diversity and EMD
+t-closeness are all preserved by merging classes that satisfy them (Machanavajjhala et al. 2007; Li,
+Li & Venkatasubramanian 2007, "generalization property"). With a suppression budget the useful
+quantity is the number of records in violating classes, which only k-anonymity, p-sensitivity and
+distinct l-diversity keep monotone (a violating class merged into a passing one can stay violating
+under t-closeness or entropy l-diversity, with more records). The search tags each node *candidate*
+when at most ``budget`` records are in classes breaking the *tagging checks* (every class-based error
+check without suppression; only the suppression-monotone ones with a budget -- a necessary condition),
+and uses monotonicity to infer tags (El Emam et al., OLA, JAMIA 2009; Kohlmayer et al., Flash, 2012):
+a candidate's successors are candidates, a non-candidate's predecessors are not. Nodes are evaluated
+along chains: take the lowest untagged node, walk up through untagged nodes to a maximal chain, and
+binary-search the chain for its lowest candidate; repeat until every node is tagged.
+
+**Utility.** The loss of node ``N`` without suppression is separable:
+``gen(N) = sum_j gen_j(L_j)``, ``gen_j(L) = sum over records of C_j(ancestor at level L)``, and
+monotone. With a suppression budget, the records of violating classes are suppressed (every QI
+published as missing, so with ``missing_qi: value`` they form one class ``*``; if that class itself
+breaks Phi, the smallest remaining classes join it while the budget allows), and a suppressed record
+costs the root on every QI. As suppression can only cost more than generalization, ``gen(N)`` is a
+lower bound of the exact loss: candidates are visited in increasing ``gen(N)`` and evaluated exactly
+until the bound reaches the best exact loss found (branch and bound). With ``budget = 0`` the answer
+is the candidate of least ``gen(N)``. Ties go to the lower node, then the lexicographically smaller
+level vector.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from privaudit.remediation.api import class_violations
+from privaudit.remediation.generalization.metrics import CostModel
+from privaudit.remediation.generalization.model import coded_context
+from privaudit.remediation.generalization.problem import GeneralizationProblem
+
+MAX_LATTICE = 2_000_000
+MAX_SUPPRESSION_ROUNDS = 100
+
+
+def suppression_monotone(check) -> bool:
+    """Whether the number of records in classes breaking ``check`` can only fall as classes merge.
+
+    True for k-anonymity, p-sensitive k-anonymity and distinct l-diversity (a merged class is at least
+    as large / diverse as its largest / most diverse part). Not for entropy or recursive l-diversity or
+    t-closeness: a violating class merged into a passing one can make a larger violating class.
+    """
+    name = check.assessor.name
+    if name in ("k_anonymity", "p_sensitive_k_anonymity"):
+        return True
+    return name == "l_diversity" and getattr(check.params, "variant", None) == "distinct"
+
+
+def tagging_checks(policy, budget: int) -> list:
+    """The class-based error checks whose verdict is monotone on the lattice for this budget.
+
+    Without suppression every class-based check shipped with privaudit is (generalization property);
+    with a budget only the suppression-monotone ones are, and the others are left to the exact
+    evaluation of the branch and bound.
+    """
+    checks = [c for c in policy.checks if c.severity == "error" and c.assessor.class_violations is not None]
+    return checks if budget == 0 else [c for c in checks if suppression_monotone(c)]
+
+
+@dataclass
+class LatticeResult:
+    levels: tuple[int, ...] | None  # the chosen node (None: no node passes)
+    nodes: np.ndarray  # (n, q) published canonical node ids (suppressed records: missing)
+    suppressed: np.ndarray  # bool per record
+    cost: float
+    satisfied: bool
+    lattice_size: int
+    evaluated: int  # nodes whose classes were computed in the tagging phase
+    candidates: int  # nodes tagged candidate
+    exact_evaluations: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def lattice_nodes(heights: list[int]) -> np.ndarray:
+    """Every level vector, in lexicographic order (row index = mixed-radix number of the vector)."""
+    size = int(np.prod([h + 1 for h in heights])) if heights else 1
+    if size > MAX_LATTICE:
+        raise ValueError(f"the generalization lattice has {size:,} nodes (more than {MAX_LATTICE:,}); "
+                         "use algorithm=gaa, or give fewer QIs hierarchies")
+    if not heights:
+        return np.zeros((1, 0), dtype=np.int64)
+    return np.array(list(itertools.product(*[range(h + 1) for h in heights])), dtype=np.int64)
+
+
+class LatticeSearch:
+    """Full-domain generalization of ``problem`` with at most ``budget`` suppressed records."""
+
+    def __init__(self, problem: GeneralizationProblem, costs: CostModel, budget: int = 0,
+                 progress: Callable[[str, int, int], None] | None = None):
+        self.problem, self.costs, self.budget, self.progress = problem, costs, int(budget), progress
+        self.heights = [d.height for d in problem.domains]
+        self.lattice = lattice_nodes(self.heights)
+        self.strides = np.array([int(np.prod([h + 1 for h in self.heights[j + 1:]])) for j in range(len(self.heights))],
+                                dtype=np.int64)
+        self.height_sum = self.lattice.sum(axis=1)
+        self.gen_cost = self._generalization_costs()
+        self.evaluated = 0
+        self.tagging_checks = tagging_checks(problem.policy, self.budget)
+
+    # ------------------------------------------------------------------ costs and evaluations
+    def _generalization_costs(self) -> np.ndarray:
+        """gen(N) for every lattice node, from per-QI, per-level sums (separable)."""
+        total = np.zeros(len(self.lattice))
+        for j, d in enumerate(self.problem.domains):
+            count = np.bincount(self.problem.nodes[:, j], minlength=d.n_nodes)
+            per_level = np.array([float(count @ self.costs.costs[j][d.generalize(np.arange(d.n_nodes), level)])
+                                  for level in range(d.height + 1)])
+            total += per_level[self.lattice[:, j]]
+        return total
+
+    def generalized(self, levels) -> np.ndarray:
+        """(n, q) canonical nodes of the table generalized to ``levels``."""
+        nodes = self.problem.nodes
+        out = np.empty_like(nodes)
+        for j, d in enumerate(self.problem.domains):
+            out[:, j] = d.generalize(nodes[:, j], int(levels[j]))
+        return out
+
+    def violating_records(self, nodes: np.ndarray, checks=None) -> np.ndarray:
+        """Per record: is it in a class that breaks Phi (as the re-audit would build the classes)?"""
+        ctx = coded_context(self.problem.policy, self.problem.table, self.problem.domains, nodes)
+        bad = class_violations(ctx, checks)
+        return bad[ctx.summary.class_of]
+
+    def is_candidate(self, index: int) -> bool:
+        """The monotone tag: at most ``budget`` records in classes breaking the tagging checks."""
+        if not self.tagging_checks:
+            return True
+        self.evaluated += 1
+        if self.progress is not None:
+            self.progress("searching the generalization lattice", self.evaluated, len(self.lattice))
+        nodes = self.generalized(self.lattice[index])
+        return int(self.violating_records(nodes, self.tagging_checks).sum()) <= self.budget
+
+    def exact(self, levels) -> tuple[bool, np.ndarray, np.ndarray]:
+        """Generalize to ``levels`` and suppress within the budget; (passes, nodes, suppressed)."""
+        nodes = self.generalized(levels)
+        n = len(nodes)
+        suppressed = np.zeros(n, dtype=bool)
+        missing = np.array([d.missing for d in self.problem.domains], dtype=np.int64)
+        current = nodes
+        for _ in range(MAX_SUPPRESSION_ROUNDS):
+            ctx = coded_context(self.problem.policy, self.problem.table, self.problem.domains, current)
+            bad = class_violations(ctx)
+            if not bad.any():
+                return True, current, suppressed
+            rows = bad[ctx.summary.class_of] & ~suppressed
+            if not rows.any():  # only the class of suppressed records breaks Phi: the smallest other joins it
+                s = ctx.summary
+                hit = np.bincount(s.class_of, weights=suppressed.astype(float), minlength=s.n_classes) > 0
+                untouched = ~hit & (s.sizes > 0)
+                if not untouched.any():
+                    return False, current, suppressed
+                smallest = np.flatnonzero(untouched)[np.argmin(s.sizes[untouched])]
+                rows = s.class_of == smallest
+            suppressed = suppressed | rows
+            if suppressed.sum() > self.budget:
+                return False, current, suppressed
+            current = np.where(suppressed[:, None], missing[None, :], nodes)
+        return False, current, suppressed  # pragma: no cover - the budget ends the loop first
+
+    # ------------------------------------------------------------------ tagging
+    def tag(self, prune: bool = True) -> np.ndarray:
+        """+1 candidate / -1 not, for every lattice node (evaluating as few nodes as monotonicity allows)."""
+        size = len(self.lattice)
+        status = np.zeros(size, dtype=np.int8)
+        if not prune:
+            for i in range(size):
+                status[i] = 1 if self.is_candidate(i) else -1
+            return status
+        lattice = self.lattice
+        while True:
+            unknown = np.flatnonzero(status == 0)
+            if not len(unknown):
+                return status
+            start = int(unknown[np.argmin(self.height_sum[unknown])])
+            chain = self._chain(start, status)
+            lo, hi = 0, len(chain) - 1
+            while lo <= hi:
+                mid = (lo + hi) // 2
+                node = chain[mid]
+                if self.is_candidate(node):
+                    status[(lattice >= lattice[node]).all(axis=1) & (status == 0)] = 1
+                    hi = mid - 1
+                else:
+                    status[(lattice <= lattice[node]).all(axis=1) & (status == 0)] = -1
+                    lo = mid + 1
+
+    def _chain(self, start: int, status: np.ndarray) -> list[int]:
+        """A maximal upward path of untagged nodes from ``start`` (first raisable QI at each step)."""
+        chain = [start]
+        current = self.lattice[start].copy()
+        index = start
+        while True:
+            for j, h in enumerate(self.heights):
+                if current[j] < h and status[index + self.strides[j]] == 0:
+                    current[j] += 1
+                    index += int(self.strides[j])
+                    chain.append(index)
+                    break
+            else:
+                return chain
+
+    # ------------------------------------------------------------------ search
+    def search(self, prune: bool = True) -> LatticeResult:
+        status = self.tag(prune)
+        candidates = np.flatnonzero(status == 1)
+        size = len(self.lattice)
+        n = self.problem.n_records
+        notes: list[str] = []
+        if not len(candidates):
+            top = self.lattice[-1]
+            ok, nodes, suppressed = self.exact(top)
+            notes.append("no level vector satisfies the policy within the suppression budget (not even every QI "
+                         "at its root); the best attempt generalizes everything")
+            return LatticeResult(None, nodes, suppressed, self.costs.table_cost(nodes), False, size,
+                                 self.evaluated, 0, 1, notes)
+        order = candidates[np.lexsort((candidates, self.height_sum[candidates], self.gen_cost[candidates]))]
+        if self.budget == 0:
+            best = int(order[0])
+            nodes = self.generalized(self.lattice[best])
+            return LatticeResult(tuple(int(x) for x in self.lattice[best]), nodes, np.zeros(n, dtype=bool),
+                                 float(self.gen_cost[best]), True, size, self.evaluated, len(candidates), 0, notes)
+        best_cost, best = np.inf, None
+        exact_runs = 0
+        for index in order:
+            if self.gen_cost[index] >= best_cost - 1e-9 * max(1.0, abs(best_cost)):
+                break
+            exact_runs += 1
+            ok, nodes, suppressed = self.exact(self.lattice[index])
+            if not ok:
+                continue
+            cost = self.costs.table_cost(nodes)
+            if cost < best_cost - 1e-9 * max(1.0, abs(cost)):
+                best_cost, best = cost, (int(index), nodes, suppressed)
+        if best is None:
+            top = self.lattice[-1]
+            ok, nodes, suppressed = self.exact(top)
+            notes.append("no level vector satisfies the policy within the suppression budget once the suppressed "
+                         "records' own class is checked; the best attempt generalizes everything")
+            return LatticeResult(None, nodes, suppressed, self.costs.table_cost(nodes), False, size,
+                                 self.evaluated, len(candidates), exact_runs + 1, notes)
+        index, nodes, suppressed = best
+        return LatticeResult(tuple(int(x) for x in self.lattice[index]), nodes, suppressed, best_cost, True, size,
+                             self.evaluated, len(candidates), exact_runs, notes)

@@ -1,0 +1,96 @@
+"""randomize: randomized response with keep probabilities chosen to meet the policy's risk bound.
+
+Seed paper: Guo, Ying & Wu (JCSE 2011). The target is the policy's ``rr_attribute_disclosure`` check
+(its sensitive column, quasi-identifiers and ``max_risk``). For the chosen columns (``mode``: RR-QI,
+RR-S or RR-Both, or an explicit ``columns`` list) the keep probabilities p_i minimise the utility loss
+prod_i ||P_i^-1||_F^2 subject to max risk <= max_risk (see :mod:`privaudit.risk.rr_selection`);
+the table is then randomized with a seeded generator. The distortion matrices are written beside the
+output (``<out>.rr-<column>.csv``) so they can be published, and the re-audit uses the chosen keep
+probabilities with the pre-randomization table as the original.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import Field
+
+from privaudit.assessors.api import Params
+from privaudit.core.hookspecs import hookimpl
+from privaudit.remediation.api import Remediation, Remediator, error_checks
+from privaudit.risk.randomized_response import randomize
+from privaudit.risk.rr_selection import select_keep_probabilities
+
+
+class RandomizeOptions(Params):
+    mode: Literal["qi", "sensitive", "both"] = Field(default="qi", description="RR-QI, RR-S or RR-Both.")
+    columns: list[str] | None = Field(default=None, description="Columns to randomize (overrides mode).")
+    seed: int = Field(default=0, description="Seed of the randomization and of the optimiser's starts.")
+
+
+def _target(ctx):
+    for check in error_checks(ctx):
+        if check.assessor.name == "rr_attribute_disclosure":
+            return check
+    raise ValueError("the policy has no error-severity rr_attribute_disclosure check to aim at")
+
+
+def matrix_csv(labels, matrix: np.ndarray) -> bytes:
+    """A distortion matrix as the square CSV ``rr_attribute_disclosure`` reads (labels on both axes)."""
+    frame = pd.DataFrame(matrix, index=[str(v) for v in labels], columns=[str(v) for v in labels])
+    buffer = io.StringIO()
+    frame.to_csv(buffer, index_label="released \\ original", float_format="%.12g", lineterminator="\n")
+    return buffer.getvalue().encode("utf-8")
+
+
+def run(ctx, options: RandomizeOptions) -> Remediation:
+    check = _target(ctx)
+    qi = list(check.params.qi or ctx.policy.quasi_identifiers)
+    sensitive = check.params.sensitive
+    if options.columns:
+        columns = list(options.columns)
+        bad = [c for c in columns if c not in qi and c != sensitive]
+        if bad:
+            raise ValueError(f"columns: {bad[0]!r} is neither a quasi-identifier of the check nor its sensitive column")
+    else:
+        columns = {"qi": qi, "sensitive": [sensitive], "both": [*qi, sensitive]}[options.mode]
+    labels = pd.DataFrame({c: ctx.table[c].astype(object).where(ctx.table[c].notna(), np.nan)
+                           for c in [*qi, sensitive]})
+    selection = select_keep_probabilities(labels, qi, sensitive, columns, check.params.max_risk, seed=options.seed)
+    randomized = randomize(labels, {c: selection.matrices[c] for c in columns}, seed=options.seed)
+    table = ctx.table.copy()
+    for column in columns:
+        table[column] = pd.Categorical(randomized[column].astype(object),
+                                       categories=list(ctx.table[column].cat.categories))
+    changed = int(sum((randomized[c].astype(str) != labels[c].astype(str)).sum() for c in columns))
+    notes = [] if selection.feasible else [
+        "even the strongest allowed randomization leaves the risk above max_risk"]
+    keep = {c: float(p) for c, p in selection.keep_probabilities.items() if c in columns}
+    return Remediation(
+        table=table,
+        changes={"randomized_columns": columns, "keep_probabilities": keep, "values_changed": changed,
+                 "target_check": check.id, "seed": options.seed},
+        loss={"utility_loss": selection.utility_loss, "utility_loss_full": selection.utility_loss_full,
+              "reconstruction_error": selection.reconstruction_error, "initial_risk": selection.initial_risk,
+              "achieved_risk": selection.achieved_risk, "share_values_changed": changed / max(len(table) * len(columns), 1)},
+        artefacts={f".rr-{c}.csv": matrix_csv(*selection.matrices[c]) for c in columns},
+        notes=notes,
+        check_overrides={check.id: {"randomized": {c: {"keep_probability": p} for c, p in keep.items()}}},
+    )
+
+
+REMEDIATOR = Remediator(
+    name="randomize",
+    options=RandomizeOptions,
+    run=run,
+    title="Randomized response",
+    description="randomize categorical columns with keep probabilities chosen to meet the rr_attribute_disclosure bound",
+)
+
+
+@hookimpl
+def privaudit_remediators():
+    return [REMEDIATOR]

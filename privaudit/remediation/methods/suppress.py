@@ -1,0 +1,104 @@
+"""suppress: local suppression of the quasi-identifiers of records in violating classes.
+
+Repeatedly: find the classes that break an error-severity class-based check of the policy, and
+replace the quasi-identifier values of their records by ``*`` (mode ``cells``; with the default
+``missing_qi: value`` the suppressed records then form one class of their own) or remove the records
+(mode ``records``). When only the suppressed class itself still violates (too small, or not diverse
+enough), the smallest remaining class joins it. Stops when the policy's class-based checks hold or the
+budget ``max_suppression`` (share of records) is spent.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from privaudit.assessors.api import Params
+from privaudit.core.context import AuditContext
+from privaudit.core.hookspecs import hookimpl
+from privaudit.remediation.api import Remediation, Remediator, class_violations
+
+MAX_ROUNDS = 200
+
+
+class SuppressOptions(Params):
+    mode: Literal["cells", "records"] = Field(default="cells", description="Blank the QIs, or remove records.")
+    max_suppression: float = Field(default=0.1, ge=0, le=1, description="Largest share of records to suppress.")
+    columns: list[str] | None = Field(default=None, description="QIs to blank in mode 'cells' (default all).")
+
+
+def run(ctx: AuditContext, options: SuppressOptions) -> Remediation:
+    policy = ctx.policy
+    columns = options.columns or policy.quasi_identifiers
+    unknown = [c for c in columns if c not in policy.quasi_identifiers]
+    if unknown:
+        raise ValueError(f"columns: {unknown[0]!r} is not a quasi-identifier of the policy")
+    frame = ctx.table.copy()
+    n = len(frame)
+    budget = int(np.floor(options.max_suppression * n))
+    hit = np.zeros(n, dtype=bool)  # records suppressed (or removed) so far, in input row order
+    keep = np.ones(n, dtype=bool)
+    notes: list[str] = []
+    for round_ in range(MAX_ROUNDS):
+        current = frame[keep] if options.mode == "records" else frame
+        sub = AuditContext(policy, current.reset_index(drop=True))
+        bad_classes = class_violations(sub)
+        if not bad_classes.any():
+            break
+        rows_now = bad_classes[sub.summary.class_of]
+        positions = np.flatnonzero(keep) if options.mode == "records" else np.arange(n)
+        new = np.zeros(n, dtype=bool)
+        new[positions[rows_now]] = True
+        new &= ~hit
+        if not new.any():  # only already-suppressed records violate: let the smallest other class join them
+            sizes = sub.summary.sizes.astype(float)
+            untouched = ~bad_classes & np.bincount(sub.summary.class_of, weights=(~hit[positions]).astype(float),
+                                                   minlength=len(sizes)).astype(bool)
+            if not untouched.any():
+                notes.append("every record is suppressed and the policy still fails")
+                break
+            smallest = np.flatnonzero(untouched)[np.argmin(sizes[untouched])]
+            new[positions[sub.summary.class_of == smallest]] = True
+        if hit.sum() + new.sum() > budget:  # the best attempt is the state before this round
+            notes.append(f"suppressing {int(hit.sum() + new.sum())} records would exceed the budget of "
+                         f"{budget} ({options.max_suppression:.1%})")
+            break
+        hit |= new
+        _apply(frame, keep, new, columns, options.mode)
+        if ctx.progress:
+            ctx.progress("suppressing", round_ + 1, MAX_ROUNDS)
+    out = frame[keep].reset_index(drop=True) if options.mode == "records" else frame
+    suppressed = int(hit.sum())
+    loss = {
+        "records_suppressed": suppressed,
+        "share_suppressed": suppressed / n if n else 0.0,
+        "cells_suppressed": suppressed * len(columns) if options.mode == "cells" else suppressed * frame.shape[1],
+    }
+    changes = {"mode": options.mode, "columns": columns, "records_affected": suppressed,
+               "rows_out": int(len(out))}
+    removed = n - len(out)
+    return Remediation(out, changes, loss, notes=notes, records_removed=removed)
+
+
+def _apply(frame, keep: np.ndarray, rows: np.ndarray, columns: list[str], mode: str) -> None:
+    if mode == "records":
+        keep &= ~rows
+        return
+    for column in columns:
+        frame.loc[rows, column] = np.nan
+
+
+REMEDIATOR = Remediator(
+    name="suppress",
+    options=SuppressOptions,
+    run=run,
+    title="Local suppression",
+    description="blank (or remove) the quasi-identifiers of records in classes that break the policy",
+)
+
+
+@hookimpl
+def privaudit_remediators():
+    return [REMEDIATOR]

@@ -1,1 +1,0 @@
-"""Jinja2 templates of the HTML/PDF report (installed as privaudit.templates)."""
