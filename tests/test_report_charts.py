@@ -10,7 +10,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from privaudit.report import charts
-from privaudit.report.sections import integer_bins, reciprocal_bins_failing, size_histogram_figure
+from privaudit.report.binning import integer_bins, reciprocal_bins_failing
+from privaudit.report.figures import size_histogram_figure
 
 NS = "{http://www.w3.org/2000/svg}"
 

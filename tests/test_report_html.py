@@ -23,7 +23,8 @@ from privaudit.core.audit import run_audit
 from privaudit.core.plugins import build_registry, get_registry, make_manager
 from privaudit.report import charts
 from privaudit.report.html import render_html
-from privaudit.report.sections import Figure, ReportSection, fmt
+from privaudit.report.sections import Figure, ReportSection
+from privaudit.report.text import fmt
 
 T = DATA / "tcloseness"
 EPOCH = "1700000000"  # 2023-11-14 22:13:20 UTC

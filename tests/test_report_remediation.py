@@ -26,7 +26,8 @@ from report_helpers import parse_html, pdf_outline_titles, pdf_pages_text, table
 from privaudit.cli import main
 from privaudit.core.hierarchy import Hierarchy
 from privaudit.report.remediation_chapter import figure_text, label, readable, unit_of
-from privaudit.report.sections import KeyValues, fmt, share
+from privaudit.report.sections import KeyValues
+from privaudit.report.text import fmt, share
 
 EPOCH = "1700000000"
 ADULT = ROOT / "examples" / "adult" / "adult.csv"

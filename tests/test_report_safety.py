@@ -19,7 +19,7 @@ from report_helpers import parse_html, pdf_pages_text, table_rows
 from privaudit.core.audit import run_audit
 from privaudit.report.html import environment, render_html
 from privaudit.report.pdf import DataOnlyFetcher, render_pdf
-from privaudit.report.sections import Table
+from privaudit.report.sections import DataTable
 
 # a 1 x 1 PNG
 PNG = base64.b64encode(bytes.fromhex(
@@ -148,7 +148,7 @@ def test_every_template_autoescapes():
 
 
 def test_table_widths_are_plain_lengths():
-    Table(["a"], [["x"]], widths=("40%",))
+    DataTable(["a"], [["x"]], widths=("40%",))
     for bad in ("url(http://127.0.0.1/x)", "40%; background: red", "expression(alert(1))"):
         with pytest.raises(ValueError):
-            Table(["a"], [["x"]], widths=(bad,))
+            DataTable(["a"], [["x"]], widths=(bad,))

@@ -24,7 +24,9 @@ from privaudit.assessors.l_diversity import LDiversityParams, per_class_figures
 from privaudit.core.audit import run_audit
 from privaudit.report import charts
 from privaudit.report.html import render_html
-from privaudit.report.sections import bin_failing_counts, share, threshold_histogram, value_histogram_figure
+from privaudit.report.binning import bin_failing_counts, threshold_histogram
+from privaudit.report.figures import value_histogram_figure
+from privaudit.report.text import share
 
 ADULT = ROOT / "examples" / "adult" / "adult.csv"
 RELEASE = ROOT / "examples" / "adult" / "release.csv"

@@ -41,7 +41,7 @@ def report_section(check, audit):
     rows = [[c, "holds values" if c in present else "empty or removed"] for c in declared]
     return rs.ReportSection(
         summary=summary, value_text=f"{len(present)} column{'s' * (len(present) != 1)}", threshold_text="0 columns",
-        tables=[rs.Table(["identifier column", "in the release"], rows)] if rows else [],
+        tables=[rs.DataTable(["identifier column", "in the release"], rows)] if rows else [],
         limitations="only the columns the policy declares as identifiers are checked; free text or undeclared "
         "columns that name people are not detected.",
     )

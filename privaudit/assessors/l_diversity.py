@@ -141,31 +141,34 @@ def run(ctx, params: LDiversityParams) -> Measurement:
 
 def report_section(check, audit):
     """The report section of an l_diversity check: who is in too-uniform classes, per-class chart, worst classes."""
+    from privaudit.report import binning as rb
+    from privaudit.report import figures as rf
     from privaudit.report import sections as rs
+    from privaudit.report import text as rt
 
     d, p = check["details"], check["params"]
     col, l, variant, n = p["sensitive"], p["l"], p["variant"], audit.table.rows
     bad = d["records_failing"]
-    who = f"{rs.people(bad)} ({rs.percent(bad, n)}) {'is' if bad == 1 else 'are'} in groups"
+    who = f"{rt.people(bad)} ({rt.percent(bad, n)}) {'is' if bad == 1 else 'are'} in groups"
     if variant == "recursive":
         c = p["c"]
-        threshold_text, value_text = f"ratio < c = {rs.fmt(c)} (l = {rs.fmt(l)})", rs.fmt(check["value"])
-        axis, line, side = "r₁ / (r_l + … + r_m) per class", f"c = {rs.fmt(c)}", "above"
-        summary = (f"{who} where one {col} value dominates (r₁ ≥ c·(r_l + … + r_m), c = {rs.fmt(c)}, l = {rs.fmt(l)}): "
+        threshold_text, value_text = f"ratio < c = {rt.fmt(c)} (l = {rt.fmt(l)})", rt.fmt(check["value"])
+        axis, line, side = "r₁ / (r_l + … + r_m) per class", f"c = {rt.fmt(c)}", "above"
+        summary = (f"{who} where one {col} value dominates (r₁ ≥ c·(r_l + … + r_m), c = {rt.fmt(c)}, l = {rt.fmt(l)}): "
                    f"finding their group makes that value a good guess." if bad else
-                   f"In every group no {col} value dominates (c = {rs.fmt(c)}, l = {rs.fmt(l)}): finding a person's "
+                   f"In every group no {col} value dominates (c = {rt.fmt(c)}, l = {rt.fmt(l)}): finding a person's "
                    f"group leaves several plausible values.")
     else:
-        threshold_text, value_text, side, line = f"l ≥ {rs.fmt(l)}", rs.fmt(check["value"]), "below", f"l = {rs.fmt(l)}"
+        threshold_text, value_text, side, line = f"l ≥ {rt.fmt(l)}", rt.fmt(check["value"]), "below", f"l = {rt.fmt(l)}"
         kind = "different values" if variant == "distinct" else "equally likely values (exp of the entropy)"
         axis = f"{'distinct values' if variant == 'distinct' else 'exp(entropy)'} of {col} per class"
-        consequence = (f"finding their group narrows their {col} down to fewer than {rs.fmt(l)} possibilities"
+        consequence = (f"finding their group narrows their {col} down to fewer than {rt.fmt(l)} possibilities"
                        if variant == "distinct" else
                        f"finding their group makes their {col} as easy to guess as a choice among fewer than "
-                       f"{rs.fmt(l)} equally likely values")
-        summary = (f"{who} with fewer than l = {rs.fmt(l)} {kind} of {col}: {consequence}." if bad else
-                   f"Every group has at least l = {rs.fmt(l)} {kind} of {col}: finding a person's group leaves at "
-                   f"least {rs.fmt(l)} possibilities.")
+                       f"{rt.fmt(l)} equally likely values")
+        summary = (f"{who} with fewer than l = {rt.fmt(l)} {kind} of {col}: {consequence}." if bad else
+                   f"Every group has at least l = {rt.fmt(l)} {kind} of {col}: finding a person's group leaves at "
+                   f"least {rt.fmt(l)} possibilities.")
         if bad and variant == "distinct" and check["value"] == 1:
             summary += f" In the worst groups everyone shares one {col} value: finding the group reveals it."
     bound = c if variant == "recursive" else l
@@ -176,20 +179,20 @@ def report_section(check, audit):
         try:
             per_class, fails = per_class_figures(audit.context, LDiversityParams.model_validate(p))
             if int(fails.sum()) == d["classes_failing"]:
-                hist = rs.threshold_histogram(per_class, bound, side, variant == "recursive", lo=0.0)
+                hist = rb.threshold_histogram(per_class, bound, side, variant == "recursive", lo=0.0)
         except Exception:  # no class summary at hand (e.g. a report rebuilt elsewhere): the assessor's bins
             pass
-    figure = rs.value_histogram_figure(
+    figure = rf.value_histogram_figure(
         hist, bound, side, f"Diversity of {col} per class", axis, line, integers=variant == "distinct",
         failing_total=d["classes_failing"],
         caption=f"Classes by the diversity of their {col} values; the dashed line marks the policy's bound.")
     return rs.ReportSection(
         summary=summary, value_text=value_text, threshold_text=threshold_text,
-        facts=rs.facts(("variant", variant), ("classes", d["classes"]), ("classes failing", d["classes_failing"]),
-                       ("records in those classes", f"{rs.fmt(bad)} ({rs.percent(bad, n)})"),
+        facts=rt.facts(("variant", variant), ("classes", d["classes"]), ("classes failing", d["classes_failing"]),
+                       ("records in those classes", f"{rt.fmt(bad)} ({rt.percent(bad, n)})"),
                        ("records with a missing value", d["missing_sensitive"])),
         figures=[figure] if figure else [],
-        tables=[x for x in [rs.worst_classes_table(check, audit, [("diversity", "diversity")],
+        tables=[x for x in [rf.worst_classes_table(check, audit, [("diversity", "diversity")],
                                                    failing=d["classes_failing"], what="classes that fail",
                                                    sensitive=True)] if x],
         limitations="ignores how the values are spread in the whole table and what they mean: skewed or "

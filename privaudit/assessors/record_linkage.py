@@ -172,15 +172,16 @@ def report_section(check, audit):
     class size (distance) or per estimation of m and u (probabilistic)."""
     from privaudit.report import charts
     from privaudit.report import sections as rs
+    from privaudit.report import text as rt
 
     d, p = check["details"], check["params"]
     n, value, limit = int(d.get("n_intruder") or 0), float(check["value"]), float(p["max_rate"])
-    known = rs.qi_phrase(d["known_columns"])
+    known = rt.qi_phrase(d["known_columns"])
     linked = int(round(value * n))
-    summary = (f"An intruder who already holds {rs.fmt(n)} people's original records ({known}) links "
-               f"{rs.people(linked)} ({rs.share(value)}) to their own released record: for them the masking does "
+    summary = (f"An intruder who already holds {rt.fmt(n)} people's original records ({known}) links "
+               f"{rt.people(linked)} ({rt.share(value)}) to their own released record: for them the masking does "
                f"not prevent re-identification.")
-    paragraphs = [f"The check allows at most {rs.share(limit)} correct links; it measured {rs.share(value)}."]
+    paragraphs = [f"The check allows at most {rt.share(limit)} correct links; it measured {rt.share(value)}."]
     figures, tables = [], []
     if d["method"] == "distance":
         how = (f"{d['metric']} distance over standardized attributes, "
@@ -188,8 +189,8 @@ def report_section(check, audit):
         paragraphs.append(f"Linkage: {how}. A record tied with k candidates counts 1/k.")
         if d.get("worst_case_rate") is not None:
             paragraphs.append(f"With the attribute weights that maximise correct links (the maximum-knowledge "
-                              f"intruder) the rate is {rs.share(d['worst_case_rate'])}, against "
-                              f"{rs.share(d['rate'])} with the plain weights; the check uses the larger.")
+                              f"intruder) the rate is {rt.share(d['worst_case_rate'])}, against "
+                              f"{rt.share(d['rate'])} with the plain weights; the check uses the larger.")
         by_size = d.get("rate_by_class_size") or []
         if by_size:
             labels = [f"class size {b['class_size']}" for b in by_size]
@@ -197,37 +198,37 @@ def report_section(check, audit):
             svg = charts.share_bars_chart(labels, shares, [s > limit + 1e-12 for s in shares],
                                           title="Correct links by the size of the record's class",
                                           x_label="share of intruder records linked correctly", limit=limit,
-                                          limit_label=f"max_rate = {rs.share(limit)}")
+                                          limit_label=f"max_rate = {rt.share(limit)}")
             figures.append(rs.Figure(svg, "Records in small classes are the easiest to link; the dashed line "
                                           "marks max_rate."))
-            tables.append(rs.Table(["class size", "intruder records", "linked correctly", "rate"],
-                                   [[b["class_size"], rs.fmt(b["records"]), rs.fmt(b["correct"]), rs.share(b["rate"])]
+            tables.append(rs.DataTable(["class size", "intruder records", "linked correctly", "rate"],
+                                   [[b["class_size"], rt.fmt(b["records"]), rt.fmt(b["correct"]), rt.share(b["rate"])]
                                     for b in by_size], caption="Correct links by class size",
                                    numeric=frozenset({1, 2, 3}), kind="details"))
-        facts = rs.facts(("intruder records", n), ("released records", d.get("n_released")),
-                         ("correct links", rs.fmt(d.get("correct"))),
-                         ("distinct links (nearest < half the second)", rs.share(d.get("distinct_share") or 0)),
+        facts = rt.facts(("intruder records", n), ("released records", d.get("n_released")),
+                         ("correct links", rt.fmt(d.get("correct"))),
+                         ("distinct links (nearest < half the second)", rt.share(d.get("distinct_share") or 0)),
                          ("precision of distinct links", None if d.get("distinct_precision") is None
-                          else rs.share(d["distinct_precision"])))
+                          else rt.share(d["distinct_precision"])))
     else:
         rows = []
         for e in d["estimations"]:
-            rows.append([e["estimation"], rs.share(e["rate"]), rs.share(e["top1_correct"]),
-                         "–" if e["link_precision"] is None else rs.share(e["link_precision"]),
-                         rs.fmt(e["clerical_pairs"]), f"{e['match_prior']:.3g} (expected {e['expected_match_prior']:.3g})"])
+            rows.append([e["estimation"], rt.share(e["rate"]), rt.share(e["top1_correct"]),
+                         "–" if e["link_precision"] is None else rt.share(e["link_precision"]),
+                         rt.fmt(e["clerical_pairs"]), f"{e['match_prior']:.3g} (expected {e['expected_match_prior']:.3g})"])
             for warning in e.get("warnings") or []:
                 paragraphs.append(f"Warning ({e['estimation']}): {warning}")
-        tables.append(rs.Table(["m/u from", "linked above threshold", "top-1 correct", "link precision",
+        tables.append(rs.DataTable(["m/u from", "linked above threshold", "top-1 correct", "link precision",
                                 "clerical pairs", "match prior"], rows,
                                caption="Fellegi–Sunter linkage per estimation of m and u (the check uses the worst)",
                                numeric=frozenset({1, 2, 3, 4}), kind="details"))
         paragraphs.append("With m and u from the true pairs the model is the worst-case intruder; EM models an "
                           "intruder without labels, whose estimates can be implausible (see the warnings).")
-        facts = rs.facts(("intruder records", n), ("candidate pairs", d.get("candidate_pairs")),
-                         ("own record among the candidates", rs.share(d.get("pair_recall") or 0)),
+        facts = rt.facts(("intruder records", n), ("candidate pairs", d.get("candidate_pairs")),
+                         ("own record among the candidates", rt.share(d.get("pair_recall") or 0)),
                          ("blocking", "; ".join(" + ".join(b) for b in d.get("blocking") or []) or None))
     return rs.ReportSection(
-        summary=summary, value_text=rs.share(value), threshold_text=f"≤ {rs.share(limit)}", paragraphs=paragraphs,
+        summary=summary, value_text=rt.share(value), threshold_text=f"≤ {rt.share(limit)}", paragraphs=paragraphs,
         facts=facts, figures=figures, tables=tables,
         limitations="models one intruder file and one linkage method: an intruder with more attributes, other "
         "sources or a better method can link more; it says nothing about what the linked records reveal.",

@@ -128,21 +128,23 @@ def report_section(check, audit):
     """The report section of an rr_attribute_disclosure check: how well an intruder who knows the published
     randomization reconstructs a person's sensitive value, the records' risk histogram against max_risk and
     the keep probabilities."""
+    from privaudit.report import figures as rf
     from privaudit.report import sections as rs
+    from privaudit.report import text as rt
 
     d, p = check["details"], check["params"]
     s, qi, limit, value = d["sensitive"], list(d["qi"]), float(p["max_risk"]), float(check["value"])
     hist = d.get("risk_histogram") or {}
     records = int(sum(hist.get("counts") or []) + (hist.get("infinite") or 0))
     above = int(round((d.get("share_above") or 0.0) * records))
-    know = rs.qi_phrase(qi)
+    know = rt.qi_phrase(qi)
     if above:
-        summary = (f"{rs.people(above)} ({rs.percent(above, records)}) can have their {s} guessed right with a "
-                   f"probability above {rs.fmt(limit)} by an intruder who knows {know} and the published "
-                   f"randomization; at worst {rs.fmt(value, 3)}.")
+        summary = (f"{rt.people(above)} ({rt.percent(above, records)}) can have their {s} guessed right with a "
+                   f"probability above {rt.fmt(limit)} by an intruder who knows {know} and the published "
+                   f"randomization; at worst {rt.fmt(value, 3)}.")
     else:
-        summary = (f"Nobody's {s} can be guessed right with a probability above {rs.fmt(limit)} by an intruder who "
-                   f"knows {know} and the published randomization; the highest is {rs.fmt(value, 3)}.")
+        summary = (f"Nobody's {s} can be guessed right with a probability above {rt.fmt(limit)} by an intruder who "
+                   f"knows {know} and the published randomization; the highest is {rt.fmt(value, 3)}.")
     keep, files = d.get("keep_probabilities") or {}, d.get("matrix_files") or {}
     randomized = any(v is not None for v in keep.values()) or any(files.values())
     meaning = (f"the randomization blurs the released values, but the intruder undoes part of it with the "
@@ -150,7 +152,7 @@ def report_section(check, audit):
                f"nothing is randomized, so this is the share of {s} values in the person's group (the l-diversity "
                f"risk).")
     paragraphs = [
-        f"A risk of {rs.fmt(value, 2)} means that such a guess is right about {rs.fmt(round(100 * value))} times "
+        f"A risk of {rt.fmt(value, 2)} means that such a guess is right about {rt.fmt(round(100 * value))} times "
         f"in 100: {meaning}",
         "The joint distribution of the original values is "
         + ("taken from the original table (what the auditor knows; the worst case)." if d["joint_from"] == "original"
@@ -164,27 +166,27 @@ def report_section(check, audit):
         if files.get(column):
             rows.append([column, role, "published matrix", files[column]])
         elif keep.get(column) is not None:
-            rows.append([column, role, rs.fmt(keep[column], 4),
-                         f"kept with probability {rs.fmt(keep[column], 4)}, else replaced by another value at random"])
+            rows.append([column, role, rt.fmt(keep[column], 4),
+                         f"kept with probability {rt.fmt(keep[column], 4)}, else replaced by another value at random"])
         else:
             rows.append([column, role, "1", "not randomized"])
-    table = rs.Table(["column", "role", "keep probability", "randomization"], rows,
+    table = rs.DataTable(["column", "role", "keep probability", "randomization"], rows,
                      caption="Published randomization per column", numeric=frozenset({2}), kind="details",
                      widths=("18%", "19%", "15%"))
     figures = []
     if hist:
-        figure = rs.value_histogram_figure(
+        figure = rf.value_histogram_figure(
             hist, limit, "above", f"Risk of reconstructing {s}", f"Pr({s} | quasi-identifiers) of the record's cell",
-            f"max_risk = {rs.fmt(limit)}", y_label="records", failing_total=above,
+            f"max_risk = {rt.fmt(limit)}", y_label="records", failing_total=above,
             caption=f"Records by the probability that an intruder reconstructs their {s}; the dashed line marks "
                     f"max_risk.")
         if figure:
             figures.append(figure)
     cell = d.get("riskiest_cell") or {}
     return rs.ReportSection(
-        summary=summary, value_text=rs.fmt(value), threshold_text=f"risk ≤ {rs.fmt(limit)}",
+        summary=summary, value_text=rt.fmt(value), threshold_text=f"risk ≤ {rt.fmt(limit)}",
         paragraphs=paragraphs,
-        facts=rs.facts(("records", records), ("records above max_risk", f"{rs.fmt(above)} ({rs.percent(above, records)})"),
+        facts=rt.facts(("records", records), ("records above max_risk", f"{rt.fmt(above)} ({rt.percent(above, records)})"),
                        ("riskiest cell", ", ".join(f"{k} = {v}" for k, v in cell.items()) or None),
                        ("cells of the contingency table", d.get("cells")), ("joint distribution", d["joint_from"])),
         figures=figures, tables=[table],

@@ -26,7 +26,9 @@ import jinja2
 from privaudit import __version__
 from privaudit.report.json_report import report_dict
 from privaudit.report.remediation_chapter import remediation_view
-from privaudit.report.sections import KeyValues, ReportSection, fmt, generic_section, threshold_text
+from privaudit.report.figures import generic_section
+from privaudit.report.sections import KeyValues, ReportSection
+from privaudit.report.text import fmt, threshold_text
 
 TEMPLATE = "report.html.j2"
 PROTECTS = {"identity": "identity disclosure", "attribute": "attribute disclosure"}

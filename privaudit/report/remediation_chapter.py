@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from privaudit.report.sections import KeyValues, Table, fmt, share
+from privaudit.report.sections import DataTable, KeyValues
+from privaudit.report.text import fmt, share
 
 #: Better words for keys of the bundled remediators' ``options``, ``changes`` and ``loss``: key -> (label, unit),
 #: unit "pct" (already a percentage), "share" (a proportion) or None.
@@ -102,16 +103,16 @@ def _is_table(value: Any) -> bool:
             and all(not isinstance(x, (dict, list)) for v in value.values() for x in v.values()))
 
 
-def readable(mapping: dict, first_column: str = "what") -> tuple[list[list[Any]], list[Table]]:
+def readable(mapping: dict, first_column: str = "what") -> tuple[list[list[Any]], list[DataTable]]:
     """Rows ``[label, value]`` for a ``changes`` / ``loss`` / ``options`` mapping, and a table for each
     entry that maps names to mappings of figures (see the module's rules)."""
     rows: list[list[Any]] = []
-    tables: list[Table] = []
+    tables: list[DataTable] = []
     for key, value in (mapping or {}).items():
         unit = unit_of(key)
         if _is_table(value):
             inner = list(dict.fromkeys(k for v in value.values() for k in v))
-            tables.append(Table([first_column] + [label(k) for k in inner],
+            tables.append(DataTable([first_column] + [label(k) for k in inner],
                                 [[name] + [figure_text(v.get(k), unit_of(k, unit)) for k in inner]
                                  for name, v in value.items()],
                                 caption=label(key)[:1].upper() + label(key)[1:],
@@ -170,9 +171,9 @@ class RemediationView:
     options: list[list[Any]] = field(default_factory=list)
     checks: list[CheckChange] = field(default_factory=list)
     changes: list[list[Any]] = field(default_factory=list)
-    change_tables: list[Table] = field(default_factory=list)
+    change_tables: list[DataTable] = field(default_factory=list)
     loss: list[list[Any]] = field(default_factory=list)
-    loss_tables: list[Table] = field(default_factory=list)
+    loss_tables: list[DataTable] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     overrides: list[list[Any]] = field(default_factory=list)
 

@@ -26,7 +26,7 @@ import numpy as np
 from pydantic import Field
 
 from privaudit import Assessor, Measurement, Params, hookimpl
-from privaudit.report.sections import fmt
+from privaudit.report.text import fmt
 
 from . import likeness
 from .binning import threshold_histogram

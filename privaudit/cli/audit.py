@@ -1,0 +1,36 @@
+"""``privaudit audit RELEASED --policy POLICY``: audit a release; the exit code is the verdict."""
+
+from __future__ import annotations
+
+import sys
+
+from privaudit.cli.outputs import (add_report_arguments, check_outputs, progress_bar, render_reports,
+                                   report_outputs, write_all)
+from privaudit.cli.terminal import print_audit
+
+
+def add_parser(sub) -> None:
+    audit = sub.add_parser("audit", help="audit a released table against a policy")
+    audit.add_argument("released", help="the released table (CSV or Parquet)")
+    audit.add_argument("--policy", required=True, help="policy YAML file")
+    audit.add_argument("--original", help="the original table (same rows, or joined by a record_id column)")
+    audit.add_argument("--engine", choices=["in-process", "chunked", "duckdb", "spark"], default="in-process",
+                       help="who computes the class summary: in memory (default), in chunks past memory, "
+                       "DuckDB, or Spark")
+    add_report_arguments(audit)
+
+
+def run(args) -> int:
+    from privaudit.core.audit import run_audit
+
+    check_outputs(report_outputs(args), [args.released, args.original, args.policy])
+    bar = progress_bar(args)
+    try:
+        result = run_audit(args.released, args.policy, original=args.original,
+                           allow_outside_paths=args.allow_outside_paths, progress=bar, engine=args.engine)
+    finally:
+        bar.close()
+    write_all(render_reports(result, args))  # all rendered before any is written
+    if not args.quiet:
+        print_audit(result, sys.stdout)
+    return result.exit_code

@@ -1,0 +1,16 @@
+"""What the commands print on the terminal."""
+
+from __future__ import annotations
+
+STATUS_MARK = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}
+
+
+def print_audit(result, out) -> None:
+    """One line per check, then the verdict."""
+    width = max([len(c.id) for c in result.checks] + [5])
+    for c in result.checks:
+        mark = STATUS_MARK[c.status] if c.severity == "error" or c.status != "fail" else "WARN"
+        print(f"{mark:5}  {c.id:<{width}}  {c.message}", file=out)
+    summary = (f"{len(result.failed)} failed, {len(result.warned)} warned, {len(result.errored)} errored "
+               f"of {len(result.checks)} checks")
+    print(f"\nverdict: {'PASS' if result.passed else 'FAIL'} ({summary})", file=out)
