@@ -23,7 +23,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from privaudit.risk.linkage import AttributeSpec, distance_linkage
+from privaudit.risk.linkage import AttributeSpec, distance_linkage  # noqa: E402
 
 ADULT = ROOT.parent / "shared" / "datasets" / "adult" / "adult.csv"
 

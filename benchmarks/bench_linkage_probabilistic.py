@@ -109,7 +109,8 @@ def worker_splink(orig: pd.DataFrame, rel: pd.DataFrame, estimation: str) -> dic
         return c.replace("-", "_")
 
     n = len(orig)
-    prep = lambda d: d.rename(columns=sql_name).assign(unique_id=np.arange(n), truth=np.arange(n))
+    def prep(d):
+        return d.rename(columns=sql_name).assign(unique_id=np.arange(n), truth=np.arange(n))
     rss0 = peak_rss_mib()
     t0, c0 = time.perf_counter(), time.process_time()
     import duckdb

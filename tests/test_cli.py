@@ -11,7 +11,7 @@ import pandas as pd
 from pydantic import Field
 
 from conftest import DATA, ROOT
-from privaudit import Assessor, Measurement, Params, hookimpl
+from privaudit import Assessor, Params, hookimpl
 from privaudit.testing import audit_frame, check_result, registry_with
 
 T = DATA / "tcloseness"

@@ -24,9 +24,15 @@ def emd_by_lp(p, q, d):
     m = len(p)
     a_eq, b_eq = [], []
     for i in range(m):
-        row = np.zeros((m, m)); row[i, :] = 1; a_eq.append(row.ravel()); b_eq.append(p[i])
+        row = np.zeros((m, m))
+        row[i, :] = 1
+        a_eq.append(row.ravel())
+        b_eq.append(p[i])
     for j in range(m):
-        col = np.zeros((m, m)); col[:, j] = 1; a_eq.append(col.ravel()); b_eq.append(q[j])
+        col = np.zeros((m, m))
+        col[:, j] = 1
+        a_eq.append(col.ravel())
+        b_eq.append(q[j])
     return linprog(np.asarray(d).ravel(), A_eq=np.array(a_eq), b_eq=b_eq, bounds=(0, None), method="highs").fun
 
 

@@ -147,8 +147,8 @@ def report_section(check, audit):
                    f"knows {know} and the published randomization; the highest is {rt.fmt(value, 3)}.")
     keep, files = d.get("keep_probabilities") or {}, d.get("matrix_files") or {}
     randomized = any(v is not None for v in keep.values()) or any(files.values())
-    meaning = (f"the randomization blurs the released values, but the intruder undoes part of it with the "
-               f"published matrices (Guo, Ying & Wu's reconstruction probability)." if randomized else
+    meaning = ("the randomization blurs the released values, but the intruder undoes part of it with the "
+               "published matrices (Guo, Ying & Wu's reconstruction probability)." if randomized else
                f"nothing is randomized, so this is the share of {s} values in the person's group (the l-diversity "
                f"risk).")
     paragraphs = [

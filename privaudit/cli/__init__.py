@@ -17,10 +17,10 @@ import sys
 # under load). Set before numpy is first imported; an explicit setting by the user wins.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
-from typing import Sequence
+from typing import Sequence  # noqa: E402 (after the BLAS settings)
 
-from privaudit import __version__
-from privaudit.core.errors import PrivauditError
+from privaudit import __version__  # noqa: E402 (after the BLAS settings)
+from privaudit.core.errors import PrivauditError  # noqa: E402 (after the BLAS settings)
 
 #: Command name -> module (in ``privaudit.cli``) with ``add_parser(sub)`` and ``run(args)``, in help order.
 COMMANDS = {

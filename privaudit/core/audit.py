@@ -18,7 +18,6 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
-from privaudit import __version__
 from privaudit.core.concurrency import WORKERS as CHECK_WORKERS
 from privaudit.core.concurrency import ordered_map
 from privaudit.core.context import AuditContext
