@@ -46,8 +46,9 @@ CHILD = textwrap.dedent("""
     import json, resource, sys, time
     sys.path.insert(0, sys.argv[5])
     t0 = time.perf_counter()
-    from privaudit.engines import ENGINES, run_engine_audit, summarize
-    from privaudit.core.policy import load_policy
+    from privaudit.core.audit import run_audit
+    from privaudit.engines import ENGINES, summarize
+    from privaudit.testing import load_policy
     engine, mode, options = sys.argv[3], sys.argv[4], json.loads(sys.argv[6])
     if not ENGINES[engine].available:
         print(json.dumps({"skipped": f"{ENGINES[engine].requires} is not installed"}))
@@ -57,7 +58,7 @@ CHILD = textwrap.dedent("""
         result = summarize(sys.argv[1], load_policy(sys.argv[2]), engine, **options)
         classes, values = int(result.summary.n_classes), {}
     else:
-        result = run_engine_audit(sys.argv[1], sys.argv[2], engine, **options)
+        result = run_audit(sys.argv[1], sys.argv[2], engine=engine, **options)
         classes = int(result.context.summary.n_classes)
         values = {c.id: c.value for c in result.checks}
     t2 = time.perf_counter()

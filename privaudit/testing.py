@@ -19,7 +19,8 @@ What each helper is for (``docs/plugins.md`` walks through them):
 * :func:`report_section` / :func:`assert_section_renders` — the section a plugin draws for a check,
   and a rendered HTML report that shows it;
 * :func:`run_cli` — the ``privaudit`` command in-process (exit code, stdout, stderr);
-* :func:`registry_with` — a registry with extra plugin modules (a plugin that is not installed).
+* :func:`registry_with` — a registry with extra plugin modules (a plugin that is not installed);
+* :func:`load_policy` — a policy file or dict resolved against the installed plugins.
 
 Policies are dicts in the YAML file's shape; ``version`` and ``name`` are filled in.
 """
@@ -43,6 +44,16 @@ from privaudit.core.context import AuditContext
 from privaudit.core.plugins import Registry, build_registry, get_registry, make_manager
 from privaudit.report.json_report import report_dict
 from privaudit.core.summary import ClassSummary
+
+
+def load_policy(policy: str | Path | Mapping[str, Any], *, registry: Registry | None = None,
+                allow_outside_paths: bool = False):
+    """A :class:`~privaudit.core.policy.Policy` from a YAML file or a dict, resolved against ``registry``
+    (default: the installed plugins), as an audit opens it."""
+    from privaudit.core.audit import open_policy
+
+    return open_policy(dict(policy) if isinstance(policy, Mapping) else policy, registry or get_registry(),
+                       allow_outside_paths)
 
 
 def registry_with(*plugins: Any, entry_points: bool = True) -> Registry:
@@ -152,15 +163,16 @@ def class_violations(frame: pd.DataFrame, policy: Mapping[str, Any], check: Mapp
 
 # ------------------------------------------------------------------------------------ reports
 def report_section(result: AuditResult, check_id: str, *, registry: Registry | None = None):
-    """The :class:`~privaudit.report.sections.ReportSection` the plugins draw for one check, asked
-    through the ``privaudit_report_section`` hook as the report asks. Unlike the report, which falls
-    back to a generic section, this raises: an exception of the plugin propagates, and a check no
-    plugin answers for is an AssertionError."""
+    """The :class:`~privaudit.report.sections.ReportSection` drawn for one check, found as the report finds
+    it (:func:`privaudit.report.html.drawn_section`: a hook override, else ``Assessor.report_section``).
+    Unlike the report, which falls back to a generic section, this raises: an exception of the plugin
+    propagates, and a check no plugin draws a section for is an AssertionError."""
+    from privaudit.report.html import drawn_section
     from privaudit.report.sections import ReportSection
 
     registry = registry or get_registry()
     check = check_result(result, check_id)
-    section = registry.manager.hook.privaudit_report_section(check=check, audit=result)
+    section = drawn_section(check, result, registry)
     if section is None:
         raise AssertionError(f"no plugin draws a section for check {check_id!r} (assessor {check['assessor']!r})")
     if not isinstance(section, ReportSection):

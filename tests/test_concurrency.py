@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from privaudit.testing import load_policy
+
 from privaudit.core.concurrency import ordered_map
 
 
@@ -89,8 +91,10 @@ def test_a_summary_that_cannot_be_built_is_each_checks_error(monkeypatch):
 
     monkeypatch.setattr(audit, "CHECK_WORKERS", 2)
     root = Path(__file__).resolve().parents[1]
-    policy = audit.load_policy(root / "policies/adult.yaml")
-    table = audit.load_table(root / "examples/adult/release.csv", policy)
+    policy = load_policy(root / "policies/adult.yaml")
+    from privaudit.core.data import load_table
+
+    table = load_table(root / "examples/adult/release.csv", policy)
     ctx = Broken(policy, table.frame)
     results = audit.run_checks(ctx, audit.checks_to_run(policy, audit.get_registry()))
     class_based = [r for r in results if r.assessor != "direct_identifiers"]

@@ -32,9 +32,9 @@ from conftest import DATA, ROOT, write_policy
 from privaudit.core.audit import run_audit
 from privaudit.cli import main
 from privaudit.core.data import load_table
-from privaudit.engines import ENGINES, Engine, run_engine_audit, summarize
+from privaudit.engines import ENGINES, Engine, summarize
 from privaudit.core.errors import DataError, PrivauditError
-from privaudit.core.policy import load_policy
+from privaudit.testing import load_policy
 from privaudit.report.json_report import report_dict
 from privaudit.core.summary import build_summary
 
@@ -134,7 +134,7 @@ def report(data: Path, policy: Path, engine: str = "in-process", **options) -> d
     if engine == "in-process":
         result = run_audit(data, policy)
     else:
-        result = run_engine_audit(data, policy, engine, **options)
+        result = run_audit(data, policy, engine=engine, **options)
     assert result.engine == engine
     out = report_dict(result)
     assert out["engine"] == engine
@@ -444,9 +444,9 @@ def test_original_and_unknown_engines_are_refused(tmp_path):
     (tmp_path / "data.csv").write_text("q\na\n")
     policy = write_policy(tmp_path, "version: 1\nname: o\ncolumns:\n  q: {role: quasi_identifier}\n")
     with pytest.raises(DataError, match="--original needs the whole tables in memory"):
-        run_engine_audit(tmp_path / "data.csv", policy, "chunked", original=tmp_path / "data.csv")
+        run_audit(tmp_path / "data.csv", policy, engine="chunked", original=tmp_path / "data.csv")
     with pytest.raises(PrivauditError, match="unknown engine 'gpu'"):
-        run_engine_audit(tmp_path / "data.csv", policy, "gpu")
+        run_audit(tmp_path / "data.csv", policy, engine="gpu")
     with pytest.raises(PrivauditError, match=r"pip install 'privaudit\[nosuchpkg\]'"):
         Engine("x", "chunked", "test", requires="nosuchpkg").load()
     assert set(ENGINES) == {"in-process", "chunked", "duckdb", "spark"}

@@ -24,7 +24,7 @@ from privaudit.assessors.l_diversity import entropy_per_class, recursive_ratio_p
 from privaudit.core.context import top_classes
 from privaudit.core.data import load_table
 from privaudit.core.errors import DataError
-from privaudit.core.policy import load_policy
+from privaudit.testing import load_policy
 
 POLICY = """version: 1
 name: native numbers

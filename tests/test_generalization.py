@@ -233,7 +233,7 @@ def test_lattice_is_optimal_by_brute_force(case, metric, suppression):
 
 def test_lattice_prunes_on_adult_sample():
     from privaudit.core.data import load_table
-    from privaudit.core.policy import load_policy
+    from privaudit.testing import load_policy
 
     policy = load_policy(GEN / "policy.yaml")
     table = load_table(GEN / "adult_sample.csv", policy)
@@ -308,7 +308,7 @@ def test_gaa_strategies_steer_by_diversity_and_closeness():
 
 def test_gaa_is_deterministic_and_keeps_rows():
     from privaudit.core.data import load_table
-    from privaudit.core.policy import load_policy
+    from privaudit.testing import load_policy
 
     policy = load_policy(GEN / "policy.yaml")
     table = load_table(GEN / "adult_sample.csv", policy)

@@ -1,8 +1,12 @@
-"""The audit driver: load -> validate -> class summary (lazily, once) -> assessors -> result.
+"""The audit driver, the one entry point of every audit: policy -> engine (table and class summary) ->
+assessors -> result.
 
-Every check runs even when an earlier one fails or raises; an assessor that raises becomes status
-``error`` with its message. Exit codes follow from the result: 0 every error-severity check passed,
-1 at least one failed, 2 a check ended in ``error``.
+:func:`run_audit` opens the policy (:func:`open_policy`), refuses up front the checks the chosen engine
+or the given inputs cannot serve (:func:`refuse_unrunnable`), asks the engine (:mod:`privaudit.engines`)
+for the released table's facts and class summary (the in-process engine loads the table and leaves the
+summary to be built lazily), then runs every check. Every check runs even when an earlier one fails or
+raises; an assessor that raises becomes status ``error`` with its message. Exit codes follow from the
+result: 0 every error-severity check passed, 1 at least one failed, 2 a check ended in ``error``.
 """
 
 from __future__ import annotations
@@ -21,10 +25,10 @@ import pandas as pd
 from privaudit.core.concurrency import WORKERS as CHECK_WORKERS
 from privaudit.core.concurrency import ordered_map
 from privaudit.core.context import AuditContext
-from privaudit.core.data import Table, load_table
+from privaudit.core.data import Table, load_input
 from privaudit.core.errors import DataError
 from privaudit.core.plugins import Registry, get_registry
-from privaudit.core.policy import Check, Policy, load_policy
+from privaudit.core.policy import Check, Policy, load_policy, policy_from_dict
 
 
 @dataclass
@@ -49,6 +53,7 @@ class AuditResult:
     generated_at: str
     context: AuditContext = field(repr=False)
     original: Table | None = None
+    control: Table | None = None
     engine: str = "in-process"
     remediation: dict | None = None  # set by `privaudit remediate`: before/after, changes, loss
 
@@ -154,52 +159,78 @@ def checks_to_run(policy: Policy, registry: Registry) -> list[Check]:
     return implicit + list(policy.checks)
 
 
+def open_policy(policy: Policy | str | Path | dict, registry: Registry,
+                allow_outside_paths: bool = False) -> Policy:
+    """A :class:`Policy` from a loaded one, a YAML file or a dict in the file's shape (paths in a dict are
+    relative to the working directory)."""
+    if isinstance(policy, Policy):
+        return policy
+    if isinstance(policy, dict):
+        return policy_from_dict(policy, registry, allow_outside_paths=allow_outside_paths)
+    return load_policy(policy, registry, allow_outside_paths=allow_outside_paths)
+
+
+def refuse_unrunnable(checks: list[Check], engine: str, in_memory: bool, original: bool, control: bool) -> None:
+    """Before any work, one line for the first check the inputs or the engine cannot serve: a check that
+    needs ``--original`` or ``--control`` without it, or the whole table in memory under an engine that
+    does not load it; and ``--original``/``--control`` themselves under such an engine."""
+    if not in_memory:
+        for given, option in ((original, "--original"), (control, "--control")):
+            if given:
+                raise DataError(f"{option} needs the whole tables in memory: use --engine in-process "
+                                f"(this audit uses {engine})")
+    for check in checks:
+        needs = check.assessor.needs
+        if "original" in needs and not original:
+            raise DataError(f"check {check.id!r} ({check.assessor.name}) needs the original table: pass --original FILE")
+        if "control" in needs and not control:
+            raise DataError(f"check {check.id!r} ({check.assessor.name}) needs a control (holdout) table: "
+                            "pass --control FILE")
+        if "table" in needs and not in_memory:
+            raise DataError(f"check {check.id!r} ({check.assessor.name}) needs the whole table in memory: "
+                            f"use --engine in-process (this audit uses {engine})")
+
+
 def run_audit(
-    released: str | Path,
-    policy: Policy | str | Path,
-    original: str | Path | None = None,
+    released: Any,
+    policy: Policy | str | Path | dict,
+    original: Any = None,
     registry: Registry | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     allow_outside_paths: bool = False,
     engine: str = "in-process",
+    control: Any = None,
+    **engine_options: Any,
 ) -> AuditResult:
-    if engine != "in-process":  # the class summary by another engine (privaudit.engines)
-        from privaudit.engines import run_engine_audit
+    """Audit ``released`` (a path; in process also a pandas DataFrame, a pyarrow Table or a loaded
+    :class:`~privaudit.core.data.Table`) against ``policy`` (a path, a dict or a :class:`Policy`).
 
-        return run_engine_audit(released, policy, engine, original=original, registry=registry, progress=progress,
-                                allow_outside_paths=allow_outside_paths)
+    ``original`` (the table before masking, for linkage/interval checks) and ``control`` (a holdout from
+    the same population, for synthetic-release checks) take the same forms and need the in-process engine.
+    ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
+    from privaudit.engines import get_engine
+
     registry = registry or get_registry()
-    if not isinstance(policy, Policy):
-        policy = load_policy(policy, registry, allow_outside_paths=allow_outside_paths)
-    table = load_table(released, policy)
-    original_table = None
-    if original is not None:
-        original_table = load_table(original, policy, what="original table")
-    return audit_table(table, policy, registry, original_table, progress)
-
-
-def audit_table(table: Table, policy: Policy, registry: Registry | None = None, original: Table | None = None,
-                progress: Callable[[str, int, int], None] | None = None) -> AuditResult:
-    """Audit an already loaded table (the remediation engine re-audits its output this way)."""
-    registry = registry or get_registry()
-    ctx = AuditContext(policy, table.frame, progress=progress)
-    if original is not None:
-        ctx.original = align_original(table, original, policy)
-    return audit_context(ctx, table, policy, registry, original)
-
-
-def audit_context(ctx: AuditContext, table: Table, policy: Policy, registry: Registry,
-                  original: Table | None = None, engine: str = "in-process") -> AuditResult:
-    """Run every check on a prepared context (any engine)."""
+    policy = open_policy(policy, registry, allow_outside_paths)
     checks = checks_to_run(policy, registry)
-    for check in checks:
-        if "original" in check.assessor.needs and ctx.original is None:
-            raise DataError(f"check {check.id!r} ({check.assessor.name}) needs the original table: pass --original FILE")
-        if "table" in check.assessor.needs and ctx.table is None:
-            raise DataError(f"check {check.id!r} ({check.assessor.name}) needs the whole table in memory: "
-                            f"use --engine in-process (this audit uses {engine})")
+    spec = get_engine(engine)
+    refuse_unrunnable(checks, engine, spec.in_memory, original is not None, control is not None)
+    if not spec.in_memory and not isinstance(released, (str, Path)):
+        raise DataError(f"the {engine} engine reads files: pass a path, or use --engine in-process for a "
+                        f"{type(released).__name__}")
+    computed = spec.load().summarize(released, policy, progress=progress, **engine_options)
+    ctx = AuditContext(policy, computed.table.frame, progress=progress, precomputed=computed.summary,
+                       column_counts=computed.column_counts)
+    original_table = control_table = None
+    if original is not None:
+        original_table = load_input(original, policy, "original table")
+        ctx.original = align_original(computed.table, original_table, policy)
+    if control is not None:
+        control_table = load_input(control, policy, "control table")
+        ctx.control = control_table.frame
     results = run_checks(ctx, checks)
-    return AuditResult(policy, table, results, generated_at(), ctx, original, engine=engine)
+    return AuditResult(policy, computed.table, results, generated_at(), ctx, original_table,
+                       control=control_table, engine=engine)
 
 
 def _summary_ready(ctx: AuditContext) -> bool:

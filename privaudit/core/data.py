@@ -15,7 +15,7 @@ import csv
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -247,8 +247,43 @@ def load_table(path: str | Path, policy: Policy, what: str = "released table",
         file_format = "csv"
     if raw.num_rows == 0:
         raise DataError(f"{path}: the file has a header but no data rows")
+    return type_table(raw, Table(None, path, sha256_of(path), size, file_format), policy, required)
+
+
+def load_input(data: Any, policy: Policy, what: str = "released table") -> Table:
+    """A table to audit from a path (:func:`load_table`), a loaded :class:`Table` (returned as is), a
+    pandas DataFrame or a pyarrow Table (typed exactly as a Parquet file with the same columns would be;
+    no temporary file). The fingerprint of an in-memory table is the SHA-256 of its Arrow IPC stream."""
+    if isinstance(data, Table):
+        return data
+    if isinstance(data, (str, Path)):
+        return load_table(data, policy, what)
+    if isinstance(data, pd.DataFrame):
+        kind = "pandas DataFrame"
+        try:
+            raw = pa.Table.from_pandas(data.rename(columns=str), preserve_index=False)
+        except (pa.ArrowException, ValueError, TypeError) as exc:
+            raise DataError(f"<{kind}> ({what}): cannot be read as a table: {str(exc).splitlines()[0]}") from None
+    elif isinstance(data, pa.Table):
+        kind, raw = "pyarrow Table", data
+    else:
+        raise DataError(f"{what}: expected a file path, a pandas DataFrame or a pyarrow Table, "
+                        f"not {type(data).__name__}")
+    if raw.num_rows == 0:
+        raise DataError(f"<{kind}> ({what}): the table has no rows")
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, raw.schema) as writer:
+        writer.write_table(raw)
+    stream = sink.getvalue()
+    digest = hashlib.sha256(memoryview(stream)).hexdigest()
+    return type_table(raw, Table(None, Path(f"<{kind}>"), digest, stream.size, "arrow"), policy)
+
+
+def type_table(raw: pa.Table, table: Table, policy: Policy, required: Sequence[str] | None = None) -> Table:
+    """Type the columns of ``raw`` by ``policy`` into ``table.frame`` (see :func:`load_table`)."""
+    path = table.path
     check_required_columns(path, raw.column_names, policy, required)
-    table = Table(pd.DataFrame(index=pd.RangeIndex(raw.num_rows)), path, sha256_of(path), size, file_format)
+    table.frame = pd.DataFrame(index=pd.RangeIndex(raw.num_rows))
     missing = policy.missing_tokens
     columns: dict[str, object] = {}
     for name in raw.column_names:

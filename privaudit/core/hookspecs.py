@@ -4,24 +4,29 @@ A plugin is a module or object with functions decorated by :data:`privaudit.hook
 the specifications below. Third-party plugins are found through the ``privaudit`` entry-point group::
 
     [project.entry-points.privaudit]
-    likeness = "privaudit_likeness.plugin"
+    beta_likeness = "privaudit_likeness.beta_likeness"
+
+(that is the entry point of the example plugin package in ``plugins/privaudit-likeness/``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pluggy
 
-if TYPE_CHECKING:  # pragma: no cover
+if TYPE_CHECKING:  # pragma: no cover - the types of the plugin boundary, without importing them at run time
     from privaudit.assessors.api import Assessor
+    from privaudit.core.audit import AuditResult
+    from privaudit.remediation.api import Remediator
+    from privaudit.report.sections import ReportSection
 
 hookspec = pluggy.HookspecMarker("privaudit")
 hookimpl = pluggy.HookimplMarker("privaudit")
 
 
 @hookspec
-def privaudit_assessors() -> "list[Assessor]":
+def privaudit_assessors() -> list[Assessor]:
     """Return the :class:`~privaudit.assessors.api.Assessor` objects this plugin provides.
 
     Called once when the plugin registry is built. Each assessor's ``name`` must be unique across all
@@ -30,7 +35,7 @@ def privaudit_assessors() -> "list[Assessor]":
 
 
 @hookspec
-def privaudit_remediators() -> "list[Any]":
+def privaudit_remediators() -> list[Remediator]:
     """Return the :class:`~privaudit.remediation.api.Remediator` objects this plugin provides.
 
     A remediator transforms a failing release; the engine re-audits its output against the same policy
@@ -39,13 +44,13 @@ def privaudit_remediators() -> "list[Any]":
 
 
 @hookspec(firstresult=True)
-def privaudit_report_section(check: dict, audit: Any) -> Any:
+def privaudit_report_section(check: dict, audit: AuditResult) -> ReportSection | None:
     """Return the report section (a :class:`privaudit.report.sections.ReportSection`) for one check.
 
     ``check`` is the check's entry of the JSON report (id, assessor, status, value, threshold, params,
     details ...); ``audit`` is the :class:`~privaudit.core.audit.AuditResult`. Return ``None`` for checks of
     assessors you do not own; the first non-None answer is used, and a generic section is drawn when
-    no plugin answers. Use it to add plain-language text, charts and tables without touching the core
-    templates. (An assessor can instead name its section function in ``Assessor.report_section``; that is
-    what the built-in assessors do, and it is asked first.)
+    no plugin answers. The usual way to draw an assessor's section is its ``Assessor.report_section``
+    function, which the report asks first; this hook is an override, for a plugin that draws sections for
+    checks of assessors it does not define.
     """

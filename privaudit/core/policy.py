@@ -2,21 +2,27 @@
 
 A policy names the released table's columns with their role and type, the generalization hierarchies,
 and the checks to run. Each check's own parameters are validated by its assessor's pydantic model (see
-:mod:`privaudit.assessors.api`), so the set of valid checks grows with the installed plugins.
+:mod:`privaudit.assessors.api`), so the set of valid checks grows with the installed plugins: the caller
+passes the plugin registry in (:func:`load_policy`, :func:`policy_from_dict`).
 """
 
 from __future__ import annotations
 
 import difflib
 import hashlib
+import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from privaudit.core.errors import PolicyError
 from privaudit.core.hierarchy import Hierarchy
+
+if TYPE_CHECKING:  # the policy is a leaf: it is handed the registry, never imports the plugin host
+    from privaudit.assessors.api import Assessor, Params
+    from privaudit.core.plugins import Registry
 
 Role = Literal["identifier", "quasi_identifier", "sensitive", "other", "weight", "record_id"]
 ColumnType = Literal["numeric", "ordinal", "nominal"]
@@ -131,7 +137,7 @@ def format_validation_error(exc: ValidationError, prefix: str, fields: list[str]
 class Check:
     """A resolved check: its id, severity, assessor and validated parameters."""
 
-    def __init__(self, id: str, assessor: Any, severity: str, params: Any):
+    def __init__(self, id: str, assessor: Assessor, severity: str, params: Params):
         self.id = id
         self.assessor = assessor
         self.severity = severity
@@ -144,7 +150,7 @@ class Check:
 class Policy:
     """A loaded and validated policy with resolved hierarchies and checks."""
 
-    def __init__(self, model: PolicyModel, path: Path, sha256: str, registry: Any, allow_outside_paths: bool = False):
+    def __init__(self, model: PolicyModel, path: Path, sha256: str, registry: Registry, allow_outside_paths: bool = False):
         self.model = model
         self.path = path
         self.sha256 = sha256
@@ -193,7 +199,7 @@ class Policy:
         return candidate
 
     # ---------------------------------------------------------------- checks
-    def _resolve_checks(self, registry: Any) -> list[Check]:
+    def _resolve_checks(self, registry: Registry) -> list[Check]:
         checks: list[Check] = []
         used: set[str] = set()
         explicit = [c.id for c in self.model.checks if c.id]
@@ -321,16 +327,36 @@ class _Runaway(Exception):
     pass
 
 
-def load_policy(path: str | Path, registry: Any = None, allow_outside_paths: bool = False) -> Policy:
-    """Read, validate and resolve a policy file. Raises PolicyError/HierarchyError with one-line messages."""
-    from privaudit.core.plugins import get_registry
-
+def load_policy(path: str | Path, registry: Registry, allow_outside_paths: bool = False) -> Policy:
+    """Read, validate and resolve a policy file against the assessors of ``registry`` (see
+    :func:`privaudit.core.plugins.get_registry`). Raises PolicyError/HierarchyError with one-line messages."""
     path = Path(path)
     doc, sha = read_policy_document(path)
+    return _validated(doc, path, sha, registry, allow_outside_paths)
+
+
+def policy_from_dict(doc: dict, registry: Registry, folder: str | Path | None = None,
+                     allow_outside_paths: bool = False) -> Policy:
+    """A policy from a dict in the YAML file's shape (``version`` and ``name`` may be left out). Paths in it
+    are relative to ``folder`` (default: the working directory); its fingerprint is the SHA-256 of its
+    canonical JSON form."""
+    doc = {"version": 1, "name": "policy given as a dict", **doc}
+    try:
+        canonical = json.dumps(doc, sort_keys=True, default=str).encode()
+    except (TypeError, ValueError) as exc:
+        raise PolicyError(f"<dict policy>: not a plain mapping of names, numbers and lists ({exc})") from None
+    path = Path(folder or Path.cwd()) / "<dict policy>"
+    problem = _expansion_problem(doc)
+    if problem:
+        raise PolicyError(f"<dict policy>: {problem}")
+    return _validated(doc, path, hashlib.sha256(canonical).hexdigest(), registry, allow_outside_paths)
+
+
+def _validated(doc: dict, path: Path, sha: str, registry: Registry, allow_outside_paths: bool) -> Policy:
     try:
         model = PolicyModel.model_validate(doc)
     except ValidationError as exc:
         raise PolicyError(format_validation_error(exc, str(path))) from None
     except RecursionError:
         raise PolicyError(f"{path}: YAML nested too deeply") from None
-    return Policy(model, path, sha, registry or get_registry(), allow_outside_paths)
+    return Policy(model, path, sha, registry, allow_outside_paths)

@@ -12,15 +12,20 @@ the in-memory table:
 ==============  =======================================================================================
 
 Every engine yields the same figures as ``in-process``: classes are numbered in the same order, the
-same values are refused with the same one-line errors. An engine returns an :class:`EngineResult`:
-the summary (``class_of`` is None and ``frame`` holds one representative row per class, except
-in-process), the file's facts as a :class:`~privaudit.core.data.Table` (``frame`` None), and non-missing
-counts per policy column. Checks that need the whole table (``needs`` "table") and ``--original`` are
-refused by engines other than in-process; so is ``missing_qi: wildcard`` when a quasi-identifier value is
-missing.
+same values are refused with the same one-line errors. An engine module has one function,
+``summarize(source, policy, *, progress=None, **options) -> EngineResult``: the summary (``class_of`` is
+None and ``frame`` holds one representative row per class, except in-process, which returns None and lets
+the audit build it lazily from the loaded table), the file's facts as a :class:`~privaudit.core.data.Table`
+(``frame`` None unless the engine loaded the table), and non-missing counts per policy column. The audit
+driver (:func:`privaudit.core.audit.run_audit`) picks the engine; checks that need the whole table
+(``needs`` "table"), ``--original`` and ``--control`` are refused there for engines that are not
+``in_memory``; ``missing_qi: wildcard`` with a missing quasi-identifier value is refused by the SQL
+engines.
 
-    from privaudit.engines import run_engine_audit
-    result = run_engine_audit("big.parquet", "policy.yaml", engine="chunked")
+    from privaudit.core.audit import run_audit
+    result = run_audit("big.parquet", "policy.yaml", engine="chunked")
+
+A new engine is a module here with ``summarize`` and one entry in :data:`ENGINES`.
 """
 
 from __future__ import annotations
@@ -28,10 +33,10 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from privaudit.core.data import Table
-from privaudit.core.errors import DataError, PrivauditError
+from privaudit.core.errors import PrivauditError
 from privaudit.core.summary import ClassSummary
 
 
@@ -39,9 +44,9 @@ from privaudit.core.summary import ClassSummary
 class EngineResult:
     """What an engine computed from a released table."""
 
-    summary: ClassSummary
+    summary: ClassSummary | None  # None: built lazily from ``table.frame`` by the audit context
     table: Table  # file facts; ``frame`` is None unless the engine loaded the table
-    column_counts: dict[str, int]  # non-missing values per column the engine read
+    column_counts: dict[str, int] | None  # non-missing values per column the engine read (None: ask the frame)
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,7 @@ class Engine:
     module: str  # the module whose ``summarize(path, policy, **options)`` computes the summary
     description: str
     requires: str | None = None  # the optional package it needs, and the extra that installs it
+    in_memory: bool = False  # it loads the whole table (checks that need it, --original and --control can run)
 
     def load(self):
         if self.requires:
@@ -66,7 +72,7 @@ class Engine:
 
 
 ENGINES: dict[str, Engine] = {
-    "in-process": Engine("in-process", "inprocess", "the whole table in memory (default)"),
+    "in-process": Engine("in-process", "inprocess", "the whole table in memory (default)", in_memory=True),
     "chunked": Engine("chunked", "chunked", "row groups / CSV blocks one at a time, partial summaries merged"),
     "duckdb": Engine("duckdb", "duckdb_engine", "DuckDB SQL over the file, spilling to disk", "duckdb"),
     "spark": Engine("spark", "spark_engine", "PySpark DataFrame/SQL (local mode by default)", "pyspark"),
@@ -81,44 +87,15 @@ def get_engine(name: str) -> Engine:
 
 
 def summarize(path: str | Path, policy, engine: str = "in-process", **options: Any) -> EngineResult:
-    """The class summary of ``path`` under ``policy`` (a :class:`~privaudit.core.policy.Policy`) by ``engine``.
-    ``options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
-    return get_engine(engine).load().summarize(path, policy, **options)
+    """The class summary of ``path`` under ``policy`` (a :class:`~privaudit.core.policy.Policy`) by ``engine``,
+    built even where the engine leaves it to the audit (in-process). ``options`` go to the engine
+    (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
+    result = get_engine(engine).load().summarize(path, policy, **options)
+    if result.summary is None:
+        from privaudit.core.context import AuditContext
 
-
-def refuse_whole_table_checks(policy, registry, engine: str) -> None:
-    """Before any work: the checks an engine without the table in memory cannot run (the same message
-    :func:`privaudit.core.audit.audit_context` gives)."""
-    from privaudit.core.audit import checks_to_run
-
-    for check in checks_to_run(policy, registry):
-        if "table" in check.assessor.needs:
-            raise DataError(f"check {check.id!r} ({check.assessor.name}) needs the whole table in memory: "
-                            f"use --engine in-process (this audit uses {engine})")
-
-
-def run_engine_audit(released: str | Path, policy, engine: str = "chunked", original: str | Path | None = None,
-                     registry=None, progress: Callable[[str, int, int], None] | None = None,
-                     allow_outside_paths: bool = False, **options: Any):
-    """Audit ``released`` with the class summary computed by ``engine``; returns an
-    :class:`~privaudit.core.audit.AuditResult` whose ``engine`` names it."""
-    from privaudit.core.audit import audit_context, run_audit
-    from privaudit.core.context import AuditContext
-    from privaudit.core.plugins import get_registry
-    from privaudit.core.policy import Policy, load_policy
-
-    if engine == "in-process":
-        return run_audit(released, policy, original=original, registry=registry, progress=progress,
-                         allow_outside_paths=allow_outside_paths)
-    spec = get_engine(engine)
-    registry = registry or get_registry()
-    if not isinstance(policy, Policy):
-        policy = load_policy(policy, registry, allow_outside_paths=allow_outside_paths)
-    if original is not None:
-        raise DataError(f"--original needs the whole tables in memory: use --engine in-process "
-                        f"(this audit uses {engine})")
-    refuse_whole_table_checks(policy, registry, engine)
-    result = spec.load().summarize(released, policy, progress=progress, **options)
-    ctx = AuditContext(policy, result.table.frame, progress=progress, precomputed=result.summary,
-                       column_counts=result.column_counts)
-    return audit_context(ctx, result.table, policy, registry, None, engine=engine)
+        result.summary = AuditContext(policy, result.table.frame).summary
+    if result.column_counts is None:
+        frame = result.table.frame
+        result.column_counts = {str(c): int(frame[c].notna().sum()) for c in frame.columns}
+    return result

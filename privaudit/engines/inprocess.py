@@ -1,28 +1,23 @@
-"""The default ``in-process`` engine: the whole typed table in memory, summarised by ``build_summary``.
+"""The default ``in-process`` engine: the whole typed table in memory.
 
-It is the reference the other engines are tested against; audits through it keep the path of
-:func:`privaudit.core.audit.run_audit` (it also serves checks that need the whole table).
+It is the reference the other engines are tested against, and the only engine that serves checks needing
+the whole table, ``--original`` and ``--control``. It loads the table (a path, a pandas DataFrame, a
+pyarrow Table or an already loaded :class:`~privaudit.core.data.Table`) and leaves the class summary to
+the audit context, which builds it on first use.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
-from privaudit.core.context import AuditContext
-from privaudit.core.data import load_table
+from privaudit.core.data import load_input
 from privaudit.core.policy import Policy
 
-NAME = "in-process"
 
-
-def summarize(path: str | Path, policy: Policy, *, progress: Callable[[str, int, int], None] | None = None,
+def summarize(source: Any, policy: Policy, *, progress: Callable[[str, int, int], None] | None = None,
               what: str = "released table"):
-    """Load ``path`` whole and build its class summary; returns an :class:`~privaudit.engines.EngineResult`
-    whose ``table.frame`` is the loaded table."""
+    """Load ``source`` whole; returns an :class:`~privaudit.engines.EngineResult` whose ``table.frame`` is
+    the loaded table and whose summary and non-missing counts are None (the audit context computes them when asked)."""
     from privaudit.engines import EngineResult
 
-    table = load_table(path, policy, what)
-    summary = AuditContext(policy, table.frame).summary
-    counts = {str(c): int(table.frame[c].notna().sum()) for c in table.frame.columns}
-    return EngineResult(summary, table, counts)
+    return EngineResult(None, load_input(source, policy, what), None)

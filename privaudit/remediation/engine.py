@@ -17,12 +17,12 @@ from typing import Any, Callable
 import yaml
 from pydantic import ValidationError
 
-from privaudit.core.audit import AuditResult, _jsonable, audit_table, run_audit
+from privaudit.core.audit import AuditResult, _jsonable, open_policy, run_audit
 from privaudit.core.data import Table
 from privaudit.core.errors import PolicyError, PrivauditError
 from privaudit.remediation.export import table_bytes
 from privaudit.core.plugins import Registry, get_registry
-from privaudit.core.policy import Check, Policy, format_validation_error, load_policy
+from privaudit.core.policy import Check, Policy, format_validation_error
 from privaudit.remediation.api import Remediation
 
 
@@ -67,13 +67,12 @@ def resolve_method(policy: Policy, method: str | None, cli_options: dict[str, An
                                                   list(remediator.options.model_fields))) from None
 
 
-def remediate(released: str | Path, policy: Policy | str | Path, out: str | Path, method: str | None = None,
+def remediate(released: Any, policy: Policy | str | Path | dict, out: str | Path, method: str | None = None,
               options: dict[str, Any] | None = None, registry: Registry | None = None,
               progress: Callable[[str, int, int], None] | None = None,
               allow_outside_paths: bool = False) -> RemediationOutcome:
     registry = registry or get_registry()
-    if not isinstance(policy, Policy):
-        policy = load_policy(policy, registry, allow_outside_paths=allow_outside_paths)
+    policy = open_policy(policy, registry, allow_outside_paths)
     remediator, parsed = resolve_method(policy, method, options or {}, registry)
     before = run_audit(released, policy, registry=registry, progress=progress)
     ctx = before.context
@@ -93,7 +92,7 @@ def remediate(released: str | Path, policy: Policy | str | Path, out: str | Path
     reaudit_policy = with_check_overrides(policy, result.check_overrides)
     # the remediation's input is the original of its output (same rows, same order, unless removed)
     original = before.original or (before.table if result.records_removed == 0 else None)
-    after = audit_table(table, reaudit_policy, registry, original=original, progress=progress)
+    after = run_audit(table, reaudit_policy, original=original, registry=registry, progress=progress)
     offered = after.passed
     after.remediation = _jsonable({
         "method": remediator.name,

@@ -2,8 +2,9 @@
 
 The page is built from the JSON report's data (:func:`privaudit.report.json_report.report_dict`), the
 registry's assessor metadata (title, what it protects, what it measures, formula, reference) and one
-:class:`~privaudit.report.sections.ReportSection` per check, asked from the plugins through the
-``privaudit_report_section`` hook (the generic section when no plugin answers). The report of a
+:class:`~privaudit.report.sections.ReportSection` per check: the assessor's ``report_section`` (a
+``privaudit_report_section`` hook implementation may override it; the generic section when neither draws
+one). The report of a
 ``privaudit remediate`` run is a remediation report: its cover names the input and the remediated
 file, and a "Remediation" chapter (:mod:`privaudit.report.remediation_chapter`) follows the cover.
 
@@ -111,17 +112,24 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def section_for(check: dict, audit: Any, registry: Any, assessor: Any) -> ReportSection:
-    """The assessor's own section (its ``report_section``, else the ``privaudit_report_section`` hook);
-    fall back to the generic one."""
+def drawn_section(check: dict, audit: Any, registry: Any) -> ReportSection | None:
+    """The section drawn for ``check`` by a plugin: a ``privaudit_report_section`` hook implementation that
+    answers (an override), else the assessor's own ``report_section``; None when neither draws one.
+    Exceptions of the plugin propagate (:func:`section_for` turns them into a note)."""
+    section = registry.manager.hook.privaudit_report_section(check=check, audit=audit)
+    if section is None:
+        own = getattr(registry.assessors.get(check["assessor"]), "report_section", None)
+        section = own(check, audit) if own is not None else None
+    return section
+
+
+def section_for(check: dict, audit: Any, registry: Any) -> ReportSection:
+    """The section the report shows for ``check``: the error block, the drawn section
+    (:func:`drawn_section`), or the generic one when none is drawn or the plugin's fails."""
     if check["status"] == "error":
         return ReportSection(summary=check["message"])
-    own = getattr(assessor, "report_section", None)
     try:
-        if own is not None:
-            section = own(check, audit)
-        else:
-            section = registry.manager.hook.privaudit_report_section(check=check, audit=audit)
+        section = drawn_section(check, audit, registry)
     except Exception as exc:  # a plugin's broken section must not cost the whole report
         section = generic_section(check)
         first = str(exc).splitlines()[0] if str(exc) else ""
@@ -136,7 +144,7 @@ def check_views(data: dict, audit: Any, registry: Any) -> list[CheckView]:
     views = []
     for i, check in enumerate(data["checks"], start=1):
         assessor = registry.assessors.get(check["assessor"])
-        section = section_for(check, audit, registry, assessor)
+        section = section_for(check, audit, registry)
         error = check["status"] == "error"
         views.append(CheckView(
             number=i,

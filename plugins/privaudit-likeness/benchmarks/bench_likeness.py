@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from privaudit.core.context import AuditContext
-from privaudit.core.policy import load_policy
+from privaudit.testing import load_policy
 from privaudit_likeness import beta_likeness, delta_disclosure
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -114,6 +114,13 @@ def validate(params: BetaLikenessParams, policy) -> str | None:
     return sensitive_column_problem(params.sensitive, policy)
 
 
+def report_section(check, audit):
+    """The report section of a beta_likeness check (see :mod:`privaudit_likeness.report`)."""
+    from .report import beta_section
+
+    return beta_section(check, audit)
+
+
 ASSESSOR = Assessor(
     name=NAME,
     params=BetaLikenessParams,
@@ -129,19 +136,10 @@ ASSESSOR = Assessor(
     reference="Cao & Karras, Publishing Microdata with a Robust Privacy Guarantee (PVLDB 5(11), 2012)",
     validate_policy=validate,
     class_violations=violations,
+    report_section=report_section,
 )
 
 
 @hookimpl
 def privaudit_assessors():
     return [ASSESSOR]
-
-
-@hookimpl
-def privaudit_report_section(check, audit):
-    """The report section of a beta_likeness check (see :mod:`privaudit_likeness.report`)."""
-    if check["assessor"] != NAME:
-        return None
-    from .report import beta_section
-
-    return beta_section(check, audit)

@@ -96,6 +96,13 @@ def validate(params: DeltaDisclosureParams, policy) -> str | None:
     return sensitive_column_problem(params.sensitive, policy)
 
 
+def report_section(check, audit):
+    """The report section of a delta_disclosure check (see :mod:`privaudit_likeness.report`)."""
+    from .report import delta_section
+
+    return delta_section(check, audit)
+
+
 ASSESSOR = Assessor(
     name=NAME,
     params=DeltaDisclosureParams,
@@ -111,19 +118,10 @@ ASSESSOR = Assessor(
     "Data Publishing (KDD 2008)",
     validate_policy=validate,
     class_violations=violations,
+    report_section=report_section,
 )
 
 
 @hookimpl
 def privaudit_assessors():
     return [ASSESSOR]
-
-
-@hookimpl
-def privaudit_report_section(check, audit):
-    """The report section of a delta_disclosure check (see :mod:`privaudit_likeness.report`)."""
-    if check["assessor"] != NAME:
-        return None
-    from .report import delta_section
-
-    return delta_section(check, audit)
