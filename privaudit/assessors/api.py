@@ -52,8 +52,12 @@ class Assessor:
         measures: one plain-language sentence of what is measured, for reports.
         formula: the definition, in plain text, for the methodology appendix.
         reference: literature reference.
-        needs: inputs beyond the class summary: ``"original"`` (the original table, ``--original``),
-            ``"table"`` (the whole released table in memory: not available from out-of-memory engines).
+        needs: inputs beyond the class summary: ``"original"`` (the original table, ``--original``,
+            aligned to the release's rows as ``ctx.original``), ``"training"`` (the ``--original`` table as
+            loaded, ``ctx.training``: the training table of a synthetic release), ``"control"`` (a holdout
+            table, ``--control``, ``ctx.control``), ``"table"`` (the whole released table in memory: not
+            available from out-of-memory engines). A check whose input is missing is refused before any
+            work, with one line.
         validate_policy: optional ``f(params, policy) -> str | None`` checking the parameters against the
             policy's columns (a returned string is a policy error).
         always: run even when no check names it (``direct_identifiers``).

@@ -13,7 +13,10 @@ def add_parser(sub) -> None:
     audit = sub.add_parser("audit", help="audit a released table against a policy")
     audit.add_argument("released", help="the released table (CSV or Parquet)")
     audit.add_argument("--policy", required=True, help="policy YAML file")
-    audit.add_argument("--original", help="the original table (same rows, or joined by a record_id column)")
+    audit.add_argument("--original", help="the original table (same rows, or joined by a record_id column); for a "
+                       "synthetic release, the training table it was generated from")
+    audit.add_argument("--control", help="a holdout (control) table from the same population, not used to make the "
+                       "release (synthetic-release checks)")
     audit.add_argument("--engine", choices=["in-process", "chunked", "duckdb", "spark"], default="in-process",
                        help="who computes the class summary: in memory (default), in chunks past memory, "
                        "DuckDB, or Spark")
@@ -23,10 +26,10 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from privaudit.core.audit import run_audit
 
-    check_outputs(report_outputs(args), [args.released, args.original, args.policy])
+    check_outputs(report_outputs(args), [args.released, args.original, args.control, args.policy])
     bar = progress_bar(args)
     try:
-        result = run_audit(args.released, args.policy, original=args.original,
+        result = run_audit(args.released, args.policy, original=args.original, control=args.control,
                            allow_outside_paths=args.allow_outside_paths, progress=bar, engine=args.engine)
     finally:
         bar.close()

@@ -183,6 +183,9 @@ def refuse_unrunnable(checks: list[Check], engine: str, in_memory: bool, origina
         needs = check.assessor.needs
         if "original" in needs and not original:
             raise DataError(f"check {check.id!r} ({check.assessor.name}) needs the original table: pass --original FILE")
+        if "training" in needs and not original:
+            raise DataError(f"check {check.id!r} ({check.assessor.name}) needs the training table the release was "
+                            "generated from: pass --original FILE")
         if "control" in needs and not control:
             raise DataError(f"check {check.id!r} ({check.assessor.name}) needs a control (holdout) table: "
                             "pass --control FILE")
@@ -205,8 +208,10 @@ def run_audit(
     """Audit ``released`` (a path; in process also a pandas DataFrame, a pyarrow Table or a loaded
     :class:`~privaudit.core.data.Table`) against ``policy`` (a path, a dict or a :class:`Policy`).
 
-    ``original`` (the table before masking, for linkage/interval checks) and ``control`` (a holdout from
-    the same population, for synthetic-release checks) take the same forms and need the in-process engine.
+    ``original`` (the table before masking, for linkage/interval checks, aligned to the release's rows
+    when a check needs it so; for a synthetic release, the training table, as loaded) and ``control`` (a
+    holdout from the same population, for synthetic-release checks) take the same forms and need the
+    in-process engine.
     ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
     from privaudit.engines import get_engine
 
@@ -224,7 +229,9 @@ def run_audit(
     original_table = control_table = None
     if original is not None:
         original_table = load_input(original, policy, "original table")
-        ctx.original = align_original(computed.table, original_table, policy)
+        ctx.training = original_table.frame
+        if any("original" in c.assessor.needs for c in checks):
+            ctx.original = align_original(computed.table, original_table, policy)
     if control is not None:
         control_table = load_input(control, policy, "control table")
         ctx.control = control_table.frame

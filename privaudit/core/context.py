@@ -23,7 +23,8 @@ class AuditContext:
 
     policy: Policy
     table: pd.DataFrame | None
-    original: pd.DataFrame | None = None  # the table before masking, aligned row by row (--original)
+    original: pd.DataFrame | None = None  # the table before masking, aligned row by row (--original; needs "original")
+    training: pd.DataFrame | None = None  # the --original table as loaded, not aligned (needs "training": synthetic)
     control: pd.DataFrame | None = None  # a holdout from the same population, not used to make the release (--control)
     progress: Callable[[str, int, int], None] | None = None
     precomputed: ClassSummary | None = None
