@@ -209,7 +209,7 @@ def run_audit(
     :class:`~privaudit.core.data.Table`) against ``policy`` (a path, a dict or a :class:`Policy`).
 
     ``original`` (the table before masking, for linkage/interval checks, aligned to the release's rows
-    when a check needs it so; for a synthetic release, the training table, as loaded) and ``control`` (a
+    unless only synthetic-release checks use it; for a synthetic release, the training table, as loaded) and ``control`` (a
     holdout from the same population, for synthetic-release checks) take the same forms and need the
     in-process engine.
     ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
@@ -230,7 +230,8 @@ def run_audit(
     if original is not None:
         original_table = load_input(original, policy, "original table")
         ctx.training = original_table.frame
-        if any("original" in c.assessor.needs for c in checks):
+        needs = [c.assessor.needs for c in checks]
+        if any("original" in n for n in needs) or not any("training" in n for n in needs):
             ctx.original = align_original(computed.table, original_table, policy)
     if control is not None:
         control_table = load_input(control, policy, "control table")
