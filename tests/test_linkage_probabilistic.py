@@ -14,11 +14,12 @@ from hypothesis import strategies as st
 
 from privaudit.risk.linkage.blocking import default_blocking, encode_block_keys, iter_candidate_pairs
 from privaudit.risk.linkage.em import fit_em, fit_match_prior
+from privaudit.risk.linkage.intruder import intruder_sample
 from privaudit.risk.linkage.fellegi_sunter import (
     ComparisonSpec,
     fs_thresholds,
     probabilistic_linkage,
-    sample_intruder_rows,
+
 )
 
 DATA = Path(__file__).resolve().parent / "data" / "linkage_probabilistic"
@@ -337,7 +338,7 @@ def test_thresholds_hand_case():
 
 
 def test_weight_distribution_grid_approximation_matches_exact():
-    from privaudit.risk.linkage.fellegi_sunter import _weight_distribution
+    from privaudit.risk.linkage.fellegi_sunter.weights import weight_distribution as _weight_distribution
 
     rng = np.random.default_rng(10)
     m = [rng.dirichlet(np.ones(4)) for _ in range(6)]
@@ -435,17 +436,17 @@ def test_default_blocking_on_adult_bounds_the_pairs():
 
 
 def test_intruder_sample():
-    assert sample_intruder_rows(10, 1.0, 0).tolist() == list(range(10))
-    s = sample_intruder_rows(100, 0.25, 7)
+    assert intruder_sample(10, 1.0, 0).tolist() == list(range(10))
+    s = intruder_sample(100, 0.25, 7)
     assert len(s) == 25 and np.all(np.diff(s) > 0)
-    assert s.tolist() == sample_intruder_rows(100, 0.25, 7).tolist()
-    assert len(sample_intruder_rows(100, 30, 7)) == 30
+    assert s.tolist() == intruder_sample(100, 0.25, 7).tolist()
+    assert len(intruder_sample(100, 30, 7)) == 30
     with pytest.raises(ValueError):
-        sample_intruder_rows(10, 11, 0)
+        intruder_sample(10, 11, 0)
     with pytest.raises(ValueError):
-        sample_intruder_rows(10, 0.0, 0)
+        intruder_sample(10, 0.0, 0)
     with pytest.raises(TypeError):
-        sample_intruder_rows(10, True, 0)
+        intruder_sample(10, True, 0)
 
 
 def test_sample_and_progress(adult_small):
@@ -456,7 +457,7 @@ def test_sample_and_progress(adult_small):
     assert r.n_intruder == 100 and r.n_released == len(df)
     assert calls and calls[-1][0] == calls[-1][1]
     assert all(a[0] <= b[0] for a, b in zip(calls, calls[1:]))
-    assert r.blocking == tuple(map(tuple, default_blocking(df.iloc[sample_intruder_rows(len(df), 100, 0)],
+    assert r.blocking == tuple(map(tuple, default_blocking(df.iloc[intruder_sample(len(df), 100, 0)],
                                                           [c for c in ADULT_COLUMNS if c != "age"], n_other=len(df))))
 
 
