@@ -19,7 +19,6 @@ from privaudit.risk.linkage.fellegi_sunter import (
     ComparisonSpec,
     fs_thresholds,
     probabilistic_linkage,
-
 )
 
 DATA = Path(__file__).resolve().parent / "data" / "linkage_probabilistic"
