@@ -14,20 +14,19 @@ settings.register_profile("ci", derandomize=True, deadline=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
-from privaudit.cli import main  # noqa: E402
+from privaudit.testing import run_cli as _run_cli  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 
 
 @pytest.fixture
-def run_cli(capsys):
-    """Run ``privaudit ARGS`` in-process; return (exit code, stdout, stderr)."""
+def run_cli():
+    """Run ``privaudit ARGS`` in-process (:func:`privaudit.testing.run_cli`); return (exit code, stdout, stderr)."""
 
     def run(*args: str):
-        code = main([str(a) for a in args])
-        out, err = capsys.readouterr()
-        return code, out, err
+        result = _run_cli(*args)
+        return result.code, result.stdout, result.stderr
 
     return run
 

@@ -44,6 +44,3 @@ class ProgressBar:
             self.stream.flush()
             self._drawn = False
 
-
-def silent(label: str, done: int, total: int) -> None:
-    """The progress callback used when nothing should be drawn."""
