@@ -7,9 +7,9 @@ as :func:`privaudit.core.summary.build_summary` numbers them:
 
 * numeric: the value as a float (``"30"`` and ``"30.0"`` are one value); codes in numeric order;
 * ordinal: the value's position in the policy's ``order`` (codes = positions, card = len(order));
-* nominal: the trimmed text; codes in sorted text order (``numpy``'s, as ``data._typed`` sorts).
+* nominal: the trimmed text; codes in sorted text order (``numpy``'s, as ``coding.typed`` sorts).
 
-Missing values never enter a domain (gid and code -1). Checks mirror ``data._typed``: a numeric value
+Missing values never enter a domain (gid and code -1). Checks mirror ``coding.typed``: a numeric value
 that does not parse, a weight that is not positive, an ordinal value not in ``order``.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from privaudit.core.data import _typed
+from privaudit.core.coding import typed
 from privaudit.core.errors import DataError
 from privaudit.engines._source import RowShim, Source
 
@@ -26,7 +26,7 @@ NUMERIC_ROLES_EXCLUDED = ("identifier", "record_id")
 
 
 def column_kind(spec) -> str:
-    """How ``data._typed`` treats a policy column: ``numeric``, ``ordinal`` or ``nominal``."""
+    """How ``coding.typed`` treats a policy column: ``numeric``, ``ordinal`` or ``nominal``."""
     if spec is not None and spec.type == "numeric" and spec.role not in NUMERIC_ROLES_EXCLUDED:
         return "numeric"
     if spec is not None and spec.type == "ordinal":
@@ -35,17 +35,17 @@ def column_kind(spec) -> str:
 
 
 def needs_check(spec) -> bool:
-    """Whether ``data._typed`` can refuse a value of this column."""
+    """Whether ``coding.typed`` can refuse a value of this column."""
     return column_kind(spec) in ("numeric", "ordinal")
 
 
 def as_numbers(values: np.ndarray) -> np.ndarray:
-    """Texts as floats the way ``data._typed`` parses them (NaN where a text is not a number)."""
+    """Texts as floats the way ``coding.typed`` parses them (NaN where a text is not a number)."""
     return pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
 
 
 def first_bad(values: np.ndarray, spec) -> tuple[int, str] | None:
-    """The first of ``values`` (distinct texts) that ``data._typed`` refuses, as (index, problem):
+    """The first of ``values`` (distinct texts) that ``coding.typed`` refuses, as (index, problem):
     ``"number"`` (not a number), ``"weight"`` (a weight <= 0), ``"order"`` (not in the order)."""
     kind = column_kind(spec)
     if kind == "numeric":
@@ -66,9 +66,9 @@ def first_bad(values: np.ndarray, spec) -> tuple[int, str] | None:
 
 
 def raise_value_error(source: Source, name: str, spec, value: str, row: int) -> None:
-    """Raise the DataError ``data._typed`` raises for ``value`` first met at data row ``row``: the same
+    """Raise the DataError ``coding.typed`` raises for ``value`` first met at data row ``row``: the same
     function phrases it, on a one-value column whose row labels start at ``row``."""
-    _typed(np.zeros(1, dtype=np.int64), np.array([value], dtype=object), name, spec, RowShim(source, row))
+    typed(np.zeros(1, dtype=np.int64), np.array([value], dtype=object), name, spec, RowShim(source, row))
     raise DataError(f"{source.path}: column {name!r}, {source.row_label(row)}: {value!r} is not valid")
 
 
@@ -147,7 +147,7 @@ class ColumnDomain:
         return codes, keys[order]
 
     def hierarchy_labels(self) -> list[str]:
-        """The column's present values as ``data._check_hierarchies`` lists them: numbers as ``%g`` in
+        """The column's present values as ``coding.check_hierarchies`` lists them: numbers as ``%g`` in
         first-seen order, categories in category order."""
         if self.kind == "numeric":
             return list(dict.fromkeys(f"{v:g}" for v in self.key_values()))

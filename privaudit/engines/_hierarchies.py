@@ -1,4 +1,4 @@
-"""The check ``data._check_hierarchies`` makes, on the distinct values an engine collected.
+"""The check ``coding.check_hierarchies`` makes, on the distinct values an engine collected.
 
 Every present value of a column with a hierarchy must be in it (a leaf, for sensitive columns). The
 in-memory check names the first offender in the column's value order: category order for ordinal and

@@ -21,16 +21,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from privaudit.core.coding import dictionary
 from privaudit.core.data import (
     PARQUET_SUFFIXES,
     SNIFF_BYTES,
     Table,
-    _check_tail,
+    check_tail,
     check_file,
     check_required_columns,
-    _dictionary,
-    _locate_bad_line,
-    _read_parquet,
+    locate_bad_line,
+    read_parquet,
     header_names,
     read_head,
     sha256_of,
@@ -98,14 +98,14 @@ class Source:
                 offset += batch.num_rows
         except pa.ArrowInvalid as exc:
             self.raise_parse_error(str(exc))
-        _check_tail(self.path)
+        check_tail(self.path)
 
     def raise_parse_error(self, text: str) -> None:
         """The one-line message ``data.py`` gives for a CSV it cannot parse (ragged row, bad UTF-8 ...)."""
-        bad = _locate_bad_line(self.path, self.delimiter or ",", len(self.columns))
+        bad = locate_bad_line(self.path, self.delimiter or ",", len(self.columns))
         if bad:
             raise DataError(f"{self.path}: line {bad[0]}: {bad[1]}")
-        _check_tail(self.path)
+        check_tail(self.path)
         first = text.strip().splitlines()[0] if text.strip() else "parse error"
         raise DataError(f"{self.path}: cannot be parsed as CSV: {first}")
 
@@ -113,7 +113,7 @@ class Source:
         """Error path: the first row whose (trimmed, non-missing) value in ``column`` satisfies
         ``is_bad`` (a mask over an array of distinct texts), and that value."""
         for offset, batch in self.batches([column]):
-            codes, values = _dictionary(batch.column(0), self.missing)
+            codes, values = dictionary(batch.column(0), self.missing)
             if len(values) == 0:
                 continue
             hit = np.asarray(is_bad(values), dtype=bool)
@@ -150,7 +150,7 @@ def _open_parquet(path: Path, size: int) -> Source:
         names = list(handle.schema_arrow.names)
         rows = handle.metadata.num_rows
     except (pa.ArrowInvalid, OSError) as exc:
-        _read_parquet(path)  # fails too, at the footer, with the message data.py gives
+        read_parquet(path)  # fails too, at the footer, with the message data.py gives
         raise DataError(f"{path}: cannot be read as Parquet: {str(exc).splitlines()[0]}") from None
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -165,7 +165,7 @@ def _open_csv(path: Path, size: int, delimiter: str | None) -> Source:
         first_line.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         if exc.end < len(first_line) or len(first_line) < len(head_bytes):  # not just a cut-off character
-            bad = _locate_bad_line(path, delimiter, 1)
+            bad = locate_bad_line(path, delimiter, 1)
             if bad:
                 raise DataError(f"{path}: line {bad[0]}: {bad[1]}") from None
     lines = head.splitlines()
@@ -177,7 +177,7 @@ def _open_csv(path: Path, size: int, delimiter: str | None) -> Source:
 
 
 class RowShim:
-    """Stands in for a :class:`~privaudit.core.data.Table` when ``data._typed`` is asked to phrase an error
+    """Stands in for a :class:`~privaudit.core.data.Table` when ``coding.typed`` is asked to phrase an error
     about one value: its messages name ``path`` and the row at ``offset`` (plus the index it is given)."""
 
     def __init__(self, source: Source, offset: int):

@@ -24,7 +24,7 @@ from typing import Protocol
 import numpy as np
 import pyarrow as pa
 
-from privaudit.core.data import _dictionary
+from privaudit.core.coding import dictionary
 from privaudit.core.errors import DataError
 from privaudit.core.policy import Policy
 from privaudit.engines._assemble import CountMatrix, QIColumn, assemble, decode_part, key_parts, single_keys
@@ -72,7 +72,7 @@ def summarize_sql(source: Source, policy: Policy, sql: Dialect, column_types: di
     texts = {}
     for col in dict_cols:
         raw, n = distinct[col]
-        codes, values = _dictionary(raw, policy.missing_tokens)
+        codes, values = dictionary(raw, policy.missing_tokens)
         counts[col] = int(n[codes >= 0].sum())
         texts[col] = (raw, codes, values)
     for col in dict_cols:  # the first column (file order) with a refused value, as data.load_table reports
@@ -141,7 +141,7 @@ def _pass_one(sql: Dialect, dict_cols: list[str], count_cols: list[str], column_
         rows = flag[f"c{j}"] == 0
         values = out.column(f"c{j}").filter(pa.array(rows))
         certain = out.column(f"nn{j}").to_numpy()[rows & out.column(f"c{j}").is_null().to_numpy(zero_copy_only=False)]
-        codes, _ = _dictionary(values, missing)
+        codes, _ = dictionary(values, missing)
         counts[c] = int(certain.sum() + n[rows][codes >= 0].sum())
     return distinct, n_rows, counts
 
@@ -160,7 +160,7 @@ def _maybe_missing(sql: Dialect, column: str, kind: pa.DataType | None, missing:
 
 
 def _refuse_bad_values(source: Source, column: str, spec, values: np.ndarray) -> None:
-    """If any distinct value of ``column`` is refused by ``data._typed``, raise its error for the first
+    """If any distinct value of ``column`` is refused by ``coding.typed``, raise its error for the first
     row (in file order) holding one: a value that is not a number outranks a non-positive weight."""
     kind = column_kind(spec)
     if kind == "numeric":

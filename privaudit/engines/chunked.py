@@ -5,9 +5,9 @@ values, its weight sum and its count of each sensitive value are sums over recor
 of row batches merge by adding them up (the decomposition map-reduce systems use for ``GROUP BY ...
 COUNT(*)``). Batches are Parquet row-group slices or blocks of CSV text, read twice:
 
-1. *Dictionaries.* Each column's text is dictionary-coded per batch (``data._dictionary``: trimmed,
+1. *Dictionaries.* Each column's text is dictionary-coded per batch (``coding.dictionary``: trimmed,
    missing tokens -> missing); distinct values go into per-column domains (:class:`ColumnDomain`) and
-   numeric and ordinal values are checked as ``data._typed`` checks them, so bad input is reported
+   numeric and ordinal values are checked as ``coding.typed`` checks them, so bad input is reported
    (with the in-process message) before any counting. One row in ``SAMPLE_STRIDE`` is kept to place
    partition bounds. At the end every value has its code in sorted order, as ``build_summary`` codes
    it, and the mixed-radix packed key (:func:`~privaudit.core.summary.pack_keys`) of a combination is fixed.
@@ -42,7 +42,7 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 
-from privaudit.core.data import _dictionary, _first_row_with
+from privaudit.core.coding import dictionary, first_row_with
 from privaudit.core.errors import DataError
 from privaudit.core.policy import Policy
 from privaudit.core.summary import Grouping, class_value_counts, entry_rows, group, narrowest_int
@@ -107,7 +107,7 @@ def _scan(source: Source, policy: Policy, plan: _Plan, batch_rows: int, block_by
     specs, missing = policy.columns, policy.missing_tokens
     def coded(item):
         offset, batch = item
-        return offset, batch.num_rows, [_dictionary(_encoded(batch.column(col)), missing) for col in plan.read]
+        return offset, batch.num_rows, [dictionary(_encoded(batch.column(col)), missing) for col in plan.read]
 
     for offset, n, columns in ordered_map(coded, source.batches(plan.read, batch_rows, block_bytes)):
         scan.n_rows += n
@@ -118,9 +118,9 @@ def _scan(source: Source, policy: Policy, plan: _Plan, batch_rows: int, block_by
                 bad = first_bad(values, specs[col])
                 if bad is not None:
                     previous = errors.get(col)
-                    # a value that is not a number outranks a non-positive weight, as in data._typed
+                    # a value that is not a number outranks a non-positive weight, as in coding.typed
                     if previous is None or (previous[2] == "weight" and bad[1] == "number"):
-                        errors[col] = (offset + _first_row_with(codes, bad[0]), values[bad[0]], bad[1])
+                        errors[col] = (offset + first_row_with(codes, bad[0]), values[bad[0]], bad[1])
             if errors or col not in plan.domains:
                 continue
             ids = plan.domains[col].add(values)
@@ -317,7 +317,7 @@ def summarize(path: str | Path, policy: Policy, *, batch_rows: int = BATCH_ROWS,
     def rows_of(batch) -> tuple[dict[str, np.ndarray], np.ndarray | None]:
         ids, weights = {}, None
         for col in columns:
-            codes, values = _dictionary(_encoded(batch.column(col)), policy.missing_tokens)
+            codes, values = dictionary(_encoded(batch.column(col)), policy.missing_tokens)
             if col in plan.domains:
                 ids[col] = np.append(plan.domains[col].lookup(values), -1)[codes]
             if col in plan.weight:  # a missing weight counts as 1, as the uniqueness assessor counts it

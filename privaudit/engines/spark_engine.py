@@ -27,7 +27,7 @@ from typing import Callable, Iterator
 
 import pyarrow as pa
 
-from privaudit.core.data import _check_tail
+from privaudit.core.data import check_tail
 from privaudit.core.policy import Policy
 from privaudit.engines._source import Source, open_source
 from privaudit.engines._sql import CODED, SPACE_CLASS, summarize_sql
@@ -163,7 +163,7 @@ def _check_lines(spark, source: Source) -> None:
     # the header line is line 1: it may hold the replacement character or quotes legitimately only once
     if bad.limit(2).count() > (1 if _header_is_odd(source) else 0):
         source.raise_parse_error("malformed line")
-    _check_tail(source.path)
+    check_tail(source.path)
 
 
 def _header_is_odd(source: Source) -> bool:
