@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from conftest import write_policy
 from privaudit.core import summary
 from privaudit.risk import emd
-from privaudit.assessors.l_diversity import entropy_per_class, recursive_ratio_per_class
+from privaudit.risk.ldiversity import entropy_per_class, recursive_ratio_per_class
 from privaudit.core.context import top_classes
 from privaudit.core.data import load_table
 from privaudit.core.errors import DataError

@@ -24,15 +24,6 @@ class TClosenessParams(Params):
     distance: Literal["auto", "ordered", "equal", "hierarchical"] = "auto"
 
 
-def ground_distance(params: TClosenessParams, policy) -> str:
-    if params.distance != "auto":
-        return params.distance
-    spec = policy.columns[params.sensitive]
-    if spec.type in ("numeric", "ordinal"):
-        return "ordered"
-    return "hierarchical" if params.sensitive in policy.hierarchies else "equal"
-
-
 def validate(params: TClosenessParams, policy) -> str | None:
     problem = check_sensitive(policy, [params.sensitive])
     if problem:
@@ -57,13 +48,13 @@ def per_class_emd(ctx, column: str, distance: str) -> np.ndarray:
 
 
 def violations(ctx, params: TClosenessParams) -> np.ndarray:
-    per_class = per_class_emd(ctx, params.sensitive, ground_distance(params, ctx.policy))
+    per_class = per_class_emd(ctx, params.sensitive, emd.ground_distance(params.sensitive, ctx.policy, params.distance))
     return ~np.isnan(per_class) & (per_class > params.t + 1e-12)
 
 
 def run(ctx, params: TClosenessParams) -> Measurement:
     s = ctx.summary
-    distance = ground_distance(params, ctx.policy)
+    distance = emd.ground_distance(params.sensitive, ctx.policy, params.distance)
     per_class = per_class_emd(ctx, params.sensitive, distance)
     defined = ~np.isnan(per_class)
     value = float(per_class[defined].max()) if defined.any() else 0.0

@@ -21,6 +21,18 @@ import scipy.sparse as sp
 from privaudit.core.summary import entry_rows, row_blocks
 
 
+def ground_distance(column: str, policy, requested: str = "auto") -> str:
+    """The ground distance t-closeness uses for ``column`` (slides 000, Li et al. Section 4): ``requested``
+    unless ``"auto"``; then ordered distance for numeric and ordinal values, the hierarchical distance when
+    the policy gives the column a hierarchy, else the equal distance."""
+    if requested != "auto":
+        return requested
+    spec = policy.columns[column]
+    if spec.type in ("numeric", "ordinal"):
+        return "ordered"
+    return "hierarchical" if column in policy.hierarchies else "equal"
+
+
 def _sorted(counts: sp.csr_matrix) -> sp.csr_matrix:
     """The count matrix with column indices sorted within each row (the summary builds it so)."""
     return counts if counts.has_sorted_indices else counts.sorted_indices()

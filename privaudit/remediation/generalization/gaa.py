@@ -38,7 +38,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from privaudit.risk import emd
-from privaudit.assessors.t_closeness import TClosenessParams, ground_distance
 from privaudit.core.summary import group_sorted, pack_keys
 from privaudit.remediation.generalization.metrics import CostModel
 from privaudit.remediation.generalization.model import ClassModel
@@ -73,7 +72,7 @@ def strategy_column(problem: GeneralizationProblem, strategy: str, sensitive: st
         if check.assessor.name == wanted and (column is None or check.params.sensitive == column):
             column = check.params.sensitive
             if wanted == "t_closeness":
-                distance = ground_distance(check.params, policy)
+                distance = emd.ground_distance(column, policy, check.params.distance)
             break
     if column is None:
         if not policy.sensitive:
@@ -82,7 +81,7 @@ def strategy_column(problem: GeneralizationProblem, strategy: str, sensitive: st
     if column not in policy.sensitive:
         raise ValueError(f"sensitive: {column!r} is not a sensitive column of the policy")
     if distance is None:
-        distance = ground_distance(TClosenessParams(sensitive=column, t=1.0), policy)
+        distance = emd.ground_distance(column, policy)
     return column, distance
 
 
