@@ -1,6 +1,7 @@
-"""l-diversity per equivalence class (Machanavajjhala et al., "l-Diversity: Privacy Beyond k-Anonymity",
-ICDE 2006, Definitions 4.1 (entropy) and 4.2 (recursive (c,l)); distinct l-diversity counts values), for all
-classes at once from the shared summary's sparse class x value counts, a block of classes at a time.
+"""l-diversity per equivalence class (Machanavajjhala, Kifer, Gehrke & Venkitasubramaniam, "l-Diversity:
+Privacy Beyond k-Anonymity", ICDE 2006 / TKDD 2007: distinct values, entropy l-diversity exp(H) and the
+recursive (c,l) ratio), for all classes at once from the shared summary's sparse class x value counts, a
+block of classes at a time (the assessor, :mod:`privaudit.assessors.l_diversity`, compares them with l and c).
 """
 
 from __future__ import annotations
