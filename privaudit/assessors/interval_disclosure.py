@@ -14,7 +14,8 @@ from pydantic import Field
 from privaudit.assessors.api import Assessor, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.interval import interval_disclosure
-from privaudit.assessors._common import fmt
+from privaudit.assessors.helpers import exceeds
+from privaudit.report.text import fmt
 
 
 class IntervalDisclosureParams(Params):
@@ -108,7 +109,7 @@ def report_section(check, audit):
                       f"value.")
     labels = list(names) + (["every attribute" if misses == 0 else f"all but ≤ {misses}"] if len(names) > 1 else [])
     shares = [per[a] for a in names] + ([float(check["value"])] if len(names) > 1 else [])
-    bad = [s > limit + 1e-12 for s in shares]
+    bad = [exceeds(s, limit) for s in shares]
     svg = charts.share_bars_chart(labels, shares, bad, title="Records whose true value the interval catches",
                                   x_label="share of records disclosed", limit=limit,
                                   limit_label=f"max_rate = {rt.share(limit)}",

@@ -11,7 +11,8 @@ from pydantic import Field
 
 from privaudit.assessors.api import Assessor, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
-from privaudit.assessors._common import fmt, size_histogram
+from privaudit.assessors.helpers import size_histogram
+from privaudit.report.text import fmt
 
 
 class KAnonymityParams(Params):

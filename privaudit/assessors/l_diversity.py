@@ -19,7 +19,8 @@ from pydantic import Field, model_validator
 from privaudit.assessors.api import Assessor, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.ldiversity import distinct_per_class, entropy_per_class, recursive_ratio_per_class
-from privaudit.assessors._common import check_sensitive, fmt, value_histogram
+from privaudit.assessors.helpers import check_sensitive, reaches, value_histogram
+from privaudit.report.text import fmt
 
 
 class LDiversityParams(Params):
@@ -51,7 +52,7 @@ def per_class_figures(ctx, params: LDiversityParams) -> tuple[np.ndarray, np.nda
         per_class = recursive_ratio_per_class(sc, int(params.l))
         return per_class, ~(per_class < params.c)
     per_class = distinct_per_class(sc) if params.variant == "distinct" else entropy_per_class(sc)
-    return per_class, per_class < params.l - 1e-12 * max(params.l, 1.0)
+    return per_class, ~reaches(per_class, params.l)
 
 
 def violations(ctx, params: LDiversityParams) -> np.ndarray:

@@ -11,7 +11,8 @@ from pydantic import Field
 
 from privaudit.assessors.api import Assessor, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
-from privaudit.assessors._common import check_sensitive, fmt
+from privaudit.assessors.helpers import check_sensitive
+from privaudit.report.text import fmt
 
 
 class PSensitiveParams(Params):

@@ -30,7 +30,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from privaudit.assessors.api import Assessor, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
-from privaudit.assessors._common import fmt
+from privaudit.assessors.helpers import exceeds
+from privaudit.report.text import fmt
 
 
 class Intruder(BaseModel):
@@ -164,7 +165,7 @@ def run(ctx, params: RecordLinkageParams) -> Measurement:
     n = details.get("n_intruder", 0)
     message = (f"an intruder holding {fmt(n)} original records ({', '.join(columns)}) links {value:.2%} of them "
                f"to their own released record ({params.method} linkage; max_rate {params.max_rate:g})")
-    return Measurement(value, params.max_rate, value <= params.max_rate + 1e-12, message, details)
+    return Measurement(value, params.max_rate, not exceeds(value, params.max_rate), message, details)
 
 
 def report_section(check, audit):
@@ -195,7 +196,7 @@ def report_section(check, audit):
         if by_size:
             labels = [f"class size {b['class_size']}" for b in by_size]
             shares = [float(b["rate"]) for b in by_size]
-            svg = charts.share_bars_chart(labels, shares, [s > limit + 1e-12 for s in shares],
+            svg = charts.share_bars_chart(labels, shares, [exceeds(s, limit) for s in shares],
                                           title="Correct links by the size of the record's class",
                                           x_label="share of intruder records linked correctly", limit=limit,
                                           limit_label=f"max_rate = {rt.share(limit)}")

@@ -28,7 +28,8 @@ from privaudit.risk.randomized_response import (
     load_distortion_matrix,
     rr_attribute_disclosure,
 )
-from privaudit.assessors._common import check_sensitive, fmt
+from privaudit.assessors.helpers import check_sensitive, exceeds
+from privaudit.report.text import fmt
 
 
 class Randomization(BaseModel):
@@ -121,7 +122,7 @@ def run(ctx, params: RRParams) -> Measurement:
     message = (f"an intruder's best guess of {params.sensitive!r} from the quasi-identifiers is right with "
                f"probability up to {fmt(result.value)} (max_risk {params.max_risk:g}); "
                f"{(result.share_above or 0):.2%} of records are above it")
-    return Measurement(result.value, params.max_risk, result.value <= params.max_risk + 1e-12, message, details)
+    return Measurement(result.value, params.max_risk, not exceeds(result.value, params.max_risk), message, details)
 
 
 def report_section(check, audit):

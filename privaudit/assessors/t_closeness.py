@@ -15,7 +15,8 @@ from pydantic import Field
 from privaudit.risk import emd
 from privaudit.assessors.api import Assessor, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
-from privaudit.assessors._common import check_sensitive, fmt, value_histogram
+from privaudit.assessors.helpers import check_sensitive, exceeds, value_histogram
+from privaudit.report.text import fmt
 
 
 class TClosenessParams(Params):
@@ -49,7 +50,7 @@ def per_class_emd(ctx, column: str, distance: str) -> np.ndarray:
 
 def violations(ctx, params: TClosenessParams) -> np.ndarray:
     per_class = per_class_emd(ctx, params.sensitive, emd.ground_distance(params.sensitive, ctx.policy, params.distance))
-    return ~np.isnan(per_class) & (per_class > params.t + 1e-12)
+    return ~np.isnan(per_class) & (exceeds(per_class, params.t))
 
 
 def run(ctx, params: TClosenessParams) -> Measurement:
@@ -58,7 +59,7 @@ def run(ctx, params: TClosenessParams) -> Measurement:
     per_class = per_class_emd(ctx, params.sensitive, distance)
     defined = ~np.isnan(per_class)
     value = float(per_class[defined].max()) if defined.any() else 0.0
-    failing = defined & (per_class > params.t + 1e-12)
+    failing = defined & (exceeds(per_class, params.t))
     details = {
         "distance": distance,
         "classes": s.n_classes,
@@ -72,7 +73,7 @@ def run(ctx, params: TClosenessParams) -> Measurement:
     }
     message = (f"largest distance between a class's {params.sensitive!r} distribution and the table's: "
                f"{fmt(value)} ({distance} EMD; t={params.t:g})")
-    return Measurement(value, params.t, value <= params.t + 1e-12, message, details)
+    return Measurement(value, params.t, not exceeds(value, params.t), message, details)
 
 
 def report_section(check, audit):

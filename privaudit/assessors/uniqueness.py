@@ -29,7 +29,8 @@ from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.individual_risk import individual_risk
 from privaudit.risk.population import population_uniqueness
 from privaudit.core.summary import column_codes, pack_keys
-from privaudit.assessors._common import fmt, value_histogram
+from privaudit.assessors.helpers import value_histogram
+from privaudit.report.text import fmt
 
 
 class UniquenessParams(Params):

@@ -28,11 +28,11 @@ import numpy as np
 from pydantic import Field
 
 from privaudit import Assessor, Measurement, Params, hookimpl
+from privaudit.assessors.helpers import check_sensitive, exceeds
 from privaudit.report.text import fmt
 
 from . import likeness
 from .binning import threshold_histogram
-from .validation import sensitive_column_problem
 
 NAME = "beta_likeness"
 
@@ -62,7 +62,7 @@ def figures(ctx, params: BetaLikenessParams) -> Figures:
     e = likeness.entries(ctx.summary.sensitive[params.sensitive])
     basic = likeness.basic_beta(e)
     if params.variant == "basic":
-        return Figures(basic, likeness.exceeds(basic, params.beta), basic, None, e)
+        return Figures(basic, exceeds(basic, params.beta), basic, None, e)
     per_class, capped = likeness.enhanced_beta(e, basic)
     return Figures(per_class, likeness.enhanced_failing(e, params.beta), basic, capped, e)
 
@@ -111,7 +111,7 @@ def _classes(n: int) -> str:
 
 
 def validate(params: BetaLikenessParams, policy) -> str | None:
-    return sensitive_column_problem(params.sensitive, policy)
+    return check_sensitive(policy, [params.sensitive])
 
 
 def report_section(check, audit):

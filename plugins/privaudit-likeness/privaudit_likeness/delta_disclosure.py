@@ -26,11 +26,11 @@ import numpy as np
 from pydantic import Field
 
 from privaudit import Assessor, Measurement, Params, hookimpl
+from privaudit.assessors.helpers import check_sensitive, reaches
 from privaudit.report.text import fmt
 
 from . import likeness
 from .binning import threshold_histogram
-from .validation import sensitive_column_problem
 
 NAME = "delta_disclosure"
 BASES = {"e": math.e, "2": 2.0}
@@ -49,7 +49,7 @@ def per_class_figures(ctx, params: DeltaDisclosureParams) -> tuple[np.ndarray, n
     whether it fails, and the entries."""
     e = likeness.entries(ctx.summary.sensitive[params.sensitive])
     per_class, present = likeness.delta(e, BASES[params.log_base])
-    return per_class, present, likeness.reaches(per_class, params.delta), e
+    return per_class, present, reaches(per_class, params.delta), e
 
 
 def violations(ctx, params: DeltaDisclosureParams) -> np.ndarray:
@@ -93,7 +93,7 @@ def _classes(n: int) -> str:
 
 
 def validate(params: DeltaDisclosureParams, policy) -> str | None:
-    return sensitive_column_problem(params.sensitive, policy)
+    return check_sensitive(policy, [params.sensitive])
 
 
 def report_section(check, audit):

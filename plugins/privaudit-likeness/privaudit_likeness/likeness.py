@@ -36,22 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: Relative slack for comparisons with a threshold, so that a figure equal to the threshold in exact
-#: arithmetic is not judged by its last rounding bit.
-TOLERANCE = 1e-12
-
-
-def exceeds(x: np.ndarray | float, bound: np.ndarray | float) -> np.ndarray:
-    """``x > bound`` beyond rounding (relative slack :data:`TOLERANCE`)."""
-    bound = np.asarray(bound, dtype=float)
-    return np.asarray(x) > bound + TOLERANCE * np.maximum(1.0, np.abs(bound))
-
-
-def reaches(x: np.ndarray | float, bound: np.ndarray | float) -> np.ndarray:
-    """``x >= bound`` up to rounding (the failing side of a strict ``x < bound`` check)."""
-    bound = np.asarray(bound, dtype=float)
-    return np.asarray(x) >= bound - TOLERANCE * np.maximum(1.0, np.abs(bound))
-
+from privaudit.assessors.helpers import exceeds
 
 @dataclass(frozen=True)
 class Entries:

@@ -1,8 +1,10 @@
-"""Small helpers shared by the class-based assessors (parameter checks, histograms, formatting)."""
+"""Helpers for writing assessors, used by the built-in ones and offered to plugins: a check's parameters
+against the policy (:func:`check_sensitive`), comparisons with a threshold beyond rounding
+(:func:`exceeds`, :func:`reaches`), and the histograms reports draw (:func:`size_histogram`,
+:func:`value_histogram`). Numbers in messages are formatted by :func:`privaudit.report.text.fmt`."""
 
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
 import numpy as np
@@ -17,10 +19,29 @@ def check_sensitive(policy: Policy, names: Sequence[str] | None, field: str = "s
         return "this check needs a column with role 'sensitive'"
     for name in names or ():
         if name not in policy.columns:
-            return f"{field}: {name!r} is not a column of the policy"
+            return f"{field}: {name!r} is not a column of the policy (sensitive columns: {', '.join(declared)})"
         if name not in declared:
             return f"{field}: column {name!r} has role {policy.columns[name].role!r}, not 'sensitive'"
     return None
+
+
+#: Relative slack for comparisons with a threshold, so that a figure equal to the threshold in exact arithmetic
+#: (0.1 + 0.2 against 0.3) is not judged by its last rounding bit.
+TOLERANCE = 1e-12
+
+
+def exceeds(x: np.ndarray | float, bound: np.ndarray | float) -> np.ndarray | bool:
+    """``x > bound`` beyond rounding: by more than :data:`TOLERANCE` relative to ``max(1, |bound|)``."""
+    bound = np.asarray(bound, dtype=float)
+    out = np.asarray(x) > bound + TOLERANCE * np.maximum(1.0, np.abs(bound))
+    return bool(out) if out.ndim == 0 else out
+
+
+def reaches(x: np.ndarray | float, bound: np.ndarray | float) -> np.ndarray | bool:
+    """``x >= bound`` up to rounding (the passing side of ``x >= l``, the failing side of ``x < c``)."""
+    bound = np.asarray(bound, dtype=float)
+    out = np.asarray(x) >= bound - TOLERANCE * np.maximum(1.0, np.abs(bound))
+    return bool(out) if out.ndim == 0 else out
 
 
 def size_histogram(sizes: np.ndarray, max_bins: int = 60) -> list[list[int]]:
@@ -46,12 +67,3 @@ def value_histogram(values: np.ndarray, bins: int = 20, lo: float | None = None,
     counts, edges = np.histogram(finite, bins=bins, range=(lo, hi), weights=None if weights is None else weights[keep])
     return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts],
             "infinite": int(np.isinf(values).sum())}
-
-
-def fmt(value: float) -> str:
-    """Numbers for messages: integers with thousands separators, others with 4 significant digits."""
-    if isinstance(value, float) and math.isinf(value):
-        return "∞"
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:.4g}"
