@@ -155,10 +155,5 @@ class Hierarchy:
         """Matrix ``A[i, j]`` = label of leaf ``leaves[i]`` at level ``j`` (object array)."""
         return self.table.loc[list(leaves)].to_numpy(dtype=object)
 
-    def lca_height(self, a: str, b: str) -> int:
-        """Level of the lowest common ancestor of leaves ``a`` and ``b``."""
-        ra, rb = self.table.loc[a].to_numpy(), self.table.loc[b].to_numpy()
-        return int(np.argmax(ra == rb))
-
     def __repr__(self) -> str:
         return f"Hierarchy({self.source!r}, height={self.height}, leaves={len(self.leaves)})"

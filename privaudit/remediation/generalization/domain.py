@@ -88,10 +88,6 @@ class AttributeDomain:
         lca[~equal.any(axis=1)] = self.missing
         return self.canonical[lca]
 
-    def published(self, nodes: np.ndarray) -> np.ndarray:
-        """The labels the nodes publish (object array; None = missing)."""
-        return self.labels[self.canonical[nodes]]
-
 
 def domain_from_hierarchy(column: str, hierarchy: Hierarchy, missing_tokens: Sequence[str]) -> AttributeDomain:
     """Build the node arrays of a validated :class:`~privaudit.core.hierarchy.Hierarchy`."""

@@ -144,11 +144,6 @@ class CostModel:
         self.costs = [node_costs(d, metric, w, beta) for d, w in zip(self.domains, self.weights)]
         self.root_costs = np.array([c[d.missing] for c, d in zip(self.costs, self.domains)])
 
-    def cell_costs(self, nodes: np.ndarray) -> np.ndarray:
-        """(n, q) cost of every published cell; ``nodes`` is the (n, q) matrix of canonical node ids."""
-        return np.column_stack([c[nodes[:, j]] for j, c in enumerate(self.costs)]) if nodes.shape[1] else \
-            np.zeros((len(nodes), 0))
-
     def table_cost(self, nodes: np.ndarray) -> float:
         return float(sum(c[nodes[:, j]].sum() for j, c in enumerate(self.costs)))
 
