@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from privaudit.core.errors import DataError
+from privaudit.core.locations import fingerprint, is_dataset, read_location, resolve
 from privaudit.core.policy import Policy
 from privaudit.core.coding import check_hierarchies, load_column
 
@@ -39,12 +40,13 @@ class Table:
     """
 
     frame: pd.DataFrame | None
-    path: Path
+    path: Path | str  # a file, or a dataset location as the user wrote it (a directory, glob or URI)
     sha256: str
     size: int
     file_format: str
     n_rows: int | None = None
     column_names: list[str] | None = None
+    fingerprint: str = "sha256"  # what ``sha256`` hashes: the file, or (datasets) "sha256 of files" / "manifest sha256"
 
     @property
     def rows(self) -> int:
@@ -219,6 +221,8 @@ def load_input(data: Any, policy: Policy, what: str = "released table") -> Table
     if isinstance(data, Table):
         return data
     if isinstance(data, (str, Path)):
+        if is_dataset(data):
+            return load_location(str(data), policy, what)
         return load_table(data, policy, what)
     if isinstance(data, pd.DataFrame):
         kind = "pandas DataFrame"
@@ -239,6 +243,18 @@ def load_input(data: Any, policy: Policy, what: str = "released table") -> Table
     stream = sink.getvalue()
     digest = hashlib.sha256(memoryview(stream)).hexdigest()
     return type_table(raw, Table(None, Path(f"<{kind}>"), digest, stream.size, "arrow"), policy)
+
+
+def load_location(text: str, policy: Policy, what: str = "released table") -> Table:
+    """A table from a directory, a glob or an object-store URI (:mod:`privaudit.core.locations`): every
+    file read, then typed as one table; its fingerprint hashes every file (a manifest, remotely)."""
+    location = resolve(text, what)
+    raw = read_location(location, policy.data.delimiter, what)
+    if raw.num_rows == 0:
+        raise DataError(f"{text}: the {what} has no data rows")
+    kind, digest = fingerprint(location)
+    table = Table(None, text, digest, location.size, f"{location.file_format} dataset", fingerprint=kind)
+    return type_table(raw, table, policy)
 
 
 def type_table(raw: pa.Table, table: Table, policy: Policy, required: Sequence[str] | None = None) -> Table:

@@ -29,6 +29,7 @@ def report_dict(audit: Any) -> dict:
         "input": {
             "path": str(table.path),
             "sha256": table.sha256,
+            **({} if table.fingerprint == "sha256" else {"fingerprint": table.fingerprint}),
             "size": table.size,
             "rows": table.rows,
             "columns": table.columns,

@@ -1,0 +1,137 @@
+"""Releases that live in directories, globs, Hive-partitioned datasets and object stores (issue #15).
+
+Object-store tests run against a real S3-compatible server (moto's server mode) that the test starts on
+127.0.0.1; privaudit reaches it through pyarrow's S3 filesystem with the standard environment variables.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import ROOT
+from privaudit.core.audit import run_audit
+
+RELEASE = ROOT / "examples" / "adult" / "release.csv"
+POLICY = ROOT / "policies" / "adult.yaml"
+
+
+@pytest.fixture(scope="module")
+def frame() -> pd.DataFrame:
+    return pd.read_csv(RELEASE, sep=";", dtype=str, keep_default_na=False)
+
+
+def figures(result) -> dict:
+    return {c.id: (c.status, c.value) for c in result.checks}
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return figures(run_audit(RELEASE, POLICY))
+
+
+def test_hive_partitioned_parquet_directory_audits_like_the_file(tmp_path, frame, reference, run_cli):
+    half = len(frame) // 2
+    for year, part in (("2025", frame.iloc[:half]), ("2026", frame.iloc[half:])):
+        (tmp_path / f"year={year}").mkdir()
+        part.to_parquet(tmp_path / f"year={year}" / "part-0.parquet", index=False)
+    (tmp_path / "_SUCCESS").write_text("")  # Spark's marker files are skipped
+    result = run_audit(tmp_path, POLICY)
+    assert figures(result) == reference
+    assert "year" in result.table.columns  # the partition key is a column of the release
+    assert result.table.fingerprint == "sha256 of files" and result.table.rows == len(frame)
+    out = tmp_path.parent / f"{tmp_path.name}.json"
+    code, _, err = run_cli("audit", tmp_path, "--policy", POLICY, "--json", out, "--quiet")
+    report = json.loads(out.read_text())
+    assert code == 0, err
+    assert report["input"]["path"] == str(tmp_path) and report["input"]["fingerprint"] == "sha256 of files"
+
+
+def test_glob_of_csv_files(tmp_path, frame, reference):
+    for i, part in enumerate((frame.iloc[:10000], frame.iloc[10000:20000], frame.iloc[20000:])):
+        part.to_csv(tmp_path / f"release-{i}.csv", sep=";", index=False)
+    (tmp_path / "notes.md").write_text("not matched by the glob")
+    assert figures(run_audit(str(tmp_path / "release-*.csv"), POLICY)) == reference
+
+
+def test_the_fingerprint_follows_the_content(tmp_path, frame):
+    frame.iloc[:100].to_csv(tmp_path / "a.csv", sep=";", index=False)
+    frame.iloc[100:200].to_csv(tmp_path / "b.csv", sep=";", index=False)
+    first = run_audit(tmp_path, POLICY).table.sha256
+    frame.iloc[100:201].to_csv(tmp_path / "b.csv", sep=";", index=False)
+    assert run_audit(tmp_path, POLICY).table.sha256 != first
+
+
+@pytest.mark.parametrize("make, expected", [
+    (lambda d: None, "no CSV or Parquet file is in this released table location"),
+    (lambda d: ((d / "a.csv").write_text("sex;age\nMale;30-39\n"), (d / "b.parquet").write_bytes(b"PAR1")),
+     "mixes CSV and Parquet files"),
+    (lambda d: ((d / "a.csv").write_text("sex;age\nMale;30-39\n"), (d / "b.csv").write_text("sex;race\nMale;White\n")),
+     "b.csv: partitions with different schemas"),
+    (lambda d: ((d / "a.csv").write_text("sex;age\nMale;30-39\n"), (d / "b.csv").write_text("sex;age\nMale;30-39;x\n")),
+     "b.csv: line 2: expected 2 fields, found 3"),
+])
+def test_bad_locations_are_one_line(tmp_path, run_cli, make, expected):
+    folder = tmp_path / "release"
+    folder.mkdir()
+    make(folder)
+    code, out, err = run_cli("audit", folder, "--policy", POLICY, "--json", tmp_path / "r.json")
+    assert code == 2 and expected in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_a_glob_that_matches_nothing(tmp_path, run_cli):
+    code, _, err = run_cli("audit", str(tmp_path / "nothing-*.parquet"), "--policy", POLICY)
+    assert code == 2 and "no CSV or Parquet file matches" in err
+
+
+# ------------------------------------------------------------------------------------- object store
+@pytest.fixture(scope="module")
+def s3(tmp_path_factory):
+    """A moto S3 server on 127.0.0.1 with the environment a user would set, and a boto3 client."""
+    moto_server = pytest.importorskip("moto.server")
+    import boto3
+
+    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    env = {"AWS_ENDPOINT_URL": f"http://{host}:{port}", "AWS_ACCESS_KEY_ID": "privaudit-test",
+           "AWS_SECRET_ACCESS_KEY": "privaudit-test", "AWS_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true"}
+    with pytest.MonkeyPatch.context() as mp:
+        for key, value in env.items():
+            mp.setenv(key, value)
+        client = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], region_name="us-east-1",
+                              aws_access_key_id="privaudit-test", aws_secret_access_key="privaudit-test")
+        client.create_bucket(Bucket="releases")
+        yield client
+    server.stop()
+
+
+def test_parquet_prefix_and_csv_key_on_s3(s3, tmp_path, frame, reference, run_cli):
+    half = len(frame) // 2
+    for i, part in enumerate((frame.iloc[:half], frame.iloc[half:])):
+        local = tmp_path / f"part-{i}.parquet"
+        part.to_parquet(local, index=False)
+        s3.upload_file(str(local), "releases", f"adult/2026/part-{i}.parquet")
+    s3.put_object(Bucket="releases", Key="adult/2026/_SUCCESS", Body=b"")
+    s3.upload_file(str(RELEASE), "releases", "adult/release.csv")
+
+    result = run_audit("s3://releases/adult/2026/", POLICY)
+    assert figures(result) == reference
+    assert result.table.fingerprint == "manifest sha256" and result.table.path == "s3://releases/adult/2026/"
+    assert figures(run_audit("s3://releases/adult/release.csv", POLICY)) == reference
+
+    out = tmp_path / "report.json"
+    code, _, err = run_cli("audit", "s3://releases/adult/2026/", "--policy", POLICY, "--json", out, "--quiet")
+    assert code == 0, err
+    assert json.loads(out.read_text())["input"]["path"] == "s3://releases/adult/2026/"  # not s3:/releases
+
+
+def test_object_store_errors_are_one_line(s3, run_cli):
+    code, _, err = run_cli("audit", "s3://releases/no-such-prefix/", "--policy", POLICY)
+    assert code == 2 and err.startswith("privaudit: error: s3://releases/no-such-prefix/") and "not found" in err
+    code, _, err = run_cli("audit", "s3://no-such-bucket/x.csv", "--policy", POLICY)
+    assert code == 2 and "s3://no-such-bucket/x.csv" in err and len(err.strip().splitlines()) == 1
