@@ -135,3 +135,103 @@ def test_object_store_errors_are_one_line(s3, run_cli):
     assert code == 2 and err.startswith("privaudit: error: s3://releases/no-such-prefix/") and "not found" in err
     code, _, err = run_cli("audit", "s3://no-such-bucket/x.csv", "--policy", POLICY)
     assert code == 2 and "s3://no-such-bucket/x.csv" in err and len(err.strip().splitlines()) == 1
+
+
+def test_chunked_and_duckdb_read_an_object_store_prefix(s3, tmp_path, frame, reference):
+    """pyarrow reads the store for both engines (DuckDB scans the registered Arrow dataset: no extension)."""
+    local = tmp_path / "part.parquet"
+    frame.to_parquet(local, index=False)
+    s3.upload_file(str(local), "releases", "engines/part-0.parquet")
+    for engine in ("chunked", "duckdb"):
+        result = run_audit("s3://releases/engines/", POLICY, engine=engine)
+        assert figures(result) == reference and result.table.fingerprint == "manifest sha256", engine
+
+
+# ------------------------------------------------------------------------------- other engines
+SMALL_POLICY = ROOT / "policies" / "adult.yaml"
+
+
+@pytest.fixture(scope="module")
+def small(frame) -> pd.DataFrame:
+    return frame.iloc[:3000].reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def datasets(tmp_path_factory, small):
+    """The same 3,000 rows as one CSV file, a Hive-partitioned Parquet folder and a partitioned CSV folder."""
+    root = tmp_path_factory.mktemp("datasets")
+    small.to_csv(root / "one.csv", sep=";", index=False)
+    for name, write in (("parquet", lambda d, f: f.to_parquet(d / "part.parquet", index=False)),
+                        ("csv", lambda d, f: f.to_csv(d / "part.csv", sep=";", index=False))):
+        for region, part in (("north", small.iloc[:1000]), ("south", small.iloc[1000:])):
+            folder = root / name / f"region={region}"
+            folder.mkdir(parents=True)
+            write(folder, part)
+    return root
+
+
+@pytest.mark.parametrize("engine", ["chunked", "duckdb"])
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+def test_engines_read_partitioned_datasets(datasets, engine, kind):
+    expected = figures(run_audit(datasets / kind, POLICY))
+    assert expected == figures(run_audit(datasets / "one.csv", POLICY))  # the partition column changes nothing
+    got = run_audit(datasets / kind, POLICY, engine=engine)
+    assert figures(got) == expected and got.table.columns[-1] == "region"
+
+
+def test_duckdb_connection_and_table(datasets, small, tmp_path, run_cli):
+    duckdb = pytest.importorskip("duckdb")
+    expected = figures(run_audit(datasets / "one.csv", POLICY))
+    con = duckdb.connect()
+    con.execute("CREATE TABLE released AS SELECT * FROM small")
+    got = run_audit(None, POLICY, engine="duckdb", connection=con, table="released")
+    assert figures(got) == expected
+    assert got.table.path == "duckdb table released" and got.table.fingerprint.startswith("not hashed")
+
+    database = tmp_path / "warehouse.duckdb"
+    with duckdb.connect(str(database)) as file_con:
+        file_con.execute("CREATE SCHEMA lake; CREATE TABLE lake.adult AS SELECT * FROM small")
+    out = tmp_path / "r.json"
+    code, _, err = run_cli("audit", "--table", "lake.adult", "--engine", "duckdb", "--engine-option",
+                           f"database={database}", "--engine-option", "threads=1", "--policy", POLICY, "--json", out,
+                           "--quiet")
+    assert code == run_audit(datasets / "one.csv", POLICY).exit_code, err
+    assert {c["id"]: (c["status"], c["value"]) for c in json.loads(out.read_text())["checks"]} == expected
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--table", "t"], "--engine-option table: the in-process engine takes no options"),
+    (["--engine", "duckdb", "--table", "t"], "--table t: the duckdb engine needs the database holding it"),
+    (["--engine", "duckdb", "--table", "t", "--engine-option", "database=missing.duckdb"],
+     "missing.duckdb: DuckDB database not found"),
+    (["--engine", "chunked", "--engine-option", "threads=2", "REL"], "--engine-option threads: the chunked engine takes"),
+    (["--engine", "duckdb", "--engine-option", "threads"], "--engine-option 'threads': expected NAME=VALUE"),
+    (["REL", "--table", "t"], "give either RELEASED"),
+    ([], "audit needs RELEASED"),
+])
+def test_engine_options_and_tables_bad_input(run_cli, args, expected):
+    args = [str(RELEASE) if a == "REL" else a for a in args]
+    code, _, err = run_cli("audit", *args, "--policy", POLICY)
+    assert code == 2 and expected in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.fixture(scope="module")
+def spark():
+    pytest.importorskip("pyspark")
+    from privaudit.engines.spark_engine import local_session
+
+    return local_session("local[2]", shuffle_partitions=2)
+
+
+def test_spark_reads_datasets_dataframes_and_tables(spark, datasets, small):
+    expected = figures(run_audit(datasets / "one.csv", POLICY))
+    for kind in ("parquet", "csv"):
+        got = run_audit(datasets / kind, POLICY, engine="spark", spark=spark)
+        assert figures(got) == expected and "region" in got.table.columns, kind
+    frame = spark.read.parquet(str(datasets / "parquet"))
+    assert figures(run_audit(frame, POLICY, engine="spark")) == expected
+    frame.createOrReplaceTempView("adult_release")
+    got = run_audit(None, POLICY, engine="spark", spark=spark, table="adult_release")
+    assert figures(got) == expected and got.table.path == "spark table adult_release"
+    with pytest.raises(Exception, match="table 'nope': not found in the Spark session's catalog"):
+        run_audit(None, POLICY, engine="spark", spark=spark, table="nope")

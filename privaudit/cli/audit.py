@@ -7,11 +7,13 @@ import sys
 from privaudit.cli.outputs import (add_report_arguments, check_outputs, progress_bar, render_reports,
                                    report_outputs, write_all)
 from privaudit.cli.terminal import print_audit
+from privaudit.core.errors import PrivauditError
 
 
 def add_parser(sub) -> None:
     audit = sub.add_parser("audit", help="audit a released table against a policy")
-    audit.add_argument("released", help="the released table (CSV or Parquet)")
+    audit.add_argument("released", nargs="?", help="the released table: a CSV or Parquet file, a directory, a glob "
+                       "or an object-store URI (s3://, gs://, abfs://)")
     audit.add_argument("--policy", required=True, help="policy YAML file")
     audit.add_argument("--original", help="the original table (same rows, or joined by a record_id column); for a "
                        "synthetic release, the training table it was generated from")
@@ -20,17 +22,31 @@ def add_parser(sub) -> None:
     audit.add_argument("--engine", choices=["in-process", "chunked", "duckdb", "spark"], default="in-process",
                        help="who computes the class summary: in memory (default), in chunks past memory, "
                        "DuckDB, or Spark")
+    audit.add_argument("--engine-option", action="append", default=[], metavar="KEY=VALUE",
+                       help="an option of the engine (repeatable): duckdb threads, memory_limit, temp_directory, "
+                       "database; spark master, shuffle_partitions, driver_memory; chunked batch_rows ...")
+    audit.add_argument("--table", help="audit this table of the engine's catalog instead of a file (duckdb: with "
+                       "--engine-option database=FILE; spark: a table of the session's catalog)")
     add_report_arguments(audit)
 
 
 def run(args) -> int:
+    from privaudit.cli.options import parse_options
     from privaudit.core.audit import run_audit
+
+    options = parse_options(args.engine_option, "--engine-option")
+    if args.table is not None:
+        if args.released:
+            raise PrivauditError(f"give either RELEASED ({args.released}) or --table {args.table}, not both")
+        options["table"] = args.table
+    elif not args.released:
+        raise PrivauditError("audit needs RELEASED (a file, directory, glob or URI) or --table NAME")
 
     check_outputs(report_outputs(args), [args.released, args.original, args.control, args.policy])
     bar = progress_bar(args)
     try:
         result = run_audit(args.released, args.policy, original=args.original, control=args.control,
-                           allow_outside_paths=args.allow_outside_paths, progress=bar, engine=args.engine)
+                           allow_outside_paths=args.allow_outside_paths, progress=bar, engine=args.engine, **options)
     finally:
         bar.close()
     write_all(render_reports(result, args))  # all rendered before any is written

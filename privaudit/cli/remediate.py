@@ -40,7 +40,8 @@ def run(args) -> int:
         return _list(registry)
     if not args.released or not args.policy or not args.out:
         raise PrivauditError("remediate needs RELEASED, --policy and --out (or --list)")
-    from privaudit.remediation.engine import parse_options, remediate
+    from privaudit.cli.options import parse_options
+    from privaudit.remediation.engine import remediate
 
     check_outputs([args.out, *report_outputs(args)], [args.released, args.policy])
     bar = progress_bar(args)

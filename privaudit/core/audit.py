@@ -219,10 +219,8 @@ def run_audit(
     policy = open_policy(policy, registry, allow_outside_paths)
     checks = checks_to_run(policy, registry)
     spec = get_engine(engine)
+    spec.check_options(engine_options)
     refuse_unrunnable(checks, engine, spec.in_memory, original is not None, control is not None)
-    if not spec.in_memory and not isinstance(released, (str, Path)):
-        raise DataError(f"the {engine} engine reads files: pass a path, or use --engine in-process for a "
-                        f"{type(released).__name__}")
     computed = spec.load().summarize(released, policy, progress=progress, **engine_options)
     ctx = AuditContext(policy, computed.table.frame, progress=progress, precomputed=computed.summary,
                        column_counts=computed.column_counts)

@@ -66,6 +66,17 @@ class Engine:
                                      f"pip install 'privaudit[{self.requires.replace('pyspark', 'spark')}]'") from None
         return importlib.import_module(f"{__name__}.{self.module}")
 
+    def check_options(self, options: dict[str, Any]) -> None:
+        """Refuse, in one line, an option the engine's ``summarize`` does not take."""
+        import inspect
+
+        taken = [name for name, p in inspect.signature(self.load().summarize).parameters.items()
+                 if p.kind == p.KEYWORD_ONLY and name not in ("progress", "what")]
+        for name in options:
+            if name not in taken:
+                raise PrivauditError(f"--engine-option {name}: the {self.name} engine takes "
+                                     f"{', '.join(taken) if taken else 'no options'}")
+
     @property
     def available(self) -> bool:
         return self.requires is None or importlib.util.find_spec(self.requires) is not None

@@ -50,7 +50,8 @@ from privaudit.engines._assemble import CountMatrix, QIColumn, assemble, key_par
 from privaudit.engines._domain import ColumnDomain, as_numbers, first_bad, needs_check, raise_value_error
 from privaudit.engines._hierarchies import check_hierarchies
 from privaudit.core.concurrency import ordered_map
-from privaudit.engines._source import Source, open_source
+from privaudit.engines._dataset import open_input
+from privaudit.engines._source import Source
 
 NAME = "chunked"
 BATCH_ROWS = 1 << 21
@@ -306,7 +307,7 @@ def summarize(path: str | Path, policy: Policy, *, batch_rows: int = BATCH_ROWS,
     ``dense_cells``: the largest key space (times sensitive values) counted in dense arrays."""
     from privaudit.engines import EngineResult
 
-    source = open_source(path, policy, what)
+    source = open_input(path, policy, what)
     plan = _Plan.of(policy, source)
     scan = _scan(source, policy, plan, batch_rows, block_bytes, progress, max(int(sample_stride), 1))
     coding = _Coding(policy, plan)

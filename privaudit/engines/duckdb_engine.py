@@ -6,7 +6,11 @@ policy gives or ``data.py`` sniffs, ``"`` quotes, and strict field counts (a rag
 Parquet files with their own types (value texts are then made by Arrow, as ``data.py`` makes them).
 The two SQL passes are described in :mod:`privaudit.engines._sql`.
 
-Options: ``threads``, ``memory_limit`` (e.g. ``"4GB"``), ``temp_directory`` (where DuckDB spills).
+Options: ``threads``, ``memory_limit`` (e.g. ``"4GB"``), ``temp_directory`` (where DuckDB spills). A
+directory, glob or object-store URI is registered as an Arrow dataset DuckDB scans (so object stores need
+no DuckDB extension: pyarrow reads them). ``table`` audits a table, view or relation of ``connection``
+(the Python API: a user's DuckDB session) or of the database file ``database`` (the CLI:
+``--table NAME --engine-option database=FILE``).
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ from typing import Callable
 import pyarrow as pa
 
 from privaudit.core.policy import Policy
-from privaudit.engines._source import Source, open_source
+from privaudit.core.errors import DataError
+from privaudit.engines._dataset import DatasetSource, catalog_source, open_input
+from privaudit.engines._source import Source
 from privaudit.engines._sql import SPACE_CLASS, summarize_sql
 
 NAME = "duckdb"
@@ -32,11 +38,13 @@ def _literal(text: str) -> str:
 class DuckDBDialect:
     name = NAME
 
-    def __init__(self, con, source: Source):
+    def __init__(self, con, source: Source, relation: str | None = None):
         self.con = con
         self.source = source
         path = _literal(str(source.path))
-        if source.file_format == "parquet":
+        if relation is not None:  # a table of the connection, or a registered Arrow dataset
+            self.relation = relation
+        elif source.file_format == "parquet":
             self.relation = f"read_parquet({path})"
         else:
             columns = ", ".join(f"{_literal(c)}: 'VARCHAR'" for c in source.columns)
@@ -71,15 +79,28 @@ class DuckDBDialect:
             raise
 
 
-def summarize(path: str | Path, policy: Policy, *, threads: int | None = None, memory_limit: str | None = None,
-              temp_directory: str | None = None, progress: Callable[[str, int, int], None] | None = None,
+def summarize(path: str | Path | None, policy: Policy, *, threads: int | None = None, memory_limit: str | None = None,
+              temp_directory: str | None = None, connection=None, database: str | None = None,
+              table: str | None = None, progress: Callable[[str, int, int], None] | None = None,
               what: str = "released table"):
-    """Summarise ``path`` with DuckDB; returns an :class:`~privaudit.engines.EngineResult`."""
+    """Summarise ``path`` (a file, directory, glob or URI) with DuckDB, or ``table`` (a table, view or
+    relation name of ``connection``, or of the database file ``database`` opened read-only); returns an
+    :class:`~privaudit.engines.EngineResult`."""
     import duckdb
 
-    source = open_source(path, policy, what)
+    if table is not None:
+        con = connection if connection is not None else _open_database(database, table)
+        try:
+            source = _catalog(con, table, policy)
+            return summarize_sql(source, policy, DuckDBDialect(con, source, _quoted_name(table)), source.types)
+        finally:
+            if connection is None:
+                con.close()
+    source = open_input(path, policy, what)
     types = {}
-    if source.file_format == "parquet":
+    if isinstance(source, DatasetSource):
+        types = {f.name: f.type for f in source.dataset.schema} if source.file_format == "parquet" else {}
+    elif source.file_format == "parquet":
         import pyarrow.parquet as pq
 
         schema = pq.ParquetFile(source.path).schema_arrow
@@ -90,8 +111,51 @@ def summarize(path: str | Path, policy: Policy, *, threads: int | None = None, m
             config["threads"] = int(threads)
         if memory_limit:
             config["memory_limit"] = str(memory_limit)
-        con = duckdb.connect(":memory:", config=config)
+        con = connection if connection is not None else duckdb.connect(":memory:", config=config)
+        relation = None
+        if isinstance(source, DatasetSource):  # DuckDB scans the Arrow dataset, file by file, as it goes
+            con.register("privaudit_release", source.dataset)
+            relation = "privaudit_release"
         try:
-            return summarize_sql(source, policy, DuckDBDialect(con, source), types)
+            return summarize_sql(source, policy, DuckDBDialect(con, source, relation), types)
         finally:
-            con.close()
+            if relation is not None:
+                con.unregister(relation)
+            if connection is None:
+                con.close()
+
+
+def _quoted_name(name: str) -> str:
+    return ".".join('"' + part.replace('"', '""') + '"' for part in name.split("."))
+
+
+def _open_database(database: str | None, table: str):
+    import duckdb
+
+    if not database:
+        raise DataError(f"--table {table}: the duckdb engine needs the database holding it: "
+                        "--engine-option database=FILE.duckdb")
+    if not Path(database).is_file():
+        raise DataError(f"{database}: DuckDB database not found")
+    try:
+        return duckdb.connect(database, read_only=True)
+    except duckdb.Error as exc:
+        raise DataError(f"{database}: cannot be opened as a DuckDB database ({str(exc).splitlines()[0]})") from None
+
+
+def _catalog(con, table: str, policy: Policy):
+    import duckdb
+
+    try:
+        relation = con.sql(f"SELECT * FROM {_quoted_name(table)} LIMIT 0")
+        fetch = getattr(relation, "to_arrow_table", None) or relation.arrow
+        schema = fetch().schema
+    except duckdb.Error as exc:
+        raise DataError(f"table {table!r}: not found in the DuckDB connection ({str(exc).splitlines()[0]})") from None
+
+    def batches(columns, batch_rows):
+        cols = ", ".join(DuckDBDialect.ident(c) for c in columns)
+        reader = con.execute(f"SELECT {cols} FROM {_quoted_name(table)}").fetch_record_batch(batch_rows)
+        yield from reader
+
+    return catalog_source(f"duckdb table {table}", schema, batches, "duckdb table", policy)

@@ -11,7 +11,9 @@ pads or truncates such rows silently), invalid UTF-8 (which Spark replaces with 
 the replacement character. Messages are then phrased by :mod:`privaudit.core.data`, as for in-memory loads.
 
 Options: ``spark`` (a SparkSession), ``master`` (default ``local[*]``), ``shuffle_partitions``,
-``driver_memory`` (only when a new session is started).
+``driver_memory`` (only when a new session is started), ``table`` (a table of the session's catalog). The
+Python API also takes a ``pyspark.sql.DataFrame`` as the released table. Directories, globs and Hive
+partitions are read by Spark's own readers (``basePath`` set, so partition folders become columns).
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ import pyarrow as pa
 
 from privaudit.core.data import check_tail
 from privaudit.core.policy import Policy
-from privaudit.engines._source import Source, open_source
+from privaudit.core.errors import DataError
+from privaudit.engines._dataset import DatasetSource, catalog_source, open_input
+from privaudit.engines._source import Source
 from privaudit.engines._sql import CODED, SPACE_CLASS, summarize_sql
 
 NAME = "spark"
@@ -129,16 +133,40 @@ def _is_read_error(exc: Exception) -> bool:
     return any(s in text for s in ("Malformed", "FAILFAST", "MALFORMED", "CSV", "Input/output"))
 
 
+def _paths(source: Source) -> list[str]:
+    """What Spark's readers read: the file, or every file of a dataset (object stores as ``s3a://``)."""
+    if not isinstance(source, DatasetSource):
+        return [str(source.path)]
+    location = source.location
+    if not location.remote:
+        return [f.path for f in location.files]
+    scheme = location.text.split("://", 1)[0]
+    prefix = "s3a" if scheme == "s3" else scheme
+    return [f"{prefix}://{f.path}" for f in location.files]
+
+
+def _file_columns(source: Source) -> list[str]:
+    """The columns the files hold (a dataset's Hive partition keys come from the folders)."""
+    if not isinstance(source, DatasetSource):
+        return list(source.columns)
+    keys = source.location.partitions(source.location.files[0])
+    return [c for c in source.columns if c not in keys]
+
+
 def _load(spark, source: Source):
-    """Register the released file as a temporary view; CSV: check field counts and UTF-8 first."""
-    path = str(source.path)
+    """Register the released file(s) as a temporary view; CSV: check field counts and UTF-8 first."""
+    paths = _paths(source)
+    reader = spark.read
+    if isinstance(source, DatasetSource) and source.location.root and not source.location.remote:
+        reader = reader.option("basePath", source.location.root)  # Hive partition folders become columns
+        spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")  # text, as in process
     if source.file_format == "parquet":
-        spark.read.parquet(path).createOrReplaceTempView(VIEW)
+        reader.parquet(*paths).createOrReplaceTempView(VIEW)
         return
     from pyspark.sql.types import StringType, StructField, StructType
 
-    schema = StructType([StructField(c, StringType(), True) for c in source.columns])
-    frame = spark.read.csv(path, schema=schema, sep=source.delimiter, quote='"', escape='"', header=True,
+    schema = StructType([StructField(c, StringType(), True) for c in _file_columns(source)])
+    frame = reader.csv(paths, schema=schema, sep=source.delimiter, quote='"', escape='"', header=True,
                            mode="FAILFAST", multiLine=False, encoding="UTF-8", ignoreLeadingWhiteSpace=False,
                            ignoreTrailingWhiteSpace=False, maxCharsPerColumn=-1, enforceSchema=True)
     _check_lines(spark, source)
@@ -152,38 +180,65 @@ def _check_lines(spark, source: Source) -> None:
 
     from pyspark.sql import functions as F
 
-    lines = spark.read.text(str(source.path)).withColumnRenamed("value", "line")
+    lines = spark.read.text(_paths(source)).withColumnRenamed("value", "line")
     delim = re.escape(source.delimiter)
     unquoted = F.regexp_replace(F.col("line"), '"[^"]*"', "")
     fields = F.size(F.split(unquoted, delim)) if delim else F.lit(1)
-    expected = len(source.columns)
+    expected = len(_file_columns(source))
     blank = F.trim(F.col("line")) == ""
     # Spark keeps invalid UTF-8 bytes; its regex engine sees them (decoded) as U+FFFD
     bad = lines.where(((fields != expected) & ~blank) | F.col("line").rlike("\ufffd"))
     # the header line is line 1: it may hold the replacement character or quotes legitimately only once
-    if bad.limit(2).count() > (1 if _header_is_odd(source) else 0):
+    headers = len(_paths(source))  # every file's first line is a header
+    if bad.limit(headers + 1).count() > (headers if _header_is_odd(source) else 0):
         source.raise_parse_error("malformed line")
-    check_tail(source.path)
+    if isinstance(source, DatasetSource):
+        if not source.location.remote:
+            for info in source.location.files:
+                check_tail(Path(info.path))
+    else:
+        check_tail(source.path)
 
 
 def _header_is_odd(source: Source) -> bool:
     """Whether the header line alone would be flagged by the line check (so it is not counted)."""
     import re
 
-    with source.path.open("rb") as handle:
-        first = handle.readline().decode("utf-8-sig", errors="replace").rstrip("\r\n")
+    if isinstance(source, DatasetSource):  # the first file's header (every file's is checked alike)
+        with source.location.filesystem.open_input_stream(source.location.files[0].path) as handle:
+            line = handle.read(1 << 16).split(b"\n", 1)[0]
+    else:
+        with source.path.open("rb") as handle:
+            line = handle.readline()
+    first = line.decode("utf-8-sig", errors="replace").rstrip("\r\n")
     unquoted = re.sub('"[^"]*"', "", first)
-    return len(unquoted.split(source.delimiter)) != len(source.columns) or "\ufffd" in first
+    return len(unquoted.split(source.delimiter)) != len(_file_columns(source)) or "\ufffd" in first
 
 
-def summarize(path: str | Path, policy: Policy, *, spark=None, master: str = "local[*]",
-              shuffle_partitions: int | None = None, driver_memory: str | None = None,
+def summarize(path, policy: Policy, *, spark=None, master: str = "local[*]",
+              shuffle_partitions: int | None = None, driver_memory: str | None = None, table: str | None = None,
               progress: Callable[[str, int, int], None] | None = None, what: str = "released table"):
-    """Summarise ``path`` with Spark; returns an :class:`~privaudit.engines.EngineResult`."""
-    source = open_source(path, policy, what)
+    """Summarise ``path`` with Spark; returns an :class:`~privaudit.engines.EngineResult`.
+
+    ``path`` is a file, a directory, a glob or a URI (read by Spark's own readers: ``s3://`` is read as
+    ``s3a://``, which needs the cluster's hadoop-aws), or a ``pyspark.sql.DataFrame`` of ``spark``'s
+    session; ``table`` names a table of the session's catalog instead."""
+    if table is not None or _is_dataframe(path):
+        frame = path if table is None else None
+        spark = spark or (frame.sparkSession if frame is not None else local_session(master, shuffle_partitions,
+                                                                                     driver_memory))
+        with quiet():
+            source = _catalog(spark, frame, table, policy)
+            try:
+                return summarize_sql(source, policy, SparkDialect(spark, source), source.types)
+            finally:
+                _drop_views(spark)
+    source = open_input(path, policy, what)
     spark = spark or local_session(master, shuffle_partitions, driver_memory)
     types = {}
-    if source.file_format == "parquet":
+    if isinstance(source, DatasetSource):
+        types = {f.name: f.type for f in source.dataset.schema} if source.file_format == "parquet" else {}
+    elif source.file_format == "parquet":
         import pyarrow.parquet as pq
 
         schema = pq.ParquetFile(source.path).schema_arrow
@@ -193,5 +248,38 @@ def summarize(path: str | Path, policy: Policy, *, spark=None, master: str = "lo
         try:
             return summarize_sql(source, policy, SparkDialect(spark, source), types)
         finally:
-            for name in [VIEW, CODED] + [t.name for t in spark.catalog.listTables() if t.name.startswith("privaudit_map_")]:
-                spark.catalog.dropTempView(name)
+            _drop_views(spark)
+
+
+def _drop_views(spark) -> None:
+    for name in [VIEW, CODED] + [t.name for t in spark.catalog.listTables() if t.name.startswith("privaudit_map_")]:
+        spark.catalog.dropTempView(name)
+
+
+def _is_dataframe(obj) -> bool:
+    try:
+        from pyspark.sql import DataFrame
+    except ImportError:  # pragma: no cover - the engine needs pyspark anyway
+        return False
+    return isinstance(obj, DataFrame)
+
+
+def _catalog(spark, frame, table: str | None, policy: Policy):
+    """A Spark table or DataFrame as the view the SQL passes read (nothing is collected)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    if frame is None:
+        if not spark.catalog.tableExists(table):
+            raise DataError(f"table {table!r}: not found in the Spark session's catalog")
+        frame = spark.table(table)
+    frame.createOrReplaceTempView(VIEW)
+    schema = to_arrow_schema(frame.schema)
+
+    def batches(columns, batch_rows):
+        selected = spark.table(VIEW).select(*columns)
+        arrow = selected.toArrow() if hasattr(selected, "toArrow") else pa.Table.from_batches(
+            selected._collect_as_arrow())
+        yield from arrow.to_batches(batch_rows)
+
+    label = f"spark table {table}" if table is not None else "spark DataFrame"
+    return catalog_source(label, schema, batches, "spark table" if table is not None else "spark DataFrame", policy)

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-import yaml
 from pydantic import ValidationError
 
 from privaudit.core.audit import AuditResult, _jsonable, open_policy, run_audit
@@ -33,21 +32,6 @@ class RemediationOutcome:
     remediation: Remediation
     output: bytes
     offered: bool
-
-
-def parse_options(pairs: list[str]) -> dict[str, Any]:
-    """``["k=5", "metric=NLLM", "columns=[age, sex]"]`` -> dict; values are read as YAML scalars/lists."""
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        name, sep, raw = pair.partition("=")
-        if not sep or not name.strip():
-            raise PrivauditError(f"--option {pair!r}: expected NAME=VALUE")
-        try:
-            value = yaml.safe_load(raw) if raw.strip() else ""
-        except yaml.YAMLError:
-            value = raw
-        options[name.strip()] = value
-    return options
 
 
 def resolve_method(policy: Policy, method: str | None, cli_options: dict[str, Any], registry: Registry):
