@@ -7,7 +7,6 @@ Object-store tests run against a real S3-compatible server (moto's server mode) 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
