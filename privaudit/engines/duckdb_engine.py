@@ -63,7 +63,7 @@ class DuckDBDialect:
     def register(self, name: str, table: pa.Table) -> None:
         self.con.register(name, table)
 
-    def materialize(self, name: str, sql: str) -> None:
+    def materialize(self, name: str, sql: str, rows: int) -> None:
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {sql}")
 
     def query(self, sql: str) -> pa.Table:
