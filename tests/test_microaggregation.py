@@ -26,7 +26,7 @@ from privaudit.remediation.microaggregation import (
 
 FAST = settings(max_examples=40, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
-CASC = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "casc" / "CASCrefmicrodata.csv"
+CASC = Path(__file__).resolve().parent / "data" / "casc" / "CASCrefmicrodata.csv"  # see its PROVENANCE.md
 
 
 @st.composite
@@ -185,16 +185,17 @@ def test_t_closeness_first_k_golden():
     # t = 0.25: 1080 / 540.5 = 1.998 -> 2, so k = 5 dominates
     assert t_closeness_first_k(1080, 5, 0.25) == 5
     # n = 1003: 1003 / 201.4 = 4.98 -> 5; 1003 mod 5 = 3, floor(1003/5) = 200,
-    # k' = 5 + ceil(3/200) = 6
-    assert t_closeness_first_k(1003, 5, 0.1) == 6
+    # Expression (4): k' = 5 + floor(3/200) = 5 (the listing's ceiling would give 6; Table III follows (4))
+    assert t_closeness_first_k(1003, 5, 0.1) == 5
     assert t_closeness_first_k(10, 3, 0.0) == 10  # t = 0 forces one cluster
     assert t_closeness_first_k(10, 20, 0.5) == 10
 
 
 @pytest.mark.parametrize("n,k,t,sizes", [
     (1080, 5, 0.1, {5: 216}),
-    # k' = 6, floor(1003/6) = 167 clusters, 1003 mod 6 = 1 extra in the middle stratum
-    (1003, 5, 0.1, {6: 166, 7: 1}),
+    # k' = 5, floor(1003/5) = 200 clusters; the 1003 mod 5 = 3 left-over records in the middle stratum
+    # go one per cluster to the first three clusters (|S_3| > |S_1| while it holds extras)
+    (1003, 5, 0.1, {5: 197, 6: 3}),
     (1080, 2, 0.05, {10: 108}),
 ])
 def test_t_closeness_first_cluster_sizes_golden(n, k, t, sizes):
@@ -303,7 +304,6 @@ def test_mdav_result_reports_t_closeness_without_enforcing_it():
     assert fixed.verification.ok and fixed.max_emd <= 0.1
 
 
-@pytest.mark.skipif(not CASC.exists(), reason="shared CASC data set not available")
 def test_casc_t_closeness_first_and_ordering():
     import pandas as pd
 

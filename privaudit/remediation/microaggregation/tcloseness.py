@@ -12,13 +12,17 @@ between its sensitive distribution and the table's is at most ``t``.
   cluster whose centroid is nearest to its centroid.  It always terminates
   (a single cluster has EMD 0) and is the fallback of the other two.
 * Algorithm 1 (``"merge"``) = MDAV followed by :func:`merge_until_t_close`.
-* :func:`k_anonymity_first` -- Algorithm 2.
-* :func:`t_closeness_first` -- Algorithm 3, with :func:`t_closeness_first_k`
-  giving its cluster size.
+* :func:`k_anonymity_first` -- Algorithm 2 (Section 6), as listed: clusters
+  seeded in pairs (``x0`` farthest from the centroid, then ``x1`` farthest
+  from ``x0``), each refined by GenerateCluster's swaps.
+* :func:`t_closeness_first` -- Algorithm 3 (Section 7), with
+  :func:`t_closeness_first_k` giving its cluster size by Expressions (3)
+  and (4).
 
-Choices not fixed by the brief / paper text available to us are documented
-on each function.  EMD comparisons use an absolute tolerance of
-:data:`EMD_ATOL` to absorb floating-point rounding.
+Where the paper contradicts itself, the text its Table III agrees with is
+followed and the other is documented (:func:`t_closeness_first_k`); choices the
+paper leaves open are documented on each function.  EMD comparisons use an
+absolute tolerance of :data:`EMD_ATOL` to absorb floating-point rounding.
 """
 
 from __future__ import annotations
@@ -92,79 +96,96 @@ def merge_until_t_close(Z: np.ndarray, dist: SensitiveDistribution, labels, t: f
     return out, n_merges
 
 
+def _generate_cluster(pool: RecordPool, x: int, dist: SensitiveDistribution, k: int, t: float,
+                      atol: float) -> np.ndarray:
+    """GenerateCluster of Algorithm 2 (Section 6): slots of ``pool`` forming the cluster seeded at slot ``x``.
+
+    With fewer than ``2k`` records left, all of them. Otherwise ``C`` = the ``k`` records closest to ``x``
+    (``x`` included); the candidates ``X'`` are the other records in order of distance to ``x``. While
+    ``EMD(C) > t`` and candidates remain: ``y`` = the closest candidate; ``y'`` = the member of ``C``
+    (``x`` included) whose swap for ``y`` gives the lowest EMD; the swap is made when it lowers the EMD;
+    ``y`` leaves ``X'`` either way, and a swapped-out record never re-enters it. Ties the listing leaves
+    open go to the record nearer ``x`` (then the lower row): among candidates, and among members ``y'``
+    whose swaps give the same EMD (within rounding).
+
+    Vectorised without changing the listing's order: the swap deltas of every remaining candidate are
+    computed against the current ``C`` at once; the candidates before the first improving one would each
+    have been tried and dropped unchanged, so the loop jumps to it."""
+    size = len(pool)
+    if size < 2 * k:
+        return np.arange(size)
+    d = pool.sq_dist(pool.point(x))
+    C = nearest_including(d, x, k)
+    C = C[np.lexsort((C, C != x, d[C]))]  # members by distance to x (x first): ties in y' go to the nearest
+    emd = dist.emd_of_members(pool.ids[C])
+    if emd <= t + atol:
+        return C
+    outside = np.ones(size, dtype=bool)
+    outside[C] = False
+    cand = np.flatnonzero(outside)
+    cand = cand[np.argsort(d[cand], kind="stable")]
+    codes = dist.codes[pool.ids[:size]]
+    pos = 0
+    while emd > t + atol and pos < cand.size:
+        delta = dist.swap_deltas(codes[C], codes[C], codes[cand[pos:]])  # (member out, candidate in)
+        out = np.argmax(delta <= delta.min(axis=0) + atol, axis=0)  # y': the first member at the lowest EMD
+        gain = delta[out, np.arange(delta.shape[1])]
+        improving = np.flatnonzero(gain < -atol)
+        if improving.size == 0:
+            break
+        j = int(improving[0])
+        C[out[j]] = cand[pos + j]
+        emd = dist.emd_of_members(pool.ids[C])
+        pos += j + 1
+    return C
+
+
 def k_anonymity_first(Z: np.ndarray, dist: SensitiveDistribution, k: int, t: float,
                       progress: Progress = None, *, atol: float = EMD_ATOL
                       ) -> tuple[np.ndarray, int]:
-    """Algorithm 2: k-anonymity-first t-close microaggregation.
+    """Algorithm 2 (Section 6): k-anonymity-first t-close microaggregation, as listed.
 
-    While at least ``2k`` records remain: ``x0`` = remaining record farthest
-    from the centroid of the remaining records; ``C`` = ``x0`` and its
-    ``k-1`` nearest remaining records.  While ``EMD(C) > t``: among the
-    remaining records outside ``C`` that can replace some member of ``C``
-    (other than ``x0``) so that ``EMD(C)`` decreases, take the one nearest
-    to ``x0`` and swap it with the member whose removal lowers ``EMD(C)``
-    the most; stop when ``C`` is t-close or no swap lowers its EMD.  The
-    last ``k..2k-1`` records form the final cluster (as in MDAV).  Clusters
-    that are still not t-close are then fixed by Algorithm 1's merging step
-    (:func:`merge_until_t_close`).
+    While records remain: ``xa`` = their centroid, ``x0`` = the remaining record farthest from ``xa``,
+    ``C`` = GenerateCluster(``x0``) (:func:`_generate_cluster`); then, if records remain, ``x1`` = the
+    remaining record farthest from ``x0`` and ``C`` = GenerateCluster(``x1``). Algorithm 2 alone cannot
+    guarantee t-closeness (the paper, after the listing): as the paper does, its clusters are the
+    microaggregation of Algorithm 1, whose merging step (:func:`merge_until_t_close`) follows.
 
-    Every candidate swap is evaluated at once with
-    :meth:`SensitiveDistribution.swap_deltas` (O(k * remaining) per swap).
     Returns ``(labels, n_merges)``.
     """
     n = Z.shape[0]
     labels = np.full(n, -1, dtype=np.intp)
     pool = RecordPool(Z)
-    codes_all = dist.codes
     next_label = 0
-    while len(pool) >= 2 * k:
-        size = len(pool)
+    while len(pool):
         x0 = int(np.argmax(pool.sq_dist(pool.centroid())))
-        d0 = pool.sq_dist(pool.point(x0))
-        C = nearest_including(d0, x0, k)
-        codes = codes_all[pool.ids[:size]]
-        emd = dist.emd_of_members(pool.ids[C])
-        if emd > t + atol:
-            in_c = np.zeros(size, dtype=bool)
-            in_c[C] = True
-            while emd > t + atol:
-                movable = C[C != x0]
-                if movable.size == 0:  # k == 1: only the seed, nothing to swap
+        x0_point = pool.point(x0)
+        for seed in ("x0", "x1"):
+            if seed == "x1":
+                if not len(pool):
                     break
-                outside = np.flatnonzero(~in_c)
-                delta = dist.swap_deltas(codes[C], codes[movable], codes[outside])
-                best_z = np.argmin(delta, axis=0)
-                gain = delta[best_z, np.arange(outside.size)]
-                improving = gain < -atol
-                if not improving.any():
-                    break
-                cand = np.flatnonzero(improving)
-                y = cand[np.argmin(d0[outside[cand]])]
-                z = movable[best_z[y]]
-                in_c[z], in_c[outside[y]] = False, True
-                C[C == z] = outside[y]
-                emd += gain[y]
-                if emd <= t + atol:  # confirm with an exact recomputation
-                    emd = dist.emd_of_members(pool.ids[C])
-        labels[pool.ids[C]] = next_label
-        next_label += 1
-        pool.remove(C)
+                x = int(np.argmax(pool.sq_dist(x0_point)))  # farthest remaining record from x0
+            else:
+                x = x0
+            C = _generate_cluster(pool, x, dist, k, t, atol)
+            labels[pool.ids[C]] = next_label
+            next_label += 1
+            pool.remove(C)
         if progress is not None:
             progress(n - len(pool), n)
-    labels[pool.ids[: len(pool)]] = next_label
-    if progress is not None:
-        progress(n, n)
     return merge_until_t_close(Z, dist, labels, t, atol=atol)
 
 
 def t_closeness_first_k(n: int, k: int, t: float) -> int:
-    """Cluster size used by Algorithm 3 (t-closeness-first).
+    """Cluster size of Algorithm 3: Expression (3), then Expression (4).
 
-    ``k' = max{k, ceil(n / (2(n-1)t + 1))}``: a cluster holding one record
-    from each of ``k'`` equal rank strata of the sensitive attribute has
-    ``EMD <= (n - k') / (2 (n-1) k')``, which is ``<= t`` for this ``k'``.
-    If ``n`` is not a multiple of ``k'`` it is then increased by
-    ``ceil((n mod k') / floor(n / k'))``.  Capped at ``n`` (one cluster).
+    (3) ``k' = max{k, ceil(n / (2(n-1)t + 1))}``: a cluster with one record from each of ``k'`` rank strata
+    has ``EMD <= (n - k')/(2(n-1)k')`` (Proposition 2), which is ``<= t`` for this ``k'``.
+    (4) ``k' = k' + floor((n mod k') / floor(n/k'))``, so that the left-over records fit one per cluster.
+
+    The listing of Algorithm 3 writes a ceiling in (4); Expression (4) a floor. Table III agrees with the
+    floor (n = 1080, t = 0.01: (3) gives 48, 1080 mod 48 = 24, floor(1080/48) = 22: 48 + floor(24/22) = 49,
+    the table's 49 for every k; the ceiling would give 50), so the floor is used. Capped at ``n``.
     """
     if n < 1:
         raise ValueError("n must be >= 1")
@@ -173,32 +194,44 @@ def t_closeness_first_k(n: int, k: int, t: float) -> int:
     kp = max(int(k), math.ceil(n / (2 * (n - 1) * t + 1)))
     if kp >= n:
         return n
-    r = n % kp
-    if r:
-        kp += math.ceil(r / (n // kp))
+    kp += (n % kp) // (n // kp)
     return min(kp, n)
+
+
+def _strata(s_values, kp: int) -> list[np.ndarray]:
+    """Algorithm 3's split: ``kp`` subsets of ``floor(n/kp)`` records in ascending order of the confidential
+    attribute (stable: ties by row), the ``n mod kp`` left-over records in the central subset(s). With an
+    odd ``kp`` they all join the middle subset ``S_{(kp+1)/2}``; with an even ``kp`` they are split between
+    the two middle subsets ``S_{kp/2}`` and ``S_{kp/2+1}`` (Figures 3-4), the lower one taking the odd one
+    out (the paper does not say which)."""
+    n = len(s_values)
+    q, r = divmod(n, kp)
+    sizes = np.full(kp, q)
+    if kp % 2:
+        sizes[kp // 2] += r
+    else:
+        sizes[kp // 2 - 1] += (r + 1) // 2
+        sizes[kp // 2] += r // 2
+    ranked = np.argsort(np.asarray(s_values).ravel(), kind="stable")
+    return np.split(ranked, np.cumsum(sizes)[:-1])
 
 
 def t_closeness_first(Z: np.ndarray, s_values, dist: SensitiveDistribution, k: int,
                       t: float, progress: Progress = None, *, atol: float = EMD_ATOL
                       ) -> tuple[np.ndarray, int, int]:
-    """Algorithm 3: t-closeness-first microaggregation.
+    """Algorithm 3 (Section 7): t-closeness-first microaggregation, as listed.
 
-    1. ``k'`` = :func:`t_closeness_first_k` ``(n, k, t)``;
-       ``q = floor(n / k')`` clusters will be built, ``r = n mod k'``.
-    2. Sort the records by the sensitive attribute (stable, ties by row
-       order) and cut the ranking into ``k'`` consecutive strata of ``q``
-       records; the ``r`` left-over records go to the middle stratum
-       (index ``k' // 2``), which thus holds ``q + r``.
-    3. ``q`` times: ``x0`` = remaining record farthest from the centroid of
-       all remaining records; the new cluster takes, from every stratum, the
-       remaining record nearest to ``x0``; from the middle stratum it takes
-       ``ceil(left_in_middle / clusters_left)`` nearest records, so the
-       ``r`` extras are spread evenly (cluster sizes ``k'`` .. ``k' +
-       ceil(r/q)``).
-    4. Clusters not t-close (possible when the sensitive attribute has ties
-       or few distinct values, where the EMD bound on ranks does not carry
-       over to distinct values) are merged by :func:`merge_until_t_close`.
+    ``k'`` from :func:`t_closeness_first_k`; the records split into ``k'`` rank strata (:func:`_strata`).
+    While records remain: ``x0`` = the record farthest from their centroid; the cluster takes from every
+    stratum ``S_i`` in turn its record closest to ``x0``, and a second one when ``|S_i| > |S_1|`` (it
+    still holds left-over records) and the cluster has none of those yet (``|C| = i``); then, if records
+    remain, a cluster is built in the same way around ``x1``, the remaining record farthest from ``x0``.
+    Distances are Euclidean on the standardised quasi-identifiers.
+
+    Two cases the listing leaves open: a cluster that comes out smaller than ``k`` (strata exhausted
+    unevenly; impossible when Expression (4) leaves at most one left-over record per cluster) joins the
+    cluster built before it; clusters that are not t-close (the bound holds on ranks, and ties in the
+    confidential attribute can break it on values) are merged by :func:`merge_until_t_close`.
 
     Returns ``(labels, n_merges, k')``.
     """
@@ -209,50 +242,64 @@ def t_closeness_first(Z: np.ndarray, s_values, dist: SensitiveDistribution, k: i
         if progress is not None:
             progress(n, n)
         return labels, 0, n
-    q, r = divmod(n, kp)
-    mid = kp // 2
-    ranked = np.argsort(np.asarray(s_values).ravel(), kind="stable")
-    sizes = np.full(kp, q)
-    sizes[mid] += r
-    bounds = np.concatenate(([0], np.cumsum(sizes)))
-    mid_ids = ranked[bounds[mid]:bounds[mid + 1]]
-    reg_ids = np.array([ranked[bounds[i]:bounds[i + 1]] for i in range(kp) if i != mid],
-                       dtype=np.intp).reshape(kp - 1, q)
-    reg = np.ascontiguousarray(np.moveaxis(Z[reg_ids], 2, 0))  # (p, kp-1, q)
-    mid_pool = RecordPool(Z, mid_ids)
-    rows = np.arange(kp - 1)
-    total = Z.sum(axis=0)
+    strata = _strata(s_values, kp)
+    order = np.concatenate(strata)  # records grouped by stratum
+    starts = np.concatenate(([0], np.cumsum([len(s) for s in strata])))
+    counts = np.array([len(s) for s in strata])  # remaining records per stratum (a prefix of its block)
+    pos_ids = order.copy()  # pos_ids[slot] = record; the remaining records of stratum i are its block's prefix
+    cols = np.array(np.asarray(Z, dtype=np.float64)[order].T, order="C")  # (p, n) in slot order
+    alive = np.ones(n, dtype=bool)  # by slot
+    total = cols.sum(axis=1)
     remaining = n
-    q_left = q
-    for cl in range(q):
-        centroid = total / remaining
-        R = reg[:, :, :q_left]
-        diff = R - centroid[:, None, None]
-        d_reg = np.einsum("pij,pij->ij", diff, diff)
-        d_mid = mid_pool.sq_dist(centroid)
-        if d_reg.size and d_reg.max() >= d_mid.max():
-            i, j = np.unravel_index(int(np.argmax(d_reg)), d_reg.shape)
-            x0 = R[:, i, j].copy()
-        else:
-            x0 = mid_pool.point(int(np.argmax(d_mid)))
-        # one record from every regular stratum
-        diff = R - x0[:, None, None]
-        pick = np.argmin(np.einsum("pij,pij->ij", diff, diff), axis=1) if kp > 1 else rows
-        labels[reg_ids[rows, pick]] = cl
-        total -= R[:, rows, pick].sum(axis=1)
-        last = q_left - 1
-        reg[:, rows, pick] = reg[:, rows, last]
-        reg_ids[rows, pick] = reg_ids[rows, last]
-        q_left -= 1
-        # one or more records from the middle stratum
-        take = math.ceil(len(mid_pool) / (q - cl))
-        d = mid_pool.sq_dist(x0)
-        near = np.argpartition(d, take - 1)[:take] if take < d.size else np.arange(d.size)
-        labels[mid_pool.ids[near]] = cl
-        total -= mid_pool.cols[:, near].sum(axis=1)
-        mid_pool.remove(near)
-        remaining -= (kp - 1) + take
+    label = 0
+
+    def sq(point: np.ndarray) -> np.ndarray:
+        diff = cols - point[:, None]
+        d = np.einsum("pj,pj->j", diff, diff)
+        d[~alive] = np.inf
+        return d
+
+    def take(slot: int) -> None:
+        nonlocal remaining
+        i = int(np.searchsorted(starts, slot, side="right") - 1)
+        last = starts[i] + counts[i] - 1
+        labels[pos_ids[slot]] = label
+        total[:] -= cols[:, slot]
+        for arr in (pos_ids,):  # swap the taken slot with its stratum's last remaining slot
+            arr[slot], arr[last] = arr[last], arr[slot]
+        cols[:, [slot, last]] = cols[:, [last, slot]]
+        alive[last] = False
+        counts[i] -= 1
+        remaining -= 1
+
+    def cluster(seed_point: np.ndarray) -> None:
+        nonlocal label
+        d = sq(seed_point)
+        taken = 0
+        for i in range(kp):
+            for extra in (False, True):
+                if extra and not (counts[i] > counts[0] and taken == i + 1):
+                    break
+                if counts[i] == 0:
+                    break
+                lo = starts[i]
+                slot = lo + int(np.argmin(d[lo: lo + counts[i]]))
+                take(slot)
+                d[slot], d[starts[i] + counts[i]] = d[starts[i] + counts[i]], np.inf
+                taken += 1
+        label += 1
+
+    while remaining:
+        x0 = cols[:, int(np.argmax(sq(total / remaining)))].copy()
+        cluster(x0)
+        if remaining:
+            x1 = cols[:, int(np.argmax(sq(x0)))].copy()
+            cluster(x1)
         if progress is not None:
             progress(n - remaining, n)
+    sizes = np.bincount(labels, minlength=label)
+    for small in np.flatnonzero(sizes < min(k, n))[::-1]:
+        if small > 0:
+            labels[labels == small] = small - 1
     labels, n_merges = merge_until_t_close(Z, dist, labels, t, atol=atol)
     return labels, n_merges, kp
