@@ -70,15 +70,17 @@ def test_ties_count_one_over_k():
 
 
 def test_one_to_one_beats_nearest_on_crafted_case():
-    # record 1 (x=1) is nearer to released 0 (0.55) than to its own (1.6): greedy fails, the
-    # global assignment (total distance 0.55 + 0.6 = 1.15 < 1.6 + 0.45 = 2.05) does not.
-    orig = pd.DataFrame({"x": [0.0, 1.0]})
-    rel = pd.DataFrame({"x": [0.55, 1.6]})
+    # Each file standardized by its own mean and sd (slides 001): the original [0, 1, 2, 3] has z-scores
+    # [-1.16, -0.39, 0.39, 1.16], the release [0, 0.5, 1, 6] (one far outlier) [-0.70, -0.52, -0.33, 1.55].
+    # Record 1 (z = -0.39) is nearest to released 2 (-0.33): greedy links it wrongly; the global
+    # assignment gives every record its own.
+    orig = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
+    rel = pd.DataFrame({"x": [0.0, 0.5, 1.0, 6.0]})
     attrs = [AttributeSpec("x", "numeric")]
     near = distance_linkage(orig, rel, attrs)
     o2o = distance_linkage(orig, rel, attrs, assignment="one_to_one")
-    assert near.rate == 0.5 and list(near.linked_to) == [0, 0]
-    assert o2o.rate == 1.0 and list(o2o.linked_to) == [0, 1]
+    assert near.rate == 0.75 and list(near.linked_to) == [0, 2, 2, 3]
+    assert o2o.rate == 1.0 and list(o2o.linked_to) == [0, 1, 2, 3]
 
 
 def test_distinct_links_and_precision():
@@ -107,7 +109,7 @@ def test_rate_by_class_size_buckets():
 
 
 def test_missing_values():
-    # missing categorical = its own category; missing numeric = the original's mean (z = 0)
+    # missing categorical = its own category; missing numeric = its own file's mean (z = 0)
     orig = pd.DataFrame({"c": ["a", None, "b"], "x": [-1.0, 0.0, 1.0]})
     rel = pd.DataFrame({"c": ["a", None, "b"], "x": [-1.0, np.nan, 1.0]})
     attrs = [AttributeSpec("c", "categorical"), AttributeSpec("x", "numeric")]
@@ -116,8 +118,9 @@ def test_missing_values():
     assert res.nearest_distance[1] == 0.0  # NaN imputed by the mean 0, missing equals missing
     pair = encode_pair(orig, rel, attrs, np.arange(3))
     d = cdist(pair.query, pair.released, "sqeuclidean")
-    # unit squared distances: missing vs "a" is 1 on c; z = 0 vs z = -1 is 1 on x
-    assert d[1, 0] == pytest.approx(2.0)
+    # missing vs "a" is 1 on c; on x the original's z = 0 against the release's own z-score of -1,
+    # (-1 - 0) / sd([-1, 1]) = -1/sqrt(2): 1/2 (each file standardized by its own mean and sd)
+    assert d[1, 0] == pytest.approx(1.5)
     assert d[1, 1] == pytest.approx(0.0)
 
 
@@ -401,15 +404,14 @@ def test_mahalanobis_equals_euclidean_after_whitening():
     cols = ["a", "b", "c"]
     attrs = [AttributeSpec(c, "numeric") for c in cols]
     maha = distance_linkage(pd.DataFrame(x, columns=cols), pd.DataFrame(y, columns=cols), attrs, metric="mahalanobis")
-    # whiten both with the original's sample covariance, then plain euclidean
-    mu = x.mean(axis=0)
-    chol = np.linalg.cholesky(np.cov(x, rowvar=False))
-    wx = np.linalg.solve(chol, (x - mu).T).T
-    wy = np.linalg.solve(chol, (y - mu).T).T
-    eucl = distance_linkage(pd.DataFrame(wx, columns=cols), pd.DataFrame(wy, columns=cols), attrs)
-    np.testing.assert_allclose(maha.nearest_distance, eucl.nearest_distance, rtol=1e-9)
-    np.testing.assert_array_equal(maha.linked_to, eucl.linked_to)
-    assert maha.rate == eucl.rate
+    # each file standardized by its own mean and sd, then the Mahalanobis form with the original's
+    # correlation matrix, averaged over the p = 3 attributes
+    from privaudit.risk.linkage.encoding import _standardized
+
+    zx, zy = _standardized(x), _standardized(y)
+    d2 = cdist(zx, zy, "mahalanobis", VI=np.linalg.inv(np.cov(zx, rowvar=False))) ** 2 / 3
+    np.testing.assert_allclose(maha.nearest_distance, np.sqrt(d2.min(axis=1)), rtol=1e-9)
+    np.testing.assert_array_equal(maha.linked_to, d2.argmin(axis=1))
     # and it differs from euclidean on the raw, correlated data
     raw = distance_linkage(pd.DataFrame(x, columns=cols), pd.DataFrame(y, columns=cols), attrs)
     assert not np.allclose(raw.nearest_distance, maha.nearest_distance)

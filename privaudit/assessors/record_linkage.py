@@ -191,7 +191,10 @@ def report_section(check, audit):
         if d.get("worst_case_rate") is not None:
             paragraphs.append(f"With the attribute weights that maximise correct links (the maximum-knowledge "
                               f"intruder) the rate is {rt.share(d['worst_case_rate'])}, against "
-                              f"{rt.share(d['rate'])} with the plain weights; the check uses the larger.")
+                              f"{rt.share(d['rate'])} with the plain weights; the check uses the larger. That "
+                              "worst case is an upper bound on what an intruder who does not know the "
+                              "original can achieve, not an attack one is expected to run (Torra's slides: "
+                              "the weights are learnt from the true links).")
         by_size = d.get("rate_by_class_size") or []
         if by_size:
             labels = [f"class size {b['class_size']}" for b in by_size]

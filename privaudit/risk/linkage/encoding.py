@@ -7,8 +7,9 @@ vectors is the record-linkage distance of Torra and Domingo-Ferrer (2003)::
 
 with one per-attribute distance ``d_a``:
 
-* numeric: ``d_a = (x_a - y_a) / s_a`` where ``s_a`` is the standard deviation of the
-  attribute in the *original* table (z-scores using the original's mean and sd);
+* numeric: ``d_a = (x_a - mean_o) / sd_o - (y_a - mean_r) / sd_r``: each file standardized by its own
+  mean and standard deviation, as the slides define ``diff_i`` (001, distance-based record linkage:
+  ``((a_i - mean(a_i))/sd(a_i) - (b_i - mean(b_i))/sd(b_i))^2``);
 * categorical without hierarchy: ``d_a = 0`` if equal, ``1`` otherwise (one-hot coding);
 * categorical with a hierarchy of height ``H``: ``d_a = h / H`` where ``h`` is the level of the
   lowest common ancestor of the two leaves (0 for equal leaves, ``H`` when they only meet at the
@@ -34,7 +35,7 @@ Values that are not leaves:
   every other value (all missing values are equal to each other).  Labels are compared as
   strings (``39`` and ``"39"`` are the same value).
 
-Missing numeric values are imputed by the original's mean, i.e. contribute z = 0.  Released
+Missing numeric values are imputed by their own file's mean, i.e. contribute z = 0.  Released
 numeric columns are coerced with :func:`pandas.to_numeric`; values that cannot be parsed
 (e.g. an interval ``"[30-40["``) become missing, with a warning.
 
@@ -276,7 +277,7 @@ def _numeric(frame: pd.DataFrame, name: str, role: str) -> np.ndarray:
     bad = int(np.count_nonzero(np.isnan(out) & ~col.isna().to_numpy()))
     if bad:
         warnings.warn(
-            f"{role} column {name!r}: {bad} non-numeric value(s) treated as missing (imputed by the original mean)",
+            f"{role} column {name!r}: {bad} non-numeric value(s) treated as missing (imputed by its file's mean)",
             stacklevel=3,
         )
     return out
@@ -313,6 +314,21 @@ def _joint_labels(first: pd.Series, second: pd.Series) -> tuple[np.ndarray, np.n
     return codes_out[0], codes_out[1], labels
 
 
+def _standardized(x: np.ndarray) -> np.ndarray:
+    """z-scores of every column by the column's own mean and sample sd; missing values (NaN) at z = 0, a
+    constant column all zeros. This is the slides' (001, record linkage) ``diff_i(a, b) = ((a_i - mean(a_i))
+    / sd(a_i) - (b_i - mean(b_i)) / sd(b_i))^2``: the intruder's file and the release each standardized by
+    their own statistics, so that a release rescaled as a whole (``x -> 3x + 40``) links as the original
+    does (by the original's statistics its values would all lie far from their own records)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-missing columns
+        mean = np.nanmean(x, axis=0) if len(x) else np.zeros(x.shape[1])
+        sd = np.nanstd(x, axis=0, ddof=1) if len(x) > 1 else np.ones(x.shape[1])
+    mean = np.where(np.isnan(mean), 0.0, mean)
+    sd = np.where(~np.isfinite(sd) | (sd <= 0), 1.0, sd)
+    return np.where(np.isnan(x), 0.0, (x - mean) / sd)
+
+
 def encode_pair(
     original: pd.DataFrame,
     released: pd.DataFrame,
@@ -324,7 +340,8 @@ def encode_pair(
 ) -> EncodedPair:
     """Embed ``original.iloc[query_rows]`` (the intruder's file) and all of ``released``.
 
-    Standardisation (and, for ``mahalanobis``, whitening) uses statistics of the whole original.
+    Each file is standardised by its own statistics (the whole original, the whole release); the
+    ``mahalanobis`` whitening uses the correlation matrix of the original's z-scores for both.
     A categorical attribute takes one coordinate per value (per tree node with a hierarchy), so
     ``ValueError`` is raised when the two embeddings would exceed ``max_bytes``.
     """
@@ -347,14 +364,7 @@ def encode_pair(
     if numeric:
         zo = np.column_stack([_numeric(original, a.name, "original") for a in numeric])
         zr = np.column_stack([_numeric(released, a.name, "released") for a in numeric])
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-missing columns
-            mean = np.nanmean(zo, axis=0) if len(zo) else np.zeros(len(numeric))
-            sd = np.nanstd(zo, axis=0, ddof=1) if len(zo) > 1 else np.ones(len(numeric))
-        mean = np.where(np.isnan(mean), 0.0, mean)
-        sd = np.where(~np.isfinite(sd) | (sd <= 0), 1.0, sd)
-        zo = np.where(np.isnan(zo), 0.0, (zo - mean) / sd)
-        zr = np.where(np.isnan(zr), 0.0, (zr - mean) / sd)
+        zo, zr = _standardized(zo), _standardized(zr)  # each file by its own mean and sd
         if metric == "euclidean":
             for j, a in enumerate(numeric):
                 names.append(a.name)
