@@ -103,11 +103,7 @@ def run(ctx, params: UniquenessParams) -> Measurement:
         }
     weights = ctx.policy.columns_with("weight")
     if weights:
-        if s.weight_sums is not None:
-            Fk = s.weight_sums
-        else:
-            w = ctx.table[weights[0]].to_numpy(dtype=float)
-            Fk = np.bincount(s.class_of, weights=np.nan_to_num(w, nan=1.0), minlength=s.n_classes)
+        Fk = s.weight_sums  # F_k per class: the weights of the records its records match
         record_risk = individual_risk(s.class_fk, Fk)  # per class; every record of a class shares it
         details["weight_column"] = weights[0]
     else:

@@ -38,7 +38,9 @@ class AuditContext:
         sensitive = {
             col: (self.policy.columns[col].type, self._leaves(col)) for col in self.policy.sensitive
         }
-        return build_summary(self.table, self.policy.quasi_identifiers, sensitive, self.policy.data.missing_qi)
+        weights = self.policy.columns_with("weight")
+        return build_summary(self.table, self.policy.quasi_identifiers, sensitive, self.policy.data.missing_qi,
+                             weight=weights[0] if weights and weights[0] in self.table else None)
 
     def _leaves(self, column: str) -> list[str] | None:
         h = self.policy.hierarchies.get(column)

@@ -106,7 +106,7 @@ class ClassSummary:
     first_row: np.ndarray  # a representative (the first) record of each class
     frame: pd.DataFrame = field(repr=False)  # the records (or one representative per class) first_row points into
     sensitive: dict[str, SensitiveCounts] = field(default_factory=dict)
-    weight_sums: np.ndarray | None = None  # per class sum of the weight column, when an engine computed it
+    weight_sums: np.ndarray | None = None  # per class F_k: the weights of the records it matches (weight column)
     order: np.ndarray | None = field(default=None, repr=False)  # the records class by class (Grouping.order)
 
     @property
@@ -367,15 +367,21 @@ def count_codes(codes: np.ndarray, minlength: int) -> np.ndarray:
     return out
 
 
-def _wildcard_sizes(code_columns: list[tuple[np.ndarray, int]], n: int) -> np.ndarray:
-    """f_k under sdcMicro's wildcard semantics: records j with x_j = x_i wherever both are present."""
+def _wildcard_sums(code_columns: list[tuple[np.ndarray, int]], n: int,
+                   weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per record, under sdcMicro's wildcard semantics (records j with x_j = x_i wherever both are
+    present): how many records match (f_k) and, with ``weights``, the sum of their weights (F_k, as
+    sdcMicro's freqCalc sums the weights of every matching record, not of the exact-match class only).
+    The work is per pair of missing-value patterns, each a join on the columns both have."""
     if not code_columns:
-        return np.full(n, n, dtype=np.int64)
+        total = None if weights is None else np.full(n, float(weights.sum()))
+        return np.full(n, n, dtype=np.int64), total
     missing = np.column_stack([codes < 0 for codes, _ in code_columns])
-    weights = 1 << np.arange(missing.shape[1], dtype=np.int64)
-    pattern = missing.astype(np.int64) @ weights
+    bits = 1 << np.arange(missing.shape[1], dtype=np.int64)
+    pattern = missing.astype(np.int64) @ bits
     patterns, pattern_of = np.unique(pattern, return_inverse=True)
-    result = np.zeros(n, dtype=np.int64)
+    counts = np.zeros(n, dtype=np.int64)
+    sums = None if weights is None else np.zeros(n)
     members = [np.flatnonzero(pattern_of == i) for i in range(len(patterns))]
     for i, p in enumerate(patterns):
         rows_p = members[i]
@@ -383,17 +389,21 @@ def _wildcard_sizes(code_columns: list[tuple[np.ndarray, int]], n: int) -> np.nd
             rows_q = members[j]
             shared = [c for c in range(missing.shape[1]) if not (p >> c) & 1 and not (q >> c) & 1]
             if not shared:
-                result[rows_p] += len(rows_q)
+                counts[rows_p] += len(rows_q)
+                if sums is not None:
+                    sums[rows_p] += weights[rows_q].sum()
                 continue
             cols = [(code_columns[c][0], code_columns[c][1]) for c in shared]
             key_p = pack_keys([(codes[rows_p], card) for codes, card in cols], len(rows_p))
             key_q = pack_keys([(codes[rows_q], card) for codes, card in cols], len(rows_q))
-            uq, cq = np.unique(key_q, return_counts=True)
-            pos = np.searchsorted(uq, key_p)
-            pos_clip = np.minimum(pos, len(uq) - 1)
-            hit = uq[pos_clip] == key_p
-            result[rows_p] += np.where(hit, cq[pos_clip], 0)
-    return result
+            uq, inverse, cq = np.unique(key_q, return_inverse=True, return_counts=True)
+            pos = np.minimum(np.searchsorted(uq, key_p), len(uq) - 1)
+            hit = uq[pos] == key_p
+            counts[rows_p] += np.where(hit, cq[pos], 0)
+            if sums is not None:
+                wq = np.bincount(inverse.ravel(), weights=weights[rows_q], minlength=len(uq))
+                sums[rows_p] += np.where(hit, wq[pos], 0.0)
+    return counts, sums
 
 
 def sensitive_codes(values, leaves: Sequence[str] | None) -> tuple[np.ndarray, np.ndarray]:
@@ -433,22 +443,32 @@ def build_summary(
     quasi_identifiers: Sequence[str],
     sensitive: dict[str, tuple[str, Sequence[str] | None]] | None = None,
     missing_qi: str = "value",
+    weight: str | None = None,
 ) -> ClassSummary:
     """Compute the class summary of ``frame``.
 
-    ``sensitive`` maps each sensitive column to ``(type, hierarchy leaves or None)``.
+    ``sensitive`` maps each sensitive column to ``(type, hierarchy leaves or None)``. With ``weight`` (the
+    policy's weight column) ``weight_sums`` holds each class's estimated population size F_k: the sum of
+    the weights of the records its records match (a missing weight counts 1) -- the class's own records,
+    or under ``missing_qi: wildcard`` every matching record.
     """
     n = len(frame)
     code_columns = [column_codes(frame[q]) for q in quasi_identifiers]
     key = pack_keys(code_columns, n)
     grouping = group(key, consume=True)
     del key
+    weights = None
+    if weight is not None:
+        weights = np.nan_to_num(frame[weight].to_numpy(dtype=float), nan=1.0)
+    weight_sums = None if weights is None else grouping.sums(weights)
     if missing_qi == "wildcard" and any(len(c) and c.min() < 0 for c, _ in code_columns):
-        class_fk = _wildcard_sizes(code_columns, n)[grouping.first_row]
+        fk, Fk = _wildcard_sums(code_columns, n, weights)
+        class_fk = fk[grouping.first_row]
+        weight_sums = None if Fk is None else Fk[grouping.first_row]
     else:
         class_fk = grouping.sizes
     summary = ClassSummary(list(quasi_identifiers), missing_qi, None, grouping.sizes, class_fk,
-                           grouping.first_row, frame, order=grouping.order)
+                           grouping.first_row, frame, order=grouping.order, weight_sums=weight_sums)
     for column, (_kind, leaves) in (sensitive or {}).items():
         summary.sensitive[column] = summarise_sensitive(column, frame[column], leaves, grouping)
     return summary
