@@ -60,65 +60,74 @@ def violations_of(policy: Policy, table: pd.DataFrame) -> int:
 
 # ----------------------------------------------------------------------------- golden metric values
 def test_node_costs_by_hand():
+    """Section 3.2's edge weights on TINY: h = 3 nodes on the longest path, nl(root) = 4, nl(A) = 3, nl(B) = 1
+    (cumulative costs C(u) from the leaf level; one QI, so w2 = h_max / h = 1)."""
     d = tiny_domain()
     A, B, root, a1, b1 = (node(d, x) for x in ("A", "B", "*", "a1", "b1"))
-    expected = {  # C(leaf), C(A), C(B), C(root), worked out by hand from the definitions
-        "LLM": (0, 1, 1, 2),
-        "NLLM": (0, 0.5, 0.5, 1),
-        "Distortion": (0, 0.5 / 1.5, 0.5 / 1.5, 1),  # edges 1/2 (leaf->level 1) and 1/1 (-> root), sum 3/2
-        "NCP": (0, 3 / 4, 0, 1),  # |L(A)|/|A| = 3/4; B covers one leaf: no loss
-        "Total": (0, 2 / 3, 0, 1),  # (|L(u)|-1)/(|A|-1)
+    expected = {  # C(leaf), C(A), C(B), C(root)
+        "LLM": (0, 2, 0, 3),  # (nl(u) - 1) x w2: B covers one leaf and loses none
+        "NLLM": (0, 0.5, 0, 0.75),  # (nl(u) - 1) / nl(root) x w2
+        "NCP": (0, 0.5, 0, 0.75),  # (nl(u) - 1) / nl(root)
+        "Total": (0, 0.5, 0.5, 1),  # lvl(u) / (h - 1)
+        "Distortion": (0, 0.5 / 1.5, 0.5 / 1.5, 1),  # edges 1/(h - lvl(x')): 1/2 then 1/1, normalised by 3/2
     }
     for metric, (leaf, ca, cb, croot) in expected.items():
         c = node_costs(d, metric)
         assert c[[a1, A, B, root]] == pytest.approx([leaf, ca, cb, croot]), metric
         assert c[b1] == 0 and c[d.missing] == pytest.approx(croot), metric
-    assert node_costs(d, "WLLM", weight=0.75)[A] == pytest.approx(0.75)
-    assert node_costs(d, "WNLLM", weight=0.75)[root] == pytest.approx(0.75)
+    assert node_costs(d, "WLLM", weight=0.75)[A] == pytest.approx(2 * 0.75)
+    assert node_costs(d, "WNLLM", weight=0.75)[root] == pytest.approx(0.75 * 0.75)
+    assert node_costs(d, "Distortion", weight=0.5)[A] == pytest.approx(0.5 / 3)  # x w1
     assert node_costs(d, "Distortion", beta=2)[A] == pytest.approx(0.25 / 1.25)  # weights 1/4 and 1
 
 
 def test_edge_weights_and_cost_matrix_by_hand():
     d = tiny_domain()
     costs = node_costs(d, "NCP")
-    w = edge_weights(d, costs)
-    assert w[node(d, "a1")] == pytest.approx(0.75) and w[node(d, "A")] == pytest.approx(0.25)
-    assert w[node(d, "b1")] == 0 and w[node(d, "B")] == pytest.approx(1)
+    w = edge_weights(d, costs)  # omega(x, x') = (nl(x') - nl(x)) / nl(root)
+    assert w[node(d, "a1")] == pytest.approx(2 / 4) and w[node(d, "A")] == pytest.approx(1 / 4)
+    assert w[node(d, "b1")] == 0 and w[node(d, "B")] == pytest.approx(3 / 4)
     assert np.isnan(w[node(d, "*")])
     leaves = [node(d, x) for x in ("a1", "a2", "a3", "b1")]
     M = cost_matrix(d, costs, np.array(leaves))  # M(v, v') = C(LCA(v, v')) - C(v)
-    assert M == pytest.approx(np.array([[0, .75, .75, 1], [.75, 0, .75, 1], [.75, .75, 0, 1], [1, 1, 1, 0]]))
+    assert M == pytest.approx(np.array([[0, .5, .5, .75], [.5, 0, .5, .75], [.5, .5, 0, .75], [.75, .75, .75, 0]]))
     M = cost_matrix(d, node_costs(d, "Distortion"), np.array(leaves))
     assert M[0, 1] == pytest.approx(1 / 3) and M[0, 3] == pytest.approx(1) and M[3, 0] == pytest.approx(1)
     # cost matrix over internal nodes too: M(A, a1) = C(LCA(A, a1)) - C(A) = 0, M(a1, A) = C(A)
     M = cost_matrix(d, costs, np.array([node(d, "A"), node(d, "a1")]))
-    assert M == pytest.approx(np.array([[0, 0], [.75, 0]]))
+    assert M == pytest.approx(np.array([[0, 0], [.5, 0]]))
 
 
 def test_attribute_weights_by_hand():
-    assert attribute_weights([2, 1, 4], "w1") == pytest.approx([0.75, 1.0, 0.25])  # (h-1) = 1, 0, 3; sum 4
-    assert attribute_weights([2, 1, 4], "w1", m=2) == pytest.approx([1 - 1 / 10, 1.0, 1 - 9 / 10])
+    """Definition 8 with heights in nodes: w1's exponent is the number of QIs (3 here), w2 = h_max / h_j."""
+    assert attribute_weights([2, 1, 4], "w1") == pytest.approx([1 - 1 / 28, 1.0, 1 - 27 / 28])  # (h-1)^3: 1, 0, 27
+    assert attribute_weights([2, 1, 4], "w1", m=1) == pytest.approx([0.75, 1.0, 0.25])  # the m option
     assert attribute_weights([2, 1, 4], "w2") == pytest.approx([2.0, 4.0, 1.0])  # h_max / h_j
     assert attribute_weights([1, 1], "w1") == pytest.approx([1.0, 1.0])  # no excess height anywhere
-    d = tiny_domain()  # with one QI of height 2: w1 = 1 (sum of excess = 1), w2 = 1
-    assert resolve_weighting("WLLM") == "w1" and resolve_weighting("WNLLM") == "w2"
-    assert resolve_weighting("WNLLM", "w1") == "w1"
-    assert CostModel([d, d], "WNLLM").weighting == "w2"
+    assert attribute_weights([3], "w1") == pytest.approx([0.0])  # one QI: the formula gives 0
+    assert resolve_weighting("WLLM") == "w1" and resolve_weighting("WNLLM") == "w1"  # Section 3.2
+    assert resolve_weighting("LLM") == "w2" and resolve_weighting("NLLM") == "w2"
+    assert resolve_weighting("Distortion") == "w1" and resolve_weighting("NCP") is None
+    assert resolve_weighting("WNLLM", "w2") == "w2"
+    d = tiny_domain()
+    assert CostModel([d, d], "WNLLM").weighting == "w1"
+    assert CostModel([d, d], "NCP").weights.tolist() == [1.0, 1.0]
 
 
 def test_alteration_and_shares_by_hand():
     d = tiny_domain()
     nodes = np.array([[node(d, "A")], [node(d, "a1")], [node(d, "*")], [d.missing]])
     model = CostModel([d], "NLLM")
-    assert model.table_cost(nodes) == pytest.approx(0.5 + 0 + 1 + 1)
-    assert model.top_cost(4) == pytest.approx(4)
-    assert model.alteration(nodes) == pytest.approx(100 * 2.5 / 4)
+    assert model.table_cost(nodes) == pytest.approx(0.5 + 0 + 0.75 + 0.75)
+    assert model.top_cost(4) == pytest.approx(4 * 0.75)
+    assert model.alteration(nodes) == pytest.approx(100 * 2.0 / 3.0)
     shares = generalization_shares([d], nodes)
     assert shares == {"generalized_values_pct": 75.0, "root_values_pct": 50.0}
     figures = all_metrics([d], nodes)
     assert set(figures["alteration_pct"]) == set(METRICS)
-    assert figures["alteration_pct"]["NCP"] == pytest.approx(100 * (0.75 + 0 + 1 + 1) / 4)
-    assert figures["alteration_pct"]["LLM"] == pytest.approx(100 * (1 + 0 + 2 + 2) / 8)
+    assert figures["alteration_pct"]["NCP"] == pytest.approx(100 * 2.0 / 3.0)
+    assert figures["alteration_pct"]["LLM"] == pytest.approx(100 * (2 + 0 + 3 + 3) / 12)
+    assert figures["alteration_pct"]["Total"] == pytest.approx(100 * (0.5 + 0 + 1 + 1) / 4)
 
 
 def test_lca_and_missing_node():
@@ -283,9 +292,12 @@ def test_gaa_merges_the_cheapest_partner():
 
 
 def test_gaa_strategies_steer_by_diversity_and_closeness():
-    # k = 2: only the singleton a1 (flu) must merge. Partners (LLM merge cost, l, EMD t of the merged class;
-    # table distribution flu/cold/hiv = 1/2, 1/4, 1/4): a2 (flu, flu): cost 3, l 1, t 1/2;
-    # a3 (cold, hiv): cost 3, l 3, t 1/6; b1 (flu, cold, hiv): cost 1*2 + 3*2 = 8, l 3, t 0.
+    # k = 2: only the singleton a1 (flu) must merge. Partners (Definition 6's unweighted LLM cost mu_bar, and the
+    # WHOLE table's entropy l and norm-1 t after the merge, Definitions 15-16; table distribution flu/cold/hiv
+    # = 1/2, 1/4, 1/4): a2 (flu, flu): mu_bar 2 C(A) = 4; a3 (cold, hiv): 4; b1 (flu, cold, hiv): 2 C(*) = 6.
+    # Whatever a1 joins, a2 or a2 + a1 stays all flu: the table's l is 1 and its t is 1 for every partner, so
+    # every strategy falls back on the cost and its first-listed tie, a2 (the strategies' discriminating
+    # cases are the paper's examples in test_generalization_paper.py).
     policy = make_policy({"x": {"role": "quasi_identifier", "hierarchy": TINY}, "d": {"role": "sensitive"}},
                          [{"assessor": "k_anonymity", "k": 2}])
     frame = pd.DataFrame({"x": categorical(["a1", "a2", "a2", "a3", "a3", "b1", "b1", "b1"]),
@@ -299,10 +311,7 @@ def test_gaa_strategies_steer_by_diversity_and_closeness():
         nodes = gaa(problem, costs, model, strategy, sensitive="d").nodes[:, 0]
         return sorted({x for x, v in zip(frame["x"], nodes) if v == nodes[0] and x != "a1"})
 
-    expected = {"S1": "a2",  # cost tie with a3: the first class wins
-                "S2": "a3", "S3": "a3", "S4": "a3",  # l breaks the tie / 3/3 < 8/3 < 3/1
-                "S5": "a3",  # cost tie broken by t
-                "S6": "b1", "S7": "b1"}  # t = 0 first; cost x t = 0
+    expected = {s: "a2" for s in ("S1", "S2", "S3", "S4", "S5", "S6", "S7")}
     assert {s: partner(s) for s in expected} == {s: [x] for s, x in expected.items()}
 
 

@@ -1,31 +1,33 @@
-"""The Greedy Anonymization Algorithm (GAA) of Mauger, Le Mahec & Dequen (TDP 16(3), 2023).
+"""The Greedy Anonymization Algorithm (GAA) of Mauger, Le Mahec & Dequen (TDP 16(3), 2023; ../shared/seeds/003):
+Algorithm 1 of Section 2.2 with the merging strategies S1-S7 of Section 4.2 (Definitions 15-17).
 
 Local recoding by greedy class merging. Start from the release's equivalence classes; while some class
-breaks the privacy model Phi (the policy's class-based error checks), take a smallest such class ``a``,
-choose a partner ``b`` among all other classes with a *strategy*, and generalize both to their lowest
+breaks the privacy model Phi (the policy's class-based error checks), take a smallest such class ``C_s``,
+choose a partner ``C`` among all other classes with a *strategy*, and generalize both to their lowest
 common ancestor (LCA) on every QI. The merged class is published with the LCA labels; if that label
 vector is already another class's, that class joins too (the published table could not tell them
 apart).
 
-Merging cost (from the cost matrices of :mod:`privaudit.remediation.generalization.metrics`): the information lost
-by the records of both classes,
+Merging cost: Definition 6's ``mu_bar(C_s, C) = sum_j M_j(s_j, c_j) + M_j(c_j, s_j)`` on the two classes'
+label vectors, ``M_j(u, v) = C_j(LCA(u, v)) - C_j(u)`` (:mod:`privaudit.remediation.generalization.metrics`),
+not weighted by the classes' sizes (Definition 17 compares ``mu_bar`` of the classes). It is computed for
+``C_s`` against every class at once: per QI, the LCA of ``s_j`` with every node is one vector, gathered at
+the classes' nodes -- one numpy gather per QI and merge, no loop over classes or records.
 
-    cost(a, b) = |a| * sum_j M_j(a_j, LCA_j) + |b| * sum_j M_j(b_j, LCA_j),   M_j(u, w) = C_j(w) - C_j(u),
+Strategies (Definition 17). ``l_div`` and ``t_clo`` are values of the *whole table* after the candidate
+merge (Definitions 11, 14 and 15-16): ``l_div(T)`` = the smallest, over its classes, of the entropy
+l-diversity ``exp(-sum_s p ln p)``; ``t_clo(T)`` = the largest, over its classes, of the norm-1 distance
+``sum_s |p_C(s) - p_T(s)|`` between the class's and the table's sensitive distributions:
 
-computed for ``a`` against every class at once: per QI, the LCA of ``a_j`` with every node of the
-hierarchy is one vector (:meth:`AttributeDomain.lca_with`), gathered at the classes' nodes -- one
-numpy gather per QI and merge, no loop over classes or records.
+* S1 mu_bar;                 S2 mu_bar, ties by larger l_div;   S3 larger l_div, ties by mu_bar;
+* S4 mu_bar / l_div;         S5 mu_bar, ties by smaller t_clo;  S6 smaller t_clo, ties by mu_bar;
+* S7 mu_bar x t_clo (ties by mu_bar).
 
-Strategies (``l`` = distinct sensitive values of the merged class, ``t`` = EMD between the merged
-class's sensitive distribution and the table's, with the ground distance of the policy's t-closeness
-check on that column, else the ``auto`` choice):
-
-* S1 cost only;            S2 cost, ties by larger l;     S3 larger l, ties by cost;   S4 cost / l;
-* S5 cost, ties by smaller t;  S6 smaller t, ties by cost;  S7 cost x t (ties by cost).
-
-Remaining ties go to the class listed first (classes are numbered in sorted key order, merged classes
-after them), so the result is deterministic. If every record ends in one class that still breaks Phi,
-GAA stops with a note (generalization alone cannot satisfy the policy).
+The table after merging ``C_s`` with ``C`` is evaluated as ``C_s`` and ``C`` replaced by their union; a
+third class already published with the union's labels joins at the merge (above) but is not anticipated
+while choosing. Remaining ties go to the class listed first (classes are numbered in sorted key order,
+merged classes after them), so the result is deterministic. If every record ends in one class that still
+breaks Phi, GAA stops with a note (generalization alone cannot satisfy the policy).
 """
 
 from __future__ import annotations
@@ -35,9 +37,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-import scipy.sparse as sp
 
-from privaudit.risk import emd
 from privaudit.core.summary import group_sorted, pack_keys
 from privaudit.remediation.generalization.metrics import CostModel
 from privaudit.remediation.generalization.model import ClassModel
@@ -61,28 +61,24 @@ class GAAResult:
     notes: list[str] = field(default_factory=list)
 
 
-def strategy_column(problem: GeneralizationProblem, strategy: str, sensitive: str | None) -> tuple[str | None, str]:
-    """The sensitive column (and EMD ground distance) a strategy reads; (None, "") for S1."""
+def strategy_column(problem: GeneralizationProblem, strategy: str, sensitive: str | None) -> str | None:
+    """The sensitive column a strategy reads (None for S1): ``sensitive``, else the column of the policy's
+    l-diversity (S2-S4) or t-closeness (S5-S7) error check, else the policy's first sensitive column."""
     policy = problem.policy
     if strategy not in _NEEDS_L + _NEEDS_T:
-        return None, ""
+        return None
     wanted = "l_diversity" if strategy in _NEEDS_L else "t_closeness"
-    column, distance = sensitive, None
-    for check in (c for c in policy.checks if c.severity == "error"):
-        if check.assessor.name == wanted and (column is None or check.params.sensitive == column):
-            column = check.params.sensitive
-            if wanted == "t_closeness":
-                distance = emd.ground_distance(column, policy, check.params.distance)
-            break
+    column = sensitive
+    if column is None:
+        column = next((c.params.sensitive for c in policy.checks
+                       if c.severity == "error" and c.assessor.name == wanted), None)
     if column is None:
         if not policy.sensitive:
             raise ValueError(f"strategy {strategy} needs a sensitive column, and the policy has none")
         column = policy.sensitive[0]
     if column not in policy.sensitive:
         raise ValueError(f"sensitive: {column!r} is not a sensitive column of the policy")
-    if distance is None:
-        distance = emd.ground_distance(column, policy)
-    return column, distance
+    return column
 
 
 def gaa(problem: GeneralizationProblem, costs: CostModel, model: ClassModel, strategy: str = "S1",
@@ -90,7 +86,7 @@ def gaa(problem: GeneralizationProblem, costs: CostModel, model: ClassModel, str
     """Run GAA on ``problem`` with the merge costs of ``costs`` and the privacy model ``model``."""
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r} (use one of {', '.join(STRATEGIES)})")
-    column, distance = strategy_column(problem, strategy, sensitive)
+    column = strategy_column(problem, strategy, sensitive)
     domains = problem.domains
     q = len(domains)
     nodes = problem.nodes
@@ -112,8 +108,6 @@ def gaa(problem: GeneralizationProblem, costs: CostModel, model: ClassModel, str
     if column is not None:
         sc = model.template.sensitive[column]
         q_dist = sc.total / max(sc.total.sum(), 1)
-        paths = problem.policy.hierarchies[column].leaf_ancestors(list(sc.values)) if distance == "hierarchical" \
-            else None
     merges = 0
     while True:
         a = state.pop_smallest_violating()
@@ -127,10 +121,9 @@ def gaa(problem: GeneralizationProblem, costs: CostModel, model: ClassModel, str
         slots = state.act_slots[:n_act]
         total = partners.lca_costs(state.R[a], state.B_act[:, :n_act])
         # cost(a, b) = |a| (sum_j C_j(LCA_j) - CC_a) + |b| (sum_j C_j(LCA_j) - CC_b); dead slots get +inf
-        sa = float(state.size[a])
-        cost = total - state.CC_act[:n_act]
-        cost *= state.size_act[:n_act]
-        cost += sa * (total - state.CC[a])
+        # mu_bar(a, b) = sum_j [C_j(LCA_j) - C_j(a_j)] + [C_j(LCA_j) - C_j(b_j)]; dead slots get +inf
+        cost = 2.0 * total - state.CC_act[:n_act]
+        cost -= state.CC[a]
         cost += state.dead_act[:n_act]
         cost[state.pos_of[a]] = np.inf
         if column is None:  # S1: least cost; near-equal costs (summed in another order) tie, first wins
@@ -139,10 +132,12 @@ def gaa(problem: GeneralizationProblem, costs: CostModel, model: ClassModel, str
         else:
             usable = np.isfinite(cost)
             merged = state.counts[column][slots] + state.counts[column][a]
-            if strategy in _NEEDS_L:
-                other = (merged > 0).sum(axis=1).astype(float)
-            else:
-                other = _emd_rows(merged, q_dist, distance, paths)
+            per_class = state.class_value(column, slots[:n_act], strategy in _NEEDS_L, q_dist)
+            if strategy in _NEEDS_L:  # l_div of the table: min over the merged class and all the others
+                other = np.minimum(_entropy_l(merged), _extreme_without(per_class, usable, state.pos_of[a], min))
+            else:  # t_clo of the table: max over the merged class and all the others
+                other = np.maximum(_l1_distance(merged, q_dist),
+                                   _extreme_without(per_class, usable, state.pos_of[a], max))
             pick = _choose(strategy, cost, other, usable)
         b = int(slots[pick])
         lca = partners.lca(state.R[a], state.R[b])
@@ -157,15 +152,39 @@ def gaa(problem: GeneralizationProblem, costs: CostModel, model: ClassModel, str
     return GAAResult(out, merges, nc, int(state.n_alive), satisfied, column, notes)
 
 
-def _emd_rows(merged: np.ndarray, q_dist: np.ndarray, distance: str, paths) -> np.ndarray:
-    counts = sp.csr_matrix(merged)
-    if distance == "ordered":
-        out = emd.emd_ordered(counts, q_dist)
-    elif distance == "equal":
-        out = emd.emd_equal(counts, q_dist)
-    else:
-        out = emd.emd_hierarchical(counts, q_dist, paths)
-    return np.nan_to_num(out, nan=0.0)
+def _entropy_l(counts: np.ndarray) -> np.ndarray:
+    """Definition 11 per row of sensitive counts: exp(-sum_s p ln p) (0 for a row with no values)."""
+    counts = np.asarray(counts, dtype=float)
+    totals = counts.sum(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(totals > 0, counts / np.where(totals > 0, totals, 1.0), 0.0)
+        h = -np.sum(np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0), axis=1)
+    return np.where(totals[:, 0] > 0, np.exp(h), 0.0)
+
+
+def _l1_distance(counts: np.ndarray, q_dist: np.ndarray) -> np.ndarray:
+    """Definitions 12-14 per row: sum_s |p_C(s) - p_T(s)| (0 for a row with no values)."""
+    counts = np.asarray(counts, dtype=float)
+    totals = counts.sum(axis=1, keepdims=True)
+    p = counts / np.where(totals > 0, totals, 1.0)
+    return np.where(totals[:, 0] > 0, np.abs(p - q_dist[None, :]).sum(axis=1), 0.0)
+
+
+def _extreme_without(values: np.ndarray, usable: np.ndarray, a_pos: int, which) -> np.ndarray:
+    """For every candidate b: the min (``which=min``) or max of ``values`` over the alive classes other than
+    ``a`` and ``b`` (+inf for min, -inf for max when there are none), from the two most extreme values."""
+    fill = np.inf if which is min else -np.inf
+    v = np.where(usable, values, fill)
+    if a_pos >= 0:
+        v[a_pos] = fill
+    if len(v) == 0:
+        return v
+    order = np.argsort(v if which is min else -v, kind="stable")[:2]
+    first = v[order[0]]
+    second = v[order[1]] if len(order) > 1 else fill
+    out = np.full(len(v), first)
+    out[order[0]] = second
+    return out
 
 
 def _choose(strategy: str, cost: np.ndarray, other: np.ndarray, usable: np.ndarray) -> int:
@@ -231,6 +250,11 @@ class _State:
         self.CC_act = np.zeros(cap)
         self.pos_of = np.full(cap, -1, dtype=np.int64)
         self.n_act = 0
+
+    def class_value(self, column: str, slots: np.ndarray, entropy: bool, q_dist: np.ndarray) -> np.ndarray:
+        """Each class's own l_div (``entropy``) or t_clo (against the table's distribution ``q_dist``)."""
+        counts = self.counts[column][slots]
+        return _entropy_l(counts) if entropy else _l1_distance(counts, q_dist)
 
     def _class_cost(self, R: np.ndarray) -> np.ndarray:
         return sum(c[R[:, j]] for j, c in enumerate(self.costs.costs)) if self.q else np.zeros(len(R))

@@ -1,46 +1,43 @@
-"""Information-loss metrics of generalization, as weights on hierarchy edges (Mauger, Le Mahec & Dequen).
+"""Information-loss metrics of generalization, as weights on hierarchy edges (Mauger, Le Mahec & Dequen,
+"Optimizing Privacy and Data Utility: Metrics and Strategies", TDP 16(3), 2023; ../shared/seeds/003).
 
-Seed paper: C. Mauger, G. Le Mahec, G. Dequen, "Optimizing Privacy and Data Utility: Metrics and
-Strategies", Transactions on Data Privacy 16(3):153-189, 2023, Definitions 3-9. Its full text was not
-available to us; what follows is our reading, built from the metrics' original papers, and every choice
-is stated so it can be checked against the paper.
+Definition 3: a metric puts a weight ``omega(x, x')`` on every edge from a node ``x`` to its parent ``x'``.
+Definition 4: generalizing ``v`` to its ancestor ``v'`` costs the weights on the path, so every node ``u``
+has a cumulative cost ``C(u)`` (``C(leaf) = 0``) and ``cost(v, v') = C(v') - C(v)``. Definition 5: the cost
+matrix ``M(v, v') = cost(v, LCA(v, v'))``. Definition 6: two records generalized together cost
+``sum_j M(f_j, f'_j) + M(f'_j, f_j)``; a generalized table costs the sum over its records of the cost
+from the original record to the published one. Definition 7: alteration = 100 x cost(T_gen) / cost(T*),
+``T*`` every QI at its root.
 
-A metric puts a weight on every edge ``child -> parent`` of a QI's hierarchy. Generalizing value ``v``
-to its ancestor ``a`` costs the sum of the weights on the path, so every node ``u`` has a cumulative cost
-``C(u)`` (``C(leaf) = 0``) and ``cost(v, a) = C(a) - C(v)``. The cost matrix of Definition 3 is
-``M(v, v') = cost(v, LCA(v, v'))`` over leaves: what ``v`` loses when it is merged with ``v'``.
+Section 3.2 gives the seven metrics by their edge weights. With ``h`` the height of the QI's hierarchy --
+the number of nodes on its longest path, one more than its edges -- ``lvl(x)`` the level of ``x`` (leaves
+0, root ``h - 1``), ``nl(x)`` the leaves below ``x`` and ``r`` the root:
 
-With ``h`` the height of the QI's hierarchy, ``lambda(u)`` the level of node ``u`` (leaves 0, root h),
-``|L(u)|`` the number of leaves below ``u`` and ``|A|`` the number of leaves of the hierarchy:
+==========  ===================================================================  ==============
+metric      omega(x, x')                                                         C(u)
+==========  ===================================================================  ==============
+Distortion  (1 / (h - lvl(x'))) / sum_{i=1}^{h-1} 1 / (h - i)  x  w1             see below
+NCP         (nl(x') - nl(x)) / nl(r)                                             (nl(u)-1)/nl(r)
+Total       (lvl(x') - lvl(x)) / (h - 1)                                         lvl(u)/(h-1)
+LLM         (nl(x') - nl(x))  x  w2                                              (nl(u)-1) w2
+NLLM        (nl(x') - nl(x)) / nl(r)  x  w2                                      (nl(u)-1)/nl(r) w2
+WLLM        (nl(x') - nl(x))  x  w1                                              (nl(u)-1) w1
+WNLLM       (nl(x') - nl(x)) / nl(r)  x  w1                                      (nl(u)-1)/nl(r) w1
+==========  ===================================================================  ==============
 
-* ``LLM``  (level loss): every edge weighs 1, ``C(u) = lambda(u)``. Not normalised: a tall hierarchy
-  (age, height 4) costs 4 at its root where sex costs 1.
-* ``NLLM`` (normalised LLM): every edge weighs ``1/h``; ``C(root) = 1`` for every QI.
-* ``WLLM`` / ``WNLLM``: LLM / NLLM times an attribute weight ``omega_j``, either
-  ``w1 = 1 - (h_j - 1)^m / sum_i (h_i - 1)^m`` (``m`` a parameter, default 1; 1 for every QI when all
-  heights are 1) or ``w2 = h_max / h_j`` (``h_max``: the tallest QI hierarchy). By default
-  (``weighting="auto"``) WLLM uses w1 and WNLLM uses w2: w2 x LLM would be ``h_max`` x NLLM, the same
-  ranking as NLLM, so we read the paper as pairing w1 with LLM and w2 with NLLM; either weight can be
-  forced for both.
-* ``Distortion`` (Li, Wong, Fu & Pei, "Achieving k-anonymity by clustering in attribute hierarchical
-  structures", DaWaK 2006, weighted hierarchical distance): numbering levels from the root (1) down to
-  the leaves (h+1), climbing from level i to i-1 weighs ``1/(i-1)^beta`` (beta = 1 by default), and the
-  distance is normalised by the sum of all weights on a leaf-to-root path, so ``C(root) = 1`` and edges
-  near the root weigh most. In our numbering, edge ``lambda -> lambda+1`` weighs
-  ``(h - lambda)^-beta / sum_{i=1..h} i^-beta``.
-* ``NCP`` (Xu, Wang, Pei, Wang, Shi & Fu, "Utility-based anonymization using local recoding",
-  KDD 2006): ``C(u) = |L(u)| / |A|`` when ``|L(u)| > 1``, else 0; ``C(root) = 1``.
-* ``Total``: Iyengar's loss metric (KDD 2002), ``C(u) = (|L(u)| - 1) / (|A| - 1)``; ``C(root) = 1``.
-  (Our reading of the paper's "Total"; it counts the leaves a published value could stand for.)
+Definition 8's attribute weights, over the m quasi-identifiers: ``w1(Q_j) = 1 - (h_j - 1)^m / sum_i
+(h_i - 1)^m`` (the exponent is the number of QIs; 1 for every QI when every hierarchy is a single node)
+and ``w2(Q_j) = h_max / h_j``. Distortion's edge into a parent at level ``p`` weighs ``1/(h - p)``
+normalised so that a leaf-to-root path sums to 1 (times w1): edges near the root weigh most.
 
-NCP, Total, Distortion and NLLM (and WNLLM up to the attribute weight) have the normalisation step: the
-root costs 1 on every QI. A suppressed or missing QI value costs ``C(root)``.
+Options beyond the paper (documented in :class:`privaudit.remediation.methods.generalize`): ``weighting``
+forces w1 or w2 on every weighted metric (``auto`` is the paper's pairing above), ``m`` replaces w1's
+exponent, ``beta`` raises Distortion's ``1/(h - p)`` to a power (1 in the paper).
 
-Definition 7, alteration: ``100 * cost(T_gen) / cost(T*)`` with ``cost(T) = sum over records and QIs
-of C(published node)`` and ``T*`` the table with every QI at its root (``n * sum_j C_j(root)``).
-Definition 9: the share of QI cells whose published value is generalized (above the leaf level, or
-missing) and the share at the root (root or missing). Costs are of the published table, counted from
-the leaf level: a value that was already generalized in the input counts with its own cost.
+A suppressed or missing QI value costs ``C(root)``. Definition 9: the share of QI cells whose published
+value is generalized (above the leaf level, or missing) and the share at the root (root or missing).
+Costs are of the published table, counted from the leaf level: a value that was already generalized in
+the input counts with its own cost.
 """
 
 from __future__ import annotations
@@ -53,15 +50,20 @@ from privaudit.remediation.generalization.domain import AttributeDomain
 
 Metric = Literal["Distortion", "NCP", "Total", "LLM", "NLLM", "WLLM", "WNLLM"]
 METRICS: tuple[str, ...] = ("Distortion", "NCP", "Total", "LLM", "NLLM", "WLLM", "WNLLM")
-#: the metrics with a normalisation step (root cost 1 on every QI)
-NORMALISED: tuple[str, ...] = ("Distortion", "NCP", "Total", "NLLM")
+#: the metrics whose node cost is normalised (Table 2 of the paper)
+NORMALISED: tuple[str, ...] = ("Distortion", "NCP", "Total", "NLLM", "WNLLM")
+#: Definition 8's weighting each metric uses (Section 3.2; NCP and Total use none)
+PAPER_WEIGHTING = {"Distortion": "w1", "LLM": "w2", "NLLM": "w2", "WLLM": "w1", "WNLLM": "w1"}
 
 
-def attribute_weights(heights: Sequence[int], weighting: str = "w1", m: float = 1.0) -> np.ndarray:
-    """Per-QI weights omega_j of WLLM/WNLLM: ``w1`` = 1 - (h_j-1)^m / sum_i (h_i-1)^m, ``w2`` = h_max / h_j."""
+def attribute_weights(heights: Sequence[int], weighting: str = "w1", m: float | None = None) -> np.ndarray:
+    """Definition 8 over QIs whose hierarchies have ``heights`` (nodes on the longest path):
+    ``w1`` = 1 - (h_j - 1)^m / sum_i (h_i - 1)^m with ``m`` the number of QIs unless given,
+    ``w2`` = h_max / h_j."""
     h = np.asarray(heights, dtype=float)
     if weighting == "w1":
-        excess = np.maximum(h - 1.0, 0.0) ** m
+        exponent = float(len(h)) if m is None else float(m)
+        excess = np.maximum(h - 1.0, 0.0) ** exponent
         total = excess.sum()
         return 1.0 - excess / total if total > 0 else np.ones_like(h)
     if weighting == "w2":
@@ -69,43 +71,39 @@ def attribute_weights(heights: Sequence[int], weighting: str = "w1", m: float = 
     raise ValueError(f"unknown weighting {weighting!r} (use w1 or w2)")
 
 
-def resolve_weighting(metric: str, weighting: str = "auto") -> str:
-    """``auto`` -> w1 for WLLM (and the unweighted metrics), w2 for WNLLM."""
-    if weighting != "auto":
-        return weighting
-    return "w2" if metric == "WNLLM" else "w1"
+def resolve_weighting(metric: str, weighting: str = "auto") -> str | None:
+    """The weighting ``metric`` is multiplied by: the paper's (``auto``), or the one forced; None for the
+    unweighted NCP and Total."""
+    if metric not in PAPER_WEIGHTING:
+        return None
+    return PAPER_WEIGHTING[metric] if weighting == "auto" else weighting
 
 
 def node_costs(domain: AttributeDomain, metric: str, weight: float = 1.0, beta: float = 1.0) -> np.ndarray:
-    """Cumulative cost ``C(u)`` of every node of ``domain`` (the ``missing`` node costs ``C(root)``).
-
-    ``weight`` is omega_j (used by WLLM and WNLLM only); ``beta`` is Distortion's exponent.
-    """
-    h = domain.height
+    """Cumulative cost ``C(u)`` of every node of ``domain`` under ``metric`` (Section 3.2), the attribute
+    weight ``weight`` (w1 or w2) applied; the ``missing`` node costs ``C(root)``."""
+    edges = domain.height  # the paper's h - 1
     level = domain.level.astype(float)
-    if metric in ("LLM", "NLLM", "WLLM", "WNLLM"):
-        cost = level.copy()
-        if metric in ("NLLM", "WNLLM"):
-            cost = cost / h if h > 0 else np.zeros_like(cost)
-        if metric in ("WLLM", "WNLLM"):
-            cost = cost * weight
+    lost = np.maximum(domain.leaves_under.astype(float) - 1.0, 0.0)  # nl(u) - nl(leaf)
+    n_root = float(max(domain.n_leaves, 1))
+    if metric in ("LLM", "WLLM"):
+        cost = lost * weight
+    elif metric in ("NCP", "NLLM", "WNLLM"):
+        cost = lost / n_root * (1.0 if metric == "NCP" else weight)
+    elif metric == "Total":
+        cost = level / edges if edges > 0 else np.zeros_like(level)
     elif metric == "Distortion":
-        if h == 0:
+        if edges == 0:
             cost = np.zeros_like(level)
         else:
-            edge = np.arange(h, 0, -1, dtype=float) ** -beta  # edge lambda -> lambda+1, lambda = 0..h-1
+            h = edges + 1
+            edge = (1.0 / (h - np.arange(1, h))) ** beta  # edge into a parent at level p = 1 .. h-1
             cumulative = np.concatenate(([0.0], np.cumsum(edge))) / edge.sum()
-            cost = cumulative[domain.level]
-    elif metric == "NCP":
-        size = domain.leaves_under.astype(float)
-        cost = np.where(size > 1, size / max(domain.n_leaves, 1), 0.0)
-    elif metric == "Total":
-        size = domain.leaves_under.astype(float)
-        cost = (size - 1) / (domain.n_leaves - 1) if domain.n_leaves > 1 else np.zeros_like(size)
+            cost = cumulative[domain.level] * weight
     else:
         raise ValueError(f"unknown metric {metric!r} (use one of {', '.join(METRICS)})")
     cost = np.asarray(cost, dtype=float)
-    cost[domain.missing] = cost[domain.ancestors[0, h]] if domain.n_nodes > 1 else 0.0
+    cost[domain.missing] = cost[domain.ancestors[0, edges]] if domain.n_nodes > 1 else 0.0
     # a node published as missing costs what the root costs
     return cost[domain.canonical]
 
@@ -136,11 +134,13 @@ class CostModel:
     """Node costs of every QI under one metric, and table-level figures (Definitions 7 and 9)."""
 
     def __init__(self, domains: Sequence[AttributeDomain], metric: str, weighting: str = "auto",
-                 m: float = 1.0, beta: float = 1.0):
+                 m: float | None = None, beta: float = 1.0):
         self.metric = metric
         self.domains = list(domains)
         self.weighting = resolve_weighting(metric, weighting)
-        self.weights = attribute_weights([d.height for d in self.domains], self.weighting, m)
+        heights = [d.height + 1 for d in self.domains]  # nodes on the longest path (the paper's h)
+        self.weights = (attribute_weights(heights, self.weighting, m) if self.weighting is not None
+                        else np.ones(len(self.domains)))
         self.costs = [node_costs(d, metric, w, beta) for d, w in zip(self.domains, self.weights)]
         self.root_costs = np.array([c[d.missing] for c, d in zip(self.costs, self.domains)])
 
@@ -170,8 +170,8 @@ def generalization_shares(domains: Sequence[AttributeDomain], nodes: np.ndarray)
     return {"generalized_values_pct": 100.0 * generalized / cells, "root_values_pct": 100.0 * root / cells}
 
 
-def all_metrics(domains: Sequence[AttributeDomain], nodes: np.ndarray, weighting: str = "auto", m: float = 1.0,
-                beta: float = 1.0) -> dict[str, object]:
+def all_metrics(domains: Sequence[AttributeDomain], nodes: np.ndarray, weighting: str = "auto",
+                m: float | None = None, beta: float = 1.0) -> dict[str, object]:
     """Every figure the report shows for a generalized table: alteration under each metric and Def. 9."""
     alteration = {metric: CostModel(domains, metric, weighting, m, beta).alteration(nodes) for metric in METRICS}
     per_column = {}

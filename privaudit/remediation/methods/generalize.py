@@ -8,10 +8,11 @@ Two algorithms (see :mod:`privaudit.remediation.generalization`):
 * ``gaa`` -- the Greedy Anonymization Algorithm (local recoding): merge a smallest violating class with
   the partner chosen by ``strategy`` (S1-S7), both generalized to their per-QI lowest common ancestor.
 
-``metric`` (Distortion, NCP, Total, LLM, NLLM, WLLM, WNLLM; weights ``weighting`` w1/w2 with exponent
-``m``, Distortion's ``beta``) drives the choice; the report's loss section gives the alteration under
-every metric, the share of generalized values and the share at the root (Mauger, Le Mahec & Dequen,
-TDP 2023, Definitions 7 and 9).
+``metric`` (Distortion, NCP, Total, LLM, NLLM, WLLM, WNLLM, exactly as Section 3.2 of Mauger, Le Mahec &
+Dequen, TDP 2023, gives their edge weights: :mod:`privaudit.remediation.generalization.metrics`) drives the
+choice; ``weighting`` (``auto``: the paper's w1/w2 pairing), ``m`` (w1's exponent; default the number of
+QIs) and ``beta`` (Distortion) are documented departures. The report's loss section gives the alteration
+under every metric, the share of generalized values and the share at the root (Definitions 7 and 9).
 
 Column rules: a QI with a hierarchy must be typed nominal (or ordinal with every hierarchy label in its
 ``order``): a numeric column cannot hold "20-29", and asking for it is an error. A QI without a
@@ -42,10 +43,12 @@ class GeneralizeOptions(Params):
         default="S1", description="GAA partner choice: S1 cost; S2 cost then l; S3 l then cost; S4 cost/l; "
         "S5 cost then t; S6 t then cost; S7 cost*t.")
     weighting: Literal["auto", "w1", "w2"] = Field(
-        default="auto", description="Attribute weight of WLLM/WNLLM: w1 = 1-(h_j-1)^m/sum_i(h_i-1)^m, "
-        "w2 = h_max/h_j; auto = w1 for WLLM, w2 for WNLLM.")
-    m: float = Field(default=1.0, ge=0, description="Exponent of the w1 weighting.")
-    beta: float = Field(default=1.0, gt=0, description="Exponent of Distortion's level weights 1/i^beta.")
+        default="auto", description="Attribute weight (Definition 8): w1 = 1-(h_j-1)^m/sum_i(h_i-1)^m, "
+        "w2 = h_max/h_j; auto = the paper's: w1 for Distortion, WLLM and WNLLM, w2 for LLM and NLLM.")
+    m: float | None = Field(default=None, ge=0, description="Exponent of w1 (default: the number of "
+                            "quasi-identifiers, as Definition 8).")
+    beta: float = Field(default=1.0, gt=0, description="Exponent on Distortion's edge weights 1/(h - lvl) (1 in "
+                        "the paper).")
     max_suppression: float = Field(
         default=0.0, ge=0, le=1, description="Lattice: largest share of records that may be suppressed.")
     sensitive: str | None = Field(
@@ -65,7 +68,7 @@ def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
     if implicit:
         notes.append("quasi-identifiers without a hierarchy can only be kept or suppressed: " + ", ".join(implicit))
     changes: dict = {"algorithm": options.algorithm, "metric": options.metric, "columns": problem.columns}
-    if options.metric in ("WLLM", "WNLLM"):
+    if costs.weighting is not None:
         changes["weights"] = {"weighting": costs.weighting,
                               **{d.column: float(w) for d, w in zip(problem.domains, costs.weights)}}
     if options.algorithm == "gaa":
