@@ -1,5 +1,5 @@
 """Golden tests of GAA's strategies and merge cost from Mauger, Le Mahec & Dequen, "Optimizing Privacy and Data
-Utility: Metrics and Strategies" (TDP 16(3), 2023; ../shared/seeds/003): Definition 6's merge cost
+Utility: Metrics and Strategies" (TDP 16(3), 2023; the source papers, seeds/003): Definition 6's merge cost
 mu_bar(C_s, C) not weighted by the classes' sizes, and Definition 17's strategies reading the entropy
 l-diversity (Definition 11) and the norm-1 t-closeness (Definitions 12-14) of the whole table after the
 candidate merge (Definitions 15-16). Run end to end through ``privaudit remediate``."""

@@ -1,4 +1,4 @@
-"""Distance-based record linkage as Torra's lecture slides define it (../shared/seeds/001, "Distance-based
+"""Distance-based record linkage as Torra's lecture slides define it (the source papers, seeds/001, "Distance-based
 record linkage"): d^2(a, b) = WM_p(diff_1(a, b), ..., diff_n(a, b)) with
 diff_i(a, b) = ((a_i - mean(a_i)) / sd(a_i) - (b_i - mean(b_i)) / sd(b_i))^2 -- each file standardized by
 its own mean and standard deviation."""

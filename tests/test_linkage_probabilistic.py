@@ -22,7 +22,7 @@ from privaudit.risk.linkage.fellegi_sunter import (
 )
 
 DATA = Path(__file__).resolve().parent / "data" / "linkage_probabilistic"
-SHARED_ADULT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "adult" / "adult.csv"
+ADULT = Path(__file__).resolve().parents[1] / "examples" / "adult" / "adult.csv"  # ARX's adult.csv (see README: Data)
 ADULT_COLUMNS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation", "salary-class"]
 
 
@@ -187,10 +187,9 @@ def test_identity_release_top1_is_number_of_classes_over_n():
     assert e.value == pytest.approx(expected, abs=1e-12)
 
 
-@pytest.mark.skipif(not SHARED_ADULT.exists(), reason="shared adult dataset not available")
 def test_golden_adult_identity_equals_arx_average_prosecutor_risk():
     # ARX TestRiskMetrics.testAverageRisk2: average prosecutor risk of adult (all 9 attributes as QIs)
-    df = pd.read_csv(SHARED_ADULT, sep=";")
+    df = pd.read_csv(ADULT, sep=";")
     r = probabilistic_linkage(df, df, adult_comparisons(), blocking=[ADULT_COLUMNS])
     assert r.get("labels").top1_correct == pytest.approx(0.6465751607983555, abs=1e-12)
 
@@ -427,9 +426,8 @@ def test_default_blocking_prefers_effective_number_of_values():
     assert default_blocking(df, ["skewed", "even", "binary"], max_pairs=None) == [["even"], ["binary"], ["skewed"]]
 
 
-@pytest.mark.skipif(not SHARED_ADULT.exists(), reason="shared adult dataset not available")
 def test_default_blocking_on_adult_bounds_the_pairs():
-    df = pd.read_csv(SHARED_ADULT, sep=";")
+    df = pd.read_csv(ADULT, sep=";")
     rules = default_blocking(df, [c for c in ADULT_COLUMNS if c != "age"])
     assert rules == [["occupation", "education"], ["occupation", "marital-status"], ["education", "marital-status"]]
 

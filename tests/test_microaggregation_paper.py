@@ -1,5 +1,5 @@
 """Golden tests from Soria-Comas, Domingo-Ferrer, Sánchez & Martínez, "t-Closeness through Microaggregation"
-(IEEE TKDE 27(11), 2015; ../shared/seeds/004): Propositions 1 and 2, Expressions (3) and (4), Table III on
+(IEEE TKDE 27(11), 2015; the source papers, seeds/004): Propositions 1 and 2, Expressions (3) and (4), Table III on
 the CASC "Census" data set, and Algorithm 2's GenerateCluster against a line-by-line reading of its listing.
 """
 

@@ -1,49 +1,115 @@
-"""direct_identifiers: a release must not carry identifier columns (names, record numbers ...).
+"""direct_identifiers: a release must not carry direct identifiers -- in declared identifier columns, or in
+any column the policy does not declare (issue #11: the gate sees what the policy missed).
 
-Always run, whether or not the policy lists it. value = number of identifier-role columns present with
-any non-missing value; the check fails when it is above 0.
+Always run, whether or not the policy lists it. Two parts:
+
+* declared ``identifier`` columns that still hold a value fail the check;
+* every column of the release is scanned (:mod:`privaudit.discovery.scan`: the first
+  :data:`~privaudit.discovery.scan.SAMPLE_ROWS` rows -- the same whatever the engine -- by header, value
+  patterns with check digits, person-name lists and uniqueness). A column the policy does not declare
+  that holds direct identifiers fails the check, with the kind, the share of sampled values that matched
+  and three masked examples. A column the policy declares (any other role) is trusted, but a
+  high-confidence finding on it is reported as a warning (the check still passes on it); a
+  ``record_id`` column is a key by declaration.
+
+value = the number of failing columns (declared identifiers holding values plus undeclared columns of
+identifiers); pass iff value = 0.
 """
 
 from __future__ import annotations
 
 from privaudit.assessors.api import Assessor, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
+from privaudit.discovery.scan import SAMPLE_ROWS, scan_frame
 
 
 class DirectIdentifiersParams(Params):
     pass
 
 
+def findings(ctx) -> tuple[list, list, bool]:
+    """(undeclared findings, warnings on declared columns, whether the columns could be scanned)."""
+    sample = ctx.sample(SAMPLE_ROWS)
+    if sample is None:
+        return [], [], False
+    declared = ctx.policy.columns
+    failing, warnings = [], []
+    for f in scan_frame(sample):
+        spec = declared.get(f.column)
+        if spec is None:
+            failing.append(f)
+        elif spec.role == "identifier" or (spec.role == "record_id" and f.kind == "record_key"):
+            continue  # declared as what it is
+        elif f.confidence == "high":
+            warnings.append(f)
+    return failing, warnings, True
+
+
 def run(ctx, params: DirectIdentifiersParams) -> Measurement:
     declared = ctx.policy.columns_with("identifier")
     present = [c for c in declared if ctx.non_missing(c) > 0]
-    message = (
-        f"identifier column{'s' * (len(present) > 1)} {', '.join(map(repr, present))} still hold values"
-        if present
-        else f"no identifier column holds a value ({len(declared)} declared)"
-    )
-    return Measurement(len(present), 0, not present, message,
-                       {"identifier_columns": declared, "present": present})
+    undeclared, warnings, scanned = findings(ctx)
+    parts = []
+    if present:
+        parts.append(f"identifier column{'s' * (len(present) > 1)} {', '.join(map(repr, present))} still hold values")
+    if undeclared:
+        parts.append("undeclared column" + "s" * (len(undeclared) > 1) + " " +
+                     ", ".join(f"{f.column!r} ({f.label}, {f.share:.0%} of sampled values)" for f in undeclared) +
+                     (" hold" if len(undeclared) > 1 else " holds") + " direct identifiers")
+    if not parts:
+        parts.append(f"no identifier column holds a value ({len(declared)} declared)"
+                     + ("; no undeclared column holds direct identifiers" if scanned else ""))
+    if warnings:
+        parts.append("warning: declared column" + "s" * (len(warnings) > 1) + " " +
+                     ", ".join(f"{f.column!r} ({f.label})" for f in warnings) + " look like direct identifiers")
+    value = len(present) + len(undeclared)
+    details = {"identifier_columns": declared, "present": present,
+               "undeclared_findings": [f.to_dict() for f in undeclared],
+               "declared_warnings": [f.to_dict() for f in warnings],
+               "scanned": scanned, "sample_rows": SAMPLE_ROWS}
+    return Measurement(value, 0, value == 0, "; ".join(parts), details)
 
 
 def report_section(check, audit):
-    """The report section of the direct_identifiers check: which identifier columns still hold values."""
+    """The report section of the direct_identifiers check: declared identifier columns still holding values,
+    undeclared columns found to hold identifiers (masked examples), and warnings on declared columns."""
     from privaudit.report import sections as rs
+    from privaudit.report import text as rt
 
     d = check["details"]
     present, declared = d["present"], d["identifier_columns"]
-    if present:
-        summary = (f"Column{'s' * (len(present) > 1)} {', '.join(present)} still name people outright: anyone "
-                   f"holding the file can read who each record is about.")
+    found = d.get("undeclared_findings") or []
+    warned = d.get("declared_warnings") or []
+    names = present + [f["column"] for f in found]
+    if names:
+        summary = (f"Column{'s' * (len(names) > 1)} {', '.join(names)} name people outright: anyone holding the "
+                   f"file can read who {'its records are' if len(names) == 1 else 'the records are'} about.")
     else:
         summary = (f"No column names a person outright ({len(declared)} identifier column"
-                   f"{'s' * (len(declared) != 1)} declared, none holds a value).")
+                   f"{'s' * (len(declared) != 1)} declared, none holds a value"
+                   + ("; no other column looks like names, contact details, account or national identification "
+                      "numbers, addresses or record keys)." if d.get("scanned", True) else ")."))
+    tables = []
     rows = [[c, "holds values" if c in present else "empty or removed"] for c in declared]
+    if rows:
+        tables.append(rs.DataTable(["identifier column", "in the release"], rows))
+    for title, items in (("Undeclared columns holding direct identifiers", found),
+                         ("Declared columns that look like direct identifiers (warnings)", warned)):
+        if items:
+            tables.append(rs.DataTable(
+                ["column", "holds", "share of sampled values", "examples (masked)", "evidence"],
+                [[f["column"], f["label"], rt.share(f["share"]), ", ".join(f["examples"]), "; ".join(f["evidence"])]
+                 for f in items], caption=title, kind="details", widths=("16%", "18%", "12%", "24%")))
+    paragraphs = []
+    if not d.get("scanned", True):
+        paragraphs.append("The columns were not scanned for undeclared identifiers: the table is in an engine's "
+                          "catalog and no sample of it could be read.")
     return rs.ReportSection(
-        summary=summary, value_text=f"{len(present)} column{'s' * (len(present) != 1)}", threshold_text="0 columns",
-        tables=[rs.DataTable(["identifier column", "in the release"], rows)] if rows else [],
-        limitations="only the columns the policy declares as identifiers are checked; free text or undeclared "
-        "columns that name people are not detected.",
+        summary=summary, value_text=f"{check['value']} column{'s' * (check['value'] != 1)}",
+        threshold_text="0 columns", paragraphs=paragraphs, tables=tables,
+        limitations=f"the scan reads each column's first {d.get('sample_rows', SAMPLE_ROWS):,} rows and recognises "
+        "identifiers by their header, form and check digits, and people's names by name lists; identifiers of "
+        "an unusual form, or names the lists lack, can go unseen.",
     )
 
 
@@ -53,9 +119,12 @@ ASSESSOR = Assessor(
     run=run,
     title="Direct identifiers",
     protects="identity",
-    measures="whether columns that name a person outright (names, record numbers) are still in the release",
-    formula="value = number of identifier-role columns with at least one non-missing value; pass iff value = 0",
-    reference="Hundepool et al., Statistical Disclosure Control (Wiley, 2012), ch. 3",
+    measures="whether columns that name a person outright (names, contact details, account and national "
+    "identification numbers, addresses, record keys) are in the release, declared or not",
+    formula="value = identifier-role columns with a non-missing value + undeclared columns whose sampled values are "
+    "direct identifiers (header, patterns with check digits, name lists, uniqueness); pass iff value = 0",
+    reference="Hundepool et al., Statistical Disclosure Control (Wiley, 2012), ch. 3; HIPAA Safe Harbor, "
+    "45 CFR 164.514(b)(2)",
     always=True,
     concurrent=True,
     report_section=report_section,

@@ -9,7 +9,8 @@ def add_parser(sub) -> None:
     policy = sub.add_parser("policy", help="policy tools")
     psub = policy.add_subparsers(dest="policy_command", required=True, metavar="ACTION")
     psub.add_parser("schema", help="print the policy's JSON Schema (with plugin assessors)")
-    check = psub.add_parser("check", help="validate a policy, optionally against a table's columns")
+    check = psub.add_parser("check", help="validate a policy, optionally against a table (its columns, values, "
+                            "undeclared columns and the direct identifiers the scan finds)")
     check.add_argument("policy", help="policy YAML file")
     check.add_argument("--data", help="a table whose columns and values the policy must fit")
     check.add_argument("--allow-outside-paths", action="store_true")
@@ -28,10 +29,21 @@ def run(args) -> int:
 
     policy = load_policy(args.policy, registry, allow_outside_paths=args.allow_outside_paths)
     if args.data:
-        from privaudit.core.data import load_table
+        from privaudit.core.data import load_input
+        from privaudit.discovery.scan import SAMPLE_ROWS, scan_frame
 
-        table = load_table(args.data, policy)
+        table = load_input(args.data, policy)
         print(f"{args.policy}: valid; {len(policy.checks)} checks; fits {args.data} ({table.rows} rows)")
+        undeclared = [c for c in table.columns if c not in policy.columns]
+        if undeclared:
+            print(f"undeclared columns (not in the policy): {', '.join(undeclared)}")
+        for f in scan_frame(table.frame.head(SAMPLE_ROWS)):  # the direct_identifiers check's scan
+            spec = policy.columns.get(f.column)
+            if spec is not None and (spec.role == "identifier" or (spec.role == "record_id" and f.kind == "record_key")):
+                continue
+            where = "undeclared" if spec is None else f"declared {spec.role}"
+            print(f"finding: {f.column} ({where}): {f.label}, {f.share:.0%} of sampled values; examples "
+                  f"{', '.join(f.examples)}")
     else:
         print(f"{args.policy}: valid; {len(policy.checks)} checks, {len(policy.columns)} columns")
     return 0

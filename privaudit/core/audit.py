@@ -224,6 +224,10 @@ def run_audit(
     computed = spec.load().summarize(released, policy, progress=progress, **engine_options)
     ctx = AuditContext(policy, computed.table.frame, progress=progress, precomputed=computed.summary,
                        column_counts=computed.column_counts)
+    if computed.table.frame is None:
+        from privaudit.engines import first_rows
+
+        ctx.sample_reader = lambda rows: first_rows(released, policy, rows)
     original_table = control_table = None
     if original is not None:
         original_table = load_input(original, policy, "original table")

@@ -29,6 +29,14 @@ class AuditContext:
     progress: Callable[[str, int, int], None] | None = None
     precomputed: ClassSummary | None = None
     column_counts: dict[str, int] | None = None
+    sample_reader: Callable[[int], pd.DataFrame | None] | None = None  # first rows, when ``table`` is None
+
+    def sample(self, rows: int) -> pd.DataFrame | None:
+        """The released table's first ``rows`` rows, typed as the whole table is (the same rows whatever the
+        engine); None when the engine cannot give them (a table in an engine's catalog)."""
+        if self.table is not None:
+            return self.table.head(rows)
+        return self.sample_reader(rows) if self.sample_reader is not None else None
 
     @cached_property
     def summary(self) -> ClassSummary:

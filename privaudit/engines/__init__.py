@@ -110,3 +110,26 @@ def summarize(path: str | Path, policy, engine: str = "in-process", **options: A
         frame = result.table.frame
         result.column_counts = {str(c): int(frame[c].notna().sum()) for c in frame.columns}
     return result
+
+
+def first_rows(source, policy, rows: int):
+    """The first ``rows`` rows of a file, directory, glob or URI, typed by ``policy`` as a whole load types
+    them (a bounded read: the out-of-memory engines' view of the table's beginning); None for anything else."""
+    import pyarrow as pa
+
+    from privaudit.core.data import Table, type_table
+    from privaudit.engines._dataset import open_input
+
+    if not isinstance(source, (str, Path)):
+        return None
+    opened = open_input(source, policy)
+    batches, n = [], 0
+    for _, batch in opened.batches(opened.columns, batch_rows=rows):
+        batches.append(batch)
+        n += batch.num_rows
+        if n >= rows:
+            break
+    if not batches:
+        return None
+    raw = pa.Table.from_batches(batches).slice(0, rows)
+    return type_table(raw, Table(None, opened.path, "", 0, opened.file_format), policy, required=[]).frame

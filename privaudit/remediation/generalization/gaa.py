@@ -214,7 +214,8 @@ def _choose(strategy: str, cost: np.ndarray, other: np.ndarray, usable: np.ndarr
         tied = near_min(other, usable)
         return int(np.argmin(np.where(tied, cost, np.inf)))
     if strategy == "S7":  # cost x t, then cost
-        product = np.where(usable, cost * other, np.inf)
+        with np.errstate(invalid="ignore"):  # inf (unusable) x 0 is NaN, replaced below
+            product = np.where(usable, cost * other, np.inf)
         tied = np.flatnonzero(near_min(product, usable))
         return int(tied[np.argmin(cost[tied])])
     raise ValueError(f"unknown strategy {strategy!r}")  # pragma: no cover
