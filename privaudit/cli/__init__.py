@@ -28,6 +28,7 @@ COMMANDS = {
     "policy": "policy",
     "remediate": "remediate",
     "plugins": "plugins",
+    "init": "init",
 }
 
 

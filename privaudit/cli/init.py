@@ -1,0 +1,87 @@
+"""``privaudit init DATA [--out POLICY.yaml] [--profile NAME] [--force]``: draft a complete, commented policy
+from a table (:mod:`privaudit.discovery.draft`), with generated hierarchies beside it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from privaudit.core.errors import PrivauditError
+
+PROFILES = Path(__file__).resolve().parents[2] / "policies"  # a checkout's ready policies
+
+
+def add_parser(sub) -> None:
+    init = sub.add_parser("init", help="draft a policy from a table (roles, types, hierarchies, starter checks)")
+    init.add_argument("data", help="the table (CSV or Parquet)")
+    init.add_argument("--out", help="where to write the policy (default: DATA's name with .policy.yaml)")
+    init.add_argument("--profile", help="start from a ready policy's checks: a name in policies/ "
+                      "(hipaa-expert-determination, public-use-file, scientific-use-file) or a policy file")
+    init.add_argument("--force", action="store_true", help="overwrite existing files")
+
+
+def _profile(name: str | None) -> tuple[dict | None, str | None]:
+    if name is None:
+        return None, None
+
+    candidates = [Path(name), PROFILES / f"{name}.yaml"]
+    path = next((p for p in candidates if p.is_file()), None)
+    if path is None:
+        known = sorted(p.stem for p in PROFILES.glob("*.yaml")) if PROFILES.is_dir() else []
+        raise PrivauditError(f"--profile {name}: no such profile" + (f" (available: {', '.join(known)})" if known else ""))
+    from privaudit.core.policy import read_policy_document
+
+    doc, _ = read_policy_document(path)
+    if not isinstance(doc.get("checks"), list):
+        raise PrivauditError(f"{path}: a profile needs a 'checks' list")
+    return doc, path.stem if path.parent == PROFILES else str(path)
+
+
+def _read(path: Path):
+    """The table as text columns (missing values as empty strings), through the loader's readers (its one-line
+    errors for empty, header-only, ragged or unreadable files), and the CSV delimiter."""
+    import pyarrow as pa
+
+    from privaudit.core.data import PARQUET_SUFFIXES, check_file, read_csv, read_parquet
+
+    check_file(path, "table")
+    if path.suffix.lower() in PARQUET_SUFFIXES:
+        raw, delimiter = read_parquet(path), None
+        raw = pa.table({n: raw.column(n).cast(pa.string()) for n in raw.column_names})
+    else:
+        raw, delimiter = read_csv(path, None)
+    if raw.num_rows == 0:
+        raise PrivauditError(f"{path}: the file has a header but no data rows")
+    return raw.to_pandas().fillna(""), delimiter
+
+
+def run(args) -> int:
+    from privaudit.discovery.draft import draft
+
+    data = Path(args.data)
+    out = Path(args.out) if args.out else data.with_name(data.stem + ".policy.yaml")
+    if not out.parent.is_dir():
+        raise PrivauditError(f"{out}: the output folder {str(out.parent)!r} does not exist")
+    profile, profile_name = _profile(args.profile)
+    frame, delimiter = _read(data)
+    result = draft(frame, str(data), profile)
+    result.delimiter = delimiter if delimiter not in (None, ",") else None
+    files = {out: result.yaml_text(data.name, profile_name)}
+    files.update({out.parent / rel: text for rel, text in result.hierarchies.items()})
+    existing = [p for p in files if p.exists()]
+    if existing and not args.force:
+        raise PrivauditError(f"{existing[0]}: exists; --force overwrites it")
+    from privaudit.core.atomic import atomic_write
+
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(str(path), text)
+    roles = {}
+    for c in result.columns:
+        roles.setdefault(c.role, []).append(c.name)
+    print(f"wrote {out} ({len(result.columns)} columns, {len(result.checks)} checks"
+          + (f", {len(result.hierarchies)} hierarchies" if result.hierarchies else "") + ")")
+    for role in ("identifier", "quasi_identifier", "sensitive", "weight", "other"):
+        if role in roles:
+            print(f"  {role}: {', '.join(roles[role])}")
+    print(f"next: privaudit policy check {out} --data {data}")
+    return 0
