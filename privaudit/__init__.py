@@ -1,23 +1,27 @@
 """privaudit: privacy audit and compliance checks for microdata releases.
 
 Public plugin API: :data:`hookimpl` to mark hook implementations, :class:`Assessor`, :class:`Params`
-and :class:`Measurement` to define assessors (see docs/plugins.md).
+and :class:`Measurement` to define assessors, :class:`Remediator` and :class:`Remediation` for
+remediators (see docs/plugins.md). Every name is exported lazily, so that ``import privaudit.cli`` stays
+light (a Ctrl-C while the command starts is answered by the command, not by a traceback).
 """
 
 __version__ = "0.1.0"
 
-from privaudit.assessors.api import Assessor, Measurement, Params  # noqa: E402
-from privaudit.core.hookspecs import hookimpl  # noqa: E402
-from privaudit.remediation.api import Remediation, Remediator  # noqa: E402
-
 __all__ = ["Assessor", "AuditContext", "ClassSummary", "Measurement", "Params", "Remediation", "Remediator",
            "SensitiveCounts", "hookimpl", "__version__"]
 
-_LAZY = {"AuditContext": "privaudit.core.context", "ClassSummary": "privaudit.core.summary", "SensitiveCounts": "privaudit.core.summary"}
+_LAZY = {
+    "Assessor": "privaudit.assessors.api", "Measurement": "privaudit.assessors.api", "Params": "privaudit.assessors.api",
+    "hookimpl": "privaudit.core.hookspecs",
+    "Remediation": "privaudit.remediation.api", "Remediator": "privaudit.remediation.api",
+    "AuditContext": "privaudit.core.context",
+    "ClassSummary": "privaudit.core.summary", "SensitiveCounts": "privaudit.core.summary",
+}
 
 
 def __getattr__(name: str):
-    """The data-model classes are exported lazily: importing them pulls in numpy and pandas."""
+    """The public names, imported on first use."""
     if name in _LAZY:
         import importlib
 

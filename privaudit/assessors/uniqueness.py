@@ -49,6 +49,8 @@ class UniquenessParams(Params):
 
 
 def validate(params: UniquenessParams, policy) -> str | None:
+    if not policy.quasi_identifiers:
+        return "uniqueness needs at least one column with role quasi_identifier (with none it would pass vacuously)"
     if params.population is not None:
         policy.resolve_path(params.population, "population")
     return None

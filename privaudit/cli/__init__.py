@@ -20,7 +20,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 from typing import Sequence  # noqa: E402 (after the BLAS settings)
 
 from privaudit import __version__  # noqa: E402 (after the BLAS settings)
-from privaudit.core.errors import PrivauditError  # noqa: E402 (after the BLAS settings)
+from privaudit.cli.terminal import printable  # noqa: E402 (after the BLAS settings)
+from privaudit.core.errors import PrivauditError  # noqa: E402
 
 #: Command name -> module (in ``privaudit.cli``) with ``add_parser(sub)`` and ``run(args)``, in help order.
 COMMANDS = {
@@ -45,12 +46,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except KeyboardInterrupt:  # Ctrl-C while the command starts
+        print("privaudit: interrupted; no output was written", file=sys.stderr)
+        return 130
     try:
         return importlib.import_module(f"{__name__}.{COMMANDS[args.command]}").run(args)
     except PrivauditError as exc:
-        print(f"privaudit: error: {exc}", file=sys.stderr)
+        print(f"privaudit: error: {printable(exc)}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:  # output piped into a command that stopped reading (head): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -62,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             raise
         first = str(exc).splitlines()[0] if str(exc) else ""
-        print(f"privaudit: internal error: {type(exc).__name__}: {first} (run with --debug for details)",
+        print(f"privaudit: internal error: {type(exc).__name__}: {printable(first)} (run with --debug for details)",
               file=sys.stderr)
         return 2
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from privaudit.cli.outputs import (add_report_arguments, check_outputs, progress_bar, render_reports,
-                                   report_outputs, write_all)
+from privaudit.cli.outputs import (add_report_arguments, check_outputs, policy_files, progress_bar,
+                                   render_reports, report_outputs, write_all)
 from privaudit.cli.terminal import print_audit
 from privaudit.core.errors import PrivauditError
 
@@ -42,7 +42,8 @@ def run(args) -> int:
     elif not args.released:
         raise PrivauditError("audit needs RELEASED (a file, directory, glob or URI) or --table NAME")
 
-    check_outputs(report_outputs(args), [args.released, args.original, args.control, args.policy])
+    check_outputs(report_outputs(args), [args.released, args.original, args.control, args.policy,
+                                         *policy_files(args.policy)])
     bar = progress_bar(args)
     try:
         result = run_audit(args.released, args.policy, original=args.original, control=args.control,

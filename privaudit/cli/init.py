@@ -70,11 +70,11 @@ def run(args) -> int:
     existing = [p for p in files if p.exists()]
     if existing and not args.force:
         raise PrivauditError(f"{existing[0]}: exists; --force overwrites it")
-    from privaudit.core.atomic import atomic_write
+    from privaudit.core.atomic import write_output
 
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(str(path), text)
+        write_output(path, text)
     roles = {}
     for c in result.columns:
         roles.setdefault(c.role, []).append(c.name)

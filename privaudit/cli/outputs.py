@@ -7,7 +7,7 @@ import argparse
 import os
 from pathlib import Path
 
-from privaudit.core.atomic import atomic_write
+from privaudit.core.atomic import is_special, write_output
 from privaudit.core.errors import PrivauditError
 
 
@@ -25,15 +25,63 @@ def report_outputs(args) -> list[str]:
     return [p for p in (args.json_out, args.html_out, args.pdf_out) if p]
 
 
-def check_outputs(outputs: list[str], inputs: list[str | None]) -> None:
-    """Refuse before any work: a missing output folder, or an output that is one of the inputs."""
+def _same(a: Path, b: Path) -> bool:
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def check_outputs(outputs: list[str], inputs: list[str | Path | None]) -> None:
+    """Refuse before any work: a missing output folder, an output that is a folder, one given twice or twice
+    ``-``, and an output that is one of the inputs (the data, the policy and every file it names) -- compared
+    by resolved path and by inode. Streams and devices (``-``, ``/dev/null``, a FIFO) are written through."""
+    seen: list[Path] = []
+    stdout = 0
     for p in outputs:
-        folder = Path(p).parent
+        if str(p) == "-":
+            stdout += 1
+            if stdout > 1:
+                raise PrivauditError("- (standard output) is given for two outputs")
+            continue
+        path = Path(p)
+        if path.is_dir():
+            raise PrivauditError(f"{p}: is a directory, not an output file")
+        folder = path.parent
         if not folder.is_dir():
             raise PrivauditError(f"{p}: the output folder {str(folder)!r} does not exist")
+        if is_special(path):
+            continue
+        for other in seen:
+            if _same(path, other):
+                raise PrivauditError(f"{p}: given for two outputs")
+        seen.append(path)
         for src in inputs:
-            if src and Path(src).exists() and Path(p).exists() and os.path.samefile(src, p):
-                raise PrivauditError(f"{p}: an output would overwrite an input file")
+            if src is not None and str(src) != "-" and _same(path, Path(src)):
+                raise PrivauditError(f"{p}: an output would overwrite an input file ({src})")
+
+
+def policy_files(policy: str | Path | None) -> list[Path]:
+    """The files a policy names (hierarchies, population tables), resolved against its folder, read from the
+    YAML without validating it (outputs must not overwrite them); [] when the file cannot be read."""
+    if policy is None:
+        return []
+    from privaudit.core.policy import read_policy_document
+
+    try:
+        doc, _ = read_policy_document(Path(policy))
+    except PrivauditError:
+        return []
+    folder = Path(policy).resolve().parent
+    named = [spec.get("hierarchy") for spec in (doc.get("columns") or {}).values() if isinstance(spec, dict)]
+    for check in (c for c in (doc.get("checks") or []) if isinstance(c, dict)):
+        named.append(check.get("population"))
+        randomized = check.get("randomized")
+        if isinstance(randomized, dict):
+            named += [r.get("matrix") for r in randomized.values() if isinstance(r, dict)]
+    return [folder / n for n in named if isinstance(n, str)]
 
 
 def render_reports(result, args) -> list[tuple[str, bytes | str]]:
@@ -57,9 +105,18 @@ def render_reports(result, args) -> list[tuple[str, bytes | str]]:
 
 
 def write_all(rendered: list[tuple[str, bytes | str]]) -> None:
-    """Write what :func:`render_reports` (and the command) rendered."""
-    for path, data in rendered:
-        atomic_write(path, data)
+    """Write what :func:`render_reports` (and the command) rendered, everything rendered before anything is
+    written. If writing fails or is interrupted (Ctrl-C), the files already written are removed again, so
+    that "no output was written" stays true."""
+    written: list[str] = []
+    try:
+        for path, data in rendered:
+            if write_output(path, data):
+                written.append(path)
+    except BaseException:
+        for path in written:
+            Path(path).unlink(missing_ok=True)
+        raise
 
 
 def progress_bar(args):

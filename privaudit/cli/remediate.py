@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from privaudit.cli.outputs import (add_report_arguments, check_outputs, progress_bar, render_reports,
-                                   report_outputs, write_all)
-from privaudit.cli.terminal import print_audit
+from privaudit.cli.outputs import (add_report_arguments, check_outputs, policy_files, progress_bar,
+                                   render_reports, report_outputs, write_all)
+from privaudit.cli.terminal import print_audit, printable
 from privaudit.core.errors import PrivauditError
 
 
@@ -43,7 +43,8 @@ def run(args) -> int:
     from privaudit.cli.options import parse_options
     from privaudit.remediation.engine import remediate
 
-    check_outputs([args.out, *report_outputs(args)], [args.released, args.policy])
+    inputs = [args.released, args.policy, *policy_files(args.policy)]
+    check_outputs([args.out, *report_outputs(args)], inputs)
     bar = progress_bar(args)
     try:
         outcome = remediate(args.released, args.policy, args.out, method=args.method,
@@ -56,6 +57,7 @@ def run(args) -> int:
         rendered.insert(0, (args.out, outcome.output))
         for suffix, data in outcome.remediation.artefacts.items():
             rendered.append((str(Path(args.out).with_suffix("")) + suffix, data))
+        check_outputs([path for path, _ in rendered], inputs)  # the artefacts' names are known only now
     write_all(rendered)
     if not args.quiet:
         _print_outcome(outcome, args.out)
@@ -71,7 +73,7 @@ def _print_outcome(outcome, out: str) -> None:
         if not isinstance(value, (dict, list)):  # nested figures are in the reports
             print(f"  {key}: {value:.6g}" if isinstance(value, float) else f"  {key}: {value}")
     for note in rem["notes"]:
-        print(f"  note: {note}")
+        print(f"  note: {printable(note)}")
     print(f"wrote {out}" if outcome.offered else
           "no remediated table written: its re-audit does not pass (see the report)")
     print_audit(outcome.after, sys.stdout)

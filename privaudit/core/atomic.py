@@ -1,4 +1,10 @@
-"""Atomic output files: a reader sees the old file or the complete new one, never a partial one.
+"""Output files: atomic for regular files, written through for everything else.
+
+:func:`write_output` is how every output is written. ``-`` is standard output. A path that is a FIFO, a
+character device or another special file (``/dev/null``, ``/dev/stdout`` as root) is written through,
+never replaced; a symbolic link is followed and its target written (atomically when the target is a
+regular file), so the link stays a link. A regular (or new) file is written atomically
+(:func:`atomic_write`): a reader sees the old file or the complete new one, never a partial one.
 
 The bytes go to an unnamed file in the target's folder (Linux ``O_TMPFILE``): if the process is killed
 mid-write, nothing named is left behind. Only a complete file is linked under a temporary name and
@@ -9,10 +15,57 @@ removed on any error.
 from __future__ import annotations
 
 import os
+import stat
+import sys
 import tempfile
 from pathlib import Path
 
 from privaudit.core.errors import PrivauditError
+
+
+def is_special(path: str | Path) -> bool:
+    """Whether ``path`` is standard output (``-``) or an existing file that is not a regular file or a
+    directory (FIFO, device, socket), following symbolic links: written through, never replaced."""
+    if str(path) == "-":
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def write_output(path: str | Path, data: bytes | str) -> bool:
+    """Write ``data`` to ``path`` as the module's docstring says; True when a regular file was written
+    (one a caller may remove again), False when the bytes went through to a stream or device."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if str(path) == "-":
+        sys.stdout.flush()
+        stream = getattr(sys.stdout, "buffer", None)
+        if stream is None:  # a text-only stdout (redirected in process): write the text
+            sys.stdout.write(data.decode("utf-8", errors="replace"))
+        else:
+            stream.write(data)
+            stream.flush()
+        return False
+    if is_special(path):
+        try:
+            with open(path, "wb") as handle:
+                handle.write(data)
+        except OSError as exc:
+            raise PrivauditError(f"{path}: cannot be written ({exc.strerror})") from None
+        return False
+    target = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path)  # keep the link a link
+    try:
+        atomic_write(target, data)
+    except PermissionError:
+        raise PrivauditError(f"{path}: cannot be written (permission denied)") from None
+    except IsADirectoryError:
+        raise PrivauditError(f"{path}: is a directory") from None
+    except OSError as exc:
+        raise PrivauditError(f"{path}: cannot be written ({exc.strerror})") from None
+    return True
 
 
 def atomic_write(path: str | Path, data: bytes | str) -> None:

@@ -26,6 +26,10 @@ import pandas as pd
 from privaudit.core.errors import HierarchyError
 
 
+#: the largest hierarchy file read (a path to /dev/zero or a huge file is refused, not read)
+MAX_HIERARCHY_BYTES = 64 * 2**20
+
+
 class Hierarchy:
     """A validated generalization tree with every leaf at depth ``height``."""
 
@@ -84,6 +88,10 @@ class Hierarchy:
         path = Path(path)
         display = display or str(path)
         try:
+            size = path.stat().st_size
+            if size > MAX_HIERARCHY_BYTES:
+                raise HierarchyError(f"hierarchy {display}: {size:,} bytes; a hierarchy file holds at most "
+                                     f"{MAX_HIERARCHY_BYTES:,}")
             text = path.read_bytes().decode("utf-8-sig")
         except FileNotFoundError:
             raise HierarchyError(f"hierarchy {display}: file not found") from None

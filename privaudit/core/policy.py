@@ -134,6 +134,10 @@ def format_validation_error(exc: ValidationError, prefix: str, fields: list[str]
     return f"{prefix}: {loc}: {msg}" + (f" (and {more} more problem{'s' * (more > 1)})" if more else "")
 
 
+#: the most checks a policy may hold (10,000 checks of one policy ran for minutes)
+MAX_CHECKS = 1_000
+
+
 class Check:
     """A resolved check: its id, severity, assessor and validated parameters."""
 
@@ -196,6 +200,9 @@ class Policy:
                 f"{self.path}: {field}: path {relative!r} leads outside the policy's folder "
                 "(use --allow-outside-paths to permit it)"
             )
+        if candidate.exists() and not candidate.is_file():
+            kind = "a directory" if candidate.is_dir() else "not a regular file (a device, FIFO or socket)"
+            raise PolicyError(f"{self.path}: {field}: {relative!r} is {kind}")
         return candidate
 
     # ---------------------------------------------------------------- checks
@@ -207,6 +214,9 @@ class Policy:
         if dupes:
             raise PolicyError(f"{self.path}: checks: id {sorted(dupes)[0]!r} is used twice")
         used.update(explicit)
+        if len(self.model.checks) > MAX_CHECKS:
+            raise PolicyError(f"{self.path}: checks: {len(self.model.checks):,} checks; a policy holds at most "
+                              f"{MAX_CHECKS:,}")
         for index, spec in enumerate(self.model.checks):
             assessor = registry.assessors.get(spec.assessor)
             if assessor is None:
@@ -225,6 +235,9 @@ class Policy:
                 while check_id in used:
                     check_id, n = f"{spec.assessor}-{n}", n + 1
             used.add(check_id)
+            if assessor.class_violations is not None and not self.quasi_identifiers:
+                raise PolicyError(f"{self.path}: checks[{index}] ({spec.assessor}): a class-based check needs at "
+                                  "least one column with role quasi_identifier (with none it would pass vacuously)")
             checks.append(Check(check_id, assessor, spec.severity, params))
             validate = getattr(assessor, "validate_policy", None)
             if validate is not None:
@@ -241,6 +254,8 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
     seen = set()
     for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":  # ``<<: *base``: merged keys may be overridden
+            continue
         key = loader.construct_object(key_node, deep=deep)
         if key in seen:
             raise yaml.constructor.ConstructorError(

@@ -1,8 +1,9 @@
 """Writing tables for people and spreadsheets: CSV/Parquet bytes with spreadsheet formulas neutralised.
 
 A text cell that starts with ``=``, ``+``, ``-``, ``@``, tab or carriage return would be run as a formula
-by a spreadsheet (``=cmd|' /C calc'!A0``); such cells are written with a leading apostrophe. Numeric
-columns are left alone (``-5`` stays a number).
+by a spreadsheet (``=cmd|' /C calc'!A0``); such cells -- and such column headers and index labels -- are
+written with a leading apostrophe. Numeric columns are left alone (``-5`` stays a number). Every CSV
+privaudit writes goes through :func:`neutralise`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 MISSING = "*"
 
 
+def safe_text(value):
+    """A header or label with a formula prefix neutralised (other values unchanged)."""
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_PREFIXES) else value
+
+
 def neutralise(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every text cell, column header and index label that starts like a formula prefixed
+    by an apostrophe."""
     out = {}
     for name, column in frame.items():
         if pd.api.types.is_numeric_dtype(column.dtype):
@@ -25,7 +33,11 @@ def neutralise(frame: pd.DataFrame) -> pd.DataFrame:
         text = column.astype("string")
         risky = text.str.startswith(FORMULA_PREFIXES, na=False)
         out[name] = text.where(~risky, "'" + text) if risky.any() else column
-    return pd.DataFrame(out)
+    result = pd.DataFrame(out)
+    result.columns = [safe_text(c) for c in frame.columns]
+    result.index = frame.index if pd.api.types.is_numeric_dtype(frame.index) else frame.index.map(safe_text)
+    result.index.name = safe_text(frame.index.name)
+    return result
 
 
 def table_bytes(frame: pd.DataFrame, path: str | Path, delimiter: str = ",") -> bytes:

@@ -119,6 +119,11 @@ def validate_distortion_matrix(matrix: np.ndarray, source: str = "distortion mat
     return m
 
 
+def _label(cell: str) -> str:
+    """A label as written before privaudit's CSV export neutralised its formula prefix (``'=x`` -> ``=x``)."""
+    return cell[1:] if len(cell) > 1 and cell[0] == "'" and cell[1] in "=+-@\t\r" else cell
+
+
 def load_distortion_matrix(path: str | Path) -> tuple[list[str], np.ndarray]:
     """Read a square distortion matrix CSV: header ``<corner>,l1,...,ld``, then rows ``li,P[li,l1],...``.
 
@@ -139,7 +144,7 @@ def load_distortion_matrix(path: str | Path) -> tuple[list[str], np.ndarray]:
         delim = dialect.delimiter
     except csv.Error:
         delim = ","
-    rows = [[cell.strip() for cell in r] for r in csv.reader(lines, delimiter=delim)]
+    rows = [[_label(cell.strip()) for cell in r] for r in csv.reader(lines, delimiter=delim)]
     labels = rows[0][1:]
     d = len(labels)
     if d == 0:

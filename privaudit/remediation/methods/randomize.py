@@ -19,6 +19,7 @@ import pandas as pd
 from pydantic import Field
 
 from privaudit.assessors.api import Params
+from privaudit.remediation.export import neutralise
 from privaudit.core.hookspecs import hookimpl
 from privaudit.remediation.api import Remediation, Remediator, error_checks
 from privaudit.risk.randomized_response import randomize
@@ -41,8 +42,8 @@ def _target(ctx):
 def matrix_csv(labels, matrix: np.ndarray) -> bytes:
     """A distortion matrix as the square CSV ``rr_attribute_disclosure`` reads (labels on both axes)."""
     frame = pd.DataFrame(matrix, index=[str(v) for v in labels], columns=[str(v) for v in labels])
-    buffer = io.StringIO()
-    frame.to_csv(buffer, index_label="released \\ original", float_format="%.12g", lineterminator="\n")
+    buffer = io.StringIO()  # labels that start like a formula are neutralised (read back by load_distortion_matrix)
+    neutralise(frame).to_csv(buffer, index_label="released \\ original", float_format="%.12g", lineterminator="\n")
     return buffer.getvalue().encode("utf-8")
 
 
