@@ -193,3 +193,35 @@ def test_interrupt_while_writing_removes_what_was_written(workspace, monkeypatch
     result = audit(workspace, "--json", json_out, "--html", html_out)
     assert result.code == 130 and "no output was written" in result.stderr
     assert not json_out.exists() and not html_out.exists()
+
+
+# ------------------------------------------------------------------------- inputs that crashed an engine
+@pytest.mark.parametrize("engine", ["in-process", "chunked", "duckdb"])
+def test_a_field_over_128_kib_loads_on_every_engine(tmp_path, engine):
+    data = tmp_path / "data.csv"
+    data.write_bytes(b"sex,age,disease\nM,30," + b"x" * 200_000 + b"\nF,40,cold\n")
+    (tmp_path / "policy.yaml").write_text("version: 1\nname: big\ncolumns:\n  sex: {role: quasi_identifier}\n"
+                                          "  disease: {role: sensitive}\nchecks:\n  - {assessor: k_anonymity, k: 1}\n")
+    result = run_cli("audit", data, "--policy", tmp_path / "policy.yaml", "--engine", engine, "--quiet")
+    assert result.code == 0, result.stderr
+
+
+@pytest.mark.parametrize("engine", ["in-process", "chunked", "duckdb"])
+def test_a_file_name_that_is_not_utf8_is_one_line(tmp_path, engine):
+    name = os.fsdecode(b"rel\xffease.csv")
+    shutil.copy(ROOT / "tests" / "data" / "bad" / "k-zero" / "data.csv", tmp_path / name)
+    (tmp_path / "policy.yaml").write_text("version: 1\nname: x\ncolumns:\n  sex: {role: quasi_identifier}\n")
+    result = run_cli("audit", tmp_path / name, "--policy", tmp_path / "policy.yaml", "--engine", engine)
+    one_line(result, "rel\\xffease.csv: the file name is not valid UTF-8; rename the file")
+
+
+def test_header_names_match_after_unicode_normalisation(tmp_path):
+    """A header typed with a combining accent (NFD) matches the policy's precomposed name (NFC)."""
+    data = tmp_path / "data.csv"
+    data.write_bytes("cafe\u0301,disease\n1,flu\n2,cold\n".encode())
+    (tmp_path / "policy.yaml").write_text("version: 1\nname: x\ncolumns:\n  caf\u00e9: {role: quasi_identifier}\n"
+                                          "  disease: {role: sensitive}\nchecks:\n  - {assessor: k_anonymity, k: 1}\n",
+                                          encoding="utf-8")
+    for engine in ("in-process", "chunked", "duckdb"):
+        result = run_cli("audit", data, "--policy", tmp_path / "policy.yaml", "--engine", engine, "--quiet")
+        assert result.code == 0, (engine, result.stderr)

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import os
+import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -92,7 +95,10 @@ def locate_bad_line(path: Path, delimiter: str, expected: int) -> tuple[int, str
                 return number, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at position {exc.start + 1})"
             if number == 1 or not text.strip():
                 continue
-            fields = len(next(csv.reader([text.rstrip("\r\n")], delimiter=delimiter)))
+            try:
+                fields = len(next(csv.reader([text.rstrip("\r\n")], delimiter=delimiter)))
+            except csv.Error:
+                return number, "a carriage return without a line feed (old Mac or mixed line endings)"
             if fields != expected:
                 return number, f"expected {expected} fields, found {fields} (ragged row)"
     return None
@@ -112,8 +118,12 @@ def check_tail(path: Path) -> None:
 
 
 def header_names(path: Path, line: str, delimiter: str) -> list[str]:
-    """The column names of a CSV header line (trimmed); an empty or repeated name is a DataError."""
-    names = [h.strip() for h in next(csv.reader([line], delimiter=delimiter))]
+    """The column names of a CSV header line (trimmed, Unicode NFC so that a name typed either way matches the
+    policy's); an empty or repeated name, or a quoted name running over the line's end, is a DataError."""
+    if line.count('"') % 2:
+        raise DataError(f"{path}: line 1: a quoted column name runs past the end of the header line (a line break "
+                        "inside the header); put every column name on the first line")
+    names = [unicodedata.normalize("NFC", h.strip()) for h in next(csv.reader([line], delimiter=delimiter))]
     if any(not n for n in names):
         raise DataError(f"{path}: the header has an empty column name (column {names.index('') + 1})")
     seen: set[str] = set()
@@ -129,10 +139,33 @@ def read_head(path: Path, delimiter: str | None) -> tuple[bytes, str, str]:
     sniffed); a file of only whitespace is a DataError."""
     with path.open("rb") as handle:
         head_bytes = handle.read(SNIFF_BYTES)
+    for bom, name in _WIDE_BOMS:
+        if head_bytes.startswith(bom):
+            raise DataError(f"{path}: line 1: the file is {name} text (byte-order mark); privaudit reads UTF-8: "
+                            f"convert it (iconv -f {name} -t UTF-8)")
+    first_line = head_bytes.split(b"\n", 1)[0]
+    try:
+        first_line.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if exc.end < len(first_line) or len(first_line) < len(head_bytes):  # not just a cut-off character
+            raise DataError(f"{path}: line 1: not valid UTF-8 (byte 0x{first_line[exc.start]:02x} at position "
+                            f"{exc.start + 1})") from None
+    if b"\x00" in head_bytes[:4096]:
+        raise DataError(f"{path}: line 1: the file holds NUL bytes (UTF-16 or UTF-32 text without a byte-order "
+                        "mark?); privaudit reads UTF-8: convert it (iconv -f UTF-16 -t UTF-8)")
+    lone_cr = re.search(rb"\r(?!\n)", head_bytes[:-1])
+    if lone_cr:
+        line = head_bytes[: lone_cr.start()].count(b"\n") + 1
+        raise DataError(f"{path}: line {line}: a carriage return without a line feed (old Mac or mixed line "
+                        "endings); convert the file to LF or CRLF line endings")
     head = head_bytes.decode("utf-8-sig", errors="ignore")
     if not head.strip():
         raise DataError(f"{path}: the file is empty")
     return head_bytes, head, delimiter or sniff_delimiter(head, path)
+
+
+_WIDE_BOMS = ((b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe\x00\x00", "UTF-32"), (b"\xfe\xff", "UTF-16"),
+              (b"\xff\xfe", "UTF-16"))
 
 
 def read_csv(path: Path, delimiter: str | None) -> tuple[pa.Table, str]:
@@ -156,6 +189,19 @@ def read_csv(path: Path, delimiter: str | None) -> tuple[pa.Table, str]:
     return table, delimiter
 
 
+def check_parquet_schema(path: Path, schema: pa.Schema) -> None:
+    """Every column flat and text or numbers: a nested (list, struct, map) or binary column is one line."""
+    for f in schema:
+        kind = f.type
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        if pa.types.is_nested(kind):
+            raise DataError(f"{path}: column {f.name!r} holds nested values ({kind}); privaudit audits flat "
+                            "columns: flatten or drop it")
+        if pa.types.is_binary(kind) or pa.types.is_large_binary(kind) or pa.types.is_fixed_size_binary(kind):
+            raise DataError(f"{path}: column {f.name!r} holds binary values; store text as UTF-8 strings")
+
+
 def read_parquet(path: Path) -> pa.Table:
     import pyarrow.parquet as pq
 
@@ -167,11 +213,21 @@ def read_parquet(path: Path) -> pa.Table:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise DataError(f"{path}: duplicate column name {dupes[0]!r}")
+    check_parquet_schema(path, table.schema)
     return table
 
 
+def shown(path) -> str:
+    """A path as messages show it: a file name that is not UTF-8 with its bytes escaped."""
+    return os.fsencode(str(path)).decode("utf-8", errors="backslashreplace")
+
+
 def check_file(path: Path, what: str) -> int:
-    """The input file exists, is a file and is not empty; return its size."""
+    """The input file exists, is a file, has a UTF-8 name, can be read and is not empty; return its size."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        raise DataError(f"{shown(path)}: the file name is not valid UTF-8; rename the file") from None
     if not path.exists():
         raise DataError(f"{path}: {what} not found")
     if path.is_dir():
@@ -179,6 +235,11 @@ def check_file(path: Path, what: str) -> int:
     size = path.stat().st_size
     if size == 0:
         raise DataError(f"{path}: the file is empty")
+    try:
+        with path.open("rb"):
+            pass
+    except PermissionError:
+        raise DataError(f"{path}: {what} cannot be read (permission denied)") from None
     return size
 
 

@@ -28,6 +28,7 @@ from privaudit.core.data import (
     Table,
     check_tail,
     check_file,
+    check_parquet_schema,
     check_required_columns,
     locate_bad_line,
     read_parquet,
@@ -82,8 +83,8 @@ class Source:
             except (pa.ArrowInvalid, OSError) as exc:
                 raise DataError(f"{self.path}: cannot be read as Parquet: {str(exc).splitlines()[0]}") from None
             return
-        if block_bytes is None:
-            block_bytes = max(CSV_BLOCK_BYTES, int(batch_rows * self.row_bytes))
+        if block_bytes is None:  # at most 1 GiB (Arrow's block size is an int32)
+            block_bytes = min(max(CSV_BLOCK_BYTES, int(batch_rows * self.row_bytes)), 1 << 30)
         try:
             reader = pacsv.open_csv(
                 self.path,
@@ -155,19 +156,12 @@ def _open_parquet(path: Path, size: int) -> Source:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise DataError(f"{path}: duplicate column name {dupes[0]!r}")
+    check_parquet_schema(path, handle.schema_arrow)
     return Source(path, "parquet", names, size, num_rows=rows)
 
 
 def _open_csv(path: Path, size: int, delimiter: str | None) -> Source:
-    head_bytes, head, delimiter = read_head(path, delimiter)
-    first_line = head_bytes.split(b"\n", 1)[0]
-    try:
-        first_line.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        if exc.end < len(first_line) or len(first_line) < len(head_bytes):  # not just a cut-off character
-            bad = locate_bad_line(path, delimiter, 1)
-            if bad:
-                raise DataError(f"{path}: line {bad[0]}: {bad[1]}") from None
+    head_bytes, head, delimiter = read_head(path, delimiter)  # its checks: encoding, line endings, header
     lines = head.splitlines()
     names = header_names(path, lines[0], delimiter)
     # A header and nothing else: known without reading on when the whole file fits in the sniffed head.
