@@ -225,3 +225,12 @@ def test_header_names_match_after_unicode_normalisation(tmp_path):
     for engine in ("in-process", "chunked", "duckdb"):
         result = run_cli("audit", data, "--policy", tmp_path / "policy.yaml", "--engine", engine, "--quiet")
         assert result.code == 0, (engine, result.stderr)
+
+
+@pytest.mark.parametrize("engine", ["in-process", "chunked", "duckdb"])
+def test_a_header_of_100000_columns_is_read_whole(tmp_path, engine):
+    data = tmp_path / "wide.csv"
+    data.write_text(",".join(f"c{i}" for i in range(100_000)) + "\n" + ",".join("1" for _ in range(100_000)) + "\n")
+    (tmp_path / "policy.yaml").write_text("version: 1\nname: x\ncolumns:\n  sex: {role: quasi_identifier}\n")
+    result = run_cli("audit", data, "--policy", tmp_path / "policy.yaml", "--engine", engine)
+    one_line(result, "policy column 'sex' is absent from the data; columns found: 'c0', 'c1'")

@@ -29,7 +29,9 @@ from privaudit.core.locations import fingerprint, is_dataset, read_location, res
 from privaudit.core.policy import Policy
 from privaudit.core.coding import check_hierarchies, load_column
 
+csv.field_size_limit(1 << 30)  # the standard reader's default (128 KiB) refuses long headers and fields
 SNIFF_BYTES = 1 << 16
+MAX_HEADER_BYTES = 16 << 20  # the header line is read whole up to this length
 CANDIDATE_DELIMITERS = (",", ";", "\t", "|")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 
@@ -139,6 +141,11 @@ def read_head(path: Path, delimiter: str | None) -> tuple[bytes, str, str]:
     sniffed); a file of only whitespace is a DataError."""
     with path.open("rb") as handle:
         head_bytes = handle.read(SNIFF_BYTES)
+        while b"\n" not in head_bytes and len(head_bytes) < MAX_HEADER_BYTES:  # a header of many columns
+            more = handle.read(SNIFF_BYTES)
+            if not more:
+                break
+            head_bytes += more
     for bom, name in _WIDE_BOMS:
         if head_bytes.startswith(bom):
             raise DataError(f"{path}: line 1: the file is {name} text (byte-order mark); privaudit reads UTF-8: "
