@@ -82,8 +82,8 @@ def report_section(check, audit):
     warned = d.get("declared_warnings") or []
     names = present + [f["column"] for f in found]
     if names:
-        summary = (f"Column{'s' * (len(names) > 1)} {', '.join(names)} name people outright: anyone holding the "
-                   f"file can read who {'its records are' if len(names) == 1 else 'the records are'} about.")
+        summary = (f"Column{'s' * (len(names) > 1)} {', '.join(names)} {'name' if len(names) > 1 else 'names'} people "
+                   "outright: anyone holding the file can read who the records are about.")
     else:
         summary = (f"No column names a person outright ({len(declared)} identifier column"
                    f"{'s' * (len(declared) != 1)} declared, none holds a value"
