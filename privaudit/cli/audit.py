@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from privaudit.cli.outputs import (add_report_arguments, check_outputs, policy_files, progress_bar,
+from privaudit.cli.outputs import (add_report_arguments, check_outputs, finish, policy_files, progress_bar,
                                    render_reports, report_outputs, write_all)
 from privaudit.cli.terminal import print_audit
 from privaudit.core.errors import PrivauditError
@@ -53,4 +53,4 @@ def run(args) -> int:
     write_all(render_reports(result, args))  # all rendered before any is written
     if not args.quiet:
         print_audit(result, sys.stdout)
-    return result.exit_code
+    return finish(result, args)

@@ -15,6 +15,12 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", dest="json_out", metavar="OUT", help="write the JSON report here")
     parser.add_argument("--html", dest="html_out", metavar="OUT", help="write the HTML report here")
     parser.add_argument("--pdf", dest="pdf_out", metavar="OUT", help="write the PDF report here")
+    parser.add_argument("--junit", dest="junit_out", metavar="OUT", help="write JUnit XML here (a test case per check)")
+    parser.add_argument("--markdown", dest="markdown_out", metavar="OUT",
+                        help="write a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)")
+    parser.add_argument("--annotations", choices=["github"], help="print GitHub Actions annotations for failing checks")
+    parser.add_argument("--fail-on", choices=["error", "warning"], default="error",
+                        help="which failing checks fail the run: error-severity ones (default) or warnings too")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors; no progress bar")
     parser.add_argument("--allow-outside-paths", action="store_true",
                         help="let the policy reference files outside its own folder")
@@ -22,7 +28,7 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
 
 def report_outputs(args) -> list[str]:
     """The report paths the command line asked for."""
-    return [p for p in (args.json_out, args.html_out, args.pdf_out) if p]
+    return [p for p in (args.json_out, args.html_out, args.pdf_out, args.junit_out, args.markdown_out) if p]
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -91,6 +97,15 @@ def render_reports(result, args) -> list[tuple[str, bytes | str]]:
     rendered: list[tuple[str, bytes | str]] = []
     if args.json_out:
         rendered.append((args.json_out, render_json(result)))
+    if args.junit_out or args.markdown_out:
+        from privaudit.report.ci import junit_xml, markdown
+        from privaudit.report.json_report import report_dict
+
+        data = report_dict(result)
+        if args.junit_out:
+            rendered.append((args.junit_out, junit_xml(data, args.fail_on)))
+        if args.markdown_out:
+            rendered.append((args.markdown_out, markdown(data, args.fail_on)))
     if args.html_out or args.pdf_out:
         from privaudit.report.html import render_html
 
@@ -123,3 +138,19 @@ def progress_bar(args):
     from privaudit.core.progress import ProgressBar
 
     return ProgressBar(enabled=False if args.quiet else None)
+
+
+def finish(result, args) -> int:
+    """Print the annotations asked for and return the exit code, with ``--fail-on warning`` counting a failing
+    warning check as a failure."""
+    if args.annotations == "github":
+        import sys
+
+        from privaudit.report.ci import github_annotations
+        from privaudit.report.json_report import report_dict
+
+        sys.stdout.write(github_annotations(report_dict(result), args.fail_on))
+    code = result.exit_code
+    if code == 0 and args.fail_on == "warning" and result.warned:
+        code = 1
+    return code

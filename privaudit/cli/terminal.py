@@ -4,16 +4,8 @@ table cannot fake a line (``verdict: PASS``) or drive the terminal."""
 
 from __future__ import annotations
 
-import re
+from privaudit.report.text import printable  # noqa: F401 (re-exported for the commands)
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def printable(text) -> str:
-    """``text`` with control characters shown as escapes (``\\n``, ``\\x1b``), never sent to the terminal."""
-    return _CONTROL.sub(lambda m: {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(m.group(0), f"\\x{ord(m.group(0)):02x}"
-                                                                          if ord(m.group(0)) < 256 else
-                                                                          f"\\u{ord(m.group(0)):04x}"), str(text))
 
 STATUS_MARK = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}
 
