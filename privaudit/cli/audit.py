@@ -27,6 +27,8 @@ def add_parser(sub) -> None:
                        "database; spark master, shuffle_partitions, driver_memory; chunked batch_rows ...")
     audit.add_argument("--table", help="audit this table of the engine's catalog instead of a file (duckdb: with "
                        "--engine-option database=FILE; spark: a table of the session's catalog)")
+    audit.add_argument("--records", dest="records_out", metavar="OUT",
+                       help="write per-record risk here (.csv or .parquet; in-process engine)")
     add_report_arguments(audit)
 
 
@@ -42,15 +44,24 @@ def run(args) -> int:
     elif not args.released:
         raise PrivauditError("audit needs RELEASED (a file, directory, glob or URI) or --table NAME")
 
-    check_outputs(report_outputs(args), [args.released, args.original, args.control, args.policy,
-                                         *policy_files(args.policy)])
+    if args.records_out and args.engine != "in-process":
+        raise PrivauditError(f"--records needs the in-process engine (per-record view); the {args.engine} engine "
+                             "summarises classes, not records")
+    outputs = report_outputs(args) + ([args.records_out] if args.records_out else [])
+    check_outputs(outputs, [args.released, args.original, args.control, args.policy, *policy_files(args.policy)])
     bar = progress_bar(args)
     try:
         result = run_audit(args.released, args.policy, original=args.original, control=args.control,
                            allow_outside_paths=args.allow_outside_paths, progress=bar, engine=args.engine, **options)
     finally:
         bar.close()
-    write_all(render_reports(result, args))  # all rendered before any is written
+    rendered = render_reports(result, args)
+    if args.records_out:
+        from privaudit.remediation.export import table_bytes
+        from privaudit.report.records import records_frame
+
+        rendered.append((args.records_out, table_bytes(records_frame(result), args.records_out)))
+    write_all(rendered)  # all rendered before any is written
     if not args.quiet:
         print_audit(result, sys.stdout)
     return finish(result, args)

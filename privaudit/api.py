@@ -1,0 +1,123 @@
+"""The library and notebook API: ``privaudit.audit(...)`` and ``privaudit.remediate(...)``.
+
+    import privaudit
+    report = privaudit.audit(frame, {"columns": {...}, "checks": [...]})
+    report.passed, report.exit_code, report.checks[0].value
+    report.to_dict(); report.to_html(); report.to_pdf("audit.pdf"); report.records()
+    report            # in a notebook: the verdict and the checks, drawn by _repr_html_
+
+``data`` is a path (file, directory, glob or URI), a pandas DataFrame or a pyarrow Table (no temporary
+file is written); ``policy`` a path, a dict in the YAML file's shape, or a loaded Policy. Bad input raises
+:class:`privaudit.core.errors.PrivauditError` with the one-line message the command line prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CheckView:
+    """One check's result, as the JSON report states it."""
+
+    id: str
+    assessor: str
+    status: str  # pass | fail | error
+    severity: str  # error | warning
+    value: Any
+    threshold: Any
+    message: str
+    details: dict
+
+
+class AuditReport:
+    """The result of :func:`audit`: the verdict, the checks and every report format."""
+
+    def __init__(self, result):
+        self.result = result
+
+    @property
+    def passed(self) -> bool:
+        return self.result.passed
+
+    @property
+    def exit_code(self) -> int:
+        return self.result.exit_code
+
+    @property
+    def checks(self) -> list[CheckView]:
+        return [CheckView(c["id"], c["assessor"], c["status"], c["severity"], c["value"], c["threshold"],
+                          c["message"], c["details"]) for c in self.to_dict()["checks"]]
+
+    def to_dict(self) -> dict:
+        """The JSON report as a dict."""
+        from privaudit.report.json_report import report_dict
+
+        return report_dict(self.result)
+
+    def to_json(self) -> str:
+        from privaudit.report.json_report import render_json
+
+        return render_json(self.result)
+
+    def to_html(self) -> str:
+        """The self-contained HTML report."""
+        from privaudit.report.html import render_html
+
+        return render_html(self.result)
+
+    def to_pdf(self, path: str | Path) -> None:
+        """Write the PDF report to ``path`` (a file, ``-`` or a device, as the command line writes)."""
+        from privaudit.core.atomic import write_output
+        from privaudit.report.pdf import render_pdf
+
+        write_output(path, render_pdf(self.to_html()))
+
+    def records(self):
+        """Per-record risk as a DataFrame (:mod:`privaudit.report.records`)."""
+        from privaudit.report.records import records_frame
+
+        return records_frame(self.result)
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the verdict, one row per check and each check's chart (escaped)."""
+        from privaudit.report.notebook import render_notebook
+
+        return render_notebook(self.result)
+
+    def __repr__(self) -> str:
+        return f"<AuditReport {'PASS' if self.passed else 'FAIL'}: {len(self.result.checks)} checks>"
+
+
+def audit(data: Any, policy: Any, original: Any = None, control: Any = None, engine: str = "in-process",
+          **engine_options: Any) -> AuditReport:
+    """Audit ``data`` against ``policy`` (see the module's docstring)."""
+    from privaudit.core.audit import run_audit
+
+    return AuditReport(run_audit(data, policy, original=original, control=control, engine=engine,
+                                 **engine_options))
+
+
+@dataclass
+class RemediationReport:
+    """The result of :func:`remediate`: the audits before and after, and the remediated table."""
+
+    before: AuditReport
+    after: AuditReport
+    table: Any  # pandas DataFrame of the remediated records
+    offered: bool  # True when the re-audit passed (the command line writes the table only then)
+
+    def _repr_html_(self) -> str:
+        return (f"<p>remediation {'offered' if self.offered else 'not offered: its re-audit fails'}</p>"
+                + self.after._repr_html_())
+
+
+def remediate(data: Any, policy: Any, method: str | None = None, **options: Any) -> RemediationReport:
+    """Transform ``data`` with ``method`` (or the policy's) until its re-audit passes; nothing is written."""
+    from privaudit.remediation.engine import remediate as run
+
+    outcome = run(data, policy, "remediated.csv", method=method, options=options)
+    return RemediationReport(AuditReport(outcome.before), AuditReport(outcome.after), outcome.remediation.table,
+                             outcome.offered)

@@ -1,0 +1,26 @@
+"""The inline view a notebook shows for an audit (``AuditReport._repr_html_``).
+
+A fragment, not a page: the verdict, one row per check (the HTML report's own measured / threshold texts
+and plain-language sentence) and each check's first chart in a collapsed ``<details>``. It is drawn from
+the same check views and autoescaping environment as the full report (:mod:`privaudit.report.html`), so it
+shows nothing the report would not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from privaudit.report.html import check_views, environment
+from privaudit.report.json_report import report_dict
+
+
+def render_notebook(result: Any, registry: Any = None) -> str:
+    """The notebook fragment of an :class:`~privaudit.core.audit.AuditResult`."""
+    if registry is None:
+        from privaudit.core.plugins import get_registry
+
+        registry = get_registry()
+    data = report_dict(result)
+    return environment().get_template("notebook.html.j2").render(
+        data=data, checks=check_views(data, result, registry),
+        verdict="PASS" if data["summary"]["passed"] else "FAIL")

@@ -1,0 +1,41 @@
+"""Per-record risk (``--records OUT``, ``AuditReport.records()``): one row per released record, in input
+order, so that a data owner can treat exactly the risky records.
+
+Columns: ``row`` (0-based position in the release), ``class_id`` (the record's equivalence class in the
+class summary), ``class_size`` (f_k: the records it matches -- its class, or every matching record under
+``missing_qi: wildcard``), ``risk`` (1/f_k; with a ``weight`` column, the Benedetti-Franconi individual risk
+from F_k, as the uniqueness check computes it), and one boolean ``violates:<check id>`` column per
+class-based check of the policy (its ``class_violations``). It needs the per-record view of the in-process
+engine (the out-of-memory engines summarise classes, not records).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from privaudit.core.errors import PrivauditError
+
+
+def records_frame(result) -> pd.DataFrame:
+    """The per-record table of an :class:`~privaudit.core.audit.AuditResult`."""
+    ctx = result.context
+    if ctx.table is None:
+        raise PrivauditError(f"per-record output needs the in-process engine (this audit used {result.engine}); "
+                             "the chunked, DuckDB and Spark engines summarise classes, not records")
+    summary = ctx.summary
+    class_of = summary.class_of
+    f_k = summary.class_fk
+    if summary.weight_sums is not None:
+        from privaudit.risk.individual_risk import individual_risk
+
+        class_risk = individual_risk(f_k, summary.weight_sums)
+    else:
+        class_risk = 1.0 / f_k
+    columns = {"row": np.arange(len(class_of)), "class_id": class_of, "class_size": f_k[class_of],
+               "risk": class_risk[class_of]}
+    for check in result.policy.checks:
+        fn = check.assessor.class_violations
+        if fn is not None:
+            columns[f"violates:{check.id}"] = np.asarray(fn(ctx, check.params), dtype=bool)[class_of]
+    return pd.DataFrame(columns)

@@ -1,0 +1,90 @@
+"""The library and notebook API (issue #16, item 3 in part) and per-record risk (item 4 in part):
+``privaudit.audit``/``privaudit.remediate`` on DataFrames, Arrow tables and dict policies, the report
+object's formats, ``_repr_html_`` in a notebook executed by nbclient, and ``--records``."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+import privaudit
+from conftest import ROOT
+from privaudit.core.errors import PrivauditError
+from privaudit.testing import run_cli
+
+RELEASE = ROOT / "examples" / "adult" / "release.csv"
+POLICY = ROOT / "policies" / "adult.yaml"
+
+
+@pytest.fixture(scope="module")
+def frame() -> pd.DataFrame:
+    return pd.read_csv(RELEASE, sep=";", dtype=str, keep_default_na=False)
+
+
+def test_audit_a_dataframe_like_the_file(frame, tmp_path):
+    report = privaudit.audit(frame, POLICY)
+    run_cli("audit", RELEASE, "--policy", POLICY, "--json", tmp_path / "r.json", "--quiet")
+    from_file = json.loads((tmp_path / "r.json").read_text())
+    assert report.passed and report.exit_code == 0
+    assert [(c.id, c.status, c.value) for c in report.checks] == \
+        [(c["id"], c["status"], c["value"]) for c in from_file["checks"]]
+    assert report.to_dict()["input"]["path"] == "<pandas DataFrame>"
+    arrow = privaudit.audit(pa.Table.from_pandas(frame), POLICY)
+    assert [c.value for c in arrow.checks] == [c.value for c in report.checks]
+    assert report.to_html().startswith("<!DOCTYPE html>")
+    report.to_pdf(tmp_path / "r.pdf")
+    assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_a_dict_policy_and_bad_input(frame):
+    policy = {"columns": {"sex": {"role": "quasi_identifier"}, "occupation": {"role": "sensitive"}},
+              "checks": [{"assessor": "k_anonymity", "k": 2}]}
+    report = privaudit.audit(frame, policy)
+    assert report.passed and report.to_dict()["policy"]["name"] == "policy given as a dict"
+    with pytest.raises(PrivauditError, match="checks\\[0\\]: k: a number is expected, not true"):
+        privaudit.audit(frame, {**policy, "checks": [{"assessor": "k_anonymity", "k": True}]})
+    with pytest.raises(PrivauditError, match="this engine reads files"):
+        privaudit.audit(frame, policy, engine="chunked")
+
+
+def test_records_from_the_api_and_the_cli(frame, tmp_path):
+    records = privaudit.audit(frame, POLICY).records()
+    assert list(records.columns[:4]) == ["row", "class_id", "class_size", "risk"]
+    assert records["row"].tolist() == list(range(len(frame)))
+    assert (records["risk"] == 1.0 / records["class_size"]).all()
+    assert "violates:k_anonymity" in records.columns and records["violates:k_anonymity"].dtype == bool
+    out = tmp_path / "records.csv"
+    result = run_cli("audit", RELEASE, "--policy", POLICY, "--records", out, "--quiet")
+    assert result.code == 0, result.stderr
+    from_cli = pd.read_csv(out)
+    pd.testing.assert_frame_equal(from_cli, records, check_dtype=False)
+    refused = run_cli("audit", RELEASE, "--policy", POLICY, "--records", tmp_path / "x.csv", "--engine", "duckdb")
+    assert refused.code == 2 and "--records needs the in-process engine" in refused.stderr
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_remediate_from_the_api(frame):
+    outcome = privaudit.remediate(frame.head(400), POLICY, method="suppress", max_suppression=1.0)
+    assert isinstance(outcome.table, pd.DataFrame) and len(outcome.table) == 400
+    assert outcome.before.exit_code == 1
+    assert "remediation" in outcome._repr_html_()
+
+
+def test_a_notebook_shows_the_report_inline(tmp_path):
+    import nbclient
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import pandas as pd\nimport privaudit\n"
+                                  f"frame = pd.read_csv({str(RELEASE)!r}, sep=';', dtype=str, keep_default_na=False)"),
+        nbformat.v4.new_code_cell(f"privaudit.audit(frame, {str(POLICY)!r})"),
+    ])
+    nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = notebook.cells[1].outputs
+    html = next(o["data"]["text/html"] for o in outputs if o.get("output_type") == "execute_result")
+    assert '<span class="badge PASS">PASS</span> <strong>Adult census extract' in html and "<td>k_anonymity</td>" in html
+    assert "<svg" in html  # the charts, inline
