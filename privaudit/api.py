@@ -71,9 +71,9 @@ class AuditReport:
     def to_pdf(self, path: str | Path) -> None:
         """Write the PDF report to ``path`` (a file, ``-`` or a device, as the command line writes)."""
         from privaudit.core.atomic import write_output
-        from privaudit.report.pdf import render_pdf
+        from privaudit.report.pdf import render_audit_pdf
 
-        write_output(path, render_pdf(self.to_html()))
+        write_output(path, render_audit_pdf(self.result))
 
     def records(self):
         """Per-record risk as a DataFrame (:mod:`privaudit.report.records`)."""
@@ -92,12 +92,20 @@ class AuditReport:
 
 
 def audit(data: Any, policy: Any, original: Any = None, control: Any = None, engine: str = "in-process",
-          **engine_options: Any) -> AuditReport:
-    """Audit ``data`` against ``policy`` (see the module's docstring)."""
+          progress: Any = None, **engine_options: Any) -> AuditReport:
+    """Audit ``data`` against ``policy`` (see the module's docstring). ``progress``: ``None`` draws tqdm bars
+    in a notebook (``privaudit[notebook]``), nothing elsewhere; ``True``/``False`` force them on or off; a
+    callable ``f(label, done, total)`` receives the progress instead."""
     from privaudit.core.audit import run_audit
+    from privaudit.core.progress import api_progress
 
-    return AuditReport(run_audit(data, policy, original=original, control=control, engine=engine,
-                                 **engine_options))
+    bar = api_progress(progress)
+    try:
+        return AuditReport(run_audit(data, policy, original=original, control=control, engine=engine,
+                                     progress=bar, **engine_options))
+    finally:
+        if bar is not None and hasattr(bar, "close"):
+            bar.close()
 
 
 @dataclass
@@ -114,10 +122,18 @@ class RemediationReport:
                 + self.after._repr_html_())
 
 
-def remediate(data: Any, policy: Any, method: str | None = None, **options: Any) -> RemediationReport:
-    """Transform ``data`` with ``method`` (or the policy's) until its re-audit passes; nothing is written."""
+def remediate(data: Any, policy: Any, method: str | None = None, progress: Any = None,
+              **options: Any) -> RemediationReport:
+    """Transform ``data`` with ``method`` (or the policy's) and re-audit it; nothing is written. ``options``
+    are the method's (``privaudit remediate --list``); ``progress`` as for :func:`audit`."""
+    from privaudit.core.progress import api_progress
     from privaudit.remediation.engine import remediate as run
 
-    outcome = run(data, policy, "remediated.csv", method=method, options=options)
+    bar = api_progress(progress)
+    try:
+        outcome = run(data, policy, "remediated.csv", method=method, options=options, progress=bar)
+    finally:
+        if bar is not None and hasattr(bar, "close"):
+            bar.close()
     return RemediationReport(AuditReport(outcome.before), AuditReport(outcome.after), outcome.remediation.table,
                              outcome.offered)

@@ -18,7 +18,10 @@ What each helper is for (``docs/plugins.md`` walks through them):
   and per-class violation mask, without the rest of the audit;
 * :func:`report_section` / :func:`assert_section_renders` — the section a plugin draws for a check,
   and a rendered HTML report that shows it;
-* :func:`run_cli` — the ``privaudit`` command in-process (exit code, stdout, stderr);
+* :func:`run_cli` — the ``privaudit`` command in-process (exit code, stdout, stderr); every JSON report it
+  writes is checked against the report's JSON Schema;
+* :func:`assert_valid_report` — a JSON report (dict, text or file) against that schema
+  (``privaudit report schema``; needs ``jsonschema``);
 * :func:`registry_with` — a registry with extra plugin modules (a plugin that is not installed);
 * :func:`load_policy` — a policy file or dict resolved against the installed plugins.
 
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+from functools import lru_cache
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -212,10 +216,50 @@ class CliRun:
 
 
 def run_cli(*args: Any) -> CliRun:
-    """Run ``privaudit ARGS`` in this process (arguments are turned into strings)."""
+    """Run ``privaudit ARGS`` in this process (arguments are turned into strings). A JSON report the run
+    wrote to a file (``--json OUT``) is checked with :func:`assert_valid_report` when ``jsonschema`` is
+    installed (a run that exits 0 or 1 wrote it)."""
     from privaudit.cli import main
 
+    argv = [str(a) for a in args]
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([str(a) for a in args])
+        code = main(argv)
+    for flag, value in zip(argv, argv[1:]):
+        if code in (0, 1) and flag == "--json" and value != "-" and Path(value).is_file() and _has_jsonschema():
+            assert_valid_report(Path(value))
     return CliRun(code, out.getvalue(), err.getvalue())
+
+
+def _has_jsonschema() -> bool:
+    try:
+        import jsonschema  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def assert_valid_report(report: Mapping[str, Any] | str | Path) -> dict:
+    """Check a JSON report (a dict, its text, or a file) against ``privaudit report schema``; return it as a
+    dict. Raises AssertionError naming the first deviation (needs the ``jsonschema`` package)."""
+    import json
+
+    import jsonschema
+
+    if isinstance(report, Path):
+        report = report.read_text(encoding="utf-8")
+    data = json.loads(report) if isinstance(report, str) else dict(report)
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(data))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise AssertionError(f"the JSON report does not follow its schema at {where}: {error.message}")
+    return data
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    import jsonschema
+
+    from privaudit.report.schema import report_json_schema
+
+    return jsonschema.Draft202012Validator(report_json_schema())

@@ -48,3 +48,21 @@ def write_policy(folder: Path, text: str, name: str = "policy.yaml") -> Path:
     path = folder / name
     path.write_text(text)
     return path
+
+
+@pytest.fixture(autouse=True)
+def _reports_follow_their_schema(request):
+    """Every JSON report a test leaves in its tmp_path follows ``privaudit report schema`` (issue #16)."""
+    tmp = request.getfixturevalue("tmp_path") if "tmp_path" in request.fixturenames else None
+    yield
+    if tmp is None:
+        return
+    from privaudit.testing import assert_valid_report
+
+    for path in sorted(tmp.rglob("*.json"))[:50]:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, ValueError, OSError):
+            continue
+        if isinstance(data, dict) and "schema_version" in data and "checks" in data and "tool" in data:
+            assert_valid_report(data)

@@ -81,6 +81,8 @@ def test_a_notebook_shows_the_report_inline(tmp_path):
         nbformat.v4.new_code_cell("import pandas as pd\nimport privaudit\n"
                                   f"frame = pd.read_csv({str(RELEASE)!r}, sep=';', dtype=str, keep_default_na=False)"),
         nbformat.v4.new_code_cell(f"privaudit.audit(frame, {str(POLICY)!r})"),
+        nbformat.v4.new_code_cell("from privaudit.core.progress import api_progress, in_notebook\n"
+                                  "print(in_notebook(), type(api_progress(None)).__name__)"),
     ])
     nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
                             resources={"metadata": {"path": str(tmp_path)}}).execute()
@@ -88,3 +90,21 @@ def test_a_notebook_shows_the_report_inline(tmp_path):
     html = next(o["data"]["text/html"] for o in outputs if o.get("output_type") == "execute_result")
     assert '<span class="badge PASS">PASS</span> <strong>Adult census extract' in html and "<td>k_anonymity</td>" in html
     assert "<svg" in html  # the charts, inline
+    assert notebook.cells[2].outputs[0]["text"].strip() == "True TqdmProgress"  # tqdm bars in a notebook
+
+
+def test_progress_outside_a_notebook(frame):
+    import io
+
+    from privaudit.core.progress import TqdmProgress, api_progress
+
+    assert api_progress(None) is None and api_progress(False) is None  # a script or a test: silent
+    assert isinstance(api_progress(True), TqdmProgress)
+    seen = []
+    privaudit.audit(frame.head(200), POLICY, progress=lambda *a: seen.append(a))
+    buffer = io.StringIO()
+    bar = TqdmProgress(file=buffer, mininterval=0)
+    bar("class summary", 5, 10)
+    bar("class summary", 10, 10)
+    bar.close()
+    assert "class summary" in buffer.getvalue() and "10/10" in buffer.getvalue()

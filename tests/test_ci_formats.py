@@ -69,3 +69,53 @@ def test_control_characters_and_markup_stay_data(workspace):
     assert "x\\|y" in (workspace / "r.md").read_text()
     assert all(line.startswith("::") for line in result.stdout.splitlines())  # a newline cannot fake a command
     assert "%0Ax|y" in result.stdout
+
+
+# --- validation against the formats' own schemas (copies in tests/data/schemas, see PROVENANCE.md there) -----
+
+SCHEMAS = ROOT / "tests" / "data" / "schemas"
+
+
+def test_junit_validates_against_the_junit_xsd(workspace):
+    import xmlschema
+
+    schema = xmlschema.XMLSchema(SCHEMAS / "junit-10.xsd")
+    for extra in ((), ("--fail-on", "warning")):
+        out = workspace / f"r{len(extra)}.xml"
+        run_cli("audit", workspace / "release.csv", "--policy", workspace / "policy.yaml", "--junit", out, "--quiet",
+                *extra)
+        schema.validate(out)  # raises on any deviation
+
+
+def test_sarif_validates_and_agrees_with_the_json(workspace):
+    import jsonschema
+
+    out = workspace
+    result = run_cli("audit", out / "release.csv", "--policy", out / "policy.yaml", "--json", out / "r.json",
+                     "--sarif", out / "r.sarif", "--quiet")
+    assert result.code == 1
+    log = json.loads((out / "r.sarif").read_text())
+    schema = json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.Draft4Validator(schema).validate(log)
+    report = json.loads((out / "r.json").read_text())
+    run = log["runs"][0]
+    assert log["version"] == "2.1.0" and run["tool"]["driver"]["name"] == "privaudit"
+    assert run["invocations"][0]["exitCode"] == 1 and run["artifacts"][0]["hashes"]["sha-256"] == report["input"][
+        "sha256"]
+    by_check = {r["properties"]["check"]: r for r in run["results"]}
+    assert set(by_check) == {c["id"] for c in report["checks"]}
+    assert by_check["k-10"]["kind"] == "fail" and by_check["k-10"]["level"] == "error"
+    rules = run["tool"]["driver"]["rules"]
+    assert rules[by_check["k-10"]["ruleIndex"]]["id"] == "k_anonymity"
+    assert rules[by_check["k-10"]["ruleIndex"]]["shortDescription"]["text"] == "k-anonymity"
+    for c in report["checks"]:
+        r = by_check[c["id"]]
+        expected = {"pass": ("pass", "none"), "error": ("fail", "error")}.get(
+            c["status"], ("fail", "error" if c["severity"] == "error" else "warning"))
+        assert (r["kind"], r["level"]) == expected and r["message"]["text"] == c["message"]
+
+
+def test_sarif_to_stdout(workspace):
+    result = run_cli("audit", workspace / "release.csv", "--policy", workspace / "policy.yaml", "--sarif", "-",
+                     "--quiet")
+    assert json.loads(result.stdout)["runs"][0]["invocations"][0]["exitCode"] == result.code == 1

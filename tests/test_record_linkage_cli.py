@@ -90,3 +90,26 @@ def test_report_section(tmp_path, tables, run_cli):
     assert "Correct links by the size of the record" in html and "Correct links by class size" in html
     assert "Fellegi–Sunter linkage per estimation of m and u" in html and "<svg" in html
     assert "links 400 people" not in html  # distinct records only: ties count 1/k
+
+
+def test_per_record_links_in_the_records_output(tmp_path, tables, run_cli):
+    """--records with --original: linked:<id> per released record, in the release's order (issue #16)."""
+    shuffled = tables.sample(frac=1, random_state=3).reset_index(drop=True)
+    shuffled.to_csv(tmp_path / "released.csv", index=False)
+    policy = write_policy(tmp_path, POLICY.replace(
+        "CHECKS", "  - {id: d, assessor: record_linkage, max_rate: 1, intruder: {rows: 0.5, seed: 4}}\n"))
+    code, _, err = run_cli("audit", tmp_path / "released.csv", "--policy", policy, "--original",
+                           tmp_path / "original.csv", "--records", tmp_path / "records.csv", "--json",
+                           tmp_path / "r.json")
+    assert code == 0, err
+    import json
+
+    check = json.loads((tmp_path / "r.json").read_text())["checks"][1]
+    records = pd.read_csv(tmp_path / "records.csv")
+    linked = records["linked:d"]
+    assert linked.notna().sum() == check["details"]["n_intruder"] == 200
+    assert linked.sum() / linked.notna().sum() == pytest.approx(check["value"])
+    # a released record whose QI values are unique is linked to itself when the intruder holds it
+    unique = ~shuffled.duplicated(["age", "zip", "job"], keep=False)
+    held = linked.notna()
+    assert (linked[unique & held] == 1).all()

@@ -118,3 +118,63 @@ def test_a4_pages_embedded_dejavu_fonts_and_dates(rendered):
     assert fonts and all(name.startswith("/DejaVu") or name.startswith("DejaVu") for name in fonts), fonts
     assert reader.metadata["/CreationDate"].startswith("D:20231114221320")
     assert reader.metadata["/Title"].startswith("Privacy audit: ")
+
+
+# --- archival: PDF/A-3b with the JSON report and the policy attached (issue 16, item 5) ----------------------
+# veraPDF does not install from this machine's registries (a Java application, not on PyPI, Debian or npm), so
+# conformance is checked with what pypdf can read: the PDF/A identification in the XMP metadata, the output
+# intent with its ICC profile, fonts embedded, no encryption or JavaScript, and the attachments themselves.
+
+def test_the_pdf_carries_the_report_and_the_policy(rendered):
+    report, _, pdf, _, _ = rendered
+    attachments = pypdf.PdfReader(io.BytesIO(pdf)).attachments
+    assert sorted(attachments) == ["policy.yaml", "report.json"]
+    (embedded_report,) = attachments["report.json"]
+    assert json.loads(embedded_report) == report
+    (embedded_policy,) = attachments["policy.yaml"]
+    released, policy = EXAMPLE if EXAMPLE[0].exists() else FALLBACK
+    assert embedded_policy == policy.read_bytes()
+    import hashlib
+
+    assert hashlib.sha256(embedded_policy).hexdigest() == report["policy"]["sha256"]
+
+
+def test_the_pdf_is_pdf_a_3b(rendered):
+    _, _, pdf, _, _ = rendered
+    reader = pypdf.PdfReader(io.BytesIO(pdf))
+    assert not reader.is_encrypted
+    xmp = reader.xmp_metadata.stream.get_data().decode()
+    assert 'pdfaid:part="3"' in xmp and 'pdfaid:conformance="B"' in xmp
+    root = reader.trailer["/Root"]
+    (intent,) = [i.get_object() for i in root["/OutputIntents"]]
+    assert intent["/S"] == "/GTS_PDFA1" and "/DestOutputProfile" in intent
+    assert {f.get_object()["/F"] for f in root["/AF"]} == {"report.json", "policy.yaml"}  # PDF/A-3 associated files
+    assert "/JavaScript" not in str(root.get("/Names", {})) and "/OpenAction" not in root
+    assert reader.trailer.get("/ID") is not None  # PDF/A requires a file identifier
+    for page in reader.pages:
+        for font in page["/Resources"].get("/Font", {}).values():
+            font = font.get_object()
+            described = [d.get_object() for d in font.get("/DescendantFonts", [])] or [font]
+            for d in described:
+                descriptor = d["/FontDescriptor"].get_object()
+                assert any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")), d.get("/BaseFont")
+
+
+def test_a_dict_policy_is_attached_as_its_canonical_form(tmp_path):
+    import hashlib
+
+    import pandas as pd
+    import yaml
+
+    import privaudit
+
+    frame = pd.DataFrame({"age": ["30", "30", "40", "40"], "zip": ["1", "1", "2", "2"]})
+    policy = {"columns": {"age": {"role": "quasi_identifier"}, "zip": {"role": "quasi_identifier"}},
+              "checks": [{"assessor": "k_anonymity", "k": 2}]}
+    report = privaudit.audit(frame, policy)
+    report.to_pdf(tmp_path / "a.pdf")
+    attachments = pypdf.PdfReader(tmp_path / "a.pdf").attachments
+    (embedded,) = attachments["policy.yaml"]
+    assert yaml.safe_load(embedded)["checks"] == [{"assessor": "k_anonymity", "k": 2}]
+    assert hashlib.sha256(embedded).hexdigest() == report.to_dict()["policy"]["sha256"]
+    assert json.loads(attachments["report.json"][0])["summary"]["passed"] is True

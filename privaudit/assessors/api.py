@@ -58,6 +58,9 @@ class Measurement:
     passed: bool
     message: str
     details: dict[str, Any] = field(default_factory=dict)
+    #: per-record figures, name -> array over the released records in input order; not in the JSON report,
+    #: written by ``--records`` / ``AuditReport.records()`` as the column ``<name>:<check id>``
+    per_record: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(frozen=True)

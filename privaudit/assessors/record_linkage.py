@@ -103,7 +103,10 @@ def _rows(params: RecordLinkageParams) -> float | int:
     return int(rows) if rows > 1 else float(rows)
 
 
-def run_distance(ctx, params: RecordLinkageParams, columns: list[str], report) -> tuple[float, dict]:
+def run_distance(ctx, params: RecordLinkageParams, columns: list[str], report) -> tuple[float, dict, dict]:
+    """The distance-based linkage; per record, ``linked``: the expected correctness of the intruder's link
+    of that record (1: its own released record is the nearest, 1/t in a tie of t, 0: linked elsewhere;
+    NaN: not in the intruder's file)."""
     from privaudit.risk.linkage import AttributeSpec, distance_linkage
 
     specs = [AttributeSpec(c, "numeric" if ctx.policy.columns[c].type == "numeric" else "categorical",
@@ -115,10 +118,12 @@ def run_distance(ctx, params: RecordLinkageParams, columns: list[str], report) -
                               assignment=params.assignment, worst_case=params.worst_case,
                               class_sizes=ctx.summary.record_size, progress=report)
     details = result.to_dict()
-    return float(result.max_rate), details
+    linked = np.full(len(ctx.table), np.nan)  # NaN: not in the intruder's file
+    linked[result.intruder_rows] = result.credit
+    return float(result.max_rate), details, {"linked": linked}
 
 
-def run_probabilistic(ctx, params: RecordLinkageParams, columns: list[str], report) -> tuple[float, dict]:
+def run_probabilistic(ctx, params: RecordLinkageParams, columns: list[str], report) -> tuple[float, dict, dict]:
     from privaudit.risk.linkage.fellegi_sunter import ComparisonSpec, probabilistic_linkage
 
     specs = [ComparisonSpec(c, "numeric" if ctx.policy.columns[c].type == "numeric" else "categorical",
@@ -149,7 +154,7 @@ def run_probabilistic(ctx, params: RecordLinkageParams, columns: list[str], repo
             "warnings": list(e.warnings),
         } for e in result.estimations],
     }
-    return float(result.value), details
+    return float(result.value), details, {}
 
 
 def run(ctx, params: RecordLinkageParams) -> Measurement:
@@ -160,12 +165,13 @@ def run(ctx, params: RecordLinkageParams) -> Measurement:
             ctx.progress(f"record linkage ({params.method})", done, total)
 
     runner = run_distance if params.method == "distance" else run_probabilistic
-    value, details = runner(ctx, params, columns, report)
+    value, details, per_record = runner(ctx, params, columns, report)
     details = {"method": params.method, "known_columns": columns, **details}
     n = details.get("n_intruder", 0)
     message = (f"an intruder holding {fmt(n)} original records ({', '.join(columns)}) links {value:.2%} of them "
                f"to their own released record ({params.method} linkage; max_rate {params.max_rate:g})")
-    return Measurement(value, params.max_rate, not exceeds(value, params.max_rate), message, details)
+    return Measurement(value, params.max_rate, not exceeds(value, params.max_rate), message, details,
+                       per_record=per_record)
 
 
 def report_section(check, audit):

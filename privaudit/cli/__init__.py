@@ -30,6 +30,7 @@ COMMANDS = {
     "remediate": "remediate",
     "plugins": "plugins",
     "init": "init",
+    "report": "report",
 }
 
 

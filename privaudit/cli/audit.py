@@ -60,7 +60,7 @@ def run(args) -> int:
         from privaudit.remediation.export import table_bytes
         from privaudit.report.records import records_frame
 
-        rendered.append((args.records_out, table_bytes(records_frame(result), args.records_out)))
+        rendered.append((args.records_out, table_bytes(records_frame(result), args.records_out, na_rep="")))
     write_all(rendered)  # all rendered before any is written
     if not args.quiet:
         print_audit(result, sys.stdout)

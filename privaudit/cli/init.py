@@ -30,7 +30,7 @@ def _profile(name: str | None) -> tuple[dict | None, str | None]:
         raise PrivauditError(f"--profile {name}: no such profile" + (f" (available: {', '.join(known)})" if known else ""))
     from privaudit.core.policy import read_policy_document
 
-    doc, _ = read_policy_document(path)
+    doc = read_policy_document(path)[0]
     if not isinstance(doc.get("checks"), list):
         raise PrivauditError(f"{path}: a profile needs a 'checks' list")
     return doc, path.stem if path.parent == PROFILES else str(path)

@@ -16,6 +16,8 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--html", dest="html_out", metavar="OUT", help="write the HTML report here")
     parser.add_argument("--pdf", dest="pdf_out", metavar="OUT", help="write the PDF report here")
     parser.add_argument("--junit", dest="junit_out", metavar="OUT", help="write JUnit XML here (a test case per check)")
+    parser.add_argument("--sarif", dest="sarif_out", metavar="OUT",
+                        help="write SARIF 2.1.0 here (code scanning: a result per check)")
     parser.add_argument("--markdown", dest="markdown_out", metavar="OUT",
                         help="write a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--annotations", choices=["github"], help="print GitHub Actions annotations for failing checks")
@@ -28,7 +30,8 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
 
 def report_outputs(args) -> list[str]:
     """The report paths the command line asked for."""
-    return [p for p in (args.json_out, args.html_out, args.pdf_out, args.junit_out, args.markdown_out) if p]
+    return [p for p in (args.json_out, args.html_out, args.pdf_out, args.junit_out, args.sarif_out, args.markdown_out)
+            if p]
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -77,7 +80,7 @@ def policy_files(policy: str | Path | None) -> list[Path]:
     from privaudit.core.policy import read_policy_document
 
     try:
-        doc, _ = read_policy_document(Path(policy))
+        doc = read_policy_document(Path(policy))[0]
     except PrivauditError:
         return []
     folder = Path(policy).resolve().parent
@@ -97,13 +100,16 @@ def render_reports(result, args) -> list[tuple[str, bytes | str]]:
     rendered: list[tuple[str, bytes | str]] = []
     if args.json_out:
         rendered.append((args.json_out, render_json(result)))
-    if args.junit_out or args.markdown_out:
-        from privaudit.report.ci import junit_xml, markdown
+    if args.junit_out or args.sarif_out or args.markdown_out:
+        from privaudit.report.ci import junit_xml, markdown, sarif
         from privaudit.report.json_report import report_dict
 
         data = report_dict(result)
         if args.junit_out:
             rendered.append((args.junit_out, junit_xml(data, args.fail_on)))
+        if args.sarif_out:
+            assessors = {c.assessor.name: c.assessor for c in result.policy.checks}
+            rendered.append((args.sarif_out, sarif(data, args.fail_on, assessors)))
         if args.markdown_out:
             rendered.append((args.markdown_out, markdown(data, args.fail_on)))
     if args.html_out or args.pdf_out:
@@ -113,9 +119,9 @@ def render_reports(result, args) -> list[tuple[str, bytes | str]]:
         if args.html_out:
             rendered.append((args.html_out, html))
         if args.pdf_out:
-            from privaudit.report.pdf import render_pdf
+            from privaudit.report.pdf import render_audit_pdf
 
-            rendered.append((args.pdf_out, render_pdf(html)))
+            rendered.append((args.pdf_out, render_audit_pdf(result, html)))
     return rendered
 
 

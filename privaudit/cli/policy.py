@@ -11,7 +11,7 @@ def add_parser(sub) -> None:
     psub.add_parser("schema", help="print the policy's JSON Schema (with plugin assessors)")
     check = psub.add_parser("check", help="validate a policy, optionally against a table (its columns, values, "
                             "undeclared columns and the direct identifiers the scan finds)")
-    check.add_argument("policy", help="policy YAML file")
+    check.add_argument("policy", nargs="+", help="policy YAML file(s)")
     check.add_argument("--data", help="a table whose columns and values the policy must fit")
     check.add_argument("--allow-outside-paths", action="store_true")
 
@@ -25,15 +25,22 @@ def run(args) -> int:
 
         print(json.dumps(policy_json_schema(registry), indent=2))
         return 0
+    for path in args.policy:
+        check_one(path, args, registry)
+    return 0
+
+
+def check_one(path: str, args, registry) -> None:
+    """Validate one policy file (and, with ``--data``, that the table fits it); raise on the first problem."""
     from privaudit.core.policy import load_policy
 
-    policy = load_policy(args.policy, registry, allow_outside_paths=args.allow_outside_paths)
+    policy = load_policy(path, registry, allow_outside_paths=args.allow_outside_paths)
     if args.data:
         from privaudit.core.data import load_input
         from privaudit.discovery.scan import SAMPLE_ROWS, scan_frame
 
         table = load_input(args.data, policy)
-        print(f"{args.policy}: valid; {len(policy.checks)} checks; fits {args.data} ({table.rows} rows)")
+        print(f"{path}: valid; {len(policy.checks)} checks; fits {args.data} ({table.rows} rows)")
         undeclared = [c for c in table.columns if c not in policy.columns]
         if undeclared:
             print(f"undeclared columns (not in the policy): {', '.join(undeclared)}")
@@ -45,5 +52,4 @@ def run(args) -> int:
             print(f"finding: {f.column} ({where}): {f.label}, {f.share:.0%} of sampled values; examples "
                   f"{', '.join(f.examples)}")
     else:
-        print(f"{args.policy}: valid; {len(policy.checks)} checks, {len(policy.columns)} columns")
-    return 0
+        print(f"{path}: valid; {len(policy.checks)} checks, {len(policy.columns)} columns")

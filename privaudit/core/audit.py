@@ -43,6 +43,7 @@ class CheckResult:
     message: str
     details: dict
     seconds: float = 0.0
+    per_record: dict = field(default_factory=dict, repr=False)  # the Measurement's per-record arrays
 
 
 @dataclass
@@ -145,7 +146,7 @@ def run_check(ctx: AuditContext, check: Check) -> CheckResult:
     status = "pass" if m.passed else "fail"
     return CheckResult(check.id, check.assessor.name, status, check.severity, _jsonable(m.value),
                        _jsonable(m.threshold), params, m.message, _jsonable(m.details),
-                       time.perf_counter() - started)
+                       time.perf_counter() - started, per_record=dict(m.per_record))
 
 
 def checks_to_run(policy: Policy, registry: Registry) -> list[Check]:

@@ -154,10 +154,12 @@ class Check:
 class Policy:
     """A loaded and validated policy with resolved hierarchies and checks."""
 
-    def __init__(self, model: PolicyModel, path: Path, sha256: str, registry: Registry, allow_outside_paths: bool = False):
+    def __init__(self, model: PolicyModel, path: Path, sha256: str, registry: Registry, allow_outside_paths: bool = False,
+                 source: bytes = b""):
         self.model = model
         self.path = path
         self.sha256 = sha256
+        self.source = source  # the bytes sha256 is of: the file, or a dict policy's canonical JSON (the PDF embeds it)
         self.name = model.name
         self.columns = model.columns
         self.data = model.data
@@ -268,8 +270,8 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bo
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def read_policy_document(path: Path) -> tuple[dict, str]:
-    """Parse the YAML file safely; return the document and the file's SHA-256."""
+def read_policy_document(path: Path) -> tuple[dict, str, bytes]:
+    """Parse the YAML file safely; return the document, the file's SHA-256 and its bytes."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -298,7 +300,7 @@ def read_policy_document(path: Path) -> tuple[dict, str]:
     problem = _expansion_problem(doc)
     if problem:
         raise PolicyError(f"{path}: {problem}")
-    return doc, sha
+    return doc, sha, raw
 
 
 MAX_EXPANDED_NODES = 200_000
@@ -346,8 +348,8 @@ def load_policy(path: str | Path, registry: Registry, allow_outside_paths: bool 
     """Read, validate and resolve a policy file against the assessors of ``registry`` (see
     :func:`privaudit.core.plugins.get_registry`). Raises PolicyError/HierarchyError with one-line messages."""
     path = Path(path)
-    doc, sha = read_policy_document(path)
-    return _validated(doc, path, sha, registry, allow_outside_paths)
+    doc, sha, raw = read_policy_document(path)
+    return _validated(doc, path, sha, raw, registry, allow_outside_paths)
 
 
 def policy_from_dict(doc: dict, registry: Registry, folder: str | Path | None = None,
@@ -364,14 +366,15 @@ def policy_from_dict(doc: dict, registry: Registry, folder: str | Path | None = 
     problem = _expansion_problem(doc)
     if problem:
         raise PolicyError(f"<dict policy>: {problem}")
-    return _validated(doc, path, hashlib.sha256(canonical).hexdigest(), registry, allow_outside_paths)
+    return _validated(doc, path, hashlib.sha256(canonical).hexdigest(), canonical, registry, allow_outside_paths)
 
 
-def _validated(doc: dict, path: Path, sha: str, registry: Registry, allow_outside_paths: bool) -> Policy:
+def _validated(doc: dict, path: Path, sha: str, source: bytes, registry: Registry,
+               allow_outside_paths: bool) -> Policy:
     try:
         model = PolicyModel.model_validate(doc)
     except ValidationError as exc:
         raise PolicyError(format_validation_error(exc, str(path))) from None
     except RecursionError:
         raise PolicyError(f"{path}: YAML nested too deeply") from None
-    return Policy(model, path, sha, registry, allow_outside_paths)
+    return Policy(model, path, sha, registry, allow_outside_paths, source=source)

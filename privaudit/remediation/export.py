@@ -40,8 +40,9 @@ def neutralise(frame: pd.DataFrame) -> pd.DataFrame:
     return result
 
 
-def table_bytes(frame: pd.DataFrame, path: str | Path, delimiter: str = ",") -> bytes:
-    """The file content for ``frame`` written to ``path`` (Parquet by suffix, else CSV)."""
+def table_bytes(frame: pd.DataFrame, path: str | Path, delimiter: str = ",", na_rep: str = MISSING) -> bytes:
+    """The file content for ``frame`` written to ``path`` (Parquet by suffix, else CSV; a missing value is
+    ``na_rep`` in CSV, the suppression marker by default)."""
     if Path(path).suffix.lower() in (".parquet", ".pq"):
         buffer = io.BytesIO()
         frame.to_parquet(buffer, index=False)
@@ -52,5 +53,5 @@ def table_bytes(frame: pd.DataFrame, path: str | Path, delimiter: str = ",") -> 
             values = column.dropna()
             if len(values) and (values == values.round()).all() and values.abs().max() < 2**53:
                 frame[name] = column.astype("Int64")
-    text = neutralise(frame).to_csv(sep=delimiter, index=False, na_rep=MISSING, lineterminator="\n")
+    text = neutralise(frame).to_csv(sep=delimiter, index=False, na_rep=na_rep, lineterminator="\n")
     return text.encode("utf-8")

@@ -1,5 +1,6 @@
-"""The verdict in the forms CI systems read: JUnit XML (one test case per check), a Markdown summary (for
-``$GITHUB_STEP_SUMMARY``) and GitHub Actions workflow-command annotations. Each is built from the JSON
+"""The verdict in the forms CI systems read: JUnit XML (one test case per check), SARIF 2.1.0 (for code
+scanning dashboards), a Markdown summary (for ``$GITHUB_STEP_SUMMARY``) and GitHub Actions workflow-command
+annotations. Each is built from the JSON
 report (:func:`privaudit.report.json_report.report_dict`), so every format says the same thing.
 
 A check of severity ``warning`` that fails is a JUnit ``<failure>`` and a GitHub ``::error`` only with
@@ -9,8 +10,13 @@ A check of severity ``warning`` that fails is a JUnit ``<failure>`` and a GitHub
 
 from __future__ import annotations
 
+import hashlib
+import json
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from pathlib import PurePosixPath
 from typing import Any
+from urllib.parse import quote
 
 from privaudit.report.text import fmt, printable
 
@@ -102,3 +108,83 @@ def github_annotations(report: dict, fail_on: str = "error") -> str:
         title = _escape_property(f"privaudit {c['id']} ({c['assessor']})")
         out.append(f"::{level} file={_escape_property(path)},title={title}::{_escape_data(c['message'])}")
     return "\n".join(out) + ("\n" if out else "")
+
+
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+
+def _uri(path: str) -> str:
+    """A SARIF artifact URI: object-store URIs as they are, absolute paths as ``file://`` URIs, relative
+    paths percent-encoded (SARIF 2.1.0 section 3.4.3: a URI reference)."""
+    text = str(path)
+    if "://" in text:
+        return text
+    if text.startswith("/"):
+        return "file://" + quote(text)
+    return quote(PurePosixPath(text).as_posix())
+
+
+def sarif(report: dict, fail_on: str = "error", assessors: Mapping[str, Any] | None = None) -> str:
+    """SARIF 2.1.0: one ``reportingDescriptor`` (rule) per assessor used, one result per check.
+
+    A failing check is ``kind: fail`` with ``level: error`` (or ``warning`` for a warning-severity check
+    unless ``fail_on="warning"``); a check that ended in error is ``kind: fail``, ``level: error`` with
+    ``properties.status: error``; a passing check is ``kind: pass``, ``level: none``. Every result is
+    located on the released data (``artifacts[0]``, with its SHA-256) and names its check as a logical
+    location; ``partialFingerprints`` keep a check's identity across runs (policy name + check id).
+    ``invocations[0].exitCode`` is the audit's exit code. ``assessors`` (name -> Assessor) gives rules
+    their titles, descriptions and references.
+    """
+    assessors = assessors or {}
+    checks = report["checks"]
+    names = list(dict.fromkeys(c["assessor"] for c in checks))
+    rules = []
+    for name in names:
+        a = assessors.get(name)
+        rule: dict[str, Any] = {"id": name, "name": name,
+                                "shortDescription": {"text": printable(getattr(a, "title", None) or name)}}
+        if a is not None and a.measures:
+            rule["fullDescription"] = {"text": printable(f"Measures {a.measures}.")}
+        help_text = " ".join(printable(t) for t in (getattr(a, "formula", ""), getattr(a, "reference", "")) if t)
+        if help_text:
+            rule["help"] = {"text": help_text}
+        if a is not None:
+            rule["properties"] = {"protects": a.protects}
+        rules.append(rule)
+    artifact = {"location": {"uri": _uri(report["input"]["path"])}}
+    if report["input"].get("sha256"):
+        artifact["hashes"] = {"sha-256": report["input"]["sha256"]}
+    results = []
+    for c in checks:
+        if c["status"] == "pass":
+            kind, level = "pass", "none"
+        elif c["status"] == "error" or _failing(c, fail_on):
+            kind, level = "fail", "error"
+        else:
+            kind, level = "fail", "warning"
+        identity = hashlib.sha256(f"{report['policy']['name']}\0{c['id']}".encode()).hexdigest()
+        results.append({
+            "ruleId": c["assessor"], "ruleIndex": names.index(c["assessor"]), "kind": kind, "level": level,
+            "message": {"text": printable(c["message"]) or printable(c["id"])},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": artifact["location"]["uri"], "index": 0}},
+                           "logicalLocations": [{"name": printable(c["id"]), "kind": "object"}]}],
+            "partialFingerprints": {"privauditCheck/v1": identity},
+            "properties": {"check": c["id"], "status": c["status"], "severity": c["severity"],
+                           "value": c["value"], "threshold": c["threshold"]},
+        })
+    failed = any(_failing(c, fail_on) for c in checks)
+    errored = any(c["status"] == "error" for c in checks)
+    log = {
+        "$schema": SARIF_SCHEMA, "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "privaudit", "version": str(report["tool"]["version"]),
+                                "semanticVersion": str(report["tool"]["version"]), "rules": rules}},
+            "invocations": [{"executionSuccessful": not errored, "exitCode": 2 if errored else 1 if failed else 0,
+                             "endTimeUtc": report["generated_at"]}],
+            "artifacts": [artifact],
+            "results": results,
+            "properties": {"policy": report["policy"]["name"], "policySha256": report["policy"]["sha256"],
+                           "engine": report["engine"]},
+        }],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

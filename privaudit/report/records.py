@@ -5,7 +5,11 @@ Columns: ``row`` (0-based position in the release), ``class_id`` (the record's e
 class summary), ``class_size`` (f_k: the records it matches -- its class, or every matching record under
 ``missing_qi: wildcard``), ``risk`` (1/f_k; with a ``weight`` column, the Benedetti-Franconi individual risk
 from F_k, as the uniqueness check computes it), and one boolean ``violates:<check id>`` column per
-class-based check of the policy (its ``class_violations``). It needs the per-record view of the in-process
+class-based check of the policy (its ``class_violations``), then each check's own per-record figures as
+``<name>:<check id>`` (:attr:`privaudit.assessors.api.Measurement.per_record`): with ``--original``,
+``linked:<id>`` of a distance ``record_linkage`` check is the expected correctness of the intruder's link
+of the record (1 linked to itself, 1/t in a tie of t, 0 linked elsewhere, empty when the record is not
+in the intruder's file). It needs the per-record view of the in-process
 engine (the out-of-memory engines summarise classes, not records).
 """
 
@@ -38,4 +42,7 @@ def records_frame(result) -> pd.DataFrame:
         fn = check.assessor.class_violations
         if fn is not None:
             columns[f"violates:{check.id}"] = np.asarray(fn(ctx, check.params), dtype=bool)[class_of]
+    for check in result.checks:  # assessors' own per-record figures (Measurement.per_record)
+        for name, values in check.per_record.items():
+            columns[f"{name}:{check.id}"] = np.asarray(values)
     return pd.DataFrame(columns)

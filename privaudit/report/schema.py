@@ -1,0 +1,89 @@
+"""The JSON Schema (draft 2020-12) of the JSON report (``privaudit report schema``).
+
+It states what :func:`privaudit.report.json_report.report_dict` writes, schema_version 1: every key of
+the report, which are required, and their types. ``checks[].details`` is each assessor's own object
+(documented with the assessor) and stays open; everything else is closed (``additionalProperties:
+false``), so a key added to the report without updating this schema fails the test suite, which validates
+every JSON report its tests write (``tests/conftest.py``). Numbers that are infinite are the strings
+``"inf"``/``"-inf"`` and a NaN is ``null`` (JSON has neither).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from privaudit.report.json_report import SCHEMA_VERSION
+
+_NUMBER = {"anyOf": [{"type": "number"}, {"enum": ["inf", "-inf"]}, {"type": "null"}]}
+_SHA256 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+_COUNT = {"type": "integer", "minimum": 0}
+
+
+def _closed(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    return {"type": "object", "properties": properties,
+            "required": list(properties) if required is None else required, "additionalProperties": False}
+
+
+def report_json_schema() -> dict[str, Any]:
+    """The report's JSON Schema as a dict."""
+    verdict = _closed({
+        "passed": {"type": "boolean"}, "checks_failed": _COUNT, "checks_errored": _COUNT,
+        "checks": {"type": "object", "additionalProperties": _closed({
+            "status": {"enum": ["pass", "fail", "error"]}, "value": {}})},
+    })
+    check = _closed({
+        "id": {"type": "string", "minLength": 1},
+        "assessor": {"type": "string", "minLength": 1},
+        "status": {"enum": ["pass", "fail", "error"], "description": "error: the check could not be completed"},
+        "severity": {"enum": ["error", "warning"]},
+        "value": {**_NUMBER, "description": "the measured figure (a number, 'inf', or null when the check ended in "
+                  "error)"},
+        "threshold": {"description": "the policy's bound, as the assessor states it (a number or an object)"},
+        "params": {"type": "object", "description": "the check's parameters after validation and defaults"},
+        "message": {"type": "string"},
+        "details": {"type": "object", "description": "the assessor's figures (see the assessor's documentation)"},
+    })
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"https://privaudit.invalid/schemas/report-{SCHEMA_VERSION}.json",
+        "title": "privaudit audit report",
+        "description": "The JSON report of `privaudit audit` and `privaudit remediate` (--json OUT).",
+        **_closed({
+            "schema_version": {"const": SCHEMA_VERSION},
+            "tool": _closed({"name": {"const": "privaudit"}, "version": {"type": "string"}}),
+            "generated_at": {"type": "string", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$",
+                             "description": "UTC time of the audit (SOURCE_DATE_EPOCH when set)"},
+            "engine": {"type": "string"},
+            "input": _closed({
+                "path": {"type": "string"},
+                "sha256": {"anyOf": [_SHA256, {"const": ""}],
+                           "description": "empty only for a table in an engine's catalog (fingerprint says so)"},
+                "fingerprint": {"type": "string", "description": "what sha256 is of, when not the file's bytes"},
+                "size": {"anyOf": [_COUNT, {"type": "null"}]}, "rows": _COUNT,
+                "columns": {"type": "array", "items": {"type": "string"}},
+            }, ["path", "sha256", "size", "rows", "columns"]),
+            "original": {"anyOf": [{"type": "null"}, _closed({"path": {"type": "string"}, "sha256": _SHA256,
+                                                               "rows": _COUNT})]},
+            "policy": _closed({"path": {"type": "string"}, "sha256": _SHA256, "name": {"type": "string"}}),
+            "scope": _closed({
+                "quasi_identifiers": {"type": "array", "items": {"type": "string"}},
+                "sensitive": {"type": "array", "items": {"type": "string"}},
+                "identifiers": {"type": "array", "items": {"type": "string"}},
+                "missing_qi": {"enum": ["value", "wildcard"]},
+                "missing_tokens": {"type": "array", "items": {"type": "string"}},
+            }),
+            "summary": _closed({"passed": {"type": "boolean"}, "checks_total": _COUNT, "checks_failed": _COUNT,
+                                "checks_warned": _COUNT, "checks_errored": _COUNT}),
+            "remediation": _closed({
+                "method": {"type": "string"}, "title": {"type": "string"}, "options": {"type": "object"},
+                "offered": {"type": "boolean"},
+                "input": _closed({"path": {"type": "string"}, "sha256": _SHA256, "rows": _COUNT}),
+                "before": verdict, "after": verdict,
+                "changes": {"type": "object"}, "loss": {"type": "object"},
+                "notes": {"type": "array", "items": {"type": "string"}},
+                "check_overrides": {"type": "object"},
+            }),
+            "checks": {"type": "array", "items": check},
+        }, ["schema_version", "tool", "generated_at", "engine", "input", "original", "policy", "scope", "summary",
+            "checks"]),
+    }
