@@ -29,6 +29,7 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.interval_disclosure",
     "privaudit.assessors.rr_attribute_disclosure",
     "privaudit.assessors.record_linkage",
+    "privaudit.assessors.synthetic_distance",
     "privaudit.assessors.suda2",
     "privaudit.remediation.methods.suppress",
     "privaudit.remediation.methods.randomize",

@@ -1,0 +1,293 @@
+"""synthetic_distance: do synthetic records lie closer to the training records than fresh records do?
+
+Inputs: the released table is the synthetic release; ``--original FILE`` is the **training** table the
+generator was fitted on (``ctx.training``, not aligned to the release); ``--control FILE`` is an optional
+**holdout** from the same population that was not used for training (``ctx.control``).
+
+Columns: ``columns`` (default: every column of the policy except those with role ``identifier``,
+``record_id`` or ``weight``: direct identifiers and record ids are not synthesised values, weights are
+design figures). Each column is compared by its policy type: numeric and ordinal by range-scaled
+absolute difference, nominal by equality, missing as a value of its own (Gower distance; exact rules in
+:mod:`privaudit.risk.synthetic.distance`).
+
+Computed (exact nearest-two-neighbour search, blocked, any table size in bounded memory):
+
+* DCR (distance to closest training record) and NNDR (nearest / second nearest) of every synthetic
+  record; the share of exact copies of a training record;
+* with a holdout: the holdout's DCR to the training table (what fresh records give), the share of
+  synthetic records below its 5th percentile, and the share of synthetic records closer to training than
+  to the holdout with a binomial confidence interval, against ``n_train / (n_train + n_holdout)``.
+
+Pass rule: the share of exact copies is at most ``max_exact_copies`` (default 0); with a holdout, also
+the lower end of the ``confidence`` interval (default 95%, Clopper-Pearson) of the share closer to
+training is at most ``expected + closer_margin`` (a one-sided test at level (1 - confidence) / 2), and,
+when ``max_below_holdout_p5`` is given, the share below the holdout's 5th percentile is at most that.
+Without a holdout only the exact-copy rule applies and the report says the comparison needs one.
+value = the share closer to training (with a holdout), else the share of exact copies.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.helpers import exceeds
+from privaudit.core.hookspecs import hookimpl
+from privaudit.report.text import fmt, share
+
+EXCLUDED_ROLES = ("identifier", "record_id", "weight")
+HISTOGRAM_BINS = 30
+
+
+class SyntheticDistanceParams(Params):
+    columns: list[str] | None = Field(default=None, description="Columns compared (default: every policy "
+                                      "column but identifiers, record ids and weights).")
+    max_exact_copies: float = Field(default=0.0, ge=0, le=1, description="Largest allowed share of synthetic "
+                                    "records equal to a training record on the compared columns.")
+    closer_margin: float = Field(default=0.0, ge=0, le=1, description="Tolerated excess of the share closer to "
+                                 "training over its expected value n_train / (n_train + n_holdout).")
+    confidence: float = Field(default=0.95, ge=0.5, lt=1, description="Confidence of the interval of the share "
+                              "closer to training.")
+    interval: Literal["clopper-pearson", "wilson"] = "clopper-pearson"
+    max_below_holdout_p5: float | None = Field(default=None, ge=0, le=1, description="Largest allowed share of "
+                                               "synthetic records closer to training than the holdout's 5th "
+                                               "percentile of distance (about 5% expected); not checked by default.")
+
+
+def compared_columns(params: SyntheticDistanceParams, policy) -> list[str]:
+    if params.columns:
+        return list(params.columns)
+    return [name for name, spec in policy.columns.items() if spec.role not in EXCLUDED_ROLES]
+
+
+def validate(params: SyntheticDistanceParams, policy) -> str | None:
+    if params.columns is not None and not params.columns:
+        return "columns: give at least one column (or leave it out for every non-identifier column)"
+    for name in params.columns or ():
+        spec = policy.columns.get(name)
+        if spec is None:
+            return f"columns: {name!r} is not a column of the policy"
+        if spec.role in ("identifier", "record_id"):
+            return f"columns: {name!r} has role {spec.role!r}; it is not a synthesised value"
+    if len(set(params.columns or ())) != len(params.columns or ()):
+        return "columns: a column is listed twice"
+    if not compared_columns(params, policy):
+        return "the policy has no column to compare records on (all are identifiers, record ids or weights)"
+    return None
+
+
+def _histogram(dcr: np.ndarray, holdout: np.ndarray | None, p5: float | None) -> dict:
+    """Counts of positive DCRs on shared edges (the holdout's 5th percentile is an edge); copies apart."""
+    pool = dcr if holdout is None else np.concatenate([dcr, holdout])
+    hi = float(pool.max()) if len(pool) and pool.max() > 0 else 1.0
+    edges = np.linspace(0.0, hi, HISTOGRAM_BINS + 1)
+    if p5 is not None and 0 < p5 < hi:
+        keep = (np.abs(edges - p5) > hi * 1e-3) | (edges == 0) | (edges == hi)
+        edges = np.sort(np.concatenate([edges[keep], [p5]]))
+    out = {"edges": [float(e) for e in edges],
+           "synthetic": [int(c) for c in np.histogram(dcr[dcr > 0], bins=edges)[0]],
+           "synthetic_copies": int(np.count_nonzero(dcr == 0))}
+    if holdout is not None:
+        out["holdout"] = [int(c) for c in np.histogram(holdout[holdout > 0], bins=edges)[0]]
+        out["holdout_copies"] = int(np.count_nonzero(holdout == 0))
+    return out
+
+
+def run(ctx, params: SyntheticDistanceParams) -> Measurement:
+    from privaudit.risk.synthetic.distance import quantiles, synthetic_distance
+
+    columns = compared_columns(params, ctx.policy)
+    kinds = {c: ctx.policy.columns[c].type for c in columns}
+
+    def report(done: int, total: int) -> None:
+        if ctx.progress:
+            ctx.progress("synthetic distances", done, total)
+
+    r = synthetic_distance(ctx.table, ctx.training, ctx.control, kinds, progress=report)
+    failed: list[str] = []
+    if exceeds(r.exact_share, params.max_exact_copies):
+        failed.append(f"{share(r.exact_share)} exact copies of training records (max_exact_copies "
+                      f"{params.max_exact_copies:g})")
+    details = {
+        "columns": columns,
+        "treatment": dict(zip(r.space.columns, r.space.treated)),
+        "distance": "gower",
+        "n_synthetic": r.n_synthetic, "n_training": r.n_training, "n_control": r.n_control,
+        "exact_copies": r.exact_copies, "exact_copies_share": r.exact_share,
+        "dcr_quantiles": {"synthetic_to_training": quantiles(r.dcr)},
+        "nndr_quantiles": {"synthetic": quantiles(r.nndr)},
+    }
+    if r.has_control:
+        lo, hi = r.closer_interval(params.confidence, params.interval)
+        expected = r.expected_closer
+        limit = min(1.0, expected + params.closer_margin)
+        below = r.below_holdout_p5 / r.n_synthetic if r.n_synthetic else 0.0
+        if exceeds(lo, limit):
+            failed.append(f"{share(r.closer_share)} of synthetic records are closer to training than to the "
+                          f"holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}, expected "
+                          f"{share(expected)}{f' + margin {params.closer_margin:g}' if params.closer_margin else ''})")
+        if params.max_below_holdout_p5 is not None and exceeds(below, params.max_below_holdout_p5):
+            failed.append(f"{share(below)} of synthetic records lie below the holdout's 5th percentile of distance "
+                          f"(max_below_holdout_p5 {params.max_below_holdout_p5:g})")
+        details["dcr_quantiles"]["holdout_to_training"] = quantiles(r.holdout_dcr)
+        details["dcr_quantiles"]["synthetic_to_holdout"] = quantiles(r.dcr_to_control)
+        details["nndr_quantiles"]["holdout"] = quantiles(r.holdout_nndr)
+        details.update({
+            "holdout_exact_copies": r.holdout_exact, "holdout_exact_share": r.holdout_exact / r.n_control,
+            "holdout_p5": r.holdout_p5, "below_holdout_p5": r.below_holdout_p5, "share_below_holdout_p5": below,
+            "share_closer_to_training": r.closer_share, "closer_interval": [lo, hi],
+            "confidence": params.confidence, "interval": params.interval, "expected_closer": expected,
+            "closer_margin": params.closer_margin, "closer_limit": limit, "closer_ties": r.closer_ties,
+            "closer_p_value": r.closer_p_value(params.closer_margin),
+        })
+        value = r.closer_share
+        threshold = {"max_exact_copies": params.max_exact_copies, "closer_to_training": limit}
+        if params.max_below_holdout_p5 is not None:
+            threshold["max_below_holdout_p5"] = params.max_below_holdout_p5
+        message = (f"{share(r.closer_share)} of {fmt(r.n_synthetic)} synthetic records are closer to a training "
+                   f"record than to the holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}; expected "
+                   f"{share(expected)}); exact copies {share(r.exact_share)} (holdout: "
+                   f"{share(details['holdout_exact_share'])}); below the holdout's 5th percentile {share(below)}")
+    else:
+        details["note"] = ("the comparison with fresh records (closer to training than to a holdout, the holdout's "
+                           "5th percentile) needs a holdout table: pass --control FILE")
+        value = r.exact_share
+        threshold = {"max_exact_copies": params.max_exact_copies}
+        median = details["dcr_quantiles"]["synthetic_to_training"]["p50"]
+        message = (f"{share(r.exact_share)} of {fmt(r.n_synthetic)} synthetic records are exact copies of a training "
+                   f"record; median distance to the closest training record {fmt(median, 3)} (Gower); without "
+                   "--control the comparison with a holdout is not made")
+    details["dcr_histogram"] = _histogram(r.dcr, r.holdout_dcr, r.holdout_p5)
+    details["failed"] = failed
+    if failed:
+        message = "fails: " + "; ".join(failed) + ". " + message
+    return Measurement(value, threshold, not failed, message, details)
+
+
+# ------------------------------------------------------------------------------------------ report
+def report_section(check, audit):
+    """The section of a synthetic_distance check: the sentence, a histogram of distances to the closest
+    training record (synthetic and holdout), and the quantile table."""
+    from privaudit.report import charts
+    from privaudit.report import sections as rs
+    from privaudit.report import text as rt
+
+    d, p = check["details"], check["params"]
+    n = int(d["n_synthetic"])
+    copies = rt.share(d["exact_copies_share"])
+    columns = len(d["columns"])
+    control = d.get("n_control") is not None
+    if control:
+        lo, hi = d["closer_interval"]
+        summary = (f"{rt.share(d['share_closer_to_training'])} of the {rt.fmt(n)} synthetic records lie closer to a "
+                   f"record of the training data than to any record of the holdout, against "
+                   f"{rt.share(d['expected_closer'])} expected of records that copy nobody ({d['confidence']:.0%} "
+                   f"interval {rt.share(lo)}–{rt.share(hi)}); {copies} are exact copies of a training record on "
+                   f"the {columns} compared columns (holdout records: {rt.share(d['holdout_exact_share'])}).")
+        value_text = rt.share(d["share_closer_to_training"])
+        threshold_text = (f"interval ≤ {rt.share(d['closer_limit'])}, copies ≤ {rt.share(p['max_exact_copies'])}")
+    else:
+        median = (d["dcr_quantiles"]["synthetic_to_training"] or {}).get("p50")
+        summary = (f"{copies} of the {rt.fmt(n)} synthetic records are exact copies of a training record on the "
+                   f"{columns} compared columns; the median distance to the closest training record is "
+                   f"{rt.fmt(median, 3)}. Whether synthetic records are closer to the training records than fresh "
+                   "records would be needs a holdout table (--control FILE).")
+        value_text = copies
+        threshold_text = f"copies ≤ {rt.share(p['max_exact_copies'])}"
+    paragraphs = [
+        "Distance: Gower, the mean over the compared columns of |a − b| / range of the training column (capped at "
+        "1) for numeric ones, the rank difference over the scale for ordinal ones and 0/1 for nominal ones; a "
+        "missing value matches a missing value and differs from any other. Exact nearest neighbours.",
+    ]
+    if control:
+        paragraphs.append(
+            f"A generator that does not copy its training records places a synthetic record nearest to a training "
+            f"record as often as the training records' share of training and holdout together "
+            f"({rt.share(d['expected_closer'])}); ties count by the share of training records among the nearest. "
+            f"The check fails when even the lower end of the interval exceeds {rt.share(d['closer_limit'])}.")
+    for reason in d.get("failed") or []:
+        paragraphs.append(f"Fails: {reason}.")
+    figures, tables = [], []
+    hist = d.get("dcr_histogram") or {}
+    edges = hist.get("edges") or []
+    p5 = d.get("holdout_p5")
+    if len(edges) > 1:
+        for who, label in (("synthetic", "synthetic records"), ("holdout", "holdout records")):
+            counts = hist.get(who)
+            if counts is None:
+                continue
+            failing = [p5 is not None and who == "synthetic" and float(b) <= p5 + 1e-15 for b in edges[1:]]
+            svg = charts.histogram_chart(
+                edges, counts, title=f"Distance of the {label} to the closest training record",
+                x_label="Gower distance to the closest training record", y_label="records",
+                threshold=p5, threshold_label="holdout 5th percentile" if p5 is not None else "",
+                failing=failing, extra_bars=[("copies", float(hist.get(f"{who}_copies") or 0), who == "synthetic")],
+                legend=("below the holdout's 5th percentile", "farther") if any(failing) else None)
+            caption = (f"Distances to the closest training record of the {label}; the bar 'copies' counts records at "
+                       "distance 0 (equal on every compared column)")
+            caption += "; the dashed line marks the holdout's 5th percentile." if p5 is not None else "."
+            figures.append(rs.Figure(svg, caption))
+    rows = []
+    q_syn = d["dcr_quantiles"].get("synthetic_to_training") or {}
+    for key in q_syn:
+        row = [key.replace("p", "") + "%", rt.fmt(q_syn.get(key), 3)]
+        if control:
+            row += [rt.fmt((d["dcr_quantiles"].get("holdout_to_training") or {}).get(key), 3),
+                    rt.fmt((d["dcr_quantiles"].get("synthetic_to_holdout") or {}).get(key), 3)]
+        row.append(rt.fmt((d["nndr_quantiles"].get("synthetic") or {}).get(key), 3))
+        if control:
+            row.append(rt.fmt((d["nndr_quantiles"].get("holdout") or {}).get(key), 3))
+        rows.append(row)
+    head = ["quantile", "DCR synthetic → training"]
+    if control:
+        head += ["DCR holdout → training", "DCR synthetic → holdout"]
+    head.append("NNDR synthetic")
+    if control:
+        head.append("NNDR holdout")
+    tables.append(rs.DataTable(head, rows, caption="Quantiles of the distance to the closest record (DCR) and of the "
+                               "nearest-neighbour distance ratio (NNDR)",
+                               numeric=frozenset(range(1, len(head))), kind="details"))
+    facts = rt.facts(("synthetic records", n), ("training records", d.get("n_training")),
+                     ("holdout records", d.get("n_control")), ("compared columns", ", ".join(d["columns"])),
+                     ("exact copies", f"{rt.fmt(d['exact_copies'])} ({copies})"),
+                     ("holdout's 5th percentile of DCR", None if p5 is None else rt.fmt(p5, 3)),
+                     ("below it", None if p5 is None else rt.share(d["share_below_holdout_p5"])),
+                     ("ties (as near to training as to holdout)", d.get("closer_ties")),
+                     ("one-sided p-value", None if d.get("closer_p_value") is None else f"{d['closer_p_value']:.3g}"))
+    return rs.ReportSection(
+        summary=summary, value_text=value_text, threshold_text=threshold_text, paragraphs=paragraphs, facts=facts,
+        figures=figures, tables=tables,
+        limitations="distances see only the compared columns and one way of weighing them: a generator can leak a "
+        "person's rare combination of a few values without its record being closest on the whole; passing is no "
+        "proof against membership or attribute inference, nor a differential-privacy guarantee.",
+    )
+
+
+ASSESSOR = Assessor(
+    name="synthetic_distance",
+    params=SyntheticDistanceParams,
+    run=run,
+    title="Distance to closest record (synthetic data)",
+    protects="identity",
+    measures="whether synthetic records copy or lie unusually close to the records the generator was trained "
+    "on, compared with fresh records of the same population (a holdout)",
+    formula="Gower d(a, b) = mean_j d_j (numeric min(1, |a-b|/range_train), ordinal rank difference/(L-1), "
+    "nominal 0/1, missing = own value); DCR = d to the nearest training record, NNDR = d1/d2; "
+    "closer = 1[DCR_train < DCR_holdout] (ties: share of training records among the nearest), expected "
+    "n_t/(n_t+n_h); pass iff copies <= max_exact_copies and lower CI bound of closer <= expected + closer_margin "
+    "(and share below the holdout's p5 <= max_below_holdout_p5 when given)",
+    reference="Gower, Biometrics 27 (1971); Park et al., PVLDB 11(10) (2018); Zhao et al., CTAB-GAN, ACML "
+    "(2021); SDMetrics DCROverfittingProtection / DCRBaselineProtection (docs.sdv.dev); Clopper & Pearson, "
+    "Biometrika 26 (1934)",
+    needs=frozenset({"training", "table"}),
+    validate_policy=validate,
+    report_section=report_section,
+)
+
+
+@hookimpl
+def privaudit_assessors():
+    return [ASSESSOR]

@@ -1,0 +1,31 @@
+"""Disclosure risk of synthetic releases: how close synthetic records come to the training records.
+
+See :mod:`privaudit.risk.synthetic.distance` (Gower distance, exact blocked nearest-two-neighbour search,
+DCR, NNDR and the holdout comparison).
+"""
+
+from privaudit.risk.synthetic.distance import (
+    DistanceResult,
+    Encoded,
+    GowerSpace,
+    Neighbours,
+    binomial_interval,
+    binomial_sf,
+    count_within,
+    gower_matrix,
+    nearest_two,
+    synthetic_distance,
+)
+
+__all__ = [
+    "DistanceResult",
+    "Encoded",
+    "GowerSpace",
+    "Neighbours",
+    "binomial_interval",
+    "binomial_sf",
+    "count_within",
+    "gower_matrix",
+    "nearest_two",
+    "synthetic_distance",
+]
