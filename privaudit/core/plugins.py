@@ -31,6 +31,7 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.record_linkage",
     "privaudit.assessors.synthetic_distance",
     "privaudit.assessors.suda2",
+    "privaudit.assessors.synthetic_attacks",
     "privaudit.remediation.methods.suppress",
     "privaudit.remediation.methods.randomize",
     "privaudit.remediation.methods.microaggregate",

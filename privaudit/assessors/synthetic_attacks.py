@@ -1,0 +1,351 @@
+"""singling_out_risk, linkability_risk, inference_risk: attacks on a synthetic release.
+
+The three criteria of the Article 29 Working Party's opinion on anonymisation (WP216), measured as in
+Giomi et al., "A Unified Framework for Quantifying Privacy Risk in Synthetic Data" (PETS 2023; the
+method of the ``anonymeter`` package): each attack runs against records of the training table
+(``--original``, loaded as is) and against control records from the same population that the
+generator never saw (``--control``), and as a naive baseline. The risk is
+``(r_train - r_control) / (1 - r_control)`` of the two Wilson success rates, with its confidence
+interval (see :mod:`privaudit.risk.synthetic_attacks`).
+
+* ``singling_out_risk``: predicates that isolate one synthetic record also isolate one real person
+  (``mode: univariate`` from rare values, ``multivariate`` from ``n_cols`` conditions; over ``columns``,
+  default: the quasi-identifiers and sensitive columns);
+* ``linkability_risk``: two files holding the ``aux_cols`` subsets (default: the quasi-identifiers split
+  in two halves) are joined through the ``n_neighbors`` nearest synthetic records;
+* ``inference_risk``: each ``secrets`` column (default: every sensitive column) is guessed from
+  ``aux_cols`` (default: the other quasi-identifiers and sensitive columns) through the nearest
+  synthetic record; the check's value is the largest risk.
+
+value = the risk's point estimate; pass iff it is <= ``max_risk`` (``judge_by: lower_bound``: iff the
+interval's lower bound is, i.e. fail only when the excess risk is established at the confidence
+level). The message warns when the attack does no better than the naive baseline: its risk then says
+little.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.helpers import exceeds
+from privaudit.core.hookspecs import hookimpl
+
+REFERENCE = ("Giomi, Boenisch, Wehmeyer & Tasnádi, A Unified Framework for Quantifying Privacy Risk in "
+             "Synthetic Data, PoPETs 2023(2); Article 29 Working Party, Opinion 05/2014 on Anonymisation "
+             "Techniques (WP216); Wilson, JASA 22 (1927)")
+RISK_FORMULA = ("rates r = (s + z²/2)/(n + z²) (Wilson) of the attack on n training records and on n control "
+                "records; risk = (r_train − r_control)/(1 − r_control), interval by error propagation, clipped "
+                "to [0, 1]; pass iff risk (or its lower bound) <= max_risk")
+NOT_RELEASED = ("identifier", "record_id", "weight")
+
+
+class SyntheticAttackParams(Params):
+    n_attacks: int = Field(default=500, ge=1, le=1_000_000, description="Records (or predicates) attacked.")
+    confidence_level: float = Field(default=0.95, gt=0, lt=1, description="Level of the confidence intervals.")
+    seed: int = Field(default=0, description="Seed of every random draw (targets, predicates, ties, baseline).")
+    max_risk: float = Field(ge=0, le=1, description="Largest allowed risk.")
+    judge_by: Literal["estimate", "lower_bound"] = Field(
+        default="estimate", description="Compare max_risk with the point estimate or the interval's lower bound.")
+
+
+class SinglingOutParams(SyntheticAttackParams):
+    mode: Literal["univariate", "multivariate"] = "multivariate"
+    columns: list[str] | None = Field(default=None, description="Columns the predicates use (default: "
+                                      "quasi-identifiers and sensitive columns).")
+    n_cols: int = Field(default=3, ge=1, description="Conditions per multivariate predicate.")
+    max_attempts: int = Field(default=10_000_000, ge=1, description="Most predicates tried (multivariate).")
+
+
+class LinkabilityParams(SyntheticAttackParams):
+    aux_cols: tuple[list[str], list[str]] | None = Field(
+        default=None, description="The two attribute subsets the attacker's files hold (default: the "
+        "quasi-identifiers split in two halves).")
+    n_neighbors: int = Field(default=1, ge=1, le=1000, description="Nearest synthetic records compared.")
+
+
+class InferenceParams(SyntheticAttackParams):
+    secrets: list[str] | None = Field(default=None, description="Columns to guess (default: every sensitive "
+                                      "column).")
+    aux_cols: list[str] | None = Field(default=None, description="What the attacker knows (default: the "
+                                       "quasi-identifiers and the other sensitive columns).")
+    tolerance: float = Field(default=0.05, ge=0, le=1, description="Relative error of a right numeric guess.")
+
+
+# ----------------------------------------------------------------------------------------- columns
+def _attributes(policy) -> list[str]:
+    return [*policy.quasi_identifiers, *policy.sensitive]
+
+
+def _column_problem(names, policy, field: str) -> str | None:
+    for name in names:
+        spec = policy.columns.get(name)
+        if spec is None:
+            return f"{field}: {name!r} is not a column of the policy (columns: {', '.join(policy.columns)})"
+        if spec.role in NOT_RELEASED:
+            return f"{field}: {name!r} has role {spec.role!r}; it is not an attribute an attacker can use"
+    if len(set(names)) != len(names):
+        return f"{field}: a column is listed twice"
+    return None
+
+
+def singling_out_columns(params: SinglingOutParams, policy) -> list[str]:
+    return list(params.columns) if params.columns else _attributes(policy)
+
+
+def linkability_columns(params: LinkabilityParams, policy) -> tuple[list[str], list[str]]:
+    if params.aux_cols is not None:
+        return list(params.aux_cols[0]), list(params.aux_cols[1])
+    qi = policy.quasi_identifiers
+    half = (len(qi) + 1) // 2
+    return qi[:half], qi[half:]
+
+
+def inference_columns(params: InferenceParams, policy) -> list[tuple[str, list[str]]]:
+    """``(secret, auxiliary columns)`` per secret."""
+    secrets = list(params.secrets) if params.secrets else policy.sensitive
+    known = list(params.aux_cols) if params.aux_cols else _attributes(policy)
+    return [(s, [c for c in known if c != s]) for s in secrets]
+
+
+def validate_singling_out(params: SinglingOutParams, policy) -> str | None:
+    columns = singling_out_columns(params, policy)
+    if not columns:
+        return "columns: the policy has no quasi-identifier or sensitive column to write predicates on"
+    problem = _column_problem(columns, policy, "columns")
+    if problem:
+        return problem
+    if params.mode == "multivariate" and params.n_cols > len(columns):
+        return f"n_cols: {params.n_cols} conditions per predicate but only {len(columns)} columns"
+    return None
+
+
+def validate_linkability(params: LinkabilityParams, policy) -> str | None:
+    first, second = linkability_columns(params, policy)
+    for i, part in enumerate((first, second)):
+        field = f"aux_cols[{i}]" if params.aux_cols is not None else "aux_cols"
+        if not part:
+            return (f"{field}: an attribute subset is empty" if params.aux_cols is not None else
+                    "aux_cols: the policy has fewer than two quasi-identifiers to split; give aux_cols")
+        problem = _column_problem(part, policy, field)
+        if problem:
+            return problem
+    return None
+
+
+def validate_inference(params: InferenceParams, policy) -> str | None:
+    if not params.secrets and not policy.sensitive:
+        return "secrets: the policy has no sensitive column to infer; give secrets"
+    problem = _column_problem(params.secrets or policy.sensitive, policy, "secrets")
+    if problem:
+        return problem
+    if params.aux_cols:
+        problem = _column_problem(params.aux_cols, policy, "aux_cols")
+        if problem:
+            return problem
+        for secret in params.secrets or policy.sensitive:
+            if secret in params.aux_cols:
+                return f"aux_cols: {secret!r} is the secret to infer; the attacker cannot know it"
+    for secret, aux in inference_columns(params, policy):
+        if not aux:
+            return f"aux_cols: nothing is left for the attacker to know besides the secret {secret!r}"
+    return None
+
+
+# --------------------------------------------------------------------------------------------- run
+def _numeric(policy, columns) -> dict[str, bool]:
+    return {c: policy.columns[c].type == "numeric" for c in columns}
+
+
+def _tables(ctx):
+    return ctx.training, ctx.table, ctx.control
+
+
+def _judged(risk: dict, judge_by: str) -> float:
+    return float(risk["ci"][0] if judge_by == "lower_bound" else risk["value"])
+
+
+def _measurement(what: str, result: dict, params: SyntheticAttackParams, scope: str, details: dict) -> Measurement:
+    risk, level = result["risk"], f"{params.confidence_level:.0%}"
+    judged = _judged(risk, params.judge_by)
+    passed = not exceeds(judged, params.max_risk)
+    message = (f"{what} risk {risk['value']:.3f} ({level} CI {risk['ci'][0]:.3f}–{risk['ci'][1]:.3f}) {scope}: "
+               f"attack rate {result['attack_rate']['value']:.3f}, control {result['control_rate']['value']:.3f}, "
+               f"baseline {result['baseline_rate']['value']:.3f}; max_risk {params.max_risk:g}"
+               + (" (judged by the lower bound)" if params.judge_by == "lower_bound" else ""))
+    if not result["beats_baseline"]:
+        message += ("; warning: the attack does no better than the naive baseline, so this risk cannot be "
+                    "trusted")
+    return Measurement(float(risk["value"]), params.max_risk, passed, message, details)
+
+
+def run_singling_out(ctx, params: SinglingOutParams) -> Measurement:
+    from privaudit.risk.synthetic_attacks import singling_out_attack
+
+    columns = singling_out_columns(params, ctx.policy)
+    training, synthetic, control = _tables(ctx)
+    found = singling_out_attack(training, synthetic, control, columns, _numeric(ctx.policy, columns),
+                                mode=params.mode, n_attacks=params.n_attacks, n_cols=params.n_cols,
+                                max_attempts=params.max_attempts, confidence_level=params.confidence_level,
+                                seed=params.seed)
+    result = found.outcome.to_dict()
+    details = {"attack": "singling_out", "mode": params.mode, "columns": columns,
+               "n_cols": 1 if params.mode == "univariate" else min(params.n_cols, len(columns)),
+               "n_predicates": found.n_predicates, "judge_by": params.judge_by, **result}
+    scope = f"over {params.n_attacks} {params.mode} predicates"
+    return _measurement("singling-out", result, params, scope, details)
+
+
+def run_linkability(ctx, params: LinkabilityParams) -> Measurement:
+    from privaudit.risk.synthetic_attacks import linkability_attack
+
+    first, second = linkability_columns(params, ctx.policy)
+    training, synthetic, control = _tables(ctx)
+    found = linkability_attack(training, synthetic, control, (first, second), _numeric(ctx.policy, [*first, *second]),
+                               n_attacks=params.n_attacks, n_neighbors=params.n_neighbors,
+                               confidence_level=params.confidence_level, seed=params.seed)
+    result = found.to_dict()
+    details = {"attack": "linkability", "aux_cols": [first, second], "n_neighbors": params.n_neighbors,
+               "judge_by": params.judge_by, **result}
+    scope = f"linking ({', '.join(first)}) to ({', '.join(second)}) over {params.n_neighbors} nearest record(s)"
+    return _measurement("linkability", result, params, scope, details)
+
+
+def run_inference(ctx, params: InferenceParams) -> Measurement:
+    from privaudit.risk.synthetic_attacks import inference_attack
+
+    training, synthetic, control = _tables(ctx)
+    per_secret = []
+    for secret, aux in inference_columns(params, ctx.policy):
+        found = inference_attack(training, synthetic, control, aux, secret, _numeric(ctx.policy, [*aux, secret]),
+                                 n_attacks=params.n_attacks, tolerance=params.tolerance,
+                                 confidence_level=params.confidence_level, seed=params.seed)
+        per_secret.append({"secret": secret, "aux_cols": aux, **found.to_dict()})
+    worst = max(per_secret, key=lambda r: (_judged(r["risk"], params.judge_by), r["risk"]["value"]))
+    details = {"attack": "inference", "worst_secret": worst["secret"], "tolerance": params.tolerance,
+               "judge_by": params.judge_by, "secrets": per_secret,
+               **{k: v for k, v in worst.items() if k not in ("secret",)}}
+    scope = f"for {worst['secret']!r}" + (f" (the worst of {len(per_secret)} secrets)" if len(per_secret) > 1 else "")
+    return _measurement("inference", worst, params, scope, details)
+
+
+# ------------------------------------------------------------------------------------------ report
+def _rate_row(label: str, rate: dict) -> list:
+    from privaudit.report import text as rt
+
+    return [label, rt.share(rate["value"]), f"{rt.share(rate['ci'][0])} – {rt.share(rate['ci'][1])}",
+            rt.fmt(rate["trials"]), rt.fmt(round(float(rate["successes"]), 2))]
+
+
+SCENARIO = {
+    "singling_out": ("isolate one record of the release with a predicate (\"the only {what}\")",
+                     "singled out by a predicate written on the release"),
+    "linkability": ("join two files about the same people through the release",
+                    "linked: both halves of their record lead to the same synthetic record"),
+    "inference": ("guess a sensitive attribute from the attributes they know, through the nearest synthetic "
+                  "record", "whose secret was guessed right"),
+}
+
+
+def report_section(check, audit):
+    """The report section of a synthetic-release attack: the three rates with their intervals and the risk."""
+    from privaudit.report import charts
+    from privaudit.report import sections as rs
+    from privaudit.report import text as rt
+
+    d, p = check["details"], check["params"]
+    kind, risk, limit = d["attack"], d["risk"], float(p["max_risk"])
+    level = f"{float(d['confidence_level']):.0%}"
+    attack_rate, control_rate, baseline = d["attack_rate"], d["control_rate"], d["baseline_rate"]
+    if kind == "singling_out":
+        target = f"{rt.fmt(d['n_predicates'])} {d['mode']} predicates over {rt.qi_phrase(d['columns'])}"
+    elif kind == "linkability":
+        target = (f"files holding {rt.qi_phrase(d['aux_cols'][0])} and {rt.qi_phrase(d['aux_cols'][1])}, "
+                  f"{d['n_neighbors']} nearest synthetic record(s)")
+    else:
+        target = f"the secret {d['worst_secret']!r} from {rt.qi_phrase(d['aux_cols'])}"
+    summary = (f"An attacker using the synthetic release succeeds on {rt.share(attack_rate['value'])} of the people "
+               f"in the training data against {rt.share(control_rate['value'])} of comparable people who were not "
+               f"in it ({target}): the release adds a {kind.replace('_', '-')} risk of {rt.share(risk['value'])} "
+               f"({level} interval {rt.share(risk['ci'][0])} – {rt.share(risk['ci'][1])}).")
+    goal, success = SCENARIO[kind]
+    paragraphs = [
+        f"The attacker tries to {goal.format(what='person with these attributes')}. Success rates are Wilson "
+        f"estimates; the risk (r_train − r_control)/(1 − r_control) is the share of the attack's failures on "
+        f"outsiders that it turns into successes on the people the release was made from.",
+        f"The check allows a risk of at most {rt.share(limit)}, compared with the "
+        f"{'lower bound of the interval' if d.get('judge_by') == 'lower_bound' else 'point estimate'}.",
+    ]
+    if not d["beats_baseline"]:
+        paragraphs.append(f"Warning: the attack does no better than the naive baseline ({rt.share(attack_rate['value'])} "
+                          f"against {rt.share(baseline['value'])}), so the risk it yields cannot be trusted.")
+    paragraphs += [f"Note: {n}" for n in d.get("notes") or [] if "naive baseline" not in n]
+    shares = [attack_rate["value"], control_rate["value"], baseline["value"]]
+    labels = ["training records", "control records", "naive baseline"]
+    failing = [check.get("status") == "fail", False, False]
+    figures = [rs.Figure(charts.share_bars_chart(labels, shares, failing, title="Success rate of the attack",
+                                                 x_label=f"share of attacks that succeed ({success})"),
+                         "The gap between the training and the control bars is what the release gives away.")]
+    tables = [rs.DataTable(["attack", "success rate", f"{level} interval", "attacks", "successes"],
+                           [_rate_row("on training records", attack_rate), _rate_row("on control records", control_rate),
+                            _rate_row("naive baseline", baseline)],
+                           caption=f"Success rates of the {kind.replace('_', '-')} attack",
+                           numeric=frozenset({1, 3, 4}), kind="details")]
+    if kind == "inference" and len(d.get("secrets") or []) > 1:
+        rows = [[s["secret"], rt.share(s["risk"]["value"]), f"{rt.share(s['risk']['ci'][0])} – {rt.share(s['risk']['ci'][1])}",
+                 rt.share(s["attack_rate"]["value"]), rt.share(s["control_rate"]["value"]),
+                 rt.share(s["baseline_rate"]["value"])] for s in d["secrets"]]
+        tables.append(rs.DataTable(["secret", "risk", f"{level} interval", "training", "control", "baseline"], rows,
+                                   caption="Inference risk per secret (the check uses the largest)",
+                                   numeric=frozenset({1, 3, 4, 5}), kind="details"))
+        figures.append(rs.Figure(charts.share_bars_chart(
+            [s["secret"] for s in d["secrets"]], [s["risk"]["value"] for s in d["secrets"]],
+            [exceeds(_judged(s["risk"], d.get("judge_by", "estimate")), limit) for s in d["secrets"]],
+            title="Inference risk per secret", x_label="risk", limit=limit, limit_label=f"max_risk = {rt.share(limit)}"),
+            "The dashed line marks max_risk."))
+    facts = rt.facts(("risk", rt.share(risk["value"])), (f"{level} interval", f"{rt.share(risk['ci'][0])} – "
+                                                         f"{rt.share(risk['ci'][1])}"),
+                     ("attacks on training / control records", f"{rt.fmt(d['n_attacks']['training'])} / "
+                                                               f"{rt.fmt(d['n_attacks']['control'])}"))
+    return rs.ReportSection(
+        summary=summary, value_text=rt.share(risk["value"]), threshold_text=f"≤ {rt.share(limit)}",
+        paragraphs=paragraphs, facts=facts, figures=figures, tables=tables,
+        limitations="measures one attack with the attributes given; a stronger attacker, other attributes or "
+        "outside sources can do better, and the estimate carries the sampling error of n_attacks attacks.",
+    )
+
+
+NEEDS = frozenset({"training", "control", "table"})
+
+SINGLING_OUT = Assessor(
+    name="singling_out_risk", params=SinglingOutParams, run=run_singling_out, title="Singling-out risk (synthetic)",
+    protects="identity",
+    measures="how much more often predicates written on the synthetic release isolate exactly one of the people "
+    "it was generated from than one of comparable people it was not",
+    formula=f"success = a predicate singling out one synthetic record singles out one record; {RISK_FORMULA}",
+    reference=REFERENCE, needs=NEEDS, validate_policy=validate_singling_out, report_section=report_section,
+)
+LINKABILITY = Assessor(
+    name="linkability_risk", params=LinkabilityParams, run=run_linkability, title="Linkability risk (synthetic)",
+    protects="identity",
+    measures="how much more often two partial records of one person can be joined through the synthetic release "
+    "for the people it was generated from than for comparable people it was not",
+    formula=f"success = the k Gower-nearest synthetic records of both attribute subsets intersect; {RISK_FORMULA}",
+    reference=REFERENCE, needs=NEEDS, validate_policy=validate_linkability, report_section=report_section,
+)
+INFERENCE = Assessor(
+    name="inference_risk", params=InferenceParams, run=run_inference, title="Inference risk (synthetic)",
+    protects="attribute",
+    measures="how much better a sensitive attribute of the people the release was generated from is guessed "
+    "from the nearest synthetic record than that of comparable people it was not generated from",
+    formula=f"success = the Gower-nearest synthetic record's secret is right (numeric: within tolerance); "
+    f"{RISK_FORMULA}; value = the largest risk over the secrets",
+    reference=REFERENCE, needs=NEEDS, validate_policy=validate_inference, report_section=report_section,
+)
+
+
+@hookimpl
+def privaudit_assessors():
+    return [SINGLING_OUT, LINKABILITY, INFERENCE]

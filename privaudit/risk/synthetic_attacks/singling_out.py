@@ -1,0 +1,350 @@
+"""Singling-out attack on a synthetic release (Giomi et al., PETS 2023, the section on the singling-out
+attack; the Article 29 Working Party's first criterion, WP216 § 3; predicate singling out after Cohen &
+Nissim, PNAS 117, 2020).
+
+The attacker writes predicates on the released attributes that match exactly one synthetic record,
+hoping that they also isolate exactly one real person. A predicate is a conjunction of conditions
+``column op value``; it *singles out* a table when exactly one (distinct) record satisfies it.
+
+* ``univariate``: one condition each, from values that are rare in the release: a value held by one
+  synthetic record (``== v``), the extremes of a numeric column (``<= min``, ``>= max``), a column with
+  one missing value (``is missing``).
+* ``multivariate``: ``n_cols`` conditions built from a random synthetic record and random columns:
+  ``== v`` for a categorical column, ``>= v`` above the column's median and ``<= v`` otherwise for a
+  numeric one (the more extreme side), ``is missing`` for a missing value.
+
+Of the predicates that single out the release, ``n_attacks`` are kept; the attack's successes are those
+that single out the training table, its control successes those that single out the control table (the
+count rescaled to the training table's size when the two differ, by fitting Cohen & Nissim's
+probability that a predicate of weight ``w`` singles out among ``n`` records, ``n w (1 - w)^(n-1)``,
+integrated over ``w`` to the counts on subsamples of the control table). The naive baseline draws
+random predicates (random columns, values and comparison operators). Rates divide by ``n_attacks``
+even when fewer predicates were found (a note says so); duplicate rows are dropped first, and a
+missing value satisfies no comparison, only ``is missing``/``is not missing``.
+
+Predicates are held as arrays (columns, operators, values) and evaluated for blocks of predicates
+against the whole table with numpy comparisons; single-condition predicates are counted by binary
+search in the sorted columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Literal, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from privaudit.risk.synthetic_attacks.linkability import encode
+from privaudit.risk.synthetic_attacks.rates import AttackOutcome, outcome
+
+EQ, NE, LT, GT, LE, GE, ISNA, NOTNA = range(8)
+OPERATORS = ("==", "!=", "<", ">", "<=", ">=", "is missing", "is not missing")
+#: predicate x record cells compared at once
+BLOCK_CELLS = 8_000_000
+
+
+@dataclass(frozen=True)
+class Predicates:
+    """``n`` predicates of ``m`` conditions: condition ``j`` of predicate ``i`` is
+    ``column[cols[i, j]] ops[i, j] vals[i, j]``."""
+
+    cols: np.ndarray
+    ops: np.ndarray
+    vals: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.cols)
+
+    def take(self, rows: np.ndarray) -> "Predicates":
+        return Predicates(self.cols[rows], self.ops[rows], self.vals[rows])
+
+
+def _compare(values: np.ndarray, ops: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """``values`` (predicates x records) against each predicate's operator and value."""
+    out = np.empty(values.shape, dtype=bool)
+    for op in np.unique(ops):
+        r = ops == op
+        v, x = values[r], vals[r, None]
+        with np.errstate(invalid="ignore"):
+            if op == EQ:
+                out[r] = v == x
+            elif op == NE:
+                out[r] = (v != x) & ~np.isnan(v)
+            elif op == LT:
+                out[r] = v < x
+            elif op == GT:
+                out[r] = v > x
+            elif op == LE:
+                out[r] = v <= x
+            elif op == GE:
+                out[r] = v >= x
+            elif op == ISNA:
+                out[r] = np.isnan(v)
+            else:
+                out[r] = ~np.isnan(v)
+    return out
+
+
+def match_blocks(table: np.ndarray, preds: Predicates) -> Iterator[tuple[int, np.ndarray]]:
+    """``(first predicate, mask)`` per block of predicates: ``mask[i, r]`` says whether record ``r``
+    satisfies predicate ``first + i``."""
+    step = max(1, BLOCK_CELLS // max(len(table), 1))
+    for lo in range(0, len(preds), step):
+        block = preds.take(slice(lo, lo + step))
+        mask = np.ones((len(block), len(table)), dtype=bool)
+        for j in range(block.cols.shape[1]):
+            mask &= _compare(table[:, block.cols[:, j]].T, block.ops[:, j], block.vals[:, j])
+        yield lo, mask
+
+
+def count_matches(table: np.ndarray, preds: Predicates, numeric: np.ndarray | None = None) -> np.ndarray:
+    """How many records of ``table`` satisfy each predicate (``numeric``: which columns are numeric, to
+    count predicates with categorical equalities by key instead of comparing them with every record)."""
+    counts = np.zeros(len(preds), dtype=np.int64)
+    if len(preds) == 0:
+        return counts
+    if preds.cols.shape[1] == 1:  # binary search in the sorted column
+        for c in np.unique(preds.cols[:, 0]):
+            r = preds.cols[:, 0] == c
+            column = table[:, c]
+            present = np.sort(column[~np.isnan(column)])
+            n, missing = len(present), len(column) - len(present)
+            x, op = preds.vals[r, 0], preds.ops[r, 0]
+            left, right = np.searchsorted(present, x, "left"), np.searchsorted(present, x, "right")
+            by_op = np.stack([right - left, n - (right - left), left, n - right, right, n - left,
+                              np.full(len(x), missing), np.full(len(x), n)])
+            counts[r] = by_op[op, np.arange(len(x))]
+        return counts
+    if numeric is not None:
+        cat = ~numeric[preds.cols]
+        keyed = ~(cat & (preds.ops != EQ) & (preds.ops != ISNA)).any(axis=1)
+        rows = np.flatnonzero(keyed)
+        if len(rows):
+            counts[rows] = _count_keyed(table, preds.take(rows), numeric)
+        preds, rest = preds.take(np.flatnonzero(~keyed)), np.flatnonzero(~keyed)
+    else:
+        rest = np.arange(len(preds))
+    for lo, mask in match_blocks(table, preds):
+        counts[rest[lo:lo + len(mask)]] = mask.sum(axis=1)
+    return counts
+
+
+def _count_keyed(table: np.ndarray, preds: Predicates, numeric: np.ndarray) -> np.ndarray:
+    """Counts of predicates whose categorical conditions are all ``==`` or ``is missing``: the records are
+    sorted by the joint key of those columns (and of the numeric columns' missingness), so each predicate
+    compares its numeric conditions only with the records of its own key."""
+    counts = np.zeros(len(preds), dtype=np.int64)
+    combos, inverse = np.unique(preds.cols, axis=0, return_inverse=True)
+    for g, combo in enumerate(combos):
+        sel = np.flatnonzero(inverse.ravel() == g)
+        ops, vals = preds.ops[sel], preds.vals[sel]
+        t_parts, p_parts, compared = [], [], []
+        for j, c in enumerate(combo):
+            column = table[:, c]
+            if numeric[c]:
+                t_parts.append(np.isnan(column).astype(np.int64))
+                p_parts.append((ops[:, j] == ISNA).astype(np.int64))
+                compared.append(j)
+            else:
+                t_parts.append(np.nan_to_num(column, nan=-1.0).astype(np.int64))
+                p_parts.append(np.where(ops[:, j] == ISNA, -1, np.nan_to_num(vals[:, j], nan=-1.0)).astype(np.int64))
+        key = np.zeros(len(table) + len(sel), dtype=np.int64)
+        for t, p in zip(t_parts, p_parts):  # dense codes of the joint key (values >= -1)
+            part = np.concatenate([t, p]) + 1
+            key = pd.factorize(key * (int(part.max()) + 1) + part)[0].astype(np.int64)
+        t_key, p_key = key[: len(table)], key[len(table):]
+        order = np.argsort(t_key, kind="stable")
+        ranked = t_key[order]
+        lo, hi = np.searchsorted(ranked, p_key, "left"), np.searchsorted(ranked, p_key, "right")
+        if not compared:
+            counts[sel] = hi - lo
+            continue
+        sizes = hi - lo
+        start = 0
+        while start < len(sel):  # predicates in chunks holding at most BLOCK_CELLS (predicate, record) pairs
+            total = np.cumsum(sizes[start:])
+            stop = start + max(1, int(np.searchsorted(total, BLOCK_CELLS, "right")))
+            part = np.arange(start, stop)
+            owner = np.repeat(part, sizes[part])
+            offset = np.arange(len(owner)) - np.repeat(np.cumsum(sizes[part]) - sizes[part], sizes[part])
+            record = order[lo[owner] + offset]
+            ok = np.ones(len(owner), dtype=bool)
+            for j in compared:
+                op = ops[owner, j]
+                ok &= _compare(table[record, combo[j]][:, None], op, vals[owner, j])[:, 0] | (op == ISNA)
+            counts[sel[part]] = np.bincount(owner[ok] - start, minlength=len(part))
+            start = stop
+    return counts
+
+
+def _unique_rows(preds: Predicates, seen: set[bytes]) -> np.ndarray:
+    """Positions of predicates not in ``seen`` (nor repeated within ``preds``); ``seen`` is updated."""
+    keep = []
+    for i in range(len(preds)):
+        key = preds.cols[i].tobytes() + preds.ops[i].tobytes() + np.nan_to_num(preds.vals[i], nan=0.0).tobytes()
+        if key not in seen:
+            seen.add(key)
+            keep.append(i)
+    return np.array(keep, dtype=np.int64)
+
+
+def univariate_predicates(synthetic: np.ndarray, numeric: np.ndarray, n_attacks: int,
+                          rng: np.random.Generator) -> Predicates:
+    """Up to ``n_attacks`` one-condition predicates from rare values that single out ``synthetic``."""
+    cols, ops, vals = [], [], []
+    for j in range(synthetic.shape[1]):
+        column = synthetic[:, j]
+        missing = np.isnan(column)
+        if missing.sum() == 1:
+            cols.append(j), ops.append(ISNA), vals.append(np.nan)
+        present = column[~missing]
+        if len(present) and numeric[j]:
+            cols += [j, j]
+            ops += [LE, GE]
+            vals += [present.min(), present.max()]
+        values, counts = np.unique(present, return_counts=True)
+        rare = values[counts == 1]
+        cols += [j] * len(rare)
+        ops += [EQ] * len(rare)
+        vals += list(rare)
+    preds = Predicates(np.array(cols, dtype=np.int64).reshape(-1, 1), np.array(ops, dtype=np.int8).reshape(-1, 1),
+                       np.array(vals, dtype=float).reshape(-1, 1))
+    preds = preds.take(rng.permutation(len(preds)))
+    preds = preds.take(np.flatnonzero(count_matches(synthetic, preds) == 1))
+    return preds.take(_unique_rows(preds, set())[:n_attacks])
+
+
+def multivariate_predicates(synthetic: np.ndarray, numeric: np.ndarray, n_attacks: int, n_cols: int,
+                            max_attempts: int, rng: np.random.Generator) -> Predicates:
+    """Up to ``n_attacks`` predicates of ``n_cols`` conditions built from random synthetic records that
+    single out ``synthetic``, in at most ``max_attempts`` tries."""
+    n, d = synthetic.shape
+    with np.errstate(all="ignore"):
+        medians = np.array([np.nanmedian(synthetic[:, j]) if numeric[j] and (~np.isnan(synthetic[:, j])).any()
+                            else np.nan for j in range(d)])
+    found: list[Predicates] = []
+    seen: set[bytes] = set()
+    have = attempts = 0
+    while have < n_attacks and attempts < max_attempts:
+        size = int(min(max(2 * (n_attacks - have), 256), 20_000, max_attempts - attempts))
+        attempts += size
+        rows = rng.integers(n, size=size)
+        cols = np.sort(np.argsort(rng.random((size, d)), axis=1)[:, :n_cols], axis=1)
+        vals = synthetic[rows[:, None], cols]
+        upper = numeric[cols] & (vals > medians[cols])
+        ops = np.where(np.isnan(vals), ISNA, np.where(numeric[cols], np.where(upper, GE, LE), EQ)).astype(np.int8)
+        batch = Predicates(cols, ops, vals)
+        batch = batch.take(np.flatnonzero(count_matches(synthetic, batch, numeric) == 1))
+        batch = batch.take(_unique_rows(batch, seen)[: n_attacks - have])
+        found.append(batch)
+        have += len(batch)
+    if not found:
+        return Predicates(np.empty((0, n_cols), np.int64), np.empty((0, n_cols), np.int8), np.empty((0, n_cols)))
+    return Predicates(*(np.concatenate([getattr(p, f) for p in found]) for f in ("cols", "ops", "vals")))
+
+
+def random_predicates(synthetic: np.ndarray, numeric: np.ndarray, n_attacks: int, n_cols: int,
+                      rng: np.random.Generator) -> Predicates:
+    """The naive baseline's predicates: random columns, a random value each column takes in the release,
+    a random operator (``==``/``!=`` for categorical columns, any comparison for numeric ones)."""
+    d = synthetic.shape[1]
+    cols = np.sort(np.argsort(rng.random((n_attacks, d)), axis=1)[:, :n_cols], axis=1)
+    vals = np.empty(cols.shape)
+    for j in range(d):
+        where = cols == j
+        if where.any():
+            values = np.unique(synthetic[:, j])
+            vals[where] = values[rng.integers(len(values), size=int(where.sum()))]
+    ops = np.where(numeric[cols], rng.integers(0, 6, size=cols.shape), rng.integers(0, 2, size=cols.shape))
+    ops = np.where(np.isnan(vals), np.where(ops == EQ, ISNA, NOTNA), ops).astype(np.int8)
+    return Predicates(cols, ops, vals)
+
+
+def _model(n: np.ndarray, w: float, scale: float) -> np.ndarray:
+    """Expected number of the predicates singling out among ``n`` records, for predicate weights spread
+    uniformly over [0, w]: ``scale * integral_0^w n x (1 - x)^(n-1) dx``."""
+    return scale * (1.0 - (n * w + 1.0) * (1.0 - w) ** n) / (n + 1.0)
+
+
+def size_correction(control: np.ndarray, preds: Predicates, target_size: int, rng: np.random.Generator,
+                    sizes: int = 10, repeats: int = 5) -> float | None:
+    """Factor turning the count of predicates that single out ``control`` into the count expected on a
+    table of ``target_size`` records: fitted on subsamples of the control table. None if the fit fails."""
+    from scipy.optimize import curve_fit
+
+    n = len(control)
+    smallest = min(1000, n)
+    # a predicate matching c control records singles out a subsample holding a share f of them with
+    # probability <= c exp(-f (c - 1)): beyond this many matches it never counts
+    cap = int(np.ceil(50.0 * n / smallest)) + 1
+    owners, records = [], []
+    for lo, mask in match_blocks(control, preds):
+        small = (mask.sum(axis=1) > 0) & (mask.sum(axis=1) <= cap)
+        i, r = np.nonzero(mask[small])
+        owners.append(np.flatnonzero(small)[i] + lo)
+        records.append(r)
+    owner, record = np.concatenate(owners), np.concatenate(records)
+    x, y = [], []
+    for size in np.linspace(smallest, n, sizes).astype(int):
+        for _ in range(repeats):
+            chosen = np.zeros(n, dtype=bool)
+            chosen[rng.choice(n, size=size, replace=False)] = True
+            hits = np.bincount(owner[chosen[record]], minlength=len(preds))
+            x.append(size)
+            y.append(int((hits == 1).sum()))
+    x, y = np.array(x, dtype=float), np.array(y, dtype=float)
+    if not y.any():
+        return None
+    w0 = 1.0 / x.max()
+    p0 = (w0, 1.0 / _model(np.array([x.max()]), w0, 1.0)[0])
+    try:
+        (w, scale), _ = curve_fit(_model, x, y, p0=p0, bounds=(0, (1, np.inf)))
+        factor = float(_model(np.array([float(target_size)]), w, scale)[0] / _model(np.array([float(n)]), w, scale)[0])
+    except (RuntimeError, ValueError, FloatingPointError, ZeroDivisionError):
+        return None
+    return factor if np.isfinite(factor) and factor > 0 else None
+
+
+@dataclass(frozen=True)
+class SinglingOutResult:
+    """The attack's outcome and how many predicates singling out the release it found."""
+
+    outcome: AttackOutcome
+    n_predicates: int
+
+
+def singling_out_attack(training: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame,
+                        columns: Sequence[str], numeric: Mapping[str, bool], *,
+                        mode: Literal["univariate", "multivariate"] = "multivariate", n_attacks: int = 500,
+                        n_cols: int = 3, max_attempts: int = 10_000_000, confidence_level: float = 0.95,
+                        seed: int = 0) -> SinglingOutResult:
+    """Run the singling-out attack over ``columns`` (``mode``, ``n_cols`` conditions per multivariate
+    predicate), the same predicates on the control table, and the naive baseline."""
+    columns = list(columns)
+    syn, train, ctrl = encode([f[columns].drop_duplicates() for f in (synthetic, training, control)], columns, numeric)
+    mask = np.array([bool(numeric[c]) for c in columns])
+    rng = np.random.default_rng(seed)
+    width = 1 if mode == "univariate" else min(n_cols, len(columns))
+    if mode == "univariate":
+        preds = univariate_predicates(syn, mask, n_attacks, rng)
+    else:
+        preds = multivariate_predicates(syn, mask, n_attacks, width, max_attempts, rng)
+    notes = []
+    if len(preds) < n_attacks:
+        notes.append(f"only {len(preds)} of the {n_attacks} requested predicates single out the release: the "
+                     "rates count the missing ones as failures, which can underestimate the risk")
+    singles = count_matches(train, preds, mask) == 1
+    n_success = int(singles.sum())
+    n_control: float = float((count_matches(ctrl, preds, mask) == 1).sum())
+    if len(ctrl) != len(train) and n_control > 0:
+        factor = size_correction(ctrl, preds, len(train), rng)
+        if factor is None:
+            notes.append("the control count could not be rescaled to the training table's size (the fit failed); "
+                         "it is used as counted")
+        else:
+            n_control = min(n_control * factor, float(n_attacks))
+    baseline = random_predicates(syn, mask, n_attacks, width, rng)
+    n_baseline = int((count_matches(train, baseline, mask) == 1).sum())
+    result = outcome(n_success, n_attacks, n_control, n_attacks, n_baseline, n_attacks, confidence_level, tuple(notes))
+    return SinglingOutResult(result, len(preds))
