@@ -108,3 +108,23 @@ def test_progress_outside_a_notebook(frame):
     bar("class summary", 10, 10)
     bar.close()
     assert "class summary" in buffer.getvalue() and "10/10" in buffer.getvalue()
+
+
+def test_records_bad_input_is_one_line(tmp_path):
+    result = run_cli("audit", RELEASE, "--policy", POLICY, "--records", tmp_path / "r.xlsx", "--quiet")
+    assert result.code == 2 and result.stderr.count("\n") == 1 and "unknown format '.xlsx'" in result.stderr
+    assert not (tmp_path / "r.xlsx").exists()
+    result = run_cli("audit", RELEASE, "--policy", POLICY, "--records", tmp_path / "no" / "r.csv", "--quiet")
+    assert result.code == 2 and "does not exist" in result.stderr and result.stderr.count("\n") == 1
+    out = tmp_path / "r.parquet"
+    assert run_cli("audit", RELEASE, "--policy", POLICY, "--records", out, "--quiet").code == 0
+    assert pd.read_parquet(out).columns[:4].tolist() == ["row", "class_id", "class_size", "risk"]
+
+
+def test_usage_errors_are_one_line(capsys):
+    from privaudit.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["audit", str(RELEASE), "--policy", str(POLICY), "--annotations", "gitlab"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.count("\n") == 1 and "invalid choice: 'gitlab'" in err

@@ -34,8 +34,15 @@ COMMANDS = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors on one line (a CI log shows the error, not a page of usage), exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {printable(message)} (see '{self.prog} --help')\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="privaudit", description="Privacy audit and compliance checks for microdata releases."
     )
     parser.add_argument("--version", action="version", version=f"privaudit {__version__}")

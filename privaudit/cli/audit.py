@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from privaudit.cli.outputs import (add_report_arguments, check_outputs, finish, policy_files, progress_bar,
                                    render_reports, report_outputs, write_all)
 from privaudit.cli.terminal import print_audit
 from privaudit.core.errors import PrivauditError
+
+
+RECORD_FORMATS = (".csv", ".parquet", ".pq")  # --records: Parquet by suffix, else CSV
 
 
 def add_parser(sub) -> None:
@@ -47,6 +51,10 @@ def run(args) -> int:
     if args.records_out and args.engine != "in-process":
         raise PrivauditError(f"--records needs the in-process engine (per-record view); the {args.engine} engine "
                              "summarises classes, not records")
+    if args.records_out and args.records_out != "-":  # a device or FIFO (no suffix) gets CSV
+        suffix = Path(args.records_out).suffix.lower()
+        if suffix and suffix not in RECORD_FORMATS:
+            raise PrivauditError(f"--records {args.records_out}: unknown format {suffix!r}; use .csv or .parquet")
     outputs = report_outputs(args) + ([args.records_out] if args.records_out else [])
     check_outputs(outputs, [args.released, args.original, args.control, args.policy, *policy_files(args.policy)])
     bar = progress_bar(args)
