@@ -6,10 +6,22 @@ keeps ARX-style files unambiguous where a label repeats on several levels (``*``
 
 Two sources are understood:
 
-* ARX-style CSV: one row per leaf, ``leaf;level-1;...;root`` (``;`` or ``,`` detected);
-* inline nested YAML: ``{root: {inner: [leaf, leaf], other: {leaf: null}}}``.
+* ARX-style CSV: one row per leaf, ``leaf;level-1;...;root`` (``;`` or ``,`` detected). An **uneven**
+  tree (leaves at different depths) keeps every row equally wide and leaves the unused cells at the end of
+  a short row empty: ``Dog;Mammal;`` beside ``Cat;Felid;Mammal``. Rows of different widths without empty
+  trailing cells are refused (a forgotten level is the likelier cause).
+* inline nested YAML: ``{root: {inner: [leaf, leaf], other: {leaf: null}}}``; branches may have any
+  depth. Explicit edge weights (Definition 3 of Mauger, Le Mahec & Dequen, TDP 2023, seeds/003, Section
+  3.1) use the two-key form ``{tree: {root: ...}, weights: {node: w, ...}}``: ``w >= 0`` is the weight
+  ``omega(node, parent)`` of the edge from ``node`` up to its parent; unlisted edges weigh 1.
 
-Both are validated: one root, every leaf at the same depth, every node with exactly one parent.
+Both are validated: one root, every node with exactly one parent, weights on existing non-root nodes.
+
+Uneven trees are held *padded*: a leaf ``d`` edges below the root is repeated on levels ``1 .. height -
+d`` (edges of weight 0, the copies published as the leaf itself), so every leaf has an ancestor at every
+level, full-domain generalization stays defined (a short branch keeps its leaf until the level where its
+real parent sits) and every consumer of :attr:`Hierarchy.table` keeps working. ``Hierarchy.depth`` gives
+each leaf's real depth.
 """
 
 from __future__ import annotations
@@ -31,20 +43,33 @@ MAX_HIERARCHY_BYTES = 64 * 2**20
 
 
 class Hierarchy:
-    """A validated generalization tree with every leaf at depth ``height``."""
+    """A validated generalization tree, held with every leaf at depth ``height`` (short branches padded)."""
 
-    def __init__(self, rows: Sequence[Sequence[str]], source: str):
+    def __init__(self, rows: Sequence[Sequence[str]], source: str, *, uneven: bool = False,
+                 weights: Mapping[Any, Any] | None = None):
+        """``rows``: one per leaf, ``leaf, parent, ..., root``. ``uneven``: rows may be of different
+        lengths (padded, see the module docstring); ``weights``: explicit edge weights by node label."""
         self.source = source
         if not rows:
             raise HierarchyError(f"hierarchy {source}: it is empty")
+        rows = [list(r) for r in rows]
+        for r in rows:
+            if not r or any(cell == "" for cell in r):
+                raise HierarchyError(f"hierarchy {source}: leaf {(r or [''])[0]!r}: an empty label "
+                                     "(only trailing cells of a row may be empty)")
         widths = {len(r) for r in rows}
-        if len(widths) != 1:
+        if len(widths) != 1 and not uneven:
             width = len(rows[0])
             bad = next(r for r in rows if len(r) != width)
             raise HierarchyError(
                 f"hierarchy {source}: uneven depth: leaf {bad[0]!r} has {len(bad) - 1} levels above it, "
-                f"leaf {rows[0][0]!r} has {width - 1}"
+                f"leaf {rows[0][0]!r} has {width - 1} (an uneven tree keeps rows equally wide, "
+                "short rows ending in empty cells)"
             )
+        width = max(widths)
+        #: real number of edges from each leaf to the root
+        self.depth: dict[str, int] = {r[0]: len(r) - 1 for r in rows}
+        rows = [[r[0]] * (width - len(r) + 1) + r[1:] for r in rows]  # pad: repeat the leaf
         roots = sorted({r[-1] for r in rows})
         if len(roots) != 1:
             raise HierarchyError(f"hierarchy {source}: more than one root: {', '.join(map(repr, roots[:5]))}")
@@ -78,8 +103,48 @@ class Hierarchy:
         # table[level] maps leaf -> its label at that level
         self.table = pd.DataFrame(rows, columns=list(range(self.height + 1))).set_index(0, drop=False)
         self._label_levels: dict[str, int] = {}
-        for level, label in graph.nodes:
+        for level, label in sorted(graph.nodes):
             self._label_levels.setdefault(label, level)
+        #: padded copies of short-branch leaves: (level, label) nodes published as the leaf itself
+        self.padded: frozenset[tuple[int, str]] = frozenset(
+            (level, leaf) for leaf, d in self.depth.items() for level in range(1, self.height - d + 1))
+        #: explicit weight of the edge from every non-root node up to its parent (None: no weights given)
+        self.edge_weight: dict[tuple[int, str], float] | None = None
+        if weights is not None:
+            self.edge_weight = self._weights(weights)
+
+    def _weights(self, weights: Mapping[Any, Any]) -> dict[tuple[int, str], float]:
+        """Validate the ``weights`` mapping (label -> omega(label, parent)) onto the padded tree."""
+        if not isinstance(weights, Mapping):
+            raise HierarchyError(f"hierarchy {self.source}: weights must be a mapping node: weight")
+        real = {}  # label -> the node whose edge to its parent is the real edge of that label
+        for level, label in self.graph.nodes:
+            if (level, label) in self.padded or (level, label) == self.root:
+                continue
+            if label in real:
+                raise HierarchyError(f"hierarchy {self.source}: node {label!r} appears on several levels; "
+                                     "weights need distinct labels")
+            top = level + self.height - self.depth[label] if level == 0 else level  # top padded copy
+            real[label] = (top, label)
+        out: dict[tuple[int, str], float] = {}
+        for level, label in self.graph.nodes:  # real edges weigh 1 unless listed; padding edges 0
+            if (level, label) == self.root:
+                continue
+            copy = (level == 0 or (level, label) in self.padded) and label in self.depth
+            out[(level, label)] = 0.0 if copy and level < self.height - self.depth[label] else 1.0
+        for label, value in weights.items():
+            label = str(label)
+            if label == self.root[1]:
+                raise HierarchyError(f"hierarchy {self.source}: node {label!r}: the root has no edge to weigh")
+            if label not in real:
+                raise HierarchyError(f"hierarchy {self.source}: node {label!r}: weighted but not in the tree")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+                raise HierarchyError(f"hierarchy {self.source}: node {label!r}: weight {value!r} is not a number")
+            if value < 0:
+                raise HierarchyError(f"hierarchy {self.source}: node {label!r}: weight {value!r} is negative "
+                                     "(Definition 3: weights in R+)")
+            out[real[label]] = float(value)
+        return out
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -104,14 +169,25 @@ class Hierarchy:
             raise HierarchyError(f"hierarchy {display}: it is empty")
         delimiter = ";" if lines[0].count(";") >= lines[0].count(",") else ","
         rows = [[cell.strip() for cell in r] for r in csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter)]
-        return cls(rows, display)
+        uneven = len({len(r) for r in rows}) == 1 and any(r and r[-1] == "" for r in rows)
+        if uneven:  # equally wide rows, short ones ending in empty cells
+            for r in rows:
+                while r and r[-1] == "":
+                    r.pop()
+        return cls(rows, display, uneven=uneven)
 
     @classmethod
     def from_nested(cls, tree: Any, display: str) -> "Hierarchy":
         """Build from nested YAML: a one-key mapping ``{root: children}``; children are a mapping
         (inner nodes), a list (leaves, or one-key mappings), or null (a leaf)."""
+        weights = None
+        if isinstance(tree, Mapping) and set(tree) == {"tree", "weights"}:
+            tree, weights = tree["tree"], tree["weights"]
+            if not isinstance(weights, Mapping):
+                raise HierarchyError(f"hierarchy {display}: weights must be a mapping node: weight")
         if not isinstance(tree, Mapping) or len(tree) != 1:
-            raise HierarchyError(f"hierarchy {display}: an inline hierarchy must be a mapping with exactly one root")
+            raise HierarchyError(f"hierarchy {display}: an inline hierarchy must be a mapping with exactly one root "
+                                 "(or {tree: {root: ...}, weights: {node: weight}})")
         rows: list[list[str]] = []
 
         def walk(node: Any, path: list[str], depth: int) -> None:
@@ -134,7 +210,7 @@ class Hierarchy:
                 walk(None, path + [str(node)], depth + 1)
 
         walk(tree, [], 0)
-        return cls(rows, display)
+        return cls(rows, display, uneven=True, weights=weights)
 
     # ----------------------------------------------------------------- queries
     def level_of(self, label: str) -> int | None:

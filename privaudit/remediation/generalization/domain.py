@@ -17,6 +17,10 @@ Two extra conventions:
 * **QIs without a hierarchy** get an implicit one-level hierarchy ``value -> missing``: they can only stay
   as they are or be suppressed (published as missing).
 
+**Uneven trees** arrive padded (:mod:`privaudit.core.hierarchy`): a leaf of a short branch is repeated on
+the levels below its real parent. The copies are canonicalised to the leaf (they publish the same label),
+so they never appear in a coded table, and they keep ``ancestors[u, L]`` defined at every level.
+
 Node ids are assigned level by level (leaves first), labels in order of first appearance in the
 hierarchy file, so everything built on them is deterministic.
 """
@@ -45,6 +49,9 @@ class AttributeDomain:
     canonical: np.ndarray  # int64; node -> node it is published as (missing-token labels -> ``missing``)
     n_leaves: int
     implicit: bool  # True when built from the data (the QI has no hierarchy)
+    #: explicit weight omega(u, parent) of every node's edge up (Definition 3); None: the hierarchy has none.
+    #: Padding edges of an uneven tree weigh 0; the root and ``missing`` hold NaN.
+    edge_weight: np.ndarray | None = None
 
     @property
     def n_nodes(self) -> int:
@@ -123,8 +130,16 @@ def domain_from_hierarchy(column: str, hierarchy: Hierarchy, missing_tokens: Seq
     leaves_under[missing] = len(table)
     level_arr = np.array(levels + [height], dtype=np.int64)
     labels_arr = np.array(labels + [None], dtype=object)
+    canonical = _canonical(labels_arr, missing_tokens)
+    for level, label in getattr(hierarchy, "padded", ()):  # copies of a short branch's leaf publish the leaf
+        canonical[ids[level][label]] = canonical[ids[0][label]]
+    edge_weight = None
+    if getattr(hierarchy, "edge_weight", None) is not None:
+        edge_weight = np.full(n, np.nan)
+        for (level, label), w in hierarchy.edge_weight.items():
+            edge_weight[ids[level][label]] = w
     return AttributeDomain(column, height, labels_arr, level_arr, leaves_under, ancestors,
-                           _canonical(labels_arr, missing_tokens), len(table), implicit=False)
+                           canonical, len(table), implicit=False, edge_weight=edge_weight)
 
 
 def implicit_domain(column: str, values: Sequence[Any], missing_tokens: Sequence[str]) -> AttributeDomain:

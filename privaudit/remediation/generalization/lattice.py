@@ -18,6 +18,14 @@ a candidate's successors are candidates, a non-candidate's predecessors are not.
 along chains: take the lowest untagged node, walk up through untagged nodes to a maximal chain, and
 binary-search the chain for its lowest candidate; repeat until every node is tagged.
 
+**Speed (Flash's pruning).** :meth:`LatticeSearch.search` does not tag the whole lattice: it takes nodes in
+increasing order of the lower bound ``gen(N)`` below and classifies each only when monotonicity has not
+already (a chain binary search from it), so nodes whose bound exceeds the best loss are never evaluated.
+A node's violating-record count comes from class counts rolled up from the nearest evaluated finer node
+(:mod:`privaudit.remediation.generalization.rollup`) rather than from the table, where that gives the
+re-audit's verdict exactly (k-anonymity and distinct l-diversity, ``missing_qi: value``); so does the exact
+step with suppression, the records being rebuilt for the winner only.
+
 **Utility.** The loss of node ``N`` without suppression is separable:
 ``gen(N) = sum_j gen_j(L_j)``, ``gen_j(L) = sum over records of C_j(ancestor at level L)``, and
 monotone. With a suppression budget, the records of violating classes are suppressed (every QI
@@ -42,6 +50,7 @@ from privaudit.remediation.api import class_violations
 from privaudit.remediation.generalization.metrics import CostModel
 from privaudit.remediation.generalization.model import coded_context
 from privaudit.remediation.generalization.problem import GeneralizationProblem
+from privaudit.remediation.generalization.rollup import SnapshotCounter
 
 MAX_LATTICE = 2_000_000
 MAX_SUPPRESSION_ROUNDS = 100
@@ -110,6 +119,12 @@ class LatticeSearch:
         self.gen_cost = self._generalization_costs()
         self.evaluated = 0
         self.tagging_checks = tagging_checks(problem.policy, self.budget)
+        # class counts rolled up from finer nodes where that gives the re-audit's verdict (rollup.py)
+        self.counter = SnapshotCounter(problem, self.tagging_checks) if self.tagging_checks else None
+        every = [c for c in problem.policy.checks if c.severity == "error" and c.assessor.class_violations is not None]
+        #: the exact step can run on snapshots too when the tagging checks are all the class-based error checks
+        self.fast_exact = (self.counter is not None and self.counter.supported
+                           and len(every) == len(self.tagging_checks))
 
     # ------------------------------------------------------------------ costs and evaluations
     def _generalization_costs(self) -> np.ndarray:
@@ -143,6 +158,8 @@ class LatticeSearch:
         self.evaluated += 1
         if self.progress is not None:
             self.progress("searching the generalization lattice", self.evaluated, len(self.lattice))
+        if self.counter is not None and self.counter.supported:
+            return self.counter.violating_records(self.lattice[index]) <= self.budget
         nodes = self.generalized(self.lattice[index])
         return int(self.violating_records(nodes, self.tagging_checks).sum()) <= self.budget
 
@@ -182,23 +199,12 @@ class LatticeSearch:
             for i in range(size):
                 status[i] = 1 if self.is_candidate(i) else -1
             return status
-        lattice = self.lattice
         while True:
             unknown = np.flatnonzero(status == 0)
             if not len(unknown):
                 return status
             start = int(unknown[np.argmin(self.height_sum[unknown])])
-            chain = self._chain(start, status)
-            lo, hi = 0, len(chain) - 1
-            while lo <= hi:
-                mid = (lo + hi) // 2
-                node = chain[mid]
-                if self.is_candidate(node):
-                    status[(lattice >= lattice[node]).all(axis=1) & (status == 0)] = 1
-                    hi = mid - 1
-                else:
-                    status[(lattice <= lattice[node]).all(axis=1) & (status == 0)] = -1
-                    lo = mid + 1
+            self._search_chain(self._chain(start, status), status)
 
     def _chain(self, start: int, status: np.ndarray) -> list[int]:
         """A maximal upward path of untagged nodes from ``start`` (first raisable QI at each step)."""
@@ -216,7 +222,34 @@ class LatticeSearch:
                 return chain
 
     # ------------------------------------------------------------------ search
+    def _classify(self, index: int, status: np.ndarray) -> int:
+        """Tag of node ``index``, evaluating it only when monotonicity has not told it yet (predictive
+        tagging: a candidate's successors are candidates, a non-candidate's predecessors are not)."""
+        if status[index] == 0:  # binary search of the maximal chain of untagged nodes above it (as tag())
+            self._search_chain(self._chain(index, status), status)
+        return int(status[index])
+
+    def _search_chain(self, chain: list[int], status: np.ndarray) -> None:
+        lattice = self.lattice
+        lo, hi = 0, len(chain) - 1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            node = chain[mid]
+            if self.is_candidate(node):
+                status[(lattice >= lattice[node]).all(axis=1) & (status == 0)] = 1
+                hi = mid - 1
+            else:
+                status[(lattice <= lattice[node]).all(axis=1) & (status == 0)] = -1
+                lo = mid + 1
+
     def search(self, prune: bool = True) -> LatticeResult:
+        """The passing node of least loss. With ``prune`` (default), nodes are taken in the order of their
+        lower bound ``gen(N)`` and tagged lazily: the search stops at the first candidate without a budget,
+        or once the bound reaches the best exact loss, so nodes whose bound is too high are never evaluated
+        (Flash's pruning, Kohlmayer et al. 2012, with the bound as the traversal order). ``candidates`` then
+        counts the nodes known to pass when the search stops. Without ``prune`` every node is tagged first."""
+        if prune and self.tagging_checks:
+            return self._lazy_search()
         status = self.tag(prune)
         candidates = np.flatnonzero(status == 1)
         size = len(self.lattice)
@@ -257,3 +290,50 @@ class LatticeSearch:
         index, nodes, suppressed = best
         return LatticeResult(tuple(int(x) for x in self.lattice[index]), nodes, suppressed, best_cost, True, size,
                              self.evaluated, len(candidates), exact_runs, notes)
+
+    def _lazy_search(self) -> LatticeResult:
+        size, n = len(self.lattice), self.problem.n_records
+        status = np.zeros(size, dtype=np.int8)
+        order = np.lexsort((np.arange(size), self.height_sum, self.gen_cost))
+        best_cost, best = np.inf, None
+        exact_runs = 0
+        for index in order:
+            index = int(index)
+            if self.gen_cost[index] >= best_cost - 1e-9 * max(1.0, abs(best_cost)):
+                break
+            if self._classify(index, status) != 1:
+                continue
+            if self.budget == 0:  # every class-based error check is a tagging check: the candidate passes
+                nodes = self.generalized(self.lattice[index])
+                return LatticeResult(tuple(int(x) for x in self.lattice[index]), nodes, np.zeros(n, dtype=bool),
+                                     float(self.gen_cost[index]), True, size, self.evaluated,
+                                     int((status == 1).sum()), 0, [])
+            exact_runs += 1
+            quick = (self.counter.exact_cost(self.lattice[index], self.costs, self.budget, MAX_SUPPRESSION_ROUNDS)
+                     if self.fast_exact else None)
+            if quick is not None:
+                ok, cost = quick
+                if ok and cost < best_cost - 1e-9 * max(1.0, abs(cost)):
+                    best_cost, best = cost, (index, None, None)
+                continue
+            ok, nodes, suppressed = self.exact(self.lattice[index])
+            if not ok:
+                continue
+            cost = self.costs.table_cost(nodes)
+            if cost < best_cost - 1e-9 * max(1.0, abs(cost)):
+                best_cost, best = cost, (index, nodes, suppressed)
+        candidates = int((status == 1).sum())
+        if best is not None and best[1] is None:  # rebuild the winner's records from the table
+            ok, nodes, suppressed = self.exact(self.lattice[best[0]])
+            best_cost, best = self.costs.table_cost(nodes), (best[0], nodes, suppressed)
+        if best is None:
+            ok, nodes, suppressed = self.exact(self.lattice[-1])
+            notes = ["no level vector satisfies the policy within the suppression budget (not even every QI at its "
+                     "root); the best attempt generalizes everything" if not candidates else
+                     "no level vector satisfies the policy within the suppression budget once the suppressed "
+                     "records' own class is checked; the best attempt generalizes everything"]
+            return LatticeResult(None, nodes, suppressed, self.costs.table_cost(nodes), False, size,
+                                 self.evaluated, candidates, exact_runs + 1, notes)
+        index, nodes, suppressed = best
+        return LatticeResult(tuple(int(x) for x in self.lattice[index]), nodes, suppressed, best_cost, True, size,
+                             self.evaluated, candidates, exact_runs, [])

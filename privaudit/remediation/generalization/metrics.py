@@ -34,6 +34,19 @@ Options beyond the paper (documented in :class:`privaudit.remediation.methods.ge
 forces w1 or w2 on every weighted metric (``auto`` is the paper's pairing above), ``m`` replaces w1's
 exponent, ``beta`` raises Distortion's ``1/(h - p)`` to a power (1 in the paper).
 
+Beyond the seven (not in the paper):
+
+* ``Weights`` -- Definition 3 in its general form: the hierarchy's own explicit edge weights (see
+  :mod:`privaudit.core.hierarchy`; unlisted edges weigh 1, padding edges of an uneven tree 0). Definition
+  4's ``cost(v, v')`` is the weight of the path, ``R(v) - R(v')`` with ``R(u)`` the weight from ``u`` up
+  to the root, so the node cost is ``C(u) = R_max - R(u)`` with ``R_max`` the largest ``R`` of a leaf:
+  exact for every cost matrix, merge cost and comparison of tables; when leaves lie at different weighted
+  distances from the root a table's absolute cost counts each record from ``R_max`` (documented deviation).
+  Example 1 (Cat, Lion, Dog, Felid, Mammal; weights 1, 1, 4, 3) gives the paper's cost matrix.
+* ``Loss`` and ``Precision`` -- ARX's names (ARX 3.9, arithmetic-mean aggregation): Iyengar's loss
+  ``(nl(u) - 1) / (nl(r) - 1)`` and Sweeney's precision ``lvl(u) / height`` (height: the root's level),
+  each QI weighing 1, so Definition 7's alteration is 100 x ARX's figure (mean over records and QIs).
+
 A suppressed or missing QI value costs ``C(root)``. Definition 9: the share of QI cells whose published
 value is generalized (above the leaf level, or missing) and the share at the root (root or missing).
 Costs are of the published table, counted from the leaf level: a value that was already generalized in
@@ -50,6 +63,9 @@ from privaudit.remediation.generalization.domain import AttributeDomain
 
 Metric = Literal["Distortion", "NCP", "Total", "LLM", "NLLM", "WLLM", "WNLLM"]
 METRICS: tuple[str, ...] = ("Distortion", "NCP", "Total", "LLM", "NLLM", "WLLM", "WNLLM")
+#: metrics beyond the paper's seven: Definition 3 with the hierarchy's own weights, and ARX's Loss and Precision
+EXTRA_METRICS: tuple[str, ...] = ("Weights", "Loss", "Precision")
+ALL_METRICS: tuple[str, ...] = METRICS + EXTRA_METRICS
 #: the metrics whose node cost is normalised (Table 2 of the paper)
 NORMALISED: tuple[str, ...] = ("Distortion", "NCP", "Total", "NLLM", "WNLLM")
 #: Definition 8's weighting each metric uses (Section 3.2; NCP and Total use none)
@@ -90,8 +106,12 @@ def node_costs(domain: AttributeDomain, metric: str, weight: float = 1.0, beta: 
         cost = lost * weight
     elif metric in ("NCP", "NLLM", "WNLLM"):
         cost = lost / n_root * (1.0 if metric == "NCP" else weight)
-    elif metric == "Total":
+    elif metric in ("Total", "Precision"):  # Precision (Sweeney, ARX) is Total without the paper's h - 1 naming
         cost = level / edges if edges > 0 else np.zeros_like(level)
+    elif metric == "Loss":
+        cost = lost / (n_root - 1.0) if n_root > 1 else np.zeros_like(level)
+    elif metric == "Weights":
+        cost = weighted_node_costs(domain)
     elif metric == "Distortion":
         if edges == 0:
             cost = np.zeros_like(level)
@@ -101,11 +121,35 @@ def node_costs(domain: AttributeDomain, metric: str, weight: float = 1.0, beta: 
             cumulative = np.concatenate(([0.0], np.cumsum(edge))) / edge.sum()
             cost = cumulative[domain.level] * weight
     else:
-        raise ValueError(f"unknown metric {metric!r} (use one of {', '.join(METRICS)})")
+        raise ValueError(f"unknown metric {metric!r} (use one of {', '.join(ALL_METRICS)})")
     cost = np.asarray(cost, dtype=float)
     cost[domain.missing] = cost[domain.ancestors[0, edges]] if domain.n_nodes > 1 else 0.0
     # a node published as missing costs what the root costs
     return cost[domain.canonical]
+
+
+def weighted_node_costs(domain: AttributeDomain) -> np.ndarray:
+    """``C(u) = R_max - R(u)`` (Definitions 3-4): ``R(u)`` the summed explicit weights from ``u`` up to the
+    root. Without explicit weights every edge weighs 1, except an edge to a node of the same label (the
+    padding of an uneven tree, or a repeated label), which weighs 0."""
+    n = domain.n_nodes
+    tree = np.arange(n - 1)
+    if domain.edge_weight is not None:
+        weight = np.nan_to_num(domain.edge_weight, nan=0.0)
+    else:
+        weight = np.zeros(n)
+        below = tree[domain.level[:-1] < domain.height]
+        parents = domain.ancestors[below, domain.level[below] + 1]
+        weight[below] = np.where(domain.labels[parents] == domain.labels[below], 0.0, 1.0)
+    up = np.zeros(n)
+    for level in range(domain.height - 1, -1, -1):  # R(u) = R(parent) + omega(u, parent), root first
+        nodes = tree[domain.level[:-1] == level]
+        up[nodes] = up[domain.ancestors[nodes, level + 1]] + weight[nodes]
+    leaves = tree[domain.level[:-1] == 0]
+    top = up[leaves].max(initial=0.0)
+    cost = top - up
+    cost[-1] = 0.0
+    return cost
 
 
 def edge_weights(domain: AttributeDomain, costs: np.ndarray) -> np.ndarray:
@@ -173,7 +217,8 @@ def generalization_shares(domains: Sequence[AttributeDomain], nodes: np.ndarray)
 def all_metrics(domains: Sequence[AttributeDomain], nodes: np.ndarray, weighting: str = "auto",
                 m: float | None = None, beta: float = 1.0) -> dict[str, object]:
     """Every figure the report shows for a generalized table: alteration under each metric and Def. 9."""
-    alteration = {metric: CostModel(domains, metric, weighting, m, beta).alteration(nodes) for metric in METRICS}
+    alteration = {metric: CostModel(domains, metric, weighting, m, beta).alteration(nodes)
+                  for metric in ALL_METRICS}
     per_column = {}
     for j, d in enumerate(domains):
         level = d.level[nodes[:, j]]

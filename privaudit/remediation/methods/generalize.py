@@ -37,7 +37,7 @@ from privaudit.remediation.api import Remediation, Remediator, unsupported_check
 class GeneralizeOptions(Params):
     algorithm: Literal["lattice", "gaa"] = Field(
         default="lattice", description="'lattice': optimal full-domain generalization; 'gaa': greedy local recoding.")
-    metric: Literal["Distortion", "NCP", "Total", "LLM", "NLLM", "WLLM", "WNLLM"] = Field(
+    metric: Literal["Distortion", "NCP", "Total", "LLM", "NLLM", "WLLM", "WNLLM", "Weights", "Loss", "Precision"] = Field(
         default="NLLM", description="Information-loss metric to minimise.")
     strategy: Literal["S1", "S2", "S3", "S4", "S5", "S6", "S7"] = Field(
         default="S1", description="GAA partner choice: S1 cost; S2 cost then l; S3 l then cost; S4 cost/l; "
