@@ -6,7 +6,7 @@ Three tables of ``--rows`` records each (synthetic, training, holdout) with 8 mi
 income (numeric, income with 2% missing), hours (numeric, whole numbers), sex, region (12 values),
 occupation (300 values: compared code by code), education (ordinal, 8 levels) and marital status (with
 missing values). The synthetic table copies 1% of the training rows, the rest is drawn from the same
-distribution. :func:`privaudit.risk.synthetic.synthetic_distance` runs three exact nearest-two searches
+distribution. :func:`privaudit.risk.synthetic.distance_to_closest_record` runs three exact nearest-two searches
 (synthetic -> training, holdout -> training, synthetic -> holdout) and the tie counts; the script prints
 wall seconds, the peak RSS of the process (``resource.getrusage``) and the peak of memory allocated
 during the run as traced by ``tracemalloc`` (numpy buffers included), and the main figures.
@@ -22,7 +22,7 @@ import tracemalloc
 import numpy as np
 import pandas as pd
 
-from privaudit.risk.synthetic.distance import synthetic_distance
+from privaudit.risk.synthetic.distance import distance_to_closest_record
 
 EDUCATION = ["none", "primary", "lower-secondary", "secondary", "vocational", "bachelor", "master", "doctorate"]
 KINDS = {"age": "numeric", "income": "numeric", "hours": "numeric", "sex": "nominal", "region": "nominal",
@@ -59,7 +59,7 @@ def main() -> None:
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     tracemalloc.start()
     started = time.perf_counter()
-    result = synthetic_distance(synthetic, training, None if args.no_control else holdout, KINDS,
+    result = distance_to_closest_record(synthetic, training, None if args.no_control else holdout, KINDS,
                                 workers=args.workers)
     seconds = time.perf_counter() - started
     _, traced = tracemalloc.get_traced_memory()

@@ -205,10 +205,10 @@ def _write(tmp_path, data, synthetic: str, checks: list[dict]) -> tuple:
     return tmp_path / "synth.csv", tmp_path / "policy.yaml", tmp_path / "train.csv", tmp_path / "holdout.csv"
 
 
-CHECKS = [{"id": "so", "assessor": "singling_out_risk", "n_attacks": 100, "max_risk": 0.3},
-          {"id": "link", "assessor": "linkability_risk", "n_attacks": 200, "max_risk": 0.3,
-           "aux_cols": [FIRST, SECOND]},
-          {"id": "inf", "assessor": "inference_risk", "n_attacks": 200, "max_risk": 0.3}]
+CHECKS = [{"id": "so", "assessor": "singling_out", "n_attacks": 100, "max_risk": 0.3},
+          {"id": "link", "assessor": "linkability", "n_attacks": 200, "max_risk": 0.3,
+           "aux_columns": [FIRST, SECOND]},
+          {"id": "inf", "assessor": "inference", "secret": "disease", "n_attacks": 200, "max_risk": 0.3}]
 
 
 def test_cli_audit_of_a_leaky_release(tmp_path, data):
@@ -222,10 +222,11 @@ def test_cli_audit_of_a_leaky_release(tmp_path, data):
         c = checks[name]
         assert c["status"] == "fail" and c["value"] > 0.6, c
         d = c["details"]
-        assert d["risk"]["ci"][0] <= c["value"] <= d["risk"]["ci"][1]
+        assert d["risk"]["ci"][0] <= c["value"] <= d["risk"]["ci"][1] and d["risk_ci"] == d["risk"]["ci"]
+        assert all(len(d[rate]["ci"]) == 2 for rate in ("attack_rate", "control_rate", "baseline_rate"))
         assert {"attack_rate", "control_rate", "baseline_rate", "n_attacks"} <= set(d)
     assert checks["inf"]["details"]["worst_secret"] == "disease"
-    assert checks["link"]["details"]["aux_cols"] == [FIRST, SECOND]
+    assert checks["link"]["details"]["aux_columns"] == [FIRST, SECOND]
     html = (tmp_path / "report.html").read_text()
     assert "Success rates of the linkability attack" in html and "naive baseline" in html
 
@@ -243,20 +244,20 @@ def test_report_sections_render(data):
     from privaudit.core.audit import run_audit
     from privaudit.testing import assert_section_renders
 
-    policy = {**POLICY, "checks": [*CHECKS[:2], {**CHECKS[2], "secrets": ["disease", "job"],
-                                                   "aux_cols": ["age", "income", "zip", "sex"]}]}
+    policy = {**POLICY, "checks": [*CHECKS[:2], {**CHECKS[2], "secret": ["disease", "job"],
+                                                   "aux_columns": ["age", "income", "zip", "sex"]}]}
     result = run_audit(data["half"], policy, original=data["train"], control=data["control"])
     for check_id in ("so", "link", "inf"):
         assert_section_renders(result, check_id)
 
 
 def test_unknown_aux_column_is_one_line_naming_the_field(tmp_path, data):
-    bad = [{"assessor": "linkability_risk", "max_risk": 0.3, "aux_cols": [["age", "postcode"], ["job"]]}]
+    bad = [{"assessor": "linkability", "max_risk": 0.3, "aux_columns": [["age", "postcode"], ["job"]]}]
     synth, pol, train, holdout = _write(tmp_path, data, "copy", bad)
     run = run_cli("audit", synth, "--policy", pol, "--original", train, "--control", holdout)
     assert run.code == 2
     lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1 and "checks[0]: aux_cols[0]: 'postcode' is not a column of the policy" in lines[0]
+    assert len(lines) == 1 and "checks[0]: aux_columns[0]: 'postcode' is not a column of the policy" in lines[0]
 
 
 def test_missing_control_table_is_refused(tmp_path, data):

@@ -1,4 +1,4 @@
-"""singling_out_risk, linkability_risk, inference_risk: attacks on a synthetic release.
+"""singling_out, linkability, inference: attacks on a synthetic release.
 
 The three criteria of the Article 29 Working Party's opinion on anonymisation (WP216), measured as in
 Giomi et al., "A Unified Framework for Quantifying Privacy Risk in Synthetic Data" (PETS 2023; the
@@ -8,13 +8,13 @@ generator never saw (``--control``), and as a naive baseline. The risk is
 ``(r_train - r_control) / (1 - r_control)`` of the two Wilson success rates, with its confidence
 interval (see :mod:`privaudit.risk.synthetic_attacks`).
 
-* ``singling_out_risk``: predicates that isolate one synthetic record also isolate one real person
+* ``singling_out``: predicates that isolate one synthetic record also isolate one real person
   (``mode: univariate`` from rare values, ``multivariate`` from ``n_cols`` conditions; over ``columns``,
   default: the quasi-identifiers and sensitive columns);
-* ``linkability_risk``: two files holding the ``aux_cols`` subsets (default: the quasi-identifiers split
+* ``linkability``: two files holding the ``aux_columns`` subsets (default: the quasi-identifiers split
   in two halves) are joined through the ``n_neighbors`` nearest synthetic records;
-* ``inference_risk``: each ``secrets`` column (default: every sensitive column) is guessed from
-  ``aux_cols`` (default: the other quasi-identifiers and sensitive columns) through the nearest
+* ``inference``: the ``secret`` column (or each of several) (default: every sensitive column) is guessed from
+  ``aux_columns`` (default: the other quasi-identifiers and sensitive columns) through the nearest
   synthetic record; the check's value is the largest risk.
 
 value = the risk's point estimate; pass iff it is <= ``max_risk`` (``judge_by: lower_bound``: iff the
@@ -60,21 +60,28 @@ class SinglingOutParams(SyntheticAttackParams):
 
 
 class LinkabilityParams(SyntheticAttackParams):
-    aux_cols: tuple[list[str], list[str]] | None = Field(
+    aux_columns: tuple[list[str], list[str]] | None = Field(
         default=None, description="The two attribute subsets the attacker's files hold (default: the "
         "quasi-identifiers split in two halves).")
     n_neighbors: int = Field(default=1, ge=1, le=1000, description="Nearest synthetic records compared.")
 
 
 class InferenceParams(SyntheticAttackParams):
-    secrets: list[str] | None = Field(default=None, description="Columns to guess (default: every sensitive "
-                                      "column).")
-    aux_cols: list[str] | None = Field(default=None, description="What the attacker knows (default: the "
+    secret: str | list[str] | None = Field(default=None, description="The column to guess, or several (the "
+                                           "check reports the worst); default: every sensitive column.")
+    aux_columns: list[str] | None = Field(default=None, description="What the attacker knows (default: the "
                                        "quasi-identifiers and the other sensitive columns).")
     tolerance: float = Field(default=0.05, ge=0, le=1, description="Relative error of a right numeric guess.")
 
 
 # ----------------------------------------------------------------------------------------- columns
+def _secrets(params) -> list[str]:
+    """The ``secret`` parameter as a list (one column or several)."""
+    if params.secret is None:
+        return []
+    return [params.secret] if isinstance(params.secret, str) else list(params.secret)
+
+
 def _attributes(policy) -> list[str]:
     return [*policy.quasi_identifiers, *policy.sensitive]
 
@@ -96,8 +103,8 @@ def singling_out_columns(params: SinglingOutParams, policy) -> list[str]:
 
 
 def linkability_columns(params: LinkabilityParams, policy) -> tuple[list[str], list[str]]:
-    if params.aux_cols is not None:
-        return list(params.aux_cols[0]), list(params.aux_cols[1])
+    if params.aux_columns is not None:
+        return list(params.aux_columns[0]), list(params.aux_columns[1])
     qi = policy.quasi_identifiers
     half = (len(qi) + 1) // 2
     return qi[:half], qi[half:]
@@ -105,8 +112,8 @@ def linkability_columns(params: LinkabilityParams, policy) -> tuple[list[str], l
 
 def inference_columns(params: InferenceParams, policy) -> list[tuple[str, list[str]]]:
     """``(secret, auxiliary columns)`` per secret."""
-    secrets = list(params.secrets) if params.secrets else policy.sensitive
-    known = list(params.aux_cols) if params.aux_cols else _attributes(policy)
+    secrets = _secrets(params) or policy.sensitive
+    known = list(params.aux_columns) if params.aux_columns else _attributes(policy)
     return [(s, [c for c in known if c != s]) for s in secrets]
 
 
@@ -125,10 +132,10 @@ def validate_singling_out(params: SinglingOutParams, policy) -> str | None:
 def validate_linkability(params: LinkabilityParams, policy) -> str | None:
     first, second = linkability_columns(params, policy)
     for i, part in enumerate((first, second)):
-        field = f"aux_cols[{i}]" if params.aux_cols is not None else "aux_cols"
+        field = f"aux_columns[{i}]" if params.aux_columns is not None else "aux_columns"
         if not part:
-            return (f"{field}: an attribute subset is empty" if params.aux_cols is not None else
-                    "aux_cols: the policy has fewer than two quasi-identifiers to split; give aux_cols")
+            return (f"{field}: an attribute subset is empty" if params.aux_columns is not None else
+                    "aux_columns: the policy has fewer than two quasi-identifiers to split; give aux_columns")
         problem = _column_problem(part, policy, field)
         if problem:
             return problem
@@ -136,21 +143,21 @@ def validate_linkability(params: LinkabilityParams, policy) -> str | None:
 
 
 def validate_inference(params: InferenceParams, policy) -> str | None:
-    if not params.secrets and not policy.sensitive:
-        return "secrets: the policy has no sensitive column to infer; give secrets"
-    problem = _column_problem(params.secrets or policy.sensitive, policy, "secrets")
+    if not _secrets(params) and not policy.sensitive:
+        return "secret: the policy has no sensitive column to infer; give secret"
+    problem = _column_problem(_secrets(params) or policy.sensitive, policy, "secret")
     if problem:
         return problem
-    if params.aux_cols:
-        problem = _column_problem(params.aux_cols, policy, "aux_cols")
+    if params.aux_columns:
+        problem = _column_problem(params.aux_columns, policy, "aux_columns")
         if problem:
             return problem
-        for secret in params.secrets or policy.sensitive:
-            if secret in params.aux_cols:
-                return f"aux_cols: {secret!r} is the secret to infer; the attacker cannot know it"
+        for secret in _secrets(params) or policy.sensitive:
+            if secret in params.aux_columns:
+                return f"aux_columns: {secret!r} is the secret to infer; the attacker cannot know it"
     for secret, aux in inference_columns(params, policy):
         if not aux:
-            return f"aux_cols: nothing is left for the attacker to know besides the secret {secret!r}"
+            return f"aux_columns: nothing is left for the attacker to know besides the secret {secret!r}"
     return None
 
 
@@ -178,6 +185,7 @@ def _measurement(what: str, result: dict, params: SyntheticAttackParams, scope: 
     if not result["beats_baseline"]:
         message += ("; warning: the attack does no better than the naive baseline, so this risk cannot be "
                     "trusted")
+    details = {**details, "risk_ci": list(risk["ci"])}
     return Measurement(float(risk["value"]), params.max_risk, passed, message, details)
 
 
@@ -207,7 +215,7 @@ def run_linkability(ctx, params: LinkabilityParams) -> Measurement:
                                n_attacks=params.n_attacks, n_neighbors=params.n_neighbors,
                                confidence_level=params.confidence_level, seed=params.seed)
     result = found.to_dict()
-    details = {"attack": "linkability", "aux_cols": [first, second], "n_neighbors": params.n_neighbors,
+    details = {"attack": "linkability", "aux_columns": [first, second], "n_neighbors": params.n_neighbors,
                "judge_by": params.judge_by, **result}
     scope = f"linking ({', '.join(first)}) to ({', '.join(second)}) over {params.n_neighbors} nearest record(s)"
     return _measurement("linkability", result, params, scope, details)
@@ -222,7 +230,7 @@ def run_inference(ctx, params: InferenceParams) -> Measurement:
         found = inference_attack(training, synthetic, control, aux, secret, _numeric(ctx.policy, [*aux, secret]),
                                  n_attacks=params.n_attacks, tolerance=params.tolerance,
                                  confidence_level=params.confidence_level, seed=params.seed)
-        per_secret.append({"secret": secret, "aux_cols": aux, **found.to_dict()})
+        per_secret.append({"secret": secret, "aux_columns": aux, **found.to_dict()})
     worst = max(per_secret, key=lambda r: (_judged(r["risk"], params.judge_by), r["risk"]["value"]))
     details = {"attack": "inference", "worst_secret": worst["secret"], "tolerance": params.tolerance,
                "judge_by": params.judge_by, "secrets": per_secret,
@@ -262,10 +270,10 @@ def report_section(check, audit):
     if kind == "singling_out":
         target = f"{rt.fmt(d['n_predicates'])} {d['mode']} predicates over {rt.qi_phrase(d['columns'])}"
     elif kind == "linkability":
-        target = (f"files holding {rt.qi_phrase(d['aux_cols'][0])} and {rt.qi_phrase(d['aux_cols'][1])}, "
+        target = (f"files holding {rt.qi_phrase(d['aux_columns'][0])} and {rt.qi_phrase(d['aux_columns'][1])}, "
                   f"{d['n_neighbors']} nearest synthetic record(s)")
     else:
-        target = f"the secret {d['worst_secret']!r} from {rt.qi_phrase(d['aux_cols'])}"
+        target = f"the secret {d['worst_secret']!r} from {rt.qi_phrase(d['aux_columns'])}"
     summary = (f"An attacker using the synthetic release succeeds on {rt.share(attack_rate['value'])} of the people "
                f"in the training data against {rt.share(control_rate['value'])} of comparable people who were not "
                f"in it ({target}): the release adds a {kind.replace('_', '-')} risk of {rt.share(risk['value'])} "
@@ -320,7 +328,7 @@ def report_section(check, audit):
 NEEDS = frozenset({"training", "control", "table"})
 
 SINGLING_OUT = Assessor(
-    name="singling_out_risk", params=SinglingOutParams, run=run_singling_out, title="Singling-out risk (synthetic)",
+    name="singling_out", params=SinglingOutParams, run=run_singling_out, title="Singling-out risk (synthetic)",
     protects="identity",
     measures="how much more often predicates written on the synthetic release isolate exactly one of the people "
     "it was generated from than one of comparable people it was not",
@@ -328,7 +336,7 @@ SINGLING_OUT = Assessor(
     reference=REFERENCE, needs=NEEDS, validate_policy=validate_singling_out, report_section=report_section,
 )
 LINKABILITY = Assessor(
-    name="linkability_risk", params=LinkabilityParams, run=run_linkability, title="Linkability risk (synthetic)",
+    name="linkability", params=LinkabilityParams, run=run_linkability, title="Linkability risk (synthetic)",
     protects="identity",
     measures="how much more often two partial records of one person can be joined through the synthetic release "
     "for the people it was generated from than for comparable people it was not",
@@ -336,7 +344,7 @@ LINKABILITY = Assessor(
     reference=REFERENCE, needs=NEEDS, validate_policy=validate_linkability, report_section=report_section,
 )
 INFERENCE = Assessor(
-    name="inference_risk", params=InferenceParams, run=run_inference, title="Inference risk (synthetic)",
+    name="inference", params=InferenceParams, run=run_inference, title="Inference risk (synthetic)",
     protects="attribute",
     measures="how much better a sensitive attribute of the people the release was generated from is guessed "
     "from the nearest synthetic record than that of comparable people it was not generated from",

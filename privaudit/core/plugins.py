@@ -29,7 +29,7 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.interval_disclosure",
     "privaudit.assessors.rr_attribute_disclosure",
     "privaudit.assessors.record_linkage",
-    "privaudit.assessors.synthetic_distance",
+    "privaudit.assessors.distance_to_closest_record",
     "privaudit.assessors.suda2",
     "privaudit.assessors.synthetic_attacks",
     "privaudit.remediation.methods.suppress",

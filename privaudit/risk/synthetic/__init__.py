@@ -14,7 +14,7 @@ from privaudit.risk.synthetic.distance import (
     count_within,
     gower_matrix,
     nearest_two,
-    synthetic_distance,
+    distance_to_closest_record,
 )
 
 __all__ = [
@@ -27,5 +27,5 @@ __all__ = [
     "count_within",
     "gower_matrix",
     "nearest_two",
-    "synthetic_distance",
+    "distance_to_closest_record",
 ]

@@ -82,7 +82,7 @@ from privaudit.core.concurrency import ordered_map
 
 __all__ = [
     "DistanceResult", "Encoded", "GowerSpace", "Neighbours", "binomial_interval", "binomial_sf", "count_within",
-    "gower_matrix", "nearest_two", "synthetic_distance",
+    "gower_matrix", "nearest_two", "distance_to_closest_record",
 ]
 
 Kind = Literal["numeric", "ordinal", "nominal"]
@@ -538,7 +538,7 @@ def quantiles(values: np.ndarray | None, qs: Sequence[float] = QUANTILES) -> dic
     return {f"p{100 * q:g}": float(v) for q, v in zip(qs, got)}
 
 
-def synthetic_distance(synthetic: pd.DataFrame, training: pd.DataFrame, control: pd.DataFrame | None,
+def distance_to_closest_record(synthetic: pd.DataFrame, training: pd.DataFrame, control: pd.DataFrame | None,
                        kinds: Mapping[str, str], *, workers: int | None = None,
                        progress: Callable[[int, int], None] | None = None,
                        block_rows: int = BLOCK_ROWS, tile_rows: int = TILE_ROWS) -> DistanceResult:

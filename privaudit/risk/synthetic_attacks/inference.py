@@ -38,11 +38,11 @@ def correct_guesses(guesses: np.ndarray, secrets: np.ndarray, numeric: bool, tol
 
 
 def inference_attack(training: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame,
-                     aux_cols: Sequence[str], secret: str, numeric: Mapping[str, bool], *, n_attacks: int = 500,
+                     aux_columns: Sequence[str], secret: str, numeric: Mapping[str, bool], *, n_attacks: int = 500,
                      tolerance: float = 0.05, confidence_level: float = 0.95, seed: int = 0) -> AttackOutcome:
-    """Run the inference attack for ``secret`` from ``aux_cols`` on ``n_attacks`` training and control
+    """Run the inference attack for ``secret`` from ``aux_columns`` on ``n_attacks`` training and control
     records (fewer when a table is smaller) and the naive baseline."""
-    aux = list(aux_cols)
+    aux = list(aux_columns)
     columns = [*aux, secret]
     syn, train, ctrl = encode([synthetic, training, control], columns, numeric)
     mask = np.array([bool(numeric[c]) for c in columns])

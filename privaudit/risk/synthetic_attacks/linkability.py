@@ -129,12 +129,12 @@ def linked(first: np.ndarray, second: np.ndarray) -> np.ndarray:
 
 
 def linkability_attack(training: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame,
-                       aux_cols: tuple[Sequence[str], Sequence[str]], numeric: Mapping[str, bool], *,
+                       aux_columns: tuple[Sequence[str], Sequence[str]], numeric: Mapping[str, bool], *,
                        n_attacks: int = 500, n_neighbors: int = 1, confidence_level: float = 0.95,
                        seed: int = 0) -> AttackOutcome:
     """Run the linkability attack on ``n_attacks`` training and control records (fewer when a table is
     smaller) and the naive baseline; ``numeric`` says which columns are numeric."""
-    first, second = list(aux_cols[0]), list(aux_cols[1])
+    first, second = list(aux_columns[0]), list(aux_columns[1])
     columns = list(dict.fromkeys([*first, *second]))
     syn, train, ctrl = encode([synthetic, training, control], columns, numeric)
     mask = np.array([bool(numeric[c]) for c in columns])

@@ -1,4 +1,4 @@
-"""synthetic_distance: Gower distance, the blocked nearest-two search, DCR/NNDR/holdout statistics, the CLI."""
+"""distance_to_closest_record: Gower distance, the blocked nearest-two search, DCR/NNDR/holdout statistics, the CLI."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from privaudit.risk.synthetic.distance import (
     count_within,
     gower_matrix,
     nearest_two,
-    synthetic_distance,
+    distance_to_closest_record,
 )
 from privaudit.testing import assert_section_renders, audit_frame, check_result, run_cli
 
@@ -130,7 +130,7 @@ def test_copies_fail_and_independent_draws_pass():
     rng = np.random.default_rng(5)
     training, holdout = typed(population(rng, 600)), typed(population(rng, 400))
     fresh = typed(population(rng, 500))
-    good = synthetic_distance(fresh, training, holdout, KINDS, workers=1)
+    good = distance_to_closest_record(fresh, training, holdout, KINDS, workers=1)
     assert good.exact_share < 0.01
     lo, hi = good.closer_interval()
     assert good.expected_closer == pytest.approx(0.6) and lo <= 0.6 <= hi
@@ -140,7 +140,7 @@ def test_copies_fail_and_independent_draws_pass():
     copied = training.sample(500, random_state=1).reset_index(drop=True)
     noisy = rng.random(500) < 0.3
     copied.loc[noisy, "age"] = copied.loc[noisy, "age"] + 1
-    bad = synthetic_distance(copied, training, holdout, KINDS, workers=2)
+    bad = distance_to_closest_record(copied, training, holdout, KINDS, workers=2)
     assert bad.exact_share == pytest.approx(0.7, abs=0.01)
     assert bad.closer_interval()[0] > 0.9
     assert bad.below_holdout_p5 / 500 > 0.9
@@ -182,7 +182,7 @@ def write_inputs(folder, rng, synthetic_kind: str, checks: str, control_drop: st
 
 def test_cli_end_to_end(tmp_path):
     rng = np.random.default_rng(11)
-    check = "  - {id: dcr, assessor: synthetic_distance, max_below_holdout_p5: 0.2}"
+    check = "  - {id: dcr, assessor: distance_to_closest_record, max_below_holdout_p5: 0.2}"
     synth, pol, train, holdout = write_inputs(tmp_path, rng, "fresh", check)
     out = tmp_path / "report.json"
     run = run_cli("audit", synth, "--policy", pol, "--original", train, "--control", holdout, "--json", out)
@@ -216,7 +216,7 @@ def test_report_section_renders():
     rng = np.random.default_rng(3)
     training, synthetic = population(rng, 120), population(rng, 80)
     policy = {"columns": {k: v for k, v in POLICY_COLUMNS.items() if k not in ("rid", "name", "w")},
-              "checks": [{"id": "dcr", "assessor": "synthetic_distance", "max_exact_copies": 0.05}]}
+              "checks": [{"id": "dcr", "assessor": "distance_to_closest_record", "max_exact_copies": 0.05}]}
     result = audit_frame(synthetic, policy, original=training)
     assert check_result(result, "dcr")["status"] == "pass"
     html = assert_section_renders(result, "dcr")
@@ -225,7 +225,7 @@ def test_report_section_renders():
 
 def test_bad_inputs(tmp_path):
     rng = np.random.default_rng(2)
-    synth, pol, train, holdout = write_inputs(tmp_path, rng, "fresh", "  - {assessor: synthetic_distance}",
+    synth, pol, train, holdout = write_inputs(tmp_path, rng, "fresh", "  - {assessor: distance_to_closest_record}",
                                               control_drop="job")
     run = run_cli("audit", synth, "--policy", pol, "--original", train, "--control", holdout)
     assert run.code == 2
@@ -235,7 +235,29 @@ def test_bad_inputs(tmp_path):
     run = run_cli("audit", synth, "--policy", pol)
     assert run.code == 2 and "--original" in run.stderr
     # a record id is not a synthesised value
-    pol.write_text(pol.read_text().replace("{assessor: synthetic_distance}",
-                                           "{assessor: synthetic_distance, columns: [rid, age]}"))
+    pol.write_text(pol.read_text().replace("{assessor: distance_to_closest_record}",
+                                           "{assessor: distance_to_closest_record, columns: [rid, age]}"))
     run = run_cli("audit", synth, "--policy", pol, "--original", train)
     assert run.code == 2 and "'rid' has role 'record_id'" in run.stderr
+
+
+def test_exact_copies_are_judged_against_the_holdouts_own_share():
+    """With few column combinations fresh records equal training records by chance: by default the synthetic
+    release may hold as many exact copies as the holdout does (and no more)."""
+    rng = np.random.default_rng(5)
+
+    def draw(n):
+        return pd.DataFrame({"a": rng.choice(list("xy"), n), "b": rng.choice(list("pq"), n)})
+
+    train, holdout, fresh = draw(400), draw(400), draw(400)
+    policy = {"columns": {"a": {"role": "quasi_identifier"}, "b": {"role": "quasi_identifier"}},
+              "checks": [{"id": "dcr", "assessor": "distance_to_closest_record"}]}
+    import privaudit
+
+    report = privaudit.audit(fresh, policy, original=train, control=holdout)
+    check = report.to_dict()["checks"][1]
+    assert check["details"]["exact_copies_share"] == 1.0 == check["details"]["exact_copies_limit"]
+    assert check["status"] == "pass", check["message"]
+    strict = privaudit.audit(fresh, {**policy, "checks": [{**policy["checks"][0], "max_exact_copies": 0.5}]},
+                             original=train, control=holdout)
+    assert strict.to_dict()["checks"][1]["status"] == "fail"

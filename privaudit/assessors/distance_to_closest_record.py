@@ -1,4 +1,4 @@
-"""synthetic_distance: do synthetic records lie closer to the training records than fresh records do?
+"""distance_to_closest_record: do synthetic records lie closer to the training records than fresh records do?
 
 Inputs: the released table is the synthetic release; ``--original FILE`` is the **training** table the
 generator was fitted on (``ctx.training``, not aligned to the release); ``--control FILE`` is an optional
@@ -18,7 +18,8 @@ Computed (exact nearest-two-neighbour search, blocked, any table size in bounded
   synthetic records below its 5th percentile, and the share of synthetic records closer to training than
   to the holdout with a binomial confidence interval, against ``n_train / (n_train + n_holdout)``.
 
-Pass rule: the share of exact copies is at most ``max_exact_copies`` (default 0); with a holdout, also
+Pass rule: the share of exact copies is at most ``max_exact_copies`` (default: the holdout's own share of
+records equal to a training record, or 0 without a holdout); with a holdout, also
 the lower end of the ``confidence`` interval (default 95%, Clopper-Pearson) of the share closer to
 training is at most ``expected + closer_margin`` (a one-sided test at level (1 - confidence) / 2), and,
 when ``max_below_holdout_p5`` is given, the share below the holdout's 5th percentile is at most that.
@@ -45,8 +46,9 @@ HISTOGRAM_BINS = 30
 class SyntheticDistanceParams(Params):
     columns: list[str] | None = Field(default=None, description="Columns compared (default: every policy "
                                       "column but identifiers, record ids and weights).")
-    max_exact_copies: float = Field(default=0.0, ge=0, le=1, description="Largest allowed share of synthetic "
-                                    "records equal to a training record on the compared columns.")
+    max_exact_copies: float | None = Field(default=None, ge=0, le=1, description="Largest allowed share of "
+                                           "synthetic records equal to a training record on the compared columns "
+                                           "(default: the holdout's own share, or 0 without a holdout).")
     closer_margin: float = Field(default=0.0, ge=0, le=1, description="Tolerated excess of the share closer to "
                                  "training over its expected value n_train / (n_train + n_holdout).")
     confidence: float = Field(default=0.95, ge=0.5, lt=1, description="Confidence of the interval of the share "
@@ -96,8 +98,17 @@ def _histogram(dcr: np.ndarray, holdout: np.ndarray | None, p5: float | None) ->
     return out
 
 
+def exact_copies_limit(params: SyntheticDistanceParams, r) -> float:
+    """The largest allowed share of exact copies: ``max_exact_copies`` when given; else, with a holdout, the
+    holdout's own share of records equal to a training record (fresh records of the same population match
+    training records that often by chance when the columns have few combinations); else 0."""
+    if params.max_exact_copies is not None:
+        return float(params.max_exact_copies)
+    return r.holdout_exact / r.n_control if r.has_control and r.n_control else 0.0
+
+
 def run(ctx, params: SyntheticDistanceParams) -> Measurement:
-    from privaudit.risk.synthetic.distance import quantiles, synthetic_distance
+    from privaudit.risk.synthetic.distance import quantiles, distance_to_closest_record
 
     columns = compared_columns(params, ctx.policy)
     kinds = {c: ctx.policy.columns[c].type for c in columns}
@@ -106,17 +117,19 @@ def run(ctx, params: SyntheticDistanceParams) -> Measurement:
         if ctx.progress:
             ctx.progress("synthetic distances", done, total)
 
-    r = synthetic_distance(ctx.table, ctx.training, ctx.control, kinds, progress=report)
+    r = distance_to_closest_record(ctx.table, ctx.training, ctx.control, kinds, progress=report)
     failed: list[str] = []
-    if exceeds(r.exact_share, params.max_exact_copies):
-        failed.append(f"{share(r.exact_share)} exact copies of training records (max_exact_copies "
-                      f"{params.max_exact_copies:g})")
+    copies_limit = exact_copies_limit(params, r)
+    if exceeds(r.exact_share, copies_limit):
+        basis = (f"max_exact_copies {copies_limit:g}" if params.max_exact_copies is not None else
+                 f"the holdout's own share {share(copies_limit)}" if r.has_control else "max_exact_copies 0")
+        failed.append(f"{share(r.exact_share)} exact copies of training records ({basis})")
     details = {
         "columns": columns,
         "treatment": dict(zip(r.space.columns, r.space.treated)),
         "distance": "gower",
         "n_synthetic": r.n_synthetic, "n_training": r.n_training, "n_control": r.n_control,
-        "exact_copies": r.exact_copies, "exact_copies_share": r.exact_share,
+        "exact_copies": r.exact_copies, "exact_copies_share": r.exact_share, "exact_copies_limit": copies_limit,
         "dcr_quantiles": {"synthetic_to_training": quantiles(r.dcr)},
         "nndr_quantiles": {"synthetic": quantiles(r.nndr)},
     }
@@ -144,7 +157,7 @@ def run(ctx, params: SyntheticDistanceParams) -> Measurement:
             "closer_p_value": r.closer_p_value(params.closer_margin),
         })
         value = r.closer_share
-        threshold = {"max_exact_copies": params.max_exact_copies, "closer_to_training": limit}
+        threshold = {"max_exact_copies": copies_limit, "closer_to_training": limit}
         if params.max_below_holdout_p5 is not None:
             threshold["max_below_holdout_p5"] = params.max_below_holdout_p5
         message = (f"{share(r.closer_share)} of {fmt(r.n_synthetic)} synthetic records are closer to a training "
@@ -155,7 +168,7 @@ def run(ctx, params: SyntheticDistanceParams) -> Measurement:
         details["note"] = ("the comparison with fresh records (closer to training than to a holdout, the holdout's "
                            "5th percentile) needs a holdout table: pass --control FILE")
         value = r.exact_share
-        threshold = {"max_exact_copies": params.max_exact_copies}
+        threshold = {"max_exact_copies": copies_limit}
         median = details["dcr_quantiles"]["synthetic_to_training"]["p50"]
         message = (f"{share(r.exact_share)} of {fmt(r.n_synthetic)} synthetic records are exact copies of a training "
                    f"record; median distance to the closest training record {fmt(median, 3)} (Gower); without "
@@ -169,13 +182,13 @@ def run(ctx, params: SyntheticDistanceParams) -> Measurement:
 
 # ------------------------------------------------------------------------------------------ report
 def report_section(check, audit):
-    """The section of a synthetic_distance check: the sentence, a histogram of distances to the closest
+    """The section of a distance_to_closest_record check: the sentence, a histogram of distances to the closest
     training record (synthetic and holdout), and the quantile table."""
     from privaudit.report import charts
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = check["details"], check["params"]
+    d = check["details"]
     n = int(d["n_synthetic"])
     copies = rt.share(d["exact_copies_share"])
     columns = len(d["columns"])
@@ -188,7 +201,7 @@ def report_section(check, audit):
                    f"interval {rt.share(lo)}–{rt.share(hi)}); {copies} are exact copies of a training record on "
                    f"the {columns} compared columns (holdout records: {rt.share(d['holdout_exact_share'])}).")
         value_text = rt.share(d["share_closer_to_training"])
-        threshold_text = (f"interval ≤ {rt.share(d['closer_limit'])}, copies ≤ {rt.share(p['max_exact_copies'])}")
+        threshold_text = (f"interval ≤ {rt.share(d['closer_limit'])}, copies ≤ {rt.share(d['exact_copies_limit'])}")
     else:
         median = (d["dcr_quantiles"]["synthetic_to_training"] or {}).get("p50")
         summary = (f"{copies} of the {rt.fmt(n)} synthetic records are exact copies of a training record on the "
@@ -196,7 +209,7 @@ def report_section(check, audit):
                    f"{rt.fmt(median, 3)}. Whether synthetic records are closer to the training records than fresh "
                    "records would be needs a holdout table (--control FILE).")
         value_text = copies
-        threshold_text = f"copies ≤ {rt.share(p['max_exact_copies'])}"
+        threshold_text = f"copies ≤ {rt.share(d['exact_copies_limit'])}"
     paragraphs = [
         "Distance: Gower, the mean over the compared columns of |a − b| / range of the training column (capped at "
         "1) for numeric ones, the rank difference over the scale for ordinal ones and 0/1 for nominal ones; a "
@@ -267,7 +280,7 @@ def report_section(check, audit):
 
 
 ASSESSOR = Assessor(
-    name="synthetic_distance",
+    name="distance_to_closest_record",
     params=SyntheticDistanceParams,
     run=run,
     title="Distance to closest record (synthetic data)",
