@@ -32,6 +32,7 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.distance_to_closest_record",
     "privaudit.assessors.suda2",
     "privaudit.assessors.synthetic_attacks",
+    "privaudit.assessors.cap",
     "privaudit.remediation.methods.suppress",
     "privaudit.remediation.methods.randomize",
     "privaudit.remediation.methods.microaggregate",
