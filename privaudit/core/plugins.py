@@ -33,6 +33,7 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.suda2",
     "privaudit.assessors.synthetic_attacks",
     "privaudit.assessors.cap",
+    "privaudit.assessors.reidentification_risk",
     "privaudit.remediation.methods.suppress",
     "privaudit.remediation.methods.randomize",
     "privaudit.remediation.methods.microaggregate",

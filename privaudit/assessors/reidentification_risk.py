@@ -1,0 +1,145 @@
+"""reidentification_risk: ARX's three attacker models (prosecutor, journalist, marketer) on the class summary.
+
+Figures (:mod:`privaudit.risk.attacker_models`; El Emam 2013; ARX ``RiskModelSampleSummary``): for each
+model the highest, lowest and average (success-rate) risk and the share of records whose risk exceeds
+``risk_threshold``; the marketer model has a success rate only. The journalist and marketer models compare
+the release with a population: ``population: FILE`` (a table containing the release, with the
+quasi-identifier columns; F_k counted per class), or ``use_weights: true`` (F_k estimated by the sum of the
+weight column over the class, at least f_k); without either F_k = f_k, as ARX does without a population
+table, and the three models agree.
+
+Parameters: ``model`` (prosecutor, default; journalist; marketer), ``measure`` (average, default; highest;
+records_at_risk; the marketer model has only average), ``max_risk`` (required), ``risk_threshold``
+(default 0.2, a record-risk threshold often used for public releases; ARX takes it as an argument).
+value = the chosen model's chosen measure; pass iff value <= ``max_risk``. details: ``prosecutor``,
+``journalist``, ``marketer`` (every figure of every model), ``population`` ("file", "weights" or "release").
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.helpers import exceeds
+from privaudit.core.errors import DataError
+from privaudit.core.hookspecs import hookimpl
+
+
+class ReidentificationRiskParams(Params):
+    model: Literal["prosecutor", "journalist", "marketer"] = "prosecutor"
+    measure: Literal["average", "highest", "records_at_risk"] = "average"
+    max_risk: float = Field(ge=0, le=1, description="Largest allowed value of the chosen measure.")
+    risk_threshold: float = Field(default=0.2, gt=0, le=1, description="Record risk above which a record is at "
+                                  "risk.")
+    population: str | None = Field(default=None, description="CSV/Parquet of a population containing the "
+                                   "release (same quasi-identifier columns).")
+    use_weights: bool = Field(default=False, description="Estimate F_k by the class's sum of weights.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "ReidentificationRiskParams":
+        if self.model == "marketer" and self.measure != "average":
+            raise ValueError("the marketer model has only the average (success rate) measure")
+        if self.population is not None and self.use_weights:
+            raise ValueError("give population or use_weights, not both")
+        return self
+
+
+def validate(params: ReidentificationRiskParams, policy) -> str | None:
+    if params.population is not None:
+        policy.resolve_path(params.population, "population")
+    if params.use_weights and not policy.columns_with("weight"):
+        return "use_weights: the policy has no column with role 'weight'"
+    return None
+
+
+def population_sizes(ctx, params: ReidentificationRiskParams) -> tuple[np.ndarray | None, str]:
+    """F_k per class of ``ctx.summary`` and where it came from."""
+    from privaudit.core.data import load_table
+
+    s = ctx.summary
+    if params.use_weights:
+        return np.maximum(np.asarray(s.weight_sums, dtype=float), s.sizes), "weights"
+    if params.population is None:
+        return None, "release"
+    qi = ctx.policy.quasi_identifiers
+    path = ctx.policy.resolve_path(params.population, "population")
+    population = load_table(path, ctx.policy, what="population table", required=qi).frame
+    keys = s.representatives(np.arange(s.n_classes), qi).astype("string").fillna("\0")
+    counts = population[qi].astype("string").fillna("\0").value_counts(dropna=False).rename("F").reset_index()
+    joined = keys.merge(counts, on=qi, how="left")
+    big_f = joined["F"].to_numpy(dtype=float)
+    if np.isnan(big_f).any() or (big_f < s.sizes).any():
+        lacking = int(np.count_nonzero(np.isnan(big_f) | (big_f < s.sizes)))
+        raise DataError(f"{path}: the population table does not contain the release ({lacking} classes of the "
+                        "release have fewer records in it)")
+    return big_f, "file"
+
+
+def run(ctx, params: ReidentificationRiskParams) -> Measurement:
+    from privaudit.risk.attacker_models import attacker_risks
+
+    s = ctx.summary
+    big_f, source = population_sizes(ctx, params)
+    risks = attacker_risks(s.sizes, big_f, params.risk_threshold)
+    details = {**risks.to_dict(), "population": source, "classes": int(s.n_classes), "records": int(s.n_records)}
+    value = details[params.model][params.measure]
+    passed = not exceeds(value, params.max_risk)
+    message = (f"{params.model} risk, {params.measure.replace('_', ' ')}: {value:.4g} (max_risk {params.max_risk:g}); "
+               f"prosecutor highest {risks.prosecutor.highest:.3g}, average {risks.prosecutor.average:.3g}, "
+               f"{risks.prosecutor.records_at_risk:.2%} of records above {params.risk_threshold:g}")
+    return Measurement(value, params.max_risk, passed, message, details)
+
+
+def report_section(check, audit):
+    """The report section: the three models side by side."""
+    from privaudit.report import sections as rs
+    from privaudit.report import text as rt
+
+    if check["status"] == "error":
+        return rs.ReportSection(summary=check["message"])
+    d, p = check["details"], check["params"]
+    source = {"file": "a population table", "weights": "the sampling weights",
+              "release": "the release itself (no population given: journalist and marketer equal prosecutor)"}[
+        d["population"]]
+    summary = (f"Under the {p['model']} model the {p['measure'].replace('_', ' ')} re-identification risk is "
+               f"{rt.share(check['value'])} (the policy allows {rt.share(p['max_risk'])}).")
+    rows = [[model, rt.share(d[model]["highest"]), rt.share(d[model]["average"]),
+             rt.share(d[model]["records_at_risk"])] for model in ("prosecutor", "journalist")]
+    rows.append(["marketer", "—", rt.share(d["marketer"]["average"]), "—"])
+    table = rs.DataTable(["attacker model", "highest risk", "average risk (success rate)",
+                          f"records with risk > {rt.share(d['threshold'])}"], rows,
+                         caption="Re-identification risk under the three attacker models",
+                         numeric=frozenset({1, 2, 3}))
+    return rs.ReportSection(
+        summary=summary, value_text=rt.share(check["value"]), threshold_text=f"≤ {rt.share(p['max_risk'])}",
+        paragraphs=["The prosecutor knows their target is in the release; the journalist targets someone of the "
+                    "population; the marketer tries to re-identify as many people as possible. Population class "
+                    f"sizes come from {source}."],
+        tables=[table],
+        limitations="the models count exact matches on the quasi-identifiers; an intruder with other knowledge "
+        "or approximate matching is not modelled.")
+
+
+ASSESSOR = Assessor(
+    name="reidentification_risk",
+    params=ReidentificationRiskParams,
+    run=run,
+    title="Re-identification risk (prosecutor, journalist, marketer)",
+    protects="identity",
+    measures="the chance that an intruder re-identifies a record under ARX's three attacker models",
+    formula="prosecutor: risk 1/f_k, success rate c/n; journalist: risk 1/F_k, success rate max(c/ΣF_k, "
+    "Σ(f_k/F_k)/n); marketer: Σ(f_k/F_k)/n; records at risk: share of records with risk > threshold",
+    reference="K. El Emam, Guide to the De-Identification of Personal Health Information, CRC 2013, ch. 16-18; "
+    "ARX 3.9 RiskModelSampleSummary (Prasser et al.)",
+    validate_policy=validate,
+    report_section=report_section,
+    concurrent=True,
+)
+
+
+@hookimpl
+def privaudit_assessors():
+    return [ASSESSOR]
