@@ -67,3 +67,24 @@ def value_histogram(values: np.ndarray, bins: int = 20, lo: float | None = None,
     counts, edges = np.histogram(finite, bins=bins, range=(lo, hi), weights=None if weights is None else weights[keep])
     return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts],
             "infinite": int(np.isinf(values).sum())}
+
+
+def population_classes(ctx, population: str, field: str = "population"):
+    """A population table (``population``: a file named by a check, relative to the policy) grouped on the
+    quasi-identifiers, joined with the release's classes. Returns ``(F_k per release class, population class
+    sizes, release records per population class, path)``: F_k is NaN for a release class absent from the
+    population; population classes are every distinct QI combination of the population, in value order.
+    Used by ``k_map``, ``delta_presence`` and ``reidentification_risk``."""
+    from privaudit.core.data import load_table
+
+    s = ctx.summary
+    qi = ctx.policy.quasi_identifiers
+    path = ctx.policy.resolve_path(population, field)
+    table = load_table(path, ctx.policy, what="population table", required=qi).frame
+    missing = "\0missing"
+    pop = table[qi].astype("string").fillna(missing).value_counts(dropna=False, sort=False).rename("F").reset_index()
+    keys = s.representatives(np.arange(s.n_classes), qi).astype("string").fillna(missing)
+    keys["f"] = np.asarray(s.sizes)
+    release_in_pop = pop.merge(keys, on=qi, how="left")["f"].fillna(0).to_numpy(dtype=float)
+    big_f = keys.merge(pop, on=qi, how="left")["F"].to_numpy(dtype=float)
+    return big_f, pop["F"].to_numpy(dtype=float), release_in_pop, path

@@ -23,7 +23,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from privaudit.assessors.api import Assessor, Measurement, Params
-from privaudit.assessors.helpers import exceeds
+from privaudit.assessors.helpers import exceeds, population_classes
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
 
@@ -49,7 +49,8 @@ class ReidentificationRiskParams(Params):
 
 def validate(params: ReidentificationRiskParams, policy) -> str | None:
     if params.population is not None:
-        policy.resolve_path(params.population, "population")
+        if not policy.resolve_path(params.population, "population").exists():
+            return f"population: file {params.population!r} not found (paths are relative to the policy)"
     if params.use_weights and not policy.columns_with("weight"):
         return "use_weights: the policy has no column with role 'weight'"
     return None
@@ -57,20 +58,12 @@ def validate(params: ReidentificationRiskParams, policy) -> str | None:
 
 def population_sizes(ctx, params: ReidentificationRiskParams) -> tuple[np.ndarray | None, str]:
     """F_k per class of ``ctx.summary`` and where it came from."""
-    from privaudit.core.data import load_table
-
     s = ctx.summary
     if params.use_weights:
         return np.maximum(np.asarray(s.weight_sums, dtype=float), s.sizes), "weights"
     if params.population is None:
         return None, "release"
-    qi = ctx.policy.quasi_identifiers
-    path = ctx.policy.resolve_path(params.population, "population")
-    population = load_table(path, ctx.policy, what="population table", required=qi).frame
-    keys = s.representatives(np.arange(s.n_classes), qi).astype("string").fillna("\0")
-    counts = population[qi].astype("string").fillna("\0").value_counts(dropna=False).rename("F").reset_index()
-    joined = keys.merge(counts, on=qi, how="left")
-    big_f = joined["F"].to_numpy(dtype=float)
+    big_f, _, _, path = population_classes(ctx, params.population)
     if np.isnan(big_f).any() or (big_f < s.sizes).any():
         lacking = int(np.count_nonzero(np.isnan(big_f) | (big_f < s.sizes)))
         raise DataError(f"{path}: the population table does not contain the release ({lacking} classes of the "

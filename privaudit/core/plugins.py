@@ -34,6 +34,8 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.synthetic_attacks",
     "privaudit.assessors.cap",
     "privaudit.assessors.reidentification_risk",
+    "privaudit.assessors.k_map",
+    "privaudit.assessors.delta_presence",
     "privaudit.remediation.methods.suppress",
     "privaudit.remediation.methods.randomize",
     "privaudit.remediation.methods.microaggregate",

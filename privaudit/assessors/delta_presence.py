@@ -1,0 +1,105 @@
+"""delta_presence: an intruder who knows a person is in the population cannot tell too well whether they
+are in the release (Nergiz, Atzori & Clifton 2007, "Hiding the Presence of Individuals from Shared
+Databases", SIGMOD, Definition 3; ARX 3.9 ``DPresence``).
+
+The release R is a subset of a population table P (``population: FILE``, with the quasi-identifier
+columns). For every combination of quasi-identifier values in P (a population class C), δ(C) = |R ∩ C| /
+|P ∩ C|, the probability that a person of C is in the release. The release is (δ_min, δ_max)-present when
+δ_min <= δ(C) <= δ_max for every population class (classes absent from the release have δ = 0). value =
+max δ; pass iff max δ <= ``delta_max`` and min δ >= ``delta_min``. details: ``delta_min_measured``,
+``delta_max_measured``, ``population_classes``, ``classes_above`` / ``classes_below`` and their records.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pydantic import Field, model_validator
+
+from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.helpers import exceeds, population_classes, reaches
+from privaudit.core.errors import DataError
+from privaudit.core.hookspecs import hookimpl
+
+
+class DeltaPresenceParams(Params):
+    delta_min: float = Field(default=0.0, ge=0, le=1, description="Smallest allowed δ of a population class.")
+    delta_max: float = Field(ge=0, le=1, description="Largest allowed δ of a population class.")
+    population: str = Field(description="CSV/Parquet of the population that contains the release.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "DeltaPresenceParams":
+        if self.delta_min > self.delta_max:
+            raise ValueError("delta_min is larger than delta_max")
+        return self
+
+
+def validate(params: DeltaPresenceParams, policy) -> str | None:
+    if not policy.resolve_path(params.population, "population").exists():
+        return f"population: file {params.population!r} not found (paths are relative to the policy)"
+    return None
+
+
+def run(ctx, params: DeltaPresenceParams) -> Measurement:
+    big_f, pop_sizes, in_release, path = population_classes(ctx, params.population)
+    if np.isnan(big_f).any() or (big_f < np.asarray(ctx.summary.sizes)).any():
+        raise DataError(f"{path}: the population table does not contain the release")
+    delta = in_release / pop_sizes
+    above, below = exceeds(delta, params.delta_max), ~reaches(delta, params.delta_min)
+    value = float(delta.max())
+    details = {
+        "delta_min_measured": float(delta.min()), "delta_max_measured": value,
+        "population_classes": int(len(delta)), "population_records": int(pop_sizes.sum()),
+        "classes_above": int(above.sum()), "records_above": int(in_release[above].sum()),
+        "classes_below": int(below.sum()), "population_records_below": int(pop_sizes[below].sum()),
+        "histogram": np.histogram(delta, bins=np.linspace(0, 1, 11))[0].tolist(),
+    }
+    passed = not above.any() and not below.any()
+    message = (f"δ ranges over {details['delta_min_measured']:.3g}–{value:.3g} across {len(delta)} population "
+               f"classes (allowed {params.delta_min:g}–{params.delta_max:g}); {details['classes_above']} above, "
+               f"{details['classes_below']} below")
+    return Measurement(value, {"delta_min": params.delta_min, "delta_max": params.delta_max}, passed, message, details)
+
+
+def report_section(check, audit):
+    from privaudit.report import charts
+    from privaudit.report import sections as rs
+    from privaudit.report import text as rt
+
+    if check["status"] == "error":
+        return rs.ReportSection(summary=check["message"])
+    d, p = check["details"], check["params"]
+    summary = (f"Knowing that a person belongs to the population, an intruder can tell they are in the release with "
+               f"probability at most {rt.share(d['delta_max_measured'])} (the policy allows "
+               f"{rt.share(p['delta_max'])}); {rt.fmt(d['classes_above'])} of {rt.fmt(d['population_classes'])} "
+               "population groups exceed it.")
+    edges = [i / 10 for i in range(11)]
+    figure = rs.Figure(charts.histogram_chart(
+        edges, d["histogram"], title="δ of the population groups", x_label="δ = share of the group in the release",
+        y_label="population groups", threshold=float(p["delta_max"]), threshold_label="δ_max",
+        failing=[e > float(p["delta_max"]) for e in edges[1:]]),
+        "Population groups by the share of their people who are in the release; bars right of δ_max fail.")
+    return rs.ReportSection(summary=summary, value_text=rt.share(check["value"]),
+                            threshold_text=f"{rt.share(p['delta_min'])} ≤ δ ≤ {rt.share(p['delta_max'])}",
+                            figures=[figure],
+                            limitations="δ-presence hides membership in the release; it does not stop "
+                            "re-identification of a person known to be in it (see k-anonymity).")
+
+
+ASSESSOR = Assessor(
+    name="delta_presence",
+    params=DeltaPresenceParams,
+    run=run,
+    title="δ-presence",
+    protects="identity",
+    measures="how well an intruder can tell whether a person of the population is in the release",
+    formula="δ(C) = |R ∩ C| / |P ∩ C| for every population class C; pass iff δ_min <= δ(C) <= δ_max",
+    reference="M. E. Nergiz, M. Atzori, C. Clifton, SIGMOD 2007, Definition 3; ARX 3.9 DPresence",
+    validate_policy=validate,
+    report_section=report_section,
+    concurrent=True,
+)
+
+
+@hookimpl
+def privaudit_assessors():
+    return [ASSESSOR]
