@@ -38,7 +38,7 @@ def findings(ctx) -> tuple[list, list, bool]:
         spec = declared.get(f.column)
         if spec is None:
             failing.append(f)
-        elif spec.role == "identifier" or (spec.role == "record_id" and f.kind == "record_key"):
+        elif spec.role == "identifier" or (spec.role in ("record_id", "household_id") and f.kind == "record_key"):
             continue  # declared as what it is
         elif f.confidence == "high":
             warnings.append(f)

@@ -13,6 +13,12 @@ Dankar's decision rule (as ARX does; see :mod:`privaudit.risk.population`): deta
 follow the model's definition by default (``snb: corrected``); ``snb: arx`` reproduces ARX's figures.
 Individual risk (sdcMicro's Benedetti–Franconi approximation, with F_k the sum of the ``weight``-role
 column over the class, or f_k without one): ``expected_reidentifications``, ``global_risk``.
+
+With a column of role ``household_id`` (several records per household or person): ``household``
+{``households``, ``expected_reidentifications``, ``global_risk`` (sdcMicro's hier_risk_ER / hier_risk: a
+household is re-identified when one member is, 1 - prod(1 - r_i)), ``max_household_risk``,
+``household_k`` (fewest distinct households in a class: k-anonymity counted in entities)} and per record
+``household_risk:<id>`` in ``--records`` (:mod:`privaudit.risk.household`; in-process engine).
 """
 
 from __future__ import annotations
@@ -75,6 +81,28 @@ def population_unique_given_sample_unique(unique_keys: pd.DataFrame, population:
     return float((pop_count == 1).mean()), int((pop_count == 0).sum())
 
 
+def _household(ctx, column: str, class_risk: np.ndarray) -> tuple[dict, dict]:
+    """Household risk (:mod:`privaudit.risk.household`) from the per-class record risks; needs the records."""
+    from privaudit.core.errors import DataError
+    from privaudit.risk.household import household_risk
+
+    if ctx.table is None:
+        raise ValueError("household risk needs the records (the in-process engine); the chunked, DuckDB and Spark "
+                         "engines summarise classes only")
+    ids = ctx.table[column]
+    missing = ids.isna()
+    if missing.any():
+        first = int(np.flatnonzero(missing.to_numpy())[0])
+        raise DataError(f"column {column!r} (household_id): row {first + 1} has no household id; every record "
+                        "needs one")
+    s = ctx.summary
+    h = household_risk(ids, np.asarray(class_risk)[s.class_of], s.class_of)
+    details = {"column": column, "households": h.households,
+               "expected_reidentifications": h.expected_reidentifications, "global_risk": h.global_risk,
+               "max_household_risk": h.max_household_risk, "household_k": h.household_k}
+    return details, {"household_risk": h.record_risk}
+
+
 def run(ctx, params: UniquenessParams) -> Measurement:
     s = ctx.summary
     class_fk = s.class_fk
@@ -110,9 +138,14 @@ def run(ctx, params: UniquenessParams) -> Measurement:
         details["weight_column"] = weights[0]
     else:
         record_risk = risk  # F_k = f_k: the individual risk is exactly 1/f_k (riskmodels.individual_risk)
+    record_risk = np.asarray(record_risk, dtype=float)
     expected = float((record_risk * s.sizes).sum())
     details["expected_reidentifications"] = expected
     details["global_risk"] = expected / s.n_records
+    per_record = {}
+    households = ctx.policy.columns_with("household_id")
+    if households:
+        details["household"], per_record = _household(ctx, households[0], record_risk)
     if params.population is not None:
         path = ctx.policy.resolve_path(params.population, "population")
         qi = ctx.policy.quasi_identifiers
@@ -125,7 +158,7 @@ def run(ctx, params: UniquenessParams) -> Measurement:
     details["worst_classes"] = ctx.worst_classes(class_fk, failing=class_fk == 1)
     message = (f"{fmt(uniques)} of {fmt(s.n_records)} records ({value:.2%}) are unique on their "
                f"quasi-identifiers; average re-identification risk {details['average_risk']:.4f}")
-    return Measurement(value, params.max_share, value <= params.max_share, message, details)
+    return Measurement(value, params.max_share, value <= params.max_share, message, details, per_record=per_record)
 
 
 def report_section(check, audit):

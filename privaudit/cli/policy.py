@@ -46,7 +46,7 @@ def check_one(path: str, args, registry) -> None:
             print(f"undeclared columns (not in the policy): {', '.join(undeclared)}")
         for f in scan_frame(table.frame.head(SAMPLE_ROWS)):  # the direct_identifiers check's scan
             spec = policy.columns.get(f.column)
-            if spec is not None and (spec.role == "identifier" or (spec.role == "record_id" and f.kind == "record_key")):
+            if spec is not None and (spec.role == "identifier" or (spec.role in ("record_id", "household_id") and f.kind == "record_key")):
                 continue
             where = "undeclared" if spec is None else f"declared {spec.role}"
             print(f"finding: {f.column} ({where}): {f.label}, {f.share:.0%} of sampled values; examples "

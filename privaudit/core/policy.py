@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the policy is a leaf: it is handed the registry, never impo
     from privaudit.assessors.api import Assessor, Params
     from privaudit.core.plugins import Registry
 
-Role = Literal["identifier", "quasi_identifier", "sensitive", "other", "weight", "record_id"]
+Role = Literal["identifier", "quasi_identifier", "sensitive", "other", "weight", "record_id", "household_id"]
 ColumnType = Literal["numeric", "ordinal", "nominal"]
 
 #: Tokens that always mean "missing or suppressed", besides the policy's ``data.missing``.

@@ -47,6 +47,7 @@ ROLE_LABEL = {
     "record_id": "record id (links to the original)",
     "weight": "sampling weight",
     "other": "other (neither known nor protected)",
+    "household_id": "household id (groups the records of one household or person)",
 }
 DEFAULT_LIMITS = {
     "identity": "protects against finding a person's record, not against learning their sensitive values.",
