@@ -36,6 +36,7 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.reidentification_risk",
     "privaudit.assessors.k_map",
     "privaudit.assessors.delta_presence",
+    "privaudit.assessors.risk_drivers",
     "privaudit.remediation.methods.suppress",
     "privaudit.remediation.methods.randomize",
     "privaudit.remediation.methods.microaggregate",
