@@ -57,3 +57,26 @@ def test_without_missing_values_wildcard_and_value_agree():
     wild = audit_context(full, POLICY).summary
     exact = audit_context(full, {**POLICY, "data": {"missing_qi": "value"}}).summary
     assert wild.weight_sums.tolist() == exact.weight_sums.tolist()
+
+
+# sdcMicro tests/testthat/test_indivRisk.R, method = "exact", with and without missing values, qual 1 and 2
+SDCMICRO_RK_EXACT_MISSING = [0.013552968, 0.085791288, 0.010504889, 0.032466112, 0.009756889, 0.009756889,
+                             0.039316254, 0.005962551]
+SDCMICRO_RK_EXACT_FULL_QUAL2 = [0.02710594, 0.17158258, 0.02710594, 0.35415167, 0.03755767, 0.03755767,
+                                0.07863251, 0.02710594]
+
+
+def test_exact_individual_risk_and_qual_match_sdcmicro(tmp_path):
+    exact = {**POLICY, "checks": [{"assessor": "uniqueness", "max_share": 1.0, "individual_risk": "exact"}]}
+    s = audit_context(SAMPLE, exact).summary
+    from privaudit.risk.individual_risk import individual_risk_exact
+
+    np.testing.assert_allclose(individual_risk_exact(s.class_fk, s.weight_sums)[s.class_of],
+                               SDCMICRO_RK_EXACT_MISSING, rtol=1e-6)
+    full = pd.DataFrame({"A": ["2", "3", "2", "2", "3", "3", "1", "2"], "B": ["3", "3", "3", "3", "3", "3", "4", "3"],
+                         "C": ["1", "3", "1", "2", "1", "1", "1", "1"], "weight": SAMPLE["weight"]})
+    qual2 = {**POLICY, "checks": [{"id": "u", "assessor": "uniqueness", "max_share": 1.0, "individual_risk": "exact",
+                                   "qual": 2}]}
+    details = check_result(audit_frame(full, qual2), "u")["details"]
+    assert details["expected_reidentifications"] == pytest.approx(sum(SDCMICRO_RK_EXACT_FULL_QUAL2), rel=1e-6)
+    assert details["individual_risk_method"] == "exact" and details["qual"] == 2

@@ -12,7 +12,9 @@ Dankar's decision rule (as ARX does; see :mod:`privaudit.risk.population`): deta
 ``population_uniqueness {pitman, zayatz, snb, dankar, model, pitman_converged}``. The SNB equations
 follow the model's definition by default (``snb: corrected``); ``snb: arx`` reproduces ARX's figures.
 Individual risk (sdcMicro's Benedetti–Franconi approximation, with F_k the sum of the ``weight``-role
-column over the class, or f_k without one): ``expected_reidentifications``, ``global_risk``.
+column over the class, or f_k without one): ``expected_reidentifications``, ``global_risk``;
+``individual_risk: exact`` uses the exact series (sdcMicro ``indivRisk(method = "exact")``) and ``qual``
+multiplies the risks as sdcMicro's ``qual`` does.
 
 With a column of role ``household_id`` (several records per household or person): ``household``
 {``households``, ``expected_reidentifications``, ``global_risk`` (sdcMicro's hier_risk_ER / hier_risk: a
@@ -32,7 +34,7 @@ from pydantic import Field, model_validator
 from privaudit.assessors.api import Assessor, Measurement, Params
 from privaudit.core.data import load_table
 from privaudit.core.hookspecs import hookimpl
-from privaudit.risk.individual_risk import individual_risk
+from privaudit.risk.individual_risk import individual_risk, individual_risk_exact
 from privaudit.risk.population import population_uniqueness
 from privaudit.core.summary import column_codes, pack_keys
 from privaudit.assessors.helpers import value_histogram
@@ -46,6 +48,11 @@ class UniquenessParams(Params):
     sampling_fraction: float | None = Field(default=None, gt=0, le=1, description="Release size / population size.")
     population_size: int | None = Field(default=None, ge=1, description="Size of the population sampled.")
     snb: Literal["corrected", "arx"] = Field(default="corrected", description="SNB model equations.")
+    individual_risk: Literal["approx", "exact"] = Field(
+        default="approx", description="Benedetti-Franconi individual risk: sdcMicro's approximation (its default in "
+        "measure_risk) or the exact series (indivRisk(method = 'exact')).")
+    qual: float = Field(default=1.0, gt=0, description="sdcMicro's qual factor: the individual risks are multiplied "
+                        "by it (a correction for the quality of the population estimate).")
 
     @model_validator(mode="after")
     def _one_population_figure(self) -> "UniquenessParams":
@@ -134,11 +141,13 @@ def run(ctx, params: UniquenessParams) -> Measurement:
     weights = ctx.policy.columns_with("weight")
     if weights:
         Fk = s.weight_sums  # F_k per class: the weights of the records its records match
-        record_risk = individual_risk(s.class_fk, Fk)  # per class; every record of a class shares it
+        estimate = individual_risk_exact if params.individual_risk == "exact" else individual_risk
+        record_risk = estimate(s.class_fk, Fk)  # per class; every record of a class shares it
         details["weight_column"] = weights[0]
     else:
         record_risk = risk  # F_k = f_k: the individual risk is exactly 1/f_k (riskmodels.individual_risk)
-    record_risk = np.asarray(record_risk, dtype=float)
+    record_risk = np.asarray(record_risk, dtype=float) * params.qual
+    details["individual_risk_method"], details["qual"] = params.individual_risk, params.qual
     expected = float((record_risk * s.sizes).sum())
     details["expected_reidentifications"] = expected
     details["global_risk"] = expected / s.n_records
