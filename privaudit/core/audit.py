@@ -44,6 +44,7 @@ class CheckResult:
     details: dict
     seconds: float = 0.0
     per_record: dict = field(default_factory=dict, repr=False)  # the Measurement's per-record arrays
+    quasi_identifiers: list[str] | None = None  # the check's attacker scenario, when it has one
 
 
 @dataclass
@@ -138,15 +139,17 @@ def run_check(ctx: AuditContext, check: Check) -> CheckResult:
     params = check.params.model_dump(mode="json")
     started = time.perf_counter()
     try:
-        m = check.assessor.run(ctx, check.params)
+        m = check.assessor.run(ctx.for_scenario(check.quasi_identifiers), check.params)
     except Exception as exc:  # an assessor that raises must not stop the audit
         text = str(exc).splitlines()[0] if str(exc) else ""
         return CheckResult(check.id, check.assessor.name, "error", check.severity, None, None, params,
-                           f"{type(exc).__name__}: {text}", {}, time.perf_counter() - started)
+                           f"{type(exc).__name__}: {text}", {}, time.perf_counter() - started,
+                           quasi_identifiers=check.quasi_identifiers)
     status = "pass" if m.passed else "fail"
     return CheckResult(check.id, check.assessor.name, status, check.severity, _jsonable(m.value),
                        _jsonable(m.threshold), params, m.message, _jsonable(m.details),
-                       time.perf_counter() - started, per_record=dict(m.per_record))
+                       time.perf_counter() - started, per_record=dict(m.per_record),
+                       quasi_identifiers=check.quasi_identifiers)
 
 
 def checks_to_run(policy: Policy, registry: Registry) -> list[Check]:
@@ -182,6 +185,9 @@ def refuse_unrunnable(checks: list[Check], engine: str, in_memory: bool, origina
                                 f"(this audit uses {engine})")
     for check in checks:
         needs = check.assessor.needs
+        if check.quasi_identifiers and not in_memory:
+            raise DataError(f"check {check.id!r} ({check.assessor.name}) has its own quasi_identifiers (an attacker "
+                            f"scenario), which needs the records: use --engine in-process (this audit uses {engine})")
         if "original" in needs and not original:
             raise DataError(f"check {check.id!r} ({check.assessor.name}) needs the original table: pass --original FILE")
         if "training" in needs and not original:

@@ -58,6 +58,22 @@ class AuditContext:
     def quasi_identifiers(self) -> list[str]:
         return self.policy.quasi_identifiers
 
+    def for_scenario(self, quasi_identifiers: list[str] | None) -> "AuditContext":
+        """The context of a check with its own attacker scenario (``checks[].quasi_identifiers``): the same
+        tables, a policy whose quasi-identifiers are the subset, and that subset's class summary -- built once
+        per distinct subset and shared by every check of the scenario. ``None``: this context."""
+        if not quasi_identifiers or list(quasi_identifiers) == self.policy.quasi_identifiers:
+            return self
+        key = tuple(quasi_identifiers)
+        cache = self.__dict__.setdefault("_scenarios", {})
+        if key not in cache:
+            if self.table is None:
+                raise ValueError("an attacker scenario (checks[].quasi_identifiers) needs the records: use the "
+                                 "in-process engine")
+            cache[key] = AuditContext(self.policy.for_scenario(list(key)), self.table, self.original, self.training,
+                                      self.control, self.progress, None, self.column_counts, self.sample_reader)
+        return cache[key]
+
     def non_missing(self, column: str) -> int:
         """How many records hold a value in ``column`` (0 when the column is absent)."""
         if self.column_counts is not None:

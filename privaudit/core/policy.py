@@ -8,6 +8,8 @@ passes the plugin registry in (:func:`load_policy`, :func:`policy_from_dict`).
 
 from __future__ import annotations
 
+import copy
+
 import difflib
 import hashlib
 import json
@@ -83,6 +85,7 @@ class CheckSpec(BaseModel):
     assessor: str
     id: str | None = None
     severity: Literal["error", "warning"] = "error"
+    quasi_identifiers: list[str] | None = None  # an attacker scenario: the intruder knows only these
 
     @property
     def params(self) -> dict[str, Any]:
@@ -141,11 +144,13 @@ MAX_CHECKS = 1_000
 class Check:
     """A resolved check: its id, severity, assessor and validated parameters."""
 
-    def __init__(self, id: str, assessor: Assessor, severity: str, params: Params):
+    def __init__(self, id: str, assessor: Assessor, severity: str, params: Params,
+                 quasi_identifiers: list[str] | None = None):
         self.id = id
         self.assessor = assessor
         self.severity = severity
         self.params = params
+        self.quasi_identifiers = quasi_identifiers  # an attacker scenario (None: every quasi-identifier)
 
     def __repr__(self) -> str:
         return f"Check({self.id!r}, {self.assessor.name!r})"
@@ -184,7 +189,18 @@ class Policy:
 
     @property
     def quasi_identifiers(self) -> list[str]:
+        if self.scenario is not None:
+            return list(self.scenario)
         return self.columns_with("quasi_identifier")
+
+    scenario: tuple[str, ...] | None = None  # set on the copies made by for_scenario
+
+    def for_scenario(self, quasi_identifiers: list[str]) -> "Policy":
+        """This policy as an intruder who knows only ``quasi_identifiers`` sees it (a check's scenario):
+        a shallow copy whose quasi-identifiers are that subset."""
+        clone = copy.copy(self)
+        clone.scenario = tuple(quasi_identifiers)
+        return clone
 
     @property
     def sensitive(self) -> list[str]:
@@ -240,7 +256,15 @@ class Policy:
             if assessor.class_violations is not None and not self.quasi_identifiers:
                 raise PolicyError(f"{self.path}: checks[{index}] ({spec.assessor}): a class-based check needs at "
                                   "least one column with role quasi_identifier (with none it would pass vacuously)")
-            checks.append(Check(check_id, assessor, spec.severity, params))
+            scenario = spec.quasi_identifiers
+            if scenario is not None:
+                declared = self.columns_with("quasi_identifier")
+                unknown = [c for c in scenario if c not in declared]
+                if not scenario or unknown or len(set(scenario)) != len(scenario):
+                    what = (f"{unknown[0]!r} is not a quasi-identifier of the policy" if unknown else
+                            "give at least one quasi-identifier" if not scenario else "a column is listed twice")
+                    raise PolicyError(f"{self.path}: checks[{index}].quasi_identifiers: {what}")
+            checks.append(Check(check_id, assessor, spec.severity, params, scenario))
             validate = getattr(assessor, "validate_policy", None)
             if validate is not None:
                 problem = validate(params, self)

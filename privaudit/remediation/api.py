@@ -61,8 +61,13 @@ def class_violations(ctx: "AuditContext", checks: list["Check"] | None = None) -
     bad = np.zeros(ctx.summary.n_classes, dtype=bool)
     for check in error_checks(ctx) if checks is None else checks:
         fn = check.assessor.class_violations
-        if fn is not None:
-            bad |= np.asarray(fn(ctx, check.params), dtype=bool)
+        if fn is None:
+            continue
+        sctx = ctx.for_scenario(getattr(check, "quasi_identifiers", None))
+        violations = np.asarray(fn(sctx, check.params), dtype=bool)
+        if sctx is not ctx:  # a scenario's class holds whole classes of the full summary: map them across
+            violations = violations[sctx.summary.class_of[ctx.summary.first_row]]
+        bad |= violations
     return bad
 
 

@@ -103,7 +103,7 @@ def with_check_overrides(policy: Policy, overrides: dict[str, dict[str, Any]]) -
     for check in policy.checks:
         if check.id in overrides:
             params = check.assessor.params.model_validate({**check.params.model_dump(), **overrides[check.id]})
-            check = Check(check.id, check.assessor, check.severity, params)
+            check = Check(check.id, check.assessor, check.severity, params, check.quasi_identifiers)
         checks.append(check)
     clone.checks = checks
     return clone

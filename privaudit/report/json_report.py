@@ -4,7 +4,7 @@ Keys: ``schema_version``, ``tool {name, version}``, ``generated_at``, ``engine``
 rows, columns, size}``, ``original`` (or null), ``policy {path, sha256, name}``, ``scope
 {quasi_identifiers, sensitive, missing_qi}``, ``summary {passed, checks_total, checks_failed,
 checks_warned, checks_errored}``, ``checks [{id, assessor, status, severity, value, threshold, params,
-message, details}]``, and after ``privaudit remediate`` a ``remediation`` object (method, options,
+message, details, and quasi_identifiers for a check with its own attacker scenario}]``, and after ``privaudit remediate`` a ``remediation`` object (method, options,
 offered, before/after verdicts, changes, information loss). Infinity is the string ``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give
 byte-identical output.
 """
@@ -63,6 +63,7 @@ def report_dict(audit: Any) -> dict:
                 "params": c.params,
                 "message": c.message,
                 "details": c.details,
+                **({"quasi_identifiers": list(c.quasi_identifiers)} if c.quasi_identifiers else {}),
             }
             for c in audit.checks
         ],

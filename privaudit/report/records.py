@@ -41,7 +41,8 @@ def records_frame(result) -> pd.DataFrame:
     for check in result.policy.checks:
         fn = check.assessor.class_violations
         if fn is not None:
-            columns[f"violates:{check.id}"] = np.asarray(fn(ctx, check.params), dtype=bool)[class_of]
+            sctx = ctx.for_scenario(check.quasi_identifiers)  # a scenario's classes are its own
+            columns[f"violates:{check.id}"] = np.asarray(fn(sctx, check.params), dtype=bool)[sctx.summary.class_of]
     for check in result.checks:  # assessors' own per-record figures (Measurement.per_record)
         for name, values in check.per_record.items():
             columns[f"{name}:{check.id}"] = np.asarray(values)

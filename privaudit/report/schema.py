@@ -42,7 +42,9 @@ def report_json_schema() -> dict[str, Any]:
         "params": {"type": "object", "description": "the check's parameters after validation and defaults"},
         "message": {"type": "string"},
         "details": {"type": "object", "description": "the assessor's figures (see the assessor's documentation)"},
-    })
+        "quasi_identifiers": {"type": "array", "items": {"type": "string"}, "minItems": 1,
+                              "description": "the check's attacker scenario: the quasi-identifiers the intruder knows"},
+    }, ["id", "assessor", "status", "severity", "value", "threshold", "params", "message", "details"])
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"https://privaudit.invalid/schemas/report-{SCHEMA_VERSION}.json",
