@@ -92,3 +92,20 @@ def test_out_of_memory_engines_refuse_a_scenario(tmp_path):
     (tmp_path / "p.yaml").write_text(json.dumps(policy))
     result = run_cli("audit", tmp_path / "d.csv", "--policy", tmp_path / "p.yaml", "--engine", "chunked")
     assert result.code == 2 and "attacker scenario" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_k_m_anonymity_by_hand_and_against_every_subset():
+    frame = pd.DataFrame({"a": list("xxyyx"), "b": list("pqpqp"), "c": list("11221")})
+    policy = {"columns": {c: {"role": "quasi_identifier"} for c in "abc"},
+              "checks": [{"id": "m1", "assessor": "k_anonymity", "k": 2, "m": 1},
+                         {"id": "m2", "assessor": "k_anonymity", "k": 2, "m": 2},
+                         {"id": "m3", "assessor": "k_anonymity", "k": 2, "m": 3}]}
+    result = audit_frame(frame, policy)
+    m1, m2, m3 = (check_result(result, i) for i in ("m1", "m2", "m3"))
+    assert m1["value"] == 2 and m1["status"] == "pass"  # every single value occurs at least twice
+    # pairs: (a, b) xq and yp and yq once; brute force over the 3 pairs
+    import itertools
+
+    brute = min(frame.groupby(list(sub)).size().min() for sub in itertools.combinations("abc", 2))
+    assert m2["value"] == brute == 1 and m2["status"] == "fail" and m2["details"]["m"] == 2
+    assert m3["value"] == frame.groupby(list("abc")).size().min() and "m" not in m3["details"]

@@ -1,12 +1,24 @@
 """k_anonymity: every record hides among at least k records sharing its quasi-identifier values.
 
 value = smallest class size f_k (min over records); pass iff value >= k.
+
+With ``m`` (k^m-anonymity, Terrovitis, Mamoulis & Kalnis 2008, Definition 2, here on relational
+quasi-identifiers as the issue asks): every combination of the values of any m quasi-identifiers that occurs
+must be shared by at least k records -- an intruder knowing at most m of the values. Each of the C(q, m)
+subsets is counted by regrouping the class summary's classes (a record's m-subset class holds its whole
+class); per class the smallest of its m-subset class sizes is the figure, value = its minimum. ``m`` >= the
+number of quasi-identifiers is plain k-anonymity. details then add ``m`` and ``weakest_subset``
+(the quasi-identifiers of the smallest combination). Missing values count as values of their own here.
+
 details: ``classes``, ``records``, ``records_below_k``, ``classes_below_k``, ``class_size_histogram``
 (``[[size, classes], ...]``), ``worst_classes``.
 """
 
 from __future__ import annotations
 
+import itertools
+
+import numpy as np
 from pydantic import Field
 
 from privaudit.assessors.api import Assessor, Measurement, Params
@@ -17,18 +29,45 @@ from privaudit.report.text import fmt
 
 class KAnonymityParams(Params):
     k: int = Field(ge=1, description="Smallest allowed class size.")
+    m: int | None = Field(default=None, ge=1, description="k^m-anonymity: an intruder knows at most m of the "
+                          "quasi-identifiers (default: all of them).")
+
+
+def km_sizes(ctx, m: int) -> tuple[np.ndarray, list[str]]:
+    """Per class of the summary, the smallest size of its classes over every m-subset of the
+    quasi-identifiers, and the subset where the table's smallest occurs."""
+    s = ctx.summary
+    qi = list(ctx.policy.quasi_identifiers)
+    groups = s.representatives(np.arange(s.n_classes), qi)
+    groups["f"] = np.asarray(s.sizes)
+    smallest = np.full(s.n_classes, np.iinfo(np.int64).max, dtype=np.int64)
+    weakest, weakest_size = list(qi[:m]), np.iinfo(np.int64).max
+    for subset in itertools.combinations(qi, m):
+        sizes = groups.groupby(list(subset), sort=False, dropna=False)["f"].transform("sum").to_numpy(np.int64)
+        np.minimum(smallest, sizes, out=smallest)
+        if sizes.min() < weakest_size:
+            weakest, weakest_size = list(subset), int(sizes.min())
+    return smallest, weakest
+
+
+def class_sizes(ctx, params: KAnonymityParams) -> np.ndarray:
+    """The per-class figure compared with k: f_k, or the k^m figure with ``m``."""
+    if params.m is not None and params.m < len(ctx.policy.quasi_identifiers):
+        return km_sizes(ctx, params.m)[0]
+    return ctx.summary.class_fk
 
 
 def violations(ctx, params: KAnonymityParams):
-    """Classes whose records hide among fewer than k records."""
-    return ctx.summary.class_fk < params.k
+    """Classes whose records hide among fewer than k records (k^m: in some m-subset of the QIs)."""
+    return class_sizes(ctx, params) < params.k
 
 
 def run(ctx, params: KAnonymityParams) -> Measurement:
     s = ctx.summary
     k = params.k
-    class_fk = s.class_fk
-    failing = violations(ctx, params)
+    km = params.m is not None and params.m < len(ctx.policy.quasi_identifiers)
+    class_fk, weakest = km_sizes(ctx, params.m) if km else (s.class_fk, None)
+    failing = class_fk < k
     value = int(class_fk.min())
     records_below = int(s.sizes[failing].sum())
     classes_below = int(failing.sum())
@@ -41,6 +80,9 @@ def run(ctx, params: KAnonymityParams) -> Measurement:
         "class_size_histogram": size_histogram(class_fk),
         "worst_classes": ctx.worst_classes(class_fk, failing=failing),
     }
+    if km:
+        details["m"] = params.m
+        details["weakest_subset"] = weakest
     if records_below:
         message = (f"{fmt(records_below)} records in {fmt(classes_below)} classes are in classes smaller "
                    f"than k={k}; the smallest has {fmt(value)}")
@@ -56,7 +98,7 @@ def report_section(check, audit):
     from privaudit.report import text as rt
 
     d, k, value = check["details"], check["params"]["k"], check["value"]
-    know = rt.qi_phrase(audit.policy.quasi_identifiers)
+    know = rt.qi_phrase(check.get("quasi_identifiers") or audit.policy.quasi_identifiers)
     below, alone = d["records_below_k"], d["sample_uniques"]
     if alone:
         summary = (f"{rt.people(alone)} {'is' if alone == 1 else 'are'} alone in their group: anyone who knows "

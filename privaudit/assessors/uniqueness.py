@@ -178,7 +178,7 @@ def report_section(check, audit):
     from privaudit.report import text as rt
 
     d, p = check["details"], check["params"]
-    know = rt.qi_phrase(audit.policy.quasi_identifiers)
+    know = rt.qi_phrase(check.get("quasi_identifiers") or audit.policy.quasi_identifiers)
     u, n, above = d["sample_uniques"], d["records"], d["records_above_risk_threshold"]
     if u:
         summary = (f"{rt.people(u)} ({rt.percent(u, n)}) {'is the only one' if u == 1 else 'are each the only one'} "
