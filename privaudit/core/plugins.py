@@ -37,6 +37,7 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.k_map",
     "privaudit.assessors.delta_presence",
     "privaudit.assessors.risk_drivers",
+    "privaudit.assessors.model_risk",
     "privaudit.remediation.methods.suppress",
     "privaudit.remediation.methods.randomize",
     "privaudit.remediation.methods.microaggregate",
