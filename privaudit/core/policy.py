@@ -105,6 +105,20 @@ class PolicyModel(StrictModel):
     checks: list[CheckSpec] = Field(default_factory=list)
     report: ReportOptions = Field(default_factory=ReportOptions)
     remediation: RemediationSpec | None = None
+    release: Literal["microdata", "synthetic"] = Field(
+        default="microdata", description="synthetic: a table generated from a training table; without any of "
+        "the synthetic-release checks listed, they are added with their default thresholds (SYNTHETIC_DEFAULTS).")
+
+
+#: The checks ``release: synthetic`` adds when the policy lists none of them (thresholds are starting points
+#: to review: a risk of 10 % above the control attack, half a random table's disclosure protection).
+SYNTHETIC_DEFAULTS = (
+    {"assessor": "distance_to_closest_record"},
+    {"assessor": "singling_out", "max_risk": 0.1},
+    {"assessor": "linkability", "max_risk": 0.1, "needs": "two quasi-identifiers"},
+    {"assessor": "inference", "max_risk": 0.1, "needs": "a sensitive column"},
+    {"assessor": "cap", "min_protection": 0.5, "needs": "a sensitive column"},
+)
 
 
 def _loc(loc: tuple) -> str:
@@ -224,6 +238,19 @@ class Policy:
         return candidate
 
     # ---------------------------------------------------------------- checks
+    def _check_specs(self) -> list[CheckSpec]:
+        """The policy's checks; with ``release: synthetic`` and none of the synthetic checks listed, the
+        synthetic-release checks are appended with their default thresholds (those the columns allow)."""
+        specs = list(self.model.checks)
+        synthetic = {d["assessor"] for d in SYNTHETIC_DEFAULTS}
+        if self.model.release != "synthetic" or any(c.assessor in synthetic for c in specs):
+            return specs
+        able = {"two quasi-identifiers": len(self.quasi_identifiers) >= 2, "a sensitive column": bool(self.sensitive)}
+        for default in SYNTHETIC_DEFAULTS:
+            if able.get(default.get("needs"), True):
+                specs.append(CheckSpec.model_validate({k: v for k, v in default.items() if k != "needs"}))
+        return specs
+
     def _resolve_checks(self, registry: Registry) -> list[Check]:
         checks: list[Check] = []
         used: set[str] = set()
@@ -235,7 +262,7 @@ class Policy:
         if len(self.model.checks) > MAX_CHECKS:
             raise PolicyError(f"{self.path}: checks: {len(self.model.checks):,} checks; a policy holds at most "
                               f"{MAX_CHECKS:,}")
-        for index, spec in enumerate(self.model.checks):
+        for index, spec in enumerate(self._check_specs()):
             assessor = registry.assessors.get(spec.assessor)
             if assessor is None:
                 raise PolicyError(

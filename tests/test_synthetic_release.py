@@ -1,0 +1,57 @@
+"""release: synthetic (issue #14): a policy that says its release is synthetic gets the synthetic-release
+checks with their default thresholds when it lists none of them, and the gate asks for what they need."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from privaudit.testing import run_cli
+
+
+def _tables(tmp_path):
+    rng = np.random.default_rng(4)
+
+    def draw(n):
+        return pd.DataFrame({"age": rng.integers(20, 70, n), "sex": rng.choice(["m", "f"], n),
+                             "zip": rng.choice(list("abcdef"), n), "disease": rng.choice(["x", "y", "z"], n)})
+
+    for name in ("train", "holdout", "synthetic"):
+        draw(300).to_csv(tmp_path / f"{name}.csv", index=False)
+    policy = {"version": 1, "name": "synthetic", "release": "synthetic",
+              "columns": {"age": {"role": "quasi_identifier", "type": "numeric"}, "sex": {"role": "quasi_identifier"},
+                          "zip": {"role": "quasi_identifier"}, "disease": {"role": "sensitive"}}}
+    (tmp_path / "p.yaml").write_text(json.dumps(policy))
+
+
+def test_the_synthetic_chapter_runs_by_default(tmp_path):
+    _tables(tmp_path)
+    out = tmp_path / "r.json"
+    result = run_cli("audit", tmp_path / "synthetic.csv", "--policy", tmp_path / "p.yaml", "--original",
+                     tmp_path / "train.csv", "--control", tmp_path / "holdout.csv", "--json", out, "--quiet")
+    checks = {c["assessor"]: c for c in json.loads(out.read_text())["checks"]}
+    assert set(checks) == {"direct_identifiers", "distance_to_closest_record", "singling_out", "linkability",
+                           "inference", "cap"}
+    assert checks["singling_out"]["threshold"] == 0.1 and checks["cap"]["threshold"] == 0.5
+    assert result.code in (0, 1)
+    assert checks["distance_to_closest_record"]["status"] == "pass"  # an independent draw is no copy
+
+
+def test_without_a_holdout_the_gate_says_so(tmp_path):
+    _tables(tmp_path)
+    result = run_cli("audit", tmp_path / "synthetic.csv", "--policy", tmp_path / "p.yaml", "--original",
+                     tmp_path / "train.csv")
+    assert result.code == 2 and result.stderr.count("\n") == 1 and "--control FILE" in result.stderr
+
+
+def test_listing_one_synthetic_check_turns_the_defaults_off(tmp_path):
+    _tables(tmp_path)
+    policy = json.loads((tmp_path / "p.yaml").read_text())
+    policy["checks"] = [{"assessor": "cap", "min_protection": 0.2}]
+    (tmp_path / "p.yaml").write_text(json.dumps(policy))
+    out = tmp_path / "r.json"
+    run_cli("audit", tmp_path / "synthetic.csv", "--policy", tmp_path / "p.yaml", "--original", tmp_path / "train.csv",
+            "--json", out, "--quiet")
+    assert [c["assessor"] for c in json.loads(out.read_text())["checks"]] == ["direct_identifiers", "cap"]
