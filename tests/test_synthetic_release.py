@@ -30,8 +30,12 @@ def test_the_synthetic_chapter_runs_by_default(tmp_path):
     _tables(tmp_path)
     out = tmp_path / "r.json"
     result = run_cli("audit", tmp_path / "synthetic.csv", "--policy", tmp_path / "p.yaml", "--original",
-                     tmp_path / "train.csv", "--control", tmp_path / "holdout.csv", "--json", out, "--quiet")
+                     tmp_path / "train.csv", "--control", tmp_path / "holdout.csv", "--json", out, "--html",
+                     tmp_path / "r.html", "--quiet")
     checks = {c["assessor"]: c for c in json.loads(out.read_text())["checks"]}
+    html = (tmp_path / "r.html").read_text()  # the chapter: the three risks with their intervals
+    assert '<section id="synthetic" class="chapter">' in html and "Privacy risks of the synthetic release" in html
+    assert html.count("singling out (singling_out)") >= 2
     assert set(checks) == {"direct_identifiers", "distance_to_closest_record", "singling_out", "linkability",
                            "inference", "cap"}
     assert checks["singling_out"]["threshold"] == 0.1 and checks["cap"]["threshold"] == 0.5

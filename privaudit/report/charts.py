@@ -361,7 +361,8 @@ def histogram_chart(edges: Sequence[float], counts: Sequence[float], *, title: s
 
 def share_bars_chart(labels: Sequence[str], shares: Sequence[float], failing: Sequence[bool], *, title: str,
                      x_label: str, limit: float | None = None, limit_label: str = "",
-                     legend: tuple[str, str] | None = None, label_chars: int = 28) -> Markup:
+                     legend: tuple[str, str] | None = None, label_chars: int = 28,
+                     intervals: Sequence[tuple[float, float]] | None = None) -> Markup:
     """Horizontal bars of shares in [0, 1] (one per label, e.g. per attribute), printed as percentages,
     with a vertical dashed line at ``limit``. The x axis runs from 0 to a nice value above the largest
     share and the limit (at most 100 %); labels longer than ``label_chars`` are cut with an ellipsis."""
@@ -373,7 +374,8 @@ def share_bars_chart(labels: Sequence[str], shares: Sequence[float], failing: Se
     names = [lab if len(lab) <= label_chars else lab[: label_chars - 1] + "…" for lab in labels]
     left = min(max((len(n) for n in names), default=4) * CHAR_WIDTH + 14, WIDTH * 0.4)
     right = WIDTH - RIGHT - 44  # room for the value printed after the longest bar
-    top_value = max([float(v) for v in shares] + ([float(limit)] if limit is not None else []) + [0.01])
+    top_value = max([float(v) for v in shares] + ([float(limit)] if limit is not None else []) + [0.01]
+                    + [float(hi_) for _, hi_ in (intervals or [])])
     step = nice_step(min(top_value * 1.05, 1.0), 5)
     hi = min(math.ceil(min(top_value * 1.05, 1.0) / step - 1e-9) * step, 1.0) or 1.0
     base = TOP + row * len(labels)
@@ -389,7 +391,15 @@ def share_bars_chart(labels: Sequence[str], shares: Sequence[float], failing: Se
         canvas.text(left - 8, y + row / 2 + 4, name, anchor="end")
         canvas.rect(left, y + 4, x_of(float(v)) - left, row - 8, FAIL_FILL if bad else PASS_FILL)
         value = f"{100 * float(v):.1f}".rstrip("0").rstrip(".") + "%"
-        canvas.text(x_of(float(v)) + 4, y + row / 2 + 4, value, anchor="start", size=10, fill="#444")
+        end = x_of(float(v))
+        if intervals is not None:  # the confidence interval as a whisker across the bar
+            lo_, hi_ = (float(b) for b in intervals[i])
+            mid = y + row / 2
+            canvas.line(x_of(lo_), mid, x_of(hi_), mid, "#222", 1.4)
+            for xb in (x_of(lo_), x_of(hi_)):
+                canvas.line(xb, mid - 5, xb, mid + 5, "#222", 1.4)
+            end = max(end, x_of(hi_))
+        canvas.text(end + 4, y + row / 2 + 4, value, anchor="start", size=10, fill="#444")
     canvas.line(left, TOP - 4, left, base, "#333")
     canvas.line(left, base, right, base, "#333")
     canvas.text((left + right) / 2, height - 8, x_label)

@@ -27,6 +27,7 @@ import jinja2
 from privaudit import __version__
 from privaudit.report.json_report import report_dict
 from privaudit.report.remediation_chapter import remediation_view
+from privaudit.report.synthetic_chapter import synthetic_view
 from privaudit.report.figures import generic_section
 from privaudit.report.sections import KeyValues, ReportSection
 from privaudit.report.text import fmt, threshold_text
@@ -221,6 +222,7 @@ def render_html(result: Any, registry: Any = None) -> str:
     data = report_dict(result)
     views = check_views(data, result, registry)
     remediation = remediation_view(data, views, registry)
+    synthetic = synthetic_view(data, views)
     s = data["summary"]
     scope = data["scope"]
     context = {
@@ -232,6 +234,7 @@ def render_html(result: Any, registry: Any = None) -> str:
         "original_file": PurePath(data["original"]["path"]).name if data["original"] and not (
             remediation and data["original"]["sha256"] == remediation.input_sha256) else None,
         "remediation": remediation,
+        "synthetic": synthetic,
         "file_size": human_size(data["input"]["size"]),
         "generated": human_time(data["generated_at"]),
         "version": __version__,

@@ -1,0 +1,50 @@
+"""The report's "Synthetic release" chapter: when the audit holds synthetic-release attacks
+(``singling_out``, ``linkability``, ``inference``), their risks side by side with their confidence
+intervals and limits, and where the distance-to-closest-record histograms of synthetic and holdout records
+are (that check's own section). Built from the JSON report's checks only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from privaudit.report import charts
+from privaudit.report.sections import DataTable, Figure
+from privaudit.report.text import share
+
+ATTACKS = {"singling_out": "singling out", "linkability": "linkability", "inference": "inference"}
+
+
+@dataclass
+class SyntheticView:
+    figure: Figure | None
+    table: DataTable
+    distance_anchor: str | None  # the distance_to_closest_record section, when there is one
+
+
+def synthetic_view(data: dict, views: list[Any]) -> SyntheticView | None:
+    """The chapter's content, or None when the audit has no synthetic-release check."""
+    anchors = {v.check["id"]: v.anchor for v in views}
+    attacks = [c for c in data["checks"] if c["assessor"] in ATTACKS and c["status"] != "error"]
+    distance = next((c for c in data["checks"] if c["assessor"] == "distance_to_closest_record"), None)
+    if not attacks and distance is None:
+        return None
+    rows, figure = [], None
+    for c in attacks:
+        d = c["details"]
+        lo, hi = d["risk_ci"]
+        rows.append([f"{ATTACKS[c['assessor']]} ({c['id']})", share(c["value"]), f"{share(lo)} – {share(hi)}",
+                     share(d["attack_rate"]["value"]), share(d["control_rate"]["value"]),
+                     share(d["baseline_rate"]["value"]), share(c["threshold"]), c["status"].upper()])
+    if attacks:
+        figure = Figure(charts.share_bars_chart(
+            [f"{ATTACKS[c['assessor']]} ({c['id']})" for c in attacks], [c["value"] for c in attacks],
+            [c["status"] == "fail" for c in attacks], title="Privacy risks of the synthetic release",
+            x_label="risk (attack success beyond the control attack), with its confidence interval",
+            intervals=[tuple(c["details"]["risk_ci"]) for c in attacks]),
+            "Each attack's risk (r_train − r_control)/(1 − r_control) with its confidence interval; red bars fail "
+            "their check's max_risk.")
+    table = DataTable(["attack", "risk", "interval", "on training", "on control", "naive baseline", "max_risk",
+                       "result"], rows, caption="The three attacks of Giomi et al. (PETS 2023)",
+                      numeric=frozenset({1, 3, 4, 5, 6}))
+    return SyntheticView(figure, table, anchors.get(distance["id"]) if distance else None)
