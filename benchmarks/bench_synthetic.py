@@ -1,0 +1,93 @@
+"""The synthetic-release chapter against anonymeter on the peers' recipe (../shared/peers/README.md,
+"anonymeter 1.1.0"): training, control and synthetic tables of ``--rows`` rows each (default 100,000) from
+the 9 adult columns -- training and control resampled from adult with 10 % of cells swapped (a cell takes the
+same column's value of a uniformly drawn row), synthetic resampled from training with 30 % swapped.
+
+    python benchmarks/bench_synthetic.py [--rows 100000] [--skip-anonymeter]
+
+privaudit: one ``run_audit`` of every synthetic check (distance_to_closest_record, singling_out,
+linkability, inference, cap) with ``release: synthetic``'s defaults, timed in process with its peak RSS.
+anonymeter (when installed): LinkabilityEvaluator (aux columns age/sex/race/marital-status vs
+education/occupation/workclass/native-country, n_neighbors 10, n_attacks 2,000) and InferenceEvaluator
+(secret salary-class, n_attacks 2,000), as the peers' table measured them. Times side by side, one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+COLUMNS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
+           "salary-class"]
+
+
+def swapped(frame: pd.DataFrame, share: float, rng: np.random.Generator) -> pd.DataFrame:
+    out = frame.copy()
+    for c in out.columns:
+        mask = rng.random(len(out)) < share
+        out.loc[mask, c] = frame[c].to_numpy()[rng.integers(0, len(frame), mask.sum())]
+    return out
+
+
+def tables(rows: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    adult = pd.read_csv(ROOT / "examples" / "adult" / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    rng = np.random.default_rng(7)
+    train = swapped(adult.sample(rows, replace=True, random_state=1).reset_index(drop=True), 0.1, rng)
+    control = swapped(adult.sample(rows, replace=True, random_state=2).reset_index(drop=True), 0.1, rng)
+    synthetic = swapped(train.sample(rows, replace=True, random_state=3).reset_index(drop=True), 0.3, rng)
+    return train, control, synthetic
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--skip-anonymeter", action="store_true")
+    args = parser.parse_args()
+    train, control, synthetic = tables(args.rows)
+    policy = {"release": "synthetic",
+              "columns": {c: {"role": "sensitive" if c in ("occupation", "salary-class") else "quasi_identifier"}
+                          for c in COLUMNS}}
+    policy["columns"]["age"]["type"] = "numeric"
+    from privaudit.core.audit import run_audit
+
+    with tempfile.TemporaryDirectory() as folder:
+        t = time.perf_counter()
+        result = run_audit(synthetic, policy, original=train, control=control)
+        seconds = time.perf_counter() - t
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"privaudit, {args.rows:,} rows each: {seconds:.1f} s for the synthetic chapter, peak RSS {rss:.0f} MB")
+    for c in result.checks:
+        print(f"  {c.id:28s} {c.status:5s} {c.value}  ({c.seconds:.1f} s)")
+    del folder
+    if args.skip_anonymeter:
+        return
+    try:
+        from anonymeter.evaluators import InferenceEvaluator, LinkabilityEvaluator
+    except ImportError:
+        print("anonymeter is not installed: pip install anonymeter")
+        return
+    aux = [["age", "sex", "race", "marital-status"], ["education", "occupation", "workclass", "native-country"]]
+    t = time.perf_counter()
+    LinkabilityEvaluator(ori=train, syn=synthetic, control=control, n_attacks=2000, aux_cols=aux,
+                         n_neighbors=10).evaluate(n_jobs=1)
+    link = time.perf_counter() - t
+    t = time.perf_counter()
+    InferenceEvaluator(ori=train, syn=synthetic, control=control, aux_cols=COLUMNS[:-1], secret="salary-class",
+                       n_attacks=2000).evaluate(n_jobs=1)
+    inference = time.perf_counter() - t
+    print(f"anonymeter: linkability {link:.1f} s, inference {inference:.1f} s (2,000 attacks each); "
+          f"privaudit's whole chapter / anonymeter's two attacks = {seconds / (link + inference):.2f}")
+
+
+if __name__ == "__main__":
+    main()
