@@ -102,13 +102,12 @@ def test_bad_input_is_one_line(tmp_path, edit, expected):
     assert result.code == 2 and result.stderr.count("\n") == 1 and expected in result.stderr, result.stderr
 
 
-def test_a_population_without_the_release_is_a_check_error(tmp_path):
-    """Found while the check runs (the population is read then): the check ends in error, exit 2."""
+def test_a_population_without_the_release_is_one_line(tmp_path):
+    """Found while the check runs (the population is read then): one line, exit 2, nothing written."""
     release, _ = _files(tmp_path)
     release.head(2).to_csv(tmp_path / "small.csv", index=False)
     (tmp_path / "policy.yaml").write_text(POLICY.replace("population.csv", "small.csv"))
     out = tmp_path / "r.json"
     result = run_cli("audit", tmp_path / "release.csv", "--policy", tmp_path / "policy.yaml", "--json", out)
-    check = next(c for c in json.loads(out.read_text())["checks"] if c["id"] == "j")
-    assert result.code == 2 and check["status"] == "error"
-    assert "small.csv: the population table does not contain the release (2 classes" in check["message"]
+    assert result.code == 2 and result.stderr.count("\n") == 1 and not out.exists()
+    assert "small.csv: the population table does not contain the release (2 classes" in result.stderr

@@ -57,8 +57,8 @@ def test_a_missing_household_id_and_other_engines(tmp_path):
     (tmp_path / "p.yaml").write_text(json.dumps(POLICY))
     out = tmp_path / "r.json"
     result = run_cli("audit", tmp_path / "d.csv", "--policy", tmp_path / "p.yaml", "--json", out, "--quiet")
-    check = next(c for c in json.loads(out.read_text())["checks"] if c["id"] == "u")
-    assert result.code == 2 and check["status"] == "error" and "row 2 has no household id" in check["message"]
+    assert result.code == 2 and result.stderr.count("\n") == 1 and "row 2 has no household id" in result.stderr
+    assert not out.exists()  # bad input: nothing written
     FRAME.to_csv(tmp_path / "d.csv", index=False)
     result = run_cli("audit", tmp_path / "d.csv", "--policy", tmp_path / "p.yaml", "--json", out, "--quiet",
                      "--engine", "chunked")

@@ -140,6 +140,8 @@ def run_check(ctx: AuditContext, check: Check) -> CheckResult:
     started = time.perf_counter()
     try:
         m = check.assessor.run(ctx.for_scenario(check.quasi_identifiers), check.params)
+    except DataError:  # bad input a check reads itself (a population table, a household column): one line
+        raise
     except Exception as exc:  # an assessor that raises must not stop the audit
         text = str(exc).splitlines()[0] if str(exc) else ""
         return CheckResult(check.id, check.assessor.name, "error", check.severity, None, None, params,
