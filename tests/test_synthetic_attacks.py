@@ -109,6 +109,19 @@ def test_counting_by_key_agrees_with_comparing_every_record():
                   multivariate_predicates(table, numeric, 200, 3, 10_000, rng),
                   random_predicates(table, numeric, 200, 3, rng)):
         assert len(preds) and (count_matches(table, preds) == count_matches(table, preds, numeric)).all()
+        # a shared cache of sorted keys, a value the table lacks, and the fallback without an integer key
+        cache: dict = {}
+        assert (count_matches(table, preds, numeric, cache) == count_matches(table, preds)).all() and cache
+        absent = Predicates(preds.cols, preds.ops, np.where(preds.ops == EQ, 99.0, preds.vals))
+        assert (count_matches(table, absent, numeric) == count_matches(table, absent)).all()
+        import privaudit.risk.synthetic_attacks.singling_out as so
+
+        saved = so._table_key
+        so._table_key = lambda *a: None
+        try:
+            assert (count_matches(table, preds, numeric) == count_matches(table, preds)).all()
+        finally:
+            so._table_key = saved
 
 
 # ------------------------------------------------------------------------------------- scenarios

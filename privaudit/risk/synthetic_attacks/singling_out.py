@@ -98,7 +98,8 @@ def match_blocks(table: np.ndarray, preds: Predicates) -> Iterator[tuple[int, np
         yield lo, mask
 
 
-def count_matches(table: np.ndarray, preds: Predicates, numeric: np.ndarray | None = None) -> np.ndarray:
+def count_matches(table: np.ndarray, preds: Predicates, numeric: np.ndarray | None = None,
+                  cache: dict | None = None) -> np.ndarray:
     """How many records of ``table`` satisfy each predicate (``numeric``: which columns are numeric, to
     count predicates with categorical equalities by key instead of comparing them with every record)."""
     counts = np.zeros(len(preds), dtype=np.int64)
@@ -121,7 +122,7 @@ def count_matches(table: np.ndarray, preds: Predicates, numeric: np.ndarray | No
         keyed = ~(cat & (preds.ops != EQ) & (preds.ops != ISNA)).any(axis=1)
         rows = np.flatnonzero(keyed)
         if len(rows):
-            counts[rows] = _count_keyed(table, preds.take(rows), numeric)
+            counts[rows] = _count_keyed(table, preds.take(rows), numeric, cache)
         preds, rest = preds.take(np.flatnonzero(~keyed)), np.flatnonzero(~keyed)
     else:
         rest = np.arange(len(preds))
@@ -130,32 +131,56 @@ def count_matches(table: np.ndarray, preds: Predicates, numeric: np.ndarray | No
     return counts
 
 
-def _count_keyed(table: np.ndarray, preds: Predicates, numeric: np.ndarray) -> np.ndarray:
+def _table_key(table: np.ndarray, combo: np.ndarray, numeric: np.ndarray) -> tuple:
+    """The records of ``table`` sorted by the joint key of ``combo``'s columns (categorical codes, numeric
+    missingness) in mixed radix: ``(radices, order, sorted keys)``; None when the radix product would not fit
+    in 62 bits."""
+    parts, radices = [], []
+    for c in combo:
+        column = table[:, c]
+        part = (np.isnan(column).astype(np.int64) if numeric[c]
+                else np.nan_to_num(column, nan=-1.0).astype(np.int64) + 1)  # codes >= 0
+        parts.append(part)
+        radices.append(int(part.max()) + 2 if len(part) else 2)  # one more: values the table lacks
+    if np.prod([float(r) for r in radices]) >= 2.0 ** 62:
+        return None
+    key = np.zeros(len(table), dtype=np.int64)
+    for part, radix in zip(parts, radices):
+        key = key * radix + part
+    order = np.argsort(key, kind="stable")
+    return radices, order, key[order]
+
+
+def _count_keyed(table: np.ndarray, preds: Predicates, numeric: np.ndarray, cache: dict | None = None) -> np.ndarray:
     """Counts of predicates whose categorical conditions are all ``==`` or ``is missing``: the records are
     sorted by the joint key of those columns (and of the numeric columns' missingness), so each predicate
-    compares its numeric conditions only with the records of its own key."""
+    compares its numeric conditions only with the records of its own key. The sorted key of a column
+    combination is computed once per table (``cache``: kept across calls on the same table)."""
     counts = np.zeros(len(preds), dtype=np.int64)
+    cache = {} if cache is None else cache
     combos, inverse = np.unique(preds.cols, axis=0, return_inverse=True)
     for g, combo in enumerate(combos):
         sel = np.flatnonzero(inverse.ravel() == g)
         ops, vals = preds.ops[sel], preds.vals[sel]
-        t_parts, p_parts, compared = [], [], []
-        for j, c in enumerate(combo):
-            column = table[:, c]
+        compared = [j for j, c in enumerate(combo) if numeric[c]]
+        entry = (id(table), table.shape, tuple(int(c) for c in combo))
+        if entry not in cache:
+            cache[entry] = _table_key(table, combo, numeric)
+        keyed = cache[entry]
+        if keyed is None:  # too many combinations for one integer key: the slow exact path
+            counts[sel] = _count_factorized(table, combo, ops, vals, numeric)
+            continue
+        radices, order, ranked = keyed
+        p_key = np.zeros(len(sel), dtype=np.int64)
+        outside = np.zeros(len(sel), dtype=bool)
+        for j, (c, radix) in enumerate(zip(combo, radices)):
             if numeric[c]:
-                t_parts.append(np.isnan(column).astype(np.int64))
-                p_parts.append((ops[:, j] == ISNA).astype(np.int64))
-                compared.append(j)
+                part = (ops[:, j] == ISNA).astype(np.int64)
             else:
-                t_parts.append(np.nan_to_num(column, nan=-1.0).astype(np.int64))
-                p_parts.append(np.where(ops[:, j] == ISNA, -1, np.nan_to_num(vals[:, j], nan=-1.0)).astype(np.int64))
-        key = np.zeros(len(table) + len(sel), dtype=np.int64)
-        for t, p in zip(t_parts, p_parts):  # dense codes of the joint key (values >= -1)
-            part = np.concatenate([t, p]) + 1
-            key = pd.factorize(key * (int(part.max()) + 1) + part)[0].astype(np.int64)
-        t_key, p_key = key[: len(table)], key[len(table):]
-        order = np.argsort(t_key, kind="stable")
-        ranked = t_key[order]
+                part = np.where(ops[:, j] == ISNA, 0, np.nan_to_num(vals[:, j], nan=-1.0).astype(np.int64) + 1)
+            outside |= (part < 0) | (part >= radix - 1)  # a value the table does not hold matches nothing
+            p_key = p_key * radix + np.clip(part, 0, radix - 1)
+        p_key[outside] = -1
         lo, hi = np.searchsorted(ranked, p_key, "left"), np.searchsorted(ranked, p_key, "right")
         if not compared:
             counts[sel] = hi - lo
@@ -215,6 +240,15 @@ def univariate_predicates(synthetic: np.ndarray, numeric: np.ndarray, n_attacks:
     return preds.take(_unique_rows(preds, set())[:n_attacks])
 
 
+def _count_factorized(table: np.ndarray, combo: np.ndarray, ops: np.ndarray, vals: np.ndarray,
+                      numeric: np.ndarray) -> np.ndarray:
+    """Counts by comparing each predicate with every record (the fallback of :func:`_count_keyed`)."""
+    ok = np.ones((len(ops), len(table)), dtype=bool)
+    for j, c in enumerate(combo):
+        ok &= _compare(np.broadcast_to(table[:, c], ok.shape), ops[:, j], vals[:, j])
+    return ok.sum(axis=1)
+
+
 def multivariate_predicates(synthetic: np.ndarray, numeric: np.ndarray, n_attacks: int, n_cols: int,
                             max_attempts: int, rng: np.random.Generator) -> Predicates:
     """Up to ``n_attacks`` predicates of ``n_cols`` conditions built from random synthetic records that
@@ -225,6 +259,7 @@ def multivariate_predicates(synthetic: np.ndarray, numeric: np.ndarray, n_attack
                             else np.nan for j in range(d)])
     found: list[Predicates] = []
     seen: set[bytes] = set()
+    cache: dict = {}  # sorted keys of the synthetic table per column combination, shared by every batch
     have = attempts = 0
     while have < n_attacks and attempts < max_attempts:
         size = int(min(max(2 * (n_attacks - have), 256), 20_000, max_attempts - attempts))
@@ -235,7 +270,7 @@ def multivariate_predicates(synthetic: np.ndarray, numeric: np.ndarray, n_attack
         upper = numeric[cols] & (vals > medians[cols])
         ops = np.where(np.isnan(vals), ISNA, np.where(numeric[cols], np.where(upper, GE, LE), EQ)).astype(np.int8)
         batch = Predicates(cols, ops, vals)
-        batch = batch.take(np.flatnonzero(count_matches(synthetic, batch, numeric) == 1))
+        batch = batch.take(np.flatnonzero(count_matches(synthetic, batch, numeric, cache) == 1))
         batch = batch.take(_unique_rows(batch, seen)[: n_attacks - have])
         found.append(batch)
         have += len(batch)
