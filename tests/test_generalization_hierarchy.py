@@ -76,7 +76,7 @@ def test_costs_matrix_is_the_weight_of_the_path_to_the_lca(depths, weights):
             node = node.setdefault(f"n{i % 2}_{step}", {})  # two branches share their inner nodes
         node[f"leaf{i}"] = None
     h0 = Hierarchy.from_nested(tree, "t")
-    labels = sorted({lab for _, lab in h0.graph.nodes if (_, lab) not in h0.padded} - {"r"})
+    labels = sorted({lab for _, lab in h0.nodes if (_, lab) not in h0.padded} - {"r"})
     w = {lab: weights[i] for i, lab in enumerate(labels)}
     h = Hierarchy.from_nested({"tree": tree, "weights": w}, "t")
     graph = nx.DiGraph()  # the unpadded tree, edges child -> parent

@@ -12,8 +12,11 @@ import stat
 import threading
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import ROOT
 from privaudit.testing import run_cli
@@ -130,6 +133,34 @@ def test_written_csv_headers_and_labels_are_neutralised(tmp_path):
     assert "'+x" in written and "'=HYPERLINK(1)" in written and "'@cold" in written
     assert not any(line.startswith(("=", "+", "@")) for line in written.splitlines())
     assert load_distortion_matrix(tmp_path / "m.csv")[0] == labels  # read back as the labels they were
+
+
+_CELL = st.text(alphabet=st.sampled_from(list("ab;,\"'=+-@ \n\r\t*0.5")), max_size=4)
+
+
+@settings(max_examples=60, deadline=None)
+@given(cells=st.lists(st.tuples(_CELL, _CELL, st.one_of(st.none(), st.floats(allow_nan=False, width=32)),
+                                st.integers(-3, 3)), min_size=0, max_size=12),
+       delimiter=st.sampled_from([",", ";", "\t", "|"]), categorical=st.booleans(),
+       missing=st.lists(st.booleans(), min_size=12, max_size=12))
+def test_written_csv_is_pandas_text_exactly(cells, delimiter, categorical, missing):
+    """table_bytes builds CSV text from each column's distinct values (a speed trick): the bytes must be
+    exactly pandas' ``to_csv`` of the neutralised frame -- quoting, doubled quotes, newlines in cells,
+    missing values, floats, whole numbers, formula prefixes, every delimiter."""
+    from privaudit.remediation.export import neutralise, table_bytes
+
+    frame = pd.DataFrame(cells, columns=["=text", "other", "x", "n"]).astype({"x": float, "n": int})
+    frame["other"] = frame["other"].where(~pd.Series(missing[: len(frame)], dtype=bool), None)
+    if categorical:
+        frame["=text"] = frame["=text"].astype("category")
+    frame["whole"] = np.arange(len(frame), dtype=float)  # written as whole numbers ("3", not "3.0")
+    expected = frame.copy()
+    for name in ("x", "whole"):  # float columns of whole numbers are written as integers
+        values = expected[name].dropna()
+        if (values == values.round()).all() and values.abs().max() < 2**53:
+            expected[name] = expected[name].astype("Int64")
+    want = neutralise(expected).to_csv(sep=delimiter, index=False, na_rep="*", lineterminator="\n")
+    assert table_bytes(frame, "out.csv", delimiter).decode() == want
 
 
 # ---------------------------------------------------------------------------- terminal and log injection

@@ -35,7 +35,6 @@ from privaudit.assessors.api import Assessor, Measurement, Params
 from privaudit.core.data import load_table
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.individual_risk import individual_risk, individual_risk_exact
-from privaudit.risk.population import population_uniqueness
 from privaudit.core.summary import column_codes, pack_keys
 from privaudit.assessors.helpers import value_histogram
 from privaudit.report.text import fmt
@@ -130,6 +129,9 @@ def run(ctx, params: UniquenessParams) -> Measurement:
     if params.sampling_fraction is not None or params.population_size is not None:
         if params.population_size is not None and params.population_size < s.n_records:
             raise ValueError(f"population_size {params.population_size} is smaller than the release ({s.n_records})")
+        # imported on use: the population models need scipy.special, ~0.25 s of every CLI start-up
+        from privaudit.risk.population import population_uniqueness
+
         est = population_uniqueness(s.sizes, sampling_fraction=params.sampling_fraction,
                                     population_size=params.population_size, snb_variant=params.snb)
         details["population_uniqueness"] = {

@@ -38,7 +38,6 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize
 
 from privaudit.risk.randomized_response import (
     MAX_CELLS,
@@ -311,6 +310,9 @@ def _optimise(prob: _Problem, floor: np.ndarray, seed: int, n_starts: int) -> tu
     starts += list(rng.uniform(_X_MIN, 1.0, size=(n_starts, k)))
 
     working = (prob.cell_risk(np.ones(k)) > prob.max_risk) | (prob.cell_risk(anchor) >= 0.9 * prob.max_risk)
+    # imported here, not at module level: scipy.optimize costs ~0.3 s of every CLI start-up
+    from scipy.optimize import minimize
+
     bounds = [(_X_MIN, 1.0)] * k
     best_x, best_f = anchor, prob.log_loss(anchor)
     for x0 in starts:

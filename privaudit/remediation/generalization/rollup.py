@@ -114,6 +114,8 @@ class SnapshotCounter:
     def violating_records(self, levels) -> int:
         """Records in classes breaking k-anonymity or a distinct l-diversity check at ``levels``."""
         rows, counts = self.snapshot(levels)
+        if rows.shape[1] == self.q:  # no sensitive column: a snapshot's rows are its classes already
+            return int(counts[counts < self.k].sum())
         cls, sizes, bad = self._classes(rows, counts)
         return int(sizes[bad].sum())
 
