@@ -11,6 +11,23 @@ peak RSS.
 anonymeter (when installed): LinkabilityEvaluator (aux columns age/sex/race/marital-status vs
 education/occupation/workclass/native-country, n_neighbors 10, n_attacks 2,000) and InferenceEvaluator
 (secret salary-class, n_attacks 2,000), as the peers' table measured them. Times side by side, one run.
+
+Measured on the shared two-core machine (2026-11-25, other jobs running; the figures of one run are
+comparable with each other, not across runs), 100,000 rows per table:
+
+=========================== ============================ ===========================
+                            before (exact brute force)   after (joins, bounds, keys)
+=========================== ============================ ===========================
+whole chapter, peak RSS     475.6 s, 731 MB              16.6 s, 535 MB
+distance_to_closest_record  250.5 s                      6.8 s
+singling_out (500)          116.9 s                      5.0 s
+linkability (2,000, k 10)   57.4 s (anonymeter 92.3 s)   1.7 s (anonymeter 66.9 s)
+inference (2,000)           46.0 s (anonymeter 59.8 s)   0.8 s (anonymeter 34.9 s)
+cap                         2.7 s                        0.9 s
+=========================== ============================ ===========================
+
+against anonymeter in the same run: linkability 1.6x -> 40.3x, inference 1.3x -> 45.2x faster; every
+check's value and details are unchanged (the searches are exact, the predicates the same).
 """
 
 from __future__ import annotations

@@ -102,6 +102,34 @@ def test_blocked_search_equals_brute_force(query_rows, reference_rows, block, ti
     assert (counts == (brute <= radius[:, None] + 1e-10).sum(axis=1)).all()
 
 
+
+def test_joined_and_pruned_search_equals_the_full_matrix():
+    """Records repeating nominal patterns (settled by the join on nominal codes) and others (searched, with
+    tiles skipped by their bounds), a high-cardinality nominal column (compared code by code), missing
+    values: the same distances and nearest records, bit for bit, as the unpruned distance matrix."""
+    rng = np.random.default_rng(11)
+
+    def draw(n):
+        f = pd.DataFrame({"age": rng.integers(18, 30, n).astype(float), "income": rng.choice([0.0, 1.5, 2.5, 7.0], n),
+                          "sex": rng.choice(["f", "m"], n), "job": rng.choice([f"j{i}" for i in range(90)], n),
+                          "grade": rng.choice(LEVELS, n)})
+        f.loc[rng.random(n) < 0.05, "income"] = np.nan
+        f["job"] = f["job"].where(rng.random(n) < 0.9, "j1")
+        return typed(f)
+
+    reference, queries = draw(400), draw(150)
+    queries.iloc[:50] = reference.iloc[:50].to_numpy()  # patterns present in the reference
+    space, (r, q) = GowerSpace.build(KINDS, reference, queries)
+    full = gower_matrix(space, q, r)
+    for block, tile in ((128, 1024), (16, 32), (5, 7)):
+        nb = nearest_two(space, q, r, block_rows=block, tile_rows=tile, workers=1)
+        ordered = np.sort(full, axis=1)
+        assert np.array_equal(nb.d1, ordered[:, 0]) and np.array_equal(nb.d2, ordered[:, 1])
+        # of tied records, the first of the distinct row that comes first in key order (as before pruning)
+        by_key = np.lexsort((np.arange(r.n), *r.key.T[::-1]))
+        first_tied = by_key[(full[:, by_key] == ordered[:, :1]).argmax(axis=1)]
+        assert np.array_equal(nb.index, first_tied)
+
 def test_binomial_interval_and_p_value():
     lo, hi = binomial_interval(50, 100)
     assert lo == pytest.approx(0.3983, abs=1e-4) and hi == pytest.approx(0.6017, abs=1e-4)  # Clopper-Pearson

@@ -124,6 +124,60 @@ def test_counting_by_key_agrees_with_comparing_every_record():
             so._table_key = saved
 
 
+
+def test_binary_search_on_one_numeric_condition_agrees_with_comparing_every_record():
+    """Every operator on the numeric column, with values the table holds, lacks, and missing ones."""
+    from privaudit.risk.synthetic_attacks.singling_out import multivariate_predicates, random_predicates
+
+    rng = np.random.default_rng(3)
+    n = 1500
+    table = np.column_stack([rng.normal(size=n).round(1), rng.integers(0, 3, n), rng.integers(0, 5, n),
+                             rng.integers(0, 4, n)]).astype(float)  # one numeric column, three coded ones
+    table[rng.random(n) < 0.05, 0] = np.nan
+    table[rng.random(n) < 0.05, 1] = np.nan
+    numeric = np.array([True, False, False, False])
+    for preds in (multivariate_predicates(table, numeric, 150, 3, 10_000, rng), random_predicates(table, numeric, 300, 2, rng)):
+        on_number = numeric[preds.cols]
+        ops = np.where(on_number, rng.integers(0, 8, preds.ops.shape), preds.ops).astype(np.int8)
+        odd = on_number & (rng.random(ops.shape) < 0.3)
+        vals = np.where(odd, rng.choice([np.nan, 0.5, 99.0, -1.0], ops.shape), preds.vals)
+        mixed = Predicates(preds.cols, ops, vals)
+        assert (count_matches(table, mixed, numeric) == count_matches(table, mixed)).all()
+
+
+def _brute_neighbours(queries, candidates, numeric, ranges, k, priority):
+    from privaudit.risk.synthetic_attacks.neighbours import gower_block
+
+    dist = gower_block(queries, candidates, numeric, ranges)
+    rank = np.empty(len(candidates), dtype=np.int64)
+    rank[priority] = np.arange(len(candidates))
+    order = np.lexsort((np.broadcast_to(rank, dist.shape), dist), axis=1)[:, :k]
+    return order, np.take_along_axis(dist, order, axis=1)
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_neighbours_over_distinct_records_equal_a_search_over_every_record(k):
+    """Many repeated records and ties: the k nearest by (distance, priority) are the same records."""
+    from privaudit.risk.synthetic_attacks.neighbours import gower_neighbours
+
+    rng = np.random.default_rng(k)
+    for trial in range(40):
+        n, d = int(rng.integers(1, 120)), int(rng.integers(1, 5))
+        numeric = rng.random(d) < 0.4
+        candidates = rng.integers(0, 3, (n, d)).astype(float)
+        queries = rng.integers(0, 4, (30, d)).astype(float)
+        for j in np.flatnonzero(numeric):  # values whose sums round differently in different orders
+            values = np.array([0.1, 0.2, 0.3, 1 / 3])
+            candidates[:, j], queries[:, j] = values[rng.integers(0, 4, n)], values[rng.integers(0, 4, 30)]
+        candidates[rng.random((n, d)) < 0.1] = np.nan
+        queries[rng.random((30, d)) < 0.1] = np.nan
+        ranges = np.where(numeric, 0.7, 1.0)
+        priority = rng.permutation(n)
+        got = gower_neighbours(queries, candidates, numeric, ranges, k, priority)
+        want = _brute_neighbours(queries, candidates, numeric, ranges, min(k, n), priority)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1]), trial
+
+
 # ------------------------------------------------------------------------------------- scenarios
 def test_a_copy_of_the_training_records_is_high_risk(data):
     train, control, copy = data["train"], data["control"], data["copy"]

@@ -59,3 +59,21 @@ def test_listing_one_synthetic_check_turns_the_defaults_off(tmp_path):
     run_cli("audit", tmp_path / "synthetic.csv", "--policy", tmp_path / "p.yaml", "--original", tmp_path / "train.csv",
             "--json", out, "--quiet")
     assert [c["assessor"] for c in json.loads(out.read_text())["checks"]] == ["direct_identifiers", "cap"]
+
+
+def test_a_control_table_too_large_for_memory_is_refused_before_loading(tmp_path, monkeypatch):
+    _tables(tmp_path)
+    args = ("audit", tmp_path / "synthetic.csv", "--policy", tmp_path / "p.yaml", "--original", tmp_path / "train.csv",
+            "--control", tmp_path / "holdout.csv", "--json", tmp_path / "r.json", "--quiet")
+    monkeypatch.setenv("PRIVAUDIT_MEMORY_LIMIT", "2K")  # the 300-row holdout needs about 6 x its file size
+    result = run_cli(*args)
+    assert result.code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "holdout.csv" in result.stderr and "no chunked path for --control" in result.stderr
+    assert not (tmp_path / "r.json").exists()
+    from privaudit.risk.synthetic.memory import refuse_oversized
+
+    monkeypatch.setenv("PRIVAUDIT_MEMORY_LIMIT", "1G")
+    refuse_oversized(tmp_path / "holdout.csv")  # fits: nothing said
+    monkeypatch.setenv("PRIVAUDIT_MEMORY_LIMIT", "lots")
+    result = run_cli(*args)
+    assert result.code == 2 and "PRIVAUDIT_MEMORY_LIMIT" in result.stderr and result.stderr.count("\n") == 1

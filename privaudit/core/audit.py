@@ -176,12 +176,33 @@ def open_policy(policy: Policy | str | Path | dict, registry: Registry,
     return load_policy(policy, registry, allow_outside_paths=allow_outside_paths)
 
 
+def out_of_memory(check: Check) -> bool:
+    """Whether a check declares it runs under an engine that does not load the tables (its parameters'
+    ``out_of_memory``): it then reads ``--original`` itself, from ``ctx.files``."""
+    return bool(getattr(check.params, "out_of_memory", False))
+
+
+@dataclass
+class InputFiles:
+    """The inputs as given, for the checks that read them themselves under an out-of-memory engine
+    (``ctx.files``); the check that reads the original sets its facts for the report."""
+
+    released: Any
+    original: Any
+    engine: str
+    options: dict
+    original_table: Table | None = None
+
+
 def refuse_unrunnable(checks: list[Check], engine: str, in_memory: bool, original: bool, control: bool) -> None:
     """Before any work, one line for the first check the inputs or the engine cannot serve: a check that
     needs ``--original`` or ``--control`` without it, or the whole table in memory under an engine that
-    does not load it; and ``--original``/``--control`` themselves under such an engine."""
+    does not load it; and ``--original``/``--control`` themselves under such an engine (unless every check
+    that reads ``--original`` declares it runs out of memory, :func:`out_of_memory`)."""
     if not in_memory:
-        for given, option in ((original, "--original"), (control, "--control")):
+        readers = [c for c in checks if {"original", "training"} & c.assessor.needs]
+        original_runs = bool(readers) and all(out_of_memory(c) for c in readers)
+        for given, option in ((original and not original_runs, "--original"), (control, "--control")):
             if given:
                 raise DataError(f"{option} needs the whole tables in memory: use --engine in-process "
                                 f"(this audit uses {engine})")
@@ -198,7 +219,7 @@ def refuse_unrunnable(checks: list[Check], engine: str, in_memory: bool, origina
         if "control" in needs and not control:
             raise DataError(f"check {check.id!r} ({check.assessor.name}) needs a control (holdout) table: "
                             "pass --control FILE")
-        if "table" in needs and not in_memory:
+        if "table" in needs and not in_memory and not out_of_memory(check):
             raise DataError(f"check {check.id!r} ({check.assessor.name}) needs the whole table in memory: "
                             f"use --engine in-process (this audit uses {engine})")
 
@@ -230,6 +251,10 @@ def run_audit(
     spec = get_engine(engine)
     spec.check_options(engine_options)
     refuse_unrunnable(checks, engine, spec.in_memory, original is not None, control is not None)
+    if control is not None:  # before any work: a control table that cannot fit in memory
+        from privaudit.risk.synthetic.memory import refuse_oversized
+
+        refuse_oversized(control, "control table")
     computed = spec.load().summarize(released, policy, progress=progress, **engine_options)
     ctx = AuditContext(policy, computed.table.frame, progress=progress, precomputed=computed.summary,
                        column_counts=computed.column_counts)
@@ -237,8 +262,10 @@ def run_audit(
         from privaudit.engines import first_rows
 
         ctx.sample_reader = lambda rows: first_rows(released, policy, rows)
-    original_table = control_table = None
-    if original is not None:
+    original_table = control_table = files = None
+    if original is not None and not spec.in_memory:  # read by the checks themselves (refuse_unrunnable)
+        files = ctx.files = InputFiles(released, original, engine, dict(engine_options))
+    elif original is not None:
         original_table = load_input(original, policy, "original table")
         ctx.training = original_table.frame
         needs = [c.assessor.needs for c in checks]
@@ -248,6 +275,8 @@ def run_audit(
         control_table = load_input(control, policy, "control table")
         ctx.control = control_table.frame
     results = run_checks(ctx, checks)
+    if files is not None:
+        original_table = files.original_table
     return AuditResult(policy, computed.table, results, generated_at(), ctx, original_table,
                        control=control_table, engine=engine)
 

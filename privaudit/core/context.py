@@ -30,6 +30,9 @@ class AuditContext:
     precomputed: ClassSummary | None = None
     column_counts: dict[str, int] | None = None
     sample_reader: Callable[[int], pd.DataFrame | None] | None = None  # first rows, when ``table`` is None
+    #: the inputs as given (``core.audit.InputFiles``), for the checks that read ``--original`` themselves
+    #: under an out-of-memory engine (their parameters declare ``out_of_memory``); None otherwise
+    files: Any = None
 
     def sample(self, rows: int) -> pd.DataFrame | None:
         """The released table's first ``rows`` rows, typed as the whole table is (the same rows whatever the

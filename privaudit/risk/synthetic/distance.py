@@ -27,19 +27,34 @@ For records ``a`` and ``b`` over the ``p`` audited columns, ``d(a, b) = (1/p) * 
 
 Search: exact, blocked, vectorised
 ----------------------------------
-:func:`nearest_two` finds, for every query record, the two nearest reference records exactly, by brute
-force in blocks: ``block_rows`` query records against ``tile_rows`` reference records at a time
-(default 128 x 8192: about 25 MB of buffers per worker thread whatever the table sizes; no
-``n x m`` matrix is formed), keeping a running best two. Per tile: numeric columns by vectorised
-``|a - b|`` (and ``fmin(., 1)`` only when a value lies outside the training range or is missing);
-low-cardinality nominal columns by one matrix product of one-hot codes (``mismatches = groups -
-matches``, float32, exact for counts); high-cardinality nominal columns by code comparison. Identical
+:func:`nearest_two` finds, for every query record, the two nearest reference records exactly. Identical
 records are searched once (query and reference rows are de-duplicated first; a reference row's
-multiplicity counts for the second neighbour). Blocks run on ``workers`` threads (numpy and BLAS release
-the GIL). SDMetrics users report slow runs and running out of memory on tens of thousands of rows;
-here the three searches of 50,000 synthetic, training and holdout rows of 8 mixed columns took 54 s on
-a two-core machine (121 s while other jobs shared it), holding under 100 MiB beyond the tables (see
-``benchmarks/bench_synthetic_distance.py``).
+multiplicity counts for the second neighbour). Then, in :mod:`~privaudit.risk.synthetic.pruning`:
+
+* **joins on the nominal codes.** A record that differs from the query in ``m`` nominal columns is at
+  a Gower sum (``p * d``) of at least ``m``. So the query's nearest two among the reference records with
+  its nominal codes (a hash join) are its nearest two when the second is nearer than 1; failing that,
+  among the records that differ in at most one nominal column (one join per column left out) when the
+  second is nearer than 2. Resampled and lightly perturbed tables settle most queries so (two thirds and
+  nearly all the rest on the adult benchmark);
+* **a blocked search with lower bounds** for the others: ``block_rows`` query records against
+  ``tile_rows`` reference records at a time (default 128 x 1024: a few MB of buffers per worker thread
+  whatever the table sizes; no ``n x m`` matrix is formed), keeping a running best two, records sorted so
+  that tiles are homogeneous; a tile whose lower bound (the columns whose query value the tile lacks,
+  the numeric gaps) exceeds a query's current second sum -- or the joins' -- is skipped for that query.
+
+Every distance that is computed is computed with the same arithmetic in the same order (per tile:
+numeric columns by vectorised ``|a - b|``, with ``fmin(., 1)`` when a value lies outside the training
+range or is missing; low-cardinality nominal columns by one matrix product of one-hot codes
+(``mismatches = groups - matches``, float32, exact for counts); high-cardinality nominal columns by code
+comparison; the joins replay that sequence pair by pair), so the results are those of a search over every
+pair, bit for bit, ties included (of equally near records, the first distinct row in key order wins).
+Blocks run on ``workers`` threads (numpy and BLAS release the GIL). SDMetrics users report slow runs and
+running out of memory on tens of thousands of rows; here the three searches of 100,000 synthetic,
+training and holdout rows of the 9 adult columns (and the tie counts) take 6.8 s on a shared
+two-core machine (250 s by brute force in the same session; ``benchmarks/bench_synthetic.py``); on the 50,000
+rows of 8 mixed columns of ``benchmarks/bench_synthetic_distance.py`` (three numeric), 29 s against 129 s,
+with 112 MiB traced beyond the tables (94 MiB by brute force).
 
 Measures
 --------
@@ -79,6 +94,8 @@ import pandas as pd
 from scipy import stats
 
 from privaudit.core.concurrency import ordered_map
+from privaudit.risk.synthetic.pruning import (MARGIN, TileSummary, distinct, homogeneous_order,
+                                              near_pattern_two, same_pattern_count)
 
 __all__ = [
     "DistanceResult", "Encoded", "GowerSpace", "Neighbours", "binomial_interval", "binomial_sf", "count_within",
@@ -88,9 +105,10 @@ __all__ = [
 Kind = Literal["numeric", "ordinal", "nominal"]
 KINDS = ("numeric", "ordinal", "nominal")
 BLOCK_ROWS = 128
-TILE_ROWS = 8192
+TILE_ROWS = 1024
 ONE_HOT_MAX_LEVELS = 64  # a nominal column with more values (missing included) is compared code by code
 ONE_HOT_MAX_WIDTH = 256  # one-hot columns in all (float32: 1 kB per record at most)
+PAIR_BUDGET = 64  # pairs of records joined on their nominal codes, per distinct record searched
 TIE = 1e-10  # Gower distances closer than this are equal (sums of p rounded terms)
 QUANTILES = (0.0, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
 
@@ -343,9 +361,7 @@ def _unique_rows(enc: Encoded) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return empty, empty, empty
     if enc.key.shape[1] == 0:
         return np.zeros(1, dtype=np.int64), np.zeros(enc.n, dtype=np.int64), np.array([enc.n])
-    _, first, inverse, counts = np.unique(enc.key, axis=0, return_index=True, return_inverse=True,
-                                          return_counts=True)
-    return first, inverse.reshape(-1), counts
+    return distinct(enc.key)  # np.unique(axis=0)'s order, faster
 
 
 def nearest_two(space: GowerSpace, queries: Encoded, reference: Encoded, *, workers: int | None = None,
@@ -359,32 +375,71 @@ def nearest_two(space: GowerSpace, queries: Encoded, reference: Encoded, *, work
         raise ValueError("the reference table has no records")
     qfirst, qinverse, _ = _unique_rows(queries)
     rfirst, _, rcounts = _unique_rows(reference)
-    uq, ur = queries.take(qfirst), reference.take(rfirst)
+    # homogeneous blocks and tiles (pruning.py); a tile's records in their distinct-row order, so that of
+    # equally near records the first distinct row wins as before
+    tile_rows = min(tile_rows, max(len(rfirst), 1))
+    rorder = homogeneous_order(reference.key[rfirst], reference.scaled[rfirst])
+    rorder = rorder[np.lexsort((rorder, np.arange(len(rorder)) // tile_rows))]
+    qorder = homogeneous_order(queries.key[qfirst], queries.scaled[qfirst])
+    uq, ur = queries.take(qfirst[qorder]), reference.take(rfirst[rorder])
+    # queries whose nearest two share their nominal codes, or all but one, are settled by joins
+    # (pruning.py); the others are searched, with the joins' second distance as a first bound
+    rkey, rscaled, n_codes = reference.key[rfirst], reference.scaled[rfirst], reference.codes.shape[1]
+    budget = PAIR_BUDGET * (uq.n + len(rfirst))
+    j1, j2, jpos, complete = near_pattern_two(uq.key, uq.scaled, rkey, rscaled, rcounts, space.onehot_groups,
+                                              n_codes, budget)
+    again = np.flatnonzero(~(complete & (j2 < 1.0 - MARGIN)))
+    if len(again):
+        sub = uq.take(again)
+        k1, k2, kpos, kcomplete = near_pattern_two(sub.key, sub.scaled, rkey, rscaled, rcounts,
+                                                   space.onehot_groups, n_codes, budget, mismatches=1)
+        j1[again], j2[again], jpos[again] = k1, k2, kpos
+        complete[again] = kcomplete & (k2 < 2.0 - MARGIN)
+    settled = complete & (j2 < 2.0 - MARGIN)
+    searched = np.flatnonzero(~settled)
+    limit = j2[searched]
+    uq = uq.take(searched)
     kernel = _Kernel(space, ur, block_rows, tile_rows)
-    mult = rcounts
+    tiles = TileSummary.build(ur.key, ur.scaled, ur.codes.shape[1], kernel.tile_rows)
+    mult = rcounts[rorder]
     starts = list(range(0, uq.n, block_rows))
     p = float(space.p)
 
     def block(start: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
         q = uq.take(np.arange(start, min(uq.n, start + block_rows)))
+        cap = limit[start:start + block_rows]
         wide = kernel.wide(q)
         b = q.n
-        rows = np.arange(b)
         d1 = np.full(b, np.inf)
         d2 = np.full(b, np.inf)
         i1 = np.full(b, -1, dtype=np.int64)
-        for t0 in range(0, ur.n, kernel.tile_rows):
+        p1 = np.full(b, len(rorder), dtype=np.int64)  # distinct-row position of the nearest
+        bound = tiles.bounds(q.key, q.scaled)
+        nearest_bound = bound.min(axis=0)
+        for t in np.argsort(nearest_bound, kind="stable"):  # the most promising tiles first
+            reach = np.minimum(d2, cap)
+            if nearest_bound[t] > reach.max() + MARGIN:
+                break  # this tile and every later one are too far for every query
+            active = np.flatnonzero(bound[:, t] <= reach + MARGIN)
+            if not len(active):
+                continue
+            sub = q if len(active) == b else q.take(active)
+            t0 = int(tiles.starts[t])
             t1 = min(ur.n, t0 + kernel.tile_rows)
-            a = kernel.fill(q, wide, t0, t1)
+            a = kernel.fill(sub, wide, t0, t1)
+            rows = np.arange(len(active))
             i = a.argmin(axis=1)
             first = a[rows, i]
             a[rows, i] = np.inf
-            second = a.min(axis=1) if t1 - t0 > 1 else np.full(b, np.inf)
+            second = a.min(axis=1) if t1 - t0 > 1 else np.full(len(active), np.inf)
             second = np.where(mult[t0 + i] >= 2, first, second)
-            better = first < d1
-            d2 = np.where(better, np.minimum(d1, second), np.minimum(d2, first))
-            d1 = np.where(better, first, d1)
-            i1 = np.where(better, t0 + i, i1)
+            pos = rorder[t0 + i]
+            old1, old2 = d1[active], d2[active]
+            better = (first < old1) | ((first == old1) & (pos < p1[active]))
+            d2[active] = np.where(better, np.minimum(old1, second), np.minimum(old2, first))
+            d1[active] = np.where(better, first, old1)
+            i1[active] = np.where(better, t0 + i, i1[active])
+            p1[active] = np.where(better, pos, p1[active])
         return start, d1, d2, i1
 
     d1 = np.empty(uq.n)
@@ -397,6 +452,10 @@ def nearest_two(space: GowerSpace, queries: Encoded, reference: Encoded, *, work
         done += len(a)
         if progress is not None:
             progress(done, uq.n)
+    j1[searched], j2[searched], jpos[searched] = d1, d2, rorder[i1]
+    back = np.empty_like(qorder)
+    back[qorder] = np.arange(len(qorder))
+    d1, d2, i1 = j1[back], j2[back], jpos[back]
     d1, d2 = np.maximum(d1, 0.0) / p, np.maximum(d2, 0.0) / p
     index = rfirst[i1]
     if n == 0:
@@ -407,30 +466,53 @@ def nearest_two(space: GowerSpace, queries: Encoded, reference: Encoded, *, work
 def count_within(space: GowerSpace, queries: Encoded, reference: Encoded, radius: np.ndarray, *,
                  workers: int | None = None, block_rows: int = BLOCK_ROWS, tile_rows: int = TILE_ROWS
                  ) -> np.ndarray:
-    """For every query record, how many reference records lie at Gower distance ``<= radius`` (+ :data:`TIE`)."""
+    """For every query record, how many reference records lie at Gower distance ``<= radius`` (+ :data:`TIE`):
+    below a sum of 1 by the join on nominal codes, otherwise by the blocked search with lower bounds."""
     radius = np.asarray(radius, dtype=float).reshape(-1)
     out = np.zeros(queries.n, dtype=np.int64)
     if queries.n == 0 or reference.n == 0:
         return out
     rfirst, _, rcounts = _unique_rows(reference)
-    ur = reference.take(rfirst)
-    kernel = _Kernel(space, ur, block_rows, tile_rows)
     limit = (radius + TIE) * space.p
-    weight = rcounts.astype(float)
+    searched = np.ones(queries.n, dtype=bool)
+    near = np.flatnonzero(limit < 1.0 - MARGIN)  # within a sum below 1 only records of the same nominal codes
+    if len(near):
+        chosen, counts = same_pattern_count(queries.key[near], queries.scaled[near], reference.key[rfirst],
+                                            reference.scaled[rfirst], rcounts, space.onehot_groups,
+                                            reference.codes.shape[1], limit[near],
+                                            budget=PAIR_BUDGET * (len(near) + len(rfirst)))
+        out[near[chosen]] = counts
+        searched[near[chosen]] = False
+    left = np.flatnonzero(searched)
+    if not len(left):
+        return out
+    tile_rows = min(tile_rows, max(len(rfirst), 1))
+    rorder = homogeneous_order(reference.key[rfirst], reference.scaled[rfirst])
+    ur = reference.take(rfirst[rorder])
+    kernel = _Kernel(space, ur, block_rows, tile_rows)
+    tiles = TileSummary.build(ur.key, ur.scaled, ur.codes.shape[1], kernel.tile_rows)
+    weight = rcounts[rorder].astype(float)
+    qorder = left[homogeneous_order(queries.key[left], queries.scaled[left])]
+    uq, lim = queries.take(qorder), limit[qorder]
 
     def block(start: int) -> tuple[int, np.ndarray]:
-        stop = min(queries.n, start + block_rows)
-        q = queries.take(np.arange(start, stop))
+        q = uq.take(np.arange(start, min(uq.n, start + block_rows)))
+        cap = lim[start:start + q.n]
         wide = kernel.wide(q)
         total = np.zeros(q.n)
-        for t0 in range(0, ur.n, kernel.tile_rows):
+        bound = tiles.bounds(q.key, q.scaled)
+        for t in np.flatnonzero(bound.min(axis=0) <= cap.max() + MARGIN):  # other tiles are too far
+            active = np.flatnonzero(bound[:, t] <= cap + MARGIN)
+            if not len(active):
+                continue
+            t0 = int(tiles.starts[t])
             t1 = min(ur.n, t0 + kernel.tile_rows)
-            a = kernel.fill(q, wide, t0, t1)
-            total += np.where(a <= limit[start:stop, None], weight[t0:t1], 0.0).sum(axis=1)
+            a = kernel.fill(q if len(active) == q.n else q.take(active), wide, t0, t1)
+            total[active] += np.where(a <= cap[active, None], weight[t0:t1], 0.0).sum(axis=1)
         return start, np.rint(total).astype(np.int64)
 
-    for start, total in ordered_map(block, range(0, queries.n, block_rows), workers=workers or default_workers()):
-        out[start:start + len(total)] = total
+    for start, total in ordered_map(block, range(0, uq.n, block_rows), workers=workers or default_workers()):
+        out[qorder[start:start + len(total)]] = total
     return out
 
 

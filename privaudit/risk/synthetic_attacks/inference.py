@@ -8,7 +8,9 @@ when it equals the secret; a numeric one when ``|guess - secret| <= tolerance * 
 0: exactly); a missing secret is guessed right by a missing value. The attack runs on ``n_attacks``
 training records and on as many control records; the naive baseline guesses, for the training targets,
 the secrets of randomly drawn synthetic records. The risk is
-:func:`~privaudit.risk.synthetic_attacks.rates.residual_risk` of the two rates.
+:func:`~privaudit.risk.synthetic_attacks.rates.residual_risk` of the two rates. The nearest record is
+found exactly (:mod:`.neighbours`: a join on the categorical values, then a screen of the release's
+distinct records).
 
 anonymeter's own check of a numeric guess divides by the guess rather than by the secret (and 1.1 makes
 numeric secrets exact-match unless ``regression=True``); here the relative error is taken against the
@@ -22,7 +24,8 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from privaudit.risk.synthetic_attacks.linkability import encode, gower_neighbours, numeric_ranges
+from privaudit.risk.synthetic_attacks.linkability import encode, numeric_ranges
+from privaudit.risk.synthetic_attacks.neighbours import gower_neighbours
 from privaudit.risk.synthetic_attacks.rates import AttackOutcome, outcome
 
 

@@ -11,12 +11,12 @@ naive baseline links two parts when two random ``k``-subsets of the release inte
 
 Distances are Gower's (1971), as in the paper: per numeric column ``|x - y| / range`` (the range over
 the three tables), per categorical (nominal or ordinal) column 0 when equal and 1 otherwise; a missing
-value is at 0 from a missing value and at 1 from anything else. The search is exact and vectorised:
-distances to all synthetic records are computed for blocks of targets (no tree, no per-pair Python
-loop), and ties are broken by a seeded random order of the synthetic records (one shuffled copy of the
-release for both subsets, as an attacker would hold it).
+value is at 0 from a missing value and at 1 from anything else. The search is exact and vectorised
+(:mod:`.neighbours`: distances from blocks of targets to the release's distinct records, no tree, no
+per-pair Python loop), and ties are broken by a seeded random order of the synthetic records (one
+shuffled copy of the release for both subsets, as an attacker would hold it).
 
-This module also hosts the encoding and the neighbour search that the inference attack reuses.
+This module also hosts the encoding that the inference and singling-out attacks reuse.
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from privaudit.risk.synthetic_attacks.neighbours import gower_block, gower_neighbours
 from privaudit.risk.synthetic_attacks.rates import AttackOutcome, outcome
 
-#: distances held at once while searching neighbours (float64 cells: 64 MB)
-BLOCK_CELLS = 8_000_000
+__all__ = ["encode", "gower_block", "gower_neighbours", "linkability_attack", "linked", "numeric_ranges"]
 
 
 def encode(frames: Sequence[pd.DataFrame], columns: Sequence[str], numeric: Mapping[str, bool]) -> list[np.ndarray]:
@@ -61,62 +61,6 @@ def numeric_ranges(matrices: Sequence[np.ndarray], numeric_mask: np.ndarray) -> 
         span = np.nanmax(stacked, axis=0) - np.nanmin(stacked, axis=0)
     span = np.where(numeric_mask & np.isfinite(span) & (span > 0), span, 1.0)
     return span
-
-
-def gower_block(queries: np.ndarray, candidates: np.ndarray, numeric_mask: np.ndarray,
-                ranges: np.ndarray) -> np.ndarray:
-    """Gower distances (sums, not means) between every query and every candidate: ``len(queries) x
-    len(candidates)``."""
-    dist = np.zeros((len(queries), len(candidates)), dtype=float)
-    for j in range(queries.shape[1]):
-        q, c = queries[:, j], candidates[:, j]
-        qn, cn = np.isnan(q), np.isnan(c)
-        if numeric_mask[j]:
-            d = np.abs(q[:, None] - c[None, :]) / ranges[j]
-            if qn.any() or cn.any():
-                d = np.where(qn[:, None] | cn[None, :], np.where(qn[:, None] & cn[None, :], 0.0, 1.0), d)
-            dist += d
-        else:
-            d = q[:, None] != c[None, :]
-            if qn.any() and cn.any():
-                d &= ~(qn[:, None] & cn[None, :])
-            dist += d
-    return dist
-
-
-def _smallest(dist: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Row-wise positions and values of the ``k`` smallest distances, ties to the lowest position."""
-    b, n = dist.shape
-    if k >= n:
-        order = np.argsort(dist, axis=1, kind="stable")
-        return order, np.take_along_axis(dist, order, axis=1)
-    kth = np.partition(dist, k - 1, axis=1)[:, k - 1:k]
-    below = dist < kth
-    tied = dist == kth
-    room = k - below.sum(axis=1, keepdims=True)
-    keep = below | (tied & (np.cumsum(tied, axis=1) <= room))
-    cols = np.nonzero(keep)[1].reshape(b, k)
-    values = np.take_along_axis(dist, cols, axis=1)
-    order = np.argsort(values, axis=1, kind="stable")
-    return np.take_along_axis(cols, order, axis=1), np.take_along_axis(values, order, axis=1)
-
-
-def gower_neighbours(queries: np.ndarray, candidates: np.ndarray, numeric_mask: np.ndarray, ranges: np.ndarray,
-                     k: int, priority: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Exact ``k`` nearest candidates of every query under the Gower distance: ``(indices, distances)``,
-    each ``len(queries) x k``, nearest first. ``priority`` (a permutation of the candidates) breaks ties:
-    of equally near candidates, the one listed first in ``priority`` wins (default: the lowest index)."""
-    k = min(k, len(candidates))
-    order = np.arange(len(candidates)) if priority is None else np.asarray(priority)
-    ranked = candidates[order]
-    step = max(1, BLOCK_CELLS // max(len(ranked), 1))
-    idx = np.empty((len(queries), k), dtype=np.int64)
-    dist = np.empty((len(queries), k), dtype=float)
-    for lo in range(0, len(queries), step):
-        block = gower_block(queries[lo:lo + step], ranked, numeric_mask, ranges)
-        pos, val = _smallest(block, k)
-        idx[lo:lo + step], dist[lo:lo + step] = order[pos], val
-    return idx, dist
 
 
 def _sample(rng: np.random.Generator, n: int, size: int) -> np.ndarray:

@@ -22,9 +22,15 @@ random predicates (random columns, values and comparison operators). Rates divid
 even when fewer predicates were found (a note says so); duplicate rows are dropped first, and a
 missing value satisfies no comparison, only ``is missing``/``is not missing``.
 
-Predicates are held as arrays (columns, operators, values) and evaluated for blocks of predicates
-against the whole table with numpy comparisons; single-condition predicates are counted by binary
-search in the sorted columns.
+Predicates are held as arrays (columns, operators, values). Single-condition predicates are counted by
+binary search in the sorted columns. A predicate whose categorical conditions are ``==`` or ``is
+missing`` and which has at most one numeric condition is counted by binary search too: the records are
+sorted by the joint key of the predicate's columns (categorical codes, numeric missingness) extended by the
+rank of the numeric value, so the records of a key below or above a bound form a run; the sorted keys of
+every column combination live in one array, each in a key range of its own, so one ``searchsorted``
+counts a whole batch of predicates, whatever their columns. Other predicates compare their numeric
+conditions with the records of their key, and the rest (``!=`` on a category) are evaluated for blocks
+of predicates against the whole table with numpy comparisons.
 """
 
 from __future__ import annotations
@@ -151,16 +157,160 @@ def _table_key(table: np.ndarray, combo: np.ndarray, numeric: np.ndarray) -> tup
     return radices, order, key[order]
 
 
+def _value_key(table: np.ndarray, keyed: tuple, c: int) -> tuple | None:
+    """For a column combination whose only numeric column is ``c``: the records' joint key extended by the
+    rank of their value of ``c`` among the column's distinct values, sorted: ``(radix, distinct values,
+    sorted extended keys)``, so that a key's records with a value below a bound form a prefix of its run;
+    None when the extended key would not fit in 62 bits."""
+    radices, order, ranked = keyed
+    column = table[:, c]
+    distinct = np.unique(column[~np.isnan(column)])
+    radix = len(distinct) + 1
+    if np.prod([float(r) for r in radices]) * radix >= 2.0 ** 62:
+        return None
+    rank = np.searchsorted(distinct, column[order])  # missing values: any rank (their key differs)
+    return radix, distinct, np.sort(ranked * radix + rank)
+
+
+def _count_one_numeric(extended: tuple, p_key: np.ndarray, ops: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """Counts of predicates whose records are those of key ``p_key`` (-1: none) compared on one numeric
+    column (``ops``, ``vals``), by binary search in the extended keys of :func:`_value_key`."""
+    radix, distinct, keys = extended
+    base = p_key * radix
+    lo = np.searchsorted(keys, base, "left")
+    size = np.searchsorted(keys, base + radix, "left") - lo
+    missing = np.isnan(vals)
+    x = np.where(missing, 0.0, vals)
+    at_most = np.searchsorted(keys, base + np.searchsorted(distinct, x, "right"), "left") - lo  # value <= x
+    below = np.searchsorted(keys, base + np.searchsorted(distinct, x, "left"), "left") - lo  # value < x
+    by_op = np.stack([at_most - below, size - (at_most - below), below, size - at_most, at_most, size - below,
+                      size, size])  # EQ, NE, LT, GT, LE, GE, ISNA, NOTNA (the key holds the missingness)
+    counts = by_op[ops.astype(np.int64), np.arange(len(ops))]
+    compared = (ops != ISNA) & (ops != NOTNA)
+    counts[missing & compared] = np.where(ops[missing & compared] == NE, size[missing & compared], 0)
+    return np.where(size > 0, counts, 0)
+
+
+def _joint_index(table: np.ndarray, combos: list[tuple[int, ...]], numeric: np.ndarray, cache: dict) -> dict | None:
+    """One sorted array holding the sorted keys of every column combination of ``combos`` (and of those
+    indexed before on this table), each shifted into a key range of its own: ``{"keys", "at": combination ->
+    (offset, radix of the numeric rank or 1, radices, numeric position or -1)}``; cached. None when the
+    ranges would not fit in 62 bits."""
+    entry = (id(table), table.shape, "joint")
+    held = cache.get(entry)
+    if held is not None and all(c in held["at"] for c in combos):
+        return held
+    members = sorted(set(combos) | (set(held["at"]) if held else set()))
+    at, parts, offset = {}, [], 0
+    for combo in members:
+        radices, _, ranked = cache[(id(table), table.shape, combo)]
+        compared = [j for j, c in enumerate(combo) if numeric[c]]
+        if compared:
+            radix, _, keys = cache[(id(table), table.shape, combo, "values")]
+        else:
+            radix, keys = 1, ranked
+        at[combo] = (offset, radix, tuple(radices), compared[0] if compared else -1)
+        parts.append(keys + offset)
+        offset += int(np.prod([int(r) for r in radices], dtype=object)) * radix
+        if offset >= 2 ** 62:
+            return None
+    held = {"keys": np.concatenate(parts), "at": at}
+    cache[entry] = held
+    return held
+
+
+def _count_joint(table: np.ndarray, preds: Predicates, combos: np.ndarray, inverse: np.ndarray, parts: np.ndarray,
+                 numeric: np.ndarray, cache: dict, counts: np.ndarray) -> np.ndarray:
+    """Counts, into ``counts``, of the predicates whose combination has at most one numeric column, all at
+    once by binary search in :func:`_joint_index` (the per-combination searches of :func:`_count_keyed` and
+    :func:`_count_one_numeric` in one array); returns which combinations were counted."""
+    done = np.zeros(len(combos), dtype=bool)
+    eligible = []
+    names = [tuple(c) for c in combos.tolist()]
+    for g, combo in enumerate(combos):
+        entry = (id(table), table.shape, names[g])
+        if entry not in cache:
+            cache[entry] = _table_key(table, combo, numeric)
+        if cache[entry] is None:
+            continue
+        compared = [j for j, c in enumerate(combo) if numeric[c]]
+        if len(compared) > 1:
+            continue
+        if compared:
+            entry_v = entry + ("values",)
+            if entry_v not in cache:
+                cache[entry_v] = _value_key(table, cache[entry], int(combo[compared[0]]))
+            if cache[entry_v] is None:
+                continue
+        eligible.append(g)
+    if not eligible:
+        return done
+    index = _joint_index(table, [names[g] for g in eligible], numeric, cache)
+    if index is None:
+        return done
+    m = combos.shape[1]
+    offset, radix, radices, position = (np.zeros(len(combos), dtype=np.int64), np.ones(len(combos), dtype=np.int64),
+                                        np.ones((len(combos), m), dtype=np.int64), np.full(len(combos), -1))
+    for g in eligible:
+        offset[g], radix[g], radices[g], position[g] = index["at"][names[g]]
+    done[eligible] = True
+    rows = np.flatnonzero(done[inverse])
+    g = inverse[rows]
+    part, rad = parts[rows], radices[g]
+    outside = ((part < 0) | (part >= rad - 1)).any(axis=1)  # a value the table does not hold matches nothing
+    p_key = np.zeros(len(rows), dtype=np.int64)
+    for j in range(m):
+        p_key = p_key * rad[:, j] + np.clip(part[:, j], 0, rad[:, j] - 1)
+    keys = index["keys"]
+    base = offset[g] + p_key * radix[g]
+    lo = np.searchsorted(keys, base, "left")
+    size = np.searchsorted(keys, base + radix[g], "left") - lo
+    got = size.copy()
+    pos = position[g]
+    one = np.flatnonzero(pos >= 0)
+    if len(one):
+        col = preds.cols[rows[one], pos[one]]
+        op = preds.ops[rows[one], pos[one]].astype(np.int64)
+        x = preds.vals[rows[one], pos[one]]
+        missing = np.isnan(x)
+        right, left = np.zeros(len(one), dtype=np.int64), np.zeros(len(one), dtype=np.int64)
+        for c in np.unique(col):
+            here = col == c
+            distinct = cache[(id(table), table.shape, names[g[one][here][0]], "values")][1]
+            right[here] = np.searchsorted(distinct, np.where(missing[here], 0.0, x[here]), "right")
+            left[here] = np.searchsorted(distinct, np.where(missing[here], 0.0, x[here]), "left")
+        b, n = base[one], size[one]
+        at_most = np.searchsorted(keys, b + right, "left") - lo[one]  # value <= x
+        below = np.searchsorted(keys, b + left, "left") - lo[one]  # value < x
+        by_op = np.stack([at_most - below, n - (at_most - below), below, n - at_most, at_most, n - below, n, n])
+        value = by_op[op, np.arange(len(one))]
+        compared = missing & (op != ISNA) & (op != NOTNA)
+        value[compared] = np.where(op[compared] == NE, n[compared], 0)
+        got[one] = value
+    counts[rows] = np.where(outside | (size == 0), 0, got)
+    return done
+
+
 def _count_keyed(table: np.ndarray, preds: Predicates, numeric: np.ndarray, cache: dict | None = None) -> np.ndarray:
     """Counts of predicates whose categorical conditions are all ``==`` or ``is missing``: the records are
     sorted by the joint key of those columns (and of the numeric columns' missingness), so each predicate
-    compares its numeric conditions only with the records of its own key. The sorted key of a column
-    combination is computed once per table (``cache``: kept across calls on the same table)."""
+    compares its numeric conditions only with the records of its own key -- by binary search when it has
+    one numeric condition (:func:`_count_one_numeric`), record by record otherwise. The sorted keys of a
+    column combination are computed once per table (``cache``: kept across calls on the same table)."""
     counts = np.zeros(len(preds), dtype=np.int64)
     cache = {} if cache is None else cache
     combos, inverse = np.unique(preds.cols, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    is_numeric = numeric[preds.cols]
+    codes = np.where(is_numeric | np.isnan(preds.vals), -1.0, preds.vals).astype(np.int64) + 1
+    parts = np.where(preds.ops == ISNA, np.where(is_numeric, 1, 0), np.where(is_numeric, 0, codes))
+    by_combo = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[by_combo], np.arange(len(combos) + 1))
+    done = _count_joint(table, preds, combos, inverse, parts, numeric, cache, counts)
     for g, combo in enumerate(combos):
-        sel = np.flatnonzero(inverse.ravel() == g)
+        if done[g]:
+            continue
+        sel = by_combo[bounds[g]:bounds[g + 1]]
         ops, vals = preds.ops[sel], preds.vals[sel]
         compared = [j for j, c in enumerate(combo) if numeric[c]]
         entry = (id(table), table.shape, tuple(int(c) for c in combo))
@@ -171,16 +321,20 @@ def _count_keyed(table: np.ndarray, preds: Predicates, numeric: np.ndarray, cach
             counts[sel] = _count_factorized(table, combo, ops, vals, numeric)
             continue
         radices, order, ranked = keyed
+        part = parts[sel]
+        top = np.asarray(radices, dtype=np.int64) - 1
+        outside = ((part < 0) | (part >= top)).any(axis=1)  # a value the table does not hold matches nothing
         p_key = np.zeros(len(sel), dtype=np.int64)
-        outside = np.zeros(len(sel), dtype=bool)
-        for j, (c, radix) in enumerate(zip(combo, radices)):
-            if numeric[c]:
-                part = (ops[:, j] == ISNA).astype(np.int64)
-            else:
-                part = np.where(ops[:, j] == ISNA, 0, np.nan_to_num(vals[:, j], nan=-1.0).astype(np.int64) + 1)
-            outside |= (part < 0) | (part >= radix - 1)  # a value the table does not hold matches nothing
-            p_key = p_key * radix + np.clip(part, 0, radix - 1)
+        for j, radix in enumerate(radices):
+            p_key = p_key * radix + part[:, j]
         p_key[outside] = -1
+        if len(compared) == 1:
+            entry_v = entry + ("values",)
+            if entry_v not in cache:
+                cache[entry_v] = _value_key(table, keyed, int(combo[compared[0]]))
+            if cache[entry_v] is not None:
+                counts[sel] = _count_one_numeric(cache[entry_v], p_key, ops[:, compared[0]], vals[:, compared[0]])
+                continue
         lo, hi = np.searchsorted(ranked, p_key, "left"), np.searchsorted(ranked, p_key, "right")
         if not compared:
             counts[sel] = hi - lo
@@ -190,24 +344,31 @@ def _count_keyed(table: np.ndarray, preds: Predicates, numeric: np.ndarray, cach
         while start < len(sel):  # predicates in chunks holding at most BLOCK_CELLS (predicate, record) pairs
             total = np.cumsum(sizes[start:])
             stop = start + max(1, int(np.searchsorted(total, BLOCK_CELLS, "right")))
-            part = np.arange(start, stop)
-            owner = np.repeat(part, sizes[part])
-            offset = np.arange(len(owner)) - np.repeat(np.cumsum(sizes[part]) - sizes[part], sizes[part])
+            chunk = np.arange(start, stop)
+            owner = np.repeat(chunk, sizes[chunk])
+            offset = np.arange(len(owner)) - np.repeat(np.cumsum(sizes[chunk]) - sizes[chunk], sizes[chunk])
             record = order[lo[owner] + offset]
             ok = np.ones(len(owner), dtype=bool)
             for j in compared:
                 op = ops[owner, j]
                 ok &= _compare(table[record, combo[j]][:, None], op, vals[owner, j])[:, 0] | (op == ISNA)
-            counts[sel[part]] = np.bincount(owner[ok] - start, minlength=len(part))
+            counts[sel[chunk]] = np.bincount(owner[ok] - start, minlength=len(chunk))
             start = stop
     return counts
 
 
 def _unique_rows(preds: Predicates, seen: set[bytes]) -> np.ndarray:
-    """Positions of predicates not in ``seen`` (nor repeated within ``preds``); ``seen`` is updated."""
+    """Positions of predicates not in ``seen`` (nor repeated within ``preds``), in order; ``seen`` is updated."""
+    if len(preds) == 0:
+        return np.zeros(0, dtype=np.int64)
+    rows = np.hstack([preds.cols.astype(np.int64), preds.ops.astype(np.int64),
+                      np.ascontiguousarray(np.nan_to_num(preds.vals, nan=0.0)).view(np.int64)])
+    rows = np.ascontiguousarray(rows)
+    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    _, first = np.unique(keys, return_index=True)
     keep = []
-    for i in range(len(preds)):
-        key = preds.cols[i].tobytes() + preds.ops[i].tobytes() + np.nan_to_num(preds.vals[i], nan=0.0).tobytes()
+    for i in np.sort(first).tolist():  # one look-up per distinct predicate
+        key = keys[i].tobytes()
         if key not in seen:
             seen.add(key)
             keep.append(i)
