@@ -42,6 +42,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from splink_top1 import top1_sql
+
 REPO = Path(__file__).resolve().parents[1]
 ADULT = REPO.parent / "shared" / "datasets" / "adult" / "adult.csv"
 COLUMNS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation", "salary-class"]
@@ -141,18 +143,7 @@ def worker_splink(orig: pd.DataFrame, rel: pd.DataFrame, estimation: str) -> dic
             )
     pred = linker.inference.predict()
     # top-1 per original record, ties credited 1/t, aggregated inside DuckDB
-    sql = f"""
-        WITH p AS (
-            SELECT CASE WHEN source_dataset_l = 'a_original' THEN unique_id_l ELSE unique_id_r END AS i,
-                   CASE WHEN source_dataset_l = 'a_original' THEN unique_id_r ELSE unique_id_l END AS j,
-                   match_weight AS w
-            FROM {pred.physical_name}),
-        top AS (SELECT i, max(w) AS w FROM p GROUP BY i),
-        t AS (SELECT p.i, count(*) AS ties, max(CASE WHEN p.i = p.j THEN 1 ELSE 0 END) AS own
-              FROM p JOIN top ON p.i = top.i AND p.w = top.w GROUP BY p.i)
-        SELECT (SELECT count(*) FROM p) AS n_pairs, sum(own::DOUBLE / ties) AS credit,
-               sum(CASE WHEN own = 1 AND ties = 1 THEN 1 ELSE 0 END) AS unique_own
-        FROM t"""
+    sql = top1_sql(pred.physical_name)
     row = linker.misc.query_sql(sql, output_type="pandas").iloc[0]
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     return {

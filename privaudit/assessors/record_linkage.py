@@ -9,7 +9,9 @@ the same order, or joined through a ``record_id`` column, which is never treated
   0/1 or hierarchical distance (categorical), optional ``weights``, ``metric`` euclidean or
   mahalanobis; ``assignment: one_to_one`` links globally; ``worst_case: true`` also learns the
   attribute weights that maximise correct links (Abril, Navarro-Arribas & Torra 2012). See
-  :mod:`privaudit.risk.linkage.distance`.
+  :mod:`privaudit.risk.linkage.distance`. With ``blocking`` (euclidean, nearest, no hierarchy) the
+  intruder compares a record only with the released records agreeing on a rule
+  (:mod:`privaudit.risk.linkage.distance_blocked`); no class-size breakdown then.
 * ``method: probabilistic``: Fellegi–Sunter with blocking, comparison levels (exact, numeric
   ``tolerances``, disagree), m/u from the true pairs (``estimation: labels``, the worst-case intruder)
   and/or EM on agreement-pattern counts; link / clerical / non-link thresholds from the target error
@@ -17,18 +19,29 @@ the same order, or joined through a ``record_id`` column, which is never treated
 
 value = share of intruder records linked to their own released record (the worst of the rates
 computed); pass iff value <= ``max_rate``.
+
+Engines: the probabilistic method also runs under ``--engine duckdb`` / ``chunked`` (its parameters declare
+``out_of_memory``): the release and ``--original`` are then read, coded and paired by DuckDB, which spills
+to disk (:func:`run_probabilistic_sql`, :mod:`privaudit.risk.linkage.fellegi_sunter.sql`), with the same
+figures as in process. So does the distance method with ``blocking`` (:func:`run_distance_sql`,
+:mod:`privaudit.risk.linkage.distance_sql`); without it, or with ``one_to_one``, ``mahalanobis`` or
+``worst_case``, it needs the tables in memory (one line, exit 2, before any work).
 """
 
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import exceeds
 from privaudit.report.text import fmt
@@ -42,7 +55,7 @@ class Intruder(BaseModel):
 
 
 DISTANCE_ONLY = ("metric", "assignment", "weights", "worst_case")
-PROBABILISTIC_ONLY = ("blocking", "tolerances", "estimation", "max_false_match_rate", "max_false_non_match_rate")
+PROBABILISTIC_ONLY = ("tolerances", "estimation", "max_false_match_rate", "max_false_non_match_rate")
 
 
 class RecordLinkageParams(Params):
@@ -58,6 +71,25 @@ class RecordLinkageParams(Params):
     estimation: Literal["labels", "em", "both"] = "labels"
     max_false_match_rate: float = Field(default=0.01, gt=0, lt=1)
     max_false_non_match_rate: float = Field(default=0.01, gt=0, lt=1)
+
+    @property
+    def out_of_memory(self) -> bool:
+        """The probabilistic method runs under the out-of-memory engines (its pairs in DuckDB, reading
+        ``--original`` itself: :func:`run_probabilistic_sql`), and so does the distance method with
+        ``blocking`` (:func:`run_distance_sql`). Read only under those engines (``refuse_unrunnable``), so
+        the distance parameters they cannot serve raise their own one-line refusal here, before any work."""
+        if self.method == "probabilistic":
+            return True
+        for wrong, given in ((self.assignment == "one_to_one", "assignment: one_to_one"),
+                             (self.metric == "mahalanobis", "metric: mahalanobis"),
+                             (self.worst_case, "worst_case: true")):
+            if wrong:
+                raise DataError(f"record_linkage (distance) with {given} needs the tables in memory: use "
+                                "--engine in-process")
+        if self.blocking is None:
+            raise DataError("record_linkage (distance) past memory needs `blocking` (rules of columns; the intruder "
+                            "compares the records agreeing on one), or the tables in memory: use --engine in-process")
+        return True
 
     @model_validator(mode="after")
     def _method_parameters(self) -> "RecordLinkageParams":
@@ -88,6 +120,17 @@ def validate(params: RecordLinkageParams, policy) -> str | None:
     for name in params.tolerances:
         if policy.columns[name].type != "numeric":
             return f"tolerances: column {name!r} is not numeric"
+    if params.method == "distance" and params.blocking is not None:
+        if not params.blocking or not all(params.blocking):
+            return "blocking: give at least one rule of at least one column"
+        for wrong, given in ((params.assignment == "one_to_one", "assignment: one_to_one"),
+                             (params.metric == "mahalanobis", "metric: mahalanobis"), (params.worst_case, "worst_case")):
+            if wrong:
+                return f"blocking: the distance method blocks only without {given}"
+        for name in columns:
+            if policy.columns[name].type != "numeric" and name in policy.hierarchies:
+                return (f"blocking: column {name!r} has a hierarchy; the blocked distance method compares "
+                        "categories as equal or not (drop the hierarchy or the blocking)")
     if params.intruder.rows > 1 and not float(params.intruder.rows).is_integer():
         return "intruder.rows: a count must be a whole number (or give a fraction <= 1)"
     return None
@@ -107,12 +150,19 @@ def run_distance(ctx, params: RecordLinkageParams, columns: list[str], report) -
     """The distance-based linkage; per record, ``linked``: the expected correctness of the intruder's link
     of that record (1: its own released record is the nearest, 1/t in a tie of t, 0: linked elsewhere;
     NaN: not in the intruder's file)."""
-    from privaudit.risk.linkage import AttributeSpec, distance_linkage
+    from privaudit.risk.linkage import distance_linkage
+    from privaudit.risk.linkage.distance_blocked import blocked_distance_linkage
 
-    specs = [AttributeSpec(c, "numeric" if ctx.policy.columns[c].type == "numeric" else "categorical",
-                           hierarchy=ctx.policy.hierarchies.get(c) if ctx.policy.columns[c].type != "numeric" else None,
-                           weight=float((params.weights or {}).get(c, 1.0)))
-             for c in columns]
+    if ctx.original is None and getattr(ctx, "files", None) is not None:
+        return run_distance_sql(ctx, params, columns, report)
+    specs = _attribute_specs(ctx, params, columns)
+    if params.blocking is not None:
+        blocked = blocked_distance_linkage(_plain(ctx.original, columns), _plain(ctx.table, columns), specs,
+                                           params.blocking, rows=_rows(params), seed=params.intruder.seed,
+                                           progress=report)
+        linked = np.full(len(ctx.table), np.nan)
+        linked[blocked.own] = blocked.credit
+        return blocked.rate, blocked.to_dict(), {"linked": linked}
     result = distance_linkage(_plain(ctx.original, columns), _plain(ctx.table, columns), specs,
                               rows=_rows(params), seed=params.intruder.seed, metric=params.metric,
                               assignment=params.assignment, worst_case=params.worst_case,
@@ -123,16 +173,34 @@ def run_distance(ctx, params: RecordLinkageParams, columns: list[str], report) -
     return float(result.max_rate), details, {"linked": linked}
 
 
-def run_probabilistic(ctx, params: RecordLinkageParams, columns: list[str], report) -> tuple[float, dict, dict]:
-    from privaudit.risk.linkage.fellegi_sunter import ComparisonSpec, probabilistic_linkage
+def _attribute_specs(ctx, params: RecordLinkageParams, columns: list[str]):
+    from privaudit.risk.linkage import AttributeSpec
 
-    specs = [ComparisonSpec(c, "numeric" if ctx.policy.columns[c].type == "numeric" else "categorical",
-                            tuple(params.tolerances.get(c, ()))) for c in columns]
-    result = probabilistic_linkage(_plain(ctx.original, columns), _plain(ctx.table, columns), specs,
-                                   blocking=params.blocking, rows=_rows(params), seed=params.intruder.seed,
-                                   estimation=params.estimation,
-                                   max_false_match_rate=params.max_false_match_rate,
-                                   max_false_non_match_rate=params.max_false_non_match_rate, progress=report)
+    return [AttributeSpec(c, "numeric" if ctx.policy.columns[c].type == "numeric" else "categorical",
+                          hierarchy=ctx.policy.hierarchies.get(c) if ctx.policy.columns[c].type != "numeric" else None,
+                          weight=float((params.weights or {}).get(c, 1.0)))
+            for c in columns]
+
+
+def _comparison_specs(ctx, params: RecordLinkageParams, columns: list[str]):
+    from privaudit.risk.linkage.fellegi_sunter import ComparisonSpec
+
+    return [ComparisonSpec(c, "numeric" if ctx.policy.columns[c].type == "numeric" else "categorical",
+                           tuple(params.tolerances.get(c, ()))) for c in columns]
+
+
+def run_probabilistic(ctx, params: RecordLinkageParams, columns: list[str], report) -> tuple[float, dict, dict]:
+    from privaudit.risk.linkage.fellegi_sunter import probabilistic_linkage
+
+    if ctx.original is None and getattr(ctx, "files", None) is not None:
+        result = run_probabilistic_sql(ctx, params, columns, report)
+    else:
+        result = probabilistic_linkage(_plain(ctx.original, columns), _plain(ctx.table, columns),
+                                       _comparison_specs(ctx, params, columns),
+                                       blocking=params.blocking, rows=_rows(params), seed=params.intruder.seed,
+                                       estimation=params.estimation,
+                                       max_false_match_rate=params.max_false_match_rate,
+                                       max_false_non_match_rate=params.max_false_non_match_rate, progress=report)
 
     def clean(x):
         return None if isinstance(x, float) and math.isnan(x) else x
@@ -155,6 +223,160 @@ def run_probabilistic(ctx, params: RecordLinkageParams, columns: list[str], repo
         } for e in result.estimations],
     }
     return float(result.value), details, {}
+
+
+# --------------------------------------------------------------------------- out of memory (DuckDB)
+
+#: Engine options the DuckDB connection of the linkage takes (those of the duckdb engine).
+DUCKDB_OPTIONS = ("memory_limit", "temp_directory", "threads")
+RELEASE, ORIGINAL, SAMPLE, LEFT = ("privaudit_fs_release", "privaudit_fs_original", "privaudit_fs_sample",
+                                   "privaudit_fs_left")
+RECORD_ID = "privaudit_id"
+
+
+def run_probabilistic_sql(ctx, params: RecordLinkageParams, columns: list[str], report):
+    """The probabilistic linkage with the tables read and paired by DuckDB (``--engine duckdb`` or
+    ``chunked``): the release and ``--original`` are coded into two narrow tables (the intruder's columns,
+    as the policy types them, through the duckdb engine's dictionaries: :mod:`privaudit.engines._sql`),
+    the original aligned to the release by row or ``record_id`` as :func:`privaudit.core.audit.align_original`
+    aligns it, and :func:`privaudit.risk.linkage.fellegi_sunter.sql.probabilistic_linkage_sql` does the
+    rest. DuckDB spills beyond the engine's ``memory_limit`` into ``temp_directory``."""
+    from privaudit.risk.linkage.fellegi_sunter.sql import probabilistic_linkage_sql
+
+    with _linkage_connection(ctx.files, "probabilistic") as con:
+        _coded_inputs(con, ctx.policy, ctx.files, columns, params)
+        return probabilistic_linkage_sql(
+            con, LEFT, RELEASE, _comparison_specs(ctx, params, columns), blocking=params.blocking,
+            estimation=params.estimation, max_false_match_rate=params.max_false_match_rate,
+            max_false_non_match_rate=params.max_false_non_match_rate, progress=report)
+
+
+def run_distance_sql(ctx, params: RecordLinkageParams, columns: list[str], report) -> tuple[float, dict, dict]:
+    """The blocked distance linkage with the tables read and paired by DuckDB: the inputs coded as for
+    :func:`run_probabilistic_sql`, the original's statistics over its rows aligned to the release, then
+    :func:`privaudit.risk.linkage.distance_sql.distance_linkage_sql` (the figures of
+    :func:`privaudit.risk.linkage.distance_blocked.blocked_distance_linkage`). No per-record output."""
+    from privaudit.risk.linkage.distance_sql import distance_linkage_sql
+
+    with _linkage_connection(ctx.files, "distance") as con:
+        _coded_inputs(con, ctx.policy, ctx.files, columns, params)
+        original = ORIGINAL
+        if ctx.policy.columns_with("record_id"):  # the original's rows that the release has, as align_original
+            original = f"{ORIGINAL}_aligned"
+            con.execute(f"CREATE TEMP VIEW {original} AS SELECT o.* FROM {ORIGINAL} AS o SEMI JOIN {RELEASE} AS r "
+                        f"ON o.{RECORD_ID} = r.{RECORD_ID}")
+        result = distance_linkage_sql(con, LEFT, RELEASE, original, _attribute_specs(ctx, params, columns),
+                                      params.blocking, progress=report)
+    return result.rate, result.to_dict(), {}
+
+
+@contextmanager
+def _linkage_connection(files, method: str):
+    """A DuckDB connection with the engine's ``memory_limit``/``threads``, spilling into a fresh directory
+    under its ``temp_directory``; the release must be a file."""
+    import tempfile
+
+    import duckdb
+
+    options = {k: v for k, v in files.options.items() if k in DUCKDB_OPTIONS and v is not None}
+    if not isinstance(files.released, (str, Path)):
+        raise DataError(f"record_linkage ({method}) under --engine {files.engine} reads the release from a "
+                        "file: pass its path (or use --engine in-process)")
+    with tempfile.TemporaryDirectory(prefix="privaudit-linkage-", dir=options.get("temp_directory")) as spill:
+        config = {"temp_directory": spill, "preserve_insertion_order": True}
+        if options.get("memory_limit"):
+            config["memory_limit"] = str(options["memory_limit"])
+        if options.get("threads"):
+            config["threads"] = int(options["threads"])
+        con = duckdb.connect(":memory:", config=config)
+        try:
+            yield con
+        finally:
+            con.close()
+
+
+def _coded_inputs(con, policy, files, columns: list[str], params: RecordLinkageParams) -> int:
+    """Create the coded release (``privaudit_rid`` = row, the intruder's columns) and the intruder's
+    records (``privaudit_lid``, ``privaudit_own``: their released row); returns their number."""
+    from privaudit.core.coding import dictionary
+    from privaudit.engines._dataset import DatasetSource, open_input
+    from privaudit.engines._domain import as_numbers, column_kind, needs_check
+    from privaudit.engines._sql import _mapping, _pass_one, _refuse_bad_values
+    from privaudit.engines.duckdb_engine import DuckDBDialect
+    from privaudit.risk.linkage.intruder import intruder_sample
+
+    ids = policy.columns_with("record_id")[:1]
+    read = list(columns) + ids
+    sources, dialects, distinct, rows = {}, {}, {}, {}
+    for name, path, what in ((RELEASE, files.released, "released table"), (ORIGINAL, files.original, "original table")):
+        source = open_input(path, policy, what)
+        relation = None
+        if isinstance(source, DatasetSource):
+            relation = f"{name}_dataset"
+            con.register(relation, source.dataset)
+        sql = DuckDBDialect(con, source, relation)
+        distinct[name], rows[name], _ = _pass_one(sql, read, [], {}, policy.missing_tokens)
+        sources[name], dialects[name] = source, sql
+    release, original = sources[RELEASE], sources[ORIGINAL]
+    files.original_table = original.table(rows[ORIGINAL])
+    texts = {}
+    for col in read:
+        spec = policy.columns[col]
+        both = []
+        for name in (RELEASE, ORIGINAL):
+            raw, n = distinct[name][col]
+            codes, values = dictionary(raw, policy.missing_tokens)
+            if needs_check(spec):
+                _refuse_bad_values(sources[name], col, spec, values)
+            both.append((raw, codes, values))
+        if column_kind(spec) == "numeric":
+            targets = [as_numbers(values) for _, _, values in both]
+            kind = pa.float64()
+        else:  # equal texts, equal codes, on both sides
+            gid, _ = pd.factorize(pd.Series(np.concatenate([both[0][2], both[1][2]]), dtype=object))
+            targets = [gid[: len(both[0][2])], gid[len(both[0][2]):]]
+            kind = pa.int64()
+        texts[col] = [v for _, _, v in both], targets
+        for i, name in enumerate((RELEASE, ORIGINAL)):
+            con.register(f"{name}_map_{read.index(col)}", _mapping(both[i], targets[i], kind))
+    q = DuckDBDialect.ident
+    for name in (RELEASE, ORIGINAL):
+        inner = ", ".join(f"{q(c)} AS c{i}" for i, c in enumerate(read))
+        outer = [f"m{i}.target AS {q(RECORD_ID if c in ids else c)}" for i, c in enumerate(read)]
+        joins = " ".join(f"LEFT JOIN {name}_map_{i} AS m{i} ON t.c{i} = m{i}.raw" for i in range(len(read)))
+        con.execute(f"CREATE TEMP TABLE {name} AS SELECT t.privaudit_rid, {', '.join(outer)} FROM "
+                    f"(SELECT row_number() OVER () - 1 AS privaudit_rid, {inner} FROM {dialects[name].relation}) AS t "
+                    f"{joins}")
+    n = rows[RELEASE]
+    idx = intruder_sample(n, _rows(params), params.intruder.seed)
+    con.register(SAMPLE, pa.table({"lid": np.arange(len(idx), dtype=np.int64), "own": idx.astype(np.int64)}))
+    cols = ", ".join(f"o.{q(c)}" for c in columns)
+    if ids:
+        _check_record_ids(con, release, original, ids[0], texts[ids[0]])
+        con.execute(f"CREATE TEMP TABLE {LEFT} AS SELECT s.lid AS privaudit_lid, s.own AS privaudit_own, {cols} "
+                    f"FROM {SAMPLE} AS s JOIN {RELEASE} AS r ON r.privaudit_rid = s.own "
+                    f"JOIN {ORIGINAL} AS o ON o.{RECORD_ID} = r.{RECORD_ID}")
+    else:
+        if rows[ORIGINAL] != n:
+            raise DataError(f"{original.path}: has {rows[ORIGINAL]} rows but the release has {n}; same rows in the "
+                            "same order are needed, or a column with role 'record_id'")
+        con.execute(f"CREATE TEMP TABLE {LEFT} AS SELECT s.lid AS privaudit_lid, s.own AS privaudit_own, {cols} "
+                    f"FROM {SAMPLE} AS s JOIN {ORIGINAL} AS o ON o.privaudit_rid = s.own")
+    return len(idx)
+
+
+def _check_record_ids(con, release, original, rid: str, texts) -> None:
+    """The refusals of :func:`privaudit.core.audit.align_original`, in SQL."""
+    for name, source in ((ORIGINAL, original), (RELEASE, release)):
+        dup = con.sql(f"SELECT count({RECORD_ID}) - count(DISTINCT {RECORD_ID}) FROM {name}").fetchall()[0][0]
+        if dup:
+            raise DataError(f"{source.path}: column {rid!r} (record_id) has duplicate values")
+    lost = con.sql(f"SELECT r.privaudit_rid, r.{RECORD_ID} FROM {RELEASE} AS r ANTI JOIN {ORIGINAL} AS o "
+                   f"ON o.{RECORD_ID} = r.{RECORD_ID} ORDER BY r.privaudit_rid LIMIT 1").fetchall()
+    if lost:
+        row, gid = lost[0]
+        value = None if gid is None else texts[0][0][int(gid)]
+        raise DataError(f"{release.path}: {release.row_label(int(row))}: record_id {value!r} is not in {original.path}")
 
 
 def run(ctx, params: RecordLinkageParams) -> Measurement:
@@ -219,7 +441,13 @@ def report_section(check, audit):
                          ("correct links", rt.fmt(d.get("correct"))),
                          ("distinct links (nearest < half the second)", rt.share(d.get("distinct_share") or 0)),
                          ("precision of distinct links", None if d.get("distinct_precision") is None
-                          else rt.share(d["distinct_precision"])))
+                          else rt.share(d["distinct_precision"])),
+                         ("blocking", "; ".join(" + ".join(b) for b in d.get("blocking") or []) or None),
+                         ("own record among the candidates", None if d.get("pair_recall") is None
+                          else rt.share(d["pair_recall"])))
+        if d.get("blocking"):
+            paragraphs.append("Blocking: each intruder record is compared only with the released records that "
+                              "agree with it on a blocking rule; a record with no candidate is not linked.")
     else:
         rows = []
         for e in d["estimations"]:

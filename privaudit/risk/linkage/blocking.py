@@ -33,6 +33,7 @@ import pandas as pd
 __all__ = [
     "BlockKeys",
     "PairChunk",
+    "blocking_from_counts",
     "default_blocking",
     "encode_block_keys",
     "RangeChunk",
@@ -126,16 +127,26 @@ def default_blocking(
     (e.g. ``(a, b), (a, c), (b, c)``): a record's own match is still found
     when any two of the three columns agree.
     """
-    n_other = len(frame) if n_other is None else n_other
+    counts = {col: frame[col].value_counts(dropna=True).to_numpy() for col in columns}
+    return blocking_from_counts(counts, len(frame), n_rules, max_pairs, n_other)
+
+
+def blocking_from_counts(counts: dict[str, np.ndarray], n_rows: int, n_rules: int = 3, max_pairs: float | None = 1e8,
+                         n_other: int | None = None) -> list[list[str]]:
+    """:func:`default_blocking` from each column's value counts (missing values excluded) over a table of
+    ``n_rows`` rows: the same rules whoever counted the values (pandas here, SQL in
+    :mod:`.fellegi_sunter.sql`)."""
+    n_other = n_rows if n_other is None else n_other
     scores = []
-    for col in columns:
-        p = frame[col].value_counts(normalize=True, dropna=True).to_numpy(dtype=float)
-        if p.size:
+    for col, c in counts.items():
+        c = np.sort(np.asarray(c, dtype=np.int64))[::-1]  # as value_counts orders them: the same float sum
+        if c.size:
+            p = c / c.sum()
             scores.append((float(np.sum(p * p)), col))
     scores.sort(key=lambda t: t[0])
     best = scores[:n_rules]
     rules = [[col] for _, col in best]
-    expected = sum(len(frame) * n_other * collision for collision, _ in best)
+    expected = sum(n_rows * n_other * collision for collision, _ in best)
     if max_pairs is not None and expected > max_pairs and len(best) >= 3:
         cols = [col for _, col in best]
         rules = [[a, b] for i, a in enumerate(cols) for b in cols[i + 1:]]

@@ -50,7 +50,8 @@ whatever the number of pairs.  ``labels`` needs one pass over the pairs,
 
 Modules: :mod:`.model` (specs and results), :mod:`.comparisons` (levels of one column), :mod:`.patterns`
 (the pattern space and counts), :mod:`.weights` (weights and thresholds), :mod:`.parameters` (m/u from
-labels or EM), :mod:`.scan` (the pass over the pairs), :mod:`.linkage` (the entry point).
+labels or EM), :mod:`.scan` (the pass over the pairs), :mod:`.linkage` (the entry point), :mod:`.sql` (the
+same linkage with the pairs in DuckDB, past memory: blocking, patterns and their counts in SQL).
 """
 
 from privaudit.risk.linkage.fellegi_sunter.linkage import probabilistic_linkage

@@ -12,7 +12,8 @@ from privaudit.risk.linkage.blocking import BlockKeys, default_blocking, encode_
 from privaudit.risk.linkage.fellegi_sunter.comparisons import encode
 from privaudit.risk.linkage.fellegi_sunter.model import (AttributeParameters, ComparisonSpec, EstimationResult,
                                                          ProbabilisticLinkageResult)
-from privaudit.risk.linkage.fellegi_sunter.parameters import em_estimate, em_warnings, label_parameters, random_pair_u
+from privaudit.risk.linkage.fellegi_sunter.parameters import (em_estimate, em_warnings, full_product_level_counts,
+                                                              label_parameters, random_pair_u)
 from privaudit.risk.linkage.fellegi_sunter.patterns import PatternCounter, PatternSpace
 from privaudit.risk.linkage.fellegi_sunter.scan import RuleContext, scan
 from privaudit.risk.linkage.fellegi_sunter.weights import attribute_weights, fs_thresholds
@@ -71,31 +72,42 @@ def probabilistic_linkage(
     """
     _check_arguments(original, released, comparisons, estimation, em_u)
     comparisons = tuple(comparisons)
-    pairs = _CandidatePairs.build(original, released, comparisons, blocking, rows, seed)
-    methods = ["labels", "em"] if estimation == "both" else [estimation]
-    total = sum(int(o[2].sum()) for o in pairs.orders) * (2 if "em" in methods else 1)
+    pairs = _CandidatePairs.build(original, released, comparisons, blocking, rows, seed, chunk_size)
+    return link_pairs(pairs, comparisons, estimation, max_false_match_rate, max_false_non_match_rate,
+                      em_max_iter, em_u, progress)
 
-    params = {"labels": _label_estimates(pairs)} if "labels" in methods else {}  # known before the scan
-    counter = PatternCounter(pairs.space.size, chunk_size)
-    rule_counters = [PatternCounter(pairs.space.size, chunk_size) for _ in pairs.rules] if "em" in methods else None
+
+def link_pairs(pairs, comparisons, estimation, max_false_match_rate, max_false_non_match_rate, em_max_iter, em_u,
+               progress) -> ProbabilisticLinkageResult:
+    """Estimate m/u, score and link the candidate pairs of ``pairs``: the steps shared by the in-process
+    pairs (:class:`_CandidatePairs`) and the SQL ones (:class:`.sql.SqlPairs`).
+
+    ``pairs`` gives ``n_left``, ``n_right``, ``rules`` (each with ``columns``), ``space`` (a
+    :class:`.patterns.PatternCoding`), ``true_codes`` and ``own_seen`` (per intruder record: its own
+    pair's pattern, and whether blocking makes it a candidate), ``full_counts()`` (per attribute, the
+    pairs of the full product at each level and their total), ``first_pass(weight_sets, per_rule,
+    progress)`` -> (bests, pattern codes, counts, per-rule counts or None) and ``best_pass(weight_sets,
+    progress)`` -> bests; a best has ``best`` and ``n_best`` per intruder record."""
+    methods = ["labels", "em"] if estimation == "both" else [estimation]
+    full = pairs.full_counts()
+    params = {"labels": _label_estimates(pairs, full)} if "labels" in methods else {}  # known before the scan
     first = [] if "em" in methods else [params["labels"][2]]
-    bests, done = pairs.scan(chunk_size, first, counter, rule_counters, progress, 0, total)
-    pattern_codes, pattern_counts = counter.result()
+    bests, pattern_codes, pattern_counts, rule_counts = pairs.first_pass(first, "em" in methods, progress)
     n_pairs = int(pattern_counts.sum())
 
     em_info = None
     if "em" in methods:  # a second pass scores the pairs with the fitted weights
         if n_pairs == 0:
             raise ValueError("no candidate pairs: EM cannot be fitted")
-        u_random = [random_pair_u(enc) for enc in pairs.space.encoded]
+        u_random = [random_pair_u(spec, f) for spec, f in zip(pairs.space.specs, full)]
         m, u, lam, sessions, not_estimable = em_estimate(
-            pairs.space, pairs.rules, [c.result() for c in rule_counters], pattern_codes,
+            pairs.space, pairs.rules, rule_counts, pattern_codes,
             pattern_counts.astype(float), u_random, pairs.n_left, em_u == "em", em_max_iter,
         )
         floor = 0.5 / n_pairs
         params["em"] = (m, u, [attribute_weights(ma, ua, floor, floor) for ma, ua in zip(m, u)])
         em_info = (lam, sessions, not_estimable)
-        bests, done = pairs.scan(chunk_size, [params[k][2] for k in methods], None, None, progress, done, total)
+        bests = pairs.best_pass([params[k][2] for k in methods], progress)
 
     counts = _PairCounts(pattern_codes, pattern_counts, *np.unique(pairs.true_codes[pairs.own_seen].astype(np.int64),
                                                                     return_counts=True))
@@ -119,7 +131,7 @@ def probabilistic_linkage(
         n_candidate_pairs=n_pairs,
         pair_recall=n_true_cand / pairs.n_left,
         blocking=tuple(tuple(r.columns) for r in pairs.rules),
-        comparisons=comparisons,
+        comparisons=tuple(comparisons),
         warnings=tuple(warnings),
     )
 
@@ -157,9 +169,12 @@ class _CandidatePairs:
     contexts: list[RuleContext]
     true_codes: np.ndarray
     own_seen: np.ndarray
+    chunk_size: int = 1_000_000
+    done: int = 0  # raw pairs scored so far, over all passes (progress)
+    total: int = 0  # raw pairs of all passes
 
     @classmethod
-    def build(cls, original, released, comparisons, blocking, rows, seed) -> "_CandidatePairs":
+    def build(cls, original, released, comparisons, blocking, rows, seed, chunk_size=1_000_000) -> "_CandidatePairs":
         idx = intruder_sample(len(original), rows, seed)
         left = original.iloc[idx].reset_index(drop=True)
         right = released.reset_index(drop=True)
@@ -177,11 +192,28 @@ class _CandidatePairs:
         own_seen = np.zeros(n_left, dtype=bool)
         for k in rules:
             own_seen |= (k.left == k.right[idx]) & (k.left >= 0)
-        return cls(n_left, n_right, idx, rules, orders, space, contexts, space.codes(np.arange(n_left), idx), own_seen)
+        return cls(n_left, n_right, idx, rules, orders, space, contexts, space.codes(np.arange(n_left), idx), own_seen,
+                   chunk_size)
 
-    def scan(self, chunk_size, weight_sets, counter, rule_counters, progress, done, total):
-        return scan(self.space, self.rules, self.orders, self.contexts, chunk_size, weight_sets, counter,
-                    rule_counters, progress, done, total)
+    def full_counts(self) -> list[tuple[np.ndarray, float]]:
+        return [full_product_level_counts(enc) for enc in self.space.encoded]
+
+    def first_pass(self, weight_sets, per_rule: bool, progress):
+        """Pattern counts (and per rule, when ``per_rule``), and the bests of ``weight_sets``."""
+        self.total = sum(int(o[2].sum()) for o in self.orders) * (2 if per_rule else 1)
+        counter = PatternCounter(self.space.size, self.chunk_size)
+        rule_counters = [PatternCounter(self.space.size, self.chunk_size) for _ in self.rules] if per_rule else None
+        bests = self._scan(weight_sets, counter, rule_counters, progress)
+        codes, counts = counter.result()
+        return bests, codes, counts, None if rule_counters is None else [c.result() for c in rule_counters]
+
+    def best_pass(self, weight_sets, progress):
+        return self._scan(weight_sets, None, None, progress)
+
+    def _scan(self, weight_sets, counter, rule_counters, progress):
+        bests, self.done = scan(self.space, self.rules, self.orders, self.contexts, self.chunk_size, weight_sets,
+                                counter, rule_counters, progress, self.done, self.total)
+        return bests
 
 
 @dataclass
@@ -194,20 +226,20 @@ class _PairCounts:
     true_counts: np.ndarray
 
 
-def _label_estimates(pairs: _CandidatePairs) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+def _label_estimates(pairs, full) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
     """``m``, ``u`` and weights of every attribute from the true pairs (the worst-case intruder)."""
     true_levels = pairs.space.decode(pairs.true_codes)
     ms, us, ws = [], [], []
-    for a, enc in enumerate(pairs.space.encoded):
-        lev = np.where(true_levels[:, a] < 0, enc.spec.n_levels, true_levels[:, a])
-        m, u, n_m, n_u = label_parameters(enc, lev)
+    for a, spec in enumerate(pairs.space.specs):
+        lev = np.where(true_levels[:, a] < 0, spec.n_levels, true_levels[:, a])
+        m, u, n_m, n_u = label_parameters(spec, full[a], lev)
         ms.append(m)
         us.append(u)
         ws.append(attribute_weights(m, u, 0.5 / max(n_m, 1), 0.5 / max(n_u, 1)))
     return ms, us, ws
 
 
-def _estimation_result(method, params, best, pairs: _CandidatePairs, counts: _PairCounts, comparisons, em_info,
+def _estimation_result(method, params, best, pairs, counts: _PairCounts, comparisons, em_info,
                        max_false_match_rate, max_false_non_match_rate) -> EstimationResult:
     """Thresholds, links and the risk value of one estimation from its weights and the scan's bests."""
     ms, us, ws = params

@@ -40,28 +40,53 @@ def full_product_level_counts(enc: Encoded) -> tuple[np.ndarray, float]:
     return np.diff(np.r_[0.0, within]), total
 
 
-def label_parameters(enc: Encoded, true_levels: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
+def frequency_level_counts(spec, left: tuple[np.ndarray, np.ndarray],
+                           right: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, float]:
+    """:func:`full_product_level_counts` from value frequencies: ``left``/``right`` are the distinct
+    non-missing values of each side (categorical: any codes shared by both sides; numeric: floats) and
+    their counts.  The counts are the same integers (the SQL path, :mod:`.sql`, groups the values in the
+    database and passes only these)."""
+    lv, lc = np.asarray(left[0]), np.asarray(left[1], dtype=np.int64)
+    rv, rc = np.asarray(right[0]), np.asarray(right[1], dtype=np.int64)
+    total = float(lc.sum()) * float(rc.sum())
+    if spec.kind == "categorical":
+        common, li, ri = np.intersect1d(lv, rv, assume_unique=True, return_indices=True)
+        agree = float(np.dot(lc[li], rc[ri]))
+        return np.array([agree, total - agree]), total
+    order = np.argsort(rv, kind="stable")
+    b, cum = rv[order].astype(float), np.r_[0, np.cumsum(rc[order])]
+    a = lv.astype(float)
+
+    def within(t: float) -> float:
+        return float(np.dot(lc, cum[np.searchsorted(b, a + t, "right")] - cum[np.searchsorted(b, a - t, "left")]))
+
+    counts = [within(0.0), *(within(t) for t in spec.tolerances), total]
+    return np.diff(np.r_[0.0, counts]), total
+
+
+def label_parameters(spec, full: tuple[np.ndarray, float], true_levels: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
     """``m`` from the true pairs and exact ``u`` over all non-matching pairs of ``B x R``.
 
-    ``u`` = (pairs of the full product at each level - true pairs at that
-    level) / (number of non-matching pairs).  Returns ``m``, ``u`` and the
-    numbers of observations behind them.
+    ``full``: the pairs of the full product at each level and their total
+    (:func:`full_product_level_counts`).  ``u`` = (pairs of the full product at
+    each level - true pairs at that level) / (number of non-matching pairs).
+    Returns ``m``, ``u`` and the numbers of observations behind them.
     """
-    n_lev = enc.spec.n_levels
+    n_lev = spec.n_levels
     obs = true_levels < n_lev
     true_counts = np.bincount(true_levels[obs], minlength=n_lev)[:n_lev].astype(float)
     n_true = int(obs.sum())
-    full, total = full_product_level_counts(enc)
+    full, total = full
     n_non = total - n_true
     m = true_counts / n_true if n_true else np.full(n_lev, 1.0 / n_lev)
     u = (full - true_counts) / n_non if n_non > 0 else np.full(n_lev, 1.0 / n_lev)
     return m, u, n_true, int(n_non)
 
 
-def random_pair_u(enc: Encoded) -> np.ndarray:
+def random_pair_u(spec, full: tuple[np.ndarray, float]) -> np.ndarray:
     """Label-free ``u``: level frequencies over all pairs of ``B x R`` (matches included, ~1/n of them)."""
-    full, total = full_product_level_counts(enc)
-    return full / total if total > 0 else np.full(enc.spec.n_levels, 1.0 / enc.spec.n_levels)
+    counts, total = full
+    return counts / total if total > 0 else np.full(spec.n_levels, 1.0 / spec.n_levels)
 
 
 def em_estimate(space, rules, rule_counts, pooled_codes, pooled_counts, u_random, n_left, fit_u, max_iter):
@@ -76,7 +101,7 @@ def em_estimate(space, rules, rule_counts, pooled_codes, pooled_counts, u_random
     de-duplicated candidates is fitted with ``m``/``u`` fixed
     (:func:`.em.fit_match_prior`).
     """
-    col_of = {e.spec.name: a for a, e in enumerate(space.encoded) if e.spec.kind == "categorical"}
+    col_of = {s.name: a for a, s in enumerate(space.specs) if s.kind == "categorical"}
     n_attr = len(space.n_levels)
     m_acc = [[] for _ in range(n_attr)]
     u_acc = [[] for _ in range(n_attr)]
@@ -102,7 +127,7 @@ def em_estimate(space, rules, rule_counts, pooled_codes, pooled_counts, u_random
     m_init = default_m_init(space.n_levels)
     m = [np.mean(acc, axis=0) if acc else m_init[a] for a, acc in enumerate(m_acc)]
     u = [np.mean(acc, axis=0) if (acc and fit_u) else np.asarray(u_random[a]) for a, acc in enumerate(u_acc)]
-    not_estimable = [space.encoded[a].spec.name for a, acc in enumerate(m_acc) if not acc]
+    not_estimable = [space.specs[a].name for a, acc in enumerate(m_acc) if not acc]
     lam = fit_match_prior(
         space.decode(pooled_codes), pooled_counts, m, u,
         lambda_init=float(np.clip(n_left / max(pooled_counts.sum(), 1), 1e-9, 0.5)),

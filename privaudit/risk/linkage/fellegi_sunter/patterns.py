@@ -41,26 +41,22 @@ def byte_disagreement_mask(x: np.ndarray) -> np.ndarray:
     return y
 
 
-class PatternSpace:
-    """Mixed-radix coding of comparison vectors: ``code = sum_a level_a * stride_a``.
+class PatternCoding:
+    """Mixed-radix coding of comparison vectors: ``code = sum_a level_a * stride_a``, a missing comparison
+    coded ``n_levels_a`` (only attributes with missing values get that extra level).
 
-    Categorical attributes without missing values and with < 256 codes are
-    *packed*: they get the strides ``1, 2, 4, ...`` and their codes are stored
-    8 per uint64 word, one byte each, so that all of them are compared with
-    one XOR and :func:`byte_disagreement_mask` per word and pair.  The other
-    attributes are compared one by one (:meth:`Encoded.levels`).
+    The ``packed`` attributes get the strides ``1, 2, 4, ...`` first, the others follow in column order.
+    Shared by the in-process :class:`PatternSpace` and the SQL path (:mod:`.sql`), so that both number
+    the patterns alike and EM sees them in the same order (the same sums, to the last bit).
     """
 
-    def __init__(self, encoded: Sequence[Encoded]):
-        self.encoded = list(encoded)
-        self.n_levels = [e.spec.n_levels for e in encoded]
-        self.packed = [
-            a for a, e in enumerate(encoded)
-            if e.spec.kind == "categorical" and not e.has_missing and max(e.left.max(initial=0), e.right.max(initial=0)) < 256
-        ]
-        self.generic = [a for a in range(len(encoded)) if a not in self.packed]
-        self.radix = np.array([e.radix for e in encoded], dtype=np.int64)
-        self.stride = np.zeros(len(encoded), dtype=np.int64)
+    def __init__(self, specs: Sequence, has_missing: Sequence[bool], packed: Sequence[int]):
+        self.specs = list(specs)
+        self.n_levels = [s.n_levels for s in self.specs]
+        self.packed = list(packed)
+        self.generic = [a for a in range(len(self.specs)) if a not in self.packed]
+        self.radix = np.array([s.n_levels + (1 if m else 0) for s, m in zip(self.specs, has_missing)], dtype=np.int64)
+        self.stride = np.zeros(len(self.specs), dtype=np.int64)
         size = 1
         for a in self.packed + self.generic:
             self.stride[a] = size
@@ -69,20 +65,6 @@ class PatternSpace:
             raise ValueError("too many comparison levels: the pattern space exceeds 2**62")
         self.size = size
         self.dtype = np.int32 if size < 2**31 - 1 else np.int64
-        n_words = (len(self.packed) + 7) // 8
-        self.words_left = np.zeros((n_words, encoded[0].left.size), dtype=np.uint64)
-        self.words_right = np.zeros((n_words, encoded[0].right.size), dtype=np.uint64)
-        for p, a in enumerate(self.packed):
-            shift = np.uint64(8 * (p % 8))
-            self.words_left[p // 8] |= encoded[a].left.astype(np.uint64) << shift
-            self.words_right[p // 8] |= encoded[a].right.astype(np.uint64) << shift
-
-    def codes(self, li: np.ndarray, ri: np.ndarray) -> np.ndarray:
-        """Codes of arbitrary pairs ``(li[k], ri[k])``, attribute by attribute (reference path)."""
-        code = np.zeros(len(li), dtype=self.dtype)
-        for enc, s in zip(self.encoded, self.stride):
-            code += enc.levels(li, ri).astype(self.dtype) * self.dtype(s)
-        return code
 
     def decode(self, codes: np.ndarray) -> np.ndarray:
         """``(K, A)`` levels of the given codes, ``-1`` for missing."""
@@ -99,6 +81,39 @@ class PatternSpace:
             level = (codes // self.stride[a]) % self.radix[a]
             w += np.r_[wa, 0.0][level]  # level n_levels (missing) -> 0
         return w
+
+
+class PatternSpace(PatternCoding):
+    """The coding of :class:`PatternCoding` over encoded columns held in memory.
+
+    Categorical attributes without missing values and with < 256 codes are
+    *packed*: they get the strides ``1, 2, 4, ...`` and their codes are stored
+    8 per uint64 word, one byte each, so that all of them are compared with
+    one XOR and :func:`byte_disagreement_mask` per word and pair.  The other
+    attributes are compared one by one (:meth:`Encoded.levels`).
+    """
+
+    def __init__(self, encoded: Sequence[Encoded]):
+        self.encoded = list(encoded)
+        packed = [
+            a for a, e in enumerate(encoded)
+            if e.spec.kind == "categorical" and not e.has_missing and max(e.left.max(initial=0), e.right.max(initial=0)) < 256
+        ]
+        super().__init__([e.spec for e in encoded], [e.has_missing for e in encoded], packed)
+        n_words = (len(self.packed) + 7) // 8
+        self.words_left = np.zeros((n_words, encoded[0].left.size), dtype=np.uint64)
+        self.words_right = np.zeros((n_words, encoded[0].right.size), dtype=np.uint64)
+        for p, a in enumerate(self.packed):
+            shift = np.uint64(8 * (p % 8))
+            self.words_left[p // 8] |= encoded[a].left.astype(np.uint64) << shift
+            self.words_right[p // 8] |= encoded[a].right.astype(np.uint64) << shift
+
+    def codes(self, li: np.ndarray, ri: np.ndarray) -> np.ndarray:
+        """Codes of arbitrary pairs ``(li[k], ri[k])``, attribute by attribute (reference path)."""
+        code = np.zeros(len(li), dtype=self.dtype)
+        for enc, s in zip(self.encoded, self.stride):
+            code += enc.levels(li, ri).astype(self.dtype) * self.dtype(s)
+        return code
 
 
 class PatternCounter:
