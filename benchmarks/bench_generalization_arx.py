@@ -31,7 +31,9 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import random
+import statistics
 import shutil
 import subprocess
 import sys
@@ -78,11 +80,14 @@ def write_policy(folder: Path, ldiv: bool) -> Path:
 
 def run_privaudit(folder: Path, table: str, metric: str, supp: float, ldiv: bool) -> tuple[float, list[int], Path]:
     out, report = folder / f"pa-{table}-{metric}-{supp}-{int(ldiv)}.csv", folder / "report.json"
+    # As after `pip install`, privaudit's modules load from bytecode: a PYTHONDONTWRITEBYTECODE in the
+    # environment (set on these machines) would recompile ~100 modules on every start (~0.3 s).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "privaudit", "remediate", f"{table}.csv", "--policy",
                     str(write_policy(folder, ldiv)), "--method", "generalize", "--option", f"metric={metric}",
                     "--option", f"max_suppression={supp}", "--out", str(out), "--json", str(report), "--quiet"],
-                   cwd=folder, check=True, capture_output=True)
+                   cwd=folder, check=True, capture_output=True, env=env)
     elapsed = time.perf_counter() - start
     levels = json.loads(report.read_text())["remediation"]["changes"]["levels"]
     return elapsed, [levels[q] for q in QIS], out
@@ -105,6 +110,8 @@ def main() -> None:
                     help="folder with adult.csv (hierarchies are read from policies/hierarchies/adult)")
     ap.add_argument("--arx-classpath", default=None)
     ap.add_argument("--tables", nargs="+", default=["adult", "adult10"])
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs of each tool per configuration, alternating; the median is printed")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -113,18 +120,28 @@ def main() -> None:
             shutil.copy(ROOT / "policies" / "hierarchies" / "adult" / f"{q}.csv", folder / f"adult_hierarchy_{q}.csv")
         if "adult10" in args.tables:
             make_x10(folder / "adult.csv", folder / "adult10.csv")
+        run_privaudit(folder, "adult", "Loss", 0.0, False)  # warm-up: bytecode written, files cached
         if args.arx_classpath:
             subprocess.run(["javac", "-nowarn", "-d", str(folder), "-cp", args.arx_classpath,
                             str(ROOT / "benchmarks" / "arx" / "RunArx.java")], check=True)
+            run_arx(folder, args.arx_classpath, "adult", "Loss", 0.0, False)  # warm-up: files cached
         print(f"{'table':8} {'metric':9} {'supp':>4} {'l':>1}  {'privaudit levels':18} {'ARX levels':18} "
               f"{'same table':10} {'privaudit s':>11} {'ARX s':>6} {'ratio':>6}")
         for table in args.tables:
             for metric in ("Loss", "Precision"):
                 for supp in (0.0, 0.05):
                     for ldiv in (False, True):
-                        t_pa, lv_pa, out_pa = run_privaudit(folder, table, metric, supp, ldiv)
+                        pa_times, arx_times = [], []
+                        for _ in range(args.repeat):
+                            t_pa, lv_pa, out_pa = run_privaudit(folder, table, metric, supp, ldiv)
+                            pa_times.append(t_pa)
+                            if args.arx_classpath:
+                                t_arx, lv_arx, out_arx = run_arx(folder, args.arx_classpath, table, metric, supp,
+                                                                 ldiv)
+                                arx_times.append(t_arx)
+                        t_pa = statistics.median(pa_times)
                         if args.arx_classpath:
-                            t_arx, lv_arx, out_arx = run_arx(folder, args.arx_classpath, table, metric, supp, ldiv)
+                            t_arx = statistics.median(arx_times)
                             a = pd.read_csv(out_pa, sep=";", dtype=str, keep_default_na=False)
                             b = pd.read_csv(out_arx, sep=";", dtype=str, keep_default_na=False)
                             same = "yes" if a.equals(b) else f"no ({int((a != b).any(axis=1).sum())} rows)"
