@@ -478,6 +478,36 @@ def test_spark_report_equals_in_process(spark, tmp_path):
         _assert_same(report(data, policy), report(data, policy, "spark", spark=spark))
 
 
+def test_spark_shuffle_partitions_follow_the_local_threads():
+    from privaudit.engines.spark_engine import _partitions
+
+    assert [_partitions(m) for m in ("local[2]", "local[8]", "local[3, 2]", "local")] == [4, 16, 6, 4]
+
+
+@needs_spark
+def test_spark_fine_release_and_wide_key(spark, tmp_path, releases):
+    """The one Spark aggregation on many classes: weights (some missing), an identifier, three sensitive
+    columns packed beside the classes' keys, and quasi-identifiers whose key needs two BIGINT parts;
+    texts with quotes and backslashes coded inline."""
+    folder = releases["fine"]
+    _assert_same(report(folder / "data.parquet", folder / "policy.yaml"),
+                 report(folder / "data.parquet", folder / "policy.yaml", "spark", spark=spark))
+    rng = np.random.default_rng(5)
+    n = 3000
+    frame = pd.DataFrame({f"q{i}": rng.integers(0, 600, n).astype(str) for i in range(7)})
+    frame["q3"] = frame["q3"].where(rng.random(n) > 0.05, "")
+    frame["s"] = rng.choice(["a", "b", "it's", "back\\slash", "é ∑", ""], n)  # coded by a CASE on the text
+    frame["t"] = rng.choice(["1", "2", "3.5"], n)
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    columns = "".join(f"  q{i}: {{role: quasi_identifier{', type: numeric' if i % 2 else ''}}}\n" for i in range(7))
+    policy = write_policy(tmp_path, "version: 1\nname: wide\ncolumns:\n" + columns + "  s: {role: sensitive}\n"
+                          "  t: {role: sensitive, type: numeric}\n"
+                          "checks:\n  - {assessor: k_anonymity, k: 2}\n  - {assessor: l_diversity, sensitive: s, l: 2}\n"
+                          "  - {assessor: t_closeness, sensitive: t, t: 0.2}\n"
+                          "report: {max_classes: 200, show_sensitive_values: true}\n")
+    _assert_same(report(tmp_path / "data.csv", policy), report(tmp_path / "data.csv", policy, "spark", spark=spark))
+
+
 @needs_spark
 @pytest.mark.parametrize("name", ["ragged-too-few", "latin1-in-utf8", "truncated-quote", "text-in-numeric",
                                   "value-not-in-hierarchy"])

@@ -1,20 +1,24 @@
-"""The class summary as two SQL ``GROUP BY`` passes over the file, shared by the DuckDB and Spark engines.
+"""The class summary as two SQL passes over the file, shared by the DuckDB and Spark engines.
 
 Pass 1 (dictionaries): one scan with ``GROUPING SETS ((c1), (c2), ...)`` returns the distinct raw values
 of every column that needs them (quasi-identifiers, sensitive, weight, hierarchy and type-checked
 columns) with their counts. Python then does on these few values exactly what ``data.py`` does per
 column (trim, missing tokens, types, checks, hierarchies) and gives each raw value its code in sorted
 order (:mod:`._domain`). Columns that are only counted (identifiers, record ids, other) are grouped on
-the values that could be missing tokens only.
+the values that could be missing tokens only. A dialect with ``stacked = True`` (Spark) gets the same
+from narrow ``(column, value)`` rows made by ``stack`` instead (:func:`_stacked_groups`).
 
-Pass 2 (classes): the codes come back into SQL as small mapping tables (``raw -> code``), joined onto the
-rows; the codes of the quasi-identifiers are packed in mixed radix (``card + 1``, missing = ``card``, as
-:func:`~privaudit.core.summary.pack_keys` packs them) into BIGINT key parts below 2**62. The coded rows are
-stored once (key parts, sensitive positions, weight); ``GROUP BY key ORDER BY key`` counts the classes
-and sums their weights, and per sensitive column ``GROUP BY key, s ORDER BY key, s`` counts its values
-per class. Grouping on the packed integer key rather than the string columns is what makes this fast
-(DuckDB, 10^7 rows: 10.7 s against 23 s). Ordered by key, the classes come out numbered as
-``build_summary`` numbers them and the pairs in CSR order (:mod:`._assemble`).
+Pass 2 (one aggregation): the codes come back into SQL as small mapping tables (``raw -> code``), joined
+onto the rows (or, for a dialect's ``inline_limit``, a ``CASE`` on the text); the codes of the
+quasi-identifiers, then the sensitive columns' value positions, are packed in mixed radix (``card + 1``,
+missing = ``card``, as :func:`~privaudit.core.summary.pack_keys` packs them) into BIGINT key parts below
+2**62, and one ``GROUP BY`` of the parts counts the rows and sums their weights. Grouping on packed
+integers rather than the string columns is what makes this fast (DuckDB, 10^7 rows: 10.7 s against
+23 s), and one aggregation instead of one per sensitive column plus one for the classes saves Spark a
+cached copy of the coded rows and two aggregations (10^7 rows, local[2]: see
+``benchmarks/bench_engines.py``). numpy then sorts the groups by key: they come class by class, in
+the order ``build_summary`` numbers the classes, and each sensitive column's (class, value) counts are
+summed over the other columns into CSR order (:func:`_combos`, :mod:`._assemble`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import pyarrow as pa
 from privaudit.core.coding import dictionary
 from privaudit.core.errors import DataError
 from privaudit.core.policy import Policy
+from privaudit.core.summary import group
 from privaudit.engines._assemble import CountMatrix, QIColumn, assemble, decode_part, key_parts, single_keys
 from privaudit.engines._domain import ColumnDomain, as_numbers, column_kind, needs_check, raise_value_error
 from privaudit.engines._hierarchies import check_hierarchies
@@ -34,7 +39,6 @@ from privaudit.engines._source import Source
 
 # Characters a trimmed-missing token may be padded with: a superset of Unicode White_Space.
 SPACE_CLASS = r"[\s\p{Z}\p{Cc}]"
-CODED = "privaudit_coded"
 
 
 class Dialect(Protocol):
@@ -49,9 +53,9 @@ class Dialect(Protocol):
 
     def register(self, name: str, table: pa.Table) -> None: ...
 
-    def materialize(self, name: str, sql: str, rows: int) -> None: ...  # the query's rows (``rows`` of them) as a table
-
     def query(self, sql: str) -> pa.Table: ...
+
+    def aggregate(self, sql: str, space: int, rows: int) -> pa.Table: ...  # a GROUP BY of ``rows`` rows, ``space`` keys
 
 
 def summarize_sql(source: Source, policy: Policy, sql: Dialect, column_types: dict[str, pa.DataType]):
@@ -95,14 +99,19 @@ def summarize_sql(source: Source, policy: Policy, sql: Dialect, column_types: di
         mapped[col] = _mapping(texts[col], index[gids[col]] if len(gids[col]) else np.zeros(0, np.int64), pa.int64())
     for col in weight:
         mapped[col] = _mapping(texts[col], as_numbers(texts[col][2]), pa.float64())
+    limit = getattr(sql, "inline_limit", 0)
+    inline = {col: table for col, table in mapped.items() if col not in weight and table.num_rows <= limit
+              and (pa.types.is_string(table.column("raw").type) or pa.types.is_large_string(table.column("raw").type))}
     for i, (col, table) in enumerate(mapped.items()):
-        sql.register(f"privaudit_map_{i}", table)
-    aliases = {col: f"privaudit_map_{i}" for i, col in enumerate(mapped)}
+        if col not in inline:
+            sql.register(f"privaudit_map_{i}", table)
+    aliases = {col: f"privaudit_map_{i}" for i, col in enumerate(mapped) if col not in inline}
+    codes = {col: f"{aliases[col]}.target" for col in aliases}
+    codes.update({col: _inline(sql, col, table) for col, table in inline.items()})
 
     cards = [q.card for q in qi_columns]
-    parts = key_parts(cards)
-    classes, pairs = _pass_two(sql, qi, sensitive, weight, parts, cards, aliases, n_rows)
-    summary = _combos(policy, classes, pairs, qi_columns, parts, cards, domain_values, n_rows, sql.name)
+    groups, field_cards, parts = _pass_two(sql, qi, sensitive, weight, cards, domain_values, aliases, codes, n_rows)
+    summary = _combos(policy, groups, field_cards, parts, qi_columns, sensitive, domain_values, n_rows, sql.name)
     return EngineResult(summary, source.table(n_rows), counts)
 
 
@@ -111,16 +120,35 @@ def _pass_one(sql: Dialect, dict_cols: list[str], count_cols: list[str], column_
     """Distinct raw values and counts of ``dict_cols``; total rows; non-missing counts of ``count_cols``."""
     q = sql.ident
     width = max(len(t) for t in missing)
-    inner = [f"{q(c)} AS {q(f'd{i}')}" for i, c in enumerate(dict_cols)]
-    sets = [f"({q(f'd{i}')})" for i in range(len(dict_cols))]
-    aggregates = ["COUNT(*) AS n"]
+    # per column: (value expression, expression counted for non-null values or None)
+    exprs = [(q(c), None) for c in dict_cols]
+    exprs += [(f"CASE WHEN {_maybe_missing(sql, q(c), column_types.get(c), missing, width)} THEN {q(c)} END", q(c))
+              for c in count_cols]
+    if getattr(sql, "stacked", False):
+        groups, n_rows = _stacked_groups(sql, dict_cols + count_cols, exprs, column_types)
+    else:
+        groups, n_rows = _grouping_sets(sql, exprs)
+    distinct = {c: groups[i][:2] for i, c in enumerate(dict_cols)}
+    counts = {}
     for j, c in enumerate(count_cols):
-        inner.append(f"CASE WHEN {_maybe_missing(sql, q(c), column_types.get(c), missing, width)} "
-                     f"THEN {q(c)} END AS {q(f'c{j}')}")
-        inner.append(f"{q(c)} AS {q(f'o{j}')}")
-        sets.append(f"({q(f'c{j}')})")
-        aggregates.append(f"COUNT({q(f'o{j}')}) AS {q(f'nn{j}')}")
-    names = [f"d{i}" for i in range(len(dict_cols))] + [f"c{j}" for j in range(len(count_cols))]
+        values, n, certain = groups[len(dict_cols) + j]
+        codes, _ = dictionary(values, missing)
+        counts[c] = int(certain + n[codes >= 0].sum())
+    return distinct, n_rows, counts
+
+
+def _grouping_sets(sql: Dialect, exprs: list[tuple[str, str | None]]):
+    """One scan, ``GROUP BY GROUPING SETS ((e0), (e1), ..., ())``: per expression its distinct values,
+    their counts and (for counted columns) the non-null rows whose value is not listed; total rows."""
+    q = sql.ident
+    inner, sets, aggregates, names = [], [], ["COUNT(*) AS n"], []
+    for i, (value, counted) in enumerate(exprs):
+        inner.append(f"{value} AS {q(f'e{i}')}")
+        sets.append(f"({q(f'e{i}')})")
+        names.append(f"e{i}")
+        if counted is not None:
+            inner.append(f"{counted} AS {q(f'o{i}')}")
+            aggregates.append(f"COUNT({q(f'o{i}')}) AS {q(f'nn{i}')}")
     flags = [f"GROUPING({q(n)}) AS {q('g_' + n)}" for n in names]
     select = ", ".join([q(n) for n in names] + aggregates + flags)
     text = (f"SELECT {select} FROM (SELECT {', '.join(inner) or '1 AS one'} FROM {sql.relation}) AS t "
@@ -131,19 +159,59 @@ def _pass_one(sql: Dialect, dict_cols: list[str], count_cols: list[str], column_
     total_mask = np.ones(len(n), dtype=bool)
     for name in names:
         total_mask &= flag[name] == 1
-    n_rows = int(n[total_mask].sum())
-    distinct = {}
-    for i, c in enumerate(dict_cols):
-        mask = pa.array(flag[f"d{i}"] == 0)
-        distinct[c] = (out.column(f"d{i}").filter(mask), n[flag[f"d{i}"] == 0])
-    counts = {}
-    for j, c in enumerate(count_cols):
-        rows = flag[f"c{j}"] == 0
-        values = out.column(f"c{j}").filter(pa.array(rows))
-        certain = out.column(f"nn{j}").to_numpy()[rows & out.column(f"c{j}").is_null().to_numpy(zero_copy_only=False)]
-        codes, _ = dictionary(values, missing)
-        counts[c] = int(certain.sum() + n[rows][codes >= 0].sum())
-    return distinct, n_rows, counts
+    groups = []
+    for i, (_, counted) in enumerate(exprs):
+        rows = flag[f"e{i}"] == 0
+        values = out.column(f"e{i}").filter(pa.array(rows))
+        certain = 0
+        if counted is not None:
+            unlisted = rows & out.column(f"e{i}").is_null().to_numpy(zero_copy_only=False)
+            certain = int(out.column(f"nn{i}").to_numpy()[unlisted].sum())
+        groups.append((values, n[rows], certain))
+    return groups, int(n[total_mask].sum())
+
+
+def _stacked_groups(sql: Dialect, columns: list[str], exprs: list[tuple[str, str | None]],
+                    column_types: dict[str, pa.DataType]):
+    """What :func:`_grouping_sets` returns, from narrow ``(column index, value)`` rows: ``stack`` turns
+    each row into one row per column and one ``GROUP BY i, v`` counts them; one query per value type
+    (Spark: its Expand for grouping sets copies every column into every output row, and groups on all
+    of them; 10^7 rows, 8 columns, local[2], same session: 5.2 s and 9.6 CPU-s against 10.4 s and 17.7)."""
+    q = sql.ident
+    by_type: dict[str, list[int]] = {}
+    for i, c in enumerate(columns):
+        by_type.setdefault(_type_name(column_types.get(c)), []).append(i)
+    groups: list = [None] * len(exprs)
+    n_rows = None
+    for members in by_type.values():
+        entries = []
+        for i in members:
+            value, counted = exprs[i]
+            entries.append(f"{i}, {value}, " + (f"CASE WHEN {counted} IS NOT NULL THEN 1 END" if counted
+                                                   else "CAST(NULL AS INT)"))
+        out = sql.query(f"SELECT i, v, COUNT(*) AS n, COUNT(o) AS nn FROM (SELECT stack({len(members)}, "
+                        f"{', '.join(entries)}) AS ({q('i')}, {q('v')}, {q('o')}) FROM {sql.relation}) AS s "
+                        f"GROUP BY i, v")
+        index = out.column("i").to_numpy()
+        n = out.column("n").to_numpy().astype(np.int64)
+        null = out.column("v").is_null().to_numpy(zero_copy_only=False)
+        nn = out.column("nn").to_numpy()
+        for i in members:
+            rows = index == i
+            groups[i] = (out.column("v").filter(pa.array(rows)), n[rows], int(nn[rows & null].sum()))
+        n_rows = int(n[index == members[0]].sum())
+    if n_rows is None:
+        n_rows = int(sql.query(f"SELECT COUNT(*) AS n FROM {sql.relation}").column("n")[0].as_py())
+    return groups, n_rows
+
+
+def _type_name(kind: pa.DataType | None) -> str:
+    """Columns whose values share one SQL type (files read as text: all of them)."""
+    if kind is not None and pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    if kind is None or pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return "string"
+    return str(kind)
 
 
 def _maybe_missing(sql: Dialect, column: str, kind: pa.DataType | None, missing: list[str], width: int) -> str:
@@ -188,66 +256,108 @@ def _mapping(text: tuple, target: np.ndarray, kind: pa.DataType) -> pa.Table:
     return pa.table({"raw": raw.filter(pa.array(keep)), "target": pa.array(values, type=kind)})
 
 
-def _pass_two(sql: Dialect, qi: list[str], sensitive: list[str], weight: list[str], parts: list[list[int]],
-              cards: list[int], aliases: dict[str, str], n_rows: int) -> tuple[pa.Table, dict[str, pa.Table]]:
-    """Rows coded once (packed key parts, sensitive positions, weight) into a table, then grouped: the
-    classes ordered by key, and per sensitive column the (key, value) pairs ordered by key and value."""
+def _pass_two(sql: Dialect, qi: list[str], sensitive: list[str], weight: list[str], cards: list[int],
+              domains: dict[str, np.ndarray], aliases: dict[str, str], codes: dict[str, str], n_rows: int):
+    """One aggregation: the rows' quasi-identifier codes and sensitive positions packed together (mixed
+    radix, missing = the column's card) into BIGINT parts, ``GROUP BY`` the parts; returns the parts
+    (``k0`` ...), ``n`` and the weight sum ``w``, unordered, and the fields' cards and packing. ``codes``:
+    each column's code (NULL = missing) as SQL, from a joined mapping table (``aliases``) or inline."""
     q = sql.ident
+    fields = [(codes[col], card) for col, card in zip(qi, cards)]
+    fields += [(codes[col], len(domains[col])) for col in sensitive]
+    parts = key_parts([card for _, card in fields])
     joins = [f"LEFT JOIN {alias} ON t.{q(col)} = {alias}.raw" for col, alias in aliases.items()]
     coded = []
     for p, members in enumerate(parts):
         expr = None
         for i in members:
-            code = f"COALESCE({aliases[qi[i]]}.target, {cards[i]})"
-            expr = code if expr is None else f"({expr}) * {cards[i] + 1} + {code}"
+            value, card = fields[i]
+            code = f"COALESCE({value}, {card})"
+            expr = code if expr is None else f"({expr}) * {card + 1} + {code}"
         coded.append(f"CAST({expr} AS BIGINT) AS k{p}")
     if not parts:
         coded.append("CAST(0 AS BIGINT) AS k0")
     keys = ", ".join(f"k{p}" for p in range(max(len(parts), 1)))
-    for j, col in enumerate(sensitive):
-        coded.append(f"CAST(COALESCE({aliases[col]}.target, -1) AS INTEGER) AS s{j}")
     if weight:
-        coded.append(f"COALESCE({aliases[weight[0]]}.target, 1.0) AS w")
-    sql.materialize(CODED, f"SELECT {', '.join(coded)} FROM {sql.relation} AS t {' '.join(joins)}", n_rows)
-    # No ORDER BY: a distributed sort costs Spark a sampling job and a range shuffle; the driver orders the
-    # result rows with numpy. (One GROUPING SETS query instead of these was slower in Spark: its Expand
-    # multiplies the rows before the aggregation.)
-    key_cols = [f"k{p}" for p in range(max(len(parts), 1))]
+        coded.append(f"COALESCE({codes[weight[0]]}, 1.0) AS w")
     weight_sum = ", SUM(w) AS w" if weight else ""
-    classes = _ordered(sql.query(f"SELECT {keys}, COUNT(*) AS n{weight_sum} FROM {CODED} GROUP BY {keys}"), key_cols)
-    pairs = {col: _ordered(sql.query(f"SELECT {keys}, s{j} AS s, COUNT(*) AS n FROM {CODED} WHERE s{j} >= 0 "
-                                     f"GROUP BY {keys}, s{j}"), key_cols + ["s"])
-             for j, col in enumerate(sensitive)}
-    return classes, pairs
+    space = 1
+    for _, card in fields:
+        space *= card + 1
+    # No ORDER BY: a distributed sort costs Spark a sampling job and a range shuffle; numpy orders the rows.
+    table = sql.aggregate(f"SELECT {keys}, COUNT(*) AS n{weight_sum} FROM (SELECT {', '.join(coded)} "
+                          f"FROM {sql.relation} AS t {' '.join(joins)}) AS c GROUP BY {keys}", space, n_rows)
+    return table, [card for _, card in fields], parts
 
 
-def _ordered(table: pa.Table, by: list[str]) -> pa.Table:
-    """``table`` sorted by the columns ``by`` (first one most significant)."""
-    if table.num_rows == 0:
-        return table
-    order = np.lexsort([table.column(c).to_numpy(zero_copy_only=False) for c in reversed(by)])
-    return table.take(pa.array(order))
+def _inline(sql: Dialect, column: str, table: pa.Table) -> str:
+    """A small mapping as a ``CASE`` on the raw text (Spark: cheaper per row than a hash join; the texts
+    are written as UTF-8 bytes, so no quoting or escaping rule of the SQL dialect applies)."""
+    raw = table.column("raw").to_pylist()
+    target = table.column("target").to_pylist()
+    branches = " ".join(f"WHEN {sql.text_literal(r)} THEN {int(t)}" for r, t in zip(raw, target))
+    return f"(CASE t.{sql.ident(column)} {branches} END)" if branches else "CAST(NULL AS BIGINT)"
 
 
-def _combos(policy: Policy, classes: pa.Table, pairs: dict[str, pa.Table], qi_columns: list[QIColumn],
-            parts: list[list[int]], cards: list[int], domains: dict[str, np.ndarray], n_rows: int, engine: str):
-    """Decode the ordered classes' keys, turn the ordered pairs into count matrices, assemble."""
+def _combos(policy: Policy, table: pa.Table, field_cards: list[int], parts: list[list[int]], qi_columns: list[QIColumn],
+            sensitive: list[str], domains: dict[str, np.ndarray], n_rows: int, engine: str):
+    """Split the aggregated (quasi-identifiers, sensitive values) groups into the classes (sizes, weight
+    sums, codes) and one class x value count matrix per sensitive column, then assemble.
+
+    Sorted by the packed parts, the groups come class by class (quasi-identifier fields are packed
+    first, so the order is the classes' order, as ``build_summary`` numbers them); a sensitive column's
+    (class, value) pairs are then summed over the other sensitive columns."""
     n_parts = max(len(parts), 1)
-    class_parts = [classes.column(f"k{p}").to_numpy().astype(np.int64) for p in range(n_parts)]
-    codes: list[np.ndarray] = []
-    for p, members in enumerate(parts):
-        codes.extend(decode_part(class_parts[p], [cards[i] for i in members]))
-    sizes = classes.column("n").to_numpy().astype(np.int64)
-    weights = classes.column("w").to_numpy().astype(float) if "w" in classes.column_names else None
+    columns = [table.column(f"k{p}").to_numpy().astype(np.int64) for p in range(n_parts)]
+    key = columns[0] if n_parts == 1 else single_keys([columns])[0]
+    order = group(key.copy()).order  # keys are unique: the permutation that sorts them
+    counts = table.column("n").to_numpy().astype(np.int64)[order]
+    weights = table.column("w").to_numpy().astype(float)[order] if "w" in table.column_names else None
+    n_qi = len(qi_columns)
+    new = np.zeros(len(order), dtype=bool)
+    new[:1] = True
+    class_parts, sensitive_codes = [], []
+    for p, members in enumerate(parts):  # quasi-identifier fields come first: a part holds QI fields, then others
+        part = columns[p][order]
+        own = [i for i in members if i < n_qi]
+        rest = [field_cards[i] for i in members if i >= n_qi]
+        if rest:
+            radix = int(np.prod([c + 1 for c in rest], dtype=object))
+            sensitive_codes.extend(decode_part(part % radix if own else part, rest))
+            part = part // radix if own else None
+        if own:
+            new[1:] |= part[1:] != part[:-1]
+            class_parts.append((part, [field_cards[i] for i in own]))
+    starts = np.flatnonzero(new)
+    class_of = np.cumsum(new) - 1
+    codes = [c for part, cards in class_parts for c in decode_part(part[starts], cards)]
+    sizes = np.add.reduceat(counts, starts)
+    weight_sums = np.add.reduceat(weights, starts) if weights is not None else None
     built = {}
-    for col, table in pairs.items():
-        pair_parts = [table.column(f"k{p}").to_numpy().astype(np.int64) for p in range(n_parts)]
-        class_key, pair_key = single_keys([class_parts, pair_parts])
-        rows = np.searchsorted(class_key, pair_key)
-        values = table.column("s").to_numpy().astype(np.int32)
-        counts = table.column("n").to_numpy().astype(np.int64)
-        indptr = np.zeros(len(sizes) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=len(sizes)), out=indptr[1:])
-        total = np.rint(np.bincount(values, weights=counts.astype(float), minlength=len(domains[col]))).astype(np.int64)
-        built[col] = CountMatrix(indptr, values, counts, total)
-    return assemble(policy, qi_columns, codes, sizes, weights, built, domains, n_rows, engine, ordered=True)
+    for col, values in zip(sensitive, sensitive_codes):
+        built[col] = _count_matrix(class_of, values, counts, len(starts), len(domains[col]))
+    return assemble(policy, qi_columns, codes, sizes, weight_sums, built, domains, n_rows, engine, ordered=True)
+
+
+def _count_matrix(class_of: np.ndarray, values: np.ndarray, counts: np.ndarray, n_classes: int, m: int) -> CountMatrix:
+    """The class x value matrix (CSR, values sorted within classes) of groups ``(class, value, count)``
+    whose classes are non-decreasing; a (class, value) pair may occur in several groups."""
+    keep = values >= 0
+    if keep.all():
+        pair = class_of * max(m, 1)
+        pair += values
+    else:
+        pair = class_of[keep] * max(m, 1) + values[keep]
+        counts = counts[keep]
+    if len(pair) and bool((pair[1:] >= pair[:-1]).all()):  # the first sensitive column comes sorted
+        starts = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
+        data, first = np.add.reduceat(counts, starts), pair[starts]
+    else:
+        grouping = group(pair)
+        data = grouping.sums(counts)
+        first = pair[grouping.first_row]
+    rows, cols = first // max(m, 1), first % max(m, 1)
+    indptr = np.zeros(n_classes + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_classes), out=indptr[1:])
+    total = np.bincount(cols, weights=data.astype(float), minlength=m)
+    return CountMatrix(indptr, cols.astype(np.int32), data.astype(np.int64), np.rint(total).astype(np.int64))
