@@ -3,7 +3,11 @@
 the 9 adult columns -- training and control resampled from adult with 10 % of cells swapped (a cell takes the
 same column's value of a uniformly drawn row), synthetic resampled from training with 30 % swapped.
 
-    python benchmarks/bench_synthetic.py [--rows 100000] [--skip-anonymeter]
+    python benchmarks/bench_synthetic.py [--rows 100000] [--skip-anonymeter] [--ten-columns]
+
+``--ten-columns`` gives the issue's shape (10 mixed columns): a tenth, continuous column ``hours`` (one
+draw of N(40, 12), one decimal, per adult row, so it travels with its row through the resampling and swaps)
+joins the quasi-identifiers and the aux columns of the first linkability set and of inference.
 
 privaudit: one ``run_audit`` of every synthetic check (distance_to_closest_record, singling_out with 500
 predicates, linkability and inference with anonymeter's parameters below, cap), timed in process with its
@@ -57,8 +61,11 @@ def swapped(frame: pd.DataFrame, share: float, rng: np.random.Generator) -> pd.D
     return out
 
 
-def tables(rows: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def tables(rows: int, ten: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     adult = pd.read_csv(ROOT / "examples" / "adult" / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    if ten:
+        hours = np.random.default_rng(11).normal(40, 12, len(adult)).round(1)
+        adult["hours"] = [f"{h:.1f}" for h in hours]
     rng = np.random.default_rng(7)
     train = swapped(adult.sample(rows, replace=True, random_state=1).reset_index(drop=True), 0.1, rng)
     control = swapped(adult.sample(rows, replace=True, random_state=2).reset_index(drop=True), 0.1, rng)
@@ -70,9 +77,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--skip-anonymeter", action="store_true")
+    parser.add_argument("--ten-columns", action="store_true", help="add a continuous tenth column (see above)")
     args = parser.parse_args()
-    train, control, synthetic = tables(args.rows)
+    global COLUMNS
+    train, control, synthetic = tables(args.rows, args.ten_columns)
     aux = [["age", "sex", "race", "marital-status"], ["education", "occupation", "workclass", "native-country"]]
+    if args.ten_columns:
+        COLUMNS = ["hours"] + COLUMNS
+        aux[0].append("hours")
     policy = {"release": "synthetic",
               "columns": {c: {"role": "sensitive" if c in ("occupation", "salary-class") else "quasi_identifier"}
                           for c in COLUMNS},
@@ -85,6 +97,8 @@ def main() -> None:
                    "max_risk": 0.1},
                   {"assessor": "cap", "min_protection": 0.5}]}
     policy["columns"]["age"]["type"] = "numeric"
+    if args.ten_columns:
+        policy["columns"]["hours"]["type"] = "numeric"
     from privaudit.core.audit import run_audit
 
     with tempfile.TemporaryDirectory() as folder:
