@@ -301,7 +301,7 @@ def _coded_inputs(con, policy, files, columns: list[str], params: RecordLinkageP
     from privaudit.core.coding import dictionary
     from privaudit.engines._dataset import DatasetSource, open_input
     from privaudit.engines._domain import as_numbers, column_kind, needs_check
-    from privaudit.engines._sql import _mapping, _pass_one, _refuse_bad_values
+    from privaudit.engines._sql import value_mapping, distinct_values, refuse_bad_values
     from privaudit.engines.duckdb_engine import DuckDBDialect
     from privaudit.risk.linkage.intruder import intruder_sample
 
@@ -315,7 +315,7 @@ def _coded_inputs(con, policy, files, columns: list[str], params: RecordLinkageP
             relation = f"{name}_dataset"
             con.register(relation, source.dataset)
         sql = DuckDBDialect(con, source, relation)
-        distinct[name], rows[name], _ = _pass_one(sql, read, [], {}, policy.missing_tokens)
+        distinct[name], rows[name], _ = distinct_values(sql, read, [], {}, policy.missing_tokens)
         sources[name], dialects[name] = source, sql
     release, original = sources[RELEASE], sources[ORIGINAL]
     files.original_table = original.table(rows[ORIGINAL])
@@ -327,7 +327,7 @@ def _coded_inputs(con, policy, files, columns: list[str], params: RecordLinkageP
             raw, n = distinct[name][col]
             codes, values = dictionary(raw, policy.missing_tokens)
             if needs_check(spec):
-                _refuse_bad_values(sources[name], col, spec, values)
+                refuse_bad_values(sources[name], col, spec, values)
             both.append((raw, codes, values))
         if column_kind(spec) == "numeric":
             targets = [as_numbers(values) for _, _, values in both]
@@ -338,7 +338,7 @@ def _coded_inputs(con, policy, files, columns: list[str], params: RecordLinkageP
             kind = pa.int64()
         texts[col] = [v for _, _, v in both], targets
         for i, name in enumerate((RELEASE, ORIGINAL)):
-            con.register(f"{name}_map_{read.index(col)}", _mapping(both[i], targets[i], kind))
+            con.register(f"{name}_map_{read.index(col)}", value_mapping(both[i], targets[i], kind))
     q = DuckDBDialect.ident
     for name in (RELEASE, ORIGINAL):
         inner = ", ".join(f"{q(c)} AS c{i}" for i, c in enumerate(read))

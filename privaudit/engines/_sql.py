@@ -70,7 +70,7 @@ def summarize_sql(source: Source, policy: Policy, sql: Dialect, column_types: di
     dict_cols = [c for c in read if c in keep or needs_check(specs[c])]
     count_cols = [c for c in read if c not in dict_cols]
 
-    distinct, n_rows, counts = _pass_one(sql, dict_cols, count_cols, column_types, policy.missing_tokens)
+    distinct, n_rows, counts = distinct_values(sql, dict_cols, count_cols, column_types, policy.missing_tokens)
     if n_rows == 0:
         raise DataError(f"{source.path}: the file has a header but no data rows")
     texts = {}
@@ -81,7 +81,7 @@ def summarize_sql(source: Source, policy: Policy, sql: Dialect, column_types: di
         texts[col] = (raw, codes, values)
     for col in dict_cols:  # the first column (file order) with a refused value, as data.load_table reports
         if needs_check(specs[col]):
-            _refuse_bad_values(source, col, specs[col], texts[col][2])
+            refuse_bad_values(source, col, specs[col], texts[col][2])
     domains = {c: ColumnDomain(c, specs[c]) for c in dict_cols if c in keep}
     gids = {c: domains[c].add(texts[c][2]) for c in domains}
     check_hierarchies(policy, domains, source, first_seen=False)
@@ -90,15 +90,15 @@ def summarize_sql(source: Source, policy: Policy, sql: Dialect, column_types: di
     for col in qi:
         rank, labels = domains[col].sorted_codes()
         qi_columns.append(QIColumn(col, domains[col].kind, len(labels), labels))
-        mapped[col] = _mapping(texts[col], rank[gids[col]] if len(gids[col]) else np.zeros(0, np.int64), pa.int64())
+        mapped[col] = value_mapping(texts[col], rank[gids[col]] if len(gids[col]) else np.zeros(0, np.int64), pa.int64())
     domain_values = {}
     for col in sensitive:
         leaves = policy.hierarchies[col].leaves if col in policy.hierarchies else None
         domain, index = domains[col].sensitive_domain(list(leaves) if leaves is not None else None)
         domain_values[col] = domain
-        mapped[col] = _mapping(texts[col], index[gids[col]] if len(gids[col]) else np.zeros(0, np.int64), pa.int64())
+        mapped[col] = value_mapping(texts[col], index[gids[col]] if len(gids[col]) else np.zeros(0, np.int64), pa.int64())
     for col in weight:
-        mapped[col] = _mapping(texts[col], as_numbers(texts[col][2]), pa.float64())
+        mapped[col] = value_mapping(texts[col], as_numbers(texts[col][2]), pa.float64())
     limit = getattr(sql, "inline_limit", 0)
     inline = {col: table for col, table in mapped.items() if col not in weight and table.num_rows <= limit
               and (pa.types.is_string(table.column("raw").type) or pa.types.is_large_string(table.column("raw").type))}
@@ -115,7 +115,7 @@ def summarize_sql(source: Source, policy: Policy, sql: Dialect, column_types: di
     return EngineResult(summary, source.table(n_rows), counts)
 
 
-def _pass_one(sql: Dialect, dict_cols: list[str], count_cols: list[str], column_types: dict[str, pa.DataType],
+def distinct_values(sql: Dialect, dict_cols: list[str], count_cols: list[str], column_types: dict[str, pa.DataType],
               missing: list[str]):
     """Distinct raw values and counts of ``dict_cols``; total rows; non-missing counts of ``count_cols``."""
     q = sql.ident
@@ -227,7 +227,7 @@ def _maybe_missing(sql: Dialect, column: str, kind: pa.DataType | None, missing:
     return f"{column} IS NOT NULL"
 
 
-def _refuse_bad_values(source: Source, column: str, spec, values: np.ndarray) -> None:
+def refuse_bad_values(source: Source, column: str, spec, values: np.ndarray) -> None:
     """If any distinct value of ``column`` is refused by ``coding.typed``, raise its error for the first
     row (in file order) holding one: a value that is not a number outranks a non-positive weight."""
     kind = column_kind(spec)
@@ -247,7 +247,7 @@ def _refuse_bad_values(source: Source, column: str, spec, values: np.ndarray) ->
     raise_value_error(source, column, spec, value, row)
 
 
-def _mapping(text: tuple, target: np.ndarray, kind: pa.DataType) -> pa.Table:
+def value_mapping(text: tuple, target: np.ndarray, kind: pa.DataType) -> pa.Table:
     """``raw -> target`` for the raw values that are not missing (missing ones are left to a LEFT JOIN)."""
     raw, codes, _ = text
     keep = codes >= 0
