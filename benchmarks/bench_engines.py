@@ -47,17 +47,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import textwrap
-import threading
 import time
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from measure import run_sampled
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -90,48 +89,13 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def tree_rss_mb(pid: int) -> float:
-    """Resident memory of ``pid`` and all its descendants, from /proc (MB)."""
-    parents: dict[int, int] = {}
-    rss: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-            parents[int(entry)] = int(fields[1])
-            rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, IndexError, ValueError):
-            continue
-    family, frontier = {pid}, [pid]
-    while frontier:
-        parent = frontier.pop()
-        for child, ppid in parents.items():
-            if ppid == parent and child not in family:
-                family.add(child)
-                frontier.append(child)
-    return sum(rss.get(p, 0) for p in family) / 2**20
-
-
 def run_child(python: str, data: Path, policy: Path, engine: str, mode: str, options: dict, root: Path = ROOT) -> dict:
-    proc = subprocess.Popen([python, "-c", CHILD, str(data), str(policy), engine, mode, str(root), json.dumps(options)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak = [0.0]
-
-    def sample() -> None:
-        while proc.poll() is None:
-            peak[0] = max(peak[0], tree_rss_mb(proc.pid))
-            time.sleep(0.1)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    out, err = proc.communicate()
-    sampler.join()
-    if proc.returncode:
-        return {"error": (err.strip().splitlines() or ["?"])[-1]}
-    res = json.loads(out.strip().splitlines()[-1])
-    res["peak_mb"] = peak[0]
+    run = run_sampled([python, "-c", CHILD, str(data), str(policy), engine, mode, str(root), json.dumps(options)],
+                      every=0.1)
+    if run.returncode:
+        return {"error": (run.stderr.strip().splitlines() or ["?"])[-1]}
+    res = json.loads(run.stdout.strip().splitlines()[-1])
+    res["peak_mb"] = run.peak_mb
     return res
 
 

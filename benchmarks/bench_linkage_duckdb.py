@@ -33,13 +33,13 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from measure import run_sampled
 from splink_top1 import top1_sql
 
 REPO = Path(__file__).resolve().parents[1]
@@ -148,52 +148,14 @@ def worker_splink(folder: Path, engine: str, memory_limit: str) -> dict:
 # --------------------------------------------------------------------------- orchestration
 
 
-def tree_rss_kib(pid: int) -> int:
-    """``VmRSS`` of ``pid`` and all its descendants (KiB), from /proc."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    total, todo = 0, [pid]
-    while todo:
-        p = todo.pop()
-        todo.extend(children.get(p, []))
-        try:
-            with open(f"/proc/{p}/status") as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-        except OSError:
-            pass
-    return total
-
-
 def run_worker(python: str, kind: str, folder: Path, engine: str, memory_limit: str) -> dict:
     cmd = [python, str(Path(__file__).resolve()), "--worker", kind, str(folder), engine, memory_limit]
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    peak = [0]
-
-    def poll():
-        while proc.poll() is None:
-            peak[0] = max(peak[0], tree_rss_kib(proc.pid))
-            time.sleep(0.05)
-
-    sampler = threading.Thread(target=poll, daemon=True)
-    t0 = time.perf_counter()
-    sampler.start()
-    out, err = proc.communicate()
-    sampler.join()
-    if proc.returncode != 0:
-        raise RuntimeError(f"{kind}/{engine} worker failed (exit code {proc.returncode}):\n{err[-3000:]}")
-    res = json.loads(out.strip().splitlines()[-1])
-    res["process_s"] = time.perf_counter() - t0
-    res["peak_rss_mib"] = peak[0] / 1024
+    run = run_sampled(cmd, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    if run.returncode != 0:
+        raise RuntimeError(f"{kind}/{engine} worker failed (exit code {run.returncode}):\n{run.stderr[-3000:]}")
+    res = json.loads(run.stdout.strip().splitlines()[-1])
+    res["process_s"] = run.seconds
+    res["peak_rss_mib"] = run.peak_mb
     return res
 
 

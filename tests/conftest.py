@@ -20,15 +20,16 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 
 
+def cli(*args: str) -> tuple[int, str, str]:
+    """Run ``privaudit ARGS`` in-process (:func:`privaudit.testing.run_cli`); return (exit code, stdout, stderr)."""
+    result = _run_cli(*args)
+    return result.code, result.stdout, result.stderr
+
+
 @pytest.fixture
 def run_cli():
-    """Run ``privaudit ARGS`` in-process (:func:`privaudit.testing.run_cli`); return (exit code, stdout, stderr)."""
-
-    def run(*args: str):
-        result = _run_cli(*args)
-        return result.code, result.stdout, result.stderr
-
-    return run
+    """:func:`cli` as a fixture."""
+    return cli
 
 
 @pytest.fixture

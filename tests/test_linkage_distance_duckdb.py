@@ -15,18 +15,12 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from conftest import write_policy
+from conftest import cli as run_cli, write_policy
 from privaudit.risk.linkage import AttributeSpec, distance_linkage
 from privaudit.risk.linkage.distance_blocked import blocked_distance_linkage
 from privaudit.risk.linkage.intruder import intruder_sample
-from privaudit.testing import run_cli as _run_cli
 
 duckdb = pytest.importorskip("duckdb")
-
-
-def run_cli(*args):
-    r = _run_cli(*args)
-    return r.code, r.stdout, r.stderr
 
 
 POLICY = """version: 1

@@ -20,9 +20,9 @@ the same order, or joined through a ``record_id`` column, which is never treated
 value = share of intruder records linked to their own released record (the worst of the rates
 computed); pass iff value <= ``max_rate``.
 
-Engines: the probabilistic method also runs under ``--engine duckdb`` / ``chunked`` (its parameters declare
-``out_of_memory``): the release and ``--original`` are then read, coded and paired by DuckDB, which spills
-to disk (:func:`run_probabilistic_sql`, :mod:`privaudit.risk.linkage.fellegi_sunter.sql`), with the same
+Engines: the probabilistic method also runs under ``--engine duckdb`` / ``chunked``
+(``RecordLinkageParams.in_memory_reason()`` is None): the release and ``--original`` are then read, coded
+and paired by DuckDB, which spills to disk (:func:`run_probabilistic_sql`, :mod:`privaudit.risk.linkage.fellegi_sunter.sql`), with the same
 figures as in process. So does the distance method with ``blocking`` (:func:`run_distance_sql`,
 :mod:`privaudit.risk.linkage.distance_sql`); without it, or with ``one_to_one``, ``mahalanobis`` or
 ``worst_case``, it needs the tables in memory (one line, exit 2, before any work).
@@ -72,24 +72,22 @@ class RecordLinkageParams(Params):
     max_false_match_rate: float = Field(default=0.01, gt=0, lt=1)
     max_false_non_match_rate: float = Field(default=0.01, gt=0, lt=1)
 
-    @property
-    def out_of_memory(self) -> bool:
-        """The probabilistic method runs under the out-of-memory engines (its pairs in DuckDB, reading
-        ``--original`` itself: :func:`run_probabilistic_sql`), and so does the distance method with
-        ``blocking`` (:func:`run_distance_sql`). Read only under those engines (``refuse_unrunnable``), so
-        the distance parameters they cannot serve raise their own one-line refusal here, before any work."""
+    def in_memory_reason(self) -> str | None:
+        """Why this check needs the tables in memory, or None: the probabilistic method runs under the
+        out-of-memory engines (its pairs in DuckDB, reading ``--original`` itself: :func:`run_probabilistic_sql`),
+        and so does the distance method with ``blocking`` (:func:`run_distance_sql`). Read by
+        :func:`privaudit.core.audit.refuse_unrunnable` before any work."""
         if self.method == "probabilistic":
-            return True
+            return None
         for wrong, given in ((self.assignment == "one_to_one", "assignment: one_to_one"),
                              (self.metric == "mahalanobis", "metric: mahalanobis"),
                              (self.worst_case, "worst_case: true")):
             if wrong:
-                raise DataError(f"record_linkage (distance) with {given} needs the tables in memory: use "
-                                "--engine in-process")
+                return f"record_linkage (distance) with {given} needs the tables in memory"
         if self.blocking is None:
-            raise DataError("record_linkage (distance) past memory needs `blocking` (rules of columns; the intruder "
-                            "compares the records agreeing on one), or the tables in memory: use --engine in-process")
-        return True
+            return ("record_linkage (distance) past memory needs `blocking` (rules of columns; the intruder "
+                    "compares the records agreeing on one), or the tables in memory")
+        return None
 
     @model_validator(mode="after")
     def _method_parameters(self) -> "RecordLinkageParams":

@@ -176,10 +176,17 @@ def open_policy(policy: Policy | str | Path | dict, registry: Registry,
     return load_policy(policy, registry, allow_outside_paths=allow_outside_paths)
 
 
+def in_memory_reason(check: Check) -> str | None:
+    """Why a check needs the tables in memory, or None when it declares it runs under an engine that does not
+    load them (its parameters' ``in_memory_reason()`` returns None): it then reads ``--original`` itself,
+    from ``ctx.files``. Checks that declare nothing need them."""
+    reason = getattr(check.params, "in_memory_reason", None)
+    return "--original needs the whole tables in memory" if reason is None else reason()
+
+
 def out_of_memory(check: Check) -> bool:
-    """Whether a check declares it runs under an engine that does not load the tables (its parameters'
-    ``out_of_memory``): it then reads ``--original`` itself, from ``ctx.files``."""
-    return bool(getattr(check.params, "out_of_memory", False))
+    """Whether a check runs under an engine that does not load the tables (see :func:`in_memory_reason`)."""
+    return in_memory_reason(check) is None
 
 
 @dataclass
@@ -198,14 +205,17 @@ def refuse_unrunnable(checks: list[Check], engine: str, in_memory: bool, origina
     """Before any work, one line for the first check the inputs or the engine cannot serve: a check that
     needs ``--original`` or ``--control`` without it, or the whole table in memory under an engine that
     does not load it; and ``--original``/``--control`` themselves under such an engine (unless every check
-    that reads ``--original`` declares it runs out of memory, :func:`out_of_memory`)."""
+    that reads ``--original`` declares it runs out of memory, :func:`in_memory_reason`)."""
     if not in_memory:
-        readers = [c for c in checks if {"original", "training"} & c.assessor.needs]
-        original_runs = bool(readers) and all(out_of_memory(c) for c in readers)
-        for given, option in ((original and not original_runs, "--original"), (control, "--control")):
-            if given:
-                raise DataError(f"{option} needs the whole tables in memory: use --engine in-process "
-                                f"(this audit uses {engine})")
+        if original:  # read by the checks themselves if every check reading it runs out of memory
+            readers = [c for c in checks if {"original", "training"} & c.assessor.needs]
+            reason = next((r for r in map(in_memory_reason, readers) if r), None) if readers else \
+                "--original needs the whole tables in memory"
+            if reason:
+                raise DataError(f"{reason}: use --engine in-process (this audit uses {engine})")
+        if control:
+            raise DataError(f"--control needs the whole tables in memory: use --engine in-process "
+                            f"(this audit uses {engine})")
     for check in checks:
         needs = check.assessor.needs
         if check.quasi_identifiers and not in_memory:

@@ -70,9 +70,7 @@ class DuckDBDialect:
         import duckdb
 
         try:
-            relation = self.con.sql(sql)
-            fetch = getattr(relation, "to_arrow_table", None) or relation.arrow  # duckdb 2 / 1.x
-            return fetch()
+            return arrow_table(self.con.sql(sql))
         except duckdb.Error as exc:
             if self.source.file_format == "csv":
                 self.source.raise_parse_error(str(exc))
@@ -143,13 +141,17 @@ def _open_database(database: str | None, table: str):
         raise DataError(f"{database}: cannot be opened as a DuckDB database ({str(exc).splitlines()[0]})") from None
 
 
+def arrow_table(relation) -> pa.Table:
+    """A DuckDB relation's result as an Arrow table (``to_arrow_table`` in duckdb 2, ``arrow`` in 1.x)."""
+    fetch = getattr(relation, "to_arrow_table", None) or relation.arrow
+    return fetch()
+
+
 def _catalog(con, table: str, policy: Policy):
     import duckdb
 
     try:
-        relation = con.sql(f"SELECT * FROM {_quoted_name(table)} LIMIT 0")
-        fetch = getattr(relation, "to_arrow_table", None) or relation.arrow
-        schema = fetch().schema
+        schema = arrow_table(con.sql(f"SELECT * FROM {_quoted_name(table)} LIMIT 0")).schema
     except duckdb.Error as exc:
         raise DataError(f"table {table!r}: not found in the DuckDB connection ({str(exc).splitlines()[0]})") from None
 

@@ -113,22 +113,18 @@ def _csv_by_distinct_values(frame: pd.DataFrame, delimiter: str, na_rep: str) ->
         if uniques.dtype == object and not uniques.map(lambda v: isinstance(v, str)).all():
             return None  # mixed objects: leave their formatting to pandas
         texts = _field_texts(uniques, delimiter)
-        if texts is None:
-            return None
         columns.append(np.append(texts, _field_texts(pd.Series([na_rep]), delimiter))[codes])  # -1: missing
     lines = [delimiter.join(_field_texts(pd.Series(list(frame.columns)), delimiter))]
     lines.extend(map(delimiter.join, zip(*columns)))
     return "\n".join(lines) + "\n"
 
 
-def _field_texts(values: pd.Series, delimiter: str) -> np.ndarray | None:
+def _field_texts(values: pd.Series, delimiter: str) -> np.ndarray:
     """Each value as one CSV field of a multi-field row: numbers formatted by pandas' CSV writer, then
     quoted by the ``csv`` module under pandas' settings (minimal quoting, ``"`` doubled)."""
     if pd.api.types.is_numeric_dtype(values.dtype):
         text = values.to_frame().to_csv(header=False, index=False, lineterminator="\n", sep="|")
-        values = pd.Series(text.split("\n")[:-1], dtype=object)
-        if len(values) != len(text.split("\n")) - 1:  # pragma: no cover - numbers hold no newline
-            return None
+        values = pd.Series(text.split("\n")[:-1], dtype=object)  # numbers hold no newline
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=delimiter, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
     out = np.empty(len(values), dtype=object)

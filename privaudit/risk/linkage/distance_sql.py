@@ -35,15 +35,12 @@ from typing import Callable, Sequence
 import numpy as np
 import pyarrow as pa
 
+from privaudit.risk.linkage.duckdb_results import fetch, ident, int64_column, scalar
 from privaudit.risk.linkage.distance_blocked import BlockedDistanceResult, normalised_weights, tie_bound, tie_credit
 from privaudit.risk.linkage.encoding import AttributeSpec
 
 #: Temporary tables this module creates on the connection.
 LEFT_Z, RIGHT_Z, BEST, TIED = "privaudit_dl_left", "privaudit_dl_right", "privaudit_dl_best", "privaudit_dl_tied"
-
-
-def ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _double(x: float) -> str:
@@ -77,8 +74,8 @@ def distance_linkage_sql(
         if c not in names:
             raise KeyError(f"blocking column {c!r} is not an attribute")
     weights = normalised_weights(attributes)
-    n = _scalar(con, f"SELECT count(*) FROM {left}")
-    m = _scalar(con, f"SELECT count(*) FROM {right}")
+    n = scalar(con, f"SELECT count(*) FROM {left}")
+    m = scalar(con, f"SELECT count(*) FROM {right}")
     if n == 0 or m == 0:
         raise ValueError("no records to link")
     linker = _SqlLinker(con, attributes, dict(weights), rules)
@@ -146,22 +143,22 @@ class _SqlLinker:
                              f"{self._pairs(r, f'l.lid AS lid, {d} AS d')}) GROUP BY lid")
             if progress is not None:
                 progress(r + 1, steps)
-        best = _fetch(self.con, f"""
+        best = fetch(self.con, f"""
             SELECT lid, s[1] AS d1, CASE WHEN len(s) > 1 THEN s[2] END AS d2, n FROM (
                 SELECT lid, list_sort(flatten(list(two))) AS s, CAST(sum(n) AS BIGINT) AS n FROM {BEST} GROUP BY lid)""")
-        lid = _int64(best, "lid")
+        lid = int64_column(best, "lid")
         d1, d2 = np.full(n, np.inf), np.full(n, np.inf)
         d1[lid] = _doubles(best, "d1")
         d2[lid] = _doubles(best, "d2")
-        pairs = int(_int64(best, "n").sum())
+        pairs = int(int64_column(best, "n").sum())
         seen_sql = " OR ".join(f"COALESCE(({self._agrees(k)}), FALSE)" for k in self.rules)
-        own_pairs = _fetch(self.con, f"SELECT l.lid AS lid, l.own AS own, ({seen_sql}) AS seen, {d} AS d "
+        own_pairs = fetch(self.con, f"SELECT l.lid AS lid, l.own AS own, ({seen_sql}) AS seen, {d} AS d "
                                      f"FROM {LEFT_Z} AS l JOIN {RIGHT_Z} AS r ON r.rid = l.own")
-        lid = _int64(own_pairs, "lid")
+        lid = int64_column(own_pairs, "lid")
         if lid.size != n:
             raise ValueError("every intruder record needs its own released record")
         own, seen, d_own = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool), np.full(n, np.inf)
-        own[lid] = _int64(own_pairs, "own")
+        own[lid] = int64_column(own_pairs, "own")
         seen[lid] = own_pairs.column("seen").to_numpy(zero_copy_only=False)
         d_own[lid] = np.where(seen[lid], _doubles(own_pairs, "d"), np.inf)
         bound = tie_bound(d1)
@@ -173,10 +170,10 @@ class _SqlLinker:
             self.con.register(TIED, pa.table({"lid": pa.array(rows, pa.int64()), "bound": pa.array(bound[rows])}))
             try:
                 for r in range(len(self.rules)):
-                    got = _fetch(self.con, "SELECT lid, CAST(count(*) AS BIGINT) AS k FROM ("
+                    got = fetch(self.con, "SELECT lid, CAST(count(*) AS BIGINT) AS k FROM ("
                                  + self._pairs(r, f"l.lid AS lid, {d} AS d, t.bound AS bound",
                                                f"JOIN {TIED} AS t ON t.lid = l.lid") + ") WHERE d <= bound GROUP BY lid")
-                    np.add.at(ties, _int64(got, "lid"), _int64(got, "k"))
+                    np.add.at(ties, int64_column(got, "lid"), int64_column(got, "k"))
             finally:
                 self.con.unregister(TIED)
         if progress is not None:
@@ -196,20 +193,6 @@ def _moments(con, relation: str, column: str) -> tuple[float, float]:
     mean = 0.0 if mean is None or not math.isfinite(mean) else float(mean)
     sd = 1.0 if sd is None or not math.isfinite(sd) or sd <= 0 else float(sd)
     return mean, sd
-
-
-def _fetch(con, sql: str) -> pa.Table:
-    relation = con.sql(sql)
-    fetch = getattr(relation, "to_arrow_table", None) or relation.arrow  # duckdb 2 / 1.x
-    return fetch()
-
-
-def _scalar(con, sql: str) -> int:
-    return int(con.sql(sql).fetchall()[0][0])
-
-
-def _int64(table: pa.Table, column: str) -> np.ndarray:
-    return np.asarray(table.column(column).to_numpy(), dtype=np.int64)
 
 
 def _doubles(table: pa.Table, column: str) -> np.ndarray:

@@ -35,6 +35,8 @@ from typing import Iterator
 
 import numpy as np
 
+from privaudit.core.summary import pack_keys
+
 #: a bound must exceed the current second-nearest sum by this much (sums of p rounded terms)
 MARGIN = 1e-9
 
@@ -122,21 +124,15 @@ PAIR_CHUNK = 500_000
 def distinct(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``np.unique(matrix, axis=0, return_index=True, return_inverse=True, return_counts=True)`` without its
     values, in the same (lexicographic) order, faster: each column ranked on its own, the ranks folded into
-    one integer when they fit in 62 bits."""
+    one integer (:func:`privaudit.core.summary.pack_keys`)."""
     n, d = matrix.shape
     ranks = np.empty((n, d), dtype=np.int64)
     radices = []
     for j in range(d):
         values, ranks[:, j] = np.unique(matrix[:, j], return_inverse=True)
         radices.append(len(values))
-    if np.prod([float(r) for r in radices]) < 2.0 ** 62:
-        key = np.zeros(n, dtype=np.int64)
-        for j, radix in enumerate(radices):
-            key = key * radix + ranks[:, j]
-        _, first, inverse, counts = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
-    else:
-        _, first, inverse, counts = np.unique(ranks, axis=0, return_index=True, return_inverse=True,
-                                              return_counts=True)
+    key = pack_keys([(ranks[:, j], radix) for j, radix in enumerate(radices)], n)  # the class summary's packing
+    _, first, inverse, counts = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
     return first, inverse.reshape(-1), counts
 
 

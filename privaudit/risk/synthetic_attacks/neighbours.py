@@ -33,6 +33,8 @@ per table, 2,000 attacks; ``benchmarks/bench_synthetic.py``) linkability takes 1
 from __future__ import annotations
 
 import numpy as np
+
+from privaudit.core.summary import pack_keys
 import pandas as pd
 
 #: target x distinct-record distances held at once (float64 cells: 16 MB)
@@ -203,14 +205,8 @@ def distinct_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
         c, uniques = pd.factorize(matrix[:, j], use_na_sentinel=True)
         codes[:, j] = c + 1  # missing: 0
         radices.append(len(uniques) + 1)
-    if np.prod([float(r) for r in radices]) < 2.0 ** 62:
-        key = np.zeros(n, dtype=np.int64)
-        for j, radix in enumerate(radices):
-            key = key * radix + codes[:, j]
-        _, first, inverse, counts = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
-    else:
-        _, first, inverse, counts = np.unique(codes, axis=0, return_index=True, return_inverse=True,
-                                              return_counts=True)
+    key = pack_keys([(codes[:, j], radix) for j, radix in enumerate(radices)], n)  # the class summary's packing
+    _, first, inverse, counts = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
     return first, inverse.reshape(-1), counts
 
 

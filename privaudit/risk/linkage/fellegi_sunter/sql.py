@@ -31,6 +31,7 @@ from typing import Callable, Literal, Sequence
 import numpy as np
 import pyarrow as pa
 
+from privaudit.risk.linkage.duckdb_results import fetch, ident, int64_column, scalar
 from privaudit.risk.linkage.blocking import blocking_from_counts
 from privaudit.risk.linkage.fellegi_sunter.linkage import link_pairs
 from privaudit.risk.linkage.fellegi_sunter.model import ComparisonSpec, ProbabilisticLinkageResult
@@ -43,10 +44,6 @@ LID, OWN, RID = "privaudit_lid", "privaudit_own", "privaudit_rid"
 PAIRS, WEIGHTS = "privaudit_fs_pairs", "privaudit_fs_weights"
 #: Most distinct categorical values packed in one byte by :class:`.patterns.PatternSpace`.
 PACKED_VALUES = 256
-
-
-def ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 @dataclass(frozen=True)
@@ -119,8 +116,8 @@ class SqlPairs:
     @classmethod
     def build(cls, con, left: str, right: str, comparisons: tuple[ComparisonSpec, ...],
               blocking: Sequence[Sequence[str]] | None) -> "SqlPairs":
-        n_left = _scalar(con, f"SELECT count(*) FROM {left}")
-        n_right = _scalar(con, f"SELECT count(*) FROM {right}")
+        n_left = scalar(con, f"SELECT count(*) FROM {left}")
+        n_right = scalar(con, f"SELECT count(*) FROM {right}")
         if n_left == 0 or n_right == 0:
             raise ValueError("no records to link")
         frequencies, has_missing, packed = [], [], []
@@ -204,7 +201,7 @@ class SqlPairs:
     def _own_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """Each intruder record's own pair: its pattern, and whether some rule makes it a candidate."""
         seen = " OR ".join(self._agrees(r) for r in self.rules)
-        out = _fetch(self.con, self._coded({"lid": f"l.{LID}", "seen": f"({seen})"},
+        out = fetch(self.con, self._coded({"lid": f"l.{LID}", "seen": f"({seen})"},
                                            f"{self.left} AS l JOIN {self.right} AS r ON r.{RID} = l.{OWN}"))
         lid = out.column("lid").to_numpy()
         if lid.size != self.n_left:
@@ -241,12 +238,12 @@ class SqlPairs:
                                  "GROUP BY lid, dup, code")
             if progress is not None:
                 progress(r + 1, len(self.rules))
-        pooled = _fetch(self.con, f"SELECT code, CAST(sum(n) AS BIGINT) AS n FROM {PAIRS} WHERE NOT dup GROUP BY code ORDER BY code")
-        codes, counts = _int64(pooled, "code"), _int64(pooled, "n")
+        pooled = fetch(self.con, f"SELECT code, CAST(sum(n) AS BIGINT) AS n FROM {PAIRS} WHERE NOT dup GROUP BY code ORDER BY code")
+        codes, counts = int64_column(pooled, "code"), int64_column(pooled, "n")
         rule_counts = None
         if per_rule:
-            per = _fetch(self.con, f"SELECT rule, code, CAST(sum(n) AS BIGINT) AS n FROM {PAIRS} GROUP BY rule, code ORDER BY rule, code")
-            rule_of, rc, rn = _int64(per, "rule"), _int64(per, "code"), _int64(per, "n")
+            per = fetch(self.con, f"SELECT rule, code, CAST(sum(n) AS BIGINT) AS n FROM {PAIRS} GROUP BY rule, code ORDER BY rule, code")
+            rule_of, rc, rn = int64_column(per, "rule"), int64_column(per, "code"), int64_column(per, "n")
             rule_counts = [(rc[rule_of == r], rn[rule_of == r]) for r in range(len(self.rules))]
         self.codes = codes
         return self.best_pass(weight_sets, None), codes, counts, rule_counts
@@ -259,7 +256,7 @@ class SqlPairs:
             self.con.register(WEIGHTS, pa.table({"code": pa.array(self.codes, pa.int64()),
                                                  "w": pa.array(self.space.weights(ws, self.codes), pa.float64())}))
             try:
-                got = _fetch(self.con, f"""
+                got = fetch(self.con, f"""
                     SELECT lid, max(best) AS best, CAST(sum(n) FILTER (WHERE w = best) AS BIGINT) AS ties FROM (
                         SELECT p.lid, p.n, w.w, max(w.w) OVER (PARTITION BY p.lid) AS best
                         FROM {PAIRS} AS p JOIN {WEIGHTS} AS w ON p.code = w.code WHERE NOT p.dup)
@@ -267,9 +264,9 @@ class SqlPairs:
             finally:
                 self.con.unregister(WEIGHTS)
             best = SqlBest(np.full(self.n_left, -np.inf), np.zeros(self.n_left, dtype=np.int64))
-            lid = _int64(got, "lid")
+            lid = int64_column(got, "lid")
             best.best[lid] = got.column("best").to_numpy()
-            best.n_best[lid] = _int64(got, "ties")
+            best.n_best[lid] = int64_column(got, "ties")
             out.append(best)
             if progress is not None:
                 progress(len(out), len(weight_sets))
@@ -282,19 +279,5 @@ class SqlPairs:
 def _frequencies(con, relation: str, column: str) -> tuple[np.ndarray, np.ndarray]:
     """The distinct non-missing values of ``column`` and their counts (sorted by value)."""
     c = ident(column)
-    out = _fetch(con, f"SELECT {c} AS v, count(*) AS n FROM {relation} WHERE {c} IS NOT NULL GROUP BY {c} ORDER BY {c}")
-    return out.column("v").to_numpy(), _int64(out, "n")
-
-
-def _fetch(con, sql: str) -> pa.Table:
-    relation = con.sql(sql)
-    fetch = getattr(relation, "to_arrow_table", None) or relation.arrow  # duckdb 2 / 1.x
-    return fetch()
-
-
-def _scalar(con, sql: str) -> int:
-    return int(con.sql(sql).fetchall()[0][0])
-
-
-def _int64(table: pa.Table, column: str) -> np.ndarray:
-    return np.asarray(table.column(column).to_numpy(), dtype=np.int64)
+    out = fetch(con, f"SELECT {c} AS v, count(*) AS n FROM {relation} WHERE {c} IS NOT NULL GROUP BY {c} ORDER BY {c}")
+    return out.column("v").to_numpy(), int64_column(out, "n")
