@@ -4,17 +4,19 @@ the 9 adult columns -- training and control resampled from adult with 10 % of ce
 same column's value of a uniformly drawn row), synthetic resampled from training with 30 % swapped.
 
     python benchmarks/bench_synthetic.py [--rows 100000] [--skip-anonymeter] [--ten-columns]
+                                         [--anonymeter-singling-out univariate multivariate]
 
 ``--ten-columns`` gives the issue's shape (10 mixed columns): a tenth, continuous column ``hours`` (one
 draw of N(40, 12), one decimal, per adult row, so it travels with its row through the resampling and swaps)
 joins the quasi-identifiers and the aux columns of the first linkability set and of inference.
 
 privaudit: one ``run_audit`` of every synthetic check (distance_to_closest_record, singling_out with 500
-predicates, linkability and inference with anonymeter's parameters below, cap), timed in process with its
-peak RSS.
+multivariate and 500 univariate predicates, linkability and inference with anonymeter's parameters below,
+cap), timed in process with its peak RSS.
 anonymeter (when installed): LinkabilityEvaluator (aux columns age/sex/race/marital-status vs
 education/occupation/workclass/native-country, n_neighbors 10, n_attacks 2,000) and InferenceEvaluator
-(secret salary-class, n_attacks 2,000), as the peers' table measured them. Times side by side, one run.
+(secret salary-class, n_attacks 2,000), as the peers' table measured them; with ``--anonymeter-singling-out``
+also SinglingOutEvaluator (n_attacks 500, n_cols 3) in the modes named. Times side by side, one run.
 
 Measured on the shared two-core machine (2026-11-25, other jobs running; the figures of one run are
 comparable with each other, not across runs), 100,000 rows per table:
@@ -32,6 +34,31 @@ cap                         2.7 s                        0.9 s
 
 against anonymeter in the same run: linkability 1.6x -> 40.3x, inference 1.3x -> 45.2x faster; every
 check's value and details are unchanged (the searches are exact, the predicates the same).
+
+Issue #14's shape, ``--ten-columns --anonymeter-singling-out univariate multivariate`` (2026-11-25, the same
+machine under a heavier load -- load average 5 to 6 on two cores --, so the two runs differ by more than the
+code; ratios within a run are the comparable figures). "after": 2-D dominance counting of predicates with two
+numeric conditions (``risk/synthetic_attacks/dominance.py``), windows of sorted numeric columns for the
+k-nearest search (``windows.py``), run minima instead of a sort in the DCR joins (``risk/synthetic/segments.py``);
+the univariate singling-out check was added to the chapter then (the "before" run has none):
+
+=========================== ============================ ====================================
+                            before                       after
+=========================== ============================ ====================================
+whole chapter, peak RSS     343.7 s, 719 MB              60.0 s, 793 MB
+distance_to_closest_record  17.1 s                       19.1 s
+singling_out (500, multi)   306.4 s                      30.5 s (anonymeter 695.2 s: 22.8x)
+singling_out (500, uni)     --                           0.5 s (anonymeter 1.4 s: 2.8x)
+linkability (2,000, k 10)   14.4 s (anonymeter 87.0 s)   3.2 s (anonymeter 103.2 s: 32.7x)
+inference (2,000)           2.5 s (anonymeter 50.6 s)    3.0 s (anonymeter 44.1 s: 14.8x)
+cap                         1.2 s                        1.7 s
+=========================== ============================ ====================================
+
+Same process, old against new code on the same tables: the three DCR searches 27.9 s -> 11.3 s, the
+linkability search of 4,000 targets on the five columns with ``hours`` 10.3 s -> 2.1 s (identical neighbours);
+the ten-column audit's JSON (values, details, per-record arrays) is identical to the old code's. The 9-column
+default in the same session: chapter 24.7 s (singling_out 9.0 s, DCR 9.2 s; linkability 54.0x, inference
+57.6x faster than anonymeter), singling out 8.7 s against 9.4 s without the new step (no regression).
 """
 
 from __future__ import annotations
@@ -78,6 +105,10 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--skip-anonymeter", action="store_true")
     parser.add_argument("--ten-columns", action="store_true", help="add a continuous tenth column (see above)")
+    parser.add_argument("--anonymeter-singling-out", nargs="+", default=[], metavar="MODE",
+                        choices=["univariate", "multivariate"],
+                        help="also time anonymeter's SinglingOutEvaluator in these modes (multivariate: over 25 "
+                             "minutes on 10^5 rows)")
     args = parser.parse_args()
     global COLUMNS
     train, control, synthetic = tables(args.rows, args.ten_columns)
@@ -91,6 +122,8 @@ def main() -> None:
               "checks": [  # the peers' attacks with the same parameters as anonymeter's below
                   {"assessor": "distance_to_closest_record"},
                   {"assessor": "singling_out", "n_attacks": 500, "max_risk": 0.1},
+                  {"assessor": "singling_out", "id": "singling_out_univariate", "mode": "univariate",
+                   "n_attacks": 500, "max_risk": 0.1},
                   {"assessor": "linkability", "aux_columns": aux, "n_neighbors": 10, "n_attacks": 2000,
                    "max_risk": 0.1},
                   {"assessor": "inference", "secret": "salary-class", "aux_columns": COLUMNS[:-1], "n_attacks": 2000,
@@ -127,9 +160,28 @@ def main() -> None:
     inference = time.perf_counter() - t
     print(f"anonymeter: linkability {link:.1f} s, inference {inference:.1f} s (2,000 attacks each); "
           f"privaudit's whole chapter / anonymeter's two attacks = {seconds / (link + inference):.2f}")
-    by_id = {c.assessor: c.seconds for c in result.checks}
+    by_id = {c.id: c.seconds for c in result.checks}
     print(f"same attacks: linkability {link / by_id['linkability']:.1f}x, inference "
           f"{inference / by_id['inference']:.1f}x faster than anonymeter")
+    if not args.anonymeter_singling_out:
+        return
+    from anonymeter.evaluators import SinglingOutEvaluator
+
+    typed = []
+    for frame in (train, synthetic, control):  # anonymeter compares numeric columns as numbers
+        frame = frame.copy()
+        for c in ("age", "hours"):
+            if c in frame:
+                frame[c] = pd.to_numeric(frame[c])
+        typed.append(frame)
+    for mode in args.anonymeter_singling_out:
+        check = "singling_out_univariate" if mode == "univariate" else "singling_out"
+        t = time.perf_counter()
+        SinglingOutEvaluator(ori=typed[0], syn=typed[1], control=typed[2], n_attacks=500,
+                             n_cols=3).evaluate(mode=mode)
+        took = time.perf_counter() - t
+        print(f"anonymeter singling out ({mode}, 500 attacks, n_cols 3): {took:.1f} s; privaudit "
+              f"{by_id[check]:.1f} s: {took / by_id[check]:.1f}x faster")
 
 
 if __name__ == "__main__":

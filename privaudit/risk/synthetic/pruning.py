@@ -11,7 +11,9 @@ to their Gower sum (``p * d``), and no term is negative.
   and within a radius below 1 they are all the records there are (:func:`same_pattern_count`). Failing
   that, one join per nominal column left out finds the records that differ in that column only; every
   other record is at a sum of at least 2. Resampled and lightly perturbed tables (synthetic releases,
-  holdouts) settle most queries so.
+  holdouts) settle most queries so. Per query, the nearest two among a chunk of joined pairs are run
+  minima (:mod:`.segments`), not a sort of the chunk (with a continuous column the joins hold millions of
+  pairs: about 27 s -> 13 s for the three searches of the ten-column adult benchmark, one process).
 * **Tile bounds** (:class:`TileSummary`). The blocked search compares blocks of queries with tiles of
   reference records. If a tile lacks the query's value of a nominal column, every record of the tile
   mismatches there, and if a numeric column's values in the tile all lie above (below) the query's value,
@@ -36,6 +38,7 @@ from typing import Iterator
 import numpy as np
 
 from privaudit.core.summary import pack_keys
+from privaudit.risk.synthetic.segments import best_two
 
 #: a bound must exceed the current second-nearest sum by this much (sums of p rounded terms)
 MARGIN = 1e-9
@@ -218,12 +221,7 @@ def near_pattern_two(q_key: np.ndarray, q_scaled: np.ndarray, r_key: np.ndarray,
         joined[chosen] = True
         complete &= joined
         for qi, ri, a in chunks:
-            ranked = np.lexsort((ri, a, qi))
-            qi, ri, a = qi[ranked], ri[ranked], a[ranked]
-            head = np.flatnonzero(np.r_[True, qi[1:] != qi[:-1]])
-            has_next = np.r_[head[1:], len(qi)] - head > 1
-            nxt = np.where(has_next, a[np.minimum(head + 1, len(a) - 1)], np.inf)
-            q, c1, cp = qi[head], a[head], ri[head]
+            q, c1, cp, nxt = best_two(qi, ri, a)  # the chunk's pairs come query by query
             c2 = np.where(mult[cp] >= 2, c1, nxt)
             o1, o2, op = d1[q], d2[q], pos1[q]
             better = (c1 < o1) | ((c1 == o1) & (cp < op))

@@ -42,7 +42,11 @@ def encode(frames: Sequence[pd.DataFrame], columns: Sequence[str], numeric: Mapp
             for f, m in zip(frames, out):
                 m[:, j] = pd.to_numeric(f[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
             continue
-        joined = pd.concat([f[col].astype(object) for f in frames], ignore_index=True)
+        dtypes = {f[col].dtype for f in frames}
+        same = len(dtypes) == 1 and isinstance(next(iter(dtypes)), (pd.CategoricalDtype, pd.StringDtype))
+        # one categorical or string dtype: factorized as it is (codes in order of appearance all the same),
+        # without the slow conversion to Python objects
+        joined = pd.concat([f[col] if same else f[col].astype(object) for f in frames], ignore_index=True)
         codes, _ = pd.factorize(joined, use_na_sentinel=True)
         codes = np.where(codes < 0, np.nan, codes.astype(float))
         start = 0
