@@ -31,6 +31,31 @@
     queries (one session, warm): grouping sets 10.4 s / 17.7 CPU-s against 5.2 s / 9.6 stacked; the
     9-million-group aggregation 22 CPU-s with partial aggregation, 13 without; ParallelGC 25% less CPU
     than G1. The 3x target of issue #15 was not shown on this VM.
+
+    2026-11-25 (quiet VM before the change: in-process 6.7 s, spark 39.5 s, 5.9x). A third of a fresh
+    local JVM's CPU was compiling: per-thread CPU of one audit, C2 19.6 s, C1 5.8, tasks 30.2 (of 78).
+    Now: C2 only past ten times its call thresholds (``spark_engine.JIT``), the Parquet schema given
+    rather than inferred (one Spark job fewer), and numpy orders the second sensitive column's (class,
+    value) pairs with a stable argsort (timsort merges the class-ordered runs) instead of a full sort.
+    Same VM, load average 2.8-6.5 (other helpers' benchmarks), ``--engines in-process,spark --baseline DIR``:
+
+        run   in-process   spark now          spark before (HEAD 818c2af)
+        1     15.2 s       106.7 s (7.0x)     122.8 s (8.1x)
+        2      8.4 s        94.7 s (11.3x)    135.3 s (16.2x)
+        3      9.6 s       107.0 s (11.1x)     97.8 s (10.2x)
+        4     10.5 s        75.4 s (7.2x)     105.1 s (10.0x)
+
+    Wall times under this load do not settle which is faster (run 3); the JVM's CPU does: all its
+    threads, one audit, 60-65 CPU-s now in four runs against 64-78 before in four. Figures identical
+    to in-process in every run. Phases of one audit, before -> now (JVM CPU-s, numpy in
+    Python CPU-s; same load, one after the other): session start 16.9 -> 12.1, reading the Parquet
+    schema and planning 6.9 -> 3.7, dictionary pass 20.6 -> 18.0, the aggregation and its collect 29.7
+    -> 26.5, numpy split 5.3 -> 4.0; C2 threads 19.6 -> 6.4; all JVM threads 77.9 -> 62.3. Tried and
+    dropped: one GROUP BY of the raw eight columns, coded on the driver (no dictionary pass: 41-48 JVM
+    CPU-s against 41.5 for the two passes, plus 2 s of pyarrow dictionary_encode); one stacked query
+    for both value types (no gain); ``-XX:TieredStopAtLevel=1`` (start 14 -> 9 CPU-s, tasks' CPU doubled:
+    98 in all); ``-XX:-TieredCompilation`` (88); 2, 4 or 8 shuffle partitions (17.5-20.6 CPU-s, noise).
+    The 3x target is still not shown: the JVM's start and Spark's per-row aggregation remain.
 (b) ``--big-rows`` (default 10^8) rows of the same shape, chunked engine, from Parquet written one row
     group at a time (the table is never in memory): the class summary alone, then the whole audit.
     These shapes have many classes (at 10^8 rows: 12.2 million for ``issue``, 31.5 million for

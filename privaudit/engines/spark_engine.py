@@ -9,7 +9,9 @@ pass groups ``stack``-ed (column, value) rows rather than grouping sets; text co
 map-side partial aggregation when there are more possible keys than rows (:meth:`SparkDialect.aggregate`).
 
 Without a ``spark`` session option, a local one is started (``local[*]``, UI off; 6-8 s; twice as many
-shuffle partitions as the master's threads unless ``shuffle_partitions`` is given). CSV files
+shuffle partitions as the master's threads unless ``shuffle_partitions`` is given; for a local master,
+ParallelGC and higher C2 thresholds, :data:`JIT`). One Parquet file of simple types is read with its
+schema given (:func:`_parquet_schema`), which spares Spark its schema-inference job. CSV files
 are read with every column as a string, the policy's or the sniffed delimiter, ``"`` as quote and
 escape, ``FAILFAST``; a row with too few or too many fields is found by a text scan of the lines (Spark
 pads or truncates such rows silently), invalid UTF-8 (which Spark replaces with U+FFFD) by looking for
@@ -47,6 +49,13 @@ VIEW = "privaudit_released"
 BYPASS = "spark.sql.execution.bypassPartialAggregation"  # Spark >= 4.1; an unknown key is ignored before
 
 
+# A short-lived local JVM spends more CPU compiling than working: C2 (the optimising JIT) compiled
+# every method past 5,000 calls, most of Spark's planner and setup code run a few times. Ten times the
+# thresholds leave C2 the hot loops of the generated code (10^7 rows, local[2]: C2 threads 19 CPU-s
+# -> 7, the tasks' own CPU unchanged; C1 only, -XX:TieredStopAtLevel=1, doubled the tasks' CPU).
+JIT = ("-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=5000 -XX:Tier4CompileThreshold=100000 "
+       "-XX:Tier4BackEdgeThreshold=400000")
+
 LOG4J = "rootLogger.level = error\nrootLogger.appenderRef.stderr.ref = console\nappender.console.type = Console\n" \
         "appender.console.name = console\nappender.console.target = SYSTEM_ERR\n" \
         "appender.console.layout.type = PatternLayout\nappender.console.layout.pattern = %m%n\n"
@@ -75,7 +84,7 @@ def local_session(master: str = "local[*]", shuffle_partitions: int | None = Non
         java = f"-Dlog4j2.configurationFile=file:{config}"
         local = master.strip().startswith("local")
         if local:  # this JVM is the executor too: the throughput collector (10^7 rows: 25% less CPU than G1)
-            java += " -XX:+UseParallelGC"
+            java += " -XX:+UseParallelGC " + JIT
         builder = (SparkSession.builder.master(master).appName("privaudit")
                    .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                    .config("spark.driver.extraJavaOptions", java)
@@ -194,7 +203,7 @@ def _file_columns(source: Source) -> list[str]:
     return [c for c in source.columns if c not in keys]
 
 
-def _load(spark, source: Source):
+def _load(spark, source: Source, types: dict[str, pa.DataType] | None = None):
     """Register the released file(s) as a temporary view; CSV: check field counts and UTF-8 first."""
     paths = _paths(source)
     reader = spark.read
@@ -202,6 +211,9 @@ def _load(spark, source: Source):
         reader = reader.option("basePath", source.location.root)  # Hive partition folders become columns
         spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")  # text, as in process
     if source.file_format == "parquet":
+        schema = _parquet_schema(types) if not isinstance(source, DatasetSource) else None
+        if schema is not None:
+            reader = reader.schema(schema)
         reader.parquet(*paths).createOrReplaceTempView(VIEW)
         return
     from pyspark.sql.types import StringType, StructField, StructType
@@ -212,6 +224,27 @@ def _load(spark, source: Source):
                            ignoreTrailingWhiteSpace=False, maxCharsPerColumn=-1, enforceSchema=True)
     _check_lines(spark, source)
     frame.createOrReplaceTempView(VIEW)
+
+
+def _parquet_schema(types: dict[str, pa.DataType] | None):
+    """The Spark schema of one Parquet file whose columns are all text, signed integers, floats or
+    booleans (as Spark would infer it), else None. Given, it spares Spark its schema inference, a job
+    of its own that reads the footer (10^7 rows, local[2]: about 2 of the 6 JVM CPU-s of the first
+    query); other types are left to Spark's inference, whose mapping they keep."""
+    from pyspark.sql.types import (BooleanType, ByteType, DoubleType, FloatType, IntegerType, LongType, ShortType,
+                                   StringType, StructField, StructType)
+
+    simple = {pa.int8(): ByteType(), pa.int16(): ShortType(), pa.int32(): IntegerType(), pa.int64(): LongType(),
+              pa.float32(): FloatType(), pa.float64(): DoubleType(), pa.bool_(): BooleanType(),
+              pa.string(): StringType(), pa.large_string(): StringType()}
+    fields = []
+    for name, kind in (types or {}).items():
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        if kind not in simple:
+            return None
+        fields.append(StructField(name, simple[kind], True))
+    return StructType(fields) if fields else None
 
 
 def _check_lines(spark, source: Source) -> None:
@@ -285,7 +318,7 @@ def summarize(path, policy: Policy, *, spark=None, master: str = "local[*]",
         schema = pq.ParquetFile(source.path).schema_arrow
         types = {name: schema.field(name).type for name in schema.names}
     with quiet():
-        _load(spark, source)
+        _load(spark, source, types)
         try:
             return summarize_sql(source, policy, SparkDialect(spark, source), types)
         finally:
