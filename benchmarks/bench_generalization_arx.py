@@ -16,11 +16,16 @@ certificate/resources/Watermark.java and compile against one-line stubs of
 ``org.apache.pdfbox.pdmodel.font.PDFont`` (abstract class) and ``org.apache.hadoop.io.Writable`` (interface);
 neither is reached by an anonymization.
 
-Measured on this machine (2 vCPUs), one run: every one of the 16 runs gives ARX's optimum and ARX's table
-cell for cell; privaudit / ARX whole-process time 0.67-1.04 on adult (1.26-1.78 s against 1.31-2.65 s) and
-0.79-1.33 on adult x10 (2.59-4.79 s against 1.98-4.84 s). privaudit's fixed costs (interpreter and plugin
-imports about 1.2 s, CSV export about 0.9 s on x10, the before/after audits about 0.5 s) now outweigh the
-lattice search itself (0.3-0.7 s).
+Measured on this machine (2 vCPUs), 2026-11-25, --repeat 3, under load (load average 3-4 from other
+benchmarks: ratios from one run side by side; a loaded machine slows the JVM more than privaudit): every
+one of the 16 runs gives ARX's optimum and ARX's table cell for cell; privaudit / ARX whole-process time
+0.28-0.36 on adult (1.75-3.46 s against 5.74-11.89 s) and 0.25-0.39 on adult x10 (3.00-4.16 s against
+8.45-14.43 s). The code before this session's changes, under a load average of about 6.5: 0.31-0.58 on
+adult and 0.29-0.75 on adult x10 (quiet machine, earlier: 0.52-0.75 and 0.40-0.93). Fixed costs now
+dominate: interpreter and imports about 1 s of CPU, nearly all third-party (pandas, pyarrow, numpy,
+scipy.sparse, pydantic; privaudit's own modules and plugin registration about 0.15 s), the before/after
+audits 0.3-0.8 s (Faker's name lists are no longer loaded for adult's one-word labels); the lattice search
+(snapshot roll-ups on packed keys, ``generalization/packed.py``) is 0.1-0.4 s on adult, 0.3-1.2 s on x10.
 
     python benchmarks/bench_generalization_arx.py --data ../shared/datasets/adult \
         [--arx-classpath /tmp/arxsrc/classes:/tmp/arxsrc/lib/...] [--tables adult adult10] [--repeat 1]

@@ -57,6 +57,13 @@ def lexicon() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(first), frozenset(last)
 
 
+def has_full_name_shape(values) -> bool:
+    """Whether any of ``values`` has the two to four words a full name needs (:func:`name_shares` counts no
+    other value as a full name): where none has, the name lists need not be loaded (Faker's import is
+    about 0.3 s)."""
+    return any(2 <= len(_WORD.findall(str(value))) <= 4 for value in values)
+
+
 def name_shares(values: np.ndarray) -> tuple[float, float]:
     """(share of values that are full names, share with at least one known name word)."""
     first, last = lexicon()

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from privaudit.discovery.headers import HEADER_KINDS, header_kinds
-from privaudit.discovery.names import name_shares
+from privaudit.discovery.names import has_full_name_shape, name_shares
 from privaudit.discovery.recognizers import RECOGNIZERS, TEXT_KINDS, compacted
 
 SAMPLE_ROWS = 10_000
@@ -151,6 +151,8 @@ def _names(name: str, distinct: np.ndarray, counts: np.ndarray, n: int, hinted: 
         return None
     if len(distinct) < (5 if hinted else MIN_NAMES):
         return None  # a handful of repeated labels ("North America") is a category, not people's names
+    if not hinted and not has_full_name_shape(distinct[alphabetic]):
+        return None  # no full name can be found, and only a header makes single known words count
     full, known = _weighted_name_shares(distinct[alphabetic], counts[alphabetic], n)
     if full >= 0.5:
         return Finding(name, "person_name", "person names", full, _examples(distinct[alphabetic], "person_name"),

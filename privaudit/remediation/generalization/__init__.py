@@ -6,7 +6,9 @@
 * :mod:`.problem`  -- the release as a generalization problem, and publishing a result as a table;
 * :mod:`.model`    -- the privacy model Phi (the policy's class-based checks) on coded tables/classes;
 * :mod:`.gaa`      -- the Greedy Anonymization Algorithm with strategies S1-S7;
-* :mod:`.lattice`  -- full-domain generalization, optimal lattice search with monotonicity pruning.
+* :mod:`.lattice`  -- full-domain generalization, optimal lattice search with monotonicity pruning;
+* :mod:`.rollup`   -- class counts of lattice nodes rolled up from finer nodes' snapshots (Flash);
+* :mod:`.packed`   -- the roll-ups' inner loop on packed int64 row keys (a speed trick, isolated).
 
 The ``generalize`` remediator (:mod:`privaudit.remediation.methods.generalize`) wires them to the CLI.
 """

@@ -24,7 +24,8 @@ already (a chain binary search from it), so nodes whose bound exceeds the best l
 A node's violating-record count comes from class counts rolled up from the nearest evaluated finer node
 (:mod:`privaudit.remediation.generalization.rollup`) rather than from the table, where that gives the
 re-audit's verdict exactly (k-anonymity and distinct l-diversity, ``missing_qi: value``); so does the exact
-step with suppression, the records being rebuilt for the winner only.
+step with suppression, the records being rebuilt for the winner only (the records of the classes its
+snapshot suppressed: :meth:`LatticeSearch._records_of`).
 
 **Utility.** The loss of node ``N`` without suppression is separable:
 ``gen(N) = sum_j gen_j(L_j)``, ``gen_j(L) = sum over records of C_j(ancestor at level L)``, and
@@ -45,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+import pandas as pd
 
 from privaudit.remediation.api import class_violations
 from privaudit.remediation.generalization.metrics import CostModel
@@ -291,6 +293,22 @@ class LatticeSearch:
         return LatticeResult(tuple(int(x) for x in self.lattice[index]), nodes, suppressed, best_cost, True, size,
                              self.evaluated, len(candidates), exact_runs, notes)
 
+    def _records_of(self, index: int) -> tuple[np.ndarray, np.ndarray]:
+        """The winner's published nodes and suppressed records, as :meth:`exact` gives them: the records of
+        the classes the snapshot's exact step suppressed (the same rounds on the same classes), without
+        re-auditing the table each round; :meth:`exact` itself where the snapshot cannot tell."""
+        levels = self.lattice[index]
+        found = self.counter.exact_suppression(levels, self.costs, self.budget, MAX_SUPPRESSION_ROUNDS)
+        if found is None or not found[0]:
+            ok, nodes, suppressed = self.exact(levels)
+            return nodes, suppressed
+        nodes = self.generalized(levels)
+        suppressed = np.zeros(len(nodes), dtype=bool)
+        if len(found[2]):
+            suppressed = pd.Index(found[2]).get_indexer(self.counter.record_keys(nodes)) >= 0
+            nodes[suppressed] = np.array([d.missing for d in self.problem.domains], dtype=np.int64)
+        return nodes, suppressed
+
     def _lazy_search(self) -> LatticeResult:
         size, n = len(self.lattice), self.problem.n_records
         status = np.zeros(size, dtype=np.int8)
@@ -324,7 +342,7 @@ class LatticeSearch:
                 best_cost, best = cost, (index, nodes, suppressed)
         candidates = int((status == 1).sum())
         if best is not None and best[1] is None:  # rebuild the winner's records from the table
-            ok, nodes, suppressed = self.exact(self.lattice[best[0]])
+            nodes, suppressed = self._records_of(best[0])
             best_cost, best = self.costs.table_cost(nodes), (best[0], nodes, suppressed)
         if best is None:
             ok, nodes, suppressed = self.exact(self.lattice[-1])

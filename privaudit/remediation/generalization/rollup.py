@@ -7,9 +7,10 @@ level vectors, how many records sit in classes breaking the monotone checks. Bui
 the whole table for each node costs O(n log n) on the records. Here the table is first reduced to its
 *snapshot*: the distinct rows of (QI node ids, sensitive codes) with their record counts. A node's snapshot
 is obtained from the snapshot of any evaluated node below it (componentwise smaller levels) by generalizing
-its few rows and merging equal ones (hash factorisation, O(rows)), since generalization only ever merges
-classes. From a snapshot, class sizes are weighted counts and distinct l-diversity is the number of distinct
-sensitive codes per class.
+its few rows and merging equal ones (hash factorisation of packed keys, O(rows):
+:mod:`privaudit.remediation.generalization.packed`), since generalization only ever merges classes. From a
+snapshot, class sizes are weighted counts and distinct l-diversity is the number of distinct sensitive
+codes per class.
 
 Used only where it gives exactly the verdict of the re-audit: the tagging checks are k-anonymity and
 distinct l-diversity, a missing QI value is a value of its own (``missing_qi: value``) and the sensitive
@@ -20,11 +21,13 @@ summary. A property test checks both paths agree.
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from privaudit.assessors.helpers import reaches
+from privaudit.remediation.generalization.packed import column, generalized_key, key_steps, merge, pack
 
 #: evaluated snapshots kept for roll-ups (least recently used dropped)
 CACHE = 256
@@ -35,6 +38,23 @@ def _codes(values: pd.Series) -> tuple[np.ndarray, int]:
         return values.cat.codes.to_numpy().astype(np.int64), len(values.cat.categories)
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     return codes.astype(np.int64), len(uniques)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Distinct rows of one node as packed keys (:mod:`~privaudit.remediation.generalization.packed`): the QI
+    part ``qkey`` (equal iff same class), the sensitive part ``skey`` (None without sensitive columns), and
+    each row's record ``counts``."""
+
+    qkey: np.ndarray
+    skey: np.ndarray | None
+    counts: np.ndarray
+    #: class of each row (numbered 0 .. n_classes - 1) when the roll-up found it; None: factorize ``qkey``
+    cls: np.ndarray | None = None
+    n_classes: int = 0
+
+    def __len__(self) -> int:
+        return len(self.counts)
 
 
 class SnapshotCounter:
@@ -57,101 +77,157 @@ class SnapshotCounter:
             if name == "k_anonymity":
                 self.k = max(self.k, int(params.k))
             elif name == "l_diversity" and params.variant == "distinct":
-                column = params.sensitive
-                if column not in sensitive:
-                    codes, n = _codes(problem.table[column])
+                name_s = params.sensitive
+                if name_s not in sensitive:
+                    codes, n = _codes(problem.table[name_s])
                     if (codes < 0).any():
                         return
-                    sensitive[column] = q + len(extra)
+                    sensitive[name_s] = q + len(extra)
                     extra.append(codes)
                     radices.append(max(n, 1))
-                self.ldiv.append((sensitive[column], float(params.l)))
+                self.ldiv.append((sensitive[name_s], float(params.l)))
             else:
                 return
         if float(np.prod(np.array(radices, dtype=float))) >= 2.0 ** 62:
             return
         self.radices = np.array(radices, dtype=np.int64)
         self.strides = np.array([int(np.prod(self.radices[j + 1:])) for j in range(len(radices))], dtype=np.int64)
-        rows = np.column_stack([problem.nodes] + extra) if extra else problem.nodes
         self.q = q
-        self.bottom = self._merge(rows.astype(np.int64), np.ones(len(rows), dtype=np.int64))
-        self.cache: OrderedDict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = OrderedDict()
-        self.cache[(0,) * q] = self.bottom
+        #: one sensitive column (the last digit of a packed row, stride 1): roll-ups merge by class first
+        self.one_sensitive = len(extra) == 1
+        self.narrow = np.int32 if len(problem.table) < 2 ** 31 else np.int64  # codes, counts, class ids
+        # per QI and level: how generalizing a node changes a packed key (packed.py)
+        self.steps = [key_steps(d, int(self.strides[j])) for j, d in enumerate(problem.domains)]
+        self.missing_key = int(sum(d.missing * int(self.strides[j]) for j, d in enumerate(problem.domains)))
+        n = len(problem.table)
+        qkey = pack([problem.nodes[:, j] for j in range(q)], [int(x) for x in self.strides[:q]], n)
+        skey = pack(extra, [int(x) for x in self.strides[q:]], n) if extra else None
+        first, merged = merge(qkey if skey is None else qkey + skey, np.ones(n, dtype=np.int64))
+        self.bottom = Snapshot(qkey[first], None if skey is None else skey[first], merged)
+        # the cache: snapshots by level vector (least recently used first), and per slot its levels and size
+        # as arrays, so that finding the smallest finer snapshot is one vectorised comparison
+        self.cache: OrderedDict[tuple[int, ...], Snapshot] = OrderedDict()
+        self.slot: dict[tuple[int, ...], int] = {}
+        self.slot_levels = np.full((CACHE, q), np.iinfo(np.int64).max, dtype=np.int64)
+        self.slot_sizes = np.full(CACHE, np.iinfo(np.int64).max, dtype=np.int64)
+        self._store((0,) * q, self.bottom)
         self.supported = True
 
-    def _merge(self, rows: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        key = rows @ self.strides
-        codes, uniques = pd.factorize(key)
-        merged = np.bincount(codes, weights=counts, minlength=len(uniques)).astype(np.int64)
-        first = np.full(len(uniques), -1, dtype=np.int64)
-        first[codes[::-1]] = np.arange(len(codes))[::-1]
-        return rows[first], merged
-
-    def snapshot(self, levels) -> tuple[np.ndarray, np.ndarray]:
+    def snapshot(self, levels) -> Snapshot:
         """Distinct (QI nodes at ``levels``, sensitive codes) rows and their record counts."""
         levels = tuple(int(x) for x in levels)
         hit = self.cache.get(levels)
         if hit is not None:
             self.cache.move_to_end(levels)
             return hit
-        known = list(self.cache)
-        below = (np.array(known, dtype=np.int64).reshape(len(known), self.q) <= np.array(levels)).all(axis=1)
-        sizes = np.array([len(self.cache[key][0]) for key in known])
-        base = self.cache[known[int(np.flatnonzero(below)[np.argmin(sizes[below])])]]  # smallest finer snapshot
-        rows = base[0].copy()
-        for j, d in enumerate(self.problem.domains):
-            rows[:, j] = d.generalize(rows[:, j], levels[j])
-        snap = self._merge(rows, base[1])
-        self.cache[levels] = snap
-        if len(self.cache) > CACHE:
+        levels_array = np.array(levels, dtype=np.int64)
+        below = (self.slot_levels <= levels_array).all(axis=1)
+        slot = int(np.argmin(np.where(below, self.slot_sizes, np.iinfo(np.int64).max)))  # smallest finer snapshot
+        base_levels = tuple(int(x) for x in self.slot_levels[slot])
+        base = self.cache[base_levels]
+        changes = [(self.steps[j][level], int(self.strides[j]), int(self.radices[j]))
+                   for j, level in enumerate(levels) if level != base_levels[j]]
+        qkey = generalized_key(base.qkey, changes)
+        snap = self._merge_by_class(qkey, base) if self.one_sensitive else None
+        if snap is None:
+            first, merged = merge(qkey if base.skey is None else qkey + base.skey, base.counts)
+            snap = Snapshot(qkey[first], None if base.skey is None else base.skey[first], merged)
+        self._store(levels, snap)
+        return snap
+
+    def _store(self, levels: tuple[int, ...], snap: Snapshot) -> None:
+        if len(self.cache) >= CACHE:  # drop the least recently used, never the bottom
             oldest = next(iter(self.cache))
-            if oldest == (0,) * self.q:  # keep the bottom
+            if oldest == (0,) * self.q:
                 self.cache.move_to_end(oldest)
                 oldest = next(iter(self.cache))
             del self.cache[oldest]
-        return snap
+            free = self.slot.pop(oldest)
+        else:
+            free = len(self.cache)
+        self.cache[levels] = snap
+        self.slot[levels] = free
+        self.slot_levels[free] = levels
+        self.slot_sizes[free] = len(snap)
+
+    def _merge_by_class(self, qkey: np.ndarray, base: Snapshot) -> Snapshot | None:
+        """The merged snapshot when there is one sensitive column (its code is the whole ``skey``): rows are
+        numbered by class first (one factorisation), then (class, sensitive code) pairs are merged in a
+        dense count table, which also gives each new row its class. None when that table would be large."""
+        cls_in, classes = pd.factorize(qkey)
+        radix = int(self.radices[-1])
+        if len(classes) * radix > 8 * len(qkey) + (1 << 16):
+            return None
+        pair = cls_in.astype(np.int64) * radix + base.skey
+        weights = np.bincount(pair, weights=base.counts, minlength=len(classes) * radix)
+        rows = np.flatnonzero(weights)
+        cls = rows // radix
+        # narrow dtypes: cached snapshots are fresh memory (architecture.md), and codes and counts fit in 32 bits
+        narrow = self.narrow
+        return Snapshot(classes[cls], (rows - cls * radix).astype(narrow), weights[rows].astype(narrow),
+                        cls.astype(narrow), len(classes))
 
     def violating_records(self, levels) -> int:
         """Records in classes breaking k-anonymity or a distinct l-diversity check at ``levels``."""
-        rows, counts = self.snapshot(levels)
-        if rows.shape[1] == self.q:  # no sensitive column: a snapshot's rows are its classes already
-            return int(counts[counts < self.k].sum())
-        cls, sizes, bad = self._classes(rows, counts)
+        snap = self.snapshot(levels)
+        if snap.skey is None:  # no sensitive column: a snapshot's rows are its classes already
+            return int(snap.counts[snap.counts < self.k].sum())
+        if snap.cls is not None:  # rows are distinct (class, sensitive code) pairs of known classes
+            sizes = np.bincount(snap.cls, weights=snap.counts, minlength=snap.n_classes)
+            bad = sizes < self.k
+            distinct = np.bincount(snap.cls, minlength=snap.n_classes).astype(float)
+            for _, l in self.ldiv:
+                bad |= ~reaches(distinct, l)
+            return int(sizes[bad].sum())
+        cls, sizes, bad = self._classes(snap.skey, snap.counts, snap.qkey)
         return int(sizes[bad].sum())
 
     def exact_cost(self, levels, costs, budget: int, rounds: int) -> tuple[bool, float] | None:
         """:meth:`LatticeSearch.exact` on the snapshot: violating classes suppressed (every QI missing, so
         they join one class) until nothing breaks; (passes, table cost). None where the exact step would
         have to pick among the remaining classes (its tie order is the summary's): the caller falls back."""
-        rows, counts = self.snapshot(levels)
-        rows = rows.copy()
-        suppressed = np.zeros(len(rows), dtype=bool)
-        missing = np.array([d.missing for d in self.problem.domains], dtype=np.int64)
+        found = self.exact_suppression(levels, costs, budget, rounds)
+        return None if found is None else found[:2]
+
+    def exact_suppression(self, levels, costs, budget: int, rounds: int) -> tuple[bool, float, np.ndarray] | None:
+        """:meth:`exact_cost` and the packed QI keys (at ``levels``) of the classes it suppresses."""
+        snap = self.snapshot(levels)
+        counts, qkey = snap.counts, snap.qkey.copy()
+        suppressed = np.zeros(len(counts), dtype=bool)
         for _ in range(rounds):
-            cls, sizes, bad = self._classes(rows, counts)
+            cls, sizes, bad = self._classes(snap.skey, counts, qkey, distinct_rows=not suppressed.any())
             if not bad.any():
-                cost = sum(float(counts @ c[rows[:, j]]) for j, c in enumerate(costs.costs))
-                return True, cost
+                cost = sum(float(counts @ c[column(qkey, int(self.strides[j]), int(self.radices[j]))])
+                           for j, c in enumerate(costs.costs))
+                return True, cost, np.unique(snap.qkey[suppressed])
             new = bad[cls] & ~suppressed
             if not new.any():
                 return None
             suppressed |= new
             if int(counts[suppressed].sum()) > budget:
-                return False, np.inf
-            rows[suppressed, :self.q] = missing
+                return False, np.inf, np.unique(snap.qkey[suppressed])
+            qkey[suppressed] = self.missing_key  # every QI missing
         return None
 
-    def _classes(self, rows: np.ndarray, counts: np.ndarray):
-        key = rows[:, :self.q] @ self.strides[:self.q]
-        cls, uniques = pd.factorize(key)
+    def record_keys(self, nodes: np.ndarray) -> np.ndarray:
+        """Packed QI key of every record of an (n, q) node matrix (the keys :meth:`exact_suppression` gives)."""
+        return pack([nodes[:, j] for j in range(self.q)], [int(x) for x in self.strides[:self.q]], len(nodes))
+
+    def _classes(self, skey: np.ndarray | None, counts: np.ndarray, qkey: np.ndarray, distinct_rows: bool = True):
+        """(class of each row, class sizes, class breaks a check); ``skey`` holds the sensitive codes.
+        ``distinct_rows``: no two rows share QIs and sensitive codes (true of a snapshot; not once suppressed
+        rows have joined the class of missing values)."""
+        cls, uniques = pd.factorize(qkey)
         sizes = np.bincount(cls, weights=counts, minlength=len(uniques))
         bad = sizes < self.k
-        single = len({col for col, _ in self.ldiv}) == 1  # rows are distinct (class, sensitive) pairs
+        # one sensitive column and distinct rows: rows are distinct (class, sensitive) pairs
+        single = distinct_rows and len({col for col, _ in self.ldiv}) == 1
         for col, l in self.ldiv:
             if single:
                 distinct = np.bincount(cls, minlength=len(uniques))
             else:
-                pair = cls.astype(np.int64) * int(self.radices[col]) + rows[:, col]
+                pair = cls.astype(np.int64) * int(self.radices[col]) + \
+                    column(skey, int(self.strides[col]), int(self.radices[col]))
                 first = np.flatnonzero(~pd.Series(pair).duplicated().to_numpy())
                 distinct = np.bincount(cls[first], minlength=len(uniques))
             bad |= ~reaches(distinct.astype(float), l)
