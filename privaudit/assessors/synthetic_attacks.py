@@ -170,6 +170,14 @@ def _tables(ctx):
     return ctx.training, ctx.table, ctx.control
 
 
+def _encoded(ctx):
+    """The three tables encoded once per audit and shared by its synthetic checks
+    (:func:`privaudit.risk.synthetic_attacks.shared.tables_of`)."""
+    from privaudit.risk.synthetic_attacks.shared import tables_of
+
+    return tables_of(ctx)
+
+
 def _judged(risk: dict, judge_by: str) -> float:
     return float(risk["ci"][0] if judge_by == "lower_bound" else risk["value"])
 
@@ -197,7 +205,7 @@ def run_singling_out(ctx, params: SinglingOutParams) -> Measurement:
     found = singling_out_attack(training, synthetic, control, columns, _numeric(ctx.policy, columns),
                                 mode=params.mode, n_attacks=params.n_attacks, n_cols=params.n_cols,
                                 max_attempts=params.max_attempts, confidence_level=params.confidence_level,
-                                seed=params.seed)
+                                seed=params.seed, tables=_encoded(ctx))
     result = found.outcome.to_dict()
     details = {"attack": "singling_out", "mode": params.mode, "columns": columns,
                "n_cols": 1 if params.mode == "univariate" else min(params.n_cols, len(columns)),
@@ -213,7 +221,8 @@ def run_linkability(ctx, params: LinkabilityParams) -> Measurement:
     training, synthetic, control = _tables(ctx)
     found = linkability_attack(training, synthetic, control, (first, second), _numeric(ctx.policy, [*first, *second]),
                                n_attacks=params.n_attacks, n_neighbors=params.n_neighbors,
-                               confidence_level=params.confidence_level, seed=params.seed)
+                               confidence_level=params.confidence_level, seed=params.seed,
+                               tables=_encoded(ctx))
     result = found.to_dict()
     details = {"attack": "linkability", "aux_columns": [first, second], "n_neighbors": params.n_neighbors,
                "judge_by": params.judge_by, **result}
@@ -229,7 +238,8 @@ def run_inference(ctx, params: InferenceParams) -> Measurement:
     for secret, aux in inference_columns(params, ctx.policy):
         found = inference_attack(training, synthetic, control, aux, secret, _numeric(ctx.policy, [*aux, secret]),
                                  n_attacks=params.n_attacks, tolerance=params.tolerance,
-                                 confidence_level=params.confidence_level, seed=params.seed)
+                                 confidence_level=params.confidence_level, seed=params.seed,
+                                 tables=_encoded(ctx))
         per_secret.append({"secret": secret, "aux_columns": aux, **found.to_dict()})
     worst = max(per_secret, key=lambda r: (_judged(r["risk"], params.judge_by), r["risk"]["value"]))
     details = {"attack": "inference", "worst_secret": worst["secret"], "tolerance": params.tolerance,

@@ -24,9 +24,10 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from privaudit.risk.synthetic_attacks.linkability import encode, numeric_ranges
+from privaudit.risk.synthetic_attacks.linkability import numeric_ranges
 from privaudit.risk.synthetic_attacks.neighbours import gower_neighbours
 from privaudit.risk.synthetic_attacks.rates import AttackOutcome, outcome
+from privaudit.risk.synthetic_attacks.shared import EncodedTables
 
 
 def correct_guesses(guesses: np.ndarray, secrets: np.ndarray, numeric: bool, tolerance: float = 0.05) -> np.ndarray:
@@ -42,12 +43,16 @@ def correct_guesses(guesses: np.ndarray, secrets: np.ndarray, numeric: bool, tol
 
 def inference_attack(training: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame,
                      aux_columns: Sequence[str], secret: str, numeric: Mapping[str, bool], *, n_attacks: int = 500,
-                     tolerance: float = 0.05, confidence_level: float = 0.95, seed: int = 0) -> AttackOutcome:
+                     tolerance: float = 0.05, confidence_level: float = 0.95, seed: int = 0,
+                     tables: EncodedTables | None = None) -> AttackOutcome:
     """Run the inference attack for ``secret`` from ``aux_columns`` on ``n_attacks`` training and control
-    records (fewer when a table is smaller) and the naive baseline."""
+    records (fewer when a table is smaller) and the naive baseline; ``tables``: the three tables already
+    encoded (shared by the checks of an audit, :mod:`.shared`)."""
     aux = list(aux_columns)
     columns = [*aux, secret]
-    syn, train, ctrl = encode([synthetic, training, control], columns, numeric)
+    if tables is None or not tables.holds(synthetic, training, control):
+        tables = EncodedTables(synthetic, training, control)
+    syn, train, ctrl = tables.matrices(columns, numeric)
     mask = np.array([bool(numeric[c]) for c in columns])
     ranges = numeric_ranges([syn, train, ctrl], mask)
     rng = np.random.default_rng(seed)

@@ -16,7 +16,8 @@ value is at 0 from a missing value and at 1 from anything else. The search is ex
 per-pair Python loop), and ties are broken by a seeded random order of the synthetic records (one
 shuffled copy of the release for both subsets, as an attacker would hold it).
 
-This module also hosts the encoding that the inference and singling-out attacks reuse.
+The three tables are encoded by :mod:`.shared` (once per audit for all its synthetic checks); :func:`encode`
+is that encoding for frames given directly.
 """
 
 from __future__ import annotations
@@ -29,31 +30,16 @@ import pandas as pd
 
 from privaudit.risk.synthetic_attacks.neighbours import gower_block, gower_neighbours
 from privaudit.risk.synthetic_attacks.rates import AttackOutcome, outcome
+from privaudit.risk.synthetic_attacks.shared import EncodedTables
 
 __all__ = ["encode", "gower_block", "gower_neighbours", "linkability_attack", "linked", "numeric_ranges"]
 
 
 def encode(frames: Sequence[pd.DataFrame], columns: Sequence[str], numeric: Mapping[str, bool]) -> list[np.ndarray]:
     """The ``columns`` of every frame as float matrices in one shared code space: numeric columns as
-    their values, the others as category codes common to all frames; missing values are NaN."""
-    out = [np.empty((len(f), len(columns)), dtype=float) for f in frames]
-    for j, col in enumerate(columns):
-        if numeric[col]:
-            for f, m in zip(frames, out):
-                m[:, j] = pd.to_numeric(f[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-            continue
-        dtypes = {f[col].dtype for f in frames}
-        same = len(dtypes) == 1 and isinstance(next(iter(dtypes)), (pd.CategoricalDtype, pd.StringDtype))
-        # one categorical or string dtype: factorized as it is (codes in order of appearance all the same),
-        # without the slow conversion to Python objects
-        joined = pd.concat([f[col] if same else f[col].astype(object) for f in frames], ignore_index=True)
-        codes, _ = pd.factorize(joined, use_na_sentinel=True)
-        codes = np.where(codes < 0, np.nan, codes.astype(float))
-        start = 0
-        for f, m in zip(frames, out):
-            m[:, j] = codes[start:start + len(f)]
-            start += len(f)
-    return out
+    their values, the others as category codes common to all frames; missing values are NaN (one audit
+    shares the work through :class:`.shared.EncodedTables`)."""
+    return EncodedTables(*frames).matrices(columns, numeric)
 
 
 def numeric_ranges(matrices: Sequence[np.ndarray], numeric_mask: np.ndarray) -> np.ndarray:
@@ -79,12 +65,15 @@ def linked(first: np.ndarray, second: np.ndarray) -> np.ndarray:
 def linkability_attack(training: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame,
                        aux_columns: tuple[Sequence[str], Sequence[str]], numeric: Mapping[str, bool], *,
                        n_attacks: int = 500, n_neighbors: int = 1, confidence_level: float = 0.95,
-                       seed: int = 0) -> AttackOutcome:
+                       seed: int = 0, tables: EncodedTables | None = None) -> AttackOutcome:
     """Run the linkability attack on ``n_attacks`` training and control records (fewer when a table is
-    smaller) and the naive baseline; ``numeric`` says which columns are numeric."""
+    smaller) and the naive baseline; ``numeric`` says which columns are numeric; ``tables``: the three
+    tables already encoded (shared by the checks of an audit, :mod:`.shared`)."""
     first, second = list(aux_columns[0]), list(aux_columns[1])
     columns = list(dict.fromkeys([*first, *second]))
-    syn, train, ctrl = encode([synthetic, training, control], columns, numeric)
+    if tables is None or not tables.holds(synthetic, training, control):
+        tables = EncodedTables(synthetic, training, control)
+    syn, train, ctrl = tables.matrices(columns, numeric)
     mask = np.array([bool(numeric[c]) for c in columns])
     ranges = numeric_ranges([syn, train, ctrl], mask)
     a = [columns.index(c) for c in first]
