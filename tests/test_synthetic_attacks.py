@@ -331,3 +331,30 @@ def test_missing_control_table_is_refused(tmp_path, data):
     synth, pol, train, _ = _write(tmp_path, data, "copy", CHECKS[:1])
     run = run_cli("audit", synth, "--policy", pol, "--original", train)
     assert run.code == 2 and "--control" in run.stderr
+
+
+def test_the_predicate_search_stops_once_every_draw_was_seen(monkeypatch):
+    """A small release offers few (record, column combination) pairs: once all were drawn, the search stops
+    (``singling_out._Draws``) with exactly the predicates that trying every attempt finds."""
+    from privaudit.risk.synthetic_attacks import singling_out as so
+
+    rng = np.random.default_rng(3)
+    table = np.column_stack([rng.integers(18, 60, 25), rng.integers(0, 3, 25), rng.normal(40, 9, 25).round(),
+                             rng.integers(0, 2, 25)]).astype(float)
+    table[rng.random(25) < 0.1, 2] = np.nan
+    numeric = np.array([True, False, True, False])
+
+    def search():
+        return so.multivariate_predicates(table, numeric, 500, 3, 200_000, np.random.default_rng(11))
+
+    draws = so._Draws(25, 4, 3)
+    assert draws.tracked and draws.combos == 4 and not draws.exhausted
+    stopped = search()
+    monkeypatch.setattr(so, "EXHAUSTIVE", 0)  # untracked: all 200,000 attempts
+    full = search()
+    assert 0 < len(stopped) < 500
+    for field in ("cols", "ops"):
+        assert (getattr(stopped, field) == getattr(full, field)).all()
+    assert np.array_equal(stopped.vals, full.vals, equal_nan=True)
+    draws.mark(np.repeat(np.arange(25), 4), np.array([c for c in so._combinations(4, 3)] * 25))
+    assert draws.exhausted

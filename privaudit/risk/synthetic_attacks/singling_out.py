@@ -53,6 +53,7 @@ EQ, NE, LT, GT, LE, GE, ISNA, NOTNA = range(8)
 OPERATORS = ("==", "!=", "<", ">", "<=", ">=", "is missing", "is not missing")
 #: predicate x record cells compared at once
 BLOCK_CELLS = 8_000_000
+EXHAUSTIVE = 2_000_000  # most (record, column combination) draws tracked to stop a search that has seen them all
 
 
 @dataclass(frozen=True)
@@ -615,6 +616,40 @@ def _count_factorized(table: np.ndarray, combo: np.ndarray, ops: np.ndarray, val
     return ok.sum(axis=1)
 
 
+class _Draws:
+    """Which (record, column combination) pairs the predicate search has drawn. A predicate is a function of
+    its pair (the record's values, operators from the medians), so once every pair has been drawn no new
+    predicate can appear and the search may stop: the same predicates as trying all ``max_attempts``
+    (anonymeter's default 10^7), without thousands of fruitless batches on a small release (300 records, 6
+    columns: 6,000 pairs, seen after about 60,000 draws; the 10^7 tries took 38 s). Tracked only where the
+    pairs are few (:data:`EXHAUSTIVE`)."""
+
+    def __init__(self, n: int, d: int, n_cols: int):
+        from math import comb
+
+        self.combos = comb(d, n_cols) if 0 < n_cols <= d else 0
+        self.tracked = 0 < n * self.combos <= EXHAUSTIVE and d <= 24
+        self.exhausted = False
+        if self.tracked:
+            masks = np.array([sum(1 << c for c in combo) for combo in _combinations(d, n_cols)], dtype=np.int64)
+            self.index = np.full(1 << d, -1, dtype=np.int64)
+            self.index[masks] = np.arange(len(masks))
+            self.seen = np.zeros(n * self.combos, dtype=bool)
+
+    def mark(self, rows: np.ndarray, cols: np.ndarray) -> None:
+        if not self.tracked:
+            return
+        masks = (np.int64(1) << cols.astype(np.int64)).sum(axis=1)
+        self.seen[rows.astype(np.int64) * self.combos + self.index[masks]] = True
+        self.exhausted = bool(self.seen.all())
+
+
+def _combinations(d: int, k: int):
+    from itertools import combinations
+
+    return combinations(range(d), k)
+
+
 def multivariate_predicates(synthetic: np.ndarray, numeric: np.ndarray, n_attacks: int, n_cols: int,
                             max_attempts: int, rng: np.random.Generator) -> Predicates:
     """Up to ``n_attacks`` predicates of ``n_cols`` conditions built from random synthetic records that
@@ -627,11 +662,13 @@ def multivariate_predicates(synthetic: np.ndarray, numeric: np.ndarray, n_attack
     seen: set[bytes] = set()
     cache: dict = {}  # sorted keys of the synthetic table per column combination, shared by every batch
     have = attempts = 0
-    while have < n_attacks and attempts < max_attempts:
+    draws = _Draws(n, d, n_cols)
+    while have < n_attacks and attempts < max_attempts and not draws.exhausted:
         size = int(min(max(2 * (n_attacks - have), 256), 20_000, max_attempts - attempts))
         attempts += size
         rows = rng.integers(n, size=size)
         cols = np.sort(np.argsort(rng.random((size, d)), axis=1)[:, :n_cols], axis=1)
+        draws.mark(rows, cols)
         vals = synthetic[rows[:, None], cols]
         upper = numeric[cols] & (vals > medians[cols])
         ops = np.where(np.isnan(vals), ISNA, np.where(numeric[cols], np.where(upper, GE, LE), EQ)).astype(np.int8)
