@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from measure import run_sampled
+from measure import audit_check, run_sampled
 
 REPO = Path(__file__).resolve().parents[1]
 BLOCKING = [["zip", "edu"], ["job", "edu", "sex"]]
@@ -74,17 +74,7 @@ def make_tables(n: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def worker(folder: Path, engine: str, memory_limit: str) -> dict:
-    sys.path.insert(0, str(REPO))
-    from privaudit.core.audit import run_audit
-
-    options = {"memory_limit": memory_limit} if engine == "duckdb" else {}
-    t0 = time.perf_counter()
-    result = run_audit(folder / "released.csv", folder / "policy.yaml", original=folder / "original.csv",
-                       engine=engine, **options)
-    wall = time.perf_counter() - t0
-    check = next(c for c in result.checks if c.id == "dbrl")
-    if check.status == "error":
-        raise RuntimeError(check.message)
+    wall, check = audit_check(folder, "dbrl", engine, memory_limit, REPO)
     return {"wall_s": wall, "check_s": check.seconds, "value": check.value, "details": check.details}
 
 

@@ -64,3 +64,23 @@ def run_sampled(cmd: list[str], env: dict | None = None, every: float = 0.05) ->
     out, err = proc.communicate()
     sampler.join()
     return Run(proc.returncode, out, err, time.perf_counter() - start, peak[0])
+
+
+def audit_check(folder, check_id: str, engine: str, memory_limit: str, repo) -> tuple[float, object]:
+    """Run the audit of ``folder``'s released.csv / policy.yaml / original.csv (the linkage benchmarks'
+    layout) with privaudit from ``repo`` under ``engine``; return (wall seconds, the check ``check_id``),
+    raising if the check ended in error."""
+    import sys
+
+    sys.path.insert(0, str(repo))
+    from privaudit.core.audit import run_audit
+
+    options = {"memory_limit": memory_limit} if engine == "duckdb" else {}
+    t0 = time.perf_counter()
+    result = run_audit(folder / "released.csv", folder / "policy.yaml", original=folder / "original.csv",
+                       engine=engine, **options)
+    wall = time.perf_counter() - t0
+    check = next(c for c in result.checks if c.id == check_id)
+    if check.status == "error":
+        raise RuntimeError(check.message)
+    return wall, check

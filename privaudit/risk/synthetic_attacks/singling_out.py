@@ -212,6 +212,32 @@ def _count_one_numeric(extended: tuple, p_key: np.ndarray, ops: np.ndarray, vals
     return np.where(size > 0, counts, 0)
 
 
+def _place(index: dict, names: list, eligible: list[int], combos: np.ndarray, inverse: np.ndarray,
+           parts: np.ndarray, position: np.ndarray, done: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Where the predicates of the ``eligible`` combinations fall in a joint index (:func:`_joint_index`,
+    :func:`_pair_index`: ``index["at"]``, combination -> (offset, radix, radices, numeric positions)):
+    marks them in ``done``, fills ``position`` per combination, and returns the predicates' ``rows``, their
+    combinations ``g``, the per-combination ``radix``, ``outside`` (a value the table does not hold, which
+    matches nothing) and ``base``, the first key of each predicate's categorical key."""
+    m = combos.shape[1]
+    offset, radix = np.zeros(len(combos), dtype=np.int64), np.ones(len(combos), dtype=np.int64)
+    radices = np.ones((len(combos), m), dtype=np.int64)
+    entries = [index["at"][names[g]] for g in eligible]
+    offset[eligible] = [e[0] for e in entries]
+    radix[eligible] = [e[1] for e in entries]
+    radices[eligible] = [e[2] for e in entries]
+    position[eligible] = [e[3] for e in entries]
+    done[eligible] = True
+    rows = np.flatnonzero(done[inverse])
+    g = inverse[rows]
+    part, rad = parts[rows], radices[g]
+    outside = ((part < 0) | (part >= rad - 1)).any(axis=1)
+    p_key = np.zeros(len(rows), dtype=np.int64)
+    for j in range(m):
+        p_key = p_key * rad[:, j] + np.clip(part[:, j], 0, rad[:, j] - 1)
+    return rows, g, radix, outside, offset[g] + p_key * radix[g]
+
+
 def _pair_key(table: np.ndarray, keyed: tuple, first: int, second: int) -> tuple | None:
     """For a column combination whose numeric columns are ``first`` and ``second``: its records sorted by
     their joint key extended by the rank of their ``first`` value (as :func:`_value_key`), and the ranks of
@@ -316,23 +342,8 @@ def _count_pairs(table: np.ndarray, preds: Predicates, combos: np.ndarray, inver
     index = _pair_index(table, [names[g] for g in eligible], numeric, cache)
     if index is None:
         return done
-    m = combos.shape[1]
-    offset, radix = np.zeros(len(combos), dtype=np.int64), np.ones(len(combos), dtype=np.int64)
-    radices, position = np.ones((len(combos), m), dtype=np.int64), np.zeros((len(combos), 2), dtype=np.int64)
-    entries = [index["at"][names[g]] for g in eligible]
-    offset[eligible] = [e[0] for e in entries]
-    radix[eligible] = [e[1] for e in entries]
-    radices[eligible] = [e[2] for e in entries]
-    position[eligible] = [e[3] for e in entries]
-    done[eligible] = True
-    rows = np.flatnonzero(done[inverse])
-    g = inverse[rows]
-    part, rad = parts[rows], radices[g]
-    outside = ((part < 0) | (part >= rad - 1)).any(axis=1)  # a value the table does not hold matches nothing
-    p_key = np.zeros(len(rows), dtype=np.int64)
-    for j in range(m):
-        p_key = p_key * rad[:, j] + np.clip(part[:, j], 0, rad[:, j] - 1)
-    base = offset[g] + p_key * radix[g]
+    position = np.zeros((len(combos), 2), dtype=np.int64)
+    rows, g, radix, outside, base = _place(index, names, eligible, combos, inverse, parts, position, done)
     bounds = []
     for side in (0, 1):  # per numeric condition, its rank intervals, column by column
         pos = position[g, side]
@@ -438,24 +449,9 @@ def _count_joint(table: np.ndarray, preds: Predicates, combos: np.ndarray, inver
     index = _joint_index(table, [names[g] for g in eligible], numeric, cache)
     if index is None:
         return done
-    m = combos.shape[1]
-    offset, radix, radices, position = (np.zeros(len(combos), dtype=np.int64), np.ones(len(combos), dtype=np.int64),
-                                        np.ones((len(combos), m), dtype=np.int64), np.full(len(combos), -1))
-    entries = [index["at"][names[g]] for g in eligible]
-    offset[eligible] = [e[0] for e in entries]
-    radix[eligible] = [e[1] for e in entries]
-    radices[eligible] = [e[2] for e in entries]
-    position[eligible] = [e[3] for e in entries]
-    done[eligible] = True
-    rows = np.flatnonzero(done[inverse])
-    g = inverse[rows]
-    part, rad = parts[rows], radices[g]
-    outside = ((part < 0) | (part >= rad - 1)).any(axis=1)  # a value the table does not hold matches nothing
-    p_key = np.zeros(len(rows), dtype=np.int64)
-    for j in range(m):
-        p_key = p_key * rad[:, j] + np.clip(part[:, j], 0, rad[:, j] - 1)
+    position = np.full(len(combos), -1)
+    rows, g, radix, outside, base = _place(index, names, eligible, combos, inverse, parts, position, done)
     keys = index["keys"]
-    base = offset[g] + p_key * radix[g]
     pos = position[g]
     one = np.flatnonzero(pos >= 0)
     if len(one):
