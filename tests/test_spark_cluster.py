@@ -23,6 +23,7 @@ def _report(tmp_path, name, *extra):
                            "--policy", str(ROOT / "policies/adult.yaml"), "--json", str(out), "--quiet", *extra],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr == "" and done.stdout == ""  # --quiet: the JVMs' notices go to their logs, not the terminal
     return json.loads(out.read_text())
 
 

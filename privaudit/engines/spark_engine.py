@@ -39,7 +39,7 @@ import pyarrow as pa
 
 from privaudit.core.data import check_tail
 from privaudit.core.policy import Policy
-from privaudit.core.errors import DataError
+from privaudit.core.errors import DataError, PrivauditError
 from privaudit.engines._dataset import DatasetSource, catalog_source, open_input
 from privaudit.engines._source import Source
 from privaudit.engines._sql import SPACE_CLASS, summarize_sql
@@ -71,8 +71,9 @@ def quiet() -> Iterator[None]:
 
 
 def local_session(master: str = "local[*]", shuffle_partitions: int | None = None, driver_memory: str | None = None):
-    """A Spark session for this process (started once; later calls get the same one). The JVM logs
-    errors only, so a command's stderr keeps to privaudit's one-line messages."""
+    """A Spark session for this process (started once; later calls get the same one). Spark logs errors
+    only, and the JVM's own output goes to a file (:func:`_gateway`), so a command's stderr keeps to
+    privaudit's one-line messages."""
     with quiet():
         from pyspark.sql import SparkSession
 
@@ -85,17 +86,40 @@ def local_session(master: str = "local[*]", shuffle_partitions: int | None = Non
         local = master.strip().startswith("local")
         if local:  # this JVM is the executor too: the throughput collector (10^7 rows: 25% less CPU than G1)
             java += " -XX:+UseParallelGC " + JIT
-        builder = (SparkSession.builder.master(master).appName("privaudit")
-                   .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.driver.extraJavaOptions", java)
-                   .config("spark.sql.shuffle.partitions", str(shuffle_partitions or _partitions(master))))
+        from pyspark import SparkConf, SparkContext
+
+        conf = (SparkConf().setMaster(master).setAppName("privaudit")
+                .set("spark.ui.enabled", "false").set("spark.ui.showConsoleProgress", "false")
+                .set("spark.driver.extraJavaOptions", java)
+                .set("spark.sql.shuffle.partitions", str(shuffle_partitions or _partitions(master))))
         if local:  # shuffle files stay on this machine: compressing them only costs CPU
-            builder = builder.config("spark.shuffle.compress", "false").config("spark.shuffle.spill.compress", "false")
+            conf = conf.set("spark.shuffle.compress", "false").set("spark.shuffle.spill.compress", "false")
         if driver_memory:
-            builder = builder.config("spark.driver.memory", driver_memory)
-        session = builder.getOrCreate()
+            conf = conf.set("spark.driver.memory", driver_memory)
+        if SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ:  # this process starts the JVM
+            SparkContext(conf=conf, gateway=_gateway(conf, Path(folder) / "jvm.log"))
+        session = SparkSession.builder.config(conf=conf).getOrCreate()
         session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def _gateway(conf, log: Path):
+    """Start the JVM (pyspark's ``launch_gateway``) with its standard output and error going to ``log``:
+    the JVM and Spark's launcher print notices there (``WARNING: Using incubator modules``, ``Setting
+    default log level``) that would break a command's one-line messages and a report written to ``-``.
+    A JVM that does not start is one line naming the first thing it printed."""
+    from pyspark.errors import PySparkRuntimeError
+    from pyspark.java_gateway import launch_gateway
+
+    with log.open("wb") as sink:
+        try:
+            return launch_gateway(conf, popen_kwargs={"stdout": sink, "stderr": sink})
+        except PySparkRuntimeError as exc:
+            if getattr(exc, "getErrorClass", lambda: None)() != "JAVA_GATEWAY_EXITED":
+                raise
+    said = [line.strip() for line in log.read_text(errors="replace").splitlines()]
+    said = [line for line in said if line and not line.startswith("WARNING: Using incubator modules")]
+    raise PrivauditError("the Spark engine's JVM did not start: " + (said[0] if said else "it printed nothing"))
 
 
 def _partitions(master: str) -> int:
