@@ -56,6 +56,42 @@
     for both value types (no gain); ``-XX:TieredStopAtLevel=1`` (start 14 -> 9 CPU-s, tasks' CPU doubled:
     98 in all); ``-XX:-TieredCompilation`` (88); 2, 4 or 8 shuffle partitions (17.5-20.6 CPU-s, noise).
     The 3x target is still not shown: the JVM's start and Spark's per-row aggregation remain.
+
+    2026-11-26, measured and not adopted: Spark's classes from a class-data-sharing archive (JDK 17's
+    dynamic CDS, ``-XX:ArchiveClassesAtExit`` on a first run, ``-XX:SharedArchiveFile`` afterwards;
+    about 170 MB per Spark/Java version). With a warm archive, load average 1.8-2.3, ``--engines
+    in-process,spark --baseline DIR`` with DIR the same code without the archive (1, 2), then HEAD
+    9240daf (3, 4):
+
+        run   in-process   spark, archive     spark, no archive
+        1      6.8 s       36.0 s (5.3x)      41.5 s (6.1x)
+        2      7.1 s       38.2 s (5.4x)      46.7 s (6.6x)
+        3      7.1 s       37.6 s (5.3x)      48.2 s (6.8x)
+        4      6.9 s       40.8 s (6.0x)      44.5 s (6.5x)
+
+    The run that writes the archive is far slower (10^7 rows: 66 s; the example release, local[1]:
+    58.6 s against 22.1 s without an archive and 16.5 s with it), so a gate on a runner that starts
+    afresh would pay about 36 s each time; as an opt-in option it would need a two-JVM end-to-end test
+    (73 s) in a suite with little room left, for a ratio still short of 3x. Phases of one summary (wall
+    s / JVM CPU-s; one query at a time), without -> with the archive: session start 9.1 / 12.0 -> 4.4-4.9
+    / 6-7; first query (integer columns' dictionaries) 7-11 / 12-16 -> 4.7-5.4 / 8.3-9.6; text columns'
+    dictionaries 3.7-6.0 / 7-9; the aggregation and its collect 12-16 / 24-31; numpy split 4.4-5.4.
+    A JFR profile of one audit (samples of all threads): executor threads 87%; string equality
+    (``ByteArrayMethods.arrayEquals``: the coding CASEs and the dictionary pass's hash map) 18%; Parquet
+    dictionary strings copied on every read (``Binary.getBytes``) 10%; the shuffle write of the
+    aggregation's 10^7 rows 11%; the final aggregation 13%. Also tried and dropped (warm session, JVM
+    CPU-s unless said): the dictionary pass's two queries submitted together from threads (quiet VM: the
+    pass 9.4 -> 7.4 s, but side by side under load 2.3 whole audits 38.9 and 39.3 s against 37.9 and
+    34.0 one after the other); ``spark.sql.adaptive.enabled=false`` (47-51 both); dictionaries by
+    ``collect_set`` per column (13.6 against 10) or a UNION ALL of per-column GROUP BYs (9.4-9.6 against
+    6.3-9.0 stacked); the aggregation as one task without shuffle (``coalesce(1)``: 20-23 s wall against
+    10-11); tungsten-sort shuffle (``bypassMergeThreshold=1``: 20.8-22.4 against 19.8-21.4);
+    ``spark.shuffle.file.buffer=1m`` (no gain); integer columns coded by ``element_at`` on an array
+    (slower: income's raw range is wide) or a CASE (74 branches: 60-90, the generated code too large);
+    zip3 joined on ``hash(zip3)`` (no clear gain). Measured, not yet adopted: text columns coded by
+    ``CASE hash(t.col) WHEN h ...`` on integers instead of string equality (aggregation 18.9 -> 15.9 and
+    20.9 -> 19.0 JVM CPU-s; the hashes could come from the dictionary pass, ``hash(v)`` per group, with
+    a collision check, NULL hashing to the seed 42). The 3x target is not shown.
 (b) ``--big-rows`` (default 10^8) rows of the same shape, chunked engine, from Parquet written one row
     group at a time (the table is never in memory): the class summary alone, then the whole audit.
     These shapes have many classes (at 10^8 rows: 12.2 million for ``issue``, 31.5 million for
