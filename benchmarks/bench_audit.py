@@ -87,7 +87,7 @@ def synthetic(n: int, seed: int = 7, zip_skew: float = 0.6) -> pd.DataFrame:
         "age": rng.integers(17, 91, n).astype(np.int16),
         "sex": cat("s", 2, 0.3), "race": cat("r", 5), "marital": cat("m", 7), "education": cat("e", 16, 0.8),
         "zip3": cat("z", 900, zip_skew), "occupation": cat("o", 14, 0.5),
-        "income": rng.integers(1, 21, n).astype(np.int16) * 5000,
+        "income": rng.integers(1, 21, n).astype(np.int32) * 5000,  # 5,000 to 100,000: int16 would wrap past 32,767
     })
 
 
