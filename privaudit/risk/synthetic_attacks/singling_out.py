@@ -40,7 +40,7 @@ numpy comparisons.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Literal, Mapping, Sequence
+from typing import Callable, Iterator, Literal, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -303,16 +303,16 @@ def _rank_intervals(distinct: np.ndarray, ops: np.ndarray,
     return lo1, hi1, lo2, hi2
 
 
-def _count_pairs(table: np.ndarray, preds: Predicates, combos: np.ndarray, inverse: np.ndarray, parts: np.ndarray,
-                 numeric: np.ndarray, cache: dict, counts: np.ndarray) -> np.ndarray:
-    """Counts, into ``counts``, of the predicates whose combination has exactly two numeric columns, all at
-    once: a sum of rectangle counts in the ranks of the two columns within the predicate's key, by 2-D
-    dominance counting in :func:`_pair_index`; returns which combinations were counted."""
-    done = np.zeros(len(combos), dtype=bool)
+def _eligible(table: np.ndarray, combos: np.ndarray, numeric: np.ndarray, cache: dict, kind: str,
+              wanted: Callable[[int], bool], usable: Callable[[np.ndarray, tuple], bool]) -> tuple[list, list[int]]:
+    """The combinations' names and which of them ``kind``'s index (``"joint"`` or ``"pairs"``) counts: those
+    it holds already, and those whose number of numeric columns is ``wanted`` and that have a table key
+    and are ``usable(combo, table key's cache entry)``. A combination found ineligible is remembered per
+    table, so a batch looks each combination up once."""
     names = [tuple(c) for c in combos.tolist()]
-    held = cache.get((id(table), table.shape, "pairs"))
+    held = cache.get((id(table), table.shape, kind))
     known = held["at"] if held is not None else {}
-    skip = cache.setdefault((id(table), table.shape, "pairs: ineligible"), set())  # as in _count_joint
+    skip = cache.setdefault((id(table), table.shape, f"{kind}: ineligible"), set())
     eligible = []
     for g, name in enumerate(names):
         if name in known:
@@ -321,22 +321,31 @@ def _count_pairs(table: np.ndarray, preds: Predicates, combos: np.ndarray, inver
         if name in skip:
             continue
         combo = combos[g]
-        compared = [int(c) for c in combo if numeric[c]]
-        if len(compared) != 2:
-            skip.add(name)
-            continue
         entry = (id(table), table.shape, name)
-        if entry not in cache:
-            cache[entry] = _table_key(table, combo, numeric)
-        if cache[entry] is None:
-            skip.add(name)
-            continue
-        if entry + ("pair",) not in cache:
-            cache[entry + ("pair",)] = _pair_key(table, cache[entry], *compared)
-        if cache[entry + ("pair",)] is not None:
-            eligible.append(g)
-        else:
-            skip.add(name)
+        if wanted(int(numeric[combo].sum())):
+            if entry not in cache:
+                cache[entry] = _table_key(table, combo, numeric)
+            if cache[entry] is not None and usable(combo, entry):
+                eligible.append(g)
+                continue
+        skip.add(name)
+    return names, eligible
+
+
+def _count_pairs(table: np.ndarray, preds: Predicates, combos: np.ndarray, inverse: np.ndarray, parts: np.ndarray,
+                 numeric: np.ndarray, cache: dict, counts: np.ndarray) -> np.ndarray:
+    """Counts, into ``counts``, of the predicates whose combination has exactly two numeric columns, all at
+    once: a sum of rectangle counts in the ranks of the two columns within the predicate's key, by 2-D
+    dominance counting in :func:`_pair_index`; returns which combinations were counted."""
+    done = np.zeros(len(combos), dtype=bool)
+
+    def usable(combo, entry) -> bool:
+        pair = entry + ("pair",)
+        if pair not in cache:
+            cache[pair] = _pair_key(table, cache[entry], *[int(c) for c in combo if numeric[c]])
+        return cache[pair] is not None
+
+    names, eligible = _eligible(table, combos, numeric, cache, "pairs", lambda n: n == 2, usable)
     if not eligible:
         return done
     index = _pair_index(table, [names[g] for g in eligible], numeric, cache)
@@ -416,34 +425,17 @@ def _count_joint(table: np.ndarray, preds: Predicates, combos: np.ndarray, inver
     once by binary search in :func:`_joint_index` (the per-combination searches of :func:`_count_keyed` and
     :func:`_count_one_numeric` in one array); returns which combinations were counted."""
     done = np.zeros(len(combos), dtype=bool)
-    names = [tuple(c) for c in combos.tolist()]
-    held = cache.get((id(table), table.shape, "joint"))
-    known = held["at"] if held is not None else {}
-    # combinations found ineligible before on this table: a batch looks each combination up once
-    skip = cache.setdefault((id(table), table.shape, "joint: ineligible"), set())
-    eligible = []
-    for g, name in enumerate(names):
-        if name in known:
-            eligible.append(g)
-            continue
-        if name in skip:
-            continue
-        combo = combos[g]
-        entry = (id(table), table.shape, name)
-        if entry not in cache:
-            cache[entry] = _table_key(table, combo, numeric)
-        compared = [j for j, c in enumerate(combo) if numeric[c]]
-        if cache[entry] is None or len(compared) > 1:
-            skip.add(name)
-            continue
-        if compared:
-            entry_v = entry + ("values",)
-            if entry_v not in cache:
-                cache[entry_v] = _value_key(table, cache[entry], int(combo[compared[0]]))
-            if cache[entry_v] is None:
-                skip.add(name)
-                continue
-        eligible.append(g)
+
+    def usable(combo, entry) -> bool:
+        compared = [int(c) for c in combo if numeric[c]]
+        if not compared:
+            return True
+        values = entry + ("values",)
+        if values not in cache:
+            cache[values] = _value_key(table, cache[entry], compared[0])
+        return cache[values] is not None
+
+    names, eligible = _eligible(table, combos, numeric, cache, "joint", lambda n: n <= 1, usable)
     if not eligible:
         return done
     index = _joint_index(table, [names[g] for g in eligible], numeric, cache)
