@@ -29,7 +29,8 @@ def test_init_drafts_a_policy_that_fits_and_audits(tmp_path):
     assert [c for c, r in roles.items() if r == "quasi_identifier"] == ["sex", "age", "race", "marital-status",
                                                                         "education", "native-country", "workclass"]
     assert roles["occupation"] == roles["salary-class"] == "sensitive"
-    assert doc["columns"]["age"] == {"role": "quasi_identifier", "type": "numeric", "hierarchy": "hierarchies/age.csv"}
+    # typed nominal: the hierarchy's labels (15-19 ...) must fit the same policy once generalized
+    assert doc["columns"]["age"] == {"role": "quasi_identifier", "type": "nominal", "hierarchy": "hierarchies/age.csv"}
     assert (tmp_path / "hierarchies" / "age.csv").read_text().startswith("17;15-19;10-19;0-19;*\n")
     assert "#   age: " in text and "# known from elsewhere (its header)" in text  # ranking and evidence comments
     assert {c["assessor"] for c in doc["checks"]} == {"k_anonymity", "l_diversity", "t_closeness", "uniqueness"}
@@ -37,6 +38,9 @@ def test_init_drafts_a_policy_that_fits_and_audits(tmp_path):
     assert check.code == 0 and "valid" in check.stdout, check.stderr
     audit = run_cli("audit", data, "--policy", policy, "--quiet")
     assert audit.code in (0, 1), audit.stderr
+    fixed = run_cli("remediate", data, "--policy", policy, "--method", "generalize", "--option", "max_suppression=0.05",
+                    "--out", tmp_path / "fixed.csv", "--quiet")
+    assert fixed.code in (0, 1) and not fixed.stderr, fixed.stderr
     again = run_cli("init", data)
     assert again.code == 2 and "exists; --force overwrites it" in again.stderr
     assert run_cli("init", data, "--force").code == 0
@@ -56,6 +60,7 @@ def test_init_reads_identifiers_dates_weights_ranges_and_mixed_columns(tmp_path)
         "diagnosis": rng.choice(["flu", "cold", "asthma"], n),
         "weight": rng.uniform(10, 200, n).round(2),
         "mixed": rng.choice(["1", "2", "3", "n/a", "unknown"], n),
+        "sex": rng.choice(["1", "2"], n),  # coded categories: a flat hierarchy, not intervals
     })
     frame.to_csv(tmp_path / "patients.csv", index=False)
     out = tmp_path / "drafts" / "p.yaml"
@@ -66,13 +71,16 @@ def test_init_reads_identifiers_dates_weights_ranges_and_mixed_columns(tmp_path)
     doc = yaml.safe_load(text)
     columns = doc["columns"]
     assert columns["full_name"] == {"role": "identifier"} and columns["email"] == {"role": "identifier"}
-    assert columns["date_of_birth"]["role"] == "quasi_identifier" and columns["date_of_birth"]["type"] == "ordinal"
+    assert columns["date_of_birth"]["role"] == "quasi_identifier" and columns["date_of_birth"]["type"] == "nominal"
+    assert "order" not in columns["date_of_birth"]  # with a hierarchy: nominal, its labels must fit
     dob = (out.parent / columns["date_of_birth"]["hierarchy"]).read_text().splitlines()[0].split(";")
     assert len(dob) == 5 and dob[1] == dob[0][:7] and dob[2] == dob[0][:4] and dob[3].endswith("0s") and dob[4] == "*"
     assert columns["income_band"]["type"] == "ordinal" and columns["income_band"]["order"] == ["0-999", "1000-1999",
                                                                                                "2000-2999"]
     assert columns["diagnosis"]["role"] == "sensitive" and columns["weight"]["role"] == "weight"
     assert columns["mixed"]["type"] == "nominal" and "mixed types" in text
+    assert columns["sex"] == {"role": "quasi_identifier", "type": "nominal", "hierarchy": "hierarchies/sex.csv"}
+    assert (out.parent / "hierarchies" / "sex.csv").read_text() == "1;*\n2;*\n"
     assert "% look like person names" in text and "% look like e-mail addresses" in text
     check = run_cli("policy", "check", out, "--data", tmp_path / "patients.csv")
     assert check.code == 0, check.stderr

@@ -14,9 +14,13 @@ Every column gets a role and a type with the evidence as a YAML comment:
 
 Types: ``numeric`` when every value is a number; ``ordinal`` with an ``order`` for dates and number ranges
 (``20-29``, ``[30, 40)``); ``nominal`` otherwise (a column mixing numbers and text is nominal, with a comment
-saying so). Numeric quasi-identifiers get an interval hierarchy (5, 10, 20 wide, then ``*``) and date
-quasi-identifiers a date hierarchy (day, month, year, decade, ``*``), written as ARX-style CSV files beside
-the policy. The starter checks are k-anonymity, distinct l-diversity and t-closeness on each sensitive
+saying so). Numeric quasi-identifiers get an interval hierarchy (5, 10, 20 wide, then ``*``), or a flat one
+(each value, then ``*``) when they hold at most :data:`CODES` distinct values (coded categories such as sex
+1/2, where intervals would mean nothing), and date quasi-identifiers a date hierarchy (day, month, year,
+decade, ``*``), written as ARX-style CSV files beside the policy. A quasi-identifier with a hierarchy is
+typed ``nominal`` (its leaves are the values as written in the file), so that ``remediate --method
+generalize`` can publish the hierarchy's labels with the drafted policy unchanged: a numeric or ordinal
+column cannot hold labels such as ``20-24``. The starter checks are k-anonymity, distinct l-diversity and t-closeness on each sensitive
 column, and uniqueness -- or a profile's (``policies/profiles/``).
 """
 
@@ -123,19 +127,32 @@ def _type_of(name: str, distinct: np.ndarray) -> tuple[str, list[str] | None, li
     return "nominal", None, []
 
 
-def _interval_hierarchy(distinct: np.ndarray) -> str | None:
-    values = np.unique(pd.to_numeric(pd.Series(distinct), errors="coerce").dropna().to_numpy(dtype=float))
-    if len(values) < 2 or not (values == np.round(values)).all() or len(values) > 5000:
+#: A numeric quasi-identifier with at most this many distinct values is taken for coded categories.
+CODES = 10
+
+
+def _numeric_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
+    """An interval hierarchy (5, 10, 20 wide, ``*``) for whole numbers, a flat one for coded categories;
+    with the note that says which. Leaves are the values as written (the column is typed nominal)."""
+    raw = pd.Series(distinct, dtype=object).astype(str)
+    numbers = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    order = np.lexsort((raw.to_numpy(), numbers))
+    raw, numbers = raw.to_numpy()[order], numbers[order]
+    if len(raw) < 2 or len(raw) > 5000:
+        return None
+    if len(np.unique(numbers)) <= CODES:
+        return "".join(f"{v};*\n" for v in raw), f"{len(raw)} codes: a flat hierarchy (value, then *)"
+    if not (numbers == np.round(numbers)).all():
         return None
     rows = []
-    for v in values:
-        cells = [f"{v:g}"]
+    for text, v in zip(raw, numbers):
+        cells = [text]
         for width in (5, 10, 20):
             low = int(math.floor(v / width) * width)
             cells.append(f"{low}-{low + width - 1}")
         cells.append("*")
         rows.append(";".join(cells))
-    return "\n".join(rows) + "\n"
+    return "\n".join(rows) + "\n", "whole numbers: an interval hierarchy (5, 10, 20 wide, then *)"
 
 
 def _date_hierarchy(order: list[str]) -> str:
@@ -175,11 +192,16 @@ def draft(frame: pd.DataFrame, source: str, profile: dict | None = None) -> Draf
             continue
         if parts & _QI_WORDS:
             col = Column(str(name), "quasi_identifier", kind, notes + ["known from elsewhere (its header)"], order)
-            text = _interval_hierarchy(distinct) if kind == "numeric" else \
-                _date_hierarchy(order) if order is not None and notes and notes[0].startswith("dates") else None
-            if text is not None:
+            drafted = _numeric_hierarchy(distinct) if kind == "numeric" else \
+                (_date_hierarchy(order), "dates: day, month, year, decade, then *") \
+                if order is not None and notes and notes[0].startswith("dates") else None
+            if drafted is not None:
                 col.hierarchy = f"hierarchies/{_file_name(name)}.csv"
-                hierarchies[col.hierarchy] = text
+                hierarchies[col.hierarchy] = drafted[0]
+                # nominal, so that the generalized labels fit the same policy (module docstring)
+                col.type, col.order = "nominal", None
+                col.notes = [drafted[1] + "; nominal, so that generalization can publish its labels",
+                             "known from elsewhere (its header)"]
             columns.append(col)
         elif parts & _SENSITIVE_WORDS:
             columns.append(Column(str(name), "sensitive", kind, notes + ["what a person would not want known (its "
