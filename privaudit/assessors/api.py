@@ -25,7 +25,7 @@ class Params(BaseModel):
     a boolean where a number is expected (``k: true`` is not 1) and a number that is not finite (``l: .inf``
     would make any threshold pass)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     @field_validator("*", mode="before")
     @classmethod
