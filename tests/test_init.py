@@ -61,6 +61,7 @@ def test_init_reads_identifiers_dates_weights_ranges_and_mixed_columns(tmp_path)
         "weight": rng.uniform(10, 200, n).round(2),
         "mixed": rng.choice(["1", "2", "3", "n/a", "unknown"], n),
         "sex": rng.choice(["1", "2"], n),  # coded categories: a flat hierarchy, not intervals
+        "hh_id": np.arange(n) // 3,  # three records per household
     })
     frame.to_csv(tmp_path / "patients.csv", index=False)
     out = tmp_path / "drafts" / "p.yaml"
@@ -81,6 +82,7 @@ def test_init_reads_identifiers_dates_weights_ranges_and_mixed_columns(tmp_path)
     assert columns["mixed"]["type"] == "nominal" and "mixed types" in text
     assert columns["sex"] == {"role": "quasi_identifier", "type": "nominal", "hierarchy": "hierarchies/sex.csv"}
     assert (out.parent / "hierarchies" / "sex.csv").read_text() == "1;*\n2;*\n"
+    assert columns["hh_id"] == {"role": "household_id", "type": "numeric"} and "household_id: hh_id" in result.stdout
     assert "% look like person names" in text and "% look like e-mail addresses" in text
     check = run_cli("policy", "check", out, "--data", tmp_path / "patients.csv")
     assert check.code == 0, check.stderr

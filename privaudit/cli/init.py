@@ -80,7 +80,7 @@ def run(args) -> int:
         roles.setdefault(c.role, []).append(c.name)
     print(f"wrote {out} ({len(result.columns)} columns, {len(result.checks)} checks"
           + (f", {len(result.hierarchies)} hierarchies" if result.hierarchies else "") + ")")
-    for role in ("identifier", "quasi_identifier", "sensitive", "weight", "other"):
+    for role in ("identifier", "quasi_identifier", "sensitive", "weight", "household_id", "other"):
         if role in roles:
             print(f"  {role}: {', '.join(roles[role])}")
     print(f"next: privaudit policy check {out} --data {data}")

@@ -5,6 +5,9 @@ Every column gets a role and a type with the evidence as a YAML comment:
 * ``identifier`` -- the identifier scan's findings (:mod:`privaudit.discovery.scan`);
 * ``weight`` -- a positive numeric column whose header says weight (``weight``, ``wgt``, ``fnlwgt``,
   ``poids``, ``gewicht``, ``peso``, ``factor``);
+* ``household_id`` -- a column whose header says household id (``hid``, ``hhid``, ``household``/``hh`` with
+  ``id``/``nr``) and whose values repeat (several records per household), as in sdcMicro's testdata's
+  ``ori_hid``: the uniqueness check then counts k in households and gives household risk;
 * ``quasi_identifier`` -- what an intruder can know from elsewhere, by header (date of birth, postcode,
   age, sex, geography, marital status, race or ethnicity, education, work class, nationality);
   candidates are ranked by how much each adds to sample uniqueness: the drop in sample-unique records
@@ -49,6 +52,8 @@ _SENSITIVE_WORDS = {"diagnosis", "disease", "illness", "condition", "health", "i
                     "hiv", "treatment", "medication", "drug", "occupation", "diagnose", "krankheit", "einkommen",
                     "maladie", "revenu", "salaire", "enfermedad", "ingresos", "malattia", "reddito"}
 _WEIGHT_WORDS = {"weight", "wgt", "fnlwgt", "poids", "gewicht", "peso", "factor", "expansion"}
+_HOUSEHOLD_IDS = {"hid", "hhid", "householdid"}
+_HOUSEHOLD_WORDS, _ID_WORDS = {"household", "hh", "haushalt", "menage", "hogar"}, {"id", "nr", "no", "number", "code"}
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _RANGE = re.compile(r"[\[(]?\s*(-?\d+(?:\.\d+)?)\s*(?:-|–|,|to|bis)\s*(-?\d+(?:\.\d+)?)\s*[\])]?")
 
@@ -189,6 +194,11 @@ def draft(frame: pd.DataFrame, source: str, profile: dict | None = None) -> Draf
             continue
         if parts & _WEIGHT_WORDS and kind == "numeric" and (pd.to_numeric(pd.Series(distinct)) > 0).all():
             columns.append(Column(str(name), "weight", "numeric", ["a positive number named like a sampling weight"]))
+            continue
+        if (parts & _HOUSEHOLD_IDS or (parts & _HOUSEHOLD_WORDS and parts & _ID_WORDS)) \
+                and frame[name].replace("", np.nan).notna().all() and len(distinct) < len(frame):
+            columns.append(Column(str(name), "household_id", kind, ["named like a household id; its values repeat "
+                                                                    "(several records per household)"]))
             continue
         if parts & _QI_WORDS:
             col = Column(str(name), "quasi_identifier", kind, notes + ["known from elsewhere (its header)"], order)
