@@ -232,6 +232,9 @@ def test_cli_end_to_end(tmp_path):
     c = next(x for x in json.loads(out.read_text())["checks"] if x["id"] == "dcr")
     assert run.code == 1 and c["status"] == "fail"
     assert c["details"]["exact_copies_share"] == 1.0 and len(c["details"]["failed"]) == 3
+    # each fact once: the three failures, and nothing repeated after them
+    assert c["message"].startswith("fails: ") and "Also:" not in c["message"]
+    assert c["message"].count("closer to") == c["message"].count("exact copies") == 1
 
     # without --control: only what the training table allows, and the report says so
     run = run_cli("audit", synth, "--policy", pol, "--original", train, "--json", out)

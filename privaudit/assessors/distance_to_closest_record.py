@@ -118,12 +118,12 @@ def run(ctx, params: SyntheticDistanceParams) -> Measurement:
             ctx.progress("synthetic distances", done, total)
 
     r = distance_to_closest_record(ctx.table, ctx.training, ctx.control, kinds, progress=report)
-    failed: list[str] = []
+    failed: dict[str, str] = {}  # what fails, by the fact it is about (the message states each fact once)
     copies_limit = exact_copies_limit(params, r)
     if exceeds(r.exact_share, copies_limit):
         basis = (f"max_exact_copies {copies_limit:g}" if params.max_exact_copies is not None else
                  f"the holdout's own share {share(copies_limit)}" if r.has_control else "max_exact_copies 0")
-        failed.append(f"{share(r.exact_share)} exact copies of training records ({basis})")
+        failed["copies"] = f"{share(r.exact_share)} exact copies of training records ({basis})"
     details = {
         "columns": columns,
         "treatment": dict(zip(r.space.columns, r.space.treated)),
@@ -139,12 +139,13 @@ def run(ctx, params: SyntheticDistanceParams) -> Measurement:
         limit = min(1.0, expected + params.closer_margin)
         below = r.below_holdout_p5 / r.n_synthetic if r.n_synthetic else 0.0
         if exceeds(lo, limit):
-            failed.append(f"{share(r.closer_share)} of synthetic records are closer to training than to the "
-                          f"holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}, expected "
-                          f"{share(expected)}{f' + margin {params.closer_margin:g}' if params.closer_margin else ''})")
+            failed["closer"] = (f"{share(r.closer_share)} of synthetic records are closer to training than to the "
+                                f"holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}, expected "
+                                f"{share(expected)}"
+                                f"{f' + margin {params.closer_margin:g}' if params.closer_margin else ''})")
         if params.max_below_holdout_p5 is not None and exceeds(below, params.max_below_holdout_p5):
-            failed.append(f"{share(below)} of synthetic records lie below the holdout's 5th percentile of distance "
-                          f"(max_below_holdout_p5 {params.max_below_holdout_p5:g})")
+            failed["below"] = (f"{share(below)} of synthetic records lie below the holdout's 5th percentile of "
+                               f"distance (max_below_holdout_p5 {params.max_below_holdout_p5:g})")
         details["dcr_quantiles"]["holdout_to_training"] = quantiles(r.holdout_dcr)
         details["dcr_quantiles"]["synthetic_to_holdout"] = quantiles(r.dcr_to_control)
         details["nndr_quantiles"]["holdout"] = quantiles(r.holdout_nndr)
@@ -160,23 +161,29 @@ def run(ctx, params: SyntheticDistanceParams) -> Measurement:
         threshold = {"max_exact_copies": copies_limit, "closer_to_training": limit}
         if params.max_below_holdout_p5 is not None:
             threshold["max_below_holdout_p5"] = params.max_below_holdout_p5
-        message = (f"{share(r.closer_share)} of {fmt(r.n_synthetic)} synthetic records are closer to a training "
-                   f"record than to the holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}; expected "
-                   f"{share(expected)}); exact copies {share(r.exact_share)} (holdout: "
-                   f"{share(details['holdout_exact_share'])}); below the holdout's 5th percentile {share(below)}")
+        facts = {
+            "closer": (f"{share(r.closer_share)} of {fmt(r.n_synthetic)} synthetic records are closer to a training "
+                       f"record than to the holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}; "
+                       f"expected {share(expected)})"),
+            "copies": f"exact copies {share(r.exact_share)} (holdout: {share(details['holdout_exact_share'])})",
+            "below": f"below the holdout's 5th percentile {share(below)}",
+        }
     else:
         details["note"] = ("the comparison with fresh records (closer to training than to a holdout, the holdout's "
                            "5th percentile) needs a holdout table: pass --control FILE")
         value = r.exact_share
         threshold = {"max_exact_copies": copies_limit}
         median = details["dcr_quantiles"]["synthetic_to_training"]["p50"]
-        message = (f"{share(r.exact_share)} of {fmt(r.n_synthetic)} synthetic records are exact copies of a training "
-                   f"record; median distance to the closest training record {fmt(median, 3)} (Gower); without "
-                   "--control the comparison with a holdout is not made")
+        facts = {
+            "copies": (f"{share(r.exact_share)} of {fmt(r.n_synthetic)} synthetic records are exact copies of a "
+                       "training record"),
+            "median": f"median distance to the closest training record {fmt(median, 3)} (Gower)",
+            "control": "without --control the comparison with a holdout is not made",
+        }
     details["dcr_histogram"] = _histogram(r.dcr, r.holdout_dcr, r.holdout_p5)
-    details["failed"] = failed
-    if failed:
-        message = "fails: " + "; ".join(failed) + ". " + message
+    details["failed"] = list(failed.values())
+    rest = "; ".join(text for key, text in facts.items() if key not in failed)
+    message = ("fails: " + "; ".join(failed.values()) + (f". Also: {rest}" if rest else "")) if failed else rest
     return Measurement(value, threshold, not failed, message, details)
 
 
