@@ -92,9 +92,9 @@ def _household(ctx, column: str, class_risk: np.ndarray) -> tuple[dict, dict]:
     from privaudit.core.errors import DataError
     from privaudit.risk.household import household_risk
 
-    if ctx.table is None:
-        raise ValueError("household risk needs the records (the in-process engine); the chunked, DuckDB and Spark "
-                         "engines summarise classes only")
+    if ctx.table is None:  # bad input for this engine: one line, exit 2, as refuse_unrunnable's
+        raise DataError(f"check uniqueness: household risk (column {column!r}, role household_id) needs the records: "
+                        "use --engine in-process (the chunked, DuckDB and Spark engines summarise classes only)")
     ids = ctx.table[column]
     missing = ids.isna()
     if missing.any():
