@@ -82,6 +82,9 @@ def test_init_reads_identifiers_dates_weights_ranges_and_mixed_columns(tmp_path)
     assert columns["mixed"]["type"] == "nominal" and "mixed types" in text
     assert columns["sex"] == {"role": "quasi_identifier", "type": "nominal", "hierarchy": "hierarchies/sex.csv"}
     assert (out.parent / "hierarchies" / "sex.csv").read_text() == "1;*\n2;*\n"
+    # postcodes: one more digit masked per level, as ARX's example ZIP-code hierarchies
+    assert columns["zip"] == {"role": "quasi_identifier", "type": "nominal", "hierarchy": "hierarchies/zip.csv"}
+    assert (out.parent / "hierarchies" / "zip.csv").read_text().splitlines()[0] == "10115;1011*;101**;10***;1****;*"
     assert columns["hh_id"] == {"role": "household_id", "type": "numeric"} and "household_id: hh_id" in result.stdout
     assert "% look like person names" in text and "% look like e-mail addresses" in text
     check = run_cli("policy", "check", out, "--data", tmp_path / "patients.csv")

@@ -18,13 +18,16 @@ Every column gets a role and a type with the evidence as a YAML comment:
 Types: ``numeric`` when every value is a number; ``ordinal`` with an ``order`` for dates and number ranges
 (``20-29``, ``[30, 40)``); ``nominal`` otherwise (a column mixing numbers and text is nominal, with a comment
 saying so). Numeric quasi-identifiers get an interval hierarchy (5, 10, 20 wide, then ``*``), or a flat one
-(each value, then ``*``) when they hold at most :data:`CODES` distinct values (coded categories such as sex
-1/2, where intervals would mean nothing), and date quasi-identifiers a date hierarchy (day, month, year,
-decade, ``*``), written as ARX-style CSV files beside the policy. A quasi-identifier with a hierarchy is
-typed ``nominal`` (its leaves are the values as written in the file), so that ``remediate --method
-generalize`` can publish the hierarchy's labels with the drafted policy unchanged: a numeric or ordinal
-column cannot hold labels such as ``20-24``. The starter checks are k-anonymity, distinct l-diversity and t-closeness on each sensitive
-column, and uniqueness -- or a profile's (``policies/profiles/``).
+(each value, then ``*``) when they hold at most :data:`CODES` distinct values spanning less than :data:`CODES`
+(coded categories such as sex 1/2, where intervals would mean nothing); postcodes (a header such as ``zip``,
+``postcode``, ``plz``, every value the same number of digits) a masking hierarchy, one more trailing digit
+replaced by ``*`` per level, as ARX's example ZIP-code hierarchies do (``47677;4767*;476**;47***;4****;*``);
+date quasi-identifiers a date hierarchy (day, month, year, decade, ``*``), written as ARX-style CSV files
+beside the policy. A quasi-identifier with a hierarchy is typed ``nominal`` (its leaves are the values as
+written in the file), so that ``remediate --method generalize`` can publish the hierarchy's labels with the
+drafted policy unchanged: a numeric or ordinal column cannot hold labels such as ``20-24``. The starter checks
+are k-anonymity, distinct l-diversity and t-closeness on each sensitive column, and uniqueness -- or a
+profile's (``policies/profiles/``).
 """
 
 from __future__ import annotations
@@ -132,6 +135,19 @@ def _type_of(name: str, distinct: np.ndarray) -> tuple[str, list[str] | None, li
     return "nominal", None, []
 
 
+_POSTCODE_WORDS = {"zip", "zipcode", "postcode", "postal", "plz", "cp", "postleitzahl"}
+
+
+def _masking_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
+    """Postcodes of one length: each level masks one more trailing digit (the last level is ``*``)."""
+    raw = sorted(pd.Series(distinct, dtype=object).astype(str))
+    if len(raw) < 2 or len({len(v) for v in raw}) != 1 or not all(v.isdigit() for v in raw):
+        return None
+    width = len(raw[0])
+    rows = [";".join([v] + [v[:width - i] + "*" * i for i in range(1, width)] + ["*"]) for v in raw]
+    return "\n".join(rows) + "\n", f"postcodes of {width} digits: a masking hierarchy (one more digit masked per level)"
+
+
 #: A numeric quasi-identifier with at most this many distinct values is taken for coded categories.
 CODES = 10
 
@@ -145,7 +161,7 @@ def _numeric_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
     raw, numbers = raw.to_numpy()[order], numbers[order]
     if len(raw) < 2 or len(raw) > 5000:
         return None
-    if len(np.unique(numbers)) <= CODES:
+    if len(np.unique(numbers)) <= CODES and numbers.max() - numbers.min() < CODES:  # 1/2, 0-9: not magnitudes
         return "".join(f"{v};*\n" for v in raw), f"{len(raw)} codes: a flat hierarchy (value, then *)"
     if not (numbers == np.round(numbers)).all():
         return None
@@ -158,6 +174,18 @@ def _numeric_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
         cells.append("*")
         rows.append(";".join(cells))
     return "\n".join(rows) + "\n", "whole numbers: an interval hierarchy (5, 10, 20 wide, then *)"
+
+
+def _hierarchy_for(parts: set[str], kind: str, order: list[str] | None, notes: list[str],
+                   distinct: np.ndarray) -> tuple[str, str] | None:
+    """The drafted hierarchy of a quasi-identifier (CSV text, the note saying which), or None."""
+    if parts & _POSTCODE_WORDS and (masked := _masking_hierarchy(distinct)) is not None:
+        return masked
+    if kind == "numeric":
+        return _numeric_hierarchy(distinct)
+    if order is not None and notes and notes[0].startswith("dates"):
+        return _date_hierarchy(order), "dates: day, month, year, decade, then *"
+    return None
 
 
 def _date_hierarchy(order: list[str]) -> str:
@@ -202,9 +230,7 @@ def draft(frame: pd.DataFrame, source: str, profile: dict | None = None) -> Draf
             continue
         if parts & _QI_WORDS:
             col = Column(str(name), "quasi_identifier", kind, notes + ["known from elsewhere (its header)"], order)
-            drafted = _numeric_hierarchy(distinct) if kind == "numeric" else \
-                (_date_hierarchy(order), "dates: day, month, year, decade, then *") \
-                if order is not None and notes and notes[0].startswith("dates") else None
+            drafted = _hierarchy_for(parts, kind, order, notes, distinct)
             if drafted is not None:
                 col.hierarchy = f"hierarchies/{_file_name(name)}.csv"
                 hierarchies[col.hierarchy] = drafted[0]
