@@ -7,8 +7,12 @@
     report            # in a notebook: the verdict and the checks, drawn by _repr_html_
 
 ``data`` is a path (file, directory, glob or URI), a pandas DataFrame or a pyarrow Table (no temporary
-file is written); ``policy`` a path, a dict in the YAML file's shape, or a loaded Policy. Bad input raises
+file is written), a DuckDB connection with ``table="NAME"`` (the duckdb engine) or a Spark DataFrame (the
+spark engine); ``policy`` a path, a dict in the YAML file's shape, or a loaded Policy. Bad input raises
 :class:`privaudit.core.errors.PrivauditError` with the one-line message the command line prints.
+
+    privaudit.audit(duckdb_connection, policy, table="lake.release")   # engine="duckdb" implied
+    privaudit.audit(spark_frame, policy)                                # engine="spark" implied
 """
 
 from __future__ import annotations
@@ -91,14 +95,41 @@ class AuditReport:
         return f"<AuditReport {'PASS' if self.passed else 'FAIL'}: {len(self.result.checks)} checks>"
 
 
-def audit(data: Any, policy: Any, original: Any = None, control: Any = None, engine: str = "in-process",
+def _engine_for(data: Any, engine: str | None, options: dict[str, Any]) -> tuple[Any, str]:
+    """The engine ``data`` needs when ``engine`` is None: a DuckDB connection (moved to ``connection=``)
+    or ``connection=`` -> duckdb, a Spark DataFrame or ``spark=`` -> spark, anything else in-process (the
+    call forms of README.md and docs/locations.md; the engines' ``summarize`` take these as options)."""
+    from privaudit.core.errors import DataError
+
+    module = type(data).__module__ or ""
+    if module.split(".")[0] in ("duckdb", "_duckdb") and type(data).__name__ == "DuckDBPyConnection":
+        if options.get("connection") is not None:
+            raise DataError("a DuckDB connection as data and connection= as well: pass one of them")
+        if options.get("table") is None:
+            raise DataError("a DuckDB connection needs the table to audit: table=\"NAME\" (a table, view or "
+                            "schema-qualified name of the connection)")
+        options["connection"], data = data, None
+    if engine is not None:
+        return data, engine
+    if options.get("connection") is not None:
+        return data, "duckdb"
+    if options.get("spark") is not None or (module.startswith("pyspark.") and type(data).__name__ == "DataFrame"):
+        return data, "spark"
+    return data, "in-process"
+
+
+def audit(data: Any, policy: Any, original: Any = None, control: Any = None, engine: str | None = None,
           progress: Any = None, **engine_options: Any) -> AuditReport:
-    """Audit ``data`` against ``policy`` (see the module's docstring). ``progress``: ``None`` draws tqdm bars
-    in a notebook (``privaudit[notebook]``), nothing elsewhere; ``True``/``False`` force them on or off; a
-    callable ``f(label, done, total)`` receives the progress instead."""
+    """Audit ``data`` against ``policy`` (see the module's docstring). ``engine``: ``None`` (default) is
+    ``in-process``, or ``duckdb`` for a DuckDB connection (as ``data`` or ``connection=``) and ``spark`` for a
+    Spark DataFrame (or ``spark=``); ``engine_options`` are the engine's (``docs/locations.md``).
+    ``progress``: ``None`` draws tqdm bars in a notebook (``privaudit[notebook]``), nothing elsewhere;
+    ``True``/``False`` force them on or off; a callable ``f(label, done, total)`` receives the progress
+    instead."""
     from privaudit.core.audit import run_audit
     from privaudit.core.progress import api_progress
 
+    data, engine = _engine_for(data, engine, engine_options)
     bar = api_progress(progress)
     try:
         return AuditReport(run_audit(data, policy, original=original, control=control, engine=engine,

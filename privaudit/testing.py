@@ -5,7 +5,8 @@ plugin's tests exercise exactly what the CLI does::
 
     from privaudit.testing import audit_frame, check_result
 
-    result = audit_frame(frame, {"columns": {...}, "checks": [{"assessor": "beta_likeness", "beta": 1}]})
+    result = audit_frame(frame, {"columns": {...}, "checks": [{"assessor": "beta_likeness", "sensitive": "disease",
+                                                                "beta": 1}]})
     assert check_result(result, "beta_likeness")["status"] == "pass"
 
 What each helper is for (``docs/plugins.md`` walks through them):
@@ -61,7 +62,8 @@ def load_policy(policy: str | Path | Mapping[str, Any], *, registry: Registry | 
 
 
 def registry_with(*plugins: Any, entry_points: bool = True) -> Registry:
-    """A registry of the built-ins, the installed entry points, and ``plugins`` (modules or objects)."""
+    """A registry of the built-ins, the installed entry points (unless ``entry_points=False``), and ``plugins``
+    (modules or objects; one that is also installed counts once, see :func:`make_manager`)."""
     return build_registry(make_manager(load_entry_points=entry_points, extra_plugins=plugins))
 
 

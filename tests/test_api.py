@@ -4,6 +4,7 @@ object's formats, ``_repr_html_`` in a notebook executed by nbclient, and ``--re
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import pandas as pd
@@ -12,8 +13,9 @@ import pytest
 
 import privaudit
 from conftest import ROOT
+from privaudit.api import _engine_for
 from privaudit.core.errors import PrivauditError
-from privaudit.testing import run_cli
+from privaudit.testing import registry_with, run_assessor, run_cli
 
 RELEASE = ROOT / "examples" / "adult" / "release.csv"
 POLICY = ROOT / "policies" / "adult.yaml"
@@ -128,3 +130,68 @@ def test_usage_errors_are_one_line(capsys):
         main(["audit", str(RELEASE), "--policy", str(POLICY), "--annotations", "gitlab"])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and err.count("\n") == 1 and "invalid choice: 'gitlab'" in err
+
+
+# ---- the engine follows from the data (README: "also takes a DuckDB connection with table=") and
+# registry_with of a plugin module that is also installed (a plugin's tests after `pip install`)
+
+SMALL = pd.DataFrame({"zip": list("aaabbc"), "age": list("xxyyyz"), "disease": list("pqpqrr")})
+SMALL_POLICY = {"version": 1, "name": "qa", "columns": {"zip": {"role": "quasi_identifier"},
+                                                   "age": {"role": "quasi_identifier"},
+                                                   "disease": {"role": "sensitive"}},
+          "checks": [{"assessor": "k_anonymity", "k": 2},
+                     {"assessor": "l_diversity", "sensitive": "disease", "variant": "distinct", "l": 2}]}
+
+
+def _figures(report):
+    return [(c.id, c.status, c.value) for c in report.checks]
+
+
+@pytest.fixture()
+def connection():
+    duckdb = pytest.importorskip("duckdb")
+    con = duckdb.connect()
+    con.register("frame_view", SMALL)
+    con.execute("CREATE TABLE released AS SELECT * FROM frame_view")
+    yield con
+    con.close()
+
+
+def test_duckdb_connection_as_data_as_readme_writes_it(connection):
+    report = privaudit.audit(connection, SMALL_POLICY, table="released")
+    assert report.result.engine == "duckdb"
+    assert _figures(report) == _figures(privaudit.audit(SMALL, SMALL_POLICY))
+
+
+def test_connection_keyword_implies_the_duckdb_engine(connection):
+    report = privaudit.audit(None, SMALL_POLICY, connection=connection, table="released")
+    assert report.result.engine == "duckdb"
+    explicit = privaudit.audit(None, SMALL_POLICY, engine="duckdb", connection=connection, table="released")
+    assert _figures(report) == _figures(explicit)
+
+
+def test_duckdb_connection_without_table_is_one_line(connection):
+    with pytest.raises(PrivauditError, match=r'needs the table to audit: table="NAME"') as info:
+        privaudit.audit(connection, SMALL_POLICY)
+    assert "\n" not in str(info.value)
+    with pytest.raises(PrivauditError, match="pass one of them"):
+        privaudit.audit(connection, SMALL_POLICY, connection=connection, table="released")
+
+
+def test_the_engine_follows_from_the_data():
+    assert _engine_for(SMALL, None, {})[1] == "in-process"
+    assert _engine_for("release.csv", "chunked", {})[1] == "chunked"  # an explicit engine is kept
+    assert _engine_for(None, None, {"spark": object(), "table": "t"})[1] == "spark"
+
+
+def test_default_audit_is_in_process():
+    assert privaudit.audit(SMALL, SMALL_POLICY).result.engine == "in-process"
+
+
+def test_registry_with_an_already_registered_module():
+    module = importlib.import_module("privaudit.assessors.k_anonymity")  # registered as a built-in
+    registry = registry_with(module)
+    assert "k_anonymity" in registry.assessors
+    twice = registry_with(module, module, entry_points=False)
+    check = {"assessor": "k_anonymity", "k": 2}
+    assert run_assessor(SMALL, SMALL_POLICY, check, registry=twice).value == 1

@@ -11,6 +11,7 @@ import json
 import pandas as pd
 import pytest
 
+import privaudit
 from conftest import ROOT
 from privaudit.core.audit import run_audit
 
@@ -229,6 +230,8 @@ def test_spark_reads_datasets_dataframes_and_tables(spark, datasets, small):
         assert figures(got) == expected and "region" in got.table.columns, kind
     frame = spark.read.parquet(str(datasets / "parquet"))
     assert figures(run_audit(frame, POLICY, engine="spark")) == expected
+    implied = privaudit.audit(frame, POLICY)  # the library API: a Spark DataFrame means the spark engine
+    assert implied.result.engine == "spark" and figures(implied.result) == expected
     frame.createOrReplaceTempView("adult_release")
     got = run_audit(None, POLICY, engine="spark", spark=spark, table="adult_release")
     assert figures(got) == expected and got.table.path == "spark table adult_release"

@@ -65,7 +65,9 @@ class Registry:
 
 
 def make_manager(load_entry_points: bool = True, extra_plugins: tuple[Any, ...] = ()) -> pluggy.PluginManager:
-    """A plugin manager with the built-ins, the installed ``privaudit`` entry points and ``extra_plugins``."""
+    """A plugin manager with the built-ins, the installed ``privaudit`` entry points and ``extra_plugins`` (one
+    already registered as an installed entry point counts once: a plugin's own tests pass before and after
+    ``pip install`` of the plugin)."""
     pm = pluggy.PluginManager("privaudit")
     pm.add_hookspecs(hookspecs)
     for module_name in DEFAULT_PLUGINS:
@@ -76,7 +78,8 @@ def make_manager(load_entry_points: bool = True, extra_plugins: tuple[Any, ...] 
         except Exception as exc:  # a broken third-party plugin must not take the tool down silently
             raise PrivauditError(f"a plugin in the 'privaudit' entry-point group failed to load: {exc}") from None
     for plugin in extra_plugins:
-        pm.register(plugin)
+        if not pm.is_registered(plugin):
+            pm.register(plugin)
     return pm
 
 
