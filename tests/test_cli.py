@@ -4,6 +4,7 @@ policy schema and check."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -157,3 +158,18 @@ def test_console_script_runs():
     proc = subprocess.run([sys.executable, "-m", "privaudit", "audit", str(T / "table4.csv"), "--policy",
                            str(T / "policy.yaml"), "--quiet"], capture_output=True, text=True)
     assert proc.returncode == 1 and proc.stdout == "" and proc.stderr == ""
+
+
+def test_a_broken_installed_plugin_is_named(tmp_path):
+    """An installed distribution whose ``privaudit`` entry point does not import: one line naming the entry
+    point and the package to fix or uninstall, exit 2 (pluggy's own error names neither)."""
+    info = tmp_path / "privaudit_broken-1.2.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: privaudit-broken\nVersion: 1.2\n")
+    (info / "entry_points.txt").write_text("[privaudit]\nbroken = privaudit_broken_plugin\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-m", "privaudit", "plugins"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert ("plugin 'broken' (privaudit_broken_plugin) of the installed package privaudit-broken 1.2 failed to load: "
+            "No module named 'privaudit_broken_plugin'") in proc.stderr

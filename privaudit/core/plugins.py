@@ -76,11 +76,30 @@ def make_manager(load_entry_points: bool = True, extra_plugins: tuple[Any, ...] 
         try:
             pm.load_setuptools_entrypoints("privaudit")
         except Exception as exc:  # a broken third-party plugin must not take the tool down silently
-            raise PrivauditError(f"a plugin in the 'privaudit' entry-point group failed to load: {exc}") from None
+            raise PrivauditError(_broken_entry_point(exc)) from None
     for plugin in extra_plugins:
         if not pm.is_registered(plugin):
             pm.register(plugin)
     return pm
+
+
+def _broken_entry_point(exc: Exception) -> str:
+    """On the error path only: name the entry point and distribution that failed to load, so the user knows
+    which package to fix or uninstall (pluggy's own error names neither)."""
+    import importlib.metadata
+
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    for dist in importlib.metadata.distributions():
+        for ep in dist.entry_points:
+            if ep.group != "privaudit":
+                continue
+            try:
+                ep.load()
+            except Exception as failed:
+                why = str(failed).splitlines()[0] if str(failed) else type(failed).__name__
+                return (f"plugin {ep.name!r} ({ep.value}) of the installed package {dist.metadata['name']} "
+                        f"{dist.version} failed to load: {why} (fix or uninstall that package)")
+    return f"a plugin in the 'privaudit' entry-point group failed to load: {first}"
 
 
 def _origin_of(pm: pluggy.PluginManager, plugin: Any) -> PluginInfo:
