@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from privaudit.assessors.helpers import TOLERANCE
 from privaudit.report import charts
 
 
@@ -111,6 +112,10 @@ def threshold_histogram(values: Any, threshold: float, fail_side: str, fails_at_
         return {"edges": [t - 1.0, t, t + 1.0], "counts": [0, 0], "infinite": infinite, "overflow": 0,
                 "overflow_label": ""}
     x, wx = v[finite], w[finite]
+    t = float(threshold)
+    # a figure equal to the threshold up to the checks' rounding slack (exp(ln 3) = 2.9999999999999996 for
+    # l = 3) is judged as equal by the check, so it is binned as equal: on its verdict's side of the line
+    x = np.where(np.abs(x - t) <= TOLERANCE * max(1.0, abs(t)), t, x)
     vmin, vmax = float(x.min()), float(x.max())
     start = min(vmin, t) if lo is None else min(float(lo), vmin, t)
     cap = max(float(np.quantile(x, tail)), t + (t - start), t)

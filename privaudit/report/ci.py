@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from pathlib import PurePosixPath
@@ -63,8 +64,25 @@ def _threshold(threshold: Any) -> str:
     return fmt(threshold)
 
 
+#: Markdown syntax a value could use to become markup (GFM 0.29: raw HTML, links, images, emphasis, code,
+#: table cells); each is backslash-escaped (CommonMark section 2.4: any ASCII punctuation may be).
+_MD_SYNTAX = re.compile(r"([\\`*\[\]<>&|~])")
+
+
 def _cell(text: Any) -> str:
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    """``text`` as the plain text of one Markdown table cell: on one line, control and bidi characters
+    shown as escapes, Markdown and HTML syntax escaped (a column named ``<img src=…>`` must not fetch an
+    image in a rendered job summary)."""
+    return _MD_SYNTAX.sub(r"\\\1", printable(str(text).replace("\r", " ").replace("\n", " ")))
+
+
+def _code(text: Any) -> str:
+    """``text`` as a code span in a table cell: backslash escapes do not work inside code spans, so only
+    ``|`` is escaped (GFM splits cells first) and the fence is longer than any run of backticks inside."""
+    text = printable(str(text).replace("\r", " ").replace("\n", " ")).replace("|", "\\|")
+    fence = "`" * (max((len(m) for m in re.findall("`+", text)), default=0) + 1)
+    pad = " " if "`" in text else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 _MARK = {"pass": "✅ pass", "fail": "❌ fail", "error": "⛔ error"}
@@ -75,15 +93,17 @@ def markdown(report: dict, fail_on: str = "error") -> str:
     checks = report["checks"]
     failed = [c for c in checks if _failing(c, fail_on)]
     errored = [c for c in checks if c["status"] == "error"]
+    warned = [c for c in checks if c["status"] == "fail" and not _failing(c, fail_on)]
     verdict = "FAIL" if failed or errored else "PASS"
     lines = [f"## privaudit: {verdict}", "",
-             f"`{_cell(report['input']['path'])}` ({fmt(report['input']['rows'])} rows) against the policy "
-             f"**{_cell(report['policy']['name'])}**: {len(failed)} failed, {len(errored)} errored of {len(checks)} "
+             f"{_code(report['input']['path'])} ({fmt(report['input']['rows'])} rows) against the policy "
+             f"**{_cell(report['policy']['name'])}**: {len(failed)} failed, {len(warned)} warned, "
+             f"{len(errored)} errored of {len(checks)} "
              "checks.", "",
              "| status | check | assessor | value | threshold | message |", "|---|---|---|---:|---|---|"]
     for c in checks:
         status = _MARK[c["status"]] if c["status"] != "fail" or _failing(c, fail_on) else "⚠️ warning"
-        lines.append(f"| {status} | `{_cell(c['id'])}` | {_cell(c['assessor'])} | {_cell(fmt(c['value']))} | "
+        lines.append(f"| {status} | {_code(c['id'])} | {_cell(c['assessor'])} | {_cell(fmt(c['value']))} | "
                      f"{_cell(_threshold(c['threshold']))} | {_cell(c['message'])} |")
     return "\n".join(lines) + "\n"
 

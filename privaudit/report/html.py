@@ -23,6 +23,7 @@ from pathlib import PurePath
 from typing import Any
 
 import jinja2
+from markupsafe import Markup, escape
 
 from privaudit import __version__
 from privaudit.report.json_report import report_dict
@@ -30,7 +31,7 @@ from privaudit.report.remediation_chapter import remediation_view
 from privaudit.report.synthetic_chapter import synthetic_view
 from privaudit.report.figures import generic_section
 from privaudit.report.sections import KeyValues, ReportSection
-from privaudit.report.text import fmt, threshold_text
+from privaudit.report.text import fmt, threshold_text, visible
 
 TEMPLATE = "report.html.j2"
 PROTECTS = {"identity": "identity disclosure", "attribute": "attribute disclosure"}
@@ -99,7 +100,9 @@ def human_time(iso: str) -> str:
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    """The report's Jinja2 environment: templates from ``privaudit/report/templates``, autoescape on for all."""
+    """The report's Jinja2 environment: templates from ``privaudit/report/templates``, autoescape on for all,
+    every printed value shown with its control and bidirectional formatting characters as escapes
+    (:func:`privaudit.report.text.visible`)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(files("privaudit.report") / "templates")),
         autoescape=True,
@@ -107,8 +110,11 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=visible,  # every printed value: no hidden control or bidi-reordering characters
     )
     env.filters["fmt"] = fmt
+    env.filters["wbr"] = break_opportunities
+    env.filters["shorten"] = shorten
     env.tests["keyvalues"] = lambda v: isinstance(v, KeyValues)
     env.tests["number"] = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
     return env
@@ -207,6 +213,20 @@ def column_rows(data: dict, policy: Any) -> list[list[str]]:
         kind = spec.type + (", hierarchy" if name in policy.hierarchies else "")
         rows.append([name, ROLE_LABEL.get(spec.role, spec.role), kind])
     return rows
+
+
+def break_opportunities(text: Any) -> Markup:
+    """``text`` escaped, with a ``<wbr>`` after each ``_``: a check id such as ``reidentification_risk``
+    wraps at its word boundaries in a narrow column, not in mid-word, and copies as typed (WeasyPrint
+    honours ``<wbr>`` in a link only when the link is a block: ``report.css``, ``td.id a``)."""
+    return Markup(str(escape(text)).replace("_", "_<wbr>"))
+
+
+def shorten(text: Any, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, the cut marked by an ellipsis (for the PDF's running header,
+    a margin box that neither wraps an unbroken name nor gives way to the verdict beside it)."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def token_label(token: str) -> str:

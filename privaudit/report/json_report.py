@@ -19,8 +19,56 @@ from privaudit import __version__
 SCHEMA_VERSION = 1
 
 
+def found_identifiers(checks: list) -> dict[str, str]:
+    """Columns the ``direct_identifiers`` scan found holding direct identifiers (declared quasi-identifier,
+    sensitive or other, or undeclared): column -> kind (``email``, ``phone`` ...)."""
+    found: dict[str, str] = {}
+    for c in checks:
+        if c.assessor != "direct_identifiers" or not isinstance(c.details, dict):
+            continue
+        for item in [*c.details.get("declared_warnings", []), *c.details.get("undeclared_findings", [])]:
+            if isinstance(item, dict) and "column" in item:
+                found[item["column"]] = str(item.get("kind", ""))
+    return found
+
+
+def masked_details(details: Any, found: dict[str, str], sensitive: Any) -> Any:
+    """``details`` with the values of ``found`` columns masked (:func:`privaudit.discovery.scan.mask`) in its
+    ``worst_classes``: a column the scan recognises as e-mail addresses or names, declared a
+    quasi-identifier, would otherwise be printed in full, 20 rows per check. The sensitive values
+    listed for a class are masked too when the check's sensitive column is such a column. A copy: the
+    audit's own details are left as measured."""
+    from privaudit.discovery.scan import mask
+
+    rows = details.get("worst_classes") if isinstance(details, dict) else None
+    if not found or not isinstance(rows, list):
+        return details
+    names = sensitive if isinstance(sensitive, (list, tuple)) else [sensitive]
+    kinds = [found[n] for n in names if isinstance(n, str) and n in found]
+    out = []
+    for row in rows:
+        if not isinstance(row, dict):
+            out.append(row)
+            continue
+        row = dict(row)
+        if isinstance(row.get("values"), dict):
+            row["values"] = {k: mask(v, found[k]) if k in found and v is not None else v
+                             for k, v in row["values"].items()}
+        if kinds and isinstance(row.get("sensitive_values"), dict):
+            masked: dict[str, int] = {}
+            for value, count in row["sensitive_values"].items():
+                key = mask(value, kinds[0])
+                masked[key] = masked.get(key, 0) + count
+            row["sensitive_values"] = masked
+        out.append(row)
+    return {**details, "worst_classes": out}
+
+
 def report_dict(audit: Any) -> dict:
+    """The JSON report of an audit; the HTML and PDF reports are drawn from it. Values of columns the scan
+    found holding direct identifiers are masked in the lists of worst classes (:func:`masked_details`)."""
     policy, table = audit.policy, audit.table
+    found = found_identifiers(audit.checks)
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "privaudit", "version": __version__},
@@ -62,7 +110,7 @@ def report_dict(audit: Any) -> dict:
                 "threshold": c.threshold,
                 "params": c.params,
                 "message": c.message,
-                "details": c.details,
+                "details": masked_details(c.details, found, (c.params or {}).get("sensitive")),
                 **({"quasi_identifiers": list(c.quasi_identifiers)} if c.quasi_identifiers else {}),
             }
             for c in audit.checks

@@ -23,11 +23,13 @@ class SyntheticView:
 
 
 def synthetic_view(data: dict, views: list[Any]) -> SyntheticView | None:
-    """The chapter's content, or None when the audit has no synthetic-release check."""
+    """The chapter's content, or None when the audit has no synthetic-release attack to show: a
+    ``distance_to_closest_record`` check alone (it may also audit a masked release) has its own section,
+    and a chapter of one sentence pointing to it would fill a PDF page of its own."""
     anchors = {v.check["id"]: v.anchor for v in views}
     attacks = [c for c in data["checks"] if c["assessor"] in ATTACKS and c["status"] != "error"]
     distance = next((c for c in data["checks"] if c["assessor"] == "distance_to_closest_record"), None)
-    if not attacks and distance is None:
+    if not attacks:
         return None
     rows, figure = [], None
     for c in attacks:

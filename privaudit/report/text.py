@@ -8,14 +8,37 @@ from typing import Any, Sequence
 
 MISSING = "—"
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: Bidirectional formatting characters (Unicode TR #9, section 2: embeddings, overrides, isolates, marks):
+#: invisible, yet they reorder the text that follows them, so a column name or value holding U+202E
+#: (RIGHT-TO-LEFT OVERRIDE) would print the rest of a sentence or table cell backwards ("Trojan Source",
+#: Boucher and Anderson 2021, CVE-2021-42574).
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029{_BIDI}]")
+#: What a report page must not hold as is: the same characters less tab, newline and carriage return
+#: (layout whitespace in HTML).
+_HIDDEN = re.compile(f"[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u2028\\u2029{_BIDI}]")
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char, f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}")
 
 
 def printable(text) -> str:
-    """``text`` with control characters shown as escapes (``\\n``, ``\\x1b``), never sent to the terminal."""
-    return _CONTROL.sub(lambda m: {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(m.group(0), f"\\x{ord(m.group(0)):02x}"
-                                                                          if ord(m.group(0)) < 256 else
-                                                                          f"\\u{ord(m.group(0)):04x}"), str(text))
+    """``text`` with control and bidirectional formatting characters shown as escapes (``\\n``, ``\\x1b``,
+    ``\\u202e``), never sent to the terminal."""
+    return _CONTROL.sub(lambda m: _escape(m.group(0)), str(text))
+
+
+def visible(text: str) -> str:
+    """``text`` for a report page: control and bidirectional formatting characters shown as escapes (as
+    :func:`printable` does), tab, newline and carriage return kept. The HTML report passes every value it
+    prints through this (``finalize`` of its Jinja2 environment), so data cannot hide characters or
+    reverse the order of the words around them. The type of ``text`` is kept (``Markup`` stays trusted:
+    the escapes hold no markup characters)."""
+    if not isinstance(text, str) or _HIDDEN.search(text) is None:
+        return text
+    return type(text)(_HIDDEN.sub(lambda m: _escape(m.group(0)), text))
 
 
 # ----------------------------------------------------------------------------------------- formatting
