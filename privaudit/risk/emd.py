@@ -10,7 +10,9 @@ once on the sparse class x value count matrix:
   under N. (This equals the paper's sum over inner nodes of height/H * min(pos_extra, neg_extra),
   because min(a, b) = (a + b - |a - b|) / 2 and the children's extras add up to the parent's.)
 
-Each function returns one EMD per class (row); classes with no sensitive value get NaN.
+Each function returns one EMD per class (row); classes with no sensitive value get NaN. A class whose
+distribution is the table's has EMD 0 by definition; floating-point sums leave ~1e-16 there (a signed report
+showed "1.249e-16"), so a magnitude below :data:`ROUNDING` is returned as 0 (:func:`_exact_zeros`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,15 @@ def ground_distance(column: str, policy, requested: str = "auto") -> str:
     if spec.type in ("numeric", "ordinal"):
         return "ordered"
     return "hierarchical" if column in policy.hierarchies else "equal"
+
+
+#: EMDs lie in [0, 1]; a magnitude below this is floating-point noise of a sum that is 0 exactly.
+ROUNDING = 1e-12
+
+
+def _exact_zeros(out: np.ndarray) -> np.ndarray:
+    out[np.abs(out) < ROUNDING] = 0.0
+    return out
 
 
 def _sorted(counts: sp.csr_matrix) -> sp.csr_matrix:
@@ -55,7 +66,7 @@ def emd_equal(counts: sp.csr_matrix, q: np.ndarray, totals: np.ndarray | None = 
         covered = np.bincount(rows, weights=qv, minlength=c1 - c0)
         out[c0:c1] = 0.5 * (diff + (q_sum - covered))
     out[totals == 0] = np.nan
-    return out
+    return _exact_zeros(out)
 
 
 def emd_ordered(counts: sp.csr_matrix, q: np.ndarray, totals: np.ndarray | None = None) -> np.ndarray:
@@ -104,7 +115,7 @@ def emd_ordered(counts: sp.csr_matrix, q: np.ndarray, totals: np.ndarray | None 
         out[c0:c1] = block
     out /= m - 1
     out[totals == 0] = np.nan
-    return out
+    return _exact_zeros(out)
 
 
 def hierarchy_incidence(leaf_paths: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray, float]:
@@ -153,7 +164,7 @@ def emd_hierarchical(counts: sp.csr_matrix, q: np.ndarray, leaf_paths: np.ndarra
         qv, wv = qn[pn.indices], w[pn.indices]
         out[c0:c1] = np.bincount(rows, weights=wv * (np.abs(pn.data - qv) - np.abs(qv)), minlength=c1 - c0) + base
     out[totals == 0] = np.nan
-    return out
+    return _exact_zeros(out)
 
 
 # ----------------------------------------------------------------------------- single distributions
