@@ -160,7 +160,7 @@ def test_a_declared_column_is_trusted_with_a_warning(with_email, tmp_path):
     assert result.code == 0, result.stderr + result.stdout
     check = json.loads(out.read_text())["checks"][0]
     assert check["status"] == "pass" and check["details"]["declared_warnings"][0]["column"] == "contact_email"
-    assert "warning: declared column 'contact_email' (e-mail addresses) look like direct identifiers" in check["message"]
+    assert "warning: declared column 'contact_email' (e-mail addresses) looks like direct identifiers" in check["message"]
     html = (tmp_path / "report.html").read_text()
     assert "Declared columns that look like direct identifiers (warnings)" in html and "person1@mail1.org" not in html
 

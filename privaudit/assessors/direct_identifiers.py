@@ -51,7 +51,8 @@ def run(ctx, params: DirectIdentifiersParams) -> Measurement:
     undeclared, warnings, scanned = findings(ctx)
     parts = []
     if present:
-        parts.append(f"identifier column{'s' * (len(present) > 1)} {', '.join(map(repr, present))} still hold values")
+        parts.append(f"identifier column{'s' * (len(present) > 1)} {', '.join(map(repr, present))} still "
+                     f"{'hold values' if len(present) > 1 else 'holds values'}")
     if undeclared:
         parts.append("undeclared column" + "s" * (len(undeclared) > 1) + " " +
                      ", ".join(f"{f.column!r} ({f.label}, {f.share:.0%} of sampled values)" for f in undeclared) +
@@ -61,7 +62,8 @@ def run(ctx, params: DirectIdentifiersParams) -> Measurement:
                      + ("; no undeclared column holds direct identifiers" if scanned else ""))
     if warnings:
         parts.append("warning: declared column" + "s" * (len(warnings) > 1) + " " +
-                     ", ".join(f"{f.column!r} ({f.label})" for f in warnings) + " look like direct identifiers")
+                     ", ".join(f"{f.column!r} ({f.label})" for f in warnings) +
+                     (" look" if len(warnings) > 1 else " looks") + " like direct identifiers")
     value = len(present) + len(undeclared)
     details = {"identifier_columns": declared, "present": present,
                "undeclared_findings": [f.to_dict() for f in undeclared],

@@ -21,6 +21,7 @@ from privaudit.assessors.api import Assessor, Measurement, Params
 from privaudit.assessors.helpers import population_classes, reaches
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
+from privaudit.report.text import fmt
 
 
 class KMapParams(Params):
@@ -73,9 +74,9 @@ def run(ctx, params: KMapParams) -> Measurement:
                    records_failing=int(np.asarray(s.sizes)[failing].sum()), threshold_used=limit,
                    worst_classes=ctx.worst_classes(per_class, failing=failing, extra={"matches": per_class}))
     passed = reaches(value, limit)
-    where = ("people of the population" if details["population"] == "file" else
-             f"records (derived k' = {limit} for k = {params.k} at sampling fraction {details['sampling_fraction']:.3g})")
-    message = f"the smallest class matches {value:g} {where}; {details['classes_failing']} classes below"
+    where = (("person" if value == 1 else "people") + " of the population" if details["population"] == "file" else
+             f"{'record' if value == 1 else 'records'} (derived k' = {limit} for k = {params.k} at sampling fraction {details['sampling_fraction']:.3g})")
+    message = f"the smallest class matches {value:g} {where}; {fmt(details['classes_failing'])} classes below"
     return Measurement(value, limit, passed, message, details)
 
 

@@ -74,7 +74,7 @@ def run(ctx, params: LDiversityParams) -> Measurement:
         passed = not failing.any()
         threshold = params.l
         worst_key, descending = per_class, False
-        what = "distinct values" if params.variant == "distinct" else "exp(entropy)"
+        what = ("distinct value" if value == 1 else "distinct values") if params.variant == "distinct" else "exp(entropy)"
         message = f"least diverse class: {fmt(value)} {what} of {params.sensitive!r} (l={params.l:g})"
     if params.variant == "distinct":
         value = int(value)

@@ -19,6 +19,7 @@ from privaudit.assessors.api import Params
 from privaudit.core.context import AuditContext
 from privaudit.core.hookspecs import hookimpl
 from privaudit.remediation.api import Remediation, Remediator, class_violations
+from privaudit.report.text import fmt
 
 MAX_ROUNDS = 200
 
@@ -62,8 +63,8 @@ def run(ctx: AuditContext, options: SuppressOptions) -> Remediation:
             smallest = np.flatnonzero(untouched)[np.argmin(sizes[untouched])]
             new[positions[sub.summary.class_of == smallest]] = True
         if hit.sum() + new.sum() > budget:  # the best attempt is the state before this round
-            notes.append(f"suppressing {int(hit.sum() + new.sum())} records would exceed the budget of "
-                         f"{budget} ({options.max_suppression:.1%})")
+            notes.append(f"suppressing {fmt(int(hit.sum() + new.sum()))} records would exceed the budget of "
+                         f"{fmt(budget)} ({options.max_suppression:.1%})")
             break
         hit |= new
         _apply(frame, keep, new, columns, options.mode)
