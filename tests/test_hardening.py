@@ -211,7 +211,7 @@ def test_interrupt_while_writing_removes_what_was_written(workspace, monkeypatch
     from privaudit.cli import outputs
 
     calls = []
-    real = outputs.write_output
+    real = outputs.stage_output
 
     def interrupted(path, data):
         calls.append(path)
@@ -219,7 +219,7 @@ def test_interrupt_while_writing_removes_what_was_written(workspace, monkeypatch
             raise KeyboardInterrupt
         return real(path, data)
 
-    monkeypatch.setattr(outputs, "write_output", interrupted)
+    monkeypatch.setattr(outputs, "stage_output", interrupted)
     json_out, html_out = workspace / "r.json", workspace / "r.html"
     result = audit(workspace, "--json", json_out, "--html", html_out)
     assert result.code == 130 and "no output was written" in result.stderr

@@ -67,14 +67,17 @@ def run(args) -> int:
     result.delimiter = delimiter if delimiter not in (None, ",") else None
     files = {out: result.yaml_text(data.name, profile_name)}
     files.update({out.parent / rel: text for rel, text in result.hierarchies.items()})
+    from privaudit.cli.outputs import same_file, write_all
+
+    for path in files:  # not even --force writes a policy or a hierarchy over the table it was drafted from
+        if same_file(path, data):
+            raise PrivauditError(f"{path}: an output would overwrite an input file ({data})")
     existing = [p for p in files if p.exists()]
     if existing and not args.force:
         raise PrivauditError(f"{existing[0]}: exists; --force overwrites it")
-    from privaudit.core.atomic import write_output
-
-    for path, text in files.items():
+    for path in files:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_output(path, text)
+    write_all([(str(path), text) for path, text in files.items()])  # all staged before any is in place
     roles = {}
     for c in result.columns:
         roles.setdefault(c.role, []).append(c.name)

@@ -7,7 +7,7 @@ import argparse
 import os
 from pathlib import Path
 
-from privaudit.core.atomic import is_special, write_output
+from privaudit.core.atomic import is_special, stage_output
 from privaudit.core.errors import PrivauditError
 
 
@@ -29,12 +29,18 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def report_outputs(args) -> list[str]:
-    """The report paths the command line asked for."""
-    return [p for p in (args.json_out, args.html_out, args.pdf_out, args.junit_out, args.sarif_out, args.markdown_out)
-            if p]
+    """The report paths the command line asked for; an empty one (``--json "$UNSET"``) is refused."""
+    flags = {"--json": args.json_out, "--html": args.html_out, "--pdf": args.pdf_out, "--junit": args.junit_out,
+             "--sarif": args.sarif_out, "--markdown": args.markdown_out}
+    for flag, path in [*flags.items(), ("--records", getattr(args, "records_out", None)),
+                       ("--out", getattr(args, "out", None))]:
+        if path is not None and not str(path).strip():
+            raise PrivauditError(f"{flag}: the output path is empty")
+    return [p for p in flags.values() if p]
 
 
-def _same(a: Path, b: Path) -> bool:
+def same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one file: by resolved path, or by inode (hard links)."""
     if a.resolve() == b.resolve():
         return True
     try:
@@ -64,11 +70,11 @@ def check_outputs(outputs: list[str], inputs: list[str | Path | None]) -> None:
         if is_special(path):
             continue
         for other in seen:
-            if _same(path, other):
+            if same_file(path, other):
                 raise PrivauditError(f"{p}: given for two outputs")
         seen.append(path)
         for src in inputs:
-            if src is not None and str(src) != "-" and _same(path, Path(src)):
+            if src is not None and str(src) != "-" and same_file(path, Path(src)):
                 raise PrivauditError(f"{p}: an output would overwrite an input file ({src})")
 
 
@@ -127,17 +133,27 @@ def render_reports(result, args) -> list[tuple[str, bytes | str]]:
 
 def write_all(rendered: list[tuple[str, bytes | str]]) -> None:
     """Write what :func:`render_reports` (and the command) rendered, everything rendered before anything is
-    written. If writing fails or is interrupted (Ctrl-C), the files already written are removed again, so
-    that "no output was written" stays true."""
-    written: list[str] = []
+    written: streams and devices are written through and regular files staged beside their targets
+    (:func:`~privaudit.core.atomic.stage_output`), then every staged file is renamed into place. If writing
+    fails or is interrupted (Ctrl-C) before the renames, the staged files are dropped and every existing
+    output file (or symbolic link) is left as it was, so that "no output was written" stays true of files."""
+    staged: list = []
     try:
         for path, data in rendered:
-            if write_output(path, data):
-                written.append(path)
+            pending = stage_output(path, data)
+            if pending is not None:
+                staged.append(pending)
     except BaseException:
-        for path in written:
-            Path(path).unlink(missing_ok=True)
+        for pending in staged:
+            pending.discard()
         raise
+    for i, pending in enumerate(staged):
+        try:
+            pending.commit()
+        except BaseException:
+            for rest in staged[i + 1:]:
+                rest.discard()
+            raise
 
 
 def progress_bar(args):

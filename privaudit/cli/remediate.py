@@ -10,6 +10,8 @@ from privaudit.cli.outputs import (add_report_arguments, check_outputs, policy_f
 from privaudit.cli.terminal import print_audit, printable
 from privaudit.core.errors import PrivauditError
 
+OUT_FORMATS = (".csv", ".tsv", ".txt", ".parquet", ".pq")  # --out: Parquet by suffix, else CSV (what privaudit reads)
+
 
 def add_parser(sub) -> None:
     remediate = sub.add_parser("remediate", help="transform a failing release until its re-audit passes")
@@ -43,6 +45,10 @@ def run(args) -> int:
     from privaudit.cli.options import parse_options
     from privaudit.remediation.engine import remediate
 
+    suffix = Path(args.out).suffix.lower() if args.out != "-" else ""
+    if suffix and suffix not in OUT_FORMATS:  # a device or FIFO (no suffix) gets CSV
+        raise PrivauditError(f"--out {args.out}: unknown format {suffix!r}; use .csv or .parquet (a table privaudit "
+                             "can read again)")
     inputs = [args.released, args.policy, *policy_files(args.policy)]
     check_outputs([args.out, *report_outputs(args)], inputs)
     bar = progress_bar(args)

@@ -10,6 +10,11 @@ The bytes go to an unnamed file in the target's folder (Linux ``O_TMPFILE``): if
 mid-write, nothing named is left behind. Only a complete file is linked under a temporary name and
 renamed over the target. Where ``O_TMPFILE`` is not available, a named temporary file is used and
 removed on any error.
+
+Several outputs (a command's reports) are written in two steps: :func:`stage_output` writes each in full
+(streams and devices through, regular files beside their targets), then every :class:`Staged` file is
+committed; if a write fails or is interrupted before that, the staged files are dropped and every regular
+target, a symbolic link or the file it names, is left as it was (``cli/outputs.py: write_all``).
 """
 
 from __future__ import annotations
@@ -35,9 +40,41 @@ def is_special(path: str | Path) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
-def write_output(path: str | Path, data: bytes | str) -> bool:
-    """Write ``data`` to ``path`` as the module's docstring says; True when a regular file was written
-    (one a caller may remove again), False when the bytes went through to a stream or device."""
+class Staged:
+    """A regular output file written in full beside its target, not yet in its place: :meth:`commit` puts it
+    there (rename over the target), :meth:`discard` drops it. Unnamed (``O_TMPFILE``) until committed where
+    the system allows, so a process killed in between leaves nothing named behind."""
+
+    def __init__(self, shown: str | Path, target: Path, fd: int | None, name: Path | None):
+        self.shown, self.target, self._fd, self._name = str(shown), target, fd, name
+
+    def commit(self) -> None:
+        tmp = self._name
+        if self._fd is not None:
+            tmp = self.target.parent / f".{self.target.name}.{os.getpid()}.tmp"
+            try:
+                linked = _link_unnamed(self._fd, tmp)
+            finally:
+                os.close(self._fd)
+                self._fd = None
+            if not linked:
+                raise PrivauditError(f"{self.shown}: cannot be written (the finished file could not be linked)")
+        self._name = None
+        _replace(tmp, self.target)
+
+    def discard(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        if self._name is not None:
+            self._name.unlink(missing_ok=True)
+            self._name = None
+
+
+def stage_output(path: str | Path, data: bytes | str) -> Staged | None:
+    """The first half of :func:`write_output`: ``-``, a FIFO or a device is written through now (None); a
+    regular file (or a symbolic link's target, so the link stays a link) is written in full beside its target
+    and returned as :class:`Staged`, the target untouched until ``commit``. Errors are one line."""
     if isinstance(data, str):
         data = data.encode("utf-8")
     if str(path) == "-":
@@ -48,21 +85,35 @@ def write_output(path: str | Path, data: bytes | str) -> bool:
         else:
             stream.write(data)
             stream.flush()
-        return False
+        return None
     if is_special(path):
         try:
             with open(path, "wb") as handle:
                 handle.write(data)
         except OSError as exc:
             raise PrivauditError(f"{path}: cannot be written ({exc.strerror})") from None
-        return False
+        return None
     target = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path)  # keep the link a link
     try:
-        atomic_write(target, data)
+        return _stage(target, data, path)
     except PermissionError:
         raise PrivauditError(f"{path}: cannot be written (permission denied)") from None
     except IsADirectoryError:
         raise PrivauditError(f"{path}: is a directory") from None
+    except OSError as exc:
+        raise PrivauditError(f"{path}: cannot be written ({exc.strerror})") from None
+
+
+def write_output(path: str | Path, data: bytes | str) -> bool:
+    """Write ``data`` to ``path`` as the module's docstring says; True when a regular file was written
+    (one a caller may remove again), False when the bytes went through to a stream or device."""
+    staged = stage_output(path, data)
+    if staged is None:
+        return False
+    try:
+        staged.commit()
+    except PrivauditError:
+        raise
     except OSError as exc:
         raise PrivauditError(f"{path}: cannot be written ({exc.strerror})") from None
     return True
@@ -72,36 +123,39 @@ def atomic_write(path: str | Path, data: bytes | str) -> None:
     path = Path(path)
     if isinstance(data, str):
         data = data.encode("utf-8")
+    _stage(path, data, path).commit()
+
+
+def _stage(path: Path, data: bytes, shown: str | Path) -> Staged:
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
-        raise PrivauditError(f"{path}: the output folder {str(folder)!r} does not exist")
+        raise PrivauditError(f"{shown}: the output folder {str(folder)!r} does not exist")
+    if path.is_dir():
+        raise IsADirectoryError(21, "Is a directory", str(path))
     if hasattr(os, "O_TMPFILE"):
         try:
             fd = os.open(folder, os.O_TMPFILE | os.O_WRONLY, 0o644)
         except OSError:
             fd = None
         if fd is not None:
-            tmp = folder / f".{path.name}.{os.getpid()}.tmp"
             try:
                 _write_all(fd, data)
-                linked = _link_unnamed(fd, tmp)
-            finally:
+            except BaseException:
                 os.close(fd)
-            if linked:
-                _replace(tmp, path)
-                return
+                raise
+            return Staged(shown, path, fd, None)
     fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
         _write_all(fd, data)
         os.close(fd)
         fd = -1
         os.chmod(name, 0o644)
-        _replace(Path(name), path)
     except BaseException:
         if fd >= 0:
             os.close(fd)
         Path(name).unlink(missing_ok=True)
         raise
+    return Staged(shown, path, None, Path(name))
 
 
 def _link_unnamed(fd: int, target: Path) -> bool:

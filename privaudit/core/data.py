@@ -106,6 +106,60 @@ def locate_bad_line(path: Path, delimiter: str, expected: int) -> tuple[int, str
     return None
 
 
+CSV_BLOCK_BYTES = 1 << 24  # CSV text read per block; a longer row gets a larger block (block_for_long_rows)
+MAX_BLOCK_BYTES = 1 << 30  # Arrow's CSV block size is an int32
+
+
+def longest_line(path: Path) -> tuple[int, int]:
+    """(bytes, line number) of the longest line of ``path``, line break excluded: one vectorised pass, on the
+    error path of a read whose row did not fit its block."""
+    import numpy as np
+
+    best, best_line, line, carry = 0, 1, 1, 0
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 24), b""):
+            ends = np.flatnonzero(np.frombuffer(block, dtype=np.uint8) == 10)
+            if not len(ends):
+                carry += len(block)
+                continue
+            lengths = np.diff(ends, prepend=-1) - 1
+            lengths[0] += carry
+            i = int(lengths.argmax())
+            if lengths[i] > best:
+                best, best_line = int(lengths[i]), line + i
+            line += len(ends)
+            carry = len(block) - int(ends[-1]) - 1
+    if carry > best:
+        best, best_line = carry, line
+    return best, best_line
+
+
+def may_have_long_line(path: Path, limit: int) -> bool:
+    """Whether ``path`` may hold a line longer than ``limit`` bytes: True when some aligned window of
+    ``limit // 2`` bytes holds no line break (a longer line covers one whole window). Each window's search
+    stops at its first line break, so a file of ordinary lines costs one page touched per window."""
+    import mmap
+
+    size = path.stat().st_size
+    if size <= limit:
+        return False
+    step = max(limit // 2, 1)
+    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+        return any(view.find(b"\n", start, start + step) < 0 for start in range(0, size - step + 1, step))
+
+
+def block_for_long_rows(path: Path, block_bytes: int) -> int:
+    """A CSV block size that holds ``path``'s longest line (a row must fit in a block): twice it, rounded
+    up to a power of two; a line too long for any block is a DataError naming it. Every engine reads rows
+    of any length up to that limit, so a long field is never refused by one engine and read by another."""
+    longest, number = longest_line(path)
+    size = 1 << max(int(2 * longest + 2) - 1, 1).bit_length()
+    if size > MAX_BLOCK_BYTES:
+        raise DataError(f"{path}: line {number}: a row of {longest:,} bytes; privaudit reads rows of at most "
+                        f"{MAX_BLOCK_BYTES // 2 >> 20} MiB")
+    return max(size, block_bytes)
+
+
 def check_tail(path: Path) -> None:
     """A file cut off inside a quoted field still parses; its last line has an odd number of quotes."""
     size = path.stat().st_size
@@ -160,8 +214,8 @@ def read_head(path: Path, delimiter: str | None) -> tuple[bytes, str, str]:
     if b"\x00" in head_bytes[:4096]:
         raise DataError(f"{path}: line 1: the file holds NUL bytes (UTF-16 or UTF-32 text without a byte-order "
                         "mark?); privaudit reads UTF-8: convert it (iconv -f UTF-16 -t UTF-8)")
-    lone_cr = re.search(rb"\r(?!\n)", head_bytes[:-1])
-    if lone_cr:
+    lone_cr = re.search(rb"\r(?!\n)", head_bytes)
+    if lone_cr and lone_cr.start() < len(head_bytes) - 1:  # a last \r may be cut from its \n by the read
         line = head_bytes[: lone_cr.start()].count(b"\n") + 1
         raise DataError(f"{path}: line {line}: a carriage return without a line feed (old Mac or mixed line "
                         "endings); convert the file to LF or CRLF line endings")
@@ -178,10 +232,13 @@ _WIDE_BOMS = ((b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe\x00\x00", "UTF-32"), 
 def read_csv(path: Path, delimiter: str | None) -> tuple[pa.Table, str]:
     _, head, delimiter = read_head(path, delimiter)
     names = header_names(path, head.splitlines()[0], delimiter)
+    block = CSV_BLOCK_BYTES
+    if may_have_long_line(path, block):  # a row must fit in a block (and pyarrow's threaded reader can hang
+        block = block_for_long_rows(path, block)  # on one that does not: measured, pyarrow 21), so size it first
     try:
         table = pacsv.read_csv(
             path,
-            read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=1 << 24),
+            read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=block),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=False),
             convert_options=pacsv.ConvertOptions(
                 column_types={n: pa.string() for n in names}, strings_can_be_null=False

@@ -171,7 +171,7 @@ def read_location(location: Location, delimiter: str | None, what: str = "releas
     are refused, naming the first that differs."""
     tables, first_columns = [], None
     for info in location.files:
-        name = f"{location.text.rstrip('/')}/{location.relative(info)}" if location.remote else info.path
+        name = _file_name(location, info)
         table = _read_one(location, info, name, delimiter)
         for key, value in location.partitions(info).items():
             if key not in table.column_names:
@@ -186,6 +186,64 @@ def read_location(location: Location, delimiter: str | None, what: str = "releas
         return pa.concat_tables(tables, promote_options="permissive")
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise DataError(f"{location.text}: partitions with different schemas ({_first_line(exc)})") from None
+
+
+def _file_name(location: Location, info: pafs.FileInfo) -> str:
+    return f"{location.text.rstrip('/')}/{location.relative(info)}" if location.remote else info.path
+
+
+def check_schemas(location: Location, delimiter: str | None, what: str = "released table") -> pa.Schema | None:
+    """Without reading rows, refuse as :func:`read_location` does a location whose files' columns differ
+    (names and order, Hive partition columns appended) or whose Parquet types do not merge; return the
+    merged Parquet schema (None for CSV). On any difference :func:`read_location` runs over the files up to
+    the first that differs, so the out-of-memory engines give the in-process line (it names the first
+    file that does not read, or the first that differs)."""
+    import pyarrow.parquet as pq
+
+    first, schemas = None, []
+    for index, info in enumerate(location.files):
+        try:
+            if location.file_format == "parquet":
+                schema = pq.read_schema(info.path, filesystem=location.filesystem)
+                names = list(schema.names)
+            else:
+                schema, names = None, _csv_header(location, info, delimiter)
+        except (DataError, pa.ArrowInvalid, OSError):
+            return _differs(location, index, delimiter, what)
+        names += [key for key in location.partitions(info) if key not in names]
+        if first is None:
+            first = names
+        elif names != first:
+            return _differs(location, index, delimiter, what)
+        if schema is not None:
+            schemas.append(schema)
+    if not schemas:
+        return None
+    try:
+        return pa.unify_schemas(schemas, promote_options="permissive")
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise DataError(f"{location.text}: partitions with different schemas ({_first_line(exc)})") from None
+
+
+def _csv_header(location: Location, info: pafs.FileInfo, delimiter: str | None) -> list[str]:
+    """A CSV file's column names, from its first line (the checks and names of :func:`_read_one`)."""
+    from privaudit.core.data import header_names, read_head, sniff_delimiter
+
+    if not location.remote:
+        _, head, delimiter = read_head(Path(info.path), delimiter)
+        return header_names(Path(info.path), head.splitlines()[0], delimiter)
+    with location.filesystem.open_input_stream(info.path) as stream:
+        head = stream.read(1 << 16).decode("utf-8-sig", errors="ignore")
+    name = _file_name(location, info)
+    return header_names(Path(name), head.splitlines()[0], delimiter or sniff_delimiter(head, Path(name)))
+
+
+def _differs(location: Location, index: int, delimiter: str | None, what: str):
+    """The in-process line for the files up to ``index`` (the first that does not read or differs)."""
+    upto = Location(location.text, location.filesystem, location.root, location.files[: index + 1],
+                    location.file_format, location.remote)
+    read_location(upto, delimiter, what)  # raises its one-line DataError
+    raise DataError(f"{_file_name(location, location.files[index])}: partitions with different schemas")
 
 
 def _read_one(location: Location, info: pafs.FileInfo, name: str, delimiter: str | None) -> pa.Table:
@@ -213,10 +271,13 @@ def _csv_from_bytes(data: bytes, name: str, delimiter: str | None) -> pa.Table:
 
     from privaudit.core.data import header_names, sniff_delimiter
 
+    head = data[: 1 << 16]
     try:
-        text_head = data[: 1 << 16].decode("utf-8-sig")
+        text_head = head.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise DataError(f"{name}: not valid UTF-8 (byte {exc.start})") from None
+        if exc.end < len(head) or len(head) == len(data):  # not just a character cut at the head's end
+            raise DataError(f"{name}: not valid UTF-8 (byte {exc.start})") from None
+        text_head = head[: exc.start].decode("utf-8-sig")
     if not text_head.strip():
         raise DataError(f"{name}: the file is empty")
     delimiter = delimiter or sniff_delimiter(text_head, Path(name))

@@ -31,6 +31,7 @@ A new engine is a module here with ``summarize`` and one entry in :data:`ENGINES
 from __future__ import annotations
 
 import importlib
+import numbers
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,10 @@ class EngineResult:
     summary: ClassSummary | None  # None: built lazily from ``table.frame`` by the audit context
     table: Table  # file facts; ``frame`` is None unless the engine loaded the table
     column_counts: dict[str, int] | None  # non-missing values per column the engine read (None: ask the frame)
+
+
+#: Integer engine options for which 0 means nothing (others: 0 is the engine's default or "none").
+POSITIVE_OPTIONS = frozenset({"batch_rows", "block_bytes", "partition_rows", "shuffle_partitions"})
 
 
 @dataclass(frozen=True)
@@ -70,12 +75,18 @@ class Engine:
         """Refuse, in one line, an option the engine's ``summarize`` does not take."""
         import inspect
 
-        taken = [name for name, p in inspect.signature(self.load().summarize).parameters.items()
-                 if p.kind == p.KEYWORD_ONLY and name not in ("progress", "what")]
-        for name in options:
+        params = {name: p for name, p in inspect.signature(self.load().summarize).parameters.items()
+                  if p.kind == p.KEYWORD_ONLY and name not in ("progress", "what")}
+        taken = list(params)
+        for name, value in options.items():
             if name not in taken:
                 raise PrivauditError(f"--engine-option {name}: the {self.name} engine takes "
                                      f"{', '.join(taken) if taken else 'no options'}")
+            # a count or a size (batch_rows, threads, dense_cells ...): a whole number, at least 0 (or 1)
+            kind, least = str(params[name].annotation), 1 if name in POSITIVE_OPTIONS else 0
+            if kind.startswith("int") and not (value is None and "None" in kind) and (
+                    isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least):
+                raise PrivauditError(f"--engine-option {name}={value}: expected a whole number of at least {least}")
 
     @property
     def available(self) -> bool:

@@ -25,7 +25,7 @@ import pyarrow.dataset as pads
 
 from privaudit.core.data import Table, check_required_columns
 from privaudit.core.errors import DataError
-from privaudit.core.locations import Location, fingerprint, is_dataset, read_location, resolve
+from privaudit.core.locations import Location, check_schemas, fingerprint, is_dataset, read_location, resolve
 from privaudit.core.policy import Policy
 from privaudit.engines._source import Source, open_source
 
@@ -92,11 +92,14 @@ def open_dataset(text: str, policy: Policy, what: str = "released table") -> Dat
                                                   strings_can_be_null=False))
     else:
         file_format = "parquet"
+    merged = check_schemas(location, delimiter, what)  # every file's columns, as the in-process load checks them
     keys = list(location.partitions(location.files[0]))
     partitioning = (pads.partitioning(pa.schema([pa.field(k, pa.string()) for k in keys]), flavor="hive")
                     if keys else None)  # partition values as text, as the in-process load reads them
+    if merged is not None:  # the types the in-process load's concatenation promotes to
+        merged = pa.schema([*merged, *(pa.field(k, pa.string()) for k in keys if k not in merged.names)])
     try:
-        dataset = pads.dataset(paths, filesystem=location.filesystem, format=file_format,
+        dataset = pads.dataset(paths, filesystem=location.filesystem, format=file_format, schema=merged,
                                partitioning=partitioning, partition_base_dir=location.root if keys else None)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
         read_location(location, delimiter, what)  # the in-process message, when a file does not read

@@ -23,9 +23,11 @@ import pyarrow.csv as pacsv
 
 from privaudit.core.coding import dictionary
 from privaudit.core.data import (
+    MAX_BLOCK_BYTES,
     PARQUET_SUFFIXES,
     SNIFF_BYTES,
     Table,
+    block_for_long_rows,
     check_tail,
     check_file,
     check_parquet_schema,
@@ -84,21 +86,31 @@ class Source:
                 raise DataError(f"{self.path}: cannot be read as Parquet: {str(exc).splitlines()[0]}") from None
             return
         if block_bytes is None:  # at most 1 GiB (Arrow's block size is an int32)
-            block_bytes = min(max(CSV_BLOCK_BYTES, int(batch_rows * self.row_bytes)), 1 << 30)
-        try:
-            reader = pacsv.open_csv(
-                self.path,
-                read_options=pacsv.ReadOptions(column_names=self.columns, skip_rows=1, block_size=int(block_bytes)),
-                parse_options=pacsv.ParseOptions(delimiter=self.delimiter, newlines_in_values=False),
-                convert_options=pacsv.ConvertOptions(
-                    column_types={n: pa.string() for n in self.columns}, strings_can_be_null=False,
-                    include_columns=columns or self.columns[:1]),
-            )
-            for batch in reader:
-                yield offset, batch
-                offset += batch.num_rows
-        except pa.ArrowInvalid as exc:
-            self.raise_parse_error(str(exc))
+            block_bytes = min(max(CSV_BLOCK_BYTES, int(batch_rows * self.row_bytes)), MAX_BLOCK_BYTES)
+        while True:
+            read = 0  # rows of this reading (a second one, with a larger block, skips those yielded)
+            try:
+                reader = pacsv.open_csv(
+                    self.path,
+                    read_options=pacsv.ReadOptions(column_names=self.columns, skip_rows=1,
+                                                   block_size=int(block_bytes)),
+                    parse_options=pacsv.ParseOptions(delimiter=self.delimiter, newlines_in_values=False),
+                    convert_options=pacsv.ConvertOptions(
+                        column_types={n: pa.string() for n in self.columns}, strings_can_be_null=False,
+                        include_columns=columns or self.columns[:1]),
+                )
+                for batch in reader:
+                    start, read = read, read + batch.num_rows
+                    if read > offset:
+                        batch = batch.slice(max(offset - start, 0))
+                        yield offset, batch
+                        offset += batch.num_rows
+                break
+            except pa.ArrowInvalid as exc:
+                bigger = block_for_long_rows(self.path, int(block_bytes)) if "straddl" in str(exc) else 0
+                if bigger <= block_bytes:
+                    self.raise_parse_error(str(exc))
+                block_bytes = bigger  # a row longer than the block (data.py reads it the same way)
         check_tail(self.path)
 
     def raise_parse_error(self, text: str) -> None:

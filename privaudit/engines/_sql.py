@@ -128,6 +128,10 @@ def distinct_values(sql: Dialect, dict_cols: list[str], count_cols: list[str], c
         groups, n_rows = _stacked_groups(sql, dict_cols + count_cols, exprs, column_types)
     else:
         groups, n_rows = _grouping_sets(sql, exprs)
+    for i, c in enumerate(dict_cols + count_cols):  # an engine gives instants in its session's time zone:
+        kind = column_types.get(c)                    # their texts are made in the file's, as data.py makes them
+        if kind is not None and pa.types.is_timestamp(kind) and kind.tz and groups[i][0].type != kind:
+            groups[i] = (groups[i][0].cast(kind), *groups[i][1:])
     distinct = {c: groups[i][:2] for i, c in enumerate(dict_cols)}
     counts = {}
     for j, c in enumerate(count_cols):

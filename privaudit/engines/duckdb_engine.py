@@ -21,6 +21,7 @@ from typing import Callable
 
 import pyarrow as pa
 
+from privaudit.core.data import block_for_long_rows
 from privaudit.core.policy import Policy
 from privaudit.core.errors import DataError
 from privaudit.engines._dataset import DatasetSource, catalog_source, open_input
@@ -41,16 +42,20 @@ class DuckDBDialect:
     def __init__(self, con, source: Source, relation: str | None = None):
         self.con = con
         self.source = source
-        path = _literal(str(source.path))
+        self.max_line = MAX_LINE_BYTES
         if relation is not None:  # a table of the connection, or a registered Arrow dataset
             self.relation = relation
         elif source.file_format == "parquet":
-            self.relation = f"read_parquet({path})"
+            self.relation = f"read_parquet({_literal(str(source.path))})"
         else:
-            columns = ", ".join(f"{_literal(c)}: 'VARCHAR'" for c in source.columns)
-            self.relation = (f"read_csv({path}, delim={_literal(source.delimiter)}, quote='\"', escape='\"', "
-                             f"header=false, skip=1, columns={{{columns}}}, auto_detect=false, strict_mode=true, "
-                             f"null_padding=false, max_line_size={MAX_LINE_BYTES})")
+            self.relation = self._read_csv()
+
+    def _read_csv(self) -> str:
+        source = self.source
+        columns = ", ".join(f"{_literal(c)}: 'VARCHAR'" for c in source.columns)
+        return (f"read_csv({_literal(str(source.path))}, delim={_literal(source.delimiter)}, quote='\"', "
+                f"escape='\"', header=false, skip=1, columns={{{columns}}}, auto_detect=false, strict_mode=true, "
+                f"null_padding=false, max_line_size={self.max_line})")
 
     @staticmethod
     def ident(name: str) -> str:
@@ -72,6 +77,12 @@ class DuckDBDialect:
         try:
             return arrow_table(self.con.sql(sql))
         except duckdb.Error as exc:
+            if self.source.file_format == "csv" and not isinstance(self.source, DatasetSource):
+                bigger = block_for_long_rows(self.source.path, self.max_line)
+                if bigger > self.max_line:  # a row longer than DuckDB's line limit: read as data.py reads it
+                    old, self.max_line = self.relation, bigger
+                    self.relation = self._read_csv()
+                    return self.query(sql.replace(old, self.relation))
             if self.source.file_format == "csv":
                 self.source.raise_parse_error(str(exc))
             raise
@@ -103,13 +114,19 @@ def summarize(path: str | Path | None, policy: Policy, *, threads: int | None = 
 
         schema = pq.ParquetFile(source.path).schema_arrow
         types = {name: schema.field(name).type for name in schema.names}
+    if temp_directory is not None and not Path(temp_directory).is_dir():
+        raise DataError(f"--engine-option temp_directory={temp_directory}: folder not found")
     with tempfile.TemporaryDirectory(prefix="privaudit-duckdb-", dir=temp_directory) as spill:
         config = {"temp_directory": spill, "preserve_insertion_order": False}
         if threads:
             config["threads"] = int(threads)
         if memory_limit:
             config["memory_limit"] = str(memory_limit)
-        con = connection if connection is not None else duckdb.connect(":memory:", config=config)
+        try:
+            con = connection if connection is not None else duckdb.connect(":memory:", config=config)
+        except duckdb.Error as exc:
+            raise DataError(f"--engine-option memory_limit={memory_limit}: DuckDB refuses it "
+                            f"({str(exc).splitlines()[0]})") from None
         relation = None
         if isinstance(source, DatasetSource):  # DuckDB scans the Arrow dataset, file by file, as it goes
             con.register("privaudit_release", source.dataset)
