@@ -245,3 +245,19 @@ def test_a_remote_csv_whose_sniffed_head_ends_inside_a_character_reads():
     assert _csv_from_bytes(data, "s3://bucket/release.csv", None).num_rows == 2
     with pytest.raises(Exception, match="not valid UTF-8"):
         _csv_from_bytes(header + b"M,30,\xff\n", "s3://bucket/bad.csv", None)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_infinity_in_a_numeric_column_is_refused_like_nan(tmp_path, engine, kind):
+    """Before: 'nan' was refused and 'inf' audited (an age of infinity in a class of its own; distances NaN).
+    Now both are one line on every engine, naming the row."""
+    data = tmp_path / f"data.{kind}"
+    if kind == "csv":
+        data.write_text("sex,age,disease\nM,30,flu\nF,inf,cold\n")
+    else:
+        _pq(data, sex=["M", "F"], age=[30.0, float("-inf")], disease=["flu", "cold"])
+    result = _audit(data, write_policy(tmp_path, POLICY), engine)
+    where = "line 3: 'inf'" if kind == "csv" else "row 2: '-inf'"
+    assert result.code == 2 and result.stderr.strip().endswith(f"column 'age', {where} is not a finite number"), \
+        result.stderr

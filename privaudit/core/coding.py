@@ -93,9 +93,9 @@ def native_numbers(column: pa.ChunkedArray, name: str, spec, missing: Sequence[s
     column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     out = np.asarray(column.to_numpy(zero_copy_only=False), dtype=np.float64)
     if pa.types.is_floating(column.type):  # NaN stored as a number (a null is missing, not NaN)
-        nan = np.flatnonzero(pc.is_nan(column).fill_null(False).to_numpy(zero_copy_only=False))
+        nan = np.flatnonzero(~pc.is_finite(column).fill_null(True).to_numpy(zero_copy_only=False))
         if len(nan):
-            raise not_a_number(table, name, int(nan[0]), "nan")
+            raise not_a_number(table, name, int(nan[0]), str(out[nan[0]]))
     texts = pc.unique(column.drop_null()).cast(pa.string()).to_pylist()
     tokens = [t for t in texts if t.strip() in missing]
     if tokens:
@@ -110,7 +110,9 @@ def native_numbers(column: pa.ChunkedArray, name: str, spec, missing: Sequence[s
 
 
 def not_a_number(table: "Table", name: str, row: int, value: str) -> DataError:
-    return DataError(f"{table.path}: column {name!r}, {table.row_label(row)}: {value!r} is not a number")
+    """A numeric column's value that is not a number, or not a finite one (``inf``)."""
+    finite = "" if pd.isna(pd.to_numeric(value, errors="coerce")) else "finite "
+    return DataError(f"{table.path}: column {name!r}, {table.row_label(row)}: {value!r} is not a {finite}number")
 
 
 def not_positive(table: "Table", name: str, row: int) -> DataError:
@@ -125,7 +127,7 @@ def typed(codes: np.ndarray, values: np.ndarray, name: str, spec, table: "Table"
     """Apply the policy's type to a dictionary-coded column (checks run on the distinct values only)."""
     if is_numeric_spec(spec):
         numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
-        bad = np.flatnonzero(np.isnan(numbers))
+        bad = np.flatnonzero(~np.isfinite(numbers))  # "inf" parses, but is no measurement (nor is "nan")
         if len(bad):
             raise not_a_number(table, name, first_row_with(codes, int(bad[0])), values[bad[0]])
         if spec.role == "weight" and (numbers <= 0).any():

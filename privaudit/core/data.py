@@ -2,7 +2,7 @@
 
 Every column arrives as text first; the policy's types are then applied:
 
-* ``numeric``  -> float64 (missing = NaN); text that is not a number is an error naming the row;
+* ``numeric``  -> float64 (missing = NaN); text that is not a finite number (``abc``, ``nan``, ``inf``) is an error naming the row;
 * ``ordinal``  -> ordered ``Categorical`` with the policy's ``order``; an unlisted value is an error;
 * ``nominal``  -> pandas string (missing = NA).
 

@@ -40,7 +40,8 @@ def needs_check(spec) -> bool:
 
 
 def as_numbers(values: np.ndarray) -> np.ndarray:
-    """Texts as floats the way ``coding.typed`` parses them (NaN where a text is not a number)."""
+    """Texts as floats the way ``coding.typed`` parses them (NaN where a text is not a number; ``inf``,
+    which ``coding.typed`` refuses too, as infinity)."""
     return pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
 
 
@@ -50,7 +51,7 @@ def first_bad(values: np.ndarray, spec) -> tuple[int, str] | None:
     kind = column_kind(spec)
     if kind == "numeric":
         numbers = as_numbers(values)
-        bad = np.flatnonzero(np.isnan(numbers))
+        bad = np.flatnonzero(~np.isfinite(numbers))
         if len(bad):
             return int(bad[0]), "number"
         if spec.role == "weight":

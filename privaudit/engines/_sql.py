@@ -237,7 +237,7 @@ def refuse_bad_values(source: Source, column: str, spec, values: np.ndarray) -> 
     kind = column_kind(spec)
     if kind == "numeric":
         numbers = as_numbers(values)
-        bad = np.isnan(numbers)
+        bad = ~np.isfinite(numbers)
         if not bad.any() and spec.role == "weight":
             bad = numbers <= 0
         bad_set = set(values[bad])
