@@ -141,7 +141,7 @@ def test_policy_schema_includes_assessor_parameters(run_cli):
 
 def test_policy_check(run_cli):
     code, out, _ = run_cli("policy", "check", ADULT_POLICY, "--data", EXAMPLE)
-    assert code == 0 and "valid" in out and "30162 rows" in out
+    assert code == 0 and "valid" in out and "30,162 rows" in out
     code, _, err = run_cli("policy", "check", ADULT_POLICY, "--data", T / "table4.csv")
     assert code == 2 and "absent from the data" in err
 

@@ -40,7 +40,8 @@ def check_one(path: str, args, registry) -> None:
         from privaudit.discovery.scan import SAMPLE_ROWS, scan_frame
 
         table = load_input(args.data, policy)
-        print(f"{path}: valid; {len(policy.checks)} checks; fits {args.data} ({table.rows} rows)")
+        print(f"{path}: valid; {_count(len(policy.checks), 'check')}; fits {args.data} "
+              f"({_count(table.rows, 'row')})")
         undeclared = [c for c in table.columns if c not in policy.columns]
         if undeclared:
             print(f"undeclared columns (not in the policy): {', '.join(undeclared)}")
@@ -52,4 +53,8 @@ def check_one(path: str, args, registry) -> None:
             print(f"finding: {f.column} ({where}): {f.label}, {f.share:.0%} of sampled values; examples "
                   f"{', '.join(f.examples)}")
     else:
-        print(f"{path}: valid; {len(policy.checks)} checks, {len(policy.columns)} columns")
+        print(f"{path}: valid; {_count(len(policy.checks), 'check')}; {_count(len(policy.columns), 'column')}")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
