@@ -287,3 +287,16 @@ def test_nested_figures_become_cells_and_tables():
     assert table.rows == [["age", "100%", "0%"], ["sex", "0%", "0%"]]
     assert label("some_new_key") == "some new key" and unit_of("some_new_key") is None
     assert figure_text(["a", "b"]) == "a, b" and figure_text([]) == "none" and figure_text(True) == "yes"
+
+
+def test_the_note_on_percentages_only_where_a_figure_is_one(suppressed):
+    """The note explaining percentages stood under every remediation, also one whose figures hold none."""
+    from privaudit.report.remediation_chapter import has_percentages
+
+    _, report, tree, _, _, _ = suppressed
+    assert report["remediation"]["loss"]["share_suppressed"] > 0  # printed as a percentage: the note is there
+    assert "Percentages: shares of records" in tree.find("section", id="remediation").clean_text()
+    assert has_percentages({"per_column": {"age": {"generalized_values_pct": 100.0}}})
+    assert has_percentages({"alteration_pct": {"NLLM": 12.5}}) and has_percentages({"rate": [0.1, 0.2]})
+    assert not has_percentages({"records_suppressed": 3, "metric": "NLLM", "clusters": 916, "levels": {}})
+    assert not has_percentages({"max_cluster_emd": None, "columns": ["age"], "sse": 155.5})

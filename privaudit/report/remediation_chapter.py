@@ -127,6 +127,21 @@ def readable(mapping: dict, first_column: str = "what") -> tuple[list[list[Any]]
     return rows, tables
 
 
+def has_percentages(mapping: Any, inherited: str | None = None) -> bool:
+    """Whether :func:`readable` prints any figure of ``mapping`` as a percentage (the chapter's note on
+    percentages is shown only then)."""
+    if not isinstance(mapping, dict):
+        return False
+    for key, value in mapping.items():
+        unit = unit_of(str(key), inherited)
+        if isinstance(value, dict):
+            if has_percentages(value, unit):
+                return True
+        elif unit is not None and isinstance(value, (int, float, list, tuple)) and not isinstance(value, bool):
+            return True
+    return False
+
+
 def _nested_text(value: Any, unit: str | None) -> str:
     if isinstance(value, dict):
         return "; ".join(f"{label(str(k))}: {_nested_text(v, unit_of(str(k), unit))}" for k, v in value.items()) or "none"
@@ -176,6 +191,7 @@ class RemediationView:
     loss_tables: list[DataTable] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     overrides: list[list[Any]] = field(default_factory=list)
+    percentages: bool = False  # some change or loss figure is printed as a percentage
 
     @property
     def before_verdict(self) -> str:
@@ -262,5 +278,6 @@ def remediation_view(data: dict, views: list, registry: Any = None) -> Remediati
         before_errored=before.get("checks_errored", 0), after_passed=bool(after.get("passed")),
         after_failed=after.get("checks_failed", 0), after_errored=after.get("checks_errored", 0),
         headline=headline, options=options, checks=checks, changes=changes, change_tables=change_tables,
-        loss=loss, loss_tables=loss_tables, notes=[str(n) for n in rem.get("notes") or []], overrides=overrides,
+        loss=loss, loss_tables=loss_tables,
+        percentages=has_percentages(rem.get("changes")) or has_percentages(rem.get("loss")), notes=[str(n) for n in rem.get("notes") or []], overrides=overrides,
     )
