@@ -56,6 +56,8 @@ def run(args) -> int:
         if suffix and suffix not in RECORD_FORMATS:
             raise PrivauditError(f"--records {args.records_out}: unknown format {suffix!r}; use .csv or .parquet")
     outputs = report_outputs(args) + ([args.records_out] if args.records_out else [])
+    if options.get("jvm_log") is not None:  # the spark engine's log is an output too: never over an input
+        outputs.append(str(options["jvm_log"]))
     check_outputs(outputs, [args.released, args.original, args.control, args.policy, *policy_files(args.policy)])
     bar = progress_bar(args)
     try:

@@ -20,5 +20,7 @@ def parse_options(pairs: list[str], flag: str = "--option") -> dict[str, Any]:
             value = yaml.safe_load(raw) if raw.strip() else ""
         except yaml.YAMLError:
             value = raw
+        if isinstance(value, (list, dict)) and not raw.strip().startswith(("[", "{")):
+            value = raw  # only flow style is a list or mapping: "-" or "a: b" is text, not YAML's block forms
         options[name.strip()] = value
     return options

@@ -18,7 +18,9 @@ pads or truncates such rows silently), invalid UTF-8 (which Spark replaces with 
 the replacement character. Messages are then phrased by :mod:`privaudit.core.data`, as for in-memory loads.
 
 Options: ``spark`` (a SparkSession), ``master`` (default ``local[*]``), ``shuffle_partitions``,
-``driver_memory`` (only when a new session is started), ``table`` (a table of the session's catalog). The
+``driver_memory`` and ``jvm_log`` (only when a new session is started: the file that keeps the JVM's own
+output, for a failure to investigate; without it that output goes to a temporary file deleted at exit),
+``table`` (a table of the session's catalog). The
 Python API also takes a ``pyspark.sql.DataFrame`` as the released table. Directories, globs and Hive
 partitions are read by Spark's own readers (``basePath`` set, so partition folders become columns).
 """
@@ -70,10 +72,12 @@ def quiet() -> Iterator[None]:
         yield
 
 
-def local_session(master: str = "local[*]", shuffle_partitions: int | None = None, driver_memory: str | None = None):
+def local_session(master: str = "local[*]", shuffle_partitions: int | None = None, driver_memory: str | None = None,
+                  jvm_log: str | None = None):
     """A Spark session for this process (started once; later calls get the same one). Spark logs errors
-    only, and the JVM's own output goes to a file (:func:`_gateway`), so a command's stderr keeps to
-    privaudit's one-line messages."""
+    only, and the JVM's own output goes to a file (:func:`_gateway`): ``jvm_log``, kept, or a temporary
+    one; so a command's stderr keeps to privaudit's one-line messages."""
+    log = _log_file(jvm_log)
     with quiet():
         from pyspark.sql import SparkSession
 
@@ -97,10 +101,26 @@ def local_session(master: str = "local[*]", shuffle_partitions: int | None = Non
         if driver_memory:
             conf = conf.set("spark.driver.memory", driver_memory)
         if SparkContext._gateway is None and "PYSPARK_GATEWAY_PORT" not in os.environ:  # this process starts the JVM
-            SparkContext(conf=conf, gateway=_gateway(conf, Path(folder) / "jvm.log"))
+            SparkContext(conf=conf, gateway=_gateway(conf, log or Path(folder) / "jvm.log"))
         session = SparkSession.builder.config(conf=conf).getOrCreate()
         session.sparkContext.setLogLevel("ERROR")
     return session
+
+
+def _log_file(jvm_log: str | None) -> Path | None:
+    """``jvm_log`` as a path the JVM may write to (a file, written in place; a symbolic link's file, a FIFO
+    or a device written through), refused in one line before any JVM starts when it cannot be."""
+    if jvm_log is None:
+        return None
+    if str(jvm_log).strip() in ("", "-"):
+        raise DataError(f"--engine-option jvm_log={jvm_log}: give a file (standard output and error are "
+                        "privaudit's own)")
+    path = Path(str(jvm_log))
+    if path.is_dir():
+        raise DataError(f"--engine-option jvm_log={jvm_log}: is a directory")
+    if not path.parent.is_dir():
+        raise DataError(f"--engine-option jvm_log={jvm_log}: the folder {str(path.parent)!r} does not exist")
+    return path
 
 
 def _gateway(conf, log: Path):
@@ -111,13 +131,17 @@ def _gateway(conf, log: Path):
     from pyspark.errors import PySparkRuntimeError
     from pyspark.java_gateway import launch_gateway
 
-    with log.open("wb") as sink:
+    try:
+        sink = log.open("wb")
+    except OSError as exc:
+        raise DataError(f"--engine-option jvm_log={log}: cannot be written ({exc.strerror})") from None
+    with sink:
         try:
             return launch_gateway(conf, popen_kwargs={"stdout": sink, "stderr": sink})
         except PySparkRuntimeError as exc:
             if getattr(exc, "getErrorClass", lambda: None)() != "JAVA_GATEWAY_EXITED":
                 raise
-    said = [line.strip() for line in log.read_text(errors="replace").splitlines()]
+    said = [line.strip() for line in log.read_text(errors="replace").splitlines()] if log.is_file() else []
     said = [line for line in said if line and not line.startswith("WARNING: Using incubator modules")]
     raise PrivauditError("the Spark engine's JVM did not start: " + (said[0] if said else "it printed nothing"))
 
@@ -314,7 +338,8 @@ def _header_is_odd(source: Source) -> bool:
 
 
 def summarize(path, policy: Policy, *, spark=None, master: str = "local[*]",
-              shuffle_partitions: int | None = None, driver_memory: str | None = None, table: str | None = None,
+              shuffle_partitions: int | None = None, driver_memory: str | None = None, jvm_log: str | None = None,
+              table: str | None = None,
               progress: Callable[[str, int, int], None] | None = None, what: str = "released table"):
     """Summarise ``path`` with Spark; returns an :class:`~privaudit.engines.EngineResult`.
 
@@ -324,7 +349,7 @@ def summarize(path, policy: Policy, *, spark=None, master: str = "local[*]",
     if table is not None or _is_dataframe(path):
         frame = path if table is None else None
         spark = spark or (frame.sparkSession if frame is not None else local_session(master, shuffle_partitions,
-                                                                                     driver_memory))
+                                                                                     driver_memory, jvm_log))
         with quiet():
             source = _catalog(spark, frame, table, policy)
             try:
@@ -332,7 +357,7 @@ def summarize(path, policy: Policy, *, spark=None, master: str = "local[*]",
             finally:
                 _drop_views(spark)
     source = open_input(path, policy, what)
-    spark = spark or local_session(master, shuffle_partitions, driver_memory)
+    spark = spark or local_session(master, shuffle_partitions, driver_memory, jvm_log)
     types = {}
     if isinstance(source, DatasetSource):
         types = {f.name: f.type for f in source.dataset.schema} if source.file_format == "parquet" else {}
