@@ -18,8 +18,10 @@ that single out the training table, its control successes those that single out 
 count rescaled to the training table's size when the two differ, by fitting Cohen & Nissim's
 probability that a predicate of weight ``w`` singles out among ``n`` records, ``n w (1 - w)^(n-1)``,
 integrated over ``w`` to the counts on subsamples of the control table). The naive baseline draws
-random predicates (random columns, values and comparison operators). Rates divide by ``n_attacks``
-even when fewer predicates were found (a note says so); duplicate rows are dropped first, and a
+random predicates (random columns, values and comparison operators), as many as the predicates found.
+Rates divide by the number of predicates found, which is ``n_attacks`` unless fewer single out the
+release (a note says so; anonymeter divides by ``n_attacks`` regardless, which lowers both rates and the
+risk as ``n_attacks`` grows past what the release allows); duplicate rows are dropped first, and a
 missing value satisfies no comparison, only ``is missing``/``is not missing``.
 
 Predicates are held as arrays (columns, operators, values). Single-condition predicates are counted by
@@ -778,9 +780,12 @@ def singling_out_attack(training: pd.DataFrame, synthetic: pd.DataFrame, control
     else:
         preds = multivariate_predicates(syn, mask, n_attacks, width, max_attempts, rng)
     notes = []
+    # the rates are over the predicates found: counting predicates that were never written as failed
+    # attacks (anonymeter's choice) scales both rates down, so a larger n_attacks would lower the risk
+    trials = len(preds) or n_attacks
     if len(preds) < n_attacks:
         notes.append(f"only {len(preds)} of the {n_attacks} requested predicates single out the release: the "
-                     "rates count the missing ones as failures, which can underestimate the risk")
+                     f"rates are over those {len(preds)}")
     singles = _count_once(train, preds, mask) == 1
     n_success = int(singles.sum())
     n_control: float = float((_count_once(ctrl, preds, mask) == 1).sum())
@@ -790,8 +795,8 @@ def singling_out_attack(training: pd.DataFrame, synthetic: pd.DataFrame, control
             notes.append("the control count could not be rescaled to the training table's size (the fit failed); "
                          "it is used as counted")
         else:
-            n_control = min(n_control * factor, float(n_attacks))
-    baseline = random_predicates(syn, mask, n_attacks, width, rng)
+            n_control = min(n_control * factor, float(trials))
+    baseline = random_predicates(syn, mask, trials, width, rng)
     n_baseline = int((_count_once(train, baseline, mask) == 1).sum())
-    result = outcome(n_success, n_attacks, n_control, n_attacks, n_baseline, n_attacks, confidence_level, tuple(notes))
+    result = outcome(n_success, trials, n_control, trials, n_baseline, trials, confidence_level, tuple(notes))
     return SinglingOutResult(result, len(preds))
