@@ -159,7 +159,10 @@ def test_written_csv_is_pandas_text_exactly(cells, delimiter, categorical, missi
         values = expected[name].dropna()
         if (values == values.round()).all() and values.abs().max() < 2**53:
             expected[name] = expected[name].astype("Int64")
-    want = neutralise(expected).to_csv(sep=delimiter, index=False, na_rep="*", lineterminator="\n")
+    expected = neutralise(expected)
+    if expected["x"].dtype.kind == "f":  # other float columns: shortest text, whole values without ".0"
+        expected["x"] = expected["x"].map(lambda v: v if pd.isna(v) else repr(v).removesuffix(".0"))
+    want = expected.to_csv(sep=delimiter, index=False, na_rep="*", lineterminator="\n")
     assert table_bytes(frame, "out.csv", delimiter).decode() == want
 
 

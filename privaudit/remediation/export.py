@@ -68,16 +68,41 @@ def table_bytes(frame: pd.DataFrame, path: str | Path, delimiter: str = ",", na_
         frame.to_parquet(buffer, index=False)
         return buffer.getvalue()
     frame = frame.copy()
-    for name, column in frame.items():  # whole numbers stay whole ("39", not "39.0")
+    fractional = []
+    for i, (name, column) in enumerate(frame.items()):  # whole numbers stay whole ("39", not "39.0")
         if pd.api.types.is_float_dtype(column.dtype):
             values = column.dropna()
             if len(values) and (values == values.round()).all() and values.abs().max() < 2**53:
                 frame[name] = column.astype("Int64")
+            elif len(values):
+                fractional.append(i)
     frame = neutralise(frame)
+    for i in fractional:  # after neutralise (which may rename headers): these texts are numbers, never formulas
+        frame.isetitem(i, _float_texts(frame.iloc[:, i]))
     text = _csv_by_distinct_values(frame, delimiter, na_rep)
     if text is None:
         text = frame.to_csv(sep=delimiter, index=False, na_rep=na_rep, lineterminator="\n")
     return text.encode("utf-8")
+
+
+def _float_texts(column: pd.Series) -> pd.Series:
+    """A float column with whole and fractional values as the texts a person would write: each value's
+    shortest round-tripping text (Python's ``repr``), and whole values without a spurious ``.0``
+    (``18`` and ``45.5``, as read, not ``18.0``). Missing values stay missing (``na_rep``). Each distinct
+    value is formatted once."""
+    values = column.to_numpy(dtype=float, na_value=np.nan)
+    missing = np.isnan(values)
+    codes, bits = pd.factorize(values[~missing].view(np.int64))  # by bit pattern: -0.0 is written "-0"
+    texts = np.array([_shortest(v) for v in bits.view(np.float64).tolist()], dtype=object)
+    out = np.full(len(values), np.nan, dtype=object)
+    out[~missing] = texts[codes] if len(codes) else texts[:0]
+    return pd.Series(out, index=column.index, name=column.name, dtype=object)
+
+
+def _shortest(value: float) -> str:
+    """Python's shortest round-tripping text of ``value``, ``18`` rather than ``18.0``."""
+    text = repr(value)
+    return text[:-2] if text.endswith(".0") else text
 
 
 def _csv_by_distinct_values(frame: pd.DataFrame, delimiter: str, na_rep: str) -> str | None:

@@ -31,6 +31,7 @@ from privaudit.report.text import fmt, share
 LABELS: dict[str, tuple[str, str | None]] = {
     "rows_out": ("records in the output", None),
     "records_affected": ("records changed", None),
+    "records_removed": ("records removed from the output", None),
     "records_changed": ("records changed", None),
     "records_suppressed": ("records suppressed", None),
     "cells_suppressed": ("cells suppressed", None),
@@ -46,7 +47,7 @@ LABELS: dict[str, tuple[str, str | None]] = {
     "heights": ("hierarchy height per column", None),
     "lattice_nodes": ("generalization lattice: nodes", None),
     "nodes_evaluated": ("lattice nodes evaluated", None),
-    "nodes_passing": ("lattice nodes passing", None),
+    "nodes_passing": ("lattice nodes passing (evaluated, or implied by a finer passing node)", None),
     "suppression_budget": ("suppression budget (records)", None),
     "normalized_sse": ("normalized SSE (information loss of the centroids)", None),
     "sse": ("SSE (sum of squared errors)", None),

@@ -12,6 +12,7 @@ probabilities with the pre-randomization table as the original.
 from __future__ import annotations
 
 import io
+import json
 from typing import Literal
 
 import numpy as np
@@ -70,6 +71,11 @@ def run(ctx, options: RandomizeOptions) -> Remediation:
     notes = [] if selection.feasible else [
         "even the strongest allowed randomization leaves the risk above max_risk"]
     keep = {c: float(p) for c, p in selection.keep_probabilities.items() if c in columns}
+    # the re-audit knows the keep probabilities (check_overrides); a fresh `privaudit audit` of the output
+    # only knows them from the policy, so say exactly what to add (JSON is YAML flow syntax)
+    published = json.dumps({c: {"keep_probability": p} for c, p in keep.items()})
+    notes.append(f"to audit the output as it was re-audited, add to check {check.id!r}: randomized: {published}, "
+                 "and give the input as --original (the risk is then measured against its true joint)")
     return Remediation(
         table=table,
         changes={"randomized_columns": columns, "keep_probabilities": keep, "values_changed": changed,

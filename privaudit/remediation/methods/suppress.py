@@ -80,6 +80,11 @@ def run(ctx: AuditContext, options: SuppressOptions) -> Remediation:
     changes = {"mode": options.mode, "columns": columns, "records_affected": suppressed,
                "rows_out": int(len(out))}
     removed = n - len(out)
+    if options.mode == "records":  # say it in words: the output's rows no longer line up with the input's
+        changes["records_removed"] = removed
+        if removed:
+            notes.append(f"{fmt(removed)} records removed: the output has {fmt(len(out))} of the input's "
+                         f"{fmt(n)} rows (the others keep their order)")
     return Remediation(out, changes, loss, notes=notes, records_removed=removed)
 
 
