@@ -51,6 +51,20 @@ def write_policy(folder: Path, text: str, name: str = "policy.yaml") -> Path:
     return path
 
 
+def write_rr_table(path: Path, n: int, seed: int = 3) -> Path:
+    """The randomized-response tests' table: sex and region (quasi-identifiers), disease (sensitive), with
+    women in the east all 'cancer', so randomizing sex and region is what lowers the disclosure risk."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    sex = rng.choice(["F", "M"], n)
+    region = rng.choice(["north", "south", "east"], n, p=[0.5, 0.3, 0.2])
+    disease = np.where((sex == "F") & (region == "east"), "cancer", rng.choice(["flu", "cold", "cancer"], n))
+    pd.DataFrame({"sex": sex, "region": region, "disease": disease}).to_csv(path, index=False)
+    return path
+
+
 @pytest.fixture(autouse=True)
 def _reports_follow_their_schema(request):
     """Every JSON report a test leaves in its tmp_path follows ``privaudit report schema`` (issue #16)."""

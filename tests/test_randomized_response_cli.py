@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import write_policy
+from conftest import write_policy, write_rr_table
 
 POLICY = """version: 1
 name: rr
@@ -23,14 +23,7 @@ checks:
 
 @pytest.fixture
 def data(tmp_path):
-    rng = np.random.default_rng(3)
-    n = 3000
-    sex = rng.choice(["F", "M"], n)
-    region = rng.choice(["north", "south", "east"], n, p=[0.5, 0.3, 0.2])
-    disease = np.where((sex == "F") & (region == "east"), "cancer", rng.choice(["flu", "cold", "cancer"], n))
-    path = tmp_path / "original.csv"
-    pd.DataFrame({"sex": sex, "region": region, "disease": disease}).to_csv(path, index=False)
-    return path
+    return write_rr_table(tmp_path / "original.csv", 3000)
 
 
 def test_unrandomized_risk_is_the_l_diversity_risk(tmp_path, data, audit_json):

@@ -10,6 +10,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from conftest import write_rr_table
 from privaudit.testing import run_cli
 
 FRANCDAT = """Num1,Key1,Num2,Num3,w
@@ -151,13 +152,7 @@ def test_html_chapter_says_passing_lattice_nodes_include_implied_ones(tmp_path):
 
 
 def test_randomized_output_can_be_audited_again_as_the_note_says(tmp_path):
-    rng = np.random.default_rng(3)
-    n = 600
-    sex = rng.choice(["F", "M"], n)
-    region = rng.choice(["north", "south", "east"], n, p=[0.5, 0.3, 0.2])
-    disease = np.where((sex == "F") & (region == "east"), "cancer", rng.choice(["flu", "cold", "cancer"], n))
-    data = tmp_path / "rr.csv"
-    pd.DataFrame({"sex": sex, "region": region, "disease": disease}).to_csv(data, index=False)
+    data = write_rr_table(tmp_path / "rr.csv", 600)
     policy_text = ("version: 1\nname: rr\ncolumns:\n  sex: {role: quasi_identifier}\n"
                    "  region: {role: quasi_identifier}\n  disease: {role: sensitive}\n"
                    "checks:\n  - {id: rr, assessor: rr_attribute_disclosure, sensitive: disease, max_risk: 0.8EXTRA}\n")

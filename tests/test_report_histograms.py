@@ -17,7 +17,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, write_policy
+from conftest import ROOT, write_policy, write_rr_table
 from report_helpers import parse_html, table_rows
 
 from privaudit.assessors.l_diversity import LDiversityParams, per_class_figures
@@ -291,13 +291,8 @@ checks:
 
 
 def test_rr_section_histogram_and_keep_probabilities(tmp_path):
-    rng = np.random.default_rng(3)
     n = 3000
-    sex = rng.choice(["F", "M"], n)
-    region = rng.choice(["north", "south", "east"], n, p=[0.5, 0.3, 0.2])
-    disease = np.where((sex == "F") & (region == "east"), "cancer", rng.choice(["flu", "cold", "cancer"], n))
-    path = tmp_path / "rr.csv"
-    pd.DataFrame({"sex": sex, "region": region, "disease": disease}).to_csv(path, index=False)
+    path = write_rr_table(tmp_path / "rr.csv", n)
     result, tree = render(path, write_policy(tmp_path, RR_POLICY), original=path)
     check = next(c for c in result.checks if c.id == "rr")
     d = check.details

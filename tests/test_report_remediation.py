@@ -14,13 +14,12 @@ import io
 import json
 import os
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, ROOT, write_policy
+from conftest import DATA, ROOT, write_policy, write_rr_table
 from report_helpers import parse_html, pdf_outline_titles, pdf_pages_text, table_rows
 
 from privaudit.cli import main
@@ -212,13 +211,7 @@ checks:
 
 
 def test_randomize_report_lists_published_parameters(tmp_path):
-    rng = np.random.default_rng(3)
-    n = 2000
-    sex = rng.choice(["F", "M"], n)
-    region = rng.choice(["north", "south", "east"], n, p=[0.5, 0.3, 0.2])
-    disease = np.where((sex == "F") & (region == "east"), "cancer", rng.choice(["flu", "cold", "cancer"], n))
-    data = tmp_path / "original.csv"
-    pd.DataFrame({"sex": sex, "region": region, "disease": disease}).to_csv(data, index=False)
+    data = write_rr_table(tmp_path / "original.csv", 2000)
     code, err = run("remediate", data, "--policy", write_policy(tmp_path, RR_POLICY), "--method", "randomize",
                     "--option", "seed=7", "--out", tmp_path / "release.csv", "--html", tmp_path / "r.html",
                     "--json", tmp_path / "r.json", "--quiet")

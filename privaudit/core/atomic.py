@@ -49,6 +49,7 @@ class Staged:
         self.shown, self.target, self._fd, self._name = str(shown), target, fd, name
 
     def commit(self) -> None:
+        """Rename the finished file over the target; a failure is one line naming the output."""
         tmp = self._name
         if self._fd is not None:
             tmp = self.target.parent / f".{self.target.name}.{os.getpid()}.tmp"
@@ -60,7 +61,10 @@ class Staged:
             if not linked:
                 raise PrivauditError(f"{self.shown}: cannot be written (the finished file could not be linked)")
         self._name = None
-        _replace(tmp, self.target)
+        try:
+            _replace(tmp, self.target)
+        except OSError as exc:
+            raise PrivauditError(f"{self.shown}: cannot be written ({exc.strerror})") from None
 
     def discard(self) -> None:
         if self._fd is not None:
@@ -110,12 +114,7 @@ def write_output(path: str | Path, data: bytes | str) -> bool:
     staged = stage_output(path, data)
     if staged is None:
         return False
-    try:
-        staged.commit()
-    except PrivauditError:
-        raise
-    except OSError as exc:
-        raise PrivauditError(f"{path}: cannot be written ({exc.strerror})") from None
+    staged.commit()
     return True
 
 

@@ -227,15 +227,14 @@ def check_schemas(location: Location, delimiter: str | None, what: str = "releas
 
 def _csv_header(location: Location, info: pafs.FileInfo, delimiter: str | None) -> list[str]:
     """A CSV file's column names, from its first line (the checks and names of :func:`_read_one`)."""
-    from privaudit.core.data import header_names, read_head, sniff_delimiter
+    from privaudit.core.data import header_names, read_head
 
     if not location.remote:
         _, head, delimiter = read_head(Path(info.path), delimiter)
         return header_names(Path(info.path), head.splitlines()[0], delimiter)
     with location.filesystem.open_input_stream(info.path) as stream:
-        head = stream.read(1 << 16).decode("utf-8-sig", errors="ignore")
-    name = _file_name(location, info)
-    return header_names(Path(name), head.splitlines()[0], delimiter or sniff_delimiter(head, Path(name)))
+        head = stream.read(HEAD_BYTES)
+    return _remote_header(head, len(head) < HEAD_BYTES, _file_name(location, info), delimiter)[1]
 
 
 def _differs(location: Location, index: int, delimiter: str | None, what: str):
@@ -265,23 +264,32 @@ def _read_one(location: Location, info: pafs.FileInfo, name: str, delimiter: str
     return _csv_from_bytes(data, name, delimiter)
 
 
+HEAD_BYTES = 1 << 16  # a remote CSV's head: its header line, and the lines its delimiter is sniffed from
+
+
+def _remote_header(head: bytes, whole: bool, name: str, delimiter: str | None) -> tuple[str, list[str]]:
+    """(delimiter, column names) of a remote CSV from its first bytes ``head`` (``whole``: the entire file);
+    a character cut at the head's end is not an encoding error."""
+    from privaudit.core.data import header_names, sniff_delimiter
+
+    try:
+        text = head.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if exc.end < len(head) or whole:
+            raise DataError(f"{name}: not valid UTF-8 (byte {exc.start})") from None
+        text = head[: exc.start].decode("utf-8-sig")
+    if not text.strip():
+        raise DataError(f"{name}: the file is empty")
+    delimiter = delimiter or sniff_delimiter(text, Path(name))
+    return delimiter, header_names(Path(name), text.splitlines()[0], delimiter)
+
+
 def _csv_from_bytes(data: bytes, name: str, delimiter: str | None) -> pa.Table:
     """A remote CSV file read as the local reader reads one (header trimmed, every column as text)."""
     import pyarrow.csv as pacsv
 
-    from privaudit.core.data import header_names, sniff_delimiter
-
-    head = data[: 1 << 16]
-    try:
-        text_head = head.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        if exc.end < len(head) or len(head) == len(data):  # not just a character cut at the head's end
-            raise DataError(f"{name}: not valid UTF-8 (byte {exc.start})") from None
-        text_head = head[: exc.start].decode("utf-8-sig")
-    if not text_head.strip():
-        raise DataError(f"{name}: the file is empty")
-    delimiter = delimiter or sniff_delimiter(text_head, Path(name))
-    names = header_names(Path(name), text_head.splitlines()[0], delimiter)
+    head = data[:HEAD_BYTES]
+    delimiter, names = _remote_header(head, len(head) == len(data), name, delimiter)
     try:
         return pacsv.read_csv(
             pa.BufferReader(data),

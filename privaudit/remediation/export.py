@@ -87,22 +87,12 @@ def table_bytes(frame: pd.DataFrame, path: str | Path, delimiter: str = ",", na_
 
 def _float_texts(column: pd.Series) -> pd.Series:
     """A float column with whole and fractional values as the texts a person would write: each value's
-    shortest round-tripping text (Python's ``repr``), and whole values without a spurious ``.0``
-    (``18`` and ``45.5``, as read, not ``18.0``). Missing values stay missing (``na_rep``). Each distinct
-    value is formatted once."""
+    shortest round-tripping text (numpy's ``str`` of a float64 is Python's ``repr``: Dragon4, shortest
+    digits), whole values without a spurious ``.0`` (``18`` and ``45.5``, as read, not ``18.0``; ``-0.0`` is
+    ``-0``). Missing values stay missing (``na_rep``)."""
     values = column.to_numpy(dtype=float, na_value=np.nan)
-    missing = np.isnan(values)
-    codes, bits = pd.factorize(values[~missing].view(np.int64))  # by bit pattern: -0.0 is written "-0"
-    texts = np.array([_shortest(v) for v in bits.view(np.float64).tolist()], dtype=object)
-    out = np.full(len(values), np.nan, dtype=object)
-    out[~missing] = texts[codes] if len(codes) else texts[:0]
-    return pd.Series(out, index=column.index, name=column.name, dtype=object)
-
-
-def _shortest(value: float) -> str:
-    """Python's shortest round-tripping text of ``value``, ``18`` rather than ``18.0``."""
-    text = repr(value)
-    return text[:-2] if text.endswith(".0") else text
+    texts = pd.Series(values.astype(str), index=column.index, name=column.name, dtype=object).str.removesuffix(".0")
+    return texts.where(~np.isnan(values))
 
 
 def _csv_by_distinct_values(frame: pd.DataFrame, delimiter: str, na_rep: str) -> str | None:

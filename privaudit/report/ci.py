@@ -69,17 +69,21 @@ def _threshold(threshold: Any) -> str:
 _MD_SYNTAX = re.compile(r"([\\`*\[\]<>&|~])")
 
 
+def _one_line(text: Any) -> str:
+    """``text`` on one line, control and bidi characters shown as escapes."""
+    return printable(str(text).replace("\r", " ").replace("\n", " "))
+
+
 def _cell(text: Any) -> str:
-    """``text`` as the plain text of one Markdown table cell: on one line, control and bidi characters
-    shown as escapes, Markdown and HTML syntax escaped (a column named ``<img src=…>`` must not fetch an
-    image in a rendered job summary)."""
-    return _MD_SYNTAX.sub(r"\\\1", printable(str(text).replace("\r", " ").replace("\n", " ")))
+    """``text`` as the plain text of one Markdown table cell: :func:`_one_line`, Markdown and HTML syntax
+    escaped (a column named ``<img src=…>`` must not fetch an image in a rendered job summary)."""
+    return _MD_SYNTAX.sub(r"\\\1", _one_line(text))
 
 
 def _code(text: Any) -> str:
     """``text`` as a code span in a table cell: backslash escapes do not work inside code spans, so only
     ``|`` is escaped (GFM splits cells first) and the fence is longer than any run of backticks inside."""
-    text = printable(str(text).replace("\r", " ").replace("\n", " ")).replace("|", "\\|")
+    text = _one_line(text).replace("|", "\\|")
     fence = "`" * (max((len(m) for m in re.findall("`+", text)), default=0) + 1)
     pad = " " if "`" in text else ""
     return f"{fence}{pad}{text}{pad}{fence}"

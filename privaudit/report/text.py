@@ -13,10 +13,11 @@ MISSING = "—"
 #: (RIGHT-TO-LEFT OVERRIDE) would print the rest of a sentence or table cell backwards ("Trojan Source",
 #: Boucher and Anderson 2021, CVE-2021-42574).
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-_CONTROL = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029{_BIDI}]")
+_INVISIBLE = f"\\x7f-\\x9f\\u2028\\u2029{_BIDI}"  # beyond the C0 controls
+_CONTROL = re.compile(f"[\\x00-\\x1f{_INVISIBLE}]")
 #: What a report page must not hold as is: the same characters less tab, newline and carriage return
 #: (layout whitespace in HTML).
-_HIDDEN = re.compile(f"[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\u2028\\u2029{_BIDI}]")
+_HIDDEN = re.compile(f"[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f{_INVISIBLE}]")
 
 
 def _escape(char: str) -> str:
