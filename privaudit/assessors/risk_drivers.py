@@ -33,7 +33,7 @@ class RiskDriversParams(Params):
 
 def _figures(groups: pd.DataFrame, columns: list[str], n: int) -> tuple[int, float]:
     if columns:
-        sizes = groups.groupby(columns, sort=False, dropna=False)["f"].sum().to_numpy()
+        sizes = groups.groupby(columns, sort=False, dropna=False, observed=True)["f"].sum().to_numpy()
     else:
         sizes = np.array([n])
     return int(sizes[sizes == 1].sum()), len(sizes) / n
