@@ -81,3 +81,12 @@ def _reports_follow_their_schema(request):
             continue
         if isinstance(data, dict) and "schema_version" in data and "checks" in data and "tool" in data:
             assert_valid_report(data)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests that start a JVM (the ``spark`` fixture, the Spark modules) are marked ``spark`` and ``slow``, so
+    ``pytest -m "not slow"`` is the quick run and ``-m "not spark"`` runs without Java."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()) or item.path.name.startswith("test_spark_"):
+            item.add_marker(pytest.mark.spark)
+            item.add_marker(pytest.mark.slow)

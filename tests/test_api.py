@@ -26,6 +26,7 @@ def frame() -> pd.DataFrame:
     return pd.read_csv(RELEASE, sep=";", dtype=str, keep_default_na=False)
 
 
+@pytest.mark.slow
 def test_audit_a_dataframe_like_the_file(frame, tmp_path):
     report = privaudit.audit(frame, POLICY)
     run_cli("audit", RELEASE, "--policy", POLICY, "--json", tmp_path / "r.json", "--quiet")
@@ -52,6 +53,7 @@ def test_a_dict_policy_and_bad_input(frame):
         privaudit.audit(frame, policy, engine="chunked")
 
 
+@pytest.mark.slow
 def test_records_from_the_api_and_the_cli(frame, tmp_path):
     records = privaudit.audit(frame, POLICY).records()
     assert list(records.columns[:4]) == ["row", "class_id", "class_size", "risk"]
@@ -75,6 +77,7 @@ def test_remediate_from_the_api(frame):
     assert "remediation" in outcome._repr_html_()
 
 
+@pytest.mark.slow
 def test_a_notebook_shows_the_report_inline(tmp_path):
     import nbclient
     import nbformat

@@ -21,6 +21,7 @@ def test_corpus_is_large_enough():
     assert len(CASES) >= 30
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CASES)
 def test_bad_case(name, tmp_path, run_cli):
     folder = tmp_path / name

@@ -165,6 +165,7 @@ def test_outputs_are_written_through_a_symlink_once_all_are_written(tmp_path, wo
     assert (tmp_path / "s.md").read_text().startswith("## privaudit")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_row_longer_than_a_block_loads_on_every_engine(tmp_path, engine, monkeypatch):
     """Before: a row over 16 MiB got 'straddling object straddles two block boundaries' in process, 'CSV Error on

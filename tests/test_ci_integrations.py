@@ -78,6 +78,7 @@ def _hooks():
     return {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
 
 
+@pytest.mark.slow
 def test_the_policy_check_hook_checks_every_file_it_is_given(tmp_path, privaudit_command):
     hook = _hooks()["privaudit-policy-check"]
     assert re.search(hook["files"], "policies/adult.yaml")
@@ -94,6 +95,7 @@ def test_the_policy_check_hook_checks_every_file_it_is_given(tmp_path, privaudit
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "broken.yaml" in done.stderr
 
 
+@pytest.mark.slow
 def test_the_audit_hook_gates_on_the_verdict(tmp_path, privaudit_command):
     hook = _hooks()["privaudit-audit"]
     assert hook["pass_filenames"] is False

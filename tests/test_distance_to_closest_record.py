@@ -84,6 +84,7 @@ value_rows = st.tuples(st.one_of(st.none(), st.integers(0, 6)), st.one_of(st.non
                        st.one_of(st.none(), st.sampled_from(LEVELS)))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(value_rows, min_size=1, max_size=25), st.lists(value_rows, min_size=1, max_size=30),
        st.integers(1, 7), st.integers(1, 9), st.integers(1, 2))

@@ -358,6 +358,7 @@ def _cli(*args) -> tuple[int, str]:
 CORPUS = DATA / "bad"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", [pytest.param("chunked"), pytest.param("duckdb", marks=needs_duckdb)])
 def test_malformed_corpus_gives_the_in_process_errors(engine):
     """Every case of tests/data/bad: the same one-line message and exit code 2 through the engine."""
@@ -469,6 +470,7 @@ def spark():
     yield session
 
 
+@pytest.mark.slow
 @needs_spark
 def test_spark_report_equals_in_process(spark, tmp_path):
     """A 600-row release, CSV and Parquet, one Spark session (Spark is slow to start; tables stay small)."""
@@ -500,6 +502,7 @@ def test_spark_parquet_schema_given_only_for_simple_types():
     assert _parquet_schema({}) is None
 
 
+@pytest.mark.slow
 @needs_spark
 def test_spark_fine_release_and_wide_key(spark, tmp_path, releases):
     """The one Spark aggregation on many classes: weights (some missing), an identifier, three sensitive
@@ -524,6 +527,7 @@ def test_spark_fine_release_and_wide_key(spark, tmp_path, releases):
     _assert_same(report(tmp_path / "data.csv", policy), report(tmp_path / "data.csv", policy, "spark", spark=spark))
 
 
+@pytest.mark.slow
 @needs_spark
 @pytest.mark.parametrize("name", ["ragged-too-few", "latin1-in-utf8", "truncated-quote", "text-in-numeric",
                                   "value-not-in-hierarchy"])

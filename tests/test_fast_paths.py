@@ -86,6 +86,7 @@ count_matrices = st.integers(1, 30).flatmap(lambda n: st.tuples(
 ))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(count_matrices)
 def test_blockwise_figures_equal_one_block(case):
@@ -115,6 +116,7 @@ def test_blockwise_figures_equal_one_block(case):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-12, equal_nan=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(1, 6), min_size=1, max_size=40), st.integers(1, 9), st.randoms(use_true_random=False))
 def test_class_value_counts_dense_and_sorted_agree(sizes, m, rnd):

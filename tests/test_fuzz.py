@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import json
 import tempfile
 from pathlib import Path
@@ -44,6 +45,7 @@ def cases(draw):
     return text, policy
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_audit_never_crashes(case):

@@ -208,6 +208,7 @@ def cases(draw):
     return small_case(draw)
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases(), metric=st.sampled_from(ALL_METRICS), suppression=st.sampled_from([0.0, 0.2]))
 def test_lattice_is_optimal_by_brute_force(case, metric, suppression):
@@ -255,6 +256,7 @@ def test_lattice_prunes_on_adult_sample():
 
 
 # ----------------------------------------------------------------------------- GAA
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases(), metric=st.sampled_from(ALL_METRICS), strategy=st.sampled_from(["S1", "S2", "S3", "S4", "S5",
                                                                                    "S6", "S7"]))
@@ -315,6 +317,7 @@ def test_gaa_strategies_steer_by_diversity_and_closeness():
     assert {s: partner(s) for s in expected} == {s: [x] for s, x in expected.items()}
 
 
+@pytest.mark.slow
 def test_gaa_is_deterministic_and_keeps_rows():
     from privaudit.core.data import load_table
     from privaudit.testing import load_policy
@@ -345,6 +348,7 @@ def adult_case(tmp_path):
     ["algorithm=lattice", "metric=NCP", "max_suppression=0.05"],
     ["algorithm=gaa", "metric=WNLLM", "strategy=S5", "weighting=w2"],
 ])
+@pytest.mark.slow
 def test_cli_remediate_then_audit_passes(adult_case, tmp_path, run_cli, options):
     data, policy = adult_case
     before = data.read_bytes()
@@ -387,6 +391,7 @@ def test_cli_lists_generalize(run_cli):
     assert code == 0 and "generalize" in out and "metric='NLLM'" in out
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases(), suppression=st.sampled_from([0.0, 0.2]))
 def test_rolled_up_snapshots_agree_with_the_audit_summary(case, suppression):

@@ -57,6 +57,7 @@ def adult(tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("metric, suppression, ldiv", list(ARX))
 def test_lattice_picks_arx_optimum_and_writes_arx_table(adult, metric, suppression, ldiv):
     levels, score, digest = ARX[(metric, suppression, ldiv)]

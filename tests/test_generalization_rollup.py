@@ -53,6 +53,7 @@ def two_sensitive_cases(draw):
     return frame, make_policy(columns, checks)
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=two_sensitive_cases(), suppression=st.sampled_from([0.0, 0.3]))
 def test_generic_roll_up_agrees_with_the_audit_summary(case, suppression):
@@ -131,6 +132,7 @@ print("faker" in sys.modules)
 """
 
 
+@pytest.mark.slow
 def test_start_up_loads_no_name_list_a_column_cannot_need():
     """Faker's name lists (about 0.3 s to import) are loaded only when a column holds values shaped like full
     names (two to four words) or its header says names: an adult-like column of one-word labels needs none."""

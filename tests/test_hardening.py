@@ -138,6 +138,7 @@ def test_written_csv_headers_and_labels_are_neutralised(tmp_path):
 _CELL = st.text(alphabet=st.sampled_from(list("ab;,\"'=+-@ \n\r\t*0.5")), max_size=4)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(cells=st.lists(st.tuples(_CELL, _CELL, st.one_of(st.none(), st.floats(allow_nan=False, width=32)),
                                 st.integers(-3, 3)), min_size=0, max_size=12),
@@ -261,6 +262,7 @@ def test_header_names_match_after_unicode_normalisation(tmp_path):
         assert result.code == 0, (engine, result.stderr)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["in-process", "chunked", "duckdb"])
 def test_a_header_of_100000_columns_is_read_whole(tmp_path, engine):
     data = tmp_path / "wide.csv"

@@ -17,6 +17,7 @@ ADULT = ROOT / "examples" / "adult" / "adult.csv"
 RELEASE = ROOT / "examples" / "adult" / "release.csv"
 
 
+@pytest.mark.slow
 def test_init_drafts_a_policy_that_fits_and_audits(tmp_path):
     data = tmp_path / "adult.csv"
     shutil.copy(ADULT, data)

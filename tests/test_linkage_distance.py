@@ -417,6 +417,7 @@ def test_mahalanobis_equals_euclidean_after_whitening():
     assert not np.allclose(raw.nearest_distance, maha.nearest_distance)
 
 
+@pytest.mark.slow
 def test_worst_case_weights_discard_a_pure_noise_attribute():
     rng = np.random.default_rng(21)
     n = 1500
@@ -478,6 +479,7 @@ def test_weight_lp_and_logistic_pick_the_separating_attribute():
     assert w_lg.sum() == pytest.approx(1.0) and w_lg[0] > 0.9
 
 
+@pytest.mark.slow
 def test_worst_case_does_not_collapse_on_an_unperturbed_attribute():
     # the hinge LP alone puts all weight on the unperturbed binary d (every own record then ties
     # with half of the file); the learned weights must still link at least as well as uniform ones

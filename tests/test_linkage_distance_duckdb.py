@@ -77,6 +77,7 @@ def audit(tmp_path, paths, pol, *extra):
     ("[[zip], [sex, age]]", True, "csv"),
     ("[[sex]]", False, "parquet"),
 ])
+@pytest.mark.slow
 def test_cli_duckdb_and_chunked_give_the_in_process_figures(tmp_path, blocking, ids, fmt):
     original, released = tables()
     if ids:  # a shuffled release joined by record_id

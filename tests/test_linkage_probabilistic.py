@@ -237,6 +237,7 @@ small_tables = st.integers(20, 60).flatmap(lambda n: st.fixed_dictionaries({
 })).map(pd.DataFrame)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_tables, st.integers(0, 10_000), st.integers(1, 500))
 def test_vectorised_scan_matches_brute_force(df, seed, chunk):
@@ -272,6 +273,7 @@ def test_packed_and_generic_paths_agree_with_many_columns_and_missing():
     assert e.value == pytest.approx(value, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_large_pattern_space_uses_sparse_counts_and_per_pair_deduplication():
     """12 numeric attributes with 3 tolerances (5**12 patterns): no weight table, sparse pattern counts,
     duplicates across rules found by comparing keys per pair; float values with missing ones."""
@@ -312,6 +314,7 @@ def _summary(r):
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(chunk=st.integers(1, 20_000))
 def test_chunking_does_not_change_results(adult_small, chunk):
@@ -364,6 +367,7 @@ def _distribution(draw, n):
     return p / p.sum()
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.data())
 def test_thresholds_are_ordered_and_meet_targets(data):
@@ -395,6 +399,7 @@ def test_thresholds_are_ordered_and_meet_targets(data):
 # --------------------------------------------------------------------------- blocking and sampling
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(small_tables, st.integers(1, 300))
 def test_candidate_pairs_are_the_deduplicated_union(df, chunk):

@@ -110,6 +110,7 @@ def s3(tmp_path_factory):
     server.stop()
 
 
+@pytest.mark.slow
 def test_parquet_prefix_and_csv_key_on_s3(s3, tmp_path, frame, reference, run_cli):
     half = len(frame) // 2
     for i, part in enumerate((frame.iloc[:half], frame.iloc[half:])):
@@ -137,6 +138,7 @@ def test_object_store_errors_are_one_line(s3, run_cli):
     assert code == 2 and "s3://no-such-bucket/x.csv" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_chunked_and_duckdb_read_an_object_store_prefix(s3, tmp_path, frame, reference):
     """pyarrow reads the store for both engines (DuckDB scans the registered Arrow dataset: no extension)."""
     local = tmp_path / "part.parquet"
@@ -170,6 +172,7 @@ def datasets(tmp_path_factory, small):
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["chunked", "duckdb"])
 @pytest.mark.parametrize("kind", ["parquet", "csv"])
 def test_engines_read_partitioned_datasets(datasets, engine, kind):
@@ -179,6 +182,7 @@ def test_engines_read_partitioned_datasets(datasets, engine, kind):
     assert figures(got) == expected and got.table.columns[-1] == "region"
 
 
+@pytest.mark.slow
 def test_duckdb_connection_and_table(datasets, small, tmp_path, run_cli):
     duckdb = pytest.importorskip("duckdb")
     expected = figures(run_audit(datasets / "one.csv", POLICY))
@@ -223,6 +227,7 @@ def spark():
     return local_session("local[2]", shuffle_partitions=2)
 
 
+@pytest.mark.slow
 def test_spark_reads_datasets_dataframes_and_tables(spark, datasets, small):
     expected = figures(run_audit(datasets / "one.csv", POLICY))
     for kind in ("parquet", "csv"):

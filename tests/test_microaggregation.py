@@ -304,6 +304,7 @@ def test_mdav_result_reports_t_closeness_without_enforcing_it():
     assert fixed.verification.ok and fixed.max_emd <= 0.1
 
 
+@pytest.mark.slow
 def test_casc_t_closeness_first_and_ordering():
     import pandas as pd
 

@@ -73,6 +73,7 @@ TABLE_III = {  # k: minimum/average cluster size for t = 0.01, 0.05, ..., 0.25 (
 T_VALUES = [0.01, 0.05, 0.09, 0.13, 0.17, 0.21, 0.25]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("confidential", ["FEDTAX", "FICA"])  # MCD, HCD
 def test_table_iii_algorithm_3_cluster_sizes_on_casc(confidential):
     """Table III: Algorithm 3's minimum / average (rounded) cluster size on the 1,080 CASC records with

@@ -305,6 +305,7 @@ histograms = st.tuples(
 ).filter(lambda h: h[0] > 0 or h[1])
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hist=histograms, fraction=st.one_of(st.floats(0.001, 0.1), st.floats(0.1, 1.0)))
 def test_properties(hist, fraction):

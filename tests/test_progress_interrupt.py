@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import io
 import signal
 import subprocess
@@ -38,6 +39,7 @@ def test_bar_silent_before_the_delay_and_off_a_terminal():
     assert quiet.getvalue() == ""
 
 
+@pytest.mark.slow
 def test_ctrl_c_leaves_no_output(tmp_path):
     out = tmp_path / "out"
     out.mkdir()

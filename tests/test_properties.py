@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import os
 
 import numpy as np
@@ -50,6 +51,7 @@ settings.register_profile("privaudit", deadline=None, max_examples=25, derandomi
 settings.load_profile("privaudit")
 
 
+@pytest.mark.slow
 @given(tables, st.randoms(use_true_random=False))
 def test_invariant_to_row_order(frame, rnd):
     order = list(range(len(frame)))
@@ -60,6 +62,7 @@ def test_invariant_to_row_order(frame, rnd):
         assert a[key] == b[key] or np.isclose(a[key], b[key], atol=1e-12), key
 
 
+@pytest.mark.slow
 @given(tables)
 def test_generalization_never_lowers_protection(frame):
     """Generalizing age to 10-year bands merges classes: k, distinct and entropy l can only grow,
@@ -73,6 +76,7 @@ def test_generalization_never_lowers_protection(frame):
     assert gen["uniqueness"] <= fine["uniqueness"]
 
 
+@pytest.mark.slow
 @given(tables)
 def test_emd_values_in_bounds(frame):
     f = figures(frame)

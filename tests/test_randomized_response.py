@@ -120,6 +120,7 @@ def test_risk_decreases_with_stronger_qi_randomization():
 
 
 # ---------------------------------------------------------------- Monte Carlo attack
+@pytest.mark.slow
 def test_monte_carlo_attack_agrees_with_formula():
     """Simulate the linking attack on a large randomized sample and compare with eta_QI eta_S pi_au/pi_a.
 

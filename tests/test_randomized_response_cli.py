@@ -44,6 +44,7 @@ def test_full_qi_randomization_falls_to_the_joint(tmp_path, data, audit_json):
     assert report["checks"][1]["details"]["joint_from"] == "original"
 
 
+@pytest.mark.slow
 def test_randomize_remediation_publishes_matrices_that_pass_the_audit(tmp_path, data, run_cli):
     policy = write_policy(tmp_path, POLICY.replace("RANDOMIZED", ""))
     out, report = tmp_path / "release.csv", tmp_path / "r.json"

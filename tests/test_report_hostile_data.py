@@ -63,6 +63,7 @@ def test_no_bidi_or_control_character_reaches_the_html(spoofed):
     assert "\\x1b[31mred\\x07\\u202egnp.exe" in html  # the sensitive value too (shown: the policy asks)
 
 
+@pytest.mark.slow
 def test_the_pdf_prints_no_sentence_backwards(spoofed, registry):
     result, html = spoofed
     text = " ".join(pdf_pages_text(render_audit_pdf(result, html)))
@@ -103,6 +104,7 @@ def test_no_synthetic_chapter_for_a_distance_check_alone(registry):
     assert "Distance to closest record" in html
 
 
+@pytest.mark.slow
 def test_long_ids_and_names_wrap_inside_the_page(registry):
     long_qi = "Q" * 120
     frame = pd.DataFrame({long_qi: [f"z{i % 4}" for i in range(20)], "dx": ["a", "b"] * 10})

@@ -200,6 +200,7 @@ def test_html_is_self_contained(t4):
 
 
 # ---------------------------------------------------------------------------------- determinism
+@pytest.mark.slow
 def test_html_is_byte_identical_across_runs(tmp_path):
     outputs = []
     for seed in ("1", "2"):

@@ -47,6 +47,7 @@ def rendered(tmp_path_factory):
     return report, parse_html((out / "r.html").read_text()), pdf, code, pdf_pages_text(pdf)
 
 
+@pytest.mark.slow
 def test_cli_wrote_a_pdf(rendered):
     report, _, pdf, code, _ = rendered
     assert pdf.startswith(b"%PDF-") and pdf.rstrip().endswith(b"%%EOF")
@@ -160,6 +161,7 @@ def test_the_pdf_is_pdf_a_3b(rendered):
                 assert any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")), d.get("/BaseFont")
 
 
+@pytest.mark.slow
 def test_a_dict_policy_is_attached_as_its_canonical_form(tmp_path):
     import hashlib
 

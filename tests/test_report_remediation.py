@@ -83,6 +83,7 @@ def pairs(tree, cls):
     return {row[0]: row[1] for row in table_rows(tree.find("table", cls=cls))}
 
 
+@pytest.mark.slow
 def test_cover_names_the_input_and_the_remediated_file(suppressed):
     _, report, tree, _, _, out = suppressed
     rem = report["remediation"]

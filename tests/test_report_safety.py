@@ -129,6 +129,7 @@ def test_values_are_text_in_the_html(hostile_report):
         assert node.attrs.get("href") is None or node.attrs["href"].startswith("#")
 
 
+@pytest.mark.slow
 def test_values_fetch_nothing_in_the_pdf(hostile_report):
     html, hits, values = hostile_report
     fetcher = DataOnlyFetcher()

@@ -4,6 +4,7 @@ recount over the records, and through the CLI with the report's bar chart."""
 
 from __future__ import annotations
 
+import pytest
 import json
 
 import numpy as np
@@ -19,6 +20,7 @@ def _recount(frame: pd.DataFrame, columns: list[str]) -> tuple[int, float]:
     return int(sizes[sizes == 1].sum()), len(sizes) / len(frame)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from("xyz"), st.sampled_from("01")), min_size=1,
                 max_size=40))

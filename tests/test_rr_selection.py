@@ -85,6 +85,7 @@ def test_achieved_risk_is_within_bound(data, columns):
     )
 
 
+@pytest.mark.slow
 def test_loss_is_minimal_against_grid_search(data):
     max_risk = 0.45
     sel = select_keep_probabilities(data, ["a", "b"], "s", ["a", "b"], max_risk=max_risk)

@@ -23,6 +23,7 @@ def _audit(path, out, *extra):
                            str(out), "--quiet", *extra], capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 def test_a_ragged_row_found_by_spark_is_the_in_process_line(tmp_path):
     lines = (ROOT / "examples/adult/release.csv").read_text().splitlines()[:40]
     bad = tmp_path / "ragged.csv"
@@ -35,6 +36,7 @@ def test_a_ragged_row_found_by_spark_is_the_in_process_line(tmp_path):
     assert not (tmp_path / "b.json").exists() and spark.stdout == ""
 
 
+@pytest.mark.slow
 def test_a_jvm_that_cannot_start_is_one_line(tmp_path):
     done = _audit(ROOT / "examples/adult/release.csv", tmp_path / "r.json", "--engine", "spark",
                   "--engine-option", "driver_memory=lots")
@@ -43,6 +45,7 @@ def test_a_jvm_that_cannot_start_is_one_line(tmp_path):
         "privaudit: error: the Spark engine's JVM did not start: Invalid maximum heap size: -Xmxlots"], done.stderr
 
 
+@pytest.mark.slow
 def test_jvm_log_keeps_the_jvms_own_output(tmp_path):
     """``--engine-option jvm_log=FILE``: the JVM's output, which privaudit keeps off the terminal, is kept in
     FILE to investigate a failure (without it, a temporary file deleted at exit). The command's stderr is

@@ -27,6 +27,7 @@ def _report(tmp_path, name, *extra):
     return json.loads(out.read_text())
 
 
+@pytest.mark.slow
 def test_local_cluster_gives_the_in_process_report(tmp_path):
     reference = _report(tmp_path, "in-process")
     cluster = _report(tmp_path, "cluster", "--engine", "spark", "--engine-option", "master=local-cluster[2,1,1024]",

@@ -162,6 +162,7 @@ def tables(draw):
     return np.array(cells, dtype=np.int64).reshape(n, m)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(x=tables(), max_size=st.sampled_from([None, 1, 2, 3]), original=st.booleans())
 def test_fast_search_matches_brute_force(x, max_size, original):

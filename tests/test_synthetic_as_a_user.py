@@ -56,6 +56,7 @@ def _audit(files, release, policy, *extra):
     return result, {c["assessor"]: c for c in json.loads(out.read_text())["checks"]}
 
 
+@pytest.mark.slow
 def test_a_copy_fails_and_marginals_pass(files):
     policy = _policy(files / "p.yaml")
     copied, copy = _audit(files, "copy", policy)

@@ -215,6 +215,7 @@ def _agree(ours, theirs) -> None:
     assert ours_ci[0] - 1e-9 <= theirs.value <= ours_ci[1] + 1e-9, (ours, theirs)
 
 
+@pytest.mark.slow
 def test_linkability_and_inference_risks_agree_with_anonymeter(data):
     train, control, half = data["train"], data["control"], data["half"]
     np.random.seed(0)  # anonymeter samples with pandas' global generator
@@ -233,6 +234,7 @@ def test_linkability_and_inference_risks_agree_with_anonymeter(data):
         assert abs(ours.control.successes - theirs.results().n_control) <= 0.03 * len(train)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["univariate", "multivariate"])
 def test_singling_out_risk_agrees_with_anonymeter(data, mode):
     """Predicates are drawn at random, so single runs of the two tools differ by sampling error; the mean
@@ -333,6 +335,7 @@ def test_missing_control_table_is_refused(tmp_path, data):
     assert run.code == 2 and "--control" in run.stderr
 
 
+@pytest.mark.slow
 def test_the_predicate_search_stops_once_every_draw_was_seen(monkeypatch):
     """A small release offers few (record, column combination) pairs: once all were drawn, the search stops
     (``singling_out._Draws``) with exactly the predicates that trying every attempt finds."""

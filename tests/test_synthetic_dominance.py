@@ -3,6 +3,7 @@ predicates with two numeric conditions built on them, against the straightforwar
 
 from __future__ import annotations
 
+import pytest
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,6 +12,7 @@ from privaudit.risk.synthetic_attacks.dominance import DominanceIndex
 from privaudit.risk.synthetic_attacks.singling_out import Predicates, count_matches
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(0, 6), max_size=40), st.data())
 def test_box_counts_equal_counting_every_position(y, data):

@@ -61,6 +61,7 @@ checks:
 """
 
 
+@pytest.mark.slow
 def test_sdcmicro_individual_risk(tmp_path, audit_json):
     data = DATA / "riskmodels" / "testdata.csv"
     weighted = SDC_POLICY.replace("WEIGHT", "  sampling_weight: {role: weight, type: numeric}")
