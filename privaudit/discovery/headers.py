@@ -91,3 +91,13 @@ def header_kinds(header: str) -> set[str]:
 
 def is_id_like(header: str) -> bool:
     return "record_key" in header_kinds(header)
+
+
+def matches(parts: list[str], words: frozenset[str] | set[str], stems: tuple[str, ...] = ()) -> bool:
+    """Whether a header's tokens name one of ``words`` (a token, the joined header, or consecutive tokens
+    joined: ``hh_size`` -> ``hhsize``) or begin with one of ``stems`` (``religi`` in ``religiosity``)."""
+    if any(p in words for p in parts) or "".join(parts) in words:
+        return True
+    if any("".join(parts[i:j]) in words for i in range(len(parts)) for j in range(i + 2, min(len(parts), i + 4) + 1)):
+        return True
+    return any(p.startswith(s) for p in parts for s in stems)
