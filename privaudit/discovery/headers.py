@@ -101,3 +101,11 @@ def matches(parts: list[str], words: frozenset[str] | set[str], stems: tuple[str
     if any("".join(parts[i:j]) in words for i in range(len(parts)) for j in range(i + 2, min(len(parts), i + 4) + 1)):
         return True
     return any(p.startswith(s) for p in parts for s in stems)
+
+
+def transliterated(words: list[str]) -> frozenset[str]:
+    """``words`` and, for German words written with ae/oe/ue for an umlaut, the form :func:`tokens` gives a
+    header written with the umlaut (``Staatsangehörigkeit`` -> ``staatsangehorigkeit``)."""
+    out = set(words)
+    out |= {re.sub(r"(?<=[a-z])([aou])e", r"\1", w) for w in words if re.search(r"[a-z][aou]e", w)}
+    return frozenset(out)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from privaudit.discovery.headers import matches, tokens
+from privaudit.discovery.headers import matches, tokens, transliterated
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class Category:
 
 
 def _c(key: str, label: str, words: str, stems: str = "") -> Category:
-    return Category(key, label, frozenset(words.split()), tuple(stems.split()))
+    return Category(key, label, transliterated(words.split()), tuple(stems.split()))
 
 
 KEY_VARIABLES: tuple[Category, ...] = (

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from privaudit.discovery.headers import matches, tokens
+from privaudit.discovery.headers import matches, tokens, transliterated
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,8 @@ class Special:
 
 
 def _s(key, label, article, words, stems="", values=""):
-    return Special(key, label, article, frozenset(words.split()), tuple(stems.split()), frozenset(values.split()))
+    return Special(key, label, article, transliterated(words.split()), tuple(stems.split()),
+                   frozenset(values.split()))
 
 
 SPECIAL_CATEGORIES: tuple[Special, ...] = (
@@ -140,3 +141,20 @@ def special_by_values(distinct: np.ndarray, counts: np.ndarray) -> tuple[Special
 
 def special(key: str) -> Special:
     return _BY_KEY[key]
+
+
+def special_columns(declared: dict[str, str | None]) -> list[dict]:
+    """The special categories of a table's columns, for reports: ``declared`` maps each column to the
+    ``special_category`` its policy gives (or None). A column without one whose header names an Article 9
+    or 10 category is listed too, ``by: "header"`` (a hand-written policy need not say it)."""
+    out = []
+    for column, key in declared.items():
+        by = "policy"
+        if key is None:
+            found = special_category(column)
+            if found is None or not found.article:
+                continue
+            key, by = found.key, "header"
+        s = _BY_KEY[key]
+        out.append({"column": column, "category": key, "label": s.label, "article": s.article, "by": by})
+    return out
