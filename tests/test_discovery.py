@@ -68,6 +68,8 @@ def test_telephone_numbers_in_four_national_formats_under_a_meaningless_header()
     assert kind_of(phones) == "phone"
     assert kind_of(["00 00 00 00 00", "(000) 000-0000", "000 0000 0000"] * 40) is None
     assert kind_of(["+49 30 1234 5678", "+33 1 42 68 53 00"] * 30) == "phone_international"
+    codes = [f"0{n}" for n in range(1_234_567, 1_234_567 + 7 * 120, 7)]  # zero-padded codes, bare digits
+    assert kind_of(codes) != "phone" and kind_of(codes, "Telefon") == "phone"
 
 
 def test_check_digits_come_from_python_stdnum():

@@ -91,7 +91,7 @@ def test_fair_reproduces_the_issue_and_the_stricter_scenario_decides(tmp_path):
     assert "demographics: 0.0% (age)" in result.stdout
     assert "all_key_variables: 40.4% (age, yrs_married, children, religious, educ, occupation, occupation_husb)" \
         in result.stdout
-    assert "special categories: religious (religious or philosophical beliefs (GDPR Art. 9)), affairs (sex life" \
+    assert "special categories: religious: religious or philosophical beliefs, GDPR Art. 9; affairs: sex life" \
         in result.stdout
     text = (tmp_path / "fair.policy.yaml").read_text()
     assert "special category (GDPR Art. 9): sex life or sexual orientation, by its header" in text

@@ -80,6 +80,12 @@ def _coded(n=600, seed=3):
         "amount": rng.uniform(0, 1e4, n).round(2).astype(str), "sex": rng.choice(["1", "2"], n)})
 
 
+def test_a_column_of_dates_is_a_date_of_an_event():
+    frame = pd.DataFrame({"c1": ["2021-03-04", "2021-05-06", "2022-01-02"] * 10, "c2": list("xyz") * 10})
+    column = draft(frame, "t.csv").columns[0]
+    assert column.role == "quasi_identifier" and "a date of an event (its values are dates)" in column.notes[-1]
+
+
 def test_key_variables_by_content_when_headers_say_nothing():
     result = draft(_coded(), "t.csv")
     columns = {c.name: c for c in result.columns}

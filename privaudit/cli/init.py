@@ -118,6 +118,6 @@ def run(args) -> int:
                   "before release")
     specials = [c for c in result.columns if c.special_category]
     if specials:
-        print("  special categories: " + ", ".join(f"{c.name} ({LABELS[c.special_category]})" for c in specials))
+        print("  special categories: " + "; ".join(f"{c.name}: {LABELS[c.special_category]}" for c in specials))
     print(f"next: privaudit policy check {out} --data {data}")
     return 0

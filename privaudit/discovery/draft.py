@@ -1,6 +1,5 @@
-"""A complete, valid, commented policy drafted from a table (``privaudit init``, issue #11).
-
-Every column gets a role and a type with the evidence as a YAML comment:
+"""A complete, valid, commented policy drafted from a table (``privaudit init``, issues #11 and #27): what a
+disclosure-control expert would draft, with the evidence of each role as a YAML comment.
 
 * ``identifier`` -- the identifier scan's findings (:mod:`privaudit.discovery.scan`);
 * ``weight`` -- a positive numeric column whose header says weight (``weight``, ``wgt``, ``fnlwgt``,
@@ -8,12 +7,23 @@ Every column gets a role and a type with the evidence as a YAML comment:
 * ``household_id`` -- a column whose header says household id (``hid``, ``hhid``, ``household``/``hh`` with
   ``id``/``nr``) and whose values repeat (several records per household), as in sdcMicro's testdata's
   ``ori_hid``: the uniqueness check then counts k in households and gives household risk;
-* ``quasi_identifier`` -- what an intruder can know from elsewhere, by header (date of birth, postcode,
-  age, sex, geography, marital status, race or ethnicity, education, work class, nationality);
-  candidates are ranked by how much each adds to sample uniqueness: the drop in sample-unique records
-  when it is left out;
-* ``sensitive`` -- by header (diagnosis, disease, health, income, salary, religion, occupation ...);
-* ``other`` -- the rest.
+* ``quasi_identifier`` -- the key variables an intruder can observe or find elsewhere, by header
+  (:mod:`privaudit.discovery.key_variables`: the IHSN/World Bank guide's and the ESSnet handbook's lists,
+  in six languages and codebook abbreviations); religion and ethnicity are key variables *and* special
+  categories (``special_category`` in the policy, said in the comment). Where a header says nothing
+  (``V3``, ``col_17``), coded columns (at most :data:`MAX_CODES` values) whose combination makes records
+  unique are proposed by content (:func:`privaudit.discovery.uniques.unique_makers`). Candidates are ranked
+  by how much each adds to sample uniqueness: the drop in sample-unique records when it is left out;
+* ``sensitive`` -- GDPR Art. 9 special categories (health, sex life, religious beliefs, political opinions,
+  trade-union membership, ethnic origin, genetic, biometric), Art. 10 (criminal convictions) -- marked
+  ``special_category`` -- and the confidential economics (income, wages, debt, benefits), by header or by
+  value labels (:mod:`privaudit.discovery.special_categories`);
+* ``other`` -- the rest (an opinion such as ``rate_marriage`` is not observable).
+
+``roles`` (``init --role COLUMN=ROLE``) fixes the roles the user knows; the rest is drafted around them.
+The attacker scenarios are *demographics* (the key variables of age, sex and geography) and *every key
+variable*; with both, each class-based check is written once per scenario (its id names it), so the
+verdict is the stricter; :attr:`Draft.uniques` gives the share of sample uniques under each.
 
 Types: ``numeric`` when every value is a number; ``ordinal`` with an ``order`` for dates and number ranges
 (``20-29``, ``[30, 40)``); ``nominal`` otherwise (a column mixing numbers and text is nominal, with a comment
@@ -27,7 +37,7 @@ beside the policy. A quasi-identifier with a hierarchy is typed ``nominal`` (its
 written in the file), so that ``remediate --method generalize`` can publish the hierarchy's labels with the
 drafted policy unchanged: a numeric or ordinal column cannot hold labels such as ``20-24``. The starter checks
 are k-anonymity, distinct l-diversity and t-closeness on each sensitive column, and uniqueness -- or a
-profile's (``policies/profiles/``).
+profile's (``policies/``).
 """
 
 from __future__ import annotations
@@ -50,14 +60,6 @@ from privaudit.discovery.scan import SAMPLE_ROWS, column_sample, scan_column
 from privaudit.discovery.special_categories import OBSERVABLE, Special, special_by_values, special_category
 from privaudit.discovery.uniques import Codes, unique_makers
 
-_QI_WORDS = {"age", "birth", "birthdate", "dob", "born", "sex", "gender", "zip", "zipcode", "postcode", "postal",
-             "plz", "cp", "city", "town", "municipality", "county", "district", "region", "state", "province",
-             "country", "nationality", "native", "citizenship", "marital", "race", "ethnicity", "ethnic",
-             "education", "degree", "workclass", "alter", "geschlecht", "geburtsdatum", "wohnort", "ort", "sexe",
-             "naissance", "ville", "edad", "sexo", "nacimiento", "eta", "sesso", "leeftijd", "geslacht", "geboortedatum"}
-_SENSITIVE_WORDS = {"diagnosis", "disease", "illness", "condition", "health", "income", "salary", "wage", "religion",
-                    "hiv", "treatment", "medication", "drug", "occupation", "diagnose", "krankheit", "einkommen",
-                    "maladie", "revenu", "salaire", "enfermedad", "ingresos", "malattia", "reddito"}
 _WEIGHT_WORDS = {"weight", "wgt", "fnlwgt", "poids", "gewicht", "peso", "factor", "expansion"}
 _HOUSEHOLD_IDS = {"hid", "hhid", "householdid"}
 _HOUSEHOLD_WORDS, _ID_WORDS = {"household", "hh", "haushalt", "menage", "hogar"}, {"id", "nr", "no", "number", "code"}
@@ -302,6 +304,10 @@ def draft(frame: pd.DataFrame, source: str, profile: dict | None = None,
         elif special is not None:
             columns.append(Column(name, "sensitive", kind, notes + [f"confidential: {special.label} (its header)"],
                                   order))
+        elif order is not None and notes and notes[0].startswith("dates"):
+            kv_category[name] = "date"
+            columns.append(Column(name, "quasi_identifier", kind, notes + ["known from elsewhere: a date of an event "
+                                                                          "(its values are dates)"], order))
         else:
             if finding is not None:
                 notes = notes + [f"possibly {finding.label} ({finding.share:.0%}, {finding.confidence} confidence): "

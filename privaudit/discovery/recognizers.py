@@ -1,10 +1,12 @@
 """What a value that is a direct identifier looks like: one recognizer per kind, each a full-match pattern
 (run by pandas' vectorised regex engine over a column's sample) and, where the kind has one, a check digit
-(:mod:`privaudit.discovery.checksums`), so that a column of 16-digit numbers is a column of payment cards
+(:mod:`privaudit.discovery.checksums`, python-stdnum's validators), so that a column of 16-digit numbers is a column of payment cards
 only when they pass Luhn.
 
 The kinds follow the HIPAA Safe Harbor list of 18 identifiers (45 CFR 164.514(b)(2)(i)) where a value's
-form can tell them: names (:mod:`privaudit.discovery.names`), street addresses, telephone and fax numbers,
+form can tell them: names (:mod:`privaudit.discovery.names`), street addresses, telephone and fax numbers
+(valid numbers of libphonenumber's numbering plans: :mod:`privaudit.discovery.phones`; national numbers
+written as bare digits need a header, zero-padded codes look the same),
 e-mail addresses, social security and other national identification numbers (US SSN; DE Steuer-ID; FR NIR;
 ES DNI/NIE; GB National Insurance number; NL BSN; IT codice fiscale), account numbers (IBAN, payment
 cards), vehicle identifiers (VIN; licence plates need a header to tell them from product codes), device
@@ -85,7 +87,9 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
     Recognizer("phone_international", "telephone numbers", r"(?:\+|00)[1-9]\d{0,2}[\s.()-]*\d(?:[\s.()-]*\d){6,13}",
                valid_phone_numbers),
     Recognizer("phone", "telephone numbers", r"(?:\+|00)[1-9]\d{0,2}[\s.()-]*\d(?:[\s.()-]*\d){6,13}|"
-               r"(?:\(?0\d|\(\d)[\d\s./()-]{5,18}\d", valid_phone_numbers, min_share=0.8),
+               r"(?:\(?0\d|\(\d)(?=[\d.()-]*[\s./()-])[\d\s./()-]{5,18}\d", valid_phone_numbers),
+    # national numbers written as bare digits (0612345678) look like zero-padded codes: a header must say phone
+    Recognizer("phone", "telephone numbers", r"0\d{6,14}", valid_phone_numbers, min_share=0.8, strong=False),
     Recognizer("street_address", "street addresses",
                r"\d{1,5}[a-z]?,?\s+(?:[a-zà-ÿ'.-]+\s+){0,4}(?:street|st\.?|avenue|ave\.?|road|rd\.?|boulevard|blvd\.?|lane|"
                r"ln\.?|drive|dr\.?|way|court|ct\.?|place|pl\.?|square|sq\.?)(?:\s.*)?|"

@@ -38,7 +38,7 @@ class Special:
 
     @property
     def text(self) -> str:
-        return f"{self.label} ({self.article})" if self.article else self.label
+        return f"{self.label}, {self.article}" if self.article else self.label
 
 
 def _s(key, label, article, words, stems="", values=""):
