@@ -156,3 +156,15 @@ def test_an_unknown_special_category_is_one_line(tmp_path):
     result = run_cli("policy", "check", tmp_path / "p.yaml", "--data", tmp_path / "d.csv")
     assert result.code == 2 and "columns.b.special_category" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_table_without_key_variables_says_so_and_drafts_no_vacuous_check(tmp_path):
+    """CASC's reference file (tests/data/casc: income and tax amounts of the US CPS, a weight): confidential
+    economics by the CPS codebook's names, no key variable; the draft must still pass ``policy check``."""
+    shutil.copy(DATA / "casc" / "CASCrefmicrodata.csv", tmp_path / "casc.csv")
+    result = run_cli("init", tmp_path / "casc.csv")
+    assert result.code == 0, result.stderr
+    assert "no quasi-identifier drafted" in result.stdout and "weight: AFNLWGT" in result.stdout
+    doc = yaml.safe_load((tmp_path / "casc.policy.yaml").read_text())
+    assert doc["checks"] == [] and doc["columns"]["FEDTAX"]["role"] == "sensitive"
+    assert run_cli("policy", "check", tmp_path / "casc.policy.yaml", "--data", tmp_path / "casc.csv").code == 0

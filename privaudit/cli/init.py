@@ -116,6 +116,9 @@ def run(args) -> int:
             print(f"  so the drafted uniqueness check fails ({worst:.1%} unique under {name}, at most "
                   f"{min(m for m in limits if isinstance(m, (int, float))):.1%} allowed): generalize or suppress "
                   "before release")
+    if "quasi_identifier" not in roles:
+        print("  no quasi-identifier drafted: no header names a key variable and no coded column makes records "
+              "unique; mark what an intruder can know (--role COLUMN=quasi_identifier) before trusting a PASS")
     specials = [c for c in result.columns if c.special_category]
     if specials:
         print("  special categories: " + "; ".join(f"{c.name}: {LABELS[c.special_category]}" for c in specials))

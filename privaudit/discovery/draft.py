@@ -60,7 +60,8 @@ from privaudit.discovery.scan import SAMPLE_ROWS, column_sample, scan_column
 from privaudit.discovery.special_categories import OBSERVABLE, Special, special_by_values, special_category
 from privaudit.discovery.uniques import Codes, unique_makers
 
-_WEIGHT_WORDS = {"weight", "wgt", "fnlwgt", "poids", "gewicht", "peso", "factor", "expansion"}
+_WEIGHT_WORDS = {"weight", "wgt", "wt", "fnlwgt", "afnlwgt", "marsupwt", "perwt", "pweight", "poids", "gewicht",
+                 "peso", "factor", "expansion", "hochrechnungsfaktor", "ponderacion", "ponderazione"}
 _HOUSEHOLD_IDS = {"hid", "hhid", "householdid"}
 _HOUSEHOLD_WORDS, _ID_WORDS = {"household", "hh", "haushalt", "menage", "hogar"}, {"id", "nr", "no", "number", "code"}
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -208,7 +209,8 @@ def _date_hierarchy(order: list[str]) -> str:
     return "\n".join(rows) + "\n"
 
 
-_GENERIC = re.compile(r"[a-z]{0,6}\d+[a-z]?|[a-z]|unnamed|column|col|var|variable|field|attr|attribute|item|value")
+_GENERIC = re.compile(r"(?:[a-z]|var|col|column|item|field|attr|key|num|quest|question)?\d+[a-z]?|[a-z]|unnamed|column|"
+                      r"col|var|variable|field|attr|attribute|item|value")
 #: a column is a coded candidate key variable by content when it has at most this many distinct values
 MAX_CODES = 50
 _ROLES = ("identifier", "quasi_identifier", "sensitive", "other", "weight", "record_id", "household_id")
@@ -381,7 +383,7 @@ def _checks(profile: dict | None, sensitive: list[str], has_qi: bool, has_weight
         for check in profile.get("checks", []):
             check = {k: v for k, v in check.items() if k not in ("id", "quasi_identifiers")}
             if "sensitive" in check:
-                out += [{**check, "sensitive": s} for s in sensitive]
+                out += [{**check, "sensitive": s} for s in sensitive] if has_qi else []
             elif has_qi or check.get("assessor") not in ("k_anonymity", "uniqueness"):
                 if check.get("assessor") == "uniqueness" and not has_weight:
                     check.pop("individual_risk_threshold", None)
@@ -390,7 +392,7 @@ def _checks(profile: dict | None, sensitive: list[str], has_qi: bool, has_weight
         out = []
         if has_qi:
             out.append({"assessor": "k_anonymity", "k": 5})
-        for s in sensitive:
+        for s in sensitive if has_qi else []:  # class-based: without a quasi-identifier it would pass vacuously
             out.append({"assessor": "l_diversity", "sensitive": s, "l": 2})
             out.append({"assessor": "t_closeness", "sensitive": s, "t": 0.2, "severity": "warning"})
         if has_qi:

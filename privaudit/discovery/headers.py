@@ -95,7 +95,10 @@ def is_id_like(header: str) -> bool:
 
 def matches(parts: list[str], words: frozenset[str] | set[str], stems: tuple[str, ...] = ()) -> bool:
     """Whether a header's tokens name one of ``words`` (a token, the joined header, or consecutive tokens
-    joined: ``hh_size`` -> ``hhsize``) or begin with one of ``stems`` (``religi`` in ``religiosity``)."""
+    joined: ``hh_size`` -> ``hhsize``; a numbered variant counts: ``water2``, ``educ_1``) or begin with one
+    of ``stems`` (``religi`` in ``religiosity``)."""
+    parts = [p.rstrip("0123456789") or p for p in parts]
+    parts = [p for p in parts if not p.isdigit()] or parts
     if any(p in words for p in parts) or "".join(parts) in words:
         return True
     if any("".join(parts[i:j]) in words for i in range(len(parts)) for j in range(i + 2, min(len(parts), i + 4) + 1)):

@@ -54,12 +54,12 @@ KEY_VARIABLES: tuple[Category, ...] = (
        "estudios escolaridad educacion nivelestudios istruzione titolostudio scolarita opleiding onderwijs "
        "opleidingsniveau schoolniveau isced", "educ bildung scolar escolar istruz opleid"),
     _c("occupation", "occupation, industry or employment status",
-       "occupation occ occup job jobs profession workclass industry industr sector branch branche nace isic "
+       "occupation occ occup occucode prioccu job jobs profession workclass industry industr sector branch branche nace isic "
        "isco employment employed unemployed employ empstat emplstat work worker labour labor lfs "
        "beruf berufsgruppe taetigkeit erwerb erwerbsstatus erwerbstaetigkeit erwerbstatus arbeit wirtschaftszweig profession metier emploi "
        "travail secteur ocupacion profesion empleo trabajo occupazione professione lavoro "
        "settore impiego beroep werk arbeid bedrijfstak werkzaam",
-       "occup beruf profes employ ocupac occupaz"),
+       "occup occu beruf profes employ ocupac occupaz"),
     _c("citizenship", "citizenship or nationality",
        "nationality citizenship citizen native nativecountry countryofbirth birthplace birthcountry "
        "staatsangehoerigkeit staatsbuergerschaft geburtsland nationalite paysnaissance nacionalidad "

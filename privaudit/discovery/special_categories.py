@@ -102,7 +102,9 @@ SPECIAL_CATEGORIES: tuple[Special, ...] = (
        "einkommen lohn gehalt verdienst schulden kredit vermoegen ersparnisse rente sozialhilfe ausgaben "
        "revenu revenus salaire dette dettes epargne allocation allocations depenses patrimoine "
        "ingreso ingresos salario sueldo deuda ahorro subsidio gastos reddito stipendio salario debito "
-       "risparmio sussidio spese inkomen loon salaris schuld schulden spaargeld uitkering uitgaven vermogen",
+       "risparmio sussidio spese inkomen loon salaris schuld schulden spaargeld uitkering uitgaven vermogen "
+       # the US Current Population Survey's codebook names (CASC's reference file): taxes, earnings, transfers
+       "tax taxes taxinc fedtax statetax agi fica wsalval pearnval ernval intval ptotval pothval emcontrb",
        "income salar einkomm revenu ingres reddit inkom"),
 )
 _BY_KEY = {s.key: s for s in SPECIAL_CATEGORIES}
