@@ -117,6 +117,7 @@ def test_role_hints_fix_a_role_and_the_rest_is_drafted_around_it(tmp_path):
      "--role educ=other: the column 'educ' is given twice (already --role educ=quasi_identifier)"),
     (["--role", "educ"], "--role educ: expected COLUMN=ROLE"),
     (["--role", "educatoin=other"], "(did you mean 'educ'?)"),
+    (["--role", "affairs=weight"], "--role affairs=weight: a weight must be a positive number in every row of"),
 ])
 def test_bad_role_hints_are_one_line(tmp_path, args, message):
     shutil.copy(FAIR, tmp_path / "fair.csv")

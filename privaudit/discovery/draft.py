@@ -268,6 +268,8 @@ def draft(frame: pd.DataFrame, source: str, profile: dict | None = None,
             special = None  # "pid" with thousands of values is a person id, not party identification
         if name in roles:
             role = roles[name]
+            if role == "weight" and not (kind == "numeric" and (pd.to_numeric(pd.Series(distinct)) > 0).all()):
+                raise DataError(f"--role {name}={role}: a weight must be a positive number in every row of {source}")
             col = Column(name, role, kind, notes + ["the role given by --role"], order)
             if role == "quasi_identifier" and (kv is not None or (special is not None and special.key in OBSERVABLE)):
                 kv_category[name] = kv.key if kv is not None else special.key
