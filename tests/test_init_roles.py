@@ -80,6 +80,12 @@ def _coded(n=600, seed=3):
         "amount": rng.uniform(0, 1e4, n).round(2).astype(str), "sex": rng.choice(["1", "2"], n)})
 
 
+def test_confidential_amounts_win_over_the_key_variable_their_header_also_names():
+    frame = pd.DataFrame({"employment_income": ["100", "200", "300"] * 10, "employment": ["a", "b", "c"] * 10})
+    columns = {c.name: c.role for c in draft(frame, "t.csv").columns}
+    assert columns == {"employment_income": "sensitive", "employment": "quasi_identifier"}
+
+
 def test_a_column_of_dates_is_a_date_of_an_event():
     frame = pd.DataFrame({"c1": ["2021-03-04", "2021-05-06", "2022-01-02"] * 10, "c2": list("xyz") * 10})
     column = draft(frame, "t.csv").columns[0]

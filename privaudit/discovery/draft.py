@@ -301,13 +301,13 @@ def draft(frame: pd.DataFrame, source: str, profile: dict | None = None,
             columns.append(Column(name, "sensitive", kind, notes + [
                 "what a person would not want known", _special_note(special, by_values or "its header")], order,
                 special_category=special.key))
+        elif special is not None:  # confidential economics before key variables: employment_income
+            columns.append(Column(name, "sensitive", kind, notes + [f"confidential: {special.label} (its header)"],
+                                  order))
         elif kv is not None:
             kv_category[name] = kv.key
             columns.append(Column(name, "quasi_identifier", kind, notes + [f"known from elsewhere: {kv.label} "
                                                                           "(its header)"], order))
-        elif special is not None:
-            columns.append(Column(name, "sensitive", kind, notes + [f"confidential: {special.label} (its header)"],
-                                  order))
         elif order is not None and notes and notes[0].startswith("dates"):
             kv_category[name] = "date"
             columns.append(Column(name, "quasi_identifier", kind, notes + ["known from elsewhere: a date of an event "
