@@ -98,14 +98,14 @@ def run(args) -> int:
     for path in files:
         path.parent.mkdir(parents=True, exist_ok=True)
     write_all([(str(path), text) for path, text in files.items()])  # all staged before any is in place
-    roles = {}
+    by_role: dict[str, list[str]] = {}
     for c in result.columns:
-        roles.setdefault(c.role, []).append(c.name)
+        by_role.setdefault(c.role, []).append(c.name)
     print(f"wrote {out} ({len(result.columns)} columns, {len(result.checks)} checks"
           + (f", {len(result.hierarchies)} hierarchies" if result.hierarchies else "") + ")")
     for role in ("identifier", "quasi_identifier", "sensitive", "weight", "household_id", "other"):
-        if role in roles:
-            print(f"  {role}: {', '.join(roles[role])}")
+        if role in by_role:
+            print(f"  {role}: {', '.join(by_role[role])}")
     if result.scenarios:
         print("  sample uniques (records no other record shares under the scenario's key variables):")
         for name, columns in result.scenarios.items():
@@ -116,11 +116,11 @@ def run(args) -> int:
             print(f"  so the drafted uniqueness check fails ({worst:.1%} unique under {name}, at most "
                   f"{min(m for m in limits if isinstance(m, (int, float))):.1%} allowed): generalize or suppress "
                   "before release")
-    if "quasi_identifier" not in roles:
+    if "quasi_identifier" not in by_role:
         print("  no quasi-identifier drafted: no header names a key variable and no coded column makes records "
               "unique; mark what an intruder can know (--role COLUMN=quasi_identifier) before trusting a PASS")
     specials = [c for c in result.columns if c.special_category]
     if specials:
-        print("  special categories: " + "; ".join(f"{c.name}: {LABELS[c.special_category]}" for c in specials))
+        print("  special categories: " + "; ".join(f"{c.name}: {LABELS[str(c.special_category)]}" for c in specials))
     print(f"next: privaudit policy check {out} --data {data}")
     return 0

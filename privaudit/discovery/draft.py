@@ -106,7 +106,7 @@ class Draft:
                       for name, cols in self.scenarios.items()]
         lines.append("columns:")
         for c in self.columns:
-            spec = {"role": c.role}
+            spec: dict[str, object] = {"role": c.role}
             if c.role != "identifier":
                 spec["type"] = c.type
             if c.order is not None:
@@ -271,8 +271,10 @@ def draft(frame: pd.DataFrame, source: str, profile: dict | None = None,
             if role == "weight" and not (kind == "numeric" and (pd.to_numeric(pd.Series(distinct)) > 0).all()):
                 raise DataError(f"--role {name}={role}: a weight must be a positive number in every row of {source}")
             col = Column(name, role, kind, notes + ["the role given by --role"], order)
-            if role == "quasi_identifier" and (kv is not None or (special is not None and special.key in OBSERVABLE)):
-                kv_category[name] = kv.key if kv is not None else special.key
+            if role == "quasi_identifier" and kv is not None:
+                kv_category[name] = kv.key
+            elif role == "quasi_identifier" and special is not None and special.key in OBSERVABLE:
+                kv_category[name] = special.key
             if special is not None and special.article and role in ("quasi_identifier", "sensitive"):
                 col.special_category = special.key
                 col.notes.append(_special_note(special, by_values or "its header"))
