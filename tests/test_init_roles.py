@@ -175,3 +175,10 @@ def test_a_table_without_key_variables_says_so_and_drafts_no_vacuous_check(tmp_p
     doc = yaml.safe_load((tmp_path / "casc.policy.yaml").read_text())
     assert doc["checks"] == [] and doc["columns"]["FEDTAX"]["role"] == "sensitive"
     assert run_cli("policy", "check", tmp_path / "casc.policy.yaml", "--data", tmp_path / "casc.csv").code == 0
+
+
+def test_init_prints_headers_without_their_control_characters(tmp_path):
+    frame = pd.DataFrame({"sex\x1b[2J": ["1", "2"] * 10, "age": [str(20 + i) for i in range(20)]})
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    result = run_cli("init", tmp_path / "t.csv")
+    assert result.code == 0 and "\x1b" not in result.stdout and "sex\\x1b[2J" in result.stdout, result.stdout

@@ -74,6 +74,7 @@ def _read(path: Path):
 
 def run(args) -> int:
     from privaudit.discovery.draft import draft
+    from privaudit.cli.terminal import printable
     from privaudit.discovery.special_categories import LABELS
 
     data = Path(args.data)
@@ -101,15 +102,15 @@ def run(args) -> int:
     by_role: dict[str, list[str]] = {}
     for c in result.columns:
         by_role.setdefault(c.role, []).append(c.name)
-    print(f"wrote {out} ({len(result.columns)} columns, {len(result.checks)} checks"
+    print(f"wrote {printable(str(out))} ({len(result.columns)} columns, {len(result.checks)} checks"
           + (f", {len(result.hierarchies)} hierarchies" if result.hierarchies else "") + ")")
     for role in ("identifier", "quasi_identifier", "sensitive", "weight", "household_id", "other"):
         if role in by_role:
-            print(f"  {role}: {', '.join(by_role[role])}")
+            print(f"  {role}: {', '.join(printable(n) for n in by_role[role])}")
     if result.scenarios:
         print("  sample uniques (records no other record shares under the scenario's key variables):")
         for name, columns in result.scenarios.items():
-            print(f"    {name}: {result.uniques[name]:.1%} ({', '.join(columns)})")
+            print(f"    {name}: {result.uniques[name]:.1%} ({', '.join(printable(c) for c in columns)})")
         name, worst = max(result.uniques.items(), key=lambda item: item[1])
         limits = [c.get("max_share") for c in result.checks if c.get("assessor") == "uniqueness"]
         if worst > 0 and any(isinstance(m, (int, float)) and m < worst for m in limits):
@@ -121,6 +122,7 @@ def run(args) -> int:
               "unique; mark what an intruder can know (--role COLUMN=quasi_identifier) before trusting a PASS")
     specials = [c for c in result.columns if c.special_category]
     if specials:
-        print("  special categories: " + "; ".join(f"{c.name}: {LABELS[str(c.special_category)]}" for c in specials))
-    print(f"next: privaudit policy check {out} --data {data}")
+        print("  special categories: " + "; ".join(f"{printable(c.name)}: {LABELS[str(c.special_category)]}"
+                                                   for c in specials))
+    print(f"next: privaudit policy check {printable(str(out))} --data {printable(str(data))}")
     return 0
