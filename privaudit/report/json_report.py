@@ -95,7 +95,8 @@ def report_dict(audit: Any) -> dict:
             "missing_qi": policy.data.missing_qi,
             "missing_tokens": policy.missing_tokens,
             "special_categories": special_columns(
-                {c: s.special_category for c, s in policy.columns.items() if s.role != "identifier"}),
+                {c: s.special_category for c, s in policy.columns.items()
+                 if s.role in ("quasi_identifier", "sensitive", "other")}),
         },
         "summary": {
             "passed": audit.passed,
