@@ -169,7 +169,8 @@ CODES = 10
 
 
 def _numeric_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
-    """An interval hierarchy (5, 10, 20 wide, ``*``) for whole numbers, a flat one for coded categories;
+    """An interval hierarchy (5, 10, 20 wide, ``*``) for numbers (``15-19`` for whole numbers, half-open
+    ``[15, 20)`` when some have fractions, as Fair's ages 17.5, 22 ...), a flat one for coded categories;
     with the note that says which. Leaves are the values as written (the column is typed nominal)."""
     raw = pd.Series(distinct, dtype=object).astype(str)
     numbers = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
@@ -179,17 +180,20 @@ def _numeric_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
         return None
     if len(np.unique(numbers)) <= CODES and numbers.max() - numbers.min() < CODES:  # 1/2, 0-9: not magnitudes
         return "".join(f"{v};*\n" for v in raw), f"{len(raw)} codes: a flat hierarchy (value, then *)"
-    if not (numbers == np.round(numbers)).all():
-        return None
+    whole = bool((numbers == np.round(numbers)).all())
+    if not whole and numbers.max() - numbers.min() < 10:
+        return None  # fractions on a short range: intervals of 5 would merge everything
     rows = []
     for text, v in zip(raw, numbers):
         cells = [text]
         for width in (5, 10, 20):
             low = int(math.floor(v / width) * width)
-            cells.append(f"{low}-{low + width - 1}")
+            cells.append(f"{low}-{low + width - 1}" if whole else f"[{low}, {low + width})")
         cells.append("*")
         rows.append(";".join(cells))
-    return "\n".join(rows) + "\n", "whole numbers: an interval hierarchy (5, 10, 20 wide, then *)"
+    if whole:
+        return "\n".join(rows) + "\n", "whole numbers: an interval hierarchy (5, 10, 20 wide, then *)"
+    return "\n".join(rows) + "\n", "numbers with fractions: an interval hierarchy ([15, 20), 10, 20 wide, then *)"
 
 
 def _hierarchy_for(parts: set[str], kind: str, order: list[str] | None, notes: list[str],
