@@ -68,8 +68,10 @@ def test_special_categories_by_value_labels():
     assert found is not None and found[0].key == "religion" and found[1] == pytest.approx(0.8)
     assert special_by_values(np.array(["1", "2", "3"], dtype=object), np.array([1, 1, 1])) is None
     frame = pd.DataFrame({"q1": ["Democrat", "Republican", "Independent"] * 30, "q2": list("abc") * 30})
+    frame["car_colour"] = ["white", "black", "white"] * 30  # the header says what the labels are
     columns = {c.name: c for c in draft(frame, "t.csv").columns}
     assert columns["q1"].role == "sensitive" and columns["q1"].special_category == "political"
+    assert columns["car_colour"].role == "other" and columns["car_colour"].special_category is None
 
 
 def _coded(n=600, seed=3):

@@ -263,7 +263,9 @@ def draft(frame: pd.DataFrame, source: str, profile: dict | None = None,
         kv = key_variable(name)
         special = special_category(name)
         by_values = None
-        if special is None and (kv is None or kv.key in ("ethnicity", "religion")):
+        # value labels are evidence where the header says nothing (q17: Catholic, Protestant ...); a header
+        # that says something else (car_colour: white, black) is not overruled by them
+        if special is None and ((kv is None and _says_nothing(parts)) or (kv is not None and kv.key in OBSERVABLE)):
             found = special_by_values(distinct, counts)
             if found is not None:
                 special, share = found
