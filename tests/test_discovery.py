@@ -51,13 +51,33 @@ def test_each_kind_by_its_values_alone(kind, valid, invalid):
     ("de_tax_id", "Steuer-ID", ["86095742719"]),  # 11 digits: a tax id only with a header (and its check digit)
     ("nl_bsn", "BSN", ["111222333"]),
     ("licence_plate", "Kennzeichen", ["B-MW 1234", "M-AB 123"]),
-    ("phone", "Telefon", ["030 1234567", "0171 2345678"]),
     ("vin", "vin", ["1M8GDM9AXKP042788"]),
 ])
 def test_weak_kinds_need_their_header(kind, header, values):
     values = values * 30
     assert kind_of(values, header) == kind
     assert kind_of(values, "code") != kind
+
+
+def test_telephone_numbers_in_four_national_formats_under_a_meaningless_header():
+    """libphonenumber's metadata (phonenumbers) reads Berlin in international form, Paris, New York and
+    London national numbers in one column; random digit strings of the same shapes are not valid numbers
+    of any plan the column uses (issue #27: the hand-written patterns missed this column)."""
+    phones = ["+49 30 1234 5678", "01 42 68 53 00", "(212) 253-0123", "020 7946 0958", "0171 2345678",
+              "030 1234567"] * 20
+    assert kind_of(phones) == "phone"
+    assert kind_of(["00 00 00 00 00", "(000) 000-0000", "000 0000 0000"] * 40) is None
+    assert kind_of(["+49 30 1234 5678", "+33 1 42 68 53 00"] * 30) == "phone_international"
+    codes = [f"0{n}" for n in range(1_234_567, 1_234_567 + 7 * 120, 7)]  # zero-padded codes, bare digits
+    assert kind_of(codes) != "phone" and kind_of(codes, "Telefon") == "phone"
+
+
+def test_check_digits_come_from_python_stdnum():
+    from privaudit.discovery import checksums
+
+    assert checksums.nl_bsn(["111222333", "111222334"]).tolist() == [True, False]
+    assert checksums.de_idnr(["86095742719", "86095742718"]).tolist() == [True, False]
+    assert checksums.us_ssn(["536-90-4399", "987-65-4320"]).tolist() == [True, False]
 
 
 def test_street_addresses_in_several_languages():

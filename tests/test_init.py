@@ -28,13 +28,15 @@ def test_init_drafts_a_policy_that_fits_and_audits(tmp_path):
     doc = yaml.safe_load(text)
     roles = {name: spec["role"] for name, spec in doc["columns"].items()}
     assert [c for c, r in roles.items() if r == "quasi_identifier"] == ["sex", "age", "race", "marital-status",
-                                                                        "education", "native-country", "workclass"]
-    assert roles["occupation"] == roles["salary-class"] == "sensitive"
+                                                                        "education", "native-country", "workclass",
+                                                                        "occupation"]  # a key variable (issue #27)
+    assert roles["salary-class"] == "sensitive"
     # typed nominal: the hierarchy's labels (15-19 ...) must fit the same policy once generalized
     assert doc["columns"]["age"] == {"role": "quasi_identifier", "type": "nominal", "hierarchy": "hierarchies/age.csv"}
     assert (tmp_path / "hierarchies" / "age.csv").read_text().startswith("17;15-19;10-19;0-19;*\n")
-    assert "#   age: " in text and "# known from elsewhere (its header)" in text  # ranking and evidence comments
+    assert "#   age: " in text and "# known from elsewhere: sex or gender (its header)" in text  # ranking and evidence comments
     assert {c["assessor"] for c in doc["checks"]} == {"k_anonymity", "l_diversity", "t_closeness", "uniqueness"}
+    assert doc["columns"]["race"]["special_category"] == "ethnicity"
     check = run_cli("policy", "check", policy, "--data", data)
     assert check.code == 0 and "valid" in check.stdout, check.stderr
     audit = run_cli("audit", data, "--policy", policy, "--quiet")
@@ -138,5 +140,5 @@ def test_init_starts_from_a_profile(tmp_path, profile):
     k = next(c["k"] for c in profile_doc["checks"] if c["assessor"] == "k_anonymity")
     assert next(c["k"] for c in doc["checks"] if c["assessor"] == "k_anonymity") == k
     sensitive_checks = [c for c in doc["checks"] if "sensitive" in c]
-    assert {c["sensitive"] for c in sensitive_checks} == {"occupation", "salary-class"}
+    assert {c["sensitive"] for c in sensitive_checks} == {"salary-class"}
     assert run_cli("policy", "check", tmp_path / "adult.policy.yaml", "--data", tmp_path / "adult.csv").code == 0

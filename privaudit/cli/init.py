@@ -1,5 +1,6 @@
-"""``privaudit init DATA [--out POLICY.yaml] [--profile NAME] [--force]``: draft a complete, commented policy
-from a table (:mod:`privaudit.discovery.draft`), with generated hierarchies beside it."""
+"""``privaudit init DATA [--out POLICY.yaml] [--profile NAME] [--role COLUMN=ROLE ...] [--force]``: draft a
+complete, commented policy from a table (:mod:`privaudit.discovery.draft`), with generated hierarchies beside
+it; the summary gives the share of sample uniques under each attacker scenario the draft writes."""
 
 from __future__ import annotations
 
@@ -16,7 +17,24 @@ def add_parser(sub) -> None:
     init.add_argument("--out", help="where to write the policy (default: DATA's name with .policy.yaml)")
     init.add_argument("--profile", help="start from a ready policy's checks: a name in policies/ "
                       "(hipaa-expert-determination, public-use-file, scientific-use-file) or a policy file")
+    init.add_argument("--role", action="append", default=[], metavar="COLUMN=ROLE",
+                      help="fix a column's role (repeatable; roles: identifier, quasi_identifier, sensitive, other, "
+                      "weight, record_id, household_id); the rest is drafted around it")
     init.add_argument("--force", action="store_true", help="overwrite existing files")
+
+
+def _roles(items: list[str]) -> dict[str, str]:
+    """``--role COLUMN=ROLE`` options as a mapping; a column given twice is refused."""
+    roles: dict[str, str] = {}
+    for item in items:
+        column, sep, role = item.rpartition("=")
+        if not sep or not column or not role:
+            raise PrivauditError(f"--role {item}: expected COLUMN=ROLE (for example --role age=quasi_identifier)")
+        if column in roles:
+            raise PrivauditError(f"--role {item}: the column {column!r} is given twice "
+                                 f"(already --role {column}={roles[column]})")
+        roles[column] = role
+    return roles
 
 
 def _profile(name: str | None) -> tuple[dict | None, str | None]:
@@ -56,14 +74,17 @@ def _read(path: Path):
 
 def run(args) -> int:
     from privaudit.discovery.draft import draft
+    from privaudit.cli.terminal import printable
+    from privaudit.discovery.special_categories import LABELS
 
     data = Path(args.data)
     out = Path(args.out) if args.out else data.with_name(data.stem + ".policy.yaml")
     if not out.parent.is_dir():
         raise PrivauditError(f"{out}: the output folder {str(out.parent)!r} does not exist")
+    roles = _roles(args.role)
     profile, profile_name = _profile(args.profile)
     frame, delimiter = _read(data)
-    result = draft(frame, str(data), profile)
+    result = draft(frame, str(data), profile, roles)
     result.delimiter = delimiter if delimiter not in (None, ",") else None
     files = {out: result.yaml_text(data.name, profile_name)}
     files.update({out.parent / rel: text for rel, text in result.hierarchies.items()})
@@ -78,13 +99,30 @@ def run(args) -> int:
     for path in files:
         path.parent.mkdir(parents=True, exist_ok=True)
     write_all([(str(path), text) for path, text in files.items()])  # all staged before any is in place
-    roles = {}
+    by_role: dict[str, list[str]] = {}
     for c in result.columns:
-        roles.setdefault(c.role, []).append(c.name)
-    print(f"wrote {out} ({len(result.columns)} columns, {len(result.checks)} checks"
+        by_role.setdefault(c.role, []).append(c.name)
+    print(f"wrote {printable(str(out))} ({len(result.columns)} columns, {len(result.checks)} checks"
           + (f", {len(result.hierarchies)} hierarchies" if result.hierarchies else "") + ")")
     for role in ("identifier", "quasi_identifier", "sensitive", "weight", "household_id", "other"):
-        if role in roles:
-            print(f"  {role}: {', '.join(roles[role])}")
-    print(f"next: privaudit policy check {out} --data {data}")
+        if role in by_role:
+            print(f"  {role}: {', '.join(printable(n) for n in by_role[role])}")
+    if result.scenarios:
+        print("  sample uniques (records no other record shares under the scenario's key variables):")
+        for name, columns in result.scenarios.items():
+            print(f"    {name}: {result.uniques[name]:.1%} ({', '.join(printable(c) for c in columns)})")
+        name, worst = max(result.uniques.items(), key=lambda item: item[1])
+        limits = [c.get("max_share") for c in result.checks if c.get("assessor") == "uniqueness"]
+        if worst > 0 and any(isinstance(m, (int, float)) and m < worst for m in limits):
+            print(f"  so the drafted uniqueness check fails ({worst:.1%} unique under {name}, at most "
+                  f"{min(m for m in limits if isinstance(m, (int, float))):.1%} allowed): generalize or suppress "
+                  "before release")
+    if "quasi_identifier" not in by_role:
+        print("  no quasi-identifier drafted: no header names a key variable and no coded column makes records "
+              "unique; mark what an intruder can know (--role COLUMN=quasi_identifier) before trusting a PASS")
+    specials = [c for c in result.columns if c.special_category]
+    if specials:
+        print("  special categories: " + "; ".join(f"{printable(c.name)}: {LABELS[str(c.special_category)]}"
+                                                   for c in specials))
+    print(f"next: privaudit policy check {printable(str(out))} --data {printable(str(data))}")
     return 0

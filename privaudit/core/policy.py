@@ -28,6 +28,9 @@ if TYPE_CHECKING:  # the policy is a leaf: it is handed the registry, never impo
 
 Role = Literal["identifier", "quasi_identifier", "sensitive", "other", "weight", "record_id", "household_id"]
 ColumnType = Literal["numeric", "ordinal", "nominal"]
+#: special categories of personal data: GDPR Art. 9(1), and Art. 10 (criminal convictions and offences)
+SpecialCategory = Literal["health", "sex_life", "religion", "political", "trade_union", "ethnicity", "genetic",
+                          "biometric", "criminal"]
 
 #: Tokens that always mean "missing or suppressed", besides the policy's ``data.missing``.
 ALWAYS_MISSING = ("", "*")
@@ -44,6 +47,10 @@ class ColumnSpec(StrictModel):
     hierarchy: str | dict[str, Any] | None = Field(
         default=None, description="ARX-style CSV path (relative to the policy) or an inline nested mapping."
     )
+    special_category: SpecialCategory | None = Field(
+        default=None, description="A special category of personal data the column holds (GDPR Art. 9: health, "
+        "sex_life, religion, political, trade_union, ethnicity, genetic, biometric; Art. 10: criminal); reports "
+        "name it.")
 
     @model_validator(mode="after")
     def _order_matches_type(self) -> "ColumnSpec":

@@ -1,6 +1,5 @@
-"""A complete, valid, commented policy drafted from a table (``privaudit init``, issue #11).
-
-Every column gets a role and a type with the evidence as a YAML comment:
+"""A complete, valid, commented policy drafted from a table (``privaudit init``, issues #11 and #27): what a
+disclosure-control expert would draft, with the evidence of each role as a YAML comment.
 
 * ``identifier`` -- the identifier scan's findings (:mod:`privaudit.discovery.scan`);
 * ``weight`` -- a positive numeric column whose header says weight (``weight``, ``wgt``, ``fnlwgt``,
@@ -8,12 +7,23 @@ Every column gets a role and a type with the evidence as a YAML comment:
 * ``household_id`` -- a column whose header says household id (``hid``, ``hhid``, ``household``/``hh`` with
   ``id``/``nr``) and whose values repeat (several records per household), as in sdcMicro's testdata's
   ``ori_hid``: the uniqueness check then counts k in households and gives household risk;
-* ``quasi_identifier`` -- what an intruder can know from elsewhere, by header (date of birth, postcode,
-  age, sex, geography, marital status, race or ethnicity, education, work class, nationality);
-  candidates are ranked by how much each adds to sample uniqueness: the drop in sample-unique records
-  when it is left out;
-* ``sensitive`` -- by header (diagnosis, disease, health, income, salary, religion, occupation ...);
-* ``other`` -- the rest.
+* ``quasi_identifier`` -- the key variables an intruder can observe or find elsewhere, by header
+  (:mod:`privaudit.discovery.key_variables`: the IHSN/World Bank guide's and the ESSnet handbook's lists,
+  in six languages and codebook abbreviations); religion and ethnicity are key variables *and* special
+  categories (``special_category`` in the policy, said in the comment). Where a header says nothing
+  (``V3``, ``col_17``), coded columns (at most :data:`MAX_CODES` values) whose combination makes records
+  unique are proposed by content (:func:`privaudit.discovery.uniques.unique_makers`). Candidates are ranked
+  by how much each adds to sample uniqueness: the drop in sample-unique records when it is left out;
+* ``sensitive`` -- GDPR Art. 9 special categories (health, sex life, religious beliefs, political opinions,
+  trade-union membership, ethnic origin, genetic, biometric), Art. 10 (criminal convictions) -- marked
+  ``special_category`` -- and the confidential economics (income, wages, debt, benefits), by header or by
+  value labels (:mod:`privaudit.discovery.special_categories`);
+* ``other`` -- the rest (an opinion such as ``rate_marriage`` is not observable).
+
+``roles`` (``init --role COLUMN=ROLE``) fixes the roles the user knows; the rest is drafted around them.
+The attacker scenarios are *demographics* (the key variables of age, sex and geography) and *every key
+variable*; with both, each class-based check is written once per scenario (its id names it), so the
+verdict is the stricter; :attr:`Draft.uniques` gives the share of sample uniques under each.
 
 Types: ``numeric`` when every value is a number; ``ordinal`` with an ``order`` for dates and number ranges
 (``20-29``, ``[30, 40)``); ``nominal`` otherwise (a column mixing numbers and text is nominal, with a comment
@@ -27,11 +37,12 @@ beside the policy. A quasi-identifier with a hierarchy is typed ``nominal`` (its
 written in the file), so that ``remediate --method generalize`` can publish the hierarchy's labels with the
 drafted policy unchanged: a numeric or ordinal column cannot hold labels such as ``20-24``. The starter checks
 are k-anonymity, distinct l-diversity and t-closeness on each sensitive column, and uniqueness -- or a
-profile's (``policies/profiles/``).
+profile's (``policies/``).
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
@@ -44,17 +55,13 @@ import yaml
 
 from privaudit.core.errors import DataError
 from privaudit.discovery.headers import tokens
+from privaudit.discovery.key_variables import DEMOGRAPHIC, key_variable
 from privaudit.discovery.scan import SAMPLE_ROWS, column_sample, scan_column
+from privaudit.discovery.special_categories import OBSERVABLE, Special, special_by_values, special_category
+from privaudit.discovery.uniques import Codes, unique_makers
 
-_QI_WORDS = {"age", "birth", "birthdate", "dob", "born", "sex", "gender", "zip", "zipcode", "postcode", "postal",
-             "plz", "cp", "city", "town", "municipality", "county", "district", "region", "state", "province",
-             "country", "nationality", "native", "citizenship", "marital", "race", "ethnicity", "ethnic",
-             "education", "degree", "workclass", "alter", "geschlecht", "geburtsdatum", "wohnort", "ort", "sexe",
-             "naissance", "ville", "edad", "sexo", "nacimiento", "eta", "sesso", "leeftijd", "geslacht", "geboortedatum"}
-_SENSITIVE_WORDS = {"diagnosis", "disease", "illness", "condition", "health", "income", "salary", "wage", "religion",
-                    "hiv", "treatment", "medication", "drug", "occupation", "diagnose", "krankheit", "einkommen",
-                    "maladie", "revenu", "salaire", "enfermedad", "ingresos", "malattia", "reddito"}
-_WEIGHT_WORDS = {"weight", "wgt", "fnlwgt", "poids", "gewicht", "peso", "factor", "expansion"}
+_WEIGHT_WORDS = {"weight", "wgt", "wt", "fnlwgt", "afnlwgt", "marsupwt", "perwt", "pweight", "poids", "gewicht",
+                 "peso", "factor", "expansion", "hochrechnungsfaktor", "ponderacion", "ponderazione"}
 _HOUSEHOLD_IDS = {"hid", "hhid", "householdid"}
 _HOUSEHOLD_WORDS, _ID_WORDS = {"household", "hh", "haushalt", "menage", "hogar"}, {"id", "nr", "no", "number", "code"}
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -69,6 +76,7 @@ class Column:
     notes: list[str] = field(default_factory=list)
     order: list[str] | None = None
     hierarchy: str | None = None  # file name, beside the policy
+    special_category: str | None = None  # GDPR Art. 9/10 (special_categories.LABELS)
 
 
 @dataclass
@@ -78,6 +86,8 @@ class Draft:
     hierarchies: dict[str, str]  # relative path -> CSV text
     qi_ranking: list[tuple[str, float]]
     delimiter: str | None = None
+    scenarios: dict[str, list[str]] = field(default_factory=dict)  # name -> the intruder's key variables
+    uniques: dict[str, float] = field(default_factory=dict)  # name -> share of sample uniques (whole table)
 
     def yaml_text(self, source: str, profile: str | None) -> str:
         lines = [f"# Drafted by `privaudit init` from {source}" + (f", starting from the profile {profile!r}" if profile
@@ -90,15 +100,21 @@ class Draft:
             lines.append("# Quasi-identifiers ranked by the share of records that stop being unique when the column "
                          "is left out:")
             lines += [f"#   {name}: {drop:.1%}" for name, drop in self.qi_ranking]
+        if self.scenarios:
+            lines.append("# Attacker scenarios (the checks hold in each; sample uniques in the whole table):")
+            lines += [f"#   {name}: {', '.join(cols)} -- {self.uniques.get(name, 0):.1%} of records unique"
+                      for name, cols in self.scenarios.items()]
         lines.append("columns:")
         for c in self.columns:
-            spec = {"role": c.role}
+            spec: dict[str, object] = {"role": c.role}
             if c.role != "identifier":
                 spec["type"] = c.type
             if c.order is not None:
                 spec["order"] = c.order
             if c.hierarchy is not None:
                 spec["hierarchy"] = c.hierarchy
+            if c.special_category is not None:
+                spec["special_category"] = c.special_category
             key = yaml.safe_dump([c.name], default_flow_style=True, allow_unicode=True, width=10**6).strip()[1:-1]
             value = yaml.safe_dump(spec, default_flow_style=True, allow_unicode=True, width=10**6,
                                    sort_keys=False).strip()
@@ -153,7 +169,8 @@ CODES = 10
 
 
 def _numeric_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
-    """An interval hierarchy (5, 10, 20 wide, ``*``) for whole numbers, a flat one for coded categories;
+    """An interval hierarchy (5, 10, 20 wide, ``*``) for numbers (``15-19`` for whole numbers, half-open
+    ``[15, 20)`` when some have fractions, as Fair's ages 17.5, 22 ...), a flat one for coded categories;
     with the note that says which. Leaves are the values as written (the column is typed nominal)."""
     raw = pd.Series(distinct, dtype=object).astype(str)
     numbers = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
@@ -163,17 +180,20 @@ def _numeric_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
         return None
     if len(np.unique(numbers)) <= CODES and numbers.max() - numbers.min() < CODES:  # 1/2, 0-9: not magnitudes
         return "".join(f"{v};*\n" for v in raw), f"{len(raw)} codes: a flat hierarchy (value, then *)"
-    if not (numbers == np.round(numbers)).all():
-        return None
+    whole = bool((numbers == np.round(numbers)).all())
+    if not whole and numbers.max() - numbers.min() < 10:
+        return None  # fractions on a short range: intervals of 5 would merge everything
     rows = []
     for text, v in zip(raw, numbers):
         cells = [text]
         for width in (5, 10, 20):
             low = int(math.floor(v / width) * width)
-            cells.append(f"{low}-{low + width - 1}")
+            cells.append(f"{low}-{low + width - 1}" if whole else f"[{low}, {low + width})")
         cells.append("*")
         rows.append(";".join(cells))
-    return "\n".join(rows) + "\n", "whole numbers: an interval hierarchy (5, 10, 20 wide, then *)"
+    if whole:
+        return "\n".join(rows) + "\n", "whole numbers: an interval hierarchy (5, 10, 20 wide, then *)"
+    return "\n".join(rows) + "\n", "numbers with fractions: an interval hierarchy ([15, 20), 10, 20 wide, then *)"
 
 
 def _hierarchy_for(parts: set[str], kind: str, order: list[str] | None, notes: list[str],
@@ -193,94 +213,209 @@ def _date_hierarchy(order: list[str]) -> str:
     return "\n".join(rows) + "\n"
 
 
-def _unique_share(frame: pd.DataFrame, columns: list[str]) -> float:
-    if not columns:
-        return 0.0
-    sizes = frame.groupby(columns, dropna=False, observed=True).size()
-    return float(sizes[sizes == 1].sum()) / max(len(frame), 1)
+_GENERIC = re.compile(r"(?:[a-z]|var|col|column|item|field|attr|key|num|quest|question)?\d+[a-z]?|[a-z]|unnamed|column|"
+                      r"col|var|variable|field|attr|attribute|item|value")
+#: a column is a coded candidate key variable by content when it has at most this many distinct values
+MAX_CODES = 50
+_ROLES = ("identifier", "quasi_identifier", "sensitive", "other", "weight", "record_id", "household_id")
 
 
-def draft(frame: pd.DataFrame, source: str, profile: dict | None = None) -> Draft:
-    """Draft a policy for ``frame`` (every column as text; missing values as empty strings)."""
+def _says_nothing(parts: list[str]) -> bool:
+    """A header such as ``V3``, ``col_17``, ``q12a`` or ``Unnamed: 4``: it names nothing."""
+    return not parts or all(_GENERIC.fullmatch(p) for p in parts)
+
+
+def _special_note(special: Special, how: str) -> str:
+    return f"special category ({special.article}): {special.label}, by {how}"
+
+
+def draft(frame: pd.DataFrame, source: str, profile: dict | None = None,
+          roles: dict[str, str] | None = None) -> Draft:
+    """Draft a policy for ``frame`` (every column as text; missing values as empty strings). ``roles``
+    fixes the roles the user knows (``init --role COLUMN=ROLE``); the rest is drafted around them."""
     if frame.shape[1] < 2:
         raise DataError(f"{source}: a table needs at least two columns to draft a policy (it has {frame.shape[1]})")
     if len(frame) == 0:
         raise DataError(f"{source}: the table has a header but no data rows")
+    roles = dict(roles or {})
+    names = [str(c) for c in frame.columns]
+    for column, role in roles.items():
+        if column not in names:
+            close = difflib.get_close_matches(column, names, n=1)
+            raise DataError(f"--role {column}={role}: {source} has no column {column!r}"
+                            + (f" (did you mean {close[0]!r}?)" if close else ""))
+        if role not in _ROLES:
+            raise DataError(f"--role {column}={role}: unknown role {role!r} (roles: {', '.join(_ROLES)})")
     sample = frame.head(SAMPLE_ROWS)
     columns: list[Column] = []
     hierarchies: dict[str, str] = {}
+    kv_category: dict[str, str] = {}  # quasi-identifier -> key-variable category key
+    candidates: list[str] = []  # columns whose header says nothing: key variables by content?
+    distincts: dict[str, np.ndarray] = {}
     for name in frame.columns:
+        name = str(name)
         series = sample[name].replace("", np.nan)
         n = int(series.notna().sum())
-        parts = set(tokens(name))
-        finding = scan_column(str(name), series) if n else None
-        distinct, _, _ = column_sample(frame[name].replace("", np.nan))  # types and hierarchies: every value
+        parts = tokens(name)
+        distinct, counts, _ = column_sample(frame[name].replace("", np.nan))  # types and hierarchies: every value
+        distincts[name] = distinct
         kind, order, notes = _type_of(name, distinct)
-        if finding is not None and finding.confidence == "high":
-            columns.append(Column(str(name), "identifier", "nominal",
-                                  [f"{finding.share:.0%} look like {finding.label}"]))
-            continue
-        if parts & _WEIGHT_WORDS and kind == "numeric" and (pd.to_numeric(pd.Series(distinct)) > 0).all():
-            columns.append(Column(str(name), "weight", "numeric", ["a positive number named like a sampling weight"]))
-            continue
-        if (parts & _HOUSEHOLD_IDS or (parts & _HOUSEHOLD_WORDS and parts & _ID_WORDS)) \
-                and frame[name].replace("", np.nan).notna().all() and len(distinct) < len(frame):
-            columns.append(Column(str(name), "household_id", kind, ["named like a household id; its values repeat "
-                                                                    "(several records per household)"]))
-            continue
-        if parts & _QI_WORDS:
-            col = Column(str(name), "quasi_identifier", kind, notes + ["known from elsewhere (its header)"], order)
-            drafted = _hierarchy_for(parts, kind, order, notes, distinct)
-            if drafted is not None:
-                col.hierarchy = f"hierarchies/{_file_name(name)}.csv"
-                hierarchies[col.hierarchy] = drafted[0]
-                # nominal, so that the generalized labels fit the same policy (module docstring)
-                col.type, col.order = "nominal", None
-                col.notes = [drafted[1] + "; nominal, so that generalization can publish its labels",
-                             "known from elsewhere (its header)"]
+        kv = key_variable(name)
+        special = special_category(name)
+        by_values = None
+        # value labels are evidence where the header says nothing (q17: Catholic, Protestant ...); a header
+        # that says something else (car_colour: white, black) is not overruled by them
+        if special is None and ((kv is None and _says_nothing(parts)) or (kv is not None and kv.key in OBSERVABLE)):
+            found = special_by_values(distinct, counts)
+            if found is not None:
+                special, share = found
+                by_values = f"{share:.0%} of values are labels of {special.label}"
+        if special is not None and special.key in _CODED_ONLY and len(distinct) > MAX_CODES:
+            special = None  # "pid" with thousands of values is a person id, not party identification
+        if name in roles:
+            role = roles[name]
+            if role == "weight" and not (kind == "numeric" and (pd.to_numeric(pd.Series(distinct)) > 0).all()):
+                raise DataError(f"--role {name}={role}: a weight must be a positive number in every row of {source}")
+            col = Column(name, role, kind, notes + ["the role given by --role"], order)
+            if role == "quasi_identifier" and kv is not None:
+                kv_category[name] = kv.key
+            elif role == "quasi_identifier" and special is not None and special.key in OBSERVABLE:
+                kv_category[name] = special.key
+            if special is not None and special.article and role in ("quasi_identifier", "sensitive"):
+                col.special_category = special.key
+                col.notes.append(_special_note(special, by_values or "its header"))
             columns.append(col)
-        elif parts & _SENSITIVE_WORDS:
-            columns.append(Column(str(name), "sensitive", kind, notes + ["what a person would not want known (its "
-                                                                         "header)"], order))
+            continue
+        finding = scan_column(name, series) if n else None
+        if finding is not None and finding.confidence == "high":
+            columns.append(Column(name, "identifier", "nominal", [f"{finding.share:.0%} look like {finding.label}"]))
+            continue
+        if set(parts) & _WEIGHT_WORDS and kind == "numeric" and (pd.to_numeric(pd.Series(distinct)) > 0).all():
+            columns.append(Column(name, "weight", "numeric", ["a positive number named like a sampling weight"]))
+            continue
+        if (set(parts) & _HOUSEHOLD_IDS or (set(parts) & _HOUSEHOLD_WORDS and set(parts) & _ID_WORDS)) \
+                and frame[name].replace("", np.nan).notna().all() and len(distinct) < len(frame):
+            columns.append(Column(name, "household_id", kind, ["named like a household id; its values repeat "
+                                                               "(several records per household)"]))
+            continue
+        evidence = "its values" if by_values else "its header"
+        if special is not None and special.key in OBSERVABLE:
+            label = kv.label if kv is not None else special.label
+            kv_category[name] = kv.key if kv is not None else special.key
+            columns.append(Column(name, "quasi_identifier", kind, notes + [
+                f"known from elsewhere: {label} ({evidence})", _special_note(special, by_values or "its header")],
+                order, special_category=special.key))
+        elif special is not None and special.article:
+            columns.append(Column(name, "sensitive", kind, notes + [
+                "what a person would not want known", _special_note(special, by_values or "its header")], order,
+                special_category=special.key))
+        elif special is not None:  # confidential economics before key variables: employment_income
+            columns.append(Column(name, "sensitive", kind, notes + [f"confidential: {special.label} (its header)"],
+                                  order))
+        elif kv is not None:
+            kv_category[name] = kv.key
+            columns.append(Column(name, "quasi_identifier", kind, notes + [f"known from elsewhere: {kv.label} "
+                                                                          "(its header)"], order))
+        elif order is not None and notes and notes[0].startswith("dates"):
+            kv_category[name] = "date"
+            columns.append(Column(name, "quasi_identifier", kind, notes + ["known from elsewhere: a date of an event "
+                                                                          "(its values are dates)"], order))
         else:
             if finding is not None:
                 notes = notes + [f"possibly {finding.label} ({finding.share:.0%}, {finding.confidence} confidence): "
                                  "review"]
-            columns.append(Column(str(name), "other", kind, notes or ["not named as identifying or sensitive"], order))
+            elif _says_nothing(parts) and 2 <= len(distinct) <= MAX_CODES:
+                candidates.append(name)
+            columns.append(Column(name, "other", kind, notes or ["not named as identifying or sensitive"], order))
+    by_name = {c.name: c for c in columns}
+    codes = Codes(sample)
     qis = [c.name for c in columns if c.role == "quasi_identifier"]
-    typed = sample[qis].replace("", np.nan)
-    full = _unique_share(typed, qis)
-    ranking = sorted(((q, full - _unique_share(typed, [x for x in qis if x != q])) for q in qis),
+    for name, gain in unique_makers(codes, qis, candidates[:MAX_CANDIDATES]):
+        col = by_name[name]
+        col.role = "quasi_identifier"
+        col.notes = [n for n in col.notes if n != "not named as identifying or sensitive"] + [
+            f"by content: {len(distincts[name])} codes whose combination with the other key variables makes "
+            f"{gain:.1%} more records unique (the header says nothing: review)"]
+    for col in columns:
+        if col.role == "quasi_identifier":
+            drafted = _hierarchy_for(set(tokens(col.name)), col.type, col.order, col.notes, distincts[col.name])
+            if drafted is not None:
+                col.hierarchy = f"hierarchies/{_file_name(col.name)}.csv"
+                hierarchies[col.hierarchy] = drafted[0]
+                # nominal, so that the generalized labels fit the same policy (module docstring)
+                col.type, col.order = "nominal", None
+                col.notes = [drafted[1] + "; nominal, so that generalization can publish its labels"] + [
+                    n for n in col.notes if not n.startswith(("dates:", "number ranges:"))]
+    qis = [c.name for c in columns if c.role == "quasi_identifier"]
+    full = codes.unique_share(qis)
+    ranking = sorted(((q, full - codes.unique_share([x for x in qis if x != q])) for q in qis),
                      key=lambda item: -item[1])
+    demographic = [q for q in qis if kv_category.get(q) in DEMOGRAPHIC]
+    scenarios: dict[str, list[str]] = {}
+    if demographic and len(demographic) < len(qis):
+        scenarios["demographics"] = demographic
+    if qis:
+        scenarios["all_key_variables"] = qis
+    whole = Codes(frame)
+    uniques = {name: whole.unique_share(cols) for name, cols in scenarios.items()}
     sensitive = [c.name for c in columns if c.role == "sensitive"]
-    checks = _checks(profile, sensitive, bool(qis), any(c.role == "weight" for c in columns))
-    return Draft(columns, checks, hierarchies, ranking)
+    checks = _checks(profile, sensitive, bool(qis), any(c.role == "weight" for c in columns), scenarios)
+    return Draft(columns, checks, hierarchies, ranking, scenarios=scenarios, uniques=uniques)
+
+
+#: ambiguous header words (``pid``: party identification or person id) that need a coded column
+_CODED_ONLY = ("political",)
+#: at most this many columns are weighed as key variables by content
+MAX_CANDIDATES = 30
 
 
 def _file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name)).strip("._") or "column"
 
 
-def _checks(profile: dict | None, sensitive: list[str], has_qi: bool, has_weight: bool) -> list[dict]:
+def _class_based(assessor: str) -> bool:
+    """Whether the assessor's figures are over the quasi-identifiers' classes (an attacker scenario applies):
+    it flags classes, or it measures identity disclosure from the release alone."""
+    from privaudit.core.plugins import get_registry
+
+    found = get_registry().assessors.get(assessor)
+    return found is not None and (found.class_violations is not None or (
+        found.protects == "identity" and not found.needs and not found.always))
+
+
+def _checks(profile: dict | None, sensitive: list[str], has_qi: bool, has_weight: bool,
+            scenarios: dict[str, list[str]] | None = None) -> list[dict]:
     """A profile's checks (its sensitive-column checks repeated for each drafted sensitive column), or the
-    starter set."""
+    starter set; with several attacker scenarios, each class-based check once per scenario (its id names
+    the scenario; the verdict is the stricter)."""
     if profile is not None:
         out = []
         for check in profile.get("checks", []):
-            check = {k: v for k, v in check.items() if k != "id"}
+            check = {k: v for k, v in check.items() if k not in ("id", "quasi_identifiers")}
             if "sensitive" in check:
-                out += [{**check, "sensitive": s} for s in sensitive]
+                out += [{**check, "sensitive": s} for s in sensitive] if has_qi else []
             elif has_qi or check.get("assessor") not in ("k_anonymity", "uniqueness"):
                 if check.get("assessor") == "uniqueness" and not has_weight:
                     check.pop("individual_risk_threshold", None)
                 out.append(check)
+    else:
+        out = []
+        if has_qi:
+            out.append({"assessor": "k_anonymity", "k": 5})
+        for s in sensitive if has_qi else []:  # class-based: without a quasi-identifier it would pass vacuously
+            out.append({"assessor": "l_diversity", "sensitive": s, "l": 2})
+            out.append({"assessor": "t_closeness", "sensitive": s, "t": 0.2, "severity": "warning"})
+        if has_qi:
+            out.append({"assessor": "uniqueness", "max_share": 0.0})
+    if not scenarios or len(scenarios) < 2:
         return out
-    checks: list[dict] = []
-    if has_qi:
-        checks.append({"assessor": "k_anonymity", "k": 5})
-    for s in sensitive:
-        checks.append({"assessor": "l_diversity", "sensitive": s, "l": 2})
-        checks.append({"assessor": "t_closeness", "sensitive": s, "t": 0.2, "severity": "warning"})
-    if has_qi:
-        checks.append({"assessor": "uniqueness", "max_share": 0.0})
-    return checks
+    expanded: list[dict] = []
+    for check in out:
+        if not _class_based(str(check.get("assessor"))):
+            expanded.append(check)
+            continue
+        for scenario, qis in scenarios.items():
+            base = check["assessor"] + (f"_{check['sensitive']}" if "sensitive" in check else "")
+            extra = {} if scenario == "all_key_variables" else {"quasi_identifiers": qis}
+            expanded.append({"id": f"{base}_{scenario}", **check, **extra})
+    return expanded

@@ -91,3 +91,24 @@ def header_kinds(header: str) -> set[str]:
 
 def is_id_like(header: str) -> bool:
     return "record_key" in header_kinds(header)
+
+
+def matches(parts: list[str], words: frozenset[str] | set[str], stems: tuple[str, ...] = ()) -> bool:
+    """Whether a header's tokens name one of ``words`` (a token, the joined header, or consecutive tokens
+    joined: ``hh_size`` -> ``hhsize``; a numbered variant counts: ``water2``, ``educ_1``) or begin with one
+    of ``stems`` (``religi`` in ``religiosity``)."""
+    parts = [p.rstrip("0123456789") or p for p in parts]
+    parts = [p for p in parts if not p.isdigit()] or parts
+    if any(p in words for p in parts) or "".join(parts) in words:
+        return True
+    if any("".join(parts[i:j]) in words for i in range(len(parts)) for j in range(i + 2, min(len(parts), i + 4) + 1)):
+        return True
+    return any(p.startswith(s) for p in parts for s in stems)
+
+
+def transliterated(words: list[str]) -> frozenset[str]:
+    """``words`` and, for German words written with ae/oe/ue for an umlaut, the form :func:`tokens` gives a
+    header written with the umlaut (``Staatsangehörigkeit`` -> ``staatsangehorigkeit``)."""
+    out = set(words)
+    out |= {re.sub(r"(?<=[a-z])([aou])e", r"\1", w) for w in words if re.search(r"[a-z][aou]e", w)}
+    return frozenset(out)

@@ -2,7 +2,8 @@
 
 Keys: ``schema_version``, ``tool {name, version}``, ``generated_at``, ``engine``, ``input {path, sha256,
 rows, columns, size}``, ``original`` (or null), ``policy {path, sha256, name}``, ``scope
-{quasi_identifiers, sensitive, missing_qi}``, ``summary {passed, checks_total, checks_failed,
+{quasi_identifiers, sensitive, identifiers, missing_qi, missing_tokens, special_categories [{column, category,
+label, article, by}]}``, ``summary {passed, checks_total, checks_failed,
 checks_warned, checks_errored}``, ``checks [{id, assessor, status, severity, value, threshold, params,
 message, details, and quasi_identifiers for a check with its own attacker scenario}]``, and after ``privaudit remediate`` a ``remediation`` object (method, options,
 offered, before/after verdicts, changes, information loss). Infinity is the string ``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give
@@ -67,6 +68,8 @@ def masked_details(details: Any, found: dict[str, str], sensitive: Any) -> Any:
 def report_dict(audit: Any) -> dict:
     """The JSON report of an audit; the HTML and PDF reports are drawn from it. Values of columns the scan
     found holding direct identifiers are masked in the lists of worst classes (:func:`masked_details`)."""
+    from privaudit.discovery.special_categories import special_columns
+
     policy, table = audit.policy, audit.table
     found = found_identifiers(audit.checks)
     return {
@@ -91,6 +94,9 @@ def report_dict(audit: Any) -> dict:
             "identifiers": policy.columns_with("identifier"),
             "missing_qi": policy.data.missing_qi,
             "missing_tokens": policy.missing_tokens,
+            "special_categories": special_columns(
+                {c: s.special_category for c, s in policy.columns.items()
+                 if s.role in ("quasi_identifier", "sensitive", "other")}),
         },
         "summary": {
             "passed": audit.passed,

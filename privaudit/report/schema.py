@@ -73,7 +73,14 @@ def report_json_schema() -> dict[str, Any]:
                 "identifiers": {"type": "array", "items": {"type": "string"}},
                 "missing_qi": {"enum": ["value", "wildcard"]},
                 "missing_tokens": {"type": "array", "items": {"type": "string"}},
-            }),
+                "special_categories": {
+                    "type": "array", "description": "columns holding special categories of personal data (GDPR "
+                    "Art. 9, Art. 10): declared by the policy's special_category, or named by the column's header",
+                    "items": _closed({"column": {"type": "string"}, "category": {"type": "string"},
+                                      "label": {"type": "string"}, "article": {"type": "string"},
+                                      "by": {"enum": ["policy", "header"]}},
+                                     ["column", "category", "label", "article", "by"])},
+            }, ["quasi_identifiers", "sensitive", "identifiers", "missing_qi", "missing_tokens"]),
             "summary": _closed({"passed": {"type": "boolean"}, "checks_total": _COUNT, "checks_failed": _COUNT,
                                 "checks_warned": _COUNT, "checks_errored": _COUNT}),
             "remediation": _closed({
