@@ -4,7 +4,8 @@ Keys: ``schema_version``, ``tool {name, version}``, ``generated_at``, ``engine``
 rows, columns, size}``, ``original`` (or null), ``policy {path, sha256, name}``, ``scope
 {quasi_identifiers, sensitive, missing_qi}``, ``summary {passed, checks_total, checks_failed,
 checks_warned, checks_errored}``, ``checks [{id, assessor, status, severity, value, threshold, params,
-message, details, and quasi_identifiers for a check with its own attacker scenario}]``, and after ``privaudit remediate`` a ``remediation`` object (method, options,
+message, details, and quasi_identifiers for a check with its own attacker scenario}]``, ``utility [{measure,
+column, value, raw, details}]`` (what the release keeps, :mod:`privaudit.utility`), and after ``privaudit remediate`` a ``remediation`` object (method, options,
 offered, before/after verdicts, changes, information loss). Infinity is the string ``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give
 byte-identical output.
 """
@@ -100,6 +101,7 @@ def report_dict(audit: Any) -> dict:
             "checks_errored": len(audit.errored),
         },
         **({"remediation": audit.remediation} if audit.remediation is not None else {}),
+        "utility": list(getattr(audit, "utility", None) or []),
         "checks": [
             {
                 "id": c.id,
