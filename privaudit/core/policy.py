@@ -226,8 +226,14 @@ class Policy:
                                   f"(available: {', '.join(known)})")
             if name in names:
                 raise PolicyError(f"{self.path}: utility[{index}]: {name!r} is listed twice")
+            if not isinstance(opts, dict):
+                raise PolicyError(f"{self.path}: utility[{index}].{name}: options are a mapping option: value")
+            target = opts.get("target")
+            if target is not None and target not in self.model.columns:
+                raise PolicyError(f"{self.path}: utility[{index}].{name}.target: {target!r} is not a column of the "
+                                  "policy")
             names.append(name)
-            options[name] = dict(opts or {})
+            options[name] = dict(opts)
         return names, options
 
     # ---------------------------------------------------------------- columns by role

@@ -15,7 +15,8 @@ record:
 
 SSE = sum over records and columns of the squared difference of the intervals' midpoints; SST = sum of
 the squared differences of the released midpoints from the original's centroid (as ARX's ``getSST``);
-``value = 1 - SSE / SST`` truncated to [0, 1], ``raw = SSE / SST``. Attribute-level: per record
+``value = 1 - SSE / SST`` truncated to [0, 1], ``raw = SSE / SST``. ``details.attribute_level`` is ARX's mean over the columns of the attribute-level error
+(``getAttributeLevelSquaredError().getArithmeticMean()``). Attribute-level: per record
 ``min(max((x - lo)^2, (x - hi)^2), d)`` with x the original, [lo, hi] the released interval and ``d`` the
 largest squared distance of x from the original's range, summed and normalised by the sum of ``d``.
 Needs ``--original``.
@@ -29,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from privaudit.utility._aligned import aligned, outliers
-from privaudit.utility.entries import arx_scale, entry
+from privaudit.utility.entries import arx_mean, arx_scale, entry
 from privaudit.utility.inputs import UtilityInputs
 
 NAME = "sse_sst"
@@ -103,6 +104,7 @@ def attribute_error(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[floa
 def measure(inputs: UtilityInputs, numeric_columns=()) -> list[dict]:
     numeric = set(inputs.numeric) | set(numeric_columns)
     out, sse, sst, used, left_out = [], 0.0, 0.0, [], {}
+    results, maxima = [], []
     for q in inputs.quasi_identifiers:
         got = intervals(inputs, q, q in numeric)
         if isinstance(got, str):
@@ -111,6 +113,7 @@ def measure(inputs: UtilityInputs, numeric_columns=()) -> list[dict]:
             continue
         x, lo, hi = got
         result, maximum = attribute_error(x, lo, hi)
+        results.append(result), maxima.append(maximum)
         out.append(entry(NAME, q, arx_scale(result, 0.0, maximum), result, model="attribute-level squared error",
                          minimum=0.0, maximum=maximum, scale="numeric" if q in numeric else "hierarchy positions"))
         mid = (lo + hi) / 2.0
@@ -119,7 +122,8 @@ def measure(inputs: UtilityInputs, numeric_columns=()) -> list[dict]:
         used.append(q)
     if inputs.quasi_identifiers:
         ratio = sse / sst if sst > 0 else math.nan
-        details = {"model": "SSE/SST", "sse": sse, "sst": sst, "columns": used}
+        details = {"model": "SSE/SST", "sse": sse, "sst": sst, "columns": used,
+                   "attribute_level": arx_mean(results, [0.0] * len(results), maxima) if used else None}
         if left_out:
             details["left_out"] = left_out
         if not used:
