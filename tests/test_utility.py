@@ -1,0 +1,229 @@
+"""Utility measures (privaudit/utility/): definitions worked by hand, sdcMicro's dUtility and summary.micro
+formulas on small tables, the policy's ``utility`` list and ``utility`` gate, the JSON report's
+``utility`` list, the same figures from an out-of-memory engine, and bad input (one line, exit 2).
+
+ARX's own figures for the same input and output are in ``test_utility_arx.py``."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from privaudit.core.audit import run_audit
+from privaudit.core.summary import build_summary
+from privaudit.testing import run_cli
+from privaudit.utility import FAMILIES, Family, available, measure_all
+from privaudit.utility.eigen import eigen
+from privaudit.utility.entries import entry
+from privaudit.utility.il1s import il1s
+from privaudit.utility.inputs import UtilityInputs
+
+AGE = pd.DataFrame([["1", "1-2", "*"], ["2", "1-2", "*"], ["3", "3-4", "*"], ["4", "3-4", "*"]])
+AGE = AGE.set_index(0, drop=False)
+
+
+def hand_inputs(original: pd.DataFrame | None = None) -> UtilityInputs:
+    """Four released records: (1-2, m) twice, (3, f), and one suppressed record (*, *); age has the
+    hierarchy 1..4 -> 1-2 / 3-4 -> *, sex none (ARX's [value, *] over the distinct values m, f)."""
+    release = pd.DataFrame({"age": ["1-2", "1-2", "3", None], "sex": ["m", "m", "f", None]})
+    return UtilityInputs(build_summary(release, ["age", "sex"]), ["age", "sex"], {"age": AGE}, release, original)
+
+
+def by_key(entries):
+    return {(e["measure"], e["column"]): e for e in entries}
+
+
+def test_release_only_measures_worked_by_hand():
+    got = by_key(measure_all(hand_inputs(), available()))
+    # granularity (ARX Loss): age shares 2/4, 2/4, 1/4, 1 -> mean 0.5625; normalised between 1/4 and 1
+    assert got[("granularity", "age")]["raw"] == pytest.approx(0.5625)
+    assert got[("granularity", "age")]["value"] == pytest.approx(1 - (0.5625 - 0.25) / 0.75)
+    # sex: 1/2, 1/2, 1/2, 1 -> 0.625 between 1/2 and 1 -> 0.75
+    assert got[("granularity", "sex")]["value"] == pytest.approx(0.75)
+    # all columns: ARX's mean of results 0.59375, minima 0.375, maxima 1 -> 1 - 0.21875 / 0.625
+    assert got[("granularity", None)]["value"] == pytest.approx(0.65)
+    # generalization intensity (ARX Precision): age levels 1/2, 1/2, 0, 1 -> 0.5; sex 0, 0, 0, 1 -> 0.25
+    assert got[("generalization_intensity", "age")]["value"] == pytest.approx(0.5)
+    assert got[("generalization_intensity", "sex")]["value"] == pytest.approx(0.75)
+    # suppressed cells: one of four in each column
+    assert got[("suppressed_cells", "age")]["raw"] == pytest.approx(0.25)
+    assert got[("suppressed_cells", None)]["value"] == pytest.approx(0.75)
+    # discernibility: classes 2 and 1, one suppressed record counts n = 4 -> 4 + 1 + 4
+    assert got[("discernibility", None)]["raw"] == 9
+    assert got[("discernibility", None)]["value"] is None
+    assert "--original" in got[("discernibility", None)]["details"]["reason"]
+    # AECS: 3 records in 2 classes, the suppressed record left out
+    assert got[("aecs", None)]["raw"] == pytest.approx(1.5)
+    assert got[("aecs", None)]["value"] is None
+    # ambiguity: (2 x 1) + (2 x 1) + (1 x 1) + (4 x 2) = 13, between 4 and 4 x 8
+    assert got[("ambiguity", None)]["raw"] == pytest.approx(13)
+    assert got[("ambiguity", None)]["value"] == pytest.approx(1 - 9 / 28)
+    # measures against the original are not asked for without it
+    assert ("non_uniform_entropy", None) not in got or got[("non_uniform_entropy", None)]["value"] is None
+
+
+def test_with_the_original_aecs_and_discernibility_are_normalised():
+    original = pd.DataFrame({"age": ["1", "2", "3", "4"], "sex": ["m", "m", "f", "f"]})
+    got = by_key(measure_all(hand_inputs(original), ["aecs", "discernibility", "non_uniform_entropy"]))
+    # the original has 4 classes of 1: AECS 1, discernibility 4
+    assert got[("aecs", None)]["value"] == pytest.approx(1 - (1.5 - 1) / (4 - 1))
+    assert got[("discernibility", None)]["value"] == pytest.approx(1 - (9 - 4) / (16 - 4))
+    # non-uniform entropy of age: records 1, 2 -> "1-2" (level 1), 3 kept, 4 -> * (level 2).
+    # level 0 (all rows): nothing lost; level 1 (rows 1, 2, 4): leaves 1, 1, 1 vs 1-2: 2, 1-2: 2, 3-4: 1
+    # -> 2 log2(1/2) = -2; level 2 (row 4): 3-4 vs *: one row each -> 0. Loss 2 bits of the original's
+    # 4 log2 4 = 8.
+    assert got[("non_uniform_entropy", "age")]["raw"] == pytest.approx(2.0)
+    assert got[("non_uniform_entropy", "age")]["value"] == pytest.approx(1 - 2 / 8)
+
+
+def test_sdcmicro_dutility_and_summary_micro_formulas():
+    """sdcMicro's R/dUtility.R (IL1s, eigen) and summary.micro (amean, devvar, acor) worked by hand:
+    x = (a, b) with a = 1..4, b = 2, 1, 4, 3; the release swaps b's first two values (b' = 1, 2, 4, 3).
+    cor(a, b) = 3/5 = 0.6, cor(a, b') = 4/5 = 0.8: eigenvalues 1.6, 0.4 and 1.8, 0.2, so
+    eigen = 0.2 / 1.6 + 0.2 / 0.4 = 0.625. IL1s: b moves by 1 twice, sd(b) = sqrt(5/3):
+    2 / (sqrt(5/3) sqrt 2) = 1.0954451150103321. Means and variances unchanged, the covariance of a and b
+    goes from 3/3 to 4/3: devvar = 2 x (1/3) / 2 = 1/3 (over the whole covariance matrix, as sdcMicro);
+    acor = 2 x (0.2 / 0.6) / (2 x 2) = 1/6."""
+    x = np.array([[1, 2], [2, 1], [3, 4], [4, 3]], dtype=float)
+    m = np.array([[1, 1], [2, 2], [3, 4], [4, 3]], dtype=float)
+    assert eigen(x, m) == pytest.approx(0.625)
+    assert il1s(x, m).sum() == pytest.approx(2 / (math.sqrt(5 / 3) * math.sqrt(2)))
+    release = pd.DataFrame({"a": m[:, 0], "b": m[:, 1], "q": ["u"] * 4})
+    original = pd.DataFrame({"a": x[:, 0], "b": x[:, 1], "q": ["u"] * 4})
+    inputs = UtilityInputs(build_summary(release, ["q"]), ["q"], {}, release, original, numeric=["a", "b"])
+    got = by_key(measure_all(inputs, available()))
+    assert got[("il1s", None)]["raw"] == pytest.approx(1.0954451150103321)
+    assert got[("il1s", "a")]["raw"] == 0
+    assert got[("eigen", None)]["raw"] == pytest.approx(0.625)
+    assert got[("eigen", None)]["value"] == pytest.approx(1 - 0.625 / 2)
+    assert got[("mean_deviation", None)]["raw"] == 0
+    assert got[("variance_deviation", None)]["raw"] == pytest.approx(1 / 3)
+    assert got[("variance_deviation", "b")]["raw"] == pytest.approx(0)
+    assert got[("correlation_deviation", None)]["raw"] == pytest.approx(1 / 6)
+
+
+def test_a_family_that_raises_gives_no_figure_never_a_value(monkeypatch):
+    def boom(inputs):
+        raise RuntimeError("broken measure")
+
+    monkeypatch.setattr("privaudit.utility.FAMILIES", [Family(("granularity",), boom)] + FAMILIES[1:])
+    got = by_key(measure_all(hand_inputs(), ["granularity", "ambiguity"]))
+    assert got[("granularity", None)]["value"] is None
+    assert "broken measure" in got[("granularity", None)]["details"]["error"]
+    assert got[("ambiguity", None)]["value"] is not None
+
+
+def test_a_family_can_be_added_by_one_line(monkeypatch):
+    """How the synthetic-release and classification families join (a list of entries of the same shape)."""
+    extra = Family(("quality_score",), lambda inputs: [entry("quality_score", None, 0.5, 0.5, note="x")])
+    monkeypatch.setattr("privaudit.utility.FAMILIES", FAMILIES + [extra])
+    assert "quality_score" in available()
+    assert by_key(measure_all(hand_inputs(), ["quality_score"]))[("quality_score", None)]["value"] == 0.5
+
+
+# ---------------------------------------------------------------- through the CLI
+
+ORIGINAL = pd.DataFrame({"age": [21, 22, 35, 36, 50, 51, 52, 23, 24, 37],
+                         "sex": list("mfmfmfmfmf"),
+                         "income": [10, 20, 30, 40, 50, 60, 70, 80, 90, 100.0]})
+
+
+def write(tmp_path: Path, checks: list, utility=None, release=None) -> tuple[Path, Path, Path]:
+    policy = {"version": 1, "name": "utility", "columns": {
+        "age": {"role": "quasi_identifier", "type": "numeric"}, "sex": {"role": "quasi_identifier"},
+        "income": {"role": "sensitive", "type": "numeric"}}, "checks": checks}
+    if utility is not None:
+        policy["utility"] = utility
+    (tmp_path / "policy.yaml").write_text(yaml.safe_dump(policy, sort_keys=False))
+    if release is None:
+        release = ORIGINAL.astype({"age": object}).copy()
+        release.loc[[0, 1, 7, 8], "age"] = "*"
+        release.loc[2, "income"] = 33.0
+    release.to_csv(tmp_path / "release.csv", index=False)
+    ORIGINAL.to_csv(tmp_path / "original.csv", index=False)
+    return tmp_path / "policy.yaml", tmp_path / "release.csv", tmp_path / "original.csv"
+
+
+def test_cli_report_lists_utility_and_a_gate_warns(tmp_path):
+    policy, release, original = write(tmp_path, [{"assessor": "utility", "measure": "granularity", "min": 0.9}])
+    out = tmp_path / "report.json"
+    run = run_cli("audit", release, "--policy", policy, "--original", original, "--json", out)
+    assert run.code == 0, run.stderr  # the gate fails, but a utility gate is a warning by default
+    report = json.loads(out.read_text())
+    gate = next(c for c in report["checks"] if c["assessor"] == "utility")
+    assert (gate["status"], gate["severity"]) == ("fail", "warning")
+    got = by_key(report["utility"])
+    assert gate["value"] == got[("granularity", None)]["value"]
+    # age: 4 of 10 values suppressed; its ARX domain is the original's 10 distinct ages
+    assert got[("suppressed_cells", "age")]["raw"] == pytest.approx(0.4)
+    assert got[("granularity", "age")]["raw"] == pytest.approx((6 * 0.1 + 4 * 1.0) / 10)
+    assert got[("il1s", "income")]["raw"] > 0 and got[("mean_deviation", "income")]["raw"] == pytest.approx(0.3 / 55)
+    assert {e["measure"] for e in report["utility"]} >= {"non_uniform_entropy", "sse_sst", "eigen", "aecs"}
+    assert "utility" in run_cli("report", "schema").stdout
+
+
+def test_cli_gate_as_error_fails_the_audit_and_policy_chooses_measures(tmp_path):
+    policy, release, original = write(tmp_path, [{"assessor": "utility", "measure": "aecs", "min": 0.99,
+                                                  "severity": "error"}], utility=["granularity"])
+    out = tmp_path / "report.json"
+    run = run_cli("audit", release, "--policy", policy, "--original", original, "--json", out)
+    assert run.code == 1, run.stderr
+    report = json.loads(out.read_text())
+    assert sorted({e["measure"] for e in report["utility"]}) == ["aecs", "granularity"]  # chosen + gated
+
+
+def test_utility_none_and_release_only_without_original(tmp_path):
+    policy, release, _ = write(tmp_path, [], utility=[])
+    out = tmp_path / "report.json"
+    assert run_cli("audit", release, "--policy", policy, "--json", out).code == 0
+    assert json.loads(out.read_text())["utility"] == []
+    policy, release, _ = write(tmp_path, [])
+    assert run_cli("audit", release, "--policy", policy, "--json", out).code == 0
+    measures = {e["measure"] for e in json.loads(out.read_text())["utility"]}
+    assert measures == {"granularity", "generalization_intensity", "discernibility", "aecs", "ambiguity",
+                        "suppressed_cells"}
+
+
+def test_out_of_memory_engine_gives_the_same_release_figures(tmp_path):
+    """The measures of the release alone read the class summary only: the chunked engine's report holds
+    the same figures as the in-process one."""
+    policy, release, _ = write(tmp_path, [])
+    reports = []
+    for engine in ("in-process", "chunked"):
+        out = tmp_path / f"{engine}.json"
+        assert run_cli("audit", release, "--policy", policy, "--engine", engine, "--json", out).code == 0
+        reports.append(json.loads(out.read_text())["utility"])
+    assert reports[0] == reports[1]
+
+
+@pytest.mark.parametrize("checks, utility, extra, words", [
+    ([{"assessor": "utility", "measure": "granularityy", "min": 0.5}], None, [], "unknown utility measure 'granularityy'"),
+    ([], ["non_uniform_entropy"], [], "utility measure 'non_uniform_entropy' needs the original table"),
+    ([{"assessor": "utility", "measure": "aecs", "min": 0.5}], None, [], "'aecs' needs the original table"),
+    ([], ["nonsense"], [], "utility[0]: unknown utility measure 'nonsense'"),
+    ([], [{"granularity": {"target": "nope"}}], [], "utility[0].granularity.target: 'nope' is not a column"),
+    ([{"assessor": "utility", "measure": "granularity", "min": 1.5}], None, [], "min"),
+    ([], ["il1s"], ["--engine", "chunked", "--original"], "whole tables in memory"),
+])
+def test_bad_input_is_one_line_exit_2(tmp_path, checks, utility, extra, words):
+    policy, release, original = write(tmp_path, checks, utility=utility)
+    args = ["audit", release, "--policy", policy, *extra]
+    if extra and extra[-1] == "--original":
+        args.append(original)
+    run = run_cli(*args)
+    assert run.code == 2, (run.stdout, run.stderr)
+    assert words in run.stderr and run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+
+
+def test_python_api_has_the_same_figures(tmp_path):
+    import privaudit
+
+    policy, release, original = write(tmp_path, [])
+    report = privaudit.audit(release, policy, original=original)
+    assert report.to_dict()["utility"] == run_audit(release, policy, original=original).utility
