@@ -227,3 +227,30 @@ def test_python_api_has_the_same_figures(tmp_path):
     policy, release, original = write(tmp_path, [])
     report = privaudit.audit(release, policy, original=original)
     assert report.to_dict()["utility"] == run_audit(release, policy, original=original).utility
+
+
+def test_html_chapter_summary_notebook_and_to_dict_show_the_same_numbers(tmp_path):
+    import privaudit
+
+    policy, release, original = write(tmp_path, [{"assessor": "utility", "measure": "granularity", "min": 0.5}])
+    report = privaudit.audit(release, policy, original=original)
+    figures = by_key(report.to_dict()["utility"])
+    kept = figures[("granularity", None)]["value"]
+    from privaudit.report.text import share
+
+    html = report.to_html()
+    chapter = html[html.index('<section id="utility"'):html.index('<section id="checks"')]
+    assert f"The release keeps {share(kept)} of the original&#39;s granularity" in chapter
+    assert f"age lost most: it keeps {share(figures[('granularity', 'age')]['value'])}" in chapter
+    assert "<svg" in chapter and "Per column (kept)" in chapter
+    assert 'id="utility-headline"' in html[:html.index('<section id="utility"')]  # the summary's sentence
+    notebook = report._repr_html_()
+    assert f"The release keeps {share(kept)}" in notebook
+
+
+def test_chapter_absent_without_figures(tmp_path):
+    import privaudit
+
+    policy, release, _ = write(tmp_path, [], utility=[])
+    html = privaudit.audit(release, policy).to_html()
+    assert 'id="utility"' not in html
