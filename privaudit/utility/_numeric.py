@@ -10,7 +10,14 @@ from privaudit.utility.inputs import UtilityInputs
 
 
 def numeric_pairs(inputs: UtilityInputs) -> tuple[list[str], np.ndarray, np.ndarray, dict[str, str]]:
-    """(columns, original n x p, release n x p, left-out column -> why)."""
+    """(columns, original n x p, release n x p, left-out column -> why); computed once per audit."""
+    cache = inputs.__dict__.setdefault("_numeric_pairs", {})
+    if "pairs" not in cache:
+        cache["pairs"] = _pairs(inputs)
+    return cache["pairs"]
+
+
+def _pairs(inputs: UtilityInputs) -> tuple[list[str], np.ndarray, np.ndarray, dict[str, str]]:
     cols, xs, ms, left = [], [], [], {}
     for c in inputs.numeric:
         if c not in inputs.release or c not in inputs.original:

@@ -70,10 +70,11 @@ def intervals(inputs: UtilityInputs, column: str, numeric: bool) -> tuple[np.nda
         codes = a.released
         width = len(a.labels) + 1
         c = np.where(codes < 0, width - 1, codes)
+        bounds = pd.Series(x).groupby(c).agg(["min", "max"])  # the original's range under each released label
         mins = np.full(width, np.inf)
         maxs = np.full(width, -np.inf)
-        np.minimum.at(mins, c, x)
-        np.maximum.at(maxs, c, x)
+        mins[bounds.index.to_numpy()] = bounds["min"].to_numpy()
+        maxs[bounds.index.to_numpy()] = bounds["max"].to_numpy()
         empty = a.suppressed(outlier, dom.root if dom.source == "hierarchy" else None)
         lo = np.where(empty, lo_all, mins[c])
         hi = np.where(empty, hi_all, maxs[c])
