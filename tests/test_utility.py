@@ -192,14 +192,14 @@ def test_utility_none_and_release_only_without_original(tmp_path):
 
 def test_out_of_memory_engine_gives_the_same_release_figures(tmp_path):
     """The measures of the release alone read the class summary only: the chunked engine's report holds
-    the same figures as the in-process one."""
+    the same figures as the in-process one (chunked and DuckDB engines)."""
     policy, release, _ = write(tmp_path, [])
     reports = []
-    for engine in ("in-process", "chunked"):
+    for engine in ("in-process", "chunked", "duckdb"):
         out = tmp_path / f"{engine}.json"
         assert run_cli("audit", release, "--policy", policy, "--engine", engine, "--json", out).code == 0
         reports.append(json.loads(out.read_text())["utility"])
-    assert reports[0] == reports[1]
+    assert reports[0] == reports[1] == reports[2]
 
 
 @pytest.mark.parametrize("checks, utility, extra, words", [
