@@ -190,6 +190,7 @@ def test_utility_none_and_release_only_without_original(tmp_path):
                         "suppressed_cells"}
 
 
+@pytest.mark.slow
 def test_out_of_memory_engine_gives_the_same_release_figures(tmp_path):
     """The measures of the release alone read the class summary only: the chunked engine's report holds
     the same figures as the in-process one (chunked and DuckDB engines)."""
