@@ -1,6 +1,6 @@
-"""Generalization intensity: ARX 3.9's "Precision" quality model (``QualityModelColumnOrientedPrecision``;
-Sweeney, IJUFKS 2002, "Achieving k-anonymity privacy protection using generalization and suppression",
-Section 4's precision metric Prec).
+"""Generalization intensity: ARX 3.9's "Precision" quality model (``QualityModelColumnOrientedPrecision``,
+whose source is the definition followed here; Sweeney's precision metric, IJUFKS 2002, "Achieving
+k-anonymity privacy protection using generalization and suppression").
 
 Per quasi-identifier: the mean over the records of ``level / height`` of the released value (its first
 level in the hierarchy, with ARX's appended ``*`` level counted; a suppressed value or record, or a label

@@ -1,5 +1,5 @@
-"""Granularity: ARX 3.9's "Loss" quality model (``QualityModelColumnOrientedLoss``; Iyengar, KDD 2002,
-"Transforming data to satisfy privacy constraints", Section 3's loss metric LM).
+"""Granularity: ARX 3.9's "Loss" quality model (``QualityModelColumnOrientedLoss``, whose source is the definition followed here;
+the loss metric of Iyengar, KDD 2002, "Transforming data to satisfy privacy constraints").
 
 Per quasi-identifier: the mean over the records of the domain share of the released value (leaves under
 it / leaves, :mod:`privaudit.utility.domain`; a suppressed value or record 1). ARX normalises it between
