@@ -337,3 +337,11 @@ def test_remediation_report_says_what_generalization_cost(tmp_path):
     from privaudit.report.text import share
 
     assert f"The release keeps {share(kept)} of the original&#39;s granularity" in html.read_text()
+
+
+def test_terminal_says_what_the_release_keeps(tmp_path):
+    policy, release, original = write(tmp_path, [])
+    run = run_cli("audit", release, "--policy", policy, "--original", original)
+    lines = run.stdout.splitlines()
+    assert lines[-1].startswith("verdict: ")
+    assert any(line.startswith("utility: The release keeps ") and "granularity" in line for line in lines)
