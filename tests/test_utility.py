@@ -345,3 +345,19 @@ def test_terminal_says_what_the_release_keeps(tmp_path):
     lines = run.stdout.splitlines()
     assert lines[-1].startswith("verdict: ")
     assert any(line.startswith("utility: The release keeps ") and "granularity" in line for line in lines)
+
+
+def test_hostile_column_name_is_escaped_in_the_chapter(tmp_path):
+    import privaudit
+
+    name = '<script>alert(1)</script>\u202e'
+    frame = pd.DataFrame({name: ["a", "b", "*", "a"], "sex": list("mfmf")})
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    policy = {"version": 1, "name": "hostile", "columns": {name: {"role": "quasi_identifier"},
+                                                             "sex": {"role": "quasi_identifier"}}, "checks": []}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(policy))
+    html = privaudit.audit(tmp_path / "r.csv", tmp_path / "p.yaml").to_html()
+    chapter = html[html.index('<section id="utility"'):html.index('<section id="checks"')]
+    assert "<script>" not in chapter and "&lt;script&gt;" in chapter and "\u202e" not in chapter
+    run = run_cli("audit", tmp_path / "r.csv", "--policy", tmp_path / "p.yaml")
+    assert "\u202e" not in run.stdout
