@@ -361,3 +361,28 @@ def test_hostile_column_name_is_escaped_in_the_chapter(tmp_path):
     assert "<script>" not in chapter and "&lt;script&gt;" in chapter and "\u202e" not in chapter
     run = run_cli("audit", tmp_path / "r.csv", "--policy", tmp_path / "p.yaml")
     assert "\u202e" not in run.stdout
+
+
+def test_original_joined_by_record_id_as_record_linkage_aligns_it(tmp_path):
+    """A shuffled release with a record_id column gives the figures of the row-aligned one."""
+    policy = {"version": 1, "name": "ids", "columns": {
+        "id": {"role": "record_id"}, "age": {"role": "quasi_identifier", "type": "numeric"},
+        "sex": {"role": "quasi_identifier"}, "income": {"role": "sensitive", "type": "numeric"}}, "checks": []}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(policy))
+    original = ORIGINAL.assign(id=range(100, 110))
+    release = original.astype({"age": object}).copy()
+    release.loc[[0, 1, 7], "age"] = "*"
+    release["income"] = release["income"] * 1.1
+    original.to_csv(tmp_path / "o.csv", index=False)
+    release.to_csv(tmp_path / "aligned.csv", index=False)
+    release.sample(frac=1, random_state=3).to_csv(tmp_path / "shuffled.csv", index=False)
+    figures = [run_audit(tmp_path / f, tmp_path / "p.yaml", original=tmp_path / "o.csv").utility
+               for f in ("aligned.csv", "shuffled.csv")]
+    a, b = by_key(figures[0]), by_key(figures[1])
+    assert a.keys() == b.keys()
+    for key in a:
+        if a[key]["value"] is None:
+            assert b[key]["value"] is None, key
+        else:
+            assert a[key]["value"] == pytest.approx(b[key]["value"], abs=1e-12), key
+    assert a[("il1s", "income")]["raw"] > 0
