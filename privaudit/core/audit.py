@@ -58,6 +58,7 @@ class AuditResult:
     control: Table | None = None
     engine: str = "in-process"
     remediation: dict | None = None  # set by `privaudit remediate`: before/after, changes, loss
+    utility: list[dict] = field(default_factory=list)  # what the release keeps (privaudit.utility entries)
 
     @property
     def failed(self) -> list[CheckResult]:
@@ -234,6 +235,26 @@ def refuse_unrunnable(checks: list[Check], engine: str, in_memory: bool, origina
                             f"use --engine in-process (this audit uses {engine})")
 
 
+def refuse_utility(policy: Policy, checks: list[Check], engine: str, in_memory: bool, original: bool) -> None:
+    """Before any work, one line for a utility measure the policy names (``utility``) or a check gates on
+    (its parameters' ``utility_measures()``) whose inputs are missing: ``--original`` or the records."""
+    from privaudit.utility import needs
+
+    asked = [(m, "utility", False) for m in policy.utility or []]
+    asked += [(m, f"check {c.id!r}", True) for c in checks for m in getattr(c.params, "utility_measures", lambda: [])()]
+    for name, where, gate in asked:
+        need = needs(name, for_value=gate)
+        if "original" in need and not original:
+            raise DataError(f"{where}: utility measure {name!r} needs the original table: pass --original FILE")
+        if "training" in need and not original:
+            raise DataError(f"{where}: utility measure {name!r} needs the training table the release was generated "
+                            "from: pass --original FILE")
+        if need and not in_memory:
+            raise DataError(f"{where}: utility measure {name!r} compares the release with the original record by "
+                            f"record, which needs the whole tables in memory: use --engine in-process (this audit "
+                            f"uses {engine})")
+
+
 def run_audit(
     released: Any,
     policy: Policy | str | Path | dict,
@@ -261,6 +282,7 @@ def run_audit(
     spec = get_engine(engine)
     spec.check_options(engine_options)
     refuse_unrunnable(checks, engine, spec.in_memory, original is not None, control is not None)
+    refuse_utility(policy, checks, engine, spec.in_memory, original is not None)
     if control is not None:  # before any work: a control table that cannot fit in memory
         from privaudit.risk.synthetic.memory import refuse_oversized
 
@@ -288,7 +310,7 @@ def run_audit(
     if files is not None:
         original_table = files.original_table
     return AuditResult(policy, computed.table, results, generated_at(), ctx, original_table,
-                       control=control_table, engine=engine)
+                       control=control_table, engine=engine, utility=_jsonable(ctx.utility))
 
 
 def _summary_ready(ctx: AuditContext) -> bool:

@@ -53,6 +53,54 @@ class AuditContext:
         return build_summary(self.table, self.policy.quasi_identifiers, sensitive, self.policy.data.missing_qi,
                              weight=weights[0] if weights and weights[0] in self.table else None)
 
+    def utility_names(self, checks: list | None = None) -> list[str]:
+        """The utility measures this audit computes: the policy's ``utility`` list, or every measure whose
+        inputs are present; plus those the checks gate on (their parameters' ``utility_measures()``)."""
+        from privaudit.utility import runnable
+
+        have = {"original"} if self.original is not None else set()
+        if self.training is not None:
+            have.add("training")
+        if self._numeric_columns():
+            have.add("numeric")
+        names = self.policy.utility if self.policy.utility is not None else runnable(have, self.policy.model.release)
+        gated = [m for c in (checks if checks is not None else self.policy.checks)
+                 for m in (getattr(c.params, "utility_measures", lambda: [])())]
+        return list(dict.fromkeys([*names, *gated]))
+
+    @cached_property
+    def utility(self) -> list[dict]:
+        """The utility entries of this audit (:mod:`privaudit.utility`), computed once on first use and shared
+        by the report and the checks that gate on them."""
+        from privaudit.core.errors import PrivauditError
+        from privaudit.utility import measure_all
+        from privaudit.utility.inputs import UtilityInputs
+
+        p = self.policy
+        names = self.utility_names()
+        if not names:
+            return []
+        try:
+            summary = self.summary
+        except PrivauditError:
+            raise
+        except Exception as exc:  # the checks report the failure each; no figure is made up
+            from privaudit.utility.entries import entry
+
+            text = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            return [entry(m, None, None, None, error=text) for m in names]
+        inputs = UtilityInputs(
+            summary, list(p.quasi_identifiers),
+            {q: h.table for q, h in p.hierarchies.items() if q in p.quasi_identifiers},
+            release=self.table, original=self.original, training=self.training, numeric=self._numeric_columns(),
+            options=p.utility_options)
+        return measure_all(inputs, names, on_error=PrivauditError)
+
+    def _numeric_columns(self) -> list[str]:
+        """The columns sdcMicro's utility measures compare: numeric, neither identifiers nor weights."""
+        skip = {"identifier", "record_id", "household_id", "weight"}
+        return [c for c, spec in self.policy.columns.items() if spec.type == "numeric" and spec.role not in skip]
+
     def _leaves(self, column: str) -> list[str] | None:
         h = self.policy.hierarchies.get(column)
         return list(h.leaves) if h is not None else None

@@ -38,6 +38,7 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.delta_presence",
     "privaudit.assessors.risk_drivers",
     "privaudit.assessors.model_risk",
+    "privaudit.assessors.utility",
     "privaudit.remediation.methods.suppress",
     "privaudit.remediation.methods.randomize",
     "privaudit.remediation.methods.microaggregate",

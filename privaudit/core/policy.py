@@ -91,7 +91,9 @@ class CheckSpec(BaseModel):
     model_config = ConfigDict(extra="allow")
     assessor: str
     id: str | None = None
-    severity: Literal["error", "warning"] = "error"
+    severity: Literal["error", "warning"] | None = Field(
+        default=None, description="error (fails the audit) or warning; default error, or the assessor's own "
+        "default (its parameters' DEFAULT_SEVERITY: warning for utility gates).")
     quasi_identifiers: list[str] | None = None  # an attacker scenario: the intruder knows only these
 
     @property
@@ -112,6 +114,10 @@ class PolicyModel(StrictModel):
     checks: list[CheckSpec] = Field(default_factory=list)
     report: ReportOptions = Field(default_factory=ReportOptions)
     remediation: RemediationSpec | None = None
+    utility: list[str | dict[str, dict[str, Any]]] | None = Field(
+        default=None, description="The utility measures to compute (privaudit.utility.MEASURES), each a name or "
+        "{name: {option: value}} (classification_accuracy: {target: COLUMN}); absent: every measure whose inputs "
+        "are present; []: none.")
     release: Literal["microdata", "synthetic"] = Field(
         default="microdata", description="synthetic: a table generated from a training table; without any of "
         "the synthetic-release checks listed, they are added with their default thresholds (SYNTHETIC_DEFAULTS).")
@@ -202,7 +208,40 @@ class Policy:
                 self.hierarchies[column] = Hierarchy.from_csv(
                     self.resolve_path(spec.hierarchy, f"columns.{column}.hierarchy"), spec.hierarchy
                 )
+        self.utility, self.utility_options = self._resolve_utility()
         self.checks = self._resolve_checks(registry)
+
+    def _resolve_utility(self) -> tuple[list[str] | None, dict[str, dict[str, Any]]]:
+        """The ``utility`` field: the measures named (None: the default set) and their options."""
+        if self.model.utility is None:
+            return None, {}
+        from privaudit.utility import available
+
+        known = available()
+        names: list[str] = []
+        options: dict[str, dict[str, Any]] = {}
+        for index, item in enumerate(self.model.utility):
+            if isinstance(item, dict):
+                if len(item) != 1:
+                    raise PolicyError(f"{self.path}: utility[{index}]: give one measure per item, as "
+                                      "{name: {option: value}}")
+                (name, opts), = item.items()
+            else:
+                name, opts = item, {}
+            if name not in known:
+                raise PolicyError(f"{self.path}: utility[{index}]: unknown utility measure {name!r} "
+                                  f"(available: {', '.join(known)})")
+            if name in names:
+                raise PolicyError(f"{self.path}: utility[{index}]: {name!r} is listed twice")
+            if not isinstance(opts, dict):
+                raise PolicyError(f"{self.path}: utility[{index}].{name}: options are a mapping option: value")
+            target = opts.get("target")
+            if target is not None and target not in self.model.columns:
+                raise PolicyError(f"{self.path}: utility[{index}].{name}.target: {target!r} is not a column of the "
+                                  "policy")
+            names.append(name)
+            options[name] = dict(opts)
+        return names, options
 
     # ---------------------------------------------------------------- columns by role
     def columns_with(self, role: str) -> list[str]:
@@ -298,7 +337,8 @@ class Policy:
                     what = (f"{unknown[0]!r} is not a quasi-identifier of the policy" if unknown else
                             "give at least one quasi-identifier" if not scenario else "a column is listed twice")
                     raise PolicyError(f"{self.path}: checks[{index}].quasi_identifiers: {what}")
-            checks.append(Check(check_id, assessor, spec.severity, params, scenario))
+            severity = spec.severity or getattr(assessor.params, "DEFAULT_SEVERITY", "error")
+            checks.append(Check(check_id, assessor, severity, params, scenario))
             validate = getattr(assessor, "validate_policy", None)
             if validate is not None:
                 problem = validate(params, self)

@@ -5,7 +5,8 @@ rows, columns, size}``, ``original`` (or null), ``policy {path, sha256, name}``,
 {quasi_identifiers, sensitive, identifiers, missing_qi, missing_tokens, special_categories [{column, category,
 label, article, by}]}``, ``summary {passed, checks_total, checks_failed,
 checks_warned, checks_errored}``, ``checks [{id, assessor, status, severity, value, threshold, params,
-message, details, and quasi_identifiers for a check with its own attacker scenario}]``, and after ``privaudit remediate`` a ``remediation`` object (method, options,
+message, details, and quasi_identifiers for a check with its own attacker scenario}]``, ``utility [{measure,
+column, value, raw, details}]`` (what the release keeps, :mod:`privaudit.utility`), and after ``privaudit remediate`` a ``remediation`` object (method, options,
 offered, before/after verdicts, changes, information loss). Infinity is the string ``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give
 byte-identical output.
 """
@@ -121,6 +122,7 @@ def report_dict(audit: Any) -> dict:
             }
             for c in audit.checks
         ],
+        "utility": list(getattr(audit, "utility", None) or []),
     }
 
 

@@ -1,6 +1,6 @@
 """The inline view a notebook shows for an audit (``AuditReport._repr_html_``).
 
-A fragment, not a page: the verdict, one row per check (the HTML report's own measured / threshold texts
+A fragment, not a page: the verdict, the utility sentence and figures, one row per check (the HTML report's own measured / threshold texts
 and plain-language sentence) and each check's first chart in a collapsed ``<details>``. It is drawn from
 the same check views and autoescaping environment as the full report (:mod:`privaudit.report.html`), so it
 shows nothing the report would not.
@@ -12,6 +12,7 @@ from typing import Any
 
 from privaudit.report.html import check_views, environment
 from privaudit.report.json_report import report_dict
+from privaudit.report.utility_chapter import utility_view
 
 
 def render_notebook(result: Any, registry: Any = None) -> str:
@@ -22,5 +23,5 @@ def render_notebook(result: Any, registry: Any = None) -> str:
         registry = get_registry()
     data = report_dict(result)
     return environment().get_template("notebook.html.j2").render(
-        data=data, checks=check_views(data, result, registry),
+        data=data, checks=check_views(data, result, registry), utility=utility_view(data),
         verdict="PASS" if data["summary"]["passed"] else "FAIL")

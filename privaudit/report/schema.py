@@ -45,6 +45,17 @@ def report_json_schema() -> dict[str, Any]:
         "quasi_identifiers": {"type": "array", "items": {"type": "string"}, "minItems": 1,
                               "description": "the check's attacker scenario: the quasi-identifiers the intruder knows"},
     }, ["id", "assessor", "status", "severity", "value", "threshold", "params", "message", "details"])
+    from privaudit.utility import MEASURES
+
+    utility = _closed({
+        "measure": {"enum": list(MEASURES), "description": "the utility measure (privaudit.utility.MEASURES)"},
+        "column": {"type": ["string", "null"], "description": "the column the figure is of; null: over all columns"},
+        "value": {"type": ["number", "null"], "minimum": 0, "maximum": 1,
+                  "description": "on ARX's quality scale: 1 = nothing lost, 0 = everything lost (ARX's own "
+                  "normalisation where ARX has the measure); null when it cannot be normalised (details.reason)"},
+        "raw": {"type": ["number", "null"], "description": "the measure before that normalisation"},
+        "details": {"type": "object", "description": "the measure's figures (minimum, maximum, reason ...)"},
+    })
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"https://privaudit.invalid/schemas/report-{SCHEMA_VERSION}.json",
@@ -92,6 +103,8 @@ def report_json_schema() -> dict[str, Any]:
                 "notes": {"type": "array", "items": {"type": "string"}},
                 "check_overrides": {"type": "object"},
             }),
+            "utility": {"type": "array", "items": utility, "description": "what the release keeps: one entry per "
+                        "figure (privaudit.utility); written by every audit, absent from reports of older versions"},
             "checks": {"type": "array", "items": check},
         }, ["schema_version", "tool", "generated_at", "engine", "input", "original", "policy", "scope", "summary",
             "checks"]),

@@ -1,0 +1,87 @@
+"""What utility measures read: the release's class summary (computed once per audit, shared with the
+risk checks), the quasi-identifiers' hierarchies, and where a measure needs them the released records and
+the original table aligned to them. Nothing here knows of policies or reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from privaudit.core.summary import ClassSummary
+from privaudit.utility.domain import SUPPRESSED, Domain, coded, domain_from_hierarchy, domain_from_values
+
+
+@dataclass
+class ClassColumn:
+    """One quasi-identifier's released value per class: ``codes`` (one per class, -1 = suppressed or
+    missing) into ``labels`` (their text)."""
+
+    codes: np.ndarray
+    labels: list[str]
+
+    @property
+    def suppressed(self) -> np.ndarray:
+        """Per class: the value is suppressed (missing, or the text ``*``)."""
+        star = np.array([t == SUPPRESSED for t in self.labels] + [True], dtype=bool)
+        return star[self.codes]
+
+
+@dataclass
+class UtilityInputs:
+    """The inputs of an audit's utility measures.
+
+    ``summary``: the release's class summary on ``quasi_identifiers``; ``hierarchies``: column -> leaves x
+    levels table (:attr:`privaudit.core.hierarchy.Hierarchy.table`); ``release``: the released records
+    (None from out-of-memory engines: the measures of the release alone then read the summary only);
+    ``original``: the table before masking, row-aligned with ``release`` (None without ``--original``);
+    ``numeric``: the columns sdcMicro's measures compare (numeric in both tables); ``options``: per
+    measure options (``{"classification_accuracy": {"target": ...}}``)."""
+
+    summary: ClassSummary
+    quasi_identifiers: Sequence[str]
+    hierarchies: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    release: pd.DataFrame | None = None
+    original: pd.DataFrame | None = None
+    training: pd.DataFrame | None = None
+    numeric: Sequence[str] = ()
+    options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @property
+    def n_records(self) -> int:
+        return self.summary.n_records
+
+    @cached_property
+    def domains(self) -> dict[str, Domain]:
+        """Each quasi-identifier's domain: its hierarchy, else ARX's ``[value, *]`` over the original's
+        distinct values (the release's without ``--original``)."""
+        out = {}
+        for q in self.quasi_identifiers:
+            if q in self.hierarchies:
+                out[q] = domain_from_hierarchy(self.hierarchies[q])
+            elif self.original is not None and q in self.original:
+                out[q] = domain_from_values(self.original[q], "the original's distinct values")
+            else:
+                out[q] = domain_from_values(pd.Series(self.class_column(q).labels, dtype=object),
+                                            "the release's distinct values")
+        return out
+
+    def class_column(self, column: str) -> ClassColumn:
+        cache = self.__dict__.setdefault("_class_columns", {})
+        if column not in cache:
+            s = self.summary
+            reps = s.frame[column].iloc[s.first_row] if len(s.first_row) else s.frame[column].iloc[:0]
+            codes, labels = coded(reps.reset_index(drop=True))
+            cache[column] = ClassColumn(codes, labels)
+        return cache[column]
+
+    @cached_property
+    def suppressed_classes(self) -> np.ndarray:
+        """Per class: every quasi-identifier suppressed, i.e. a suppressed record (ARX's outlier)."""
+        out = np.ones(self.summary.n_classes, dtype=bool)
+        for q in self.quasi_identifiers:
+            out &= self.class_column(q).suppressed
+        return out if self.quasi_identifiers else np.zeros(self.summary.n_classes, dtype=bool)
