@@ -1,0 +1,1 @@
+"""Utility mathematics: what a release keeps of the original, free of policies and reports."""
