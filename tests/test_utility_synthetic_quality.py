@@ -263,3 +263,24 @@ def test_every_figure_is_within_zero_and_one(tables, thresholds):
             assert -1e-12 <= e["raw"] <= bound + 1e-12, e
         if e["measure"] != "quality_score":
             assert (e["value"] is None) == ("error" in e["details"]), e
+
+
+def test_dense_and_sorted_cell_counts_agree_with_scipy(monkeypatch):
+    """Cramer's V as scipy.stats.contingency.association computes it, and the contingency score, whether the
+    joint cells are counted densely (np.bincount) or sorted (np.unique, for large code spaces)."""
+    from scipy.stats.contingency import association
+
+    from privaudit.utility import synthetic_quality as sq
+
+    rng = np.random.default_rng(11)
+    a, b = rng.integers(0, 6, 500), rng.integers(0, 4, 500)
+    b = np.where(rng.random(500) < 0.4, a % 4, b)
+    sa, sb = rng.integers(0, 6, 300), rng.integers(0, 4, 300)
+    table = np.zeros((6, 4))
+    np.add.at(table, (a, b), 1)
+    expected = association(table.astype(int), method="cramer")
+    dense = (sq.cramers_v(a, b, 6, 4), sq.contingency_similarity(a, b, sa, sb, 6, 4))
+    monkeypatch.setattr(sq, "_DENSE_CELLS", 0)
+    sparse = (sq.cramers_v(a, b, 10**9, 10**9), sq.contingency_similarity(a, b, sa, sb, 10**9, 10**9))
+    assert dense[0] == pytest.approx(expected, abs=1e-12) and sparse[0] == pytest.approx(expected, abs=1e-12)
+    assert dense[1] == pytest.approx(sparse[1], abs=1e-15)

@@ -54,6 +54,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -159,40 +160,55 @@ def correlation_similarity(
     return 1.0 - abs(r_real - r_synth) / 2.0, r_real, r_synth, None
 
 
-def _joint_keys(a: np.ndarray, b: np.ndarray, n_b: int) -> np.ndarray:
-    return a.astype(np.int64) * np.int64(n_b) + b.astype(np.int64)
+_DENSE_CELLS = 1 << 22  # joint tables up to this many cells are counted with np.bincount, larger ones sorted
+
+
+def _cells(keys: np.ndarray, n_cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """(index of each key among the occurring cells, number of occurring cells)."""
+    if n_cells <= max(_DENSE_CELLS, 4 * keys.size):
+        present = np.bincount(keys, minlength=n_cells) > 0
+        index = np.cumsum(present) - 1
+        return index[keys], int(index[-1]) + 1 if n_cells else 0
+    cells, inverse = np.unique(keys, return_inverse=True)
+    return inverse.reshape(-1), int(cells.size)
 
 
 def contingency_similarity(
-    real_a: np.ndarray, real_b: np.ndarray, synth_a: np.ndarray, synth_b: np.ndarray, n_b: int
+    real_a: np.ndarray, real_b: np.ndarray, synth_a: np.ndarray, synth_b: np.ndarray, n_a: int, n_b: int
 ) -> tuple[float, float]:
-    """(1 - TV, TV) of the joint distributions of two coded columns (codes shared by both tables, b < n_b)."""
-    kr = _joint_keys(real_a, real_b, n_b)
-    ks = _joint_keys(synth_a, synth_b, n_b)
-    if kr.size == 0 or ks.size == 0:
+    """(1 - TV, TV) of the joint distributions of two coded columns (codes shared by both tables,
+    a < n_a, b < n_b)."""
+    if real_a.size == 0 or synth_a.size == 0:
         return math.nan, math.nan
-    cells, inverse = np.unique(np.concatenate([kr, ks]), return_inverse=True)
-    cr = np.bincount(inverse[: kr.size], minlength=cells.size) / kr.size
-    cs = np.bincount(inverse[kr.size:], minlength=cells.size) / ks.size
+    keys = np.concatenate([real_a, synth_a]).astype(np.int64) * n_b + np.concatenate([real_b, synth_b])
+    index, n_cells = _cells(keys, n_a * n_b)
+    cr = np.bincount(index[: real_a.size], minlength=n_cells) / real_a.size
+    cs = np.bincount(index[real_a.size:], minlength=n_cells) / synth_a.size
     tv = 0.5 * float(np.abs(cr - cs).sum())
     return 1.0 - tv, tv
 
 
-def cramers_v(a: np.ndarray, b: np.ndarray) -> float:
-    """Cramer's V of two coded columns of one table (nan when either has a single category)."""
-    if a.size == 0:
+def cramers_v(a: np.ndarray, b: np.ndarray, n_a: int, n_b: int) -> float:
+    """Cramer's V of two coded columns of one table (a < n_a, b < n_b); nan when either has a single value.
+
+    Pearson's chi-squared over the occurring cells only: chi2 = n (sum_ij O_ij^2 / (R_i C_j) - 1), the same
+    sum as scipy's sum (O - E)^2 / E with E = R_i C_j / n, without the table of empty cells."""
+    n = a.size
+    if n == 0:
         return math.nan
-    _, ca = np.unique(a, return_inverse=True)
-    _, cb = np.unique(b, return_inverse=True)
-    na, nb = int(ca.max()) + 1, int(cb.max()) + 1
-    if min(na, nb) < 2:
+    ca, ka = _cells(a.astype(np.int64), n_a)
+    cb, kb = _cells(b.astype(np.int64), n_b)
+    if min(ka, kb) < 2:
         return math.nan
-    observed = np.bincount(ca * nb + cb, minlength=na * nb).reshape(na, nb).astype(float)
-    n = observed.sum()
-    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / n
-    chi2 = float(((observed - expected) ** 2 / expected).sum())
-    # scipy.stats.contingency.association(method="cramer"): sqrt(chi2 / n / min(rows - 1, columns - 1))
-    return math.sqrt(chi2 / n / min(na - 1, nb - 1))
+    rows = np.bincount(ca, minlength=ka).astype(float)
+    cols = np.bincount(cb, minlength=kb).astype(float)
+    keys = ca.astype(np.int64) * kb + cb
+    index, n_cells = _cells(keys, ka * kb)
+    observed = np.bincount(index, minlength=n_cells).astype(float)
+    first = np.zeros(n_cells, dtype=np.int64)
+    first[index] = np.arange(n)  # one row of each cell gives its row and column
+    chi2 = n * (float((observed**2 / (rows[ca[first]] * cols[cb[first]])).sum()) - 1.0)
+    return math.sqrt(max(chi2, 0.0) / n / min(ka - 1, kb - 1))
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -219,10 +235,15 @@ def _numbers(series: pd.Series, column: str, table: str, kind: str) -> np.ndarra
         if pd.api.types.is_datetime64_any_dtype(series):
             stamps = series
         else:
-            try:
-                stamps = pd.to_datetime(series, errors="coerce", format="mixed")
-            except (TypeError, ValueError):
-                stamps = pd.Series(pd.NaT, index=series.index)
+            try:  # one format, inferred from the first value (consistent day/month order) ...
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)  # "could not infer format": the fallback below
+                    stamps = pd.to_datetime(series)
+            except (TypeError, ValueError, OverflowError):
+                try:  # ... or each value on its own
+                    stamps = pd.to_datetime(series, errors="coerce", format="mixed")
+                except (TypeError, ValueError, OverflowError):
+                    stamps = pd.Series(pd.NaT, index=series.index)
             bad = stamps.isna() & series.notna()
             if bad.any():
                 value = series[bad].iloc[0]
@@ -358,12 +379,12 @@ def _pair_entry(a: _Column, b: _Column, correlation_threshold: float, associatio
                     binned.append(col.name)
                 else:
                     codes.append((col.real, col.synth, col.n_codes))
-            (ra, sa, _), (rb, sb, nb) = codes
-            score, raw = contingency_similarity(ra, rb, sa, sb, nb)
+            (ra, sa, na), (rb, sb, nb) = codes
+            score, raw = contingency_similarity(ra, rb, sa, sb, na, nb)
             if binned:
                 details["binned"] = binned
                 details["bins"] = _BINS
-            v = cramers_v(ra, rb)
+            v = cramers_v(ra, rb, na, nb)
             details["real_association"] = _float_or_none(v)
             if association_threshold > 0:
                 counted = not math.isnan(v) and v > association_threshold
