@@ -101,7 +101,7 @@ def test_records_suppressed_as_a_whole_are_left_out_of_release_training():
     release = original.copy()
     release.loc[:29, ["a", "age"]] = "*"
     out = classification_accuracy(release, original, "target", models=("logistic",), **FAST)[0]
-    assert out["details"]["release_rows_suppressed"] == 30
+    assert out["details"]["suppressed_records"] == 30
     # a suppressed target cell takes the original's value (ARX reads the class ignoring suppression)
     release.loc[:9, "target"] = "*"
     out2 = classification_accuracy(release, original, "target", models=("logistic",), **FAST)[0]
@@ -145,6 +145,15 @@ def test_target_missing_from_the_original_and_unaligned_tables():
         classification_accuracy(table, table.drop(columns="target"), "target")
     with pytest.raises(PrivauditError, match="row-aligned: the release has 20 rows, the original 19"):
         classification_accuracy(table, table.iloc[:19], "target")
+    with pytest.raises(PrivauditError, match="suppressed marks 3 rows but the release has 20"):
+        classification_accuracy(table, table, "target", suppressed=[True, False, True])
+
+
+def test_max_records_draws_that_many_records():
+    """ARX's maxRecords: the benchmark runs on a random subset of that size (ARX default 100,000)."""
+    table = _table(200, seed=6)
+    out = classification_accuracy(table, table, "target", models=("logistic",), max_records=60, **FAST)[0]
+    assert out["details"]["records"] == 60 and out["details"]["measurements"] == 60
 
 
 def test_without_scikit_learn_the_error_says_what_to_install(monkeypatch):

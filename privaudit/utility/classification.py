@@ -344,9 +344,13 @@ def _one_blas_thread():
 
 def _run(release, original, target, features, models, folds, max_records, seed, evaluate_on, numeric_features,
          suppressed, suppression_token, trees) -> list[dict]:
+    fold_rows = arx_folds(len(release), folds=folds, max_records=max_records, seed=seed)
+    sample = np.concatenate(fold_rows)  # only the drawn records are encoded (ARX's max_records bounds the work)
+    bounds = np.cumsum([0] + [f.size for f in fold_rows])
+    fold_rows = [np.arange(bounds[i], bounds[i + 1]) for i in range(len(fold_rows))]
+    release = release.iloc[sample].reset_index(drop=True)
+    original = original.iloc[sample].reset_index(drop=True)
     n = len(release)
-    release = release.reset_index(drop=True)
-    original = original.reset_index(drop=True)
 
     labels_release = _text(release[target])
     labels = labels_release.where(labels_release != suppression_token, _text(original[target]))
@@ -360,10 +364,9 @@ def _run(release, original, target, features, models, folds, max_records, seed, 
         else:
             outlier = np.zeros(n, dtype=bool)
     else:
-        outlier = np.asarray(suppressed, dtype=bool)
+        outlier = np.asarray(suppressed, dtype=bool)[sample]
 
     design = _Design(original, release, features, set(numeric_features))
-    fold_rows = arx_folds(n, folds=folds, max_records=max_records, seed=seed)
 
     zero_r = _Tally()
     tallies = {m: (_Tally(), _Tally()) for m in models}  # (original-trained, release-trained)
@@ -416,7 +419,7 @@ def _run(release, original, target, features, models, folds, max_records, seed, 
                 "measurements": measurements,
                 "folds": len(fold_rows),
                 "records": int(sum(f.size for f in fold_rows)),
-                "release_rows_suppressed": int(np.count_nonzero(outlier)),
+                "suppressed_records": int(np.count_nonzero(outlier)),  # among the records drawn
                 "features": list(features),
                 "numeric_features": [c for c in features if c in set(numeric_features)],
                 "evaluate_on": evaluate_on,
