@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from privaudit.core.errors import PrivauditError
-from privaudit.utility.synthetic_quality import quality_report
+from privaudit.utility.synthetic_quality import infer_kinds, quality_report
 
 
 def _by_measure(entries):
@@ -284,3 +284,9 @@ def test_dense_and_sorted_cell_counts_agree_with_scipy(monkeypatch):
     sparse = (sq.cramers_v(a, b, 10**9, 10**9), sq.contingency_similarity(a, b, sa, sb, 10**9, 10**9))
     assert dense[0] == pytest.approx(expected, abs=1e-12) and sparse[0] == pytest.approx(expected, abs=1e-12)
     assert dense[1] == pytest.approx(sparse[1], abs=1e-15)
+
+
+def test_infer_kinds_reads_the_dtypes():
+    frame = pd.DataFrame({"b": [True], "d": pd.to_datetime(["2020-01-01"]), "n": [1.5], "i": [3], "c": ["x"]})
+    assert infer_kinds(frame) == {"b": "boolean", "d": "datetime", "n": "numerical", "i": "numerical",
+                                  "c": "categorical"}

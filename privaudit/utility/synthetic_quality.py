@@ -71,6 +71,7 @@ __all__ = [
     "correlation_similarity",
     "contingency_similarity",
     "pair_column",
+    "infer_kinds",
 ]
 
 #: The kinds a column may have, and their shape (SDMetrics' ``_sdtype_to_shape``).
@@ -91,6 +92,23 @@ _TV_REGULARISATION = 1e-6  # sdmetrics.utils.get_frequencies
 def pair_column(a: str, b: str) -> str:
     """The ``column`` of a pair figure: ``"a|b"`` (the names themselves are in ``details["columns"]``)."""
     return f"{a}|{b}"
+
+
+def infer_kinds(frame: pd.DataFrame) -> dict[str, str]:
+    """Kinds read from the dtypes (for a caller with no column types): bool -> ``boolean``, datetime ->
+    ``datetime``, other numbers -> ``numerical``, everything else -> ``categorical``."""
+    kinds = {}
+    for name in frame.columns:
+        dtype = frame[name].dtype
+        if pd.api.types.is_bool_dtype(dtype):
+            kinds[name] = "boolean"
+        elif pd.api.types.is_datetime64_any_dtype(dtype):
+            kinds[name] = "datetime"
+        elif pd.api.types.is_numeric_dtype(dtype):
+            kinds[name] = "numerical"
+        else:
+            kinds[name] = "categorical"
+    return kinds
 
 
 # --------------------------------------------------------------------------------------------------------------
