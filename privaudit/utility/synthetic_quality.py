@@ -181,7 +181,7 @@ def correlation_similarity(
 _DENSE_CELLS = 1 << 22  # joint tables up to this many cells are counted with np.bincount, larger ones sorted
 
 
-def _cells(keys: np.ndarray, n_cells: int) -> tuple[np.ndarray, np.ndarray]:
+def _cells(keys: np.ndarray, n_cells: int) -> tuple[np.ndarray, int]:
     """(index of each key among the occurring cells, number of occurring cells)."""
     if n_cells <= max(_DENSE_CELLS, 4 * keys.size):
         present = np.bincount(keys, minlength=n_cells) > 0
