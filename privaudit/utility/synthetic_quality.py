@@ -305,7 +305,7 @@ def _prepare(real: pd.DataFrame, synthetic: pd.DataFrame, kinds: dict[str, str])
         else:
             both = pd.concat([r, s], ignore_index=True)
             codes, uniques = pd.factorize(both, use_na_sentinel=False)
-            missing = both.isna().to_numpy()
+            missing = pd.isna(np.asarray(uniques, dtype=object))[codes]  # isna on the few uniques, not every row
             col = _Column(name, kind, shape, codes[: len(r)], codes[len(r):], n_codes=max(len(uniques), 1))
             col.real_missing = missing[: len(r)]
             col.synth_missing = missing[len(r):]
