@@ -184,3 +184,19 @@ def test_identical_tables_give_one_and_accuracies_are_shares(table):
             assert e["value"] == pytest.approx(1.0)
         else:  # undefined only when ZeroR gets nothing right and neither does the original model
             assert d["zero_r_accuracy"] == 0 and d["original_accuracy"] == 0
+
+
+def test_a_table_read_as_numbers_and_one_read_as_text_are_the_same_values():
+    """The original read with numeric and boolean dtypes, the release as text: 20, 20.0 and "20" are one value,
+    True and "True" too, so the release's model meets the original's values it was trained on."""
+    rng = np.random.default_rng(8)
+    age = rng.choice([20, 30, 40, 50], 90)
+    flag = rng.random(90) < 0.5
+    for feature, values, target in (("age", age, np.where(age > 35, "old", "young")),
+                                    ("flag", flag, np.where(flag, "on", "off"))):
+        original = pd.DataFrame({feature: values, "target": target})
+        release = original.astype({feature: float if feature == "age" else bool}).astype(str)
+        out = classification_accuracy(release, original, "target", models=("logistic",), evaluate_on="original",
+                                      **FAST)[0]
+        assert out["details"]["original_accuracy"] == 1.0
+        assert out["value"] == pytest.approx(1.0), feature

@@ -101,8 +101,11 @@ def relative_accuracy(accuracy: float, original_accuracy: float, zero_r_accuracy
 
 def _text(series: pd.Series) -> pd.Series:
     """Values as text, a number written the same whichever way the table was read (39, 39.0 and "39" agree)."""
-    numbers = pd.to_numeric(series, errors="coerce")
     text = series.astype("string").fillna("")
+    if (pd.api.types.is_bool_dtype(series) or pd.api.types.is_datetime64_any_dtype(series)
+            or pd.api.types.is_timedelta64_dtype(series)):
+        return text.astype(object)
+    numbers = pd.to_numeric(series, errors="coerce")
     whole = numbers.notna() & np.isfinite(numbers) & (numbers == np.round(numbers)) & (numbers.abs() < 2**53)
     if whole.any():
         text = text.where(~whole, numbers[whole].astype("int64").astype("string"))
