@@ -238,12 +238,20 @@ def refuse_unrunnable(checks: list[Check], engine: str, in_memory: bool, origina
 def refuse_utility(policy: Policy, checks: list[Check], engine: str, in_memory: bool, original: bool) -> None:
     """Before any work, one line for a utility measure the policy names (``utility``) or a check gates on
     (its parameters' ``utility_measures()``) whose inputs are missing: ``--original`` or the records."""
-    from privaudit.utility import needs
+    from privaudit.utility import family_of, needs
 
     asked = [(m, "utility", False) for m in policy.utility or []]
     asked += [(m, f"check {c.id!r}", True) for c in checks for m in getattr(c.params, "utility_measures", lambda: [])()]
     for name, where, gate in asked:
         need = needs(name, for_value=gate)
+        kinds = family_of(name).release
+        if policy.model.release not in kinds:
+            raise DataError(f"{where}: utility measure {name!r} is for a {' or '.join(sorted(kinds))} release "
+                            f"(release: {' or '.join(sorted(kinds))}); this policy's release is "
+                            f"{policy.model.release}")
+        if "target" in need and not policy.utility_options.get(name, {}).get("target"):
+            raise DataError(f"{where}: utility measure {name!r} needs a target column: "
+                            f"utility: [{{{name}: {{target: COLUMN}}}}]")
         if "original" in need and not original:
             raise DataError(f"{where}: utility measure {name!r} needs the original table: pass --original FILE")
         if "training" in need and not original:

@@ -93,8 +93,13 @@ class AuditContext:
             summary, list(p.quasi_identifiers),
             {q: h.table for q, h in p.hierarchies.items() if q in p.quasi_identifiers},
             release=self.table, original=self.original, training=self.training, numeric=self._numeric_columns(),
-            options=p.utility_options)
+            compared=self._compared_columns(), options=p.utility_options)
         return measure_all(inputs, names, on_error=PrivauditError)
+
+    def _compared_columns(self) -> list[str]:
+        """The columns a synthetic release's quality report compares: neither identifiers nor weights."""
+        skip = {"identifier", "record_id", "household_id", "weight"}
+        return [c for c, spec in self.policy.columns.items() if spec.role not in skip]
 
     def _numeric_columns(self) -> list[str]:
         """The columns sdcMicro's utility measures compare: numeric, neither identifiers nor weights."""

@@ -50,12 +50,17 @@ def report_json_schema() -> dict[str, Any]:
     utility = _closed({
         "measure": {"enum": list(MEASURES), "description": "the utility measure (privaudit.utility.MEASURES)"},
         "column": {"type": ["string", "null"], "description": "the column the figure is of; null: over all columns"},
-        "value": {"type": ["number", "null"], "minimum": 0, "maximum": 1,
+        "value": {"type": ["number", "null"],
                   "description": "on ARX's quality scale: 1 = nothing lost, 0 = everything lost (ARX's own "
-                  "normalisation where ARX has the measure); null when it cannot be normalised (details.reason)"},
+                  "normalisation where ARX has the measure); within [0, 1] for every measure but "
+                  "classification_accuracy, ARX's unclipped relative accuracy (above 1: the release trains a "
+                  "better model than the original; below 0: worse than always guessing the majority class); "
+                  "null when it cannot be normalised (details.reason)"},
         "raw": {"type": ["number", "null"], "description": "the measure before that normalisation"},
         "details": {"type": "object", "description": "the measure's figures (minimum, maximum, reason ...)"},
     })
+    utility["allOf"] = [{"if": {"properties": {"measure": {"not": {"const": "classification_accuracy"}}}},
+                         "then": {"properties": {"value": {"type": ["number", "null"], "minimum": 0, "maximum": 1}}}}]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"https://privaudit.invalid/schemas/report-{SCHEMA_VERSION}.json",

@@ -29,8 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from privaudit.utility import (aecs, ambiguity, deviations, discernibility, eigen, generalization_intensity,
-                               granularity, il1s, non_uniform_entropy, squared_error, suppressed_cells)
+from privaudit.utility import (aecs, ambiguity, classification, deviations, discernibility, eigen,
+                               generalization_intensity, granularity, il1s, non_uniform_entropy, squared_error,
+                               suppressed_cells, synthetic_quality)
 from privaudit.utility.entries import entry
 from privaudit.utility.inputs import UtilityInputs
 
@@ -76,6 +77,10 @@ FAMILIES: list[Family] = [
     Family(("il1s",), il1s.measure, NUMERIC),
     Family(("eigen",), eigen.measure, NUMERIC),
     Family(deviations.NAMES, deviations.measure, NUMERIC),
+    # a target is never among the inputs present: the benchmark runs when the policy names it with one
+    Family(("classification_accuracy",), classification.measure, frozenset({"original", "target"})),
+    Family(("ks_complement", "tv_complement", "correlation_similarity", "contingency_similarity", "quality_score"),
+           synthetic_quality.measure, frozenset({"training"}), frozenset({"synthetic"})),
 ]
 
 #: Measures whose normalised ``value`` needs the original (their ``raw`` does not): gating on them needs it.

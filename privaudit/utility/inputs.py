@@ -38,8 +38,9 @@ class UtilityInputs:
     levels table (:attr:`privaudit.core.hierarchy.Hierarchy.table`); ``release``: the released records
     (None from out-of-memory engines: the measures of the release alone then read the summary only);
     ``original``: the table before masking, row-aligned with ``release`` (None without ``--original``);
-    ``numeric``: the columns sdcMicro's measures compare (numeric in both tables); ``options``: per
-    measure options (``{"classification_accuracy": {"target": ...}}``)."""
+    ``numeric``: the columns sdcMicro's measures compare (numeric in both tables); ``compared``: the columns a
+    synthetic release's quality report compares (neither identifiers nor weights); ``options``: per measure
+    options (``{"classification_accuracy": {"target": ...}}``)."""
 
     summary: ClassSummary
     quasi_identifiers: Sequence[str]
@@ -48,6 +49,7 @@ class UtilityInputs:
     original: pd.DataFrame | None = None
     training: pd.DataFrame | None = None
     numeric: Sequence[str] = ()
+    compared: Sequence[str] = ()
     options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
