@@ -41,7 +41,7 @@ from privaudit.core.hookspecs import hookimpl
 #: a fair coin gives training and holdout sizes this unlikely (two-sided binomial test) at most this often
 SPLIT_P_VALUE = 1e-6
 REFERENCE = ("Steinke, Nasr & Jagielski, Privacy Auditing with One (1) Training Run (NeurIPS 2023, arXiv:2305.08846), "
-             "Theorem 3.1, §5 and Appendix D; Jagielski, Ullman & Oprea, Auditing Differentially Private Machine "
+             "Algorithm 1, Theorem 3.1, §5 and Appendix D; Jagielski, Ullman & Oprea, Auditing Differentially Private Machine "
              "Learning (NeurIPS 2020); Houssiau et al., TAPAS (2022), tapas/report/report.py; Clopper & Pearson, "
              "Biometrika 26 (1934)")
 
@@ -60,7 +60,7 @@ class EpsilonParams(Params):
                                       "policy column but identifiers, record ids and weights).")
     attacks: list[Literal["distance", "density"]] = Field(default=list(ATTACKS), min_length=1)
     dims: int = Field(default=6, ge=1, le=50)
-    neighbours: int = Field(default=16, ge=2, le=256)
+    neighbours: int = Field(default=8, ge=2, le=256)
     seed: int = Field(default=0, description="Seed of the tie-breaking order (one_run) and of the trials' shuffle "
                       "(repeated).")
 

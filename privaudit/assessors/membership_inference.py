@@ -45,7 +45,7 @@ class MembershipParams(Params):
     attacks: list[Literal["distance", "density"]] = Field(default=list(ATTACKS), min_length=1,
                                                            description="Attacks run (the check reports the better).")
     dims: int = Field(default=6, ge=1, le=50, description="Principal components the neighbour search uses.")
-    neighbours: int = Field(default=16, ge=2, le=256, description="Nearest points each kernel density sums over.")
+    neighbours: int = Field(default=8, ge=2, le=256, description="Nearest points each kernel density sums over.")
     confidence: float = Field(default=0.95, gt=0, lt=1, description="Level of the confidence intervals.")
     max_auc: float | None = Field(default=None, ge=0, le=1, description="Largest allowed AUC of the better attack.")
     max_tpr_at_fpr: float | None = Field(default=None, ge=0, le=1, description="Largest allowed true-positive rate "

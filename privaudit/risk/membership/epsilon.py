@@ -8,8 +8,9 @@ mechanisms whose ε is known exactly, that the bound stays below it at the state
 One run (Steinke, Nasr & Jagielski 2023)
 ----------------------------------------
 "Privacy Auditing with One (1) Training Run" (NeurIPS 2023, arXiv:2305.08846). ``m`` records are each
-put in the training data by an independent fair coin (``S_i`` uniform on {-1, +1}, their §3 set-up); the
-auditor sees the output and makes ``r`` guesses ``T_i`` in {-1, +1} (abstaining on the others). Their
+put in the training data by an independent fair coin (``S_i`` uniform on {-1, +1}, their Algorithm 1,
+step 3); the auditor sees the output and makes ``r = k+ + k-`` guesses ``T_i`` in {-1, +1}, ``k+`` "in"
+and ``k-`` "out" (abstaining on the others; Algorithm 1's parameters). Their
 Theorem 3.1: for an ε-DP mechanism the number ``V`` of correct guesses is stochastically dominated by
 ``Binomial(r, q)``, ``q = e^ε / (1 + e^ε)`` (the accuracy of ε-DP randomized response); for
 (ε, δ)-DP (their §5, Theorem 5.2) the tail gains a term in δ. Their Appendix D computes the p-value
