@@ -33,6 +33,27 @@ def test_p_value_is_the_papers_appendix_d_procedure(m, r, v, eps, delta):
     assert one_run_p_value(m, r, v, eps, delta) == pytest.approx(appendix_d_p_value(m, r, v, eps, delta), rel=1e-10)
 
 
+def appendix_d_eps(m, r, v, delta, p):
+    """Appendix D ``get_eps_audit``: eps_max grown by 1 until not rejected, then 30 bisection steps."""
+    lo, hi = 0.0, 1.0
+    while appendix_d_p_value(m, r, v, hi, delta) < p:
+        hi += 1
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        if appendix_d_p_value(m, r, v, mid, delta) < p:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@pytest.mark.parametrize("m,r,v,delta", [(1000, 600, 600, 1e-5), (1000, 100, 90, 0.0), (10_000, 2000, 1500, 1e-6)])
+def test_bound_is_the_papers_get_eps_audit(m, r, v, delta):
+    """The bound of Appendix D's ``get_eps_audit`` (its example: m = 1000 canaries, 600 guesses all right,
+    δ = 1e-5, 95 %), to the bisection's resolution."""
+    assert one_run_lower_bound(m, r, v, 0.05, delta) == pytest.approx(appendix_d_eps(m, r, v, delta, 0.05), abs=1e-5)
+
+
 @pytest.mark.parametrize("r", [10, 100, 1000])
 def test_every_guess_right_gives_the_closed_form(r):
     """Theorem 3.1 with v = r and δ = 0: P[Bin(r, q) >= r] = q^r = β, so ε = log(q / (1 - q)), q = β^(1/r)

@@ -172,9 +172,12 @@ def test_repeated_releases_of_a_leaky_generator_disprove_the_claim(tmp_path, spl
     check = {"id": "eps", "assessor": "empirical_epsilon", "mode": "repeated", "manifest": manifest,
              "claimed_epsilon": 1.0}
     out = tmp_path / "r.json"
-    run = run_cli("audit", *write(tmp_path, marginals(holdout, 60, 1), train, holdout, [check]), "--json", out)
+    run = run_cli("audit", *write(tmp_path, marginals(holdout, 60, 1), train, holdout, [check]), "--json", out,
+                  "--html", tmp_path / "r.html")
     c = checks_of(out)["eps"]
     assert run.code == 1 and c["value"] > 2.5 and "cannot be ε = 1 DP" in c["message"], c
+    html = (tmp_path / "r.html").read_text()
+    assert "Repeated releases (Jagielski et al. 2020" in html and "The ε bound beside the claim" in html
 
 
 # ------------------------------------------------------------------------------------------ bad input
