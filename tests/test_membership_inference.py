@@ -133,7 +133,7 @@ def test_laplace_count_generator_through_the_cli(tmp_path, split):
 
 
 # ---------------------------------------------------------------------------------- repeated releases
-def repeated(tmp_path, split, eps: float | None, n: int = 160, seed: int = 0):
+def repeated(tmp_path, split, eps: float | None, n: int = 120, seed: int = 0):
     """Releases of 60 records drawn from the holdout's marginals; the target (the first training record)
     is copied into a release with probability e^ε/(1+e^ε) when it is a member, 1/(1+e^ε) when not
     (randomized response on its presence: ε-DP in the target); ε = None: always when a member."""
@@ -163,7 +163,7 @@ def test_repeated_releases_bound_below_the_mechanisms_epsilon(tmp_path, split):
     run = run_cli("audit", *write(tmp_path, marginals(holdout, 60, 1), train, holdout, [check]), "--json", out)
     c = checks_of(out)["eps"]
     assert run.code == 0 and 0 <= c["value"] <= 1.0, c
-    assert c["details"]["trials"] == 160 and c["details"]["validation_trials"] == 16
+    assert c["details"]["trials"] == 120 and c["details"]["validation_trials"] == 12
 
 
 def test_repeated_releases_of_a_leaky_generator_disprove_the_claim(tmp_path, split):
@@ -175,7 +175,7 @@ def test_repeated_releases_of_a_leaky_generator_disprove_the_claim(tmp_path, spl
     run = run_cli("audit", *write(tmp_path, marginals(holdout, 60, 1), train, holdout, [check]), "--json", out,
                   "--html", tmp_path / "r.html")
     c = checks_of(out)["eps"]
-    assert run.code == 1 and c["value"] > 2.5 and "cannot be ε = 1 DP" in c["message"], c
+    assert run.code == 1 and c["value"] > 2.0 and "cannot be ε = 1 DP" in c["message"], c
     html = (tmp_path / "r.html").read_text()
     assert "Repeated releases (Jagielski et al. 2020" in html and "The ε bound beside the claim" in html
 
