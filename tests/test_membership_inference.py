@@ -225,3 +225,25 @@ def test_membership_inference_needs_a_limit(tmp_path, split):
     train, holdout = split
     args = write(tmp_path, train, train, holdout, [{"id": "mi", "assessor": "membership_inference"}])
     one_line(run_cli("audit", *args), "max_auc or max_tpr_at_fpr")
+
+
+def test_python_api_and_typed_details(split):
+    """``privaudit.audit`` with frames; the details validate against each assessor's ``Details`` model and
+    the sections' ROC chart is well-formed SVG."""
+    import xml.etree.ElementTree as ET
+
+    import privaudit
+    from privaudit.assessors import empirical_epsilon, membership_inference
+    from privaudit.report.membership_section import roc_loglog_chart
+
+    train, holdout = split
+    report = privaudit.audit(train.sample(frac=0.5, random_state=1), {**POLICY, "checks": [MI, EPS]},
+                             original=train, control=holdout)
+    checks = {c["id"]: c for c in report.to_dict()["checks"]}
+    mi = membership_inference.Details.model_validate(checks["mi"]["details"])
+    eps = empirical_epsilon.Details.model_validate(checks["eps"]["details"])
+    assert mi.best_attack in ("distance", "density") and set(mi.attacks) == {"distance", "density"}
+    assert eps.mode == "one_run" and eps.records == len(train) + len(holdout) and eps.epsilon_lower_bound > 1
+    assert not report.passed
+    svg = roc_loglog_chart([(n, f.roc["fpr"], f.roc["tpr"]) for n, f in mi.attacks.items()], title="ROC <&>")
+    ET.fromstring(str(svg))  # well-formed, the title escaped

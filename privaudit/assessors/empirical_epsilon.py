@@ -9,7 +9,9 @@ bound exceeds the claim: "this release cannot be ε = 1 DP: its membership attac
   (``--original``) and holdout (``--control``). It is valid only when every record of training ∪ holdout
   went to training by an independent fair coin (their §3): the policy must say so (``random_split:
   true``), otherwise the check refuses (exit 2); sizes of training and holdout that a fair coin would not
-  give (a two-sided binomial test at 10^-6) are refused too. The guesses come from the two attacks of
+  give (a two-sided binomial test at 10^-6) are refused too. A uniformly random half-split (a fixed
+  number of training records) passes that test, but it is not what the theorem's proof assumes (its coins
+  are independent): the check cannot tell the two apart, and ``random_split: true`` states the coins. The guesses come from the two attacks of
   ``membership_inference``, with the density ratio's reference taken from the whole population (training
   and holdout alike) so that no score reads the membership it guesses; every attack and number of
   guesses tried is paid for by a union bound.
