@@ -70,6 +70,10 @@ def _ci(ci) -> str:
     return f"{rt.fmt(ci[0], 3)} – {rt.fmt(ci[1], 3)}"
 
 
+def _ci4(ci) -> str:
+    return f"{rt.fmt(ci[0], 4)} – {rt.fmt(ci[1], 4)}"
+
+
 def membership_section(check, d, attack_names) -> rs.ReportSection:
     """The ``membership_inference`` section; ``d`` its details validated by the assessor's ``Details`` model."""
     ATTACK_NAMES = attack_names  # noqa: N806
@@ -84,13 +88,12 @@ def membership_section(check, d, attack_names) -> rs.ReportSection:
     for name, f in d.attacks.items():
         a, b = f.tpr_at_fpr["0.001"], f.tpr_at_fpr["0.01"]
         rows.append([ATTACK_NAMES[name] + (" (reported)" if name == d.best_attack else ""),
-                     rt.fmt(f.auc.value, 3), _ci(f.auc.ci), rt.fmt(a.value, 4), _ci(a.ci), rt.fmt(b.value, 4),
-                     _ci(b.ci), rt.fmt(f.advantage.value, 3), _ci(f.advantage.ci)])
-    table = rs.DataTable(["attack", "AUC", f"{level} interval", "TPR at 0.1% FPR", "interval", "TPR at 1% FPR",
-                          "interval", "advantage", "interval"], rows,
-                         caption="Membership attacks on the training and holdout records",
-                         numeric=frozenset({1, 3, 5, 7}), kind="details")
-    figure = rs.Figure(roc_loglog_chart([(ATTACK_NAMES[n], f.roc["fpr"], f.roc["tpr"]) for n, f in d.attacks.items()],
+                     f"{rt.fmt(f.auc.value, 3)} ({_ci(f.auc.ci)})", f"{rt.fmt(a.value, 4)} ({_ci4(a.ci)})",
+                     f"{rt.fmt(b.value, 4)} ({_ci4(b.ci)})", f"{rt.fmt(f.advantage.value, 3)} ({_ci(f.advantage.ci)})"])
+    table = rs.DataTable(["attack", "AUC", "TPR at 0.1% FPR", "TPR at 1% FPR", "advantage (TPR − FPR)"], rows,
+                         caption=f"Membership attacks on the training and holdout records ({level} intervals)",
+                         numeric=frozenset({1, 2, 3, 4}))
+    figure = rs.Figure(roc_loglog_chart([(name, f.roc["fpr"], f.roc["tpr"]) for name, f in d.attacks.items()],
                                         title="ROC curves of the membership attacks (log-log)"),
                        "True-positive against false-positive rate on log axes (Carlini et al. 2022): a curve above "
                        "the dashed diagonal in the lower left means some people are identified as members with "
