@@ -133,21 +133,24 @@ def test_tapas_reporting_example_laplace_epsilon_one():
 
 
 # ----------------------------------------------------------------------------------------- ROC
-def test_roc_matches_sklearn_and_the_low_fpr_rule():
-    from sklearn.metrics import roc_auc_score
-    from sklearn.metrics import roc_curve as sk_roc
-
+def test_roc_matches_its_definition_and_the_low_fpr_rule():
+    """AUC = Mann–Whitney U / (n1 n0) (scipy); the ROC points are (FPR, TPR) of ``score >= t`` for every
+    distinct t, counted directly; TPR at FPR f is the best TPR with FPR <= f (Carlini et al.'s rule)."""
     rng = np.random.default_rng(3)
     member = rng.random(5000) < 0.4
     scores = np.round(member * 0.7 + rng.normal(size=5000), 2)  # ties
-    assert auc(scores, member) == pytest.approx(roc_auc_score(member, scores), rel=1e-12)
-    fpr, tpr, _ = roc_curve(scores, member)
-    sf, st, _ = sk_roc(member, scores, drop_intermediate=False)
-    assert np.allclose(fpr, sf) and np.allclose(tpr, st)
+    u = stats.mannwhitneyu(scores[member], scores[~member]).statistic
+    assert auc(scores, member) == pytest.approx(u / (member.sum() * (~member).sum()), rel=1e-12)
+    fpr, tpr, thr = roc_curve(scores, member)
+    t = np.unique(scores)[::-1]
+    direct_tpr = (scores[member][None, :] >= t[:, None]).mean(axis=1)
+    direct_fpr = (scores[~member][None, :] >= t[:, None]).mean(axis=1)
+    assert np.allclose(thr[1:], t) and np.allclose(tpr[1:], direct_tpr) and np.allclose(fpr[1:], direct_fpr)
+    assert fpr[0] == tpr[0] == 0
     s = summarize(scores, member, (0.001, 0.01))
     for f in (0.001, 0.01):
-        assert s.tpr_at_fpr[f"{f:g}"]["value"] == pytest.approx(st[sf <= f].max())
+        assert s.tpr_at_fpr[f"{f:g}"]["value"] == pytest.approx(np.r_[0, direct_tpr[direct_fpr <= f]].max())
         lo, hi = s.tpr_at_fpr[f"{f:g}"]["ci"]
         assert lo <= s.tpr_at_fpr[f"{f:g}"]["value"] <= hi
-    assert s.advantage == pytest.approx(np.max(st - sf))
+    assert s.advantage == pytest.approx(np.max(direct_tpr - direct_fpr))
     assert s.auc_ci[0] < s.auc < s.auc_ci[1]
