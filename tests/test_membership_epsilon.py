@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from privaudit.risk.membership.epsilon import (clopper_pearson_epsilon, cp_epsilon, one_run_audit,
@@ -154,3 +156,19 @@ def test_roc_matches_its_definition_and_the_low_fpr_rule():
         assert lo <= s.tpr_at_fpr[f"{f:g}"]["value"] <= hi
     assert s.advantage == pytest.approx(np.max(direct_tpr - direct_fpr))
     assert s.auc_ci[0] < s.auc < s.auc_ci[1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(r=st.integers(1, 400), frac=st.floats(0, 1), eps=st.floats(0, 6), delta=st.sampled_from([0.0, 1e-6, 1e-3]))
+def test_p_value_properties(r, frac, eps, delta):
+    """The p-value is a probability, grows with ε (a stronger claim makes many right guesses likelier) and
+    shrinks as right guesses grow; chance accuracy proves no ε."""
+    v = int(round(frac * r))
+    m = 2 * r
+    p = one_run_p_value(m, r, v, eps, delta)
+    assert 0 <= p <= 1
+    assert one_run_p_value(m, r, v, eps + 0.5, delta) >= p - 1e-12
+    if v < r:
+        assert one_run_p_value(m, r, v + 1, eps, delta) <= p + 1e-12
+    if 2 * v <= r:
+        assert one_run_lower_bound(m, r, v, 0.05, delta) == 0.0
