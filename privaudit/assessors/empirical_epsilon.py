@@ -60,9 +60,12 @@ class EpsilonParams(Params):
     manifest: str | None = Field(default=None, description="CSV of the repeated releases: release, target, member.")
     columns: list[str] | None = Field(default=None, description="Columns the attacks compare (default: every "
                                       "policy column but identifiers, record ids and weights).")
-    attacks: list[Literal["distance", "density"]] = Field(default=list(ATTACKS), min_length=1)
-    dims: int = Field(default=6, ge=1, le=50)
-    neighbours: int = Field(default=8, ge=2, le=256)
+    attacks: list[Literal["distance", "density"]] = Field(default=list(ATTACKS), min_length=1,
+                                                           description="Attacks whose guesses the bound uses.")
+    dims: int = Field(default=6, ge=1, le=50, description="Principal components the neighbour search uses.")
+    neighbours: int = Field(default=8, ge=2, le=256, description="Nearest points each kernel density sums over.")
+    bandwidth: float = Field(default=1.0, gt=0, le=10, description="Factor on Scott's bandwidth of the density "
+                             "attack's kernels (1: DOMIAS's default).")
     seed: int = Field(default=0, description="Seed of the tie-breaking order (one_run) and of the trials' shuffle "
                       "(repeated).")
 
@@ -246,7 +249,7 @@ def run_repeated(ctx, params: EpsilonParams) -> Measurement:
                         "and without the target")
     numeric = {c: ctx.policy.columns[c].type == "numeric" for c in columns}
     scores = target_scores(ctx.training, ctx.control, releases, targets, columns, numeric, dims=params.dims,
-                           neighbours=params.neighbours)
+                           neighbours=params.neighbours, bandwidth=params.bandwidth)
     order = np.random.default_rng(params.seed).permutation(len(member))  # trials in a random order (TAPAS splits)
     b = clopper_pearson_epsilon([scores[a][order] for a in params.attacks], member[order],
                                 confidence=params.confidence, delta=params.claimed_delta)

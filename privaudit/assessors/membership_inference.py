@@ -46,6 +46,8 @@ class MembershipParams(Params):
                                                            description="Attacks run (the check reports the better).")
     dims: int = Field(default=6, ge=1, le=50, description="Principal components the neighbour search uses.")
     neighbours: int = Field(default=8, ge=2, le=256, description="Nearest points each kernel density sums over.")
+    bandwidth: float = Field(default=1.0, gt=0, le=10, description="Factor on Scott's bandwidth of the density "
+                             "attack's kernels (1: DOMIAS's default).")
     confidence: float = Field(default=0.95, gt=0, lt=1, description="Level of the confidence intervals.")
     max_auc: float | None = Field(default=None, ge=0, le=1, description="Largest allowed AUC of the better attack.")
     max_tpr_at_fpr: float | None = Field(default=None, ge=0, le=1, description="Largest allowed true-positive rate "
@@ -86,6 +88,7 @@ class Details(BaseModel):
     n_synthetic: int
     dims: int
     neighbours: int
+    bandwidth: float
     confidence: float
     gate: list[str]
     at_fpr: float
@@ -138,7 +141,7 @@ def scores_of(ctx, params):
                             "training and holdout records")
     if len(ctx.table) == 0:
         raise DataError("the synthetic release has no records to attack with")
-    key = (tuple(columns), params.dims, params.neighbours)
+    key = (tuple(columns), params.dims, params.neighbours, params.bandwidth)
     with _LOCK:
         cache = ctx.__dict__.setdefault("_membership_scores", {})
         frames = (ctx.training, ctx.control, ctx.table)
@@ -146,7 +149,7 @@ def scores_of(ctx, params):
         if hit is None or not all(a is b for a, b in zip(hit[0], frames)):
             numeric = {c: ctx.policy.columns[c].type == "numeric" for c in columns}
             scores = membership_scores(ctx.training, ctx.control, ctx.table, columns, numeric, dims=params.dims,
-                                       neighbours=params.neighbours)
+                                       neighbours=params.neighbours, bandwidth=params.bandwidth)
             cache[key] = hit = (frames, scores)
         return columns, hit[1]
 
@@ -188,7 +191,8 @@ def run(ctx, params: MembershipParams) -> Measurement:
                f"advantage {f['advantage']['value']:.3f}"
                + (f"; fails: {'; '.join(failed)}" if failed else ""))
     details = Details(columns=columns, n_training=len(ctx.training), n_holdout=len(ctx.control),
-                      n_synthetic=len(ctx.table), dims=sc.dims, neighbours=sc.neighbours, confidence=params.confidence,
+                      n_synthetic=len(ctx.table), dims=sc.dims, neighbours=sc.neighbours, bandwidth=params.bandwidth,
+                      confidence=params.confidence,
                       gate=gate, at_fpr=params.at_fpr, best_attack=best, attacks=figures).model_dump()
     return Measurement(float(value), threshold, not failed, message, details)
 

@@ -37,7 +37,9 @@ Density-ratio attack (DOMIAS)
 van Breugel, Sun, Qian & van der Schaar, "Membership Inference Attacks against Synthetic Data through
 Overfitting Detection" (AISTATS 2023), eq. (2): ``score = p_syn(x) / p_ref(x)``, both densities Gaussian
 kernel estimates (synthcity's ``DomiasMIAKDE`` uses ``scipy.stats.gaussian_kde``; Scott's bandwidth,
-``n^(-1/(d+4))`` times each coordinate's standard deviation, here in the standardised projected space).
+``n^(-1/(d+4))`` times each coordinate's standard deviation, here in the standardised projected space;
+``bandwidth`` multiplies it, 1 by default as in DOMIAS: a smaller one sees local overfitting better,
+e.g. AUC 0.55 -> 0.62 at 0.25 on jittered training records in the tests' population).
 A KDE over 10^5 points evaluated at 2 x 10^5 is 2 x 10^10 kernels; here each density sums its kernels
 over the ``neighbours`` nearest points (the kernel's mass beyond them, the smallest terms, is left
 out, in both densities alike). The score is reported as a log ratio. ``reference``:
@@ -163,7 +165,7 @@ def _log_kde(dist: np.ndarray, valid: np.ndarray, h: float, dims: int, n: np.nda
 
 def membership_scores(training: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, columns: Sequence[str],
                       numeric: Mapping[str, bool], *, dims: int = 6, neighbours: int = 8, refine: int = 4,
-                      workers: int = 2) -> MembershipScores:
+                      bandwidth: float = 1.0, workers: int = 2) -> MembershipScores:
     """Both attacks' scores for every training and holdout record (module docstring)."""
     from scipy.spatial import cKDTree
 
@@ -197,12 +199,12 @@ def membership_scores(training: pd.DataFrame, holdout: pd.DataFrame, synthetic: 
     near_pop = np.where(np.isfinite(near_pop), near_pop, near_syn)
     distance = -np.log((near_syn + GAP) / (near_pop + GAP))
     # density ratio: truncated Gaussian KDEs, Scott's factor in the standardised projected space
-    h = float(max(n_s, 2) ** (-1.0 / (dims + 4)))
-    h_ref = float(max(n_p, 2) ** (-1.0 / (dims + 4)))
+    h = bandwidth * float(max(n_s, 2) ** (-1.0 / (dims + 4)))
+    h_ref = bandwidth * float(max(n_p, 2) ** (-1.0 / (dims + 4)))
     log_syn = _log_kde(d_s, np.ones_like(d_s, dtype=bool), h, dims, n_s)
     log_pop = _log_kde(d_p, other, h_ref, dims, n_p - 1)
     is_holdout = np.arange(n_p) >= n_t
-    h_hold = float(max(n_h, 2) ** (-1.0 / (dims + 4)))
+    h_hold = bandwidth * float(max(n_h, 2) ** (-1.0 / (dims + 4)))
     hold_valid = other & is_holdout[i_p]
     n_ref = np.where(is_holdout, n_h - 1, n_h)
     log_hold = _log_kde(d_p, hold_valid, h_hold, dims, n_ref)
@@ -215,7 +217,8 @@ def membership_scores(training: pd.DataFrame, holdout: pd.DataFrame, synthetic: 
 
 def target_scores(training: pd.DataFrame, holdout: pd.DataFrame, releases: Sequence[pd.DataFrame],
                   targets: np.ndarray, columns: Sequence[str], numeric: Mapping[str, bool], *, dims: int = 6,
-                  neighbours: int = 8, refine: int = 4, workers: int = 1) -> dict[str, np.ndarray]:
+                  neighbours: int = 8, refine: int = 4, bandwidth: float = 1.0,
+                  workers: int = 1) -> dict[str, np.ndarray]:
     """Scores of one target per release (``targets[j]``: the target's row in training then holdout, for
     ``releases[j]``) by both attacks, the density's reference being the population (as for the one-run
     bound): ``{"distance": ..., "density": ...}``, one score per release."""
@@ -241,7 +244,7 @@ def target_scores(training: pd.DataFrame, holdout: pd.DataFrame, releases: Seque
     order_other = np.argsort(~other, axis=1, kind="stable")[:, :max(1, min(refine, k_p - 1))]
     near_pop = _exact_nearest(pop_emb[targets], pop_emb, np.take_along_axis(i_p, order_other, axis=1),
                               np.take_along_axis(other, order_other, axis=1))
-    h_ref = float(max(n_p, 2) ** (-1.0 / (dims + 4)))
+    h_ref = bandwidth * float(max(n_p, 2) ** (-1.0 / (dims + 4)))
     log_pop = _log_kde(d_p, other, h_ref, dims, n_p - 1)
     near_syn = np.full(len(targets), np.inf)
     log_syn = np.full(len(targets), -np.inf)
@@ -256,7 +259,7 @@ def target_scores(training: pd.DataFrame, holdout: pd.DataFrame, releases: Seque
         r = min(refine, k)
         near_syn[j] = _exact_nearest(pop_emb[targets[j]][None, :], rel_emb[bounds[j]:bounds[j + 1]], i[:, :r],
                                      np.ones((1, r), dtype=bool))[0]
-        h = float(max(len(z), 2) ** (-1.0 / (dims + 4)))
+        h = bandwidth * float(max(len(z), 2) ** (-1.0 / (dims + 4)))
         log_syn[j] = _log_kde(d, np.ones_like(d, dtype=bool), h, dims, len(z))[0]
     near_pop = np.where(np.isfinite(near_pop), near_pop, near_syn)
     distance = -np.log((near_syn + GAP) / (near_pop + GAP))
