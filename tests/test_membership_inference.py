@@ -267,3 +267,21 @@ def test_density_ratio_sees_local_overfitting():
     a_wide, a_narrow = auc(wide.density["holdout"], wide.member), auc(narrow.density["holdout"], narrow.member)
     assert 0.53 < a_wide < a_narrow and a_narrow > 0.58
     assert auc(wide.distance, wide.member) > 0.65  # the distance attack sees the jittered copies too
+
+
+def test_bound_scores_do_not_depend_on_the_split():
+    """Steinke et al.'s bound needs guesses that do not read the membership: the same population split two
+    ways, with the same release, gives every record the same distance and population-referenced density
+    scores (bit for bit: the population is put in an order of its own before any sum or search)."""
+    from privaudit.risk.membership.attacks import membership_scores
+
+    pop = population(900, 11)
+    release = marginals(pop, 500, 3)
+    numeric = {"age": True, "income": True, "zip": False, "job": False, "sex": False}
+    per_id = []
+    for seed in (1, 2):
+        train, holdout = coin_split(pop, seed)
+        sc = membership_scores(train, holdout, release, list(numeric), numeric)
+        ids = pd.concat([train["id"], holdout["id"]], ignore_index=True)
+        per_id.append(pd.DataFrame({"distance": sc.distance, "density": sc.density["population"]}, index=ids).sort_index())
+    pd.testing.assert_frame_equal(per_id[0], per_id[1], check_exact=True)

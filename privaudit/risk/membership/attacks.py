@@ -77,7 +77,11 @@ class Embedding:
 
 def _nominal_codes(columns: Sequence[pd.Series]) -> tuple[list[np.ndarray], int]:
     joined = pd.concat([c.astype(object) for c in columns], ignore_index=True)
-    codes, uniques = pd.factorize(joined, use_na_sentinel=True)
+    try:  # codes in sorted order of the values, not of first appearance (which would follow the split)
+        codes, uniques = pd.factorize(joined, use_na_sentinel=True, sort=True)
+    except TypeError:  # values of several types: sorted by their text
+        text = joined.where(joined.isna(), joined.map(lambda v: f"{type(v).__name__}:{v}"))
+        codes, uniques = pd.factorize(text, use_na_sentinel=True, sort=True)
     codes = np.where(codes < 0, len(uniques), codes)  # missing: a value of its own
     levels = len(uniques) + 1
     pop_len = sum(len(c) for c in columns[:-1])
@@ -100,7 +104,7 @@ def embed(frames: Sequence[pd.DataFrame], columns: Sequence[str], numeric: Mappi
         if numeric[col]:
             values = [pd.to_numeric(f[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan) for f in frames]
             values = [np.where(np.isfinite(v), v, np.nan) for v in values]
-            pop = np.concatenate(values[:-1]) if n_pop else np.zeros(0)
+            pop = np.sort(np.concatenate(values[:-1])) if n_pop else np.zeros(0)  # sums in an order the split cannot change
             mean = float(np.nanmean(pop)) if np.isfinite(pop).any() else 0.0
             sd = float(np.nanstd(pop)) if np.isfinite(pop).sum() > 1 else 0.0
             sd = sd if sd > 0 else 1.0
@@ -128,7 +132,9 @@ def _projection(population: np.ndarray, dims: int) -> tuple[np.ndarray, np.ndarr
 
 @dataclass
 class MembershipScores:
-    """Scores of the population records (training first, then holdout)."""
+    """Scores of the population records (training first, then holdout). The scores (except the
+    holdout-referenced density ratio) are a function of the release and of the population as a multiset:
+    neither the labels nor the order of the rows, which follows the split, enter them (tested)."""
 
     distance: np.ndarray
     density: dict[str, np.ndarray]       # reference -> log density ratio
@@ -172,6 +178,11 @@ def membership_scores(training: pd.DataFrame, holdout: pd.DataFrame, synthetic: 
     n_t, n_h, n_s = len(training), len(holdout), len(synthetic)
     pop_emb, syn_emb = (lambda e: (np.vstack(e[:2]), e[2]))(embed([training, holdout, synthetic], columns, numeric))
     n_p = n_t + n_h
+    # the population in an order of its own (rows sorted by their embedding), not training-then-holdout: what
+    # follows (sums, the k-d tree's layout, its approximate answers, ties) then cannot depend on the split
+    canon = np.lexsort(pop_emb.T[::-1]) if pop_emb.shape[1] else np.arange(n_p)
+    pop_emb = pop_emb[canon]
+    is_holdout = (canon >= n_t)
     dims = max(1, min(dims, pop_emb.shape[1]))
     mean, basis = _projection(pop_emb, dims)
     pop_z, syn_z = (pop_emb - mean) @ basis, (syn_emb - mean) @ basis
@@ -203,16 +214,20 @@ def membership_scores(training: pd.DataFrame, holdout: pd.DataFrame, synthetic: 
     h_ref = bandwidth * float(max(n_p, 2) ** (-1.0 / (dims + 4)))
     log_syn = _log_kde(d_s, np.ones_like(d_s, dtype=bool), h, dims, n_s)
     log_pop = _log_kde(d_p, other, h_ref, dims, n_p - 1)
-    is_holdout = np.arange(n_p) >= n_t
     h_hold = bandwidth * float(max(n_h, 2) ** (-1.0 / (dims + 4)))
     hold_valid = other & is_holdout[i_p]
     n_ref = np.where(is_holdout, n_h - 1, n_h)
     log_hold = _log_kde(d_p, hold_valid, h_hold, dims, n_ref)
     member = np.r_[np.ones(n_t, dtype=bool), np.zeros(n_h, dtype=bool)]
-    details = {"embedding_columns": int(pop_emb.shape[1]), "bandwidth": h,
-               "explained_variance": None}
-    return MembershipScores(distance, {"population": log_syn - log_pop, "holdout": log_syn - log_hold}, member,
-                            dims, neighbours, details)
+
+    def back(values: np.ndarray) -> np.ndarray:  # from the canonical order to training-then-holdout
+        out = np.empty_like(values)
+        out[canon] = values
+        return out
+
+    details = {"embedding_columns": int(pop_emb.shape[1]), "bandwidth": h}
+    return MembershipScores(back(distance), {"population": back(log_syn - log_pop), "holdout": back(log_syn - log_hold)},
+                            member, dims, neighbours, details)
 
 
 def target_scores(training: pd.DataFrame, holdout: pd.DataFrame, releases: Sequence[pd.DataFrame],
