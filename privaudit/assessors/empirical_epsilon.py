@@ -138,8 +138,8 @@ def run_one_run(ctx, params: EpsilonParams) -> Measurement:
     beta = 1 - params.confidence
     # one union bound over every attack and number of guesses; the attack that gives the bound is named
     bound = one_run_audit(per_attack, sc.member, beta=beta, delta=params.claimed_delta, seed=params.seed)
-    attack = "none"
-    if bound.guesses:
+    attack = "none"  # no attack proves any ε > 0
+    if bound.epsilon > 0:
         per = [one_run_audit([s], sc.member, beta=beta * len(per_attack), delta=params.claimed_delta, seed=params.seed)
                for s in per_attack]
         attack = params.attacks[int(np.argmax([b.epsilon for b in per]))]
@@ -152,7 +152,7 @@ def run_one_run(ctx, params: EpsilonParams) -> Measurement:
                    f"was random; Steinke et al. one-run bound)")
     else:
         message = (f"ε ≥ {eps:.2f} at {level} from a one-run membership audit ({bound.correct} of {bound.guesses} "
-                   f"guesses right on {bound.m} records): consistent with the claim {_claim(params)}")
+                   f"guesses right on {bound.m} records): does not contradict the claim {_claim(params)}")
     details = Details(mode="one_run", columns=columns, claimed_epsilon=params.claimed_epsilon,
                       claimed_delta=params.claimed_delta, confidence=params.confidence, epsilon_lower_bound=eps,
                       attack=attack, records=bound.m, guesses=bound.guesses, correct=bound.correct,
@@ -261,8 +261,8 @@ def run_repeated(ctx, params: EpsilonParams) -> Measurement:
              f"flagged ({side}), on {b.n_test} trials after choosing on {b.n_validation}")
     message = ((f"this release cannot be {_claim(params)} DP: its membership attack alone proves ε ≥ {eps:.2f} at "
                 f"{level} ({rates}; Clopper–Pearson bound)") if not passed else
-               f"ε ≥ {eps:.2f} at {level} from {len(member)} repeated releases ({rates}): consistent with the claim "
-               f"{_claim(params)}")
+               f"ε ≥ {eps:.2f} at {level} from {len(member)} repeated releases ({rates}): does not contradict the "
+               f"claim {_claim(params)}")
     details = Details(mode="repeated", columns=columns, claimed_epsilon=params.claimed_epsilon,
                       claimed_delta=params.claimed_delta, confidence=params.confidence, epsilon_lower_bound=eps,
                       attack=params.attacks[b.attack], trials=len(member), validation_trials=b.n_validation,

@@ -9,9 +9,10 @@ with the reference density estimated from the holdout (van Breugel et al., AISTA
 
 For each attack: AUC, the true-positive rate at 0.1 % and 1 % false-positive rate (Carlini et al., S&P
 2022: the figures that matter are at low FPR), and the advantage max(TPR - FPR), each with its
-interval (:mod:`privaudit.risk.membership.roc`). The check reports the better attack (by the gated
-figure) and gates on ``max_auc`` and/or ``max_tpr_at_fpr`` (at ``at_fpr``, 0.1 % by default); the value
-is the gated figure (the AUC when both are given). Taking the better of two attacks favours the
+interval (:mod:`privaudit.risk.membership.roc`). The check gates on ``max_auc`` and/or
+``max_tpr_at_fpr`` (at ``at_fpr``, 0.1 % by default) and reports the better attack: the one whose figures
+go furthest towards or past those limits (the largest figure / limit over the gated figures); the value
+is its gated figure (the AUC when both are given). Taking the better of two attacks favours the
 attacker: that is the point of an audit, not a bias to correct.
 """
 
@@ -173,7 +174,13 @@ def run(ctx, params: MembershipParams) -> Measurement:
     def figure(a: str, g: str) -> float:
         return figures[a]["auc"]["value"] if g == "auc" else figures[a]["tpr_at_fpr"][at]["value"]
 
-    best = max(params.attacks, key=lambda a: tuple(figure(a, g) for g in gate))
+    limits = {"auc": params.max_auc, "tpr_at_fpr": params.max_tpr_at_fpr}
+
+    def closeness(a: str) -> float:  # how far the attack goes towards (or past) the check's limits
+        return max(figure(a, g) / limits[g] if limits[g] else (float("inf") if figure(a, g) > 0 else 0.0)
+                   for g in gate)
+
+    best = max(params.attacks, key=lambda a: (closeness(a), *(figure(a, g) for g in gate)))
     f = figures[best]
     failed = []
     if params.max_auc is not None and exceeds(f["auc"]["value"], params.max_auc):
