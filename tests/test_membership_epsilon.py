@@ -168,7 +168,7 @@ def test_p_value_properties(r, frac, eps, delta):
     p = one_run_p_value(m, r, v, eps, delta)
     assert 0 <= p <= 1
     assert one_run_p_value(m, r, v, eps + 0.5, delta) >= p - 1e-12
-    if v < r:
+    if v < r and delta == 0:  # the binomial tail falls as v grows
         assert one_run_p_value(m, r, v + 1, eps, delta) <= p + 1e-12
     if 2 * v <= r:
         assert one_run_lower_bound(m, r, v, 0.05, delta) == 0.0
