@@ -44,9 +44,9 @@ A KDE over 10^5 points evaluated at 2 x 10^5 is 2 x 10^10 kernels; here each den
 over the ``neighbours`` nearest points (the kernel's mass beyond them, the smallest terms, is left
 out, in both densities alike). The score is reported as a log ratio. ``reference``:
 
-* ``"holdout"`` (DOMIAS's reference set, for the ``membership_inference`` check): the holdout records
-  among the population's neighbours, each holdout record's own kernel left out (leave-one-out: a
-  record's own point would inflate its reference density and fake an advantage);
+* ``"holdout"`` (DOMIAS's reference set, for the ``membership_inference`` check): a KDE of the holdout
+  (its own k-d tree), each holdout record's own kernel left out (leave-one-out: a record's own point would
+  inflate its reference density and fake an advantage);
 * ``"population"`` (for the ε bound): every other population record, member or not, so the score does not
   depend on the membership.
 """
@@ -215,9 +215,14 @@ def membership_scores(training: pd.DataFrame, holdout: pd.DataFrame, synthetic: 
     log_syn = _log_kde(d_s, np.ones_like(d_s, dtype=bool), h, dims, n_s)
     log_pop = _log_kde(d_p, other, h_ref, dims, n_p - 1)
     h_hold = bandwidth * float(max(n_h, 2) ** (-1.0 / (dims + 4)))
-    hold_valid = other & is_holdout[i_p]
+    hold = np.flatnonzero(is_holdout)  # the holdout's own k-d tree: its kernels over its nearest records
+    k_h = max(1, min(neighbours + 1, len(hold)))
+    d_h, i_h = cKDTree(pop_z[hold]).query(pop_z, k=k_h, eps=SEARCH_EPS, workers=workers)
+    d_h, i_h = d_h.reshape(n_p, -1), hold[i_h.reshape(n_p, -1)]
+    hold_valid = i_h != own  # leave-one-out for holdout records
+    hold_valid[hold_valid.all(axis=1), -1] = False  # the k+1-th is not used when the record itself is absent
     n_ref = np.where(is_holdout, n_h - 1, n_h)
-    log_hold = _log_kde(d_p, hold_valid, h_hold, dims, n_ref)
+    log_hold = _log_kde(d_h, hold_valid, h_hold, dims, n_ref)
     member = np.r_[np.ones(n_t, dtype=bool), np.zeros(n_h, dtype=bool)]
 
     def back(values: np.ndarray) -> np.ndarray:  # from the canonical order to training-then-holdout
