@@ -12,8 +12,8 @@ the projected space, the check's default) against ``scipy.stats.gaussian_kde`` (
 on the same projected points, timed on a sample of 2,000 queries and extrapolated to every record, and
 the rank correlation of the two.
 
-Measured on the shared two-core machine (2026-11-26): audit 22.7 s (0.38 of the budget); KDE 0.17 s
-against 6.93 s on 2,000 records (41x), rank correlation 0.68.
+Measured on the shared two-core machine (2026-11-26): audit 20.3 s (0.34 of the budget); KDE 0.11 s
+against 4.00 s on 2,000 records (38x), rank correlation 0.68.
 """
 
 from __future__ import annotations
