@@ -285,3 +285,31 @@ def test_bound_scores_do_not_depend_on_the_split():
         ids = pd.concat([train["id"], holdout["id"]], ignore_index=True)
         per_id.append(pd.DataFrame({"distance": sc.distance, "density": sc.density["population"]}, index=ids).sort_index())
     pd.testing.assert_frame_equal(per_id[0], per_id[1], check_exact=True)
+
+
+@pytest.mark.parametrize("limits,best", [({"max_auc": 0.6}, "density"),
+                                         ({"max_auc": 0.6, "max_tpr_at_fpr": 0.005}, "distance")])
+def test_the_reported_attack_is_the_one_closest_to_the_limits(monkeypatch, split, limits, best):
+    """Chance AUC but ten times chance at 0.1 % FPR (the distance attack here) is what a TPR limit is for:
+    the reported attack has the largest figure / limit over the gated figures."""
+    from privaudit.assessors import membership_inference as mi
+
+    fixed = {"distance": (0.501, 0.011), "density": (0.51, 0.001)}
+
+    def figures(scores, member, confidence):
+        name = "distance" if figures.calls == 0 else "density"
+        figures.calls += 1
+        a, t = fixed[name]
+        point = {"value": t, "ci": [0.0, 1.0], "fpr": 0.001, "threshold": 0.0, "tp": 1}
+        return {"auc": {"value": a, "ci": [0.4, 0.6]}, "tpr_at_fpr": {"0.001": point, "0.01": point},
+                "advantage": {"value": 0.01, "ci": [0.0, 0.1]}, "roc": {"fpr": [0.001, 1.0], "tpr": [t, 1.0]}}
+
+    figures.calls = 0
+    monkeypatch.setattr(mi, "attack_figures", figures)
+    import privaudit
+
+    train, holdout = split
+    report = privaudit.audit(marginals(holdout, 300, 2), {**POLICY, "checks": [{"id": "mi", "assessor":
+                             "membership_inference", **limits}]}, original=train, control=holdout)
+    check = {c["id"]: c for c in report.to_dict()["checks"]}["mi"]
+    assert check["details"]["best_attack"] == best
