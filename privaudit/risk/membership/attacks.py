@@ -29,7 +29,7 @@ Distance attack
 neighbourhood is -- both measured in the full embedding among the ``refine`` nearest candidates of the
 projected search, ``c = 1e-6``. A copied training record has ``d_syn = 0``; in a dense region a small
 ``d_syn`` means less than in a sparse one (the ratio's denominator). The idea of the DCR attack (Chen et
-al., GAN-Leaks, CCS 2020) calibrated per record as Carlini et al. (S&P 2022, §IV) calibrate scores by a
+al., GAN-Leaks, CCS 2020) calibrated per record as Carlini et al.'s LiRA (S&P 2022) calibrates scores by a
 record's own difficulty.
 
 Density-ratio attack (DOMIAS)

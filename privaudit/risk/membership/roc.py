@@ -1,17 +1,19 @@
 r"""ROC figures of a membership attack, with confidence intervals.
 
 Carlini, Chien, Nasr, Song, Terzis & Tramèr, "Membership Inference Attacks From First Principles"
-(IEEE S&P 2022), §III-A and Fig. 1: an attack is judged by its true-positive rate at a *low*
+(IEEE S&P 2022), §III and Fig. 1: an attack is judged by its true-positive rate at a *low*
 false-positive rate (they report 0.1 % and 0.001 %), read off the ROC curve drawn on log-log axes,
 not by accuracy or AUC, which average over thresholds no attacker would use.
 
 * ROC: for every distinct score ``t`` (descending), ``TPR(t) = #{members with score >= t} / n_members``
   and ``FPR(t)`` the same over non-members; the curve starts at (0, 0).
 * AUC: the Mann–Whitney statistic ``P(score_member > score_non-member) + P(=)/2`` (the trapezoidal area
-  under that curve); interval from Hanley & McNeil's standard error (Radiology 143, 1982, eq. 2).
-* TPR at FPR ``f``: the largest TPR of a threshold whose FPR is at most ``f`` (the rule of Carlini et
-  al.'s code: no interpolation, so the attacker can realise it); its interval is the Clopper–Pearson
-  interval of that TPR's ``TP / n_members`` at the chosen threshold.
+  under that curve); interval from Hanley & McNeil's standard error (Radiology 143, 1982).
+* TPR at FPR ``f``: the largest TPR of a threshold whose FPR is at most ``f``, read off the curve's
+  points without interpolation, so an attacker can realise it (Carlini et al.'s plotting code takes FPR
+  strictly below ``f``; the two differ only when a threshold has FPR exactly ``f``); its interval is the
+  Clopper–Pearson interval of that TPR's ``TP / n_members`` at the chosen threshold (the threshold taken
+  as given).
 * advantage: ``max_t TPR(t) - FPR(t)`` (Yeom et al. 2018's membership advantage; the Kolmogorov–Smirnov
   distance of the two score distributions); interval ``[TPR_low - FPR_high, TPR_high - FPR_low]`` at
   that threshold, each end from a Clopper–Pearson interval at ``1 - (1 - confidence) / 2``.
