@@ -21,7 +21,9 @@ bound exceeds the claim: "this release cannot be ε = 1 DP: its membership attac
   the policy's ``record_id`` column in ``--original`` or ``--control`` --, and ``member`` -- 1 if the target
   was in that release's training data, else 0). Each target is scored against its release by the same
   two attacks; the attack, threshold and side are chosen on the first 10 % of the (shuffled) trials and
-  the Clopper–Pearson bound is computed on the rest.
+  the Clopper–Pearson bound is computed on the rest. The audited release itself is not attacked in this
+  mode (the manifest's releases are); ``--original`` and ``--control`` are the population the targets
+  and their neighbourhoods come from.
 
 value = the lower bound; pass iff it is at most ``claimed_epsilon``.
 """
