@@ -32,6 +32,8 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.distance_to_closest_record",
     "privaudit.assessors.suda2",
     "privaudit.assessors.synthetic_attacks",
+    "privaudit.assessors.membership_inference",
+    "privaudit.assessors.empirical_epsilon",
     "privaudit.assessors.cap",
     "privaudit.assessors.reidentification_risk",
     "privaudit.assessors.k_map",

@@ -20,6 +20,7 @@ class SyntheticView:
     figure: Figure | None
     table: DataTable
     distance_anchor: str | None  # the distance_to_closest_record section, when there is one
+    membership: list[Any] | None = None  # membership attacks and ε bounds: a ROC figure and a table
 
 
 def synthetic_view(data: dict, views: list[Any]) -> SyntheticView | None:
@@ -29,8 +30,9 @@ def synthetic_view(data: dict, views: list[Any]) -> SyntheticView | None:
     anchors = {v.check["id"]: v.anchor for v in views}
     attacks = [c for c in data["checks"] if c["assessor"] in ATTACKS and c["status"] != "error"]
     distance = next((c for c in data["checks"] if c["assessor"] == "distance_to_closest_record"), None)
+    membership = membership_view(data)
     if not attacks:
-        return None
+        return SyntheticView(None, DataTable([], []), None, membership) if membership else None
     rows, figure = [], None
     for c in attacks:
         d = c["details"]
@@ -49,4 +51,37 @@ def synthetic_view(data: dict, views: list[Any]) -> SyntheticView | None:
     table = DataTable(["attack", "risk", "interval", "on training", "on control", "naive baseline", "max_risk",
                        "result"], rows, caption="The three attacks of Giomi et al. (PETS 2023)",
                       numeric=frozenset({1, 3, 4, 5, 6}))
-    return SyntheticView(figure, table, anchors.get(distance["id"]) if distance else None)
+    return SyntheticView(figure, table, anchors.get(distance["id"]) if distance else None, membership)
+
+
+def membership_view(data: dict) -> list[Any] | None:
+    """The membership part of the chapter, recognised by the checks' details (membership attack figures;
+    an ε lower bound): the ROC curves on log axes and one table of the figures and bounds beside the claims."""
+    from privaudit.report.membership_section import roc_loglog_chart
+
+    checks = [c for c in data["checks"] if c["status"] != "error" and isinstance(c.get("details"), dict)]
+    attacks = [c for c in checks if "best_attack" in c["details"] and "attacks" in c["details"]]
+    bounds = [c for c in checks if "epsilon_lower_bound" in c["details"]]
+    if not attacks and not bounds:
+        return None
+    out: list[Any] = []
+    rows = []
+    for c in attacks:
+        best = c["details"]["attacks"][c["details"]["best_attack"]]
+        out.append(Figure(roc_loglog_chart([(name, f["roc"]["fpr"], f["roc"]["tpr"])
+                                            for name, f in c["details"]["attacks"].items()],
+                                           title=f"Membership ROC curves ({c['id']}), log-log"),
+                          "True-positive against false-positive rate on log axes (Carlini et al. 2022); the dashed "
+                          "diagonal is chance."))
+        lo, hi = best["auc"]["ci"]
+        t = best["tpr_at_fpr"]["0.001"]
+        rows.append([f"membership ({c['id']})", f"AUC {best['auc']['value']:.3f} ({lo:.3f} – {hi:.3f})",
+                     f"TPR {t['value']:.4f} at 0.1% FPR ({t['ci'][0]:.4f} – {t['ci'][1]:.4f})",
+                     c["status"].upper()])
+    for c in bounds:
+        d = c["details"]
+        rows.append([f"ε lower bound ({c['id']})", f"ε ≥ {d['epsilon_lower_bound']:.3g} at {d['confidence']:.0%}",
+                     f"claimed ε = {d['claimed_epsilon']:g}", c["status"].upper()])
+    out.append(DataTable(["check", "figure", "beside", "result"], rows,
+                         caption="Membership inference and the empirical ε bound"))
+    return out
