@@ -100,7 +100,10 @@ def utility_view(data: dict) -> UtilityView | None:
     overall = DataTable(["measure", "kept", "raw figure", "note"], rows, caption="Over all columns",
                         numeric=frozenset({1, 2}),
                         note="“kept” is on ARX's quality scale: 100% nothing lost, 0% everything lost (ARX's own "
-                             "normalisation where ARX has the measure). The raw figure is the measure before it.")
+                             "normalisation where ARX has the measure). The raw figure is the measure before it. "
+                             "Measures as ARX 3.9 (org.deidentifier.arx.aggregates.quality), sdcMicro (dUtility, "
+                             "summary.micro) and SDMetrics define them; those that compare records need the "
+                             "original table (--original).")
     measures = list(dict.fromkeys(e["measure"] for e in entries if e["column"] is not None))
     columns = list(dict.fromkeys(e["column"] for e in entries if e["column"] is not None))
     per_column = None
