@@ -119,21 +119,24 @@ def _engine_for(data: Any, engine: str | None, options: dict[str, Any]) -> tuple
 
 
 def audit(data: Any, policy: Any, original: Any = None, control: Any = None, engine: str | None = None,
-          progress: Any = None, **engine_options: Any) -> AuditReport:
+          progress: Any = None, previous: Any = None, **engine_options: Any) -> AuditReport:
     """Audit ``data`` against ``policy`` (see the module's docstring). ``engine``: ``None`` (default) is
     ``in-process``, or ``duckdb`` for a DuckDB connection (as ``data`` or ``connection=``) and ``spark`` for a
     Spark DataFrame (or ``spark=``); ``engine_options`` are the engine's (``docs/locations.md``).
     ``progress``: ``None`` draws tqdm bars in a notebook (``privaudit[notebook]``), nothing elsewhere;
     ``True``/``False`` force them on or off; a callable ``f(label, done, total)`` receives the progress
-    instead."""
+    instead. ``previous``: earlier releases of the same population (a list of paths or frames), for the
+    checks that compose releases (linked as :mod:`privaudit.core.series` says)."""
     from privaudit.core.audit import run_audit
     from privaudit.core.progress import api_progress
 
     data, engine = _engine_for(data, engine, engine_options)
     bar = api_progress(progress)
     try:
+        if previous is not None and not isinstance(previous, (list, tuple)):
+            previous = [previous]
         return AuditReport(run_audit(data, policy, original=original, control=control, engine=engine,
-                                     progress=bar, **engine_options))
+                                     progress=bar, previous=previous or None, **engine_options))
     finally:
         if bar is not None and hasattr(bar, "close"):
             bar.close()

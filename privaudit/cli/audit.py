@@ -23,6 +23,9 @@ def add_parser(sub) -> None:
                        "synthetic release, the training table it was generated from")
     audit.add_argument("--control", help="a holdout (control) table from the same population, not used to make the "
                        "release (synthetic-release checks)")
+    audit.add_argument("--previous", action="append", default=[], metavar="FILE",
+                       help="an earlier release of the same population (repeatable), for the checks that compose "
+                       "releases (see 'privaudit plugins')")
     audit.add_argument("--engine", choices=["in-process", "chunked", "duckdb", "spark"], default="in-process",
                        help="who computes the class summary: in memory (default), in chunks past memory, "
                        "DuckDB, or Spark")
@@ -58,11 +61,12 @@ def run(args) -> int:
     outputs = report_outputs(args) + ([args.records_out] if args.records_out else [])
     if options.get("jvm_log") is not None:  # the spark engine's log is an output too: never over an input
         outputs.append(str(options["jvm_log"]))
-    check_outputs(outputs, [args.released, args.original, args.control, args.policy, *policy_files(args.policy)])
+    check_outputs(outputs, [args.released, args.original, args.control, args.policy, *args.previous,
+                            *policy_files(args.policy)])
     bar = progress_bar(args)
     try:
         result = run_audit(args.released, args.policy, original=args.original, control=args.control,
-                           allow_outside_paths=args.allow_outside_paths, progress=bar, engine=args.engine, **options)
+                           previous=args.previous or None, allow_outside_paths=args.allow_outside_paths, progress=bar, engine=args.engine, **options)
     finally:
         bar.close()
     rendered = render_reports(result, args)

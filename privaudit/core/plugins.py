@@ -38,6 +38,8 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.delta_presence",
     "privaudit.assessors.risk_drivers",
     "privaudit.assessors.model_risk",
+    "privaudit.assessors.composition",
+    "privaudit.assessors.m_invariance",
     "privaudit.remediation.methods.suppress",
     "privaudit.remediation.methods.randomize",
     "privaudit.remediation.methods.microaggregate",

@@ -1,0 +1,379 @@
+"""A release and its previous releases (``audit NEW --previous OLD ...``): loading them, refusing what
+cannot be compared, and linking every person to the group of records an intruder finds them in, in each
+release. The arithmetic of the composition (intersections, signatures) is :mod:`privaudit.risk.composition`.
+
+How records are linked:
+
+* **record_id**: when the policy declares a ``record_id`` column and every release carries it, a person is
+  a record id; their group in a release is the class of their record there.
+* **quasi-identifiers**: otherwise ``--original`` gives each person's true quasi-identifiers, and the intruder
+  is assumed to know them. The original is aligned with each release by ``record_id`` when both carry it
+  (who is in that release), else row by row (the release holds the same people in the same order). The
+  person's group in a release is found as an intruder would: every class whose published values cover the
+  person's values -- the value itself, an ancestor in the column's hierarchy, or a suppressed (missing)
+  value. With full-domain generalization that is one class; with local recoding or suppression it may be
+  several, and the intruder's candidate values are those of all of them.
+
+Computed once per audit (``AuditContext.series``) and shared by the checks that read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from privaudit.core.data import Table, load_input, load_table
+from privaudit.core.errors import DataError
+from privaudit.core.policy import Policy
+from privaudit.core.summary import ClassSummary, pack_keys
+
+
+@dataclass
+class SeriesInputs:
+    """The tables of a series as loaded: the audited release, the previous ones (in the order given) and the
+    original (``--original``, as loaded), when there is one."""
+
+    released: Table
+    previous: list[Table]
+    original: Table | None = None
+
+
+def _label(path: Any) -> str:
+    return str(path)
+
+
+def load_previous(previous: Sequence[Any], released: Any, released_table: Table, policy: Policy) -> list[Table]:
+    """Load every ``--previous`` release, refusing in one line: the release itself (the same file or the same
+    content), a release given twice, and a release without the policy's quasi-identifiers or sensitive
+    columns (a different release design cannot be composed with this one)."""
+    tables: list[Table] = []
+    need = [*policy.columns_with("quasi_identifier"), *policy.sensitive]
+    for item in previous:
+        shown = _label(item) if isinstance(item, (str, Path)) else f"<{type(item).__name__}>"
+        if isinstance(item, (str, Path)) and isinstance(released, (str, Path)):
+            if _same_file(Path(item), Path(released)):
+                raise DataError(f"--previous {shown}: is the audited release itself")
+        if isinstance(item, (pd.DataFrame,)):
+            absent = [c for c in need if c not in item.columns]
+            if absent:
+                raise DataError(_absent(shown, absent[0], policy))
+        if isinstance(item, (str, Path)) and not Path(item).is_dir() and "*" not in str(item) and "://" not in str(item):
+            table = load_table(item, policy, what="previous release", required=[])
+        else:
+            table = load_input(item, policy, what="previous release")
+        absent = [c for c in need if c not in table.frame]
+        if absent:
+            raise DataError(_absent(shown, absent[0], policy))
+        if table.sha256 == released_table.sha256:
+            raise DataError(f"--previous {shown}: has the same content as the audited release "
+                            f"({released_table.path}); a series compares different releases")
+        for other in tables:
+            if other.sha256 == table.sha256:
+                raise DataError(f"--previous {shown}: is given twice (same content as {other.path})")
+        tables.append(table)
+    return tables
+
+
+def refuse_series(checks: list, previous: Sequence[Any] | None, in_memory: bool, engine: str) -> None:
+    """Before any work, one line: a check that reads previous releases without ``--previous``, ``--previous``
+    that no check reads, or under an engine that does not load the tables."""
+    readers = [c for c in checks if "previous" in c.assessor.needs]
+    if not previous:
+        if readers:
+            c = readers[0]
+            raise DataError(f"check {c.id!r} ({c.assessor.name}) composes releases: pass --previous FILE (an "
+                            "earlier release of the same population)")
+        return
+    if not readers:
+        raise DataError("--previous: no check of the policy reads previous releases (see 'privaudit plugins' for "
+                        "the assessors that compose releases)")
+    if not in_memory:
+        raise DataError(f"--previous needs the whole tables in memory: use --engine in-process (this audit uses "
+                        f"{engine})")
+
+
+def series_inputs(previous: Sequence[Any], released: Any, released_table: Table, original: Table | None,
+                  policy: Policy) -> SeriesInputs:
+    """The loaded series (:func:`load_previous`), for ``AuditContext.series_inputs``."""
+    return SeriesInputs(released_table, load_previous(previous, released, released_table, policy), original)
+
+
+def _absent(shown: str, column: str, policy: Policy) -> str:
+    role = "quasi-identifier" if column in policy.columns_with("quasi_identifier") else "sensitive column"
+    return (f"--previous {shown}: {role} {column!r} is absent; a previous release must publish the same "
+            "quasi-identifiers and sensitive columns as the audited one (another design cannot be composed)")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+    except OSError:
+        return False
+
+
+@dataclass
+class Release:
+    """One release of the series: its table, class summary and how each person maps to its groups."""
+
+    table: Table
+    summary: ClassSummary
+    group_of: np.ndarray  # per person: group id, -1 not in this release (or not found by the intruder)
+    members: sp.csr_matrix | None = None  # groups x classes when a group is several classes; None: groups = classes
+    present: int = 0  # people in this release
+    not_found: int = 0  # people in this release the intruder finds in no class (values not covered)
+
+    @property
+    def path(self) -> str:
+        return str(self.table.path)
+
+    def sets(self, column: str, domain: np.ndarray) -> sp.csr_matrix:
+        """groups x values (``domain``): which values of ``column`` each group holds."""
+        sc = self.summary.sensitive[column]
+        position = pd.Index(domain).get_indexer(pd.Index(sc.values))
+        counts = sc.counts.tocsr()
+        indices = position[counts.indices]
+        classes = sp.csr_matrix((np.ones(len(indices), dtype=bool), indices, counts.indptr.copy()),
+                                shape=(counts.shape[0], len(domain)))
+        classes.sort_indices()
+        if self.members is None:
+            return classes
+        from privaudit.risk.composition import union_sets
+
+        return union_sets(self.members, classes)
+
+
+@dataclass
+class Series:
+    """The releases of a series, linked person by person (see the module docstring)."""
+
+    releases: list[Release]
+    linking: str  # "record_id" | "quasi_identifiers"
+    key: str | None  # the record_id column, when it links or aligns
+    people: int
+    person_ids: Any = None  # the record id of each person (record_id linking), for examples
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def domain(self, column: str) -> np.ndarray:
+        """The values of ``column`` over every release, in the audited release's order then new ones."""
+        values = [r.summary.sensitive[column].values for r in self.releases]
+        return pd.unique(np.concatenate([np.asarray(v, dtype=object) for v in values]))
+
+    def composition(self, column: str):
+        """The intersection attack on ``column`` (:func:`privaudit.risk.composition.compose`), computed once."""
+        if column not in self._cache:
+            from privaudit.risk.composition import compose
+
+            domain = self.domain(column)
+            sets = [r.sets(column, domain) for r in self.releases]
+            self._cache[column] = (compose([r.group_of for r in self.releases], sets), domain)
+        return self._cache[column]
+
+    def describe(self) -> dict:
+        """What the report says of the series: the releases compared and how records were linked."""
+        return {
+            "linking": self.linking,
+            "key": self.key,
+            "people": self.people,
+            "releases": [{"path": r.path, "sha256": r.table.sha256, "rows": r.table.rows, "classes": r.summary.n_classes,
+                          "people": r.present, "not_found": r.not_found} for r in self.releases],
+        }
+
+
+def build_series(policy: Policy, inputs: SeriesInputs, summaries: list[ClassSummary]) -> Series:
+    """Link the people of every release (``summaries``: the class summary of each release, audited first)."""
+    tables = [inputs.released, *inputs.previous]
+    rid = (policy.columns_with("record_id") or [None])[0]
+    if rid is not None and all(rid in t.frame for t in tables):
+        return _by_record_id(tables, summaries, rid)
+    if inputs.original is None:
+        why = (f"not every release carries the record_id column {rid!r}" if rid else
+               "the policy declares no record_id column")
+        raise DataError(f"--previous: {why}, so people are linked through their quasi-identifiers: pass --original "
+                        "FILE (each person's true values)")
+    return _by_quasi_identifiers(tables, summaries, inputs.original, policy, rid)
+
+
+def _ids(table: Table, rid: str) -> pd.Series:
+    ids = table.frame[rid]
+    if ids.isna().any():
+        i = int(np.flatnonzero(ids.isna().to_numpy())[0])
+        raise DataError(f"{table.path}: {table.row_label(i)}: the record_id column {rid!r} is empty")
+    duplicated = ids.duplicated()
+    if duplicated.any():
+        i = int(np.flatnonzero(duplicated.to_numpy())[0])
+        raise DataError(f"{table.path}: {table.row_label(i)}: record_id {str(ids.iloc[i])!r} repeats within the "
+                        f"release (column {rid!r}); a record id names one record")
+    return ids
+
+
+def _codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(per row, index into the categories; the categories as texts) of an id column."""
+    if isinstance(ids.dtype, pd.CategoricalDtype):
+        return ids.cat.codes.to_numpy().astype(np.int64), np.asarray(ids.cat.categories.astype(str), dtype=object)
+    codes, uniques = pd.factorize(ids.astype(str), sort=False)
+    return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+
+
+def _by_record_id(tables: list[Table], summaries: list[ClassSummary], rid: str) -> Series:
+    parts = [_codes(_ids(t, rid)) for t in tables]
+    person_of_category, people = pd.factorize(np.concatenate([cats for _, cats in parts]))
+    releases, offset = [], 0
+    for table, summary, (codes, cats) in zip(tables, summaries, parts):
+        person = person_of_category[offset: offset + len(cats)][codes]
+        offset += len(cats)
+        group_of = np.full(len(people), -1, dtype=np.int64)
+        group_of[person] = summary.class_of
+        releases.append(Release(table, summary, group_of, present=len(person)))
+    series = Series(releases, "record_id", rid, len(people), person_ids=np.asarray(people, dtype=object))
+    _refuse_disjoint(series)
+    return series
+
+
+def _refuse_disjoint(series: Series) -> None:
+    count = np.zeros(series.people, dtype=np.int64)
+    for r in series.releases:
+        count += r.group_of >= 0
+    if not (count >= 2).any():
+        names = ", ".join(r.path for r in series.releases)
+        how = f"by {series.key!r}" if series.linking == "record_id" else "through the original"
+        raise DataError(f"--previous: the releases share no person ({names}, linked {how}); there is nothing "
+                        "to compose")
+
+
+def _by_quasi_identifiers(tables: list[Table], summaries: list[ClassSummary], original: Table, policy: Policy,
+                          rid: str | None) -> Series:
+    qi = policy.quasi_identifiers
+    absent = [c for c in qi if c not in original.frame]
+    if absent:
+        raise DataError(f"{original.path}: quasi-identifier {absent[0]!r} is absent from the original")
+    truth = _truth_labels(original.frame, qi, policy)
+    people = len(original.frame)
+    original_index = None
+    if rid is not None and rid in original.frame:
+        original_index = pd.Index(_codes_as_text(_ids(original, rid)))
+    releases = []
+    for table, summary in zip(tables, summaries):
+        if original_index is not None and rid in table.frame:
+            position = original_index.get_indexer(_codes_as_text(_ids(table, rid)))
+            if (position < 0).any():
+                i = int(np.flatnonzero(position < 0)[0])
+                raise DataError(f"{table.path}: {table.row_label(i)}: record_id {str(table.frame[rid].iloc[i])!r} is "
+                                f"not in the original ({original.path})")
+            inside = np.zeros(people, dtype=bool)
+            inside[position] = True
+        elif table.rows != people:
+            raise DataError(f"{original.path}: has {people} rows but the release {table.path} has {table.rows}; "
+                            "linking through the original needs the same rows in the same order, or a record_id "
+                            "column in both")
+        else:
+            inside = np.ones(people, dtype=bool)
+        matched, members = _find_classes(truth, summary, qi, policy, table)
+        group_of = np.where(inside, matched, -1)
+        releases.append(Release(table, summary, group_of, members, present=int(inside.sum()),
+                                not_found=int((inside & (matched < 0)).sum())))
+    series = Series(releases, "quasi_identifiers", rid if original_index is not None else None, people)
+    _refuse_disjoint(series)
+    return series
+
+
+def _codes_as_text(ids: pd.Series) -> np.ndarray:
+    codes, cats = _codes(ids)
+    return cats[codes]
+
+
+def _labels(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """A column as (codes, labels): labels are the texts an intruder reads (numbers as ``%g``), -1 missing."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        return values.cat.codes.to_numpy().astype(np.int64), np.asarray(values.cat.categories.astype(str), dtype=object)
+    if pd.api.types.is_float_dtype(values.dtype):
+        codes, uniques = pd.factorize(values, sort=True)
+        return codes.astype(np.int64), np.array([f"{v:g}" for v in uniques], dtype=object)
+    codes, uniques = pd.factorize(values.astype("string"), sort=True)
+    return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+
+
+def _truth_labels(frame: pd.DataFrame, qi: list[str], policy: Policy) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    return {q: _labels(frame[q]) for q in qi}
+
+
+def _find_classes(truth: dict, summary: ClassSummary, qi: list[str], policy: Policy,
+                  table: Table) -> tuple[np.ndarray, sp.csr_matrix | None]:
+    """Each person's group in one release (see the module docstring) and, when some person is covered by
+    several classes, the groups x classes membership matrix (None: groups are classes)."""
+    n_classes = summary.n_classes
+    reps = summary.representatives(np.arange(n_classes), qi)
+    levels = np.zeros((n_classes, len(qi)), dtype=np.int64)
+    class_labels = []
+    for j, q in enumerate(qi):
+        codes, labels = _labels(reps[q].reset_index(drop=True))
+        class_labels.append((codes, labels))
+        hierarchy = policy.hierarchies.get(q)
+        if hierarchy is None:
+            label_level = np.zeros(len(labels), dtype=np.int64)
+        else:
+            found = [hierarchy.level_of(str(v)) for v in labels]
+            unknown = [str(v) for v, lv in zip(labels, found) if lv is None]
+            if unknown:
+                raise DataError(f"{table.path}: column {q!r}: value {unknown[0]!r} is not in hierarchy "
+                                f"{hierarchy.source}")
+            label_level = np.array(found, dtype=np.int64)
+        levels[:, j] = np.where(codes < 0, -1, label_level[np.maximum(codes, 0)] if len(labels) else -1)
+    patterns, pattern_of = np.unique(levels, axis=0, return_inverse=True)
+    pattern_of = pattern_of.ravel()
+    people = len(next(iter(truth.values()))[0]) if truth else 0
+    matches = np.full((people, len(patterns)), -1, dtype=np.int64)
+    for p, pattern in enumerate(patterns):
+        classes = np.flatnonzero(pattern_of == p)
+        person_cols, class_cols = [], []
+        for j, q in enumerate(qi):
+            level = int(pattern[j])
+            if level < 0:  # suppressed in these classes: covers any value
+                continue
+            t_codes, t_labels = truth[q]
+            hierarchy = policy.hierarchies.get(q)
+            if hierarchy is not None and level > 0:
+                t_labels = pd.Series(t_labels, dtype=object).map(hierarchy.table[level]).to_numpy(dtype=object)
+            c_codes, c_labels = class_labels[j]
+            both, joint = pd.factorize(pd.Series(np.concatenate([t_labels, c_labels]), dtype=object),
+                                       use_na_sentinel=True)
+            t_map = np.append(both[: len(t_labels)], -1)
+            c_map = np.append(both[len(t_labels):], -1)
+            person_cols.append((t_map[t_codes], len(joint)))
+            class_cols.append((c_map[c_codes[classes]], len(joint)))
+        if not person_cols:
+            matches[:, p] = classes[0]
+            continue
+        person_key = pack_keys(person_cols, people)
+        class_key = pack_keys(class_cols, len(classes))
+        # a person's missing or unmappable value gets code -1 (packed as its own code): no class holds it
+        unknown = np.zeros(people, dtype=bool)
+        for codes, _ in person_cols:
+            unknown |= codes < 0
+        order = np.argsort(class_key, kind="stable")
+        sorted_keys = class_key[order]
+        pos = np.minimum(np.searchsorted(sorted_keys, person_key), len(sorted_keys) - 1)
+        hit = (sorted_keys[pos] == person_key) & ~unknown
+        matches[hit, p] = classes[order[pos[hit]]]
+    if len(patterns) == 1:
+        return matches[:, 0], None
+    found = matches >= 0
+    several = found.sum(axis=1)
+    if (several <= 1).all():
+        return np.where(found.any(axis=1), matches.max(axis=1), -1), None
+    # groups: the distinct sets of classes people are covered by
+    from privaudit.risk.composition import combinations
+
+    groups, _people, group_of = combinations([matches[:, p] for p in range(len(patterns))])
+    rows = np.repeat(np.arange(len(groups)), groups.shape[1])
+    cols = groups.ravel()
+    keep = cols >= 0
+    members = sp.csr_matrix((np.ones(int(keep.sum()), dtype=bool), (rows[keep], cols[keep])),
+                            shape=(len(groups), n_classes))
+    empty = np.diff(members.indptr) == 0
+    group_of = np.where(empty[group_of], -1, group_of)
+    return group_of, members
