@@ -37,6 +37,9 @@ def add_parser(sub) -> None:
     audit.add_argument("--records", dest="records_out", metavar="OUT",
                        help="write per-record risk here (.csv or .parquet; in-process engine)")
     add_report_arguments(audit)
+    from privaudit.cli.diff import add_baseline_arguments
+
+    add_baseline_arguments(audit)
 
 
 def run(args) -> int:
@@ -58,11 +61,24 @@ def run(args) -> int:
         suffix = Path(args.records_out).suffix.lower()
         if suffix and suffix not in RECORD_FORMATS:
             raise PrivauditError(f"--records {args.records_out}: unknown format {suffix!r}; use .csv or .parquet")
+    from privaudit.cli.diff import baseline_outputs
+
+    diff_outputs = baseline_outputs(args)
+    if not args.baseline and (args.tolerance is not None or args.allow_changed_policy):
+        flag = "--tolerance" if args.tolerance is not None else "--allow-changed-policy"
+        raise PrivauditError(f"{flag} compares with a baseline: pass --baseline BASE.json")
     outputs = report_outputs(args) + ([args.records_out] if args.records_out else [])
+    outputs += [p for p in diff_outputs.values() if p]
     if options.get("jvm_log") is not None:  # the spark engine's log is an output too: never over an input
         outputs.append(str(options["jvm_log"]))
-    check_outputs(outputs, [args.released, args.original, args.control, args.policy, *args.previous,
+    check_outputs(outputs, [args.released, args.original, args.control, args.policy, *args.previous, args.baseline,
                             *policy_files(args.policy)])
+    base = None
+    if args.baseline:  # read before any work: a bad baseline is one line, and no audit runs
+        from privaudit.report.diff import parse_tolerance, read_report
+
+        tolerance = parse_tolerance(args.tolerance)
+        base = read_report(args.baseline, "baseline")
     bar = progress_bar(args)
     try:
         result = run_audit(args.released, args.policy, original=args.original, control=args.control,
@@ -75,7 +91,24 @@ def run(args) -> int:
         from privaudit.report.records import records_frame
 
         rendered.append((args.records_out, table_bytes(records_frame(result), args.records_out, na_rep="")))
+    comparison = None
+    if base is not None:
+        from privaudit.cli.diff import rendered as rendered_comparison
+        from privaudit.report.diff import compare
+        from privaudit.report.json_report import report_dict
+
+        comparison = compare(base, report_dict(result), tolerance, args.allow_changed_policy,
+                             (str(args.baseline), "this audit"))
+        rendered += rendered_comparison(comparison, diff_outputs)
     write_all(rendered)  # all rendered before any is written
     if not args.quiet:
         print_audit(result, sys.stdout)
-    return finish(result, args)
+        if comparison is not None:
+            from privaudit.cli.diff import print_comparison
+
+            print("", file=sys.stdout)
+            print_comparison(comparison, sys.stdout)
+    code = finish(result, args)
+    if comparison is None or code == 2:
+        return code
+    return comparison["exit_code"]  # with a baseline, a regression fails the run, not a known failure
