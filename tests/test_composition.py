@@ -194,6 +194,30 @@ def test_report_draws_the_sections(series):
     assert r.code == 1, r.stderr
     html = out.read_text()
     assert "Composition across releases" in html and "m-uniqueness of each release" in html
+    chapter = html[html.index('<section id="series"'):html.index('<section id="checks"')]
+    assert "by the record id column “id”" in chapter and "previous: old.csv" in chapter
+    assert "people left with fewer than l values as each release is added" in chapter and "<svg" in chapter
+
+
+def test_mixed_linking_joins_the_original_by_record_id(tmp_path):
+    """The audited release carries the record id, the previous one does not: people are linked through the
+    original, joined to the audited release by id and row by row to the previous one."""
+    (tmp_path / "policy.yaml").write_text(policy_text())
+    (tmp_path / "orig.csv").write_text("id,age,zip,disease\n1,25,130,flu\n2,35,130,hiv\n3,45,130,cancer\n"
+                                       "4,55,130,flu\n")
+    (tmp_path / "new.csv").write_text("id,age,zip,disease\n4,40-59,130,flu\n2,20-39,130,hiv\n1,20-39,130,flu\n")
+    (tmp_path / "old.csv").write_text("age,zip,disease\n20-29,130,flu\n30-39,130,hiv\n*,130,cancer\n"
+                                      "*,130,flu\n")
+    out = tmp_path / "r.json"
+    r = run_cli("audit", tmp_path / "new.csv", "--policy", tmp_path / "policy.yaml", "--previous",
+                tmp_path / "old.csv", "--original", tmp_path / "orig.csv", "--json", out)
+    assert r.code == 1, r.stderr
+    d = checks_of(out)["composition"]["details"]
+    # new: 1, 2 in {flu, hiv}; 4 in {flu}; old: 25 -> {flu} | * {cancer, flu}; 35 -> {hiv} | *; 55 -> *
+    # 1: {flu, hiv} & {flu, cancer} = {flu}; 2: {flu, hiv} & {hiv, cancer, flu} = 2; 4: {flu} & ... = {flu}
+    assert (d["linking"], d["people_linked"], d["people_below_l"]) == ("quasi_identifiers", 3, 2)
+    series = json.loads(out.read_text())["series"]
+    assert series["key"] == "id" and [r["people"] for r in series["releases"]] == [3, 4]
 
 
 # ------------------------------------------------------------------------------------------ bad input

@@ -28,6 +28,7 @@ from markupsafe import Markup, escape
 from privaudit import __version__
 from privaudit.report.json_report import report_dict
 from privaudit.report.remediation_chapter import remediation_view
+from privaudit.report.series_chapter import series_view
 from privaudit.report.synthetic_chapter import synthetic_view
 from privaudit.report.figures import generic_section
 from privaudit.report.sections import KeyValues, ReportSection
@@ -243,6 +244,7 @@ def render_html(result: Any, registry: Any = None) -> str:
     views = check_views(data, result, registry)
     remediation = remediation_view(data, views, registry)
     synthetic = synthetic_view(data, views)
+    series = series_view(data, views)
     s = data["summary"]
     scope = data["scope"]
     context = {
@@ -255,6 +257,7 @@ def render_html(result: Any, registry: Any = None) -> str:
             remediation and data["original"]["sha256"] == remediation.input_sha256) else None,
         "remediation": remediation,
         "synthetic": synthetic,
+        "series": series,
         "file_size": human_size(data["input"]["size"]),
         "generated": human_time(data["generated_at"]),
         "version": __version__,
