@@ -142,6 +142,25 @@ def audit(data: Any, policy: Any, original: Any = None, control: Any = None, eng
             bar.close()
 
 
+def diff(base: Any, new: Any, tolerance: str | float | None = None, allow_changed_policy: bool = False) -> dict:
+    """Compare two audits as ``privaudit diff`` does (:mod:`privaudit.report.diff`): ``base`` and ``new`` are
+    JSON report files, report dicts or :class:`AuditReport` objects; ``tolerance`` absolute (0.01) or a
+    percentage (``"5%"``). Returns the comparison (``regressions``, ``exit_code``, ``checks`` ...); reports of
+    different policies raise :class:`~privaudit.core.errors.PrivauditError` unless ``allow_changed_policy``."""
+    from privaudit.report.diff import checked_report, compare, parse_tolerance, read_report
+
+    def report_of(item: Any, label: str) -> tuple[dict, str]:
+        if isinstance(item, AuditReport):
+            return item.to_dict(), f"{label} audit"
+        if isinstance(item, dict):
+            return checked_report(item, f"<{label} report>"), f"<{label} report>"
+        return read_report(item, label), str(item)
+
+    (b, bname), (n, nname) = report_of(base, "base"), report_of(new, "new")
+    return compare(b, n, parse_tolerance(None if tolerance is None else str(tolerance)), allow_changed_policy,
+                   (bname, nname))
+
+
 @dataclass
 class RemediationReport:
     """The result of :func:`remediate`: the audits before and after, and the remediated table."""

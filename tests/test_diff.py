@@ -237,3 +237,18 @@ def test_real_reports_hierarchy_change_is_refused(tmp_path):
                        tmp_path / f"{name}.json").code == 0
     r = run_cli("diff", tmp_path / "a.json", tmp_path / "b.json")
     assert r.code == 2 and "hierarchies of age differ (by digest)" in r.stderr
+
+
+def test_python_api(tmp_path):
+    import privaudit
+
+    (tmp_path / "policy.yaml").write_text(POLICY)
+    old = privaudit.audit(__import__("pandas").DataFrame({"age": [30, 30, 40, 40], "zip": [1, 1, 2, 2],
+                                                          "disease": list("abab")}), tmp_path / "policy.yaml")
+    new = privaudit.audit(__import__("pandas").DataFrame({"age": [30, 30, 40, 41], "zip": [1, 1, 2, 2],
+                                                          "disease": list("abab")}), tmp_path / "policy.yaml")
+    d = privaudit.diff(old, new)
+    assert d["regressions"] == ["k_anonymity"] and d["exit_code"] == 1
+    assert privaudit.diff(old.to_dict(), old, tolerance="5%")["exit_code"] == 0
+    with pytest.raises(privaudit.core.errors.PrivauditError, match="not a privaudit JSON report"):
+        privaudit.diff({"x": 1}, new)
