@@ -74,6 +74,17 @@ def test_the_action_fails_the_job_on_warnings_when_asked(tmp_path, privaudit_com
     assert "::error " in done.stdout and not (tmp_path / "privaudit-report.html").exists()
 
 
+def test_the_action_compares_with_a_baseline(tmp_path, privaudit_command):
+    """With a baseline the job fails on a regression only, and the comparison joins the step summary."""
+    done, _ = _run_audit_step(tmp_path, data=RELEASE, policy=POLICY, json="base.json", html="")
+    assert done.returncode == 0, done.stderr
+    done, outputs = _run_audit_step(tmp_path, data=RELEASE, policy=POLICY, baseline="base.json", json="", html="",
+                                    tolerance="1%")
+    assert done.returncode == 0 and "exit-code=0" in outputs, done.stderr
+    summary = (tmp_path / "summary.md").read_text()
+    assert summary.startswith("## privaudit: PASS") and "## privaudit diff: ✅ no regression" in summary
+
+
 def _hooks():
     return {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
 
