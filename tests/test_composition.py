@@ -289,3 +289,16 @@ def test_combinations_stay_consistent_with_people():
     assert c.people.sum() == 5
     for p, r in itertools.product(range(5), range(2)):
         assert c.groups[c.combo_of[p], r] == groups[r][p]
+
+
+def test_an_m_invariant_series_passes_both_checks(series):
+    """Xiao & Tao's point (Section 3): when every person keeps the same signature, intersecting their groups
+    leaves the whole signature: the new release regroups people under other labels but the same sets."""
+    (series / "old.csv").write_text("id,age,zip,disease\n2,*,131,hiv\n1,*,131,flu\n4,*,132,flu\n3,*,132,cancer\n")
+    out = series / "r.json"
+    r = run_cli("audit", series / "new.csv", "--policy", series / "policy.yaml", "--previous", series / "old.csv",
+                "--json", out)
+    assert r.code == 0, r.stdout + r.stderr
+    checks = checks_of(out)
+    assert checks["composition"]["value"] == 0 and checks["composition"]["details"]["people_linked"] == 4
+    assert checks["m_invariance"]["value"] == 0 and checks["m_invariance"]["details"]["people_changed"] == 0

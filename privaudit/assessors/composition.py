@@ -172,13 +172,13 @@ def report_section(check, audit):
     d = CompositionDetails.model_validate(check["details"])
     col, l = d.sensitive, rt.fmt(d.l)
     if d.people_below_l:
-        summary = (f"{rt.people(d.people_below_l)} of the {rt.fmt(d.people_linked)} people in two or more releases "
+        summary = (f"{rt.fmt(d.people_below_l)} of the {rt.people(d.people_linked)} in two or more releases "
                    f"({rt.percent(d.people_below_l, d.people_linked)}) keep fewer than l = {l} possible {col} values "
                    f"once an intruder intersects their classes across the releases"
                    + (f"; for {rt.people(d.people_disclosed)} a single value is left: it is disclosed."
                       if d.people_disclosed else "."))
     else:
-        summary = (f"Every one of the {rt.fmt(d.people_linked)} people in two or more releases keeps at least "
+        summary = (f"Every one of the {rt.people(d.people_linked)} in two or more releases keeps at least "
                    f"l = {l} possible {col} values after intersecting their classes across the releases.")
     table = rf.worst_classes_table(check, audit, [("people", "people"), ("remaining", "values left")],
                                    failing=None, what="combinations of classes leaving fewer than l values",

@@ -127,14 +127,14 @@ def report_section(check, audit):
     broken = [r for r in d.per_release if r.records_not_m_unique]
     parts = []
     if d.people_changed:
-        parts.append(f"{rt.people(d.people_changed)} of the {rt.fmt(d.people_linked)} people in two or more releases "
+        parts.append(f"{rt.fmt(d.people_changed)} of the {rt.people(d.people_linked)} in two or more releases "
                      f"({rt.percent(d.people_changed, d.people_linked)}) fall in groups with different sets of {col} "
                      "values from one release to another: intersecting them narrows their value down")
     if broken:
-        parts.append(f"{len(broken)} of {len(d.per_release)} releases are not {m}-unique (a group smaller than {m} or "
+        parts.append(f"{len(broken)} of {len(d.per_release)} releases {'is' if len(broken) == 1 else 'are'} not {m}-unique (a group smaller than {m} or "
                      f"repeating a {col} value)")
     summary = ("; ".join(parts) + ".") if parts else (
-        f"The series is {m}-invariant: every release is {m}-unique and each of the {rt.fmt(d.people_linked)} people in "
+        f"The series is {m}-invariant: every release is {m}-unique and each of the {rt.people(d.people_linked)} in "
         f"two or more releases has the same set of {col} values in their group every time.")
     releases = rs.DataTable(["release", "classes", "not m-unique", "records in them"],
                             [[r.path, rt.fmt(r.classes), rt.fmt(r.classes_not_m_unique), rt.fmt(r.records_not_m_unique)]
