@@ -80,6 +80,8 @@ def test_pass_to_fail_is_a_regression_even_within_tolerance_and_warnings_are_not
     r, d = diff(tmp_path, base, new, "--tolerance", "1")
     assert r.code == 1 and d["regressions"] == ["t"]
     assert rows(d)["t"]["status_changed"] and rows(d)["w"]["worse"] and not rows(d)["w"]["regression"]
+    r, d = diff(tmp_path, base, new, "--tolerance", "1", "--fail-on", "warning")  # warnings can regress too
+    assert d["regressions"] == ["t", "w"]
 
 
 def test_direction_inferred_for_reports_without_it(tmp_path):
@@ -114,7 +116,7 @@ def test_utility_changes_when_both_reports_carry_them(tmp_path):
     assert u[("marginal", "age")]["change"] == pytest.approx(-0.2) and u[("marginal", "age")]["worse"] is True
     assert u[("correlation", None)]["worse"] is False
     md = run_cli("diff", tmp_path / "base.json", tmp_path / "new.json", "--markdown", "-").stdout
-    assert "| marginal | age | 0.9 | 0.7 | -0.2 |" in md
+    assert "| marginal | age | 0.9 | 0.7 | -0.2 | worse |" in md
     # only one report carries utility: nothing to compare
     assert "utility" not in diff(tmp_path, report([check("k", 5, 5)]), new)[1]
     for name in ("base.json", "new.json"):  # the report schema gets 'utility' with issue 28: not yet valid here

@@ -98,7 +98,7 @@ def run(args) -> int:
         from privaudit.report.json_report import report_dict
 
         comparison = compare(base, report_dict(result), tolerance, args.allow_changed_policy,
-                             (str(args.baseline), "this audit"))
+                             (str(args.baseline), "this audit"), args.fail_on)
         rendered += rendered_comparison(comparison, diff_outputs)
     write_all(rendered)  # all rendered before any is written
     if not args.quiet:

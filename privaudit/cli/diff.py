@@ -21,6 +21,8 @@ def add_parser(sub) -> None:
     diff.add_argument("--markdown", dest="markdown_out", metavar="OUT",
                       help="write a Markdown summary here (a pull-request comment; '-': stdout)")
     diff.add_argument("--html", dest="html_out", metavar="OUT", help="write an HTML page here ('-': stdout)")
+    diff.add_argument("--fail-on", choices=["error", "warning"], default="error",
+                      help="which checks can regress: error-severity ones (default) or warnings too")
     diff.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
 
@@ -58,7 +60,8 @@ def run(args) -> int:
     check_outputs([p for p in outputs.values() if p], [args.base, args.new])
     tolerance = parse_tolerance(args.tolerance)
     base, new = read_report(args.base, "base"), read_report(args.new, "new")
-    comparison = compare(base, new, tolerance, args.allow_changed_policy, (str(args.base), str(args.new)))
+    comparison = compare(base, new, tolerance, args.allow_changed_policy, (str(args.base), str(args.new)),
+                         args.fail_on)
     to_stdout = any(p == "-" for p in outputs.values())
     write_all(rendered(comparison, outputs))
     if not args.quiet and not to_stdout:

@@ -146,7 +146,7 @@ def _beyond(change: float, before: float | None, tolerance: tuple[str, float]) -
     return change > allowed * (1 + 1e-12) + 1e-15
 
 
-def _check_row(b: dict | None, n: dict | None, tolerance: tuple[str, float]) -> dict:
+def _check_row(b: dict | None, n: dict | None, tolerance: tuple[str, float], fail_on: str = "error") -> dict:
     ref = n or b
     better = direction(n, b)
     vb, vn = (_number(b.get("value")) if b else None), (_number(n.get("value")) if n else None)
@@ -167,7 +167,7 @@ def _check_row(b: dict | None, n: dict | None, tolerance: tuple[str, float]) -> 
         "status_before": sb, "status_after": sn, "value_before": (b or {}).get("value"),
         "value_after": (n or {}).get("value"), "change": change, "better": better, "worse": worse,
         "beyond_tolerance": bool(beyond), "status_changed": sb != sn,
-        "regression": severity == "error" and n is not None and b is not None and (bool(beyond) or status_worse),
+        "regression": (severity == "error" or fail_on == "warning") and n is not None and b is not None and (bool(beyond) or status_worse),
     }
 
 
@@ -231,21 +231,22 @@ def _utility_changes(base: dict, new: dict, tolerance: tuple[str, float]) -> lis
 
 
 def compare(base: dict, new: dict, tolerance: tuple[str, float] = ("absolute", 0.0),
-            allow_changed_policy: bool = False, names: tuple[str, str] = ("BASE", "NEW")) -> dict:
+            allow_changed_policy: bool = False, names: tuple[str, str] = ("BASE", "NEW"), fail_on: str = "error") -> dict:
     """The comparison of two JSON reports (see the module docstring); one line (DataError) when they audit
-    different designs and ``allow_changed_policy`` is false."""
+    different designs and ``allow_changed_policy`` is false. ``fail_on="warning"``: warning-severity checks
+    can regress too (as ``--fail-on warning`` makes them fail an audit)."""
     changes = _policy_changes(base, new)
     if changes and not allow_changed_policy:
         raise DataError(f"{names[0]} and {names[1]} audit different policies ({'; '.join(changes)}): the figures "
                         "are not comparable; pass --allow-changed-policy to compare them anyway")
     bc, nc = {c["id"]: c for c in base["checks"]}, {c["id"]: c for c in new["checks"]}
-    rows = [_check_row(bc.get(i), nc.get(i), tolerance) for i in dict.fromkeys([*nc, *bc])]
+    rows = [_check_row(bc.get(i), nc.get(i), tolerance, fail_on) for i in dict.fromkeys([*nc, *bc])]
     utility = _utility_changes(base, new, tolerance)
     regressions = [r["id"] for r in rows if r["regression"]]
     out = {
         "diff_version": DIFF_VERSION,
         "base": _side(base, names[0]), "new": _side(new, names[1]),
-        "tolerance": {"kind": tolerance[0], "amount": tolerance[1]},
+        "tolerance": {"kind": tolerance[0], "amount": tolerance[1]}, "fail_on": fail_on,
         "policy_changes": changes,
         "checks": [r for r in rows if r["status_before"] is not None and r["status_after"] is not None],
         "added_checks": [r["id"] for r in rows if r["status_before"] is None],
@@ -322,7 +323,8 @@ def terminal_text(d: dict) -> str:
                      + (" worse" if u["worse"] else ""))
     n = len(d["regressions"])
     lines.append("")
-    lines.append(f"diff: {'REGRESSION' if n else 'no regression'} ({n} error-severity check{'s' * (n != 1)} got "
+    kind = "error-severity " if d.get("fail_on", "error") == "error" else ""
+    lines.append(f"diff: {'REGRESSION' if n else 'no regression'} ({n} {kind}check{'s' * (n != 1)} got "
                  f"worse beyond the tolerance {_tolerance_text(d)} or stopped passing)")
     return "\n".join(lines) + "\n"
 
@@ -349,10 +351,11 @@ def markdown(d: dict) -> str:
         lines += ["", f"Classes newly below k: {len(d['classes']['fell_below_k'])}; new sample uniques: "
                       f"{len(d['classes']['new_sample_uniques'])} (as far as the reports list classes)."]
     if d.get("utility"):
-        lines += ["", "| utility | column | before | after | change |", "|---|---|---:|---:|---:|"]
+        lines += ["", "| utility | column | before | after | change | verdict |", "|---|---|---:|---:|---:|---|"]
         for u in d["utility"]:
+            verdict = "worse" if u["worse"] else "better" if u["worse"] is False and u["change"] else "unchanged"
             lines.append(f"| {_cell(u['measure'])} | {_cell(u['column'] or '')} | {_cell(_value(u['value_before']))} | "
-                         f"{_cell(_value(u['value_after']))} | {_cell(_change(u))} |")
+                         f"{_cell(_value(u['value_after']))} | {_cell(_change(u))} | {verdict} |")
     return "\n".join(lines) + "\n"
 
 
