@@ -198,38 +198,54 @@ def build_series(policy: Policy, inputs: SeriesInputs, summaries: list[ClassSumm
     return _by_quasi_identifiers(tables, summaries, inputs.original, policy, rid)
 
 
-def _ids(table: Table, rid: str) -> pd.Series:
+def _ids(table: Table, rid: str) -> tuple[np.ndarray, pd.Index]:
+    """The record ids of a release as (per row, index into the distinct ids; the distinct ids as texts), one
+    line when an id is empty or repeats (counted on the codes: no second hashing of the texts)."""
     ids = table.frame[rid]
-    if ids.isna().any():
-        i = int(np.flatnonzero(ids.isna().to_numpy())[0])
-        raise DataError(f"{table.path}: {table.row_label(i)}: the record_id column {rid!r} is empty")
-    duplicated = ids.duplicated()
-    if duplicated.any():
-        i = int(np.flatnonzero(duplicated.to_numpy())[0])
-        raise DataError(f"{table.path}: {table.row_label(i)}: record_id {str(ids.iloc[i])!r} repeats within the "
-                        f"release (column {rid!r}); a record id names one record")
-    return ids
-
-
-def _codes(ids: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """(per row, index into the categories; the categories as texts) of an id column."""
     if isinstance(ids.dtype, pd.CategoricalDtype):
-        return ids.cat.codes.to_numpy().astype(np.int64), np.asarray(ids.cat.categories.astype(str), dtype=object)
-    codes, uniques = pd.factorize(ids.astype(str), sort=False)
-    return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+        codes, cats = ids.cat.codes.to_numpy(), ids.cat.categories
+        if cats.dtype != object and not pd.api.types.is_string_dtype(cats.dtype):
+            cats = cats.astype(str)
+    else:
+        codes, cats = pd.factorize(ids.astype("string"), sort=False)
+        cats = pd.Index(np.asarray(cats, dtype=object))
+    codes = codes.astype(np.int64, copy=False)
+    if (codes < 0).any():
+        i = int(np.flatnonzero(codes < 0)[0])
+        raise DataError(f"{table.path}: {table.row_label(i)}: the record_id column {rid!r} is empty")
+    counts = np.bincount(codes, minlength=len(cats))
+    if (counts > 1).any():
+        twice = int(np.flatnonzero(counts > 1)[0])
+        i = int(np.flatnonzero(codes == twice)[1])
+        raise DataError(f"{table.path}: {table.row_label(i)}: record_id {str(cats[twice])!r} repeats within the "
+                        f"release (column {rid!r}); a record id names one record")
+    return codes, cats
 
 
 def _by_record_id(tables: list[Table], summaries: list[ClassSummary], rid: str) -> Series:
-    parts = [_codes(_ids(t, rid)) for t in tables]
-    person_of_category, people = pd.factorize(np.concatenate([cats for _, cats in parts]))
-    releases, offset = [], 0
-    for table, summary, (codes, cats) in zip(tables, summaries, parts):
-        person = person_of_category[offset: offset + len(cats)][codes]
-        offset += len(cats)
-        group_of = np.full(len(people), -1, dtype=np.int64)
+    """People are the record ids: the audited release's distinct ids (their hash table, built when the column
+    was loaded, is reused), then the ids only earlier releases hold."""
+    parts = [_ids(t, rid) for t in tables]
+    base = parts[0][1]
+    people_of: list[np.ndarray] = [np.arange(len(base), dtype=np.int64)]
+    positions = [base.get_indexer(cats) for _, cats in parts[1:]]
+    unseen = [np.asarray(cats, dtype=object)[pos < 0] for (_, cats), pos in zip(parts[1:], positions)]
+    extra_codes, extra = pd.factorize(np.concatenate(unseen)) if unseen else (np.zeros(0, np.int64), [])
+    offset = 0
+    for pos, new in zip(positions, unseen):
+        person = pos.astype(np.int64)
+        person[pos < 0] = len(base) + extra_codes[offset: offset + len(new)]
+        offset += len(new)
+        people_of.append(person)
+    n_people = len(base) + len(extra)
+    releases = []
+    for table, summary, (codes, _), person_of_category in zip(tables, summaries, parts, people_of):
+        person = person_of_category[codes]
+        group_of = np.full(n_people, -1, dtype=np.int64)
         group_of[person] = summary.class_of
         releases.append(Release(table, summary, group_of, present=len(person)))
-    series = Series(releases, "record_id", rid, len(people), person_ids=np.asarray(people, dtype=object))
+    ids = np.concatenate([np.asarray(base, dtype=object), np.asarray(extra, dtype=object)])
+    series = Series(releases, "record_id", rid, n_people, person_ids=ids)
     _refuse_disjoint(series)
     return series
 
@@ -255,11 +271,11 @@ def _by_quasi_identifiers(tables: list[Table], summaries: list[ClassSummary], or
     people = len(original.frame)
     original_index = None
     if rid is not None and rid in original.frame:
-        original_index = pd.Index(_codes_as_text(_ids(original, rid)))
+        original_index = pd.Index(_codes_as_text(original, rid))
     releases = []
     for table, summary in zip(tables, summaries):
         if original_index is not None and rid in table.frame:
-            position = original_index.get_indexer(_codes_as_text(_ids(table, rid)))
+            position = original_index.get_indexer(_codes_as_text(table, rid))
             if (position < 0).any():
                 i = int(np.flatnonzero(position < 0)[0])
                 raise DataError(f"{table.path}: {table.row_label(i)}: record_id {str(table.frame[rid].iloc[i])!r} is "
@@ -281,9 +297,9 @@ def _by_quasi_identifiers(tables: list[Table], summaries: list[ClassSummary], or
     return series
 
 
-def _codes_as_text(ids: pd.Series) -> np.ndarray:
-    codes, cats = _codes(ids)
-    return cats[codes]
+def _codes_as_text(table: Table, rid: str) -> np.ndarray:
+    codes, cats = _ids(table, rid)
+    return np.asarray(cats, dtype=object)[codes]
 
 
 def _labels(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
