@@ -29,7 +29,7 @@ from privaudit.core.hookspecs import hookimpl
 
 
 class CapParams(Params):
-    better: ClassVar[str] = "higher"  # which way the value improves (privaudit diff): the protection: higher is better
+    better: ClassVar[str] = "higher"  # which way the value improves (privaudit diff)
     keys: list[str] | None = Field(default=None, description="Columns the attacker knows (default: the "
                                    "quasi-identifiers).")
     target: str | list[str] | None = Field(default=None, description="The column(s) to attribute (default: every "

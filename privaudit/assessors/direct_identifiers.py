@@ -26,7 +26,7 @@ from privaudit.discovery.scan import SAMPLE_ROWS, scan_frame
 
 
 class DirectIdentifiersParams(Params):
-    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff): columns holding identifiers: fewer is better
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     pass
 
 

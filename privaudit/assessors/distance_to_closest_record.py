@@ -44,7 +44,7 @@ HISTOGRAM_BINS = 30
 
 
 class SyntheticDistanceParams(Params):
-    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff): a share of copies or close records
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     columns: list[str] | None = Field(default=None, description="Columns compared (default: every policy "
                                       "column but identifiers, record ids and weights).")
     max_exact_copies: float | None = Field(default=None, ge=0, le=1, description="Largest allowed share of "

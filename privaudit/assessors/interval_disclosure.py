@@ -19,7 +19,7 @@ from privaudit.report.text import fmt
 
 
 class IntervalDisclosureParams(Params):
-    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff): a disclosure rate
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     attributes: list[str] | None = Field(default=None, description="Numeric columns (default: every numeric "
                                          "quasi-identifier and sensitive column).")
     method: Literal["rank", "sd"] = "rank"

@@ -22,7 +22,7 @@ from privaudit.core.hookspecs import hookimpl
 
 
 class ModelRiskParams(Params):
-    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff): a risk
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     method: Literal["default", "CE", "PML", "weightedLLM", "IPF"] = "default"
     variables: list[str] | None = Field(default=None, description="Key variables (default: the quasi-identifiers).")
     bound: float | None = Field(default=None, gt=0, description="Leave out cells with more records than this.")

@@ -18,7 +18,7 @@ from privaudit.report.text import fmt
 
 
 class PSensitiveParams(Params):
-    better: ClassVar[str] = "higher"  # which way the value improves (privaudit diff): the fewest distinct values: higher is better
+    better: ClassVar[str] = "higher"  # which way the value improves (privaudit diff)
     p: int = Field(ge=1, description="Smallest allowed number of distinct sensitive values per class.")
     k: int = Field(ge=1, description="Smallest allowed class size.")
     sensitive: list[str] | None = Field(default=None, description="Sensitive columns (default: all).")

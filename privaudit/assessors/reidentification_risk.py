@@ -29,7 +29,7 @@ from privaudit.core.hookspecs import hookimpl
 
 
 class ReidentificationRiskParams(Params):
-    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff): a risk
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     model: Literal["prosecutor", "journalist", "marketer"] = "prosecutor"
     measure: Literal["average", "highest", "records_at_risk"] = "average"
     max_risk: float = Field(ge=0, le=1, description="Largest allowed value of the chosen measure.")

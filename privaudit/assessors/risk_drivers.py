@@ -29,7 +29,7 @@ from privaudit.core.hookspecs import hookimpl
 
 
 class RiskDriversParams(Params):
-    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff): a share of records at risk
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     max_share: float | None = Field(default=None, ge=0, le=1, description="Largest allowed share of sample uniques "
                                     "(default: informational, always passes).")
 

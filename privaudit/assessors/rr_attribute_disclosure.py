@@ -45,7 +45,7 @@ class Randomization(BaseModel):
 
 
 class RRParams(Params):
-    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff): a risk
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     sensitive: str
     qi: list[str] | None = Field(default=None, description="Quasi-identifiers (default: all of the policy's).")
     randomized: dict[str, Randomization] = Field(default_factory=dict, description="Published distortion per column.")

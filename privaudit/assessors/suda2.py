@@ -43,7 +43,7 @@ DIS_EDGES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 
 
 class Suda2Params(Params):
-    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff): a share of special uniques
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     qi: list[str] | None = Field(default=None, description="Quasi-identifiers (default: all of the policy's).")
     max_size: int | None = Field(default=None, ge=1, description="Largest MSU size searched (default: the "
                                  "number of quasi-identifiers, as sdcMicro).")

@@ -50,7 +50,7 @@ MIN_TARGETS = 100
 
 
 class SyntheticAttackParams(Params):
-    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff): an attack's risk
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     n_attacks: int = Field(default=500, ge=1, le=1_000_000, description="Records (or predicates) attacked.")
     confidence_level: float = Field(default=0.95, gt=0, lt=1, description="Level of the confidence intervals.")
     seed: int = Field(default=0, description="Seed of every random draw (targets, predicates, ties, baseline).")

@@ -20,7 +20,7 @@ from privaudit.report.text import fmt
 
 
 class TClosenessParams(Params):
-    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff): a distance to the table's distribution
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     sensitive: str = Field(description="The sensitive column.")
     t: float = Field(ge=0, le=1, description="Largest allowed EMD.")
     distance: Literal["auto", "ordered", "equal", "hierarchical"] = "auto"

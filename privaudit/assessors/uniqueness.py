@@ -41,7 +41,7 @@ from privaudit.report.text import fmt
 
 
 class UniquenessParams(Params):
-    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff): a share of unique records
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     max_share: float = Field(default=0.0, ge=0, le=1, description="Largest allowed share of sample uniques.")
     risk_threshold: float = Field(default=0.2, gt=0, le=1, description="Record risk (1/f_k) counted as high.")
     population: str | None = Field(default=None, description="CSV/Parquet of the population (same QIs).")

@@ -82,7 +82,8 @@ def run(args) -> int:
     bar = progress_bar(args)
     try:
         result = run_audit(args.released, args.policy, original=args.original, control=args.control,
-                           previous=args.previous or None, allow_outside_paths=args.allow_outside_paths, progress=bar, engine=args.engine, **options)
+                           previous=args.previous or None, allow_outside_paths=args.allow_outside_paths,
+                           progress=bar, engine=args.engine, **options)
     finally:
         bar.close()
     rendered = render_reports(result, args)
