@@ -129,6 +129,8 @@ def examples(ctx, comp, domain, failing: np.ndarray, order_key: np.ndarray) -> l
 
 def run(ctx, params: CompositionParams) -> Measurement:
     series = ctx.series
+    if series is None:
+        raise ValueError("this check composes releases: pass --previous FILE (an earlier release)")
     comp, domain = series.composition(params.sensitive)
     l, l_from = resolved_l(ctx.policy, params)
     left = comp.remaining[:, -1]

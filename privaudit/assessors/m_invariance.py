@@ -78,6 +78,8 @@ def validate(params: MInvarianceParams, policy) -> str | None:
 
 def run(ctx, params: MInvarianceParams) -> Measurement:
     series = ctx.series
+    if series is None:
+        raise ValueError("this check composes releases: pass --previous FILE (an earlier release)")
     comp, _domain = series.composition(params.sensitive)
     per_release = []
     bad_records = 0
