@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from privaudit.core.data import Table, load_input, load_table
+from privaudit.core.data import Table, load_input
 from privaudit.core.errors import DataError
 from privaudit.core.policy import Policy
 from privaudit.core.summary import ClassSummary, pack_keys
@@ -41,17 +41,22 @@ class SeriesInputs:
     released: Table
     previous: list[Table]
     original: Table | None = None
+    #: per previous release, its record ids read apart from the typed table (``(codes, distinct texts)``), or
+    #: None when they are a column of the table (see :func:`load_release`)
+    previous_ids: list | None = None
 
 
 def _label(path: Any) -> str:
     return str(path)
 
 
-def load_previous(previous: Sequence[Any], released: Any, released_table: Table, policy: Policy) -> list[Table]:
+def load_previous(previous: Sequence[Any], released: Any, released_table: Table,
+                  policy: Policy) -> tuple[list[Table], list]:
     """Load every ``--previous`` release, refusing in one line: the release itself (the same file or the same
     content), a release given twice, and a release without the policy's quasi-identifiers or sensitive
     columns (a different release design cannot be composed with this one)."""
     tables: list[Table] = []
+    id_lists: list = []
     need = [*policy.columns_with("quasi_identifier"), *policy.sensitive]
     for item in previous:
         shown = _label(item) if isinstance(item, (str, Path)) else f"<{type(item).__name__}>"
@@ -62,10 +67,7 @@ def load_previous(previous: Sequence[Any], released: Any, released_table: Table,
             absent = [c for c in need if c not in item.columns]
             if absent:
                 raise DataError(_absent(shown, absent[0], policy))
-        if isinstance(item, (str, Path)) and not Path(item).is_dir() and "*" not in str(item) and "://" not in str(item):
-            table = load_table(item, policy, what="previous release", required=[])
-        else:
-            table = load_input(item, policy, what="previous release")
+        table, ids = load_release(item, policy)
         absent = [c for c in need if c not in table.frame]
         if absent:
             raise DataError(_absent(shown, absent[0], policy))
@@ -76,7 +78,35 @@ def load_previous(previous: Sequence[Any], released: Any, released_table: Table,
             if other.sha256 == table.sha256:
                 raise DataError(f"--previous {shown}: is given twice (same content as {other.path})")
         tables.append(table)
-    return tables
+        id_lists.append(ids)
+    return tables, id_lists
+
+
+def load_release(item: Any, policy: Policy) -> tuple[Table, tuple[np.ndarray, np.ndarray] | None]:
+    """A previous release typed by the policy, and, for a CSV or Parquet file, its record ids read apart: the
+    ids only link people, so they are dictionary-coded as read (no sorted categorical of a million distinct
+    texts, the larger part of loading a release with a record id). Other inputs load as the audited one."""
+    from privaudit.core import data as d
+    from privaudit.core.coding import dictionary_parts
+
+    rid = (policy.columns_with("record_id") or [None])[0]
+    if not isinstance(item, (str, Path)) or d.is_dataset(item):
+        return load_input(item, policy, what="previous release"), None
+    path = Path(item)
+    size = d.check_file(path, "previous release")
+    if path.suffix.lower() in d.PARQUET_SUFFIXES:
+        raw, file_format = d.read_parquet(path), "parquet"
+    else:
+        raw, file_format = d.read_csv(path, policy.data.delimiter)[0], "csv"
+    if raw.num_rows == 0:
+        raise DataError(f"{path}: the file has a header but no data rows")
+    ids = None
+    if rid is not None and rid in raw.column_names:
+        indices, remap, values = dictionary_parts(raw.column(rid), policy.missing_tokens)
+        ids = (remap.astype(np.int64)[indices], values)
+        raw = raw.drop_columns([rid])
+    table = d.type_table(raw, d.Table(None, path, d.sha256_of(path), size, file_format), policy, required=[])
+    return table, ids
 
 
 def refuse_series(checks: list, previous: Sequence[Any] | None, in_memory: bool, engine: str) -> None:
@@ -100,7 +130,8 @@ def refuse_series(checks: list, previous: Sequence[Any] | None, in_memory: bool,
 def series_inputs(previous: Sequence[Any], released: Any, released_table: Table, original: Table | None,
                   policy: Policy) -> SeriesInputs:
     """The loaded series (:func:`load_previous`), for ``AuditContext.series_inputs``."""
-    return SeriesInputs(released_table, load_previous(previous, released, released_table, policy), original)
+    tables, ids = load_previous(previous, released, released_table, policy)
+    return SeriesInputs(released_table, tables, original, ids)
 
 
 def _absent(shown: str, column: str, policy: Policy) -> str:
@@ -188,26 +219,31 @@ def build_series(policy: Policy, inputs: SeriesInputs, summaries: list[ClassSumm
     """Link the people of every release (``summaries``: the class summary of each release, audited first)."""
     tables = [inputs.released, *inputs.previous]
     rid = (policy.columns_with("record_id") or [None])[0]
-    if rid is not None and all(rid in t.frame for t in tables):
-        return _by_record_id(tables, summaries, rid)
+    apart = inputs.previous_ids or [None] * len(inputs.previous)
+    ids = [None, *apart]
+    if rid is not None and all(rid in t.frame or i is not None for t, i in zip(tables, ids)):
+        return _by_record_id(tables, summaries, rid, ids)
     if inputs.original is None:
         why = (f"not every release carries the record_id column {rid!r}" if rid else
                "the policy declares no record_id column")
         raise DataError(f"--previous: {why}, so people are linked through their quasi-identifiers: pass --original "
                         "FILE (each person's true values)")
-    return _by_quasi_identifiers(tables, summaries, inputs.original, policy, rid)
+    return _by_quasi_identifiers(tables, summaries, inputs.original, policy, rid, ids)
 
 
-def _ids(table: Table, rid: str) -> tuple[np.ndarray, pd.Index]:
+def _ids(table: Table, rid: str, apart: tuple | None = None) -> tuple[np.ndarray, Any]:
     """The record ids of a release as (per row, index into the distinct ids; the distinct ids as texts), one
-    line when an id is empty or repeats (counted on the codes: no second hashing of the texts)."""
-    ids = table.frame[rid]
-    if isinstance(ids.dtype, pd.CategoricalDtype):
+    line when an id is empty or repeats (counted on the codes: no second hashing of the texts). ``apart``:
+    the ids as :func:`load_release` read them."""
+    if apart is not None:
+        codes, cats = apart
+    elif isinstance(table.frame[rid].dtype, pd.CategoricalDtype):
+        ids = table.frame[rid]
         codes, cats = ids.cat.codes.to_numpy(), ids.cat.categories
         if cats.dtype != object and not pd.api.types.is_string_dtype(cats.dtype):
             cats = cats.astype(str)
     else:
-        codes, cats = pd.factorize(ids.astype("string"), sort=False)
+        codes, cats = pd.factorize(table.frame[rid].astype("string"), sort=False)
         cats = pd.Index(np.asarray(cats, dtype=object))
     codes = codes.astype(np.int64, copy=False)
     if (codes < 0).any():
@@ -222,11 +258,11 @@ def _ids(table: Table, rid: str) -> tuple[np.ndarray, pd.Index]:
     return codes, cats
 
 
-def _by_record_id(tables: list[Table], summaries: list[ClassSummary], rid: str) -> Series:
+def _by_record_id(tables: list[Table], summaries: list[ClassSummary], rid: str, apart: list) -> Series:
     """People are the record ids: the audited release's distinct ids (their hash table, built when the column
     was loaded, is reused), then the ids only earlier releases hold."""
-    parts = [_ids(t, rid) for t in tables]
-    base = parts[0][1]
+    parts = [_ids(t, rid, a) for t, a in zip(tables, apart)]
+    base = parts[0][1] if isinstance(parts[0][1], pd.Index) else pd.Index(parts[0][1])
     people_of: list[np.ndarray] = [np.arange(len(base), dtype=np.int64)]
     positions = [base.get_indexer(cats) for _, cats in parts[1:]]
     unseen = [np.asarray(cats, dtype=object)[pos < 0] for (_, cats), pos in zip(parts[1:], positions)]
@@ -262,7 +298,7 @@ def _refuse_disjoint(series: Series) -> None:
 
 
 def _by_quasi_identifiers(tables: list[Table], summaries: list[ClassSummary], original: Table, policy: Policy,
-                          rid: str | None) -> Series:
+                          rid: str | None, apart: list) -> Series:
     qi = policy.quasi_identifiers
     absent = [c for c in qi if c not in original.frame]
     if absent:
@@ -273,9 +309,9 @@ def _by_quasi_identifiers(tables: list[Table], summaries: list[ClassSummary], or
     if rid is not None and rid in original.frame:
         original_index = pd.Index(_codes_as_text(original, rid))
     releases = []
-    for table, summary in zip(tables, summaries):
-        if original_index is not None and rid in table.frame:
-            position = original_index.get_indexer(_codes_as_text(table, rid))
+    for table, summary, ids in zip(tables, summaries, apart):
+        if original_index is not None and (rid in table.frame or ids is not None):
+            position = original_index.get_indexer(_codes_as_text(table, rid, ids))
             if (position < 0).any():
                 i = int(np.flatnonzero(position < 0)[0])
                 raise DataError(f"{table.path}: {table.row_label(i)}: record_id {str(table.frame[rid].iloc[i])!r} is "
@@ -297,8 +333,8 @@ def _by_quasi_identifiers(tables: list[Table], summaries: list[ClassSummary], or
     return series
 
 
-def _codes_as_text(table: Table, rid: str) -> np.ndarray:
-    codes, cats = _ids(table, rid)
+def _codes_as_text(table: Table, rid: str, apart: tuple | None = None) -> np.ndarray:
+    codes, cats = _ids(table, rid, apart)
     return np.asarray(cats, dtype=object)[codes]
 
 
