@@ -302,3 +302,17 @@ def test_an_m_invariant_series_passes_both_checks(series):
     checks = checks_of(out)
     assert checks["composition"]["value"] == 0 and checks["composition"]["details"]["people_linked"] == 4
     assert checks["m_invariance"]["value"] == 0 and checks["m_invariance"]["details"]["people_changed"] == 0
+
+
+def test_previous_release_in_parquet(series):
+    """A Parquet previous release: its record ids are read apart from the typed table; a repeat names its row."""
+    old = pd.read_csv(series / "old.csv", dtype=str)
+    old.to_parquet(series / "old.parquet", index=False)
+    out = series / "r.json"
+    r = run_cli("audit", series / "new.csv", "--policy", series / "policy.yaml", "--previous", series / "old.parquet",
+                "--json", out)
+    assert r.code == 1, r.stderr
+    assert checks_of(out)["composition"]["details"]["people_below_l"] == 2  # as from the CSV
+    pd.concat([old, old.head(1)]).to_parquet(series / "old.parquet", index=False)
+    r = run_cli("audit", series / "new.csv", "--policy", series / "policy.yaml", "--previous", series / "old.parquet")
+    assert r.code == 2 and "old.parquet: row 6: record_id '1' repeats within the release" in r.stderr
