@@ -40,7 +40,7 @@ def series_view(data: dict, views: list[Any]) -> SeriesView | None:
     releases = series.get("releases") or []
     rows = [[("audited: " if i == 0 else "previous: ") + PurePath(str(r.get("path"))).name, fmt(r.get("rows")),
              fmt(r.get("classes")), fmt(r.get("people")), fmt(r.get("not_found"))] for i, r in enumerate(releases)]
-    table = DataTable(["release", "records", "classes", "people linked", "not found by the intruder"], rows,
+    table = DataTable(["release", "records", "classes", "people in it", "not found by the intruder"], rows,
                       caption=f"The {len(releases)} releases compared, in the order they are intersected",
                       numeric=frozenset({1, 2, 3, 4}))
     anchors = {v.check["id"]: v.anchor for v in views}
