@@ -157,10 +157,11 @@ class Release:
     members: sp.csr_matrix | None = None  # groups x classes when a group is several classes; None: groups = classes
     present: int = 0  # people in this release
     not_found: int = 0  # people in this release the intruder finds in no class (values not covered)
+    label: str = ""  # how reports name it: its path; an in-memory table by its place in the series
 
     @property
     def path(self) -> str:
-        return str(self.table.path)
+        return self.label or str(self.table.path)
 
     def sets(self, column: str, domain: np.ndarray) -> sp.csr_matrix:
         """groups x values (``domain``): which values of ``column`` each group holds."""
@@ -217,6 +218,15 @@ class Series:
 
 def build_series(policy: Policy, inputs: SeriesInputs, summaries: list[ClassSummary]) -> Series:
     """Link the people of every release (``summaries``: the class summary of each release, audited first)."""
+    series = _linked(policy, inputs, summaries)
+    for i, release in enumerate(series.releases):
+        if str(release.table.path).startswith("<"):  # a DataFrame or Arrow table: named by its place
+            release.label = f"{release.table.path} (the audited release)" if i == 0 else \
+                f"{release.table.path} (previous release {i})"
+    return series
+
+
+def _linked(policy: Policy, inputs: SeriesInputs, summaries: list[ClassSummary]) -> Series:
     tables = [inputs.released, *inputs.previous]
     rid = (policy.columns_with("record_id") or [None])[0]
     apart = inputs.previous_ids or [None] * len(inputs.previous)
