@@ -197,6 +197,7 @@ def test_report_draws_the_sections(series):
     chapter = html[html.index('<section id="series"'):html.index('<section id="checks"')]
     assert "by the record id column “id”" in chapter and "previous: old.csv" in chapter
     assert "people left with fewer than l values as each release is added" in chapter and "<svg" in chapter
+    assert "1: new.csv (0, 0 down to one value); 2: + old.csv (2, 2 down to one value)" in chapter
 
 
 def test_mixed_linking_joins_the_original_by_record_id(tmp_path):

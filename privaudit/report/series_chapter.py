@@ -50,16 +50,17 @@ def series_view(data: dict, views: list[Any]) -> SeriesView | None:
         steps = details.get("series_steps")
         if c.get("status") == "error" or not isinstance(steps, list) or not steps:
             continue
-        labels = [("1 release" if i == 0 else f"+ {PurePath(str(s.get('release'))).name}") for i, s in enumerate(steps)]
+        labels = [str(i + 1) for i in range(len(steps))]
         counts = [float(s.get("below_l", 0)) for s in steps]
         what = f"{details.get('sensitive', 'sensitive')} values"
         svg = charts.category_chart(labels, counts, [n > 0 for n in counts],
                                     title=f"People left with fewer than l = {fmt(details.get('l'))} {what}",
-                                    x_label="releases intersected", y_label="people", log_y=False,
-                                    legend=("fewer than l values", "no one"))
+                                    x_label="releases intersected", y_label="people", log_y=False)
+        order = "; ".join(f"{i + 1}: {'' if i == 0 else '+ '}{PurePath(str(s.get('release'))).name}"
+                          f" ({fmt(s.get('below_l'))}, {fmt(s.get('disclosed'))} down to one value)"
+                          for i, s in enumerate(steps))
         figures.append(Figure(svg, caption=f"Check {c['id']}: people left with fewer than l values as each release "
-                                           "is added to the intersection (the first bar is the audited release "
-                                           "alone)."))
+                                           f"is added to the intersection, the audited release first ({order})."))
         if c["id"] in anchors:
             linked.append((c["id"], anchors[c["id"]]))
     return SeriesView(linking, table, figures, linked)
