@@ -183,7 +183,8 @@ def report_section(check, audit):
         summary = (f"Every one of the {rt.people(d.people_linked)} in two or more releases keeps at least "
                    f"l = {l} possible {col} values after intersecting their classes across the releases.")
     table = rf.worst_classes_table(check, audit, [("people", "people"), ("remaining", "values left")],
-                                   failing=None, what="combinations of classes leaving fewer than l values",
+                                   failing=None, what="combinations of classes leaving fewer than l values (each shown by its class in the "
+                                   "first release it is in)",
                                    sensitive=True)
     return rs.ReportSection(
         summary=summary, value_text=rt.share(check["value"]) if check.get("value") is not None else None,

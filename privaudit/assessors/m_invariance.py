@@ -143,7 +143,8 @@ def report_section(check, audit):
                              for r in d.per_release], caption=f"m-uniqueness of each release (m = {m})",
                             numeric=frozenset({1, 2, 3}))
     table = rf.worst_classes_table(check, audit, [("people", "people")], failing=None,
-                                   what="combinations of groups whose signature changed")
+                                   what="combinations of groups whose signature changed (each shown by its class in the first "
+                                   "release it is in)")
     return rs.ReportSection(
         summary=summary, threshold_text="0",
         facts=rt.facts(("sensitive column", col), ("m", m), ("linking", d.linking),
