@@ -254,3 +254,13 @@ def test_python_api(tmp_path):
     assert privaudit.diff(old.to_dict(), old, tolerance="5%")["exit_code"] == 0
     with pytest.raises(privaudit.core.errors.PrivauditError, match="not a privaudit JSON report"):
         privaudit.diff({"x": 1}, new)
+
+
+def test_infinite_values(tmp_path):
+    # recursive (c,l)-diversity is infinite when a class has fewer than l values; lower is better
+    base = report([check("lr", "inf", 3, "fail", better="lower")])
+    new = report([check("lr", 2.5, 3, better="lower")])
+    r, d = diff(tmp_path, base, new)
+    assert r.code == 0 and rows(d)["lr"]["change"] == "-inf" and rows(d)["lr"]["worse"] is False
+    r, d = diff(tmp_path, new, base)
+    assert r.code == 1 and rows(d)["lr"]["change"] == "inf" and rows(d)["lr"]["regression"]
