@@ -317,3 +317,13 @@ def test_previous_release_in_parquet(series):
     pd.concat([old, old.head(1)]).to_parquet(series / "old.parquet", index=False)
     r = run_cli("audit", series / "new.csv", "--policy", series / "policy.yaml", "--previous", series / "old.parquet")
     assert r.code == 2 and "old.parquet: row 6: record_id '1' repeats within the release" in r.stderr
+
+
+def test_values_left_per_record(series):
+    out = series / "records.csv"
+    r = run_cli("audit", series / "new.csv", "--policy", series / "policy.yaml", "--previous", series / "old.csv",
+                "--records", out)
+    assert r.code == 1, r.stderr
+    frame = pd.read_csv(out)
+    # new.csv holds ids 1..4 in order: 1 and 4 are down to flu, 2 and 3 keep two values
+    assert frame["values_left:composition"].tolist() == [1, 2, 2, 1]

@@ -18,7 +18,8 @@ every class: a missing sensitive value, or classes the intruder found wrongly), 
 disclosed; the Series chapter draws them) and ``worst_classes`` (the combinations of classes leaving
 fewest values, described by the person's class in the first release they are in; the value left is shown
 only for disclosed combinations the report may show: as many people as the policy's largest k, or
-``report.show_sensitive_values``).
+``report.show_sensitive_values``). per_record ``values_left``: for each record of the audited release, the
+values left to its person across the releases (empty for a person in this release only; ``--records``).
 """
 
 from __future__ import annotations
@@ -159,10 +160,15 @@ def run(ctx, params: CompositionParams) -> Measurement:
         "worst_classes": examples(ctx, comp, domain, below, left),
     }
     CompositionDetails.model_validate(details)
+    per_record = {}
+    rows = series.releases[0].person_of_row
+    if rows is not None:  # the audited release's records: values left, for people in two or more releases
+        combo = comp.combo_of[rows]
+        per_record["values_left"] = np.where(linked[combo], left[combo], np.nan)
     passed = not exceeds(share, params.max_share)
     message = (f"{fmt(n_below)} of {fmt(n_linked)} people in 2+ of {len(series.releases)} releases keep fewer than "
                f"l={fmt(l)} values of {params.sensitive!r} across them ({fmt(n_disclosed)} down to one value)")
-    return Measurement(share, params.max_share, passed, message, details)
+    return Measurement(share, params.max_share, passed, message, details, per_record=per_record)
 
 
 def report_section(check, audit):

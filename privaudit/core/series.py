@@ -158,6 +158,7 @@ class Release:
     present: int = 0  # people in this release
     not_found: int = 0  # people in this release the intruder finds in no class (values not covered)
     label: str = ""  # how reports name it: its path; an in-memory table by its place in the series
+    person_of_row: np.ndarray | None = None  # the person of each of its records (row order), when known
 
     @property
     def path(self) -> str:
@@ -289,7 +290,7 @@ def _by_record_id(tables: list[Table], summaries: list[ClassSummary], rid: str, 
         person = person_of_category[codes]
         group_of = np.full(n_people, -1, dtype=np.int64)
         group_of[person] = summary.class_of
-        releases.append(Release(table, summary, group_of, present=len(person)))
+        releases.append(Release(table, summary, group_of, present=len(person), person_of_row=person))
     ids = np.concatenate([np.asarray(base, dtype=object), np.asarray(extra, dtype=object)])
     series = Series(releases, "record_id", rid, n_people, person_ids=ids)
     _refuse_disjoint(series)
@@ -328,16 +329,18 @@ def _by_quasi_identifiers(tables: list[Table], summaries: list[ClassSummary], or
                                 f"not in the original ({original.path})")
             inside = np.zeros(people, dtype=bool)
             inside[position] = True
+            person_of_row = position.astype(np.int64)
         elif table.rows != people:
             raise DataError(f"{original.path}: has {people} rows but the release {table.path} has {table.rows}; "
                             "linking through the original needs the same rows in the same order, or a record_id "
                             "column in both")
         else:
             inside = np.ones(people, dtype=bool)
+            person_of_row = np.arange(people, dtype=np.int64)
         matched, members = _find_classes(truth, summary, qi, policy, table)
         group_of = np.where(inside, matched, -1)
         releases.append(Release(table, summary, group_of, members, present=int(inside.sum()),
-                                not_found=int((inside & (matched < 0)).sum())))
+                                not_found=int((inside & (matched < 0)).sum()), person_of_row=person_of_row))
     series = Series(releases, "quasi_identifiers", rid if original_index is not None else None, people)
     _refuse_disjoint(series)
     return series
