@@ -4,13 +4,14 @@ Ganta, Kasiviswanathan & Smith, "Composition attacks and auxiliary information i
 Section 3: an intruder who knows that a person is in two independently anonymized releases finds the
 person's equivalence class in each and intersects the sets of sensitive values those classes hold; the
 person's value is in every one of them, so the intersection can shrink to a single value although each
-release is k-anonymous and l-diverse on its own (their Table 1 shows it for two hospitals).
+release is k-anonymous and l-diverse on its own (their example: two hospitals' releases).
 
 Xiao & Tao, "m-Invariance: Towards Privacy Preserving Re-publication of Dynamic Datasets" (SIGMOD 2007),
-Section 3: the *signature* of a record in a release is the set of sensitive values of its QI group;
-Definition 2: a release is *m-unique* if every QI group has at least m records, all with different
-sensitive values; Definition 3: a sequence of releases is *m-invariant* if every release is m-unique and
-every record has the same signature in every release it appears in.
+Section 3 (its definitions; the numbering is not checked here, the paper not being among the seeds): the
+*signature* of a record in a release is the set of sensitive values of its QI group; a release is
+*m-unique* if every QI group has at least m records, all with different sensitive values; a sequence of
+releases is *m-invariant* if every release is m-unique and every record has the same signature in every
+release it appears in.
 
 This module is the arithmetic only; it knows nothing of policies, tables or reports. Its inputs are, per
 release ``r``, ``group_of[r]`` (for every person, the id of the group of records the intruder finds them in,
@@ -45,7 +46,7 @@ class Composition:
     the releases 0..j the combination is in. ``remaining``: combinations x releases, how many sensitive
     values lie in every group of releases 0..j the combination is in (0 where it is in none of them).
     ``changed``: whether the combination's signature (its group's set of values) differs between two of
-    the releases it is in (m-invariance, Definition 3). ``base``: the release whose set the remaining values
+    the releases it is in (m-invariance). ``base``: the release whose set the remaining values
     are counted in (the first one the combination is in); ``alive``/``entry_combo``/``entry_value``: the
     stored values of the base sets and whether each lies in every set after the last release."""
 
@@ -176,7 +177,7 @@ def compose(group_of: Sequence[np.ndarray], sets: Sequence[sp.csr_matrix]) -> Co
 
 
 def m_unique(sizes: np.ndarray, distinct: np.ndarray, m: int) -> np.ndarray:
-    """Xiao & Tao's Definition 2, per QI group: at least ``m`` records, all with different sensitive values
+    """Xiao & Tao's m-uniqueness (Section 3), per QI group: at least ``m`` records, all with different sensitive values
     (``distinct`` values among ``sizes`` records; a record without a value is not a different value)."""
     return (np.asarray(sizes) >= m) & (np.asarray(distinct) == np.asarray(sizes))
 
