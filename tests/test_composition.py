@@ -2,8 +2,9 @@
 and the Python API (issue 30).
 
 The worked example is in the shape of the two-hospital example of Ganta, Kasiviswanathan & Smith (KDD 2008,
-Section 3; the paper is not among the seeds, so no figure of it is reproduced): each release is 2-diverse on its own, and intersecting a person's classes across the
-two leaves a single value. The figures below are computed by hand from the definitions."""
+Section 3; the paper is not among the seeds, so no figure of it is reproduced): each release is 2-diverse on
+its own, and intersecting a person's classes across the two leaves a single value. The figures below are
+computed by hand from the definitions."""
 
 from __future__ import annotations
 
