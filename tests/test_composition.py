@@ -328,3 +328,46 @@ def test_values_left_per_record(series):
     frame = pd.read_csv(out)
     # new.csv holds ids 1..4 in order: 1 and 4 are down to flu, 2 and 3 keep two values
     assert frame["values_left:composition"].tolist() == [1, 2, 2, 1]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_linking_through_hierarchies_matches_a_brute_force_intruder(tmp_path, seed):
+    """Local recoding and suppression: the values left to each person equal those of an intruder who, person by
+    person, takes every class whose published values cover the person's true ones (the value, an ancestor in
+    the hierarchy, or *), unions their values in each release and intersects across releases."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    ancestors = {"25": ["25", "20-29", "20-39"], "35": ["35", "30-39", "20-39"],
+                 "45": ["45", "40-49", "40-59"], "55": ["55", "50-59", "40-59"]}
+    truth = pd.DataFrame({"age": rng.choice(list(ancestors), n), "zip": rng.choice(["1", "2"], n),
+                          "disease": rng.choice(["a", "b", "c", "d"], n)})
+    releases = []
+    for _ in range(3):
+        level = rng.integers(0, 4, n)  # 3: suppressed
+        age = [("*" if lv == 3 else ancestors[a][lv]) for a, lv in zip(truth["age"], level)]
+        zip_ = np.where(rng.random(n) < 0.2, "*", truth["zip"])
+        releases.append(pd.DataFrame({"age": age, "zip": zip_, "disease": truth["disease"]}))
+    (tmp_path / "policy.yaml").write_text(policy_text(record_id=False, checks="\n  - {assessor: composition, "
+                                                                              "sensitive: disease, l: 3}\n"))
+    truth.to_csv(tmp_path / "orig.csv", index=False)
+    for i, frame in enumerate(releases):
+        frame.to_csv(tmp_path / f"r{i}.csv", index=False)
+    out = tmp_path / "records.csv"
+    r = run_cli("audit", tmp_path / "r0.csv", "--policy", tmp_path / "policy.yaml", "--original", tmp_path / "orig.csv",
+                "--previous", tmp_path / "r1.csv", "--previous", tmp_path / "r2.csv", "--records", out)
+    assert r.code in (0, 1), r.stderr
+
+    def covers(published: str, true: str, column: str) -> bool:
+        return published == "*" or published == true or (column == "age" and published in ancestors[true])
+
+    expected = []
+    for p in range(n):
+        left = None
+        for frame in releases:
+            values = set()
+            for (age, zip_), group in frame.groupby(["age", "zip"]):
+                if covers(age, truth["age"][p], "age") and covers(zip_, truth["zip"][p], "zip"):
+                    values |= set(group["disease"])
+            left = values if left is None else left & values
+        expected.append(len(left))
+    assert pd.read_csv(out)["values_left:composition"].tolist() == expected
