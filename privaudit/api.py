@@ -125,24 +125,46 @@ def _engine_for(data: Any, engine: str | None, options: dict[str, Any]) -> tuple
 
 
 def audit(data: Any, policy: Any, original: Any = None, control: Any = None, engine: str | None = None,
-          progress: Any = None, **engine_options: Any) -> AuditReport:
+          progress: Any = None, previous: Any = None, **engine_options: Any) -> AuditReport:
     """Audit ``data`` against ``policy`` (see the module's docstring). ``engine``: ``None`` (default) is
     ``in-process``, or ``duckdb`` for a DuckDB connection (as ``data`` or ``connection=``) and ``spark`` for a
     Spark DataFrame (or ``spark=``); ``engine_options`` are the engine's (``docs/locations.md``).
     ``progress``: ``None`` draws tqdm bars in a notebook (``privaudit[notebook]``), nothing elsewhere;
     ``True``/``False`` force them on or off; a callable ``f(label, done, total)`` receives the progress
-    instead."""
+    instead. ``previous``: earlier releases of the same population (a list of paths or frames), for the
+    checks that compose releases (linked as :mod:`privaudit.core.series` says)."""
     from privaudit.core.audit import run_audit
     from privaudit.core.progress import api_progress
 
     data, engine = _engine_for(data, engine, engine_options)
     bar = api_progress(progress)
     try:
+        if previous is not None and not isinstance(previous, (list, tuple)):
+            previous = [previous]
         return AuditReport(run_audit(data, policy, original=original, control=control, engine=engine,
-                                     progress=bar, **engine_options))
+                                     progress=bar, previous=previous or None, **engine_options))
     finally:
         if bar is not None and hasattr(bar, "close"):
             bar.close()
+
+
+def diff(base: Any, new: Any, tolerance: str | float | None = None, allow_changed_policy: bool = False) -> dict:
+    """Compare two audits as ``privaudit diff`` does (:mod:`privaudit.report.diff`): ``base`` and ``new`` are
+    JSON report files, report dicts or :class:`AuditReport` objects; ``tolerance`` absolute (0.01) or a
+    percentage (``"5%"``). Returns the comparison (``regressions``, ``exit_code``, ``checks`` ...); reports of
+    different policies raise :class:`~privaudit.core.errors.PrivauditError` unless ``allow_changed_policy``."""
+    from privaudit.report.diff import checked_report, compare, parse_tolerance, read_report
+
+    def report_of(item: Any, label: str) -> tuple[dict, str]:
+        if isinstance(item, AuditReport):
+            return item.to_dict(), f"{label} audit"
+        if isinstance(item, dict):
+            return checked_report(item, f"<{label} report>"), f"<{label} report>"
+        return read_report(item, label), str(item)
+
+    (b, bname), (n, nname) = report_of(base, "base"), report_of(new, "new")
+    return compare(b, n, parse_tolerance(None if tolerance is None else str(tolerance)), allow_changed_policy,
+                   (bname, nname))
 
 
 @dataclass

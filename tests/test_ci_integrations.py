@@ -74,6 +74,23 @@ def test_the_action_fails_the_job_on_warnings_when_asked(tmp_path, privaudit_com
     assert "::error " in done.stdout and not (tmp_path / "privaudit-report.html").exists()
 
 
+@pytest.mark.slow
+def test_the_action_compares_with_a_baseline(tmp_path, privaudit_command):
+    """With a baseline the job fails on a regression only, and the comparison joins the step summary."""
+    from privaudit.testing import run_cli
+
+    (tmp_path / "policy.yaml").write_text("version: 1\nname: small\ncolumns:\n  age: {role: quasi_identifier}\n"
+                                          "  disease: {role: sensitive}\nchecks:\n  - {assessor: k_anonymity, k: 2}\n")
+    (tmp_path / "release.csv").write_text("age,disease\n30,a\n30,b\n40,a\n40,b\n")
+    assert run_cli("audit", tmp_path / "release.csv", "--policy", tmp_path / "policy.yaml", "--json",
+                   tmp_path / "base.json").code == 0
+    done, outputs = _run_audit_step(tmp_path, data="release.csv", policy="policy.yaml", baseline="base.json", json="",
+                                    html="", tolerance="1%")
+    assert done.returncode == 0 and "exit-code=0" in outputs, done.stderr
+    summary = (tmp_path / "summary.md").read_text()
+    assert summary.startswith("## privaudit: PASS") and "## privaudit diff: ✅ no regression" in summary
+
+
 def _hooks():
     return {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
 

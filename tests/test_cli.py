@@ -34,7 +34,7 @@ def test_exit_codes_and_report_keys(audit_json):
                                  "checks_errored": 0}
     for check in report["checks"]:
         assert set(check) == {"id", "assessor", "status", "severity", "value", "threshold", "params", "message",
-                              "details"}
+                              "details", "better"}  # better: which way the value improves (privaudit diff)
     assert report["checks"][0]["id"] == "direct_identifiers"  # always run
 
 

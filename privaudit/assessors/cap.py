@@ -19,7 +19,7 @@ value >= ``min_protection``. details: ``targets`` (per target: ``cap``, ``safety
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -29,6 +29,7 @@ from privaudit.core.hookspecs import hookimpl
 
 
 class CapParams(Params):
+    better: ClassVar[str] = "higher"  # which way the value improves (privaudit diff)
     keys: list[str] | None = Field(default=None, description="Columns the attacker knows (default: the "
                                    "quasi-identifiers).")
     target: str | list[str] | None = Field(default=None, description="The column(s) to attribute (default: every "

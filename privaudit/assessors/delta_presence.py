@@ -12,6 +12,8 @@ max δ; pass iff max δ <= ``delta_max`` and min δ >= ``delta_min``. details: `
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from pydantic import Field, model_validator
 
@@ -22,6 +24,7 @@ from privaudit.core.hookspecs import hookimpl
 
 
 class DeltaPresenceParams(Params):
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     delta_min: float = Field(default=0.0, ge=0, le=1, description="Smallest allowed δ of a population class.")
     delta_max: float = Field(ge=0, le=1, description="Largest allowed δ of a population class.")
     population: str = Field(description="CSV/Parquet of the population that contains the release.")

@@ -18,12 +18,15 @@ identifiers); pass iff value = 0.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from privaudit.assessors.api import Assessor, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.discovery.scan import SAMPLE_ROWS, scan_frame
 
 
 class DirectIdentifiersParams(Params):
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     pass
 
 

@@ -29,7 +29,7 @@ value = the share closer to training (with a holdout), else the share of exact c
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -44,6 +44,7 @@ HISTOGRAM_BINS = 30
 
 
 class SyntheticDistanceParams(Params):
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     columns: list[str] | None = Field(default=None, description="Columns compared (default: every policy "
                                       "column but identifiers, record ids and weights).")
     max_exact_copies: float | None = Field(default=None, ge=0, le=1, description="Largest allowed share of "

@@ -7,7 +7,7 @@ pass iff value <= ``max_rate``. details: ``per_attribute`` shares, ``disclosed_r
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -19,6 +19,7 @@ from privaudit.report.text import fmt
 
 
 class IntervalDisclosureParams(Params):
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     attributes: list[str] | None = Field(default=None, description="Numeric columns (default: every numeric "
                                          "quasi-identifier and sensitive column).")
     method: Literal["rank", "sd"] = "rank"

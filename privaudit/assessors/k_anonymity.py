@@ -16,6 +16,8 @@ details: ``classes``, ``records``, ``records_below_k``, ``classes_below_k``, ``c
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import itertools
 
 import numpy as np
@@ -28,6 +30,7 @@ from privaudit.report.text import fmt
 
 
 class KAnonymityParams(Params):
+    better: ClassVar[str] = "higher"  # which way the value improves (privaudit diff)
     k: int = Field(ge=1, description="Smallest allowed class size.")
     m: int | None = Field(default=None, ge=1, description="k^m-anonymity: an intruder knows at most m of the "
                           "quasi-identifiers (default: all of them).")

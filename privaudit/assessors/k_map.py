@@ -12,7 +12,7 @@ own class sizes (:mod:`privaudit.risk.kmap`); value = min f_k; pass iff value >=
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -25,6 +25,7 @@ from privaudit.report.text import fmt
 
 
 class KMapParams(Params):
+    better: ClassVar[str] = "higher"  # which way the value improves (privaudit diff)
     k: int = Field(ge=1, description="People of the population each release class must match.")
     population: str | None = Field(default=None, description="CSV/Parquet of the population (contains the release).")
     population_size: int | None = Field(default=None, ge=1, description="Size of the population sampled.")

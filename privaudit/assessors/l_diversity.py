@@ -29,6 +29,11 @@ class LDiversityParams(Params):
     l: float = Field(ge=1, description="Required diversity.")
     c: float | None = Field(default=None, gt=0, description="The c of recursive (c,l)-diversity.")
 
+    @property
+    def better(self) -> str:
+        """Which way the value improves (privaudit diff): the diversity up, the recursive ratio down."""
+        return "lower" if self.variant == "recursive" else "higher"
+
     @model_validator(mode="after")
     def _c_for_recursive(self) -> "LDiversityParams":
         if self.variant == "recursive":

@@ -11,7 +11,7 @@ value <= max_risk. details: ``tau1``, ``tau2``, ``cells``, ``sample_unique_cells
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -22,6 +22,7 @@ from privaudit.core.hookspecs import hookimpl
 
 
 class ModelRiskParams(Params):
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     method: Literal["default", "CE", "PML", "weightedLLM", "IPF"] = "default"
     variables: list[str] | None = Field(default=None, description="Key variables (default: the quasi-identifiers).")
     bound: float | None = Field(default=None, gt=0, description="Leave out cells with more records than this.")

@@ -6,6 +6,8 @@ listed attributes); pass iff the smallest class has >= k records and value >= p.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 from pydantic import Field
 
@@ -16,6 +18,7 @@ from privaudit.report.text import fmt
 
 
 class PSensitiveParams(Params):
+    better: ClassVar[str] = "higher"  # which way the value improves (privaudit diff)
     p: int = Field(ge=1, description="Smallest allowed number of distinct sensitive values per class.")
     k: int = Field(ge=1, description="Smallest allowed class size.")
     sensitive: list[str] | None = Field(default=None, description="Sensitive columns (default: all).")

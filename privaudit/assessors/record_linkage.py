@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -59,6 +59,7 @@ PROBABILISTIC_ONLY = ("tolerances", "estimation", "max_false_match_rate", "max_f
 
 
 class RecordLinkageParams(Params):
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     method: Literal["distance", "probabilistic"] = "distance"
     intruder: Intruder = Field(default_factory=Intruder)
     max_rate: float = Field(ge=0, le=1, description="Largest allowed share of correctly linked records.")

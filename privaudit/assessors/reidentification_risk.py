@@ -17,7 +17,7 @@ value = the chosen model's chosen measure; pass iff value <= ``max_risk``. detai
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -29,6 +29,7 @@ from privaudit.core.hookspecs import hookimpl
 
 
 class ReidentificationRiskParams(Params):
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     model: Literal["prosecutor", "journalist", "marketer"] = "prosecutor"
     measure: Literal["average", "highest", "records_at_risk"] = "average"
     max_risk: float = Field(ge=0, le=1, description="Largest allowed value of the chosen measure.")

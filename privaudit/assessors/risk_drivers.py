@@ -17,6 +17,8 @@ generalized: {...} or null}], ordered by the drop when removed.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 import pandas as pd
 from pydantic import Field
@@ -27,6 +29,7 @@ from privaudit.core.hookspecs import hookimpl
 
 
 class RiskDriversParams(Params):
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     max_share: float | None = Field(default=None, ge=0, le=1, description="Largest allowed share of sample uniques "
                                     "(default: informational, always passes).")
 

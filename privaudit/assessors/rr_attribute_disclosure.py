@@ -15,7 +15,7 @@ policy's report shows sensitive values).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -45,6 +45,7 @@ class Randomization(BaseModel):
 
 
 class RRParams(Params):
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     sensitive: str
     qi: list[str] | None = Field(default=None, description="Quasi-identifiers (default: all of the policy's).")
     randomized: dict[str, Randomization] = Field(default_factory=dict, description="Published distortion per column.")

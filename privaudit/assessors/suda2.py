@@ -25,6 +25,8 @@ an MSU of each size), ``sample_uniques`` and ``pairs`` (records unique / in pair
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 import pandas as pd
 from pydantic import Field
@@ -41,6 +43,7 @@ DIS_EDGES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 
 
 class Suda2Params(Params):
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     qi: list[str] | None = Field(default=None, description="Quasi-identifiers (default: all of the policy's).")
     max_size: int | None = Field(default=None, ge=1, description="Largest MSU size searched (default: the "
                                  "number of quasi-identifiers, as sdcMicro).")

@@ -26,7 +26,7 @@ smaller) is refused (one line, exit 2): its rate would mostly be the Wilson esti
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -50,6 +50,7 @@ MIN_TARGETS = 100
 
 
 class SyntheticAttackParams(Params):
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     n_attacks: int = Field(default=500, ge=1, le=1_000_000, description="Records (or predicates) attacked.")
     confidence_level: float = Field(default=0.95, gt=0, lt=1, description="Level of the confidence intervals.")
     seed: int = Field(default=0, description="Seed of every random draw (targets, predicates, ties, baseline).")

@@ -7,7 +7,7 @@ nominal with a hierarchy -> hierarchical; nominal without -> equal.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -20,6 +20,7 @@ from privaudit.report.text import fmt
 
 
 class TClosenessParams(Params):
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     sensitive: str = Field(description="The sensitive column.")
     t: float = Field(ge=0, le=1, description="Largest allowed EMD.")
     distance: Literal["auto", "ordered", "equal", "hierarchical"] = "auto"

@@ -25,7 +25,7 @@ household is re-identified when one member is, 1 - prod(1 - r_i)), ``max_househo
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -41,6 +41,7 @@ from privaudit.report.text import fmt
 
 
 class UniquenessParams(Params):
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     max_share: float = Field(default=0.0, ge=0, le=1, description="Largest allowed share of sample uniques.")
     risk_threshold: float = Field(default=0.2, gt=0, le=1, description="Record risk (1/f_k) counted as high.")
     population: str | None = Field(default=None, description="CSV/Parquet of the population (same QIs).")

@@ -31,6 +31,7 @@ COMMANDS = {
     "plugins": "plugins",
     "init": "init",
     "report": "report",
+    "diff": "diff",
 }
 
 

@@ -23,6 +23,9 @@ def add_parser(sub) -> None:
                        "synthetic release, the training table it was generated from")
     audit.add_argument("--control", help="a holdout (control) table from the same population, not used to make the "
                        "release (synthetic-release checks)")
+    audit.add_argument("--previous", action="append", default=[], metavar="FILE",
+                       help="an earlier release of the same population (repeatable), for the checks that compose "
+                       "releases (see 'privaudit plugins')")
     audit.add_argument("--engine", choices=["in-process", "chunked", "duckdb", "spark"], default="in-process",
                        help="who computes the class summary: in memory (default), in chunks past memory, "
                        "DuckDB, or Spark")
@@ -34,6 +37,9 @@ def add_parser(sub) -> None:
     audit.add_argument("--records", dest="records_out", metavar="OUT",
                        help="write per-record risk here (.csv or .parquet; in-process engine)")
     add_report_arguments(audit)
+    from privaudit.cli.diff import add_baseline_arguments
+
+    add_baseline_arguments(audit)
 
 
 def run(args) -> int:
@@ -55,14 +61,29 @@ def run(args) -> int:
         suffix = Path(args.records_out).suffix.lower()
         if suffix and suffix not in RECORD_FORMATS:
             raise PrivauditError(f"--records {args.records_out}: unknown format {suffix!r}; use .csv or .parquet")
+    from privaudit.cli.diff import baseline_outputs
+
+    diff_outputs = baseline_outputs(args)
+    if not args.baseline and (args.tolerance is not None or args.allow_changed_policy):
+        flag = "--tolerance" if args.tolerance is not None else "--allow-changed-policy"
+        raise PrivauditError(f"{flag} compares with a baseline: pass --baseline BASE.json")
     outputs = report_outputs(args) + ([args.records_out] if args.records_out else [])
+    outputs += [p for p in diff_outputs.values() if p]
     if options.get("jvm_log") is not None:  # the spark engine's log is an output too: never over an input
         outputs.append(str(options["jvm_log"]))
-    check_outputs(outputs, [args.released, args.original, args.control, args.policy, *policy_files(args.policy)])
+    check_outputs(outputs, [args.released, args.original, args.control, args.policy, *args.previous, args.baseline,
+                            *policy_files(args.policy)])
+    base = None
+    if args.baseline:  # read before any work: a bad baseline is one line, and no audit runs
+        from privaudit.report.diff import parse_tolerance, read_report
+
+        tolerance = parse_tolerance(args.tolerance)
+        base = read_report(args.baseline, "baseline")
     bar = progress_bar(args)
     try:
         result = run_audit(args.released, args.policy, original=args.original, control=args.control,
-                           allow_outside_paths=args.allow_outside_paths, progress=bar, engine=args.engine, **options)
+                           previous=args.previous or None, allow_outside_paths=args.allow_outside_paths,
+                           progress=bar, engine=args.engine, **options)
     finally:
         bar.close()
     rendered = render_reports(result, args)
@@ -71,7 +92,24 @@ def run(args) -> int:
         from privaudit.report.records import records_frame
 
         rendered.append((args.records_out, table_bytes(records_frame(result), args.records_out, na_rep="")))
+    comparison = None
+    if base is not None:
+        from privaudit.cli.diff import rendered as rendered_comparison
+        from privaudit.report.diff import compare
+        from privaudit.report.json_report import report_dict
+
+        comparison = compare(base, report_dict(result), tolerance, args.allow_changed_policy,
+                             (str(args.baseline), "this audit"), args.fail_on)
+        rendered += rendered_comparison(comparison, diff_outputs)
     write_all(rendered)  # all rendered before any is written
     if not args.quiet:
         print_audit(result, sys.stdout)
-    return finish(result, args)
+        if comparison is not None:
+            from privaudit.cli.diff import print_comparison
+
+            print("", file=sys.stdout)
+            print_comparison(comparison, sys.stdout)
+    code = finish(result, args)
+    if comparison is None or code == 2:
+        return code
+    return comparison["exit_code"]  # with a baseline, a regression fails the run, not a known failure

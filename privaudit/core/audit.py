@@ -272,6 +272,7 @@ def run_audit(
     allow_outside_paths: bool = False,
     engine: str = "in-process",
     control: Any = None,
+    previous: Any = None,
     **engine_options: Any,
 ) -> AuditResult:
     """Audit ``released`` (a path; in process also a pandas DataFrame, a pyarrow Table or a loaded
@@ -280,7 +281,8 @@ def run_audit(
     ``original`` (the table before masking, for linkage/interval checks, aligned to the release's rows
     unless only synthetic-release checks use it; for a synthetic release, the training table, as loaded) and ``control`` (a
     holdout from the same population, for synthetic-release checks) take the same forms and need the
-    in-process engine.
+    in-process engine. ``previous``: earlier releases of the same population (a list of the same forms;
+    :mod:`privaudit.core.series`), for the checks that compose releases.
     ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
     from privaudit.engines import get_engine
 
@@ -291,6 +293,9 @@ def run_audit(
     spec.check_options(engine_options)
     refuse_unrunnable(checks, engine, spec.in_memory, original is not None, control is not None)
     refuse_utility(policy, checks, engine, spec.in_memory, original is not None)
+    from privaudit.core.series import refuse_series, series_inputs
+
+    refuse_series(checks, previous, spec.in_memory, engine)
     if control is not None:  # before any work: a control table that cannot fit in memory
         from privaudit.risk.synthetic.memory import refuse_oversized
 
@@ -314,6 +319,8 @@ def run_audit(
     if control is not None:
         control_table = load_input(control, policy, "control table")
         ctx.control = control_table.frame
+    if previous:
+        ctx.series_inputs = series_inputs(previous, released, computed.table, original_table, policy)
     results = run_checks(ctx, checks)
     if files is not None:
         original_table = files.original_table

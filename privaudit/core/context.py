@@ -33,6 +33,8 @@ class AuditContext:
     #: the inputs as given (``core.audit.InputFiles``), for the checks that read ``--original`` themselves
     #: under an out-of-memory engine (their parameters' ``in_memory_reason()`` is None); None otherwise
     files: Any = None
+    #: the audited release and its previous ones (``--previous``; ``core.series.SeriesInputs``), or None
+    series_inputs: Any = None
 
     def sample(self, rows: int) -> pd.DataFrame | None:
         """The released table's first ``rows`` rows, typed as the whole table is (the same rows whatever the
@@ -105,6 +107,16 @@ class AuditContext:
         """The columns sdcMicro's utility measures compare: numeric, neither identifiers nor weights."""
         skip = {"identifier", "record_id", "household_id", "weight"}
         return [c for c, spec in self.policy.columns.items() if spec.type == "numeric" and spec.role not in skip]
+    @cached_property
+    def series(self):
+        """The audited release and its previous ones, linked person by person (``core.series.Series``),
+        computed on first use and shared by the checks that compose releases; None without ``--previous``."""
+        if self.series_inputs is None:
+            return None
+        from privaudit.core.series import build_series
+
+        previous = [AuditContext(self.policy, t.frame).summary for t in self.series_inputs.previous]
+        return build_series(self.policy, self.series_inputs, [self.summary, *previous])
 
     def _leaves(self, column: str) -> list[str] | None:
         h = self.policy.hierarchies.get(column)
@@ -127,7 +139,8 @@ class AuditContext:
                 raise ValueError("an attacker scenario (checks[].quasi_identifiers) needs the records: use the "
                                  "in-process engine")
             cache[key] = AuditContext(self.policy.for_scenario(list(key)), self.table, self.original, self.training,
-                                      self.control, self.progress, None, self.column_counts, self.sample_reader)
+                                      self.control, self.progress, None, self.column_counts, self.sample_reader,
+                                      series_inputs=self.series_inputs)
         return cache[key]
 
     def non_missing(self, column: str) -> int:

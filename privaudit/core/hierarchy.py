@@ -237,5 +237,16 @@ class Hierarchy:
         """Matrix ``A[i, j]`` = label of leaf ``leaves[i]`` at level ``j`` (object array)."""
         return self.table.loc[list(leaves)].to_numpy(dtype=object)
 
+    @property
+    def digest(self) -> str:
+        """SHA-256 of the tree itself (every leaf's row, padded, and the explicit edge weights), whatever file
+        or inline form it came from: two reports generalized with the same tree carry the same digest."""
+        import hashlib
+        import json
+
+        weights = None if self.edge_weight is None else sorted([lv, lb, w] for (lv, lb), w in self.edge_weight.items())
+        text = json.dumps({"rows": self.table.to_numpy(dtype=object).tolist(), "weights": weights}, default=str)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
     def __repr__(self) -> str:
         return f"Hierarchy({self.source!r}, height={self.height}, leaves={len(self.leaves)})"

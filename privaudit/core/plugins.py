@@ -41,6 +41,8 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.risk_drivers",
     "privaudit.assessors.model_risk",
     "privaudit.assessors.utility",
+    "privaudit.assessors.composition",
+    "privaudit.assessors.m_invariance",
     "privaudit.remediation.methods.suppress",
     "privaudit.remediation.methods.randomize",
     "privaudit.remediation.methods.microaggregate",

@@ -29,6 +29,7 @@ from privaudit import __version__
 from privaudit.report.json_report import report_dict
 from privaudit.report.remediation_chapter import remediation_view
 from privaudit.report.utility_chapter import utility_view
+from privaudit.report.series_chapter import series_view
 from privaudit.report.synthetic_chapter import synthetic_view
 from privaudit.report.figures import generic_section
 from privaudit.report.sections import KeyValues, ReportSection
@@ -244,6 +245,7 @@ def render_html(result: Any, registry: Any = None) -> str:
     views = check_views(data, result, registry)
     remediation = remediation_view(data, views, registry)
     synthetic = synthetic_view(data, views)
+    series = series_view(data, views)
     s = data["summary"]
     scope = data["scope"]
     context = {
@@ -257,6 +259,7 @@ def render_html(result: Any, registry: Any = None) -> str:
         "remediation": remediation,
         "synthetic": synthetic,
         "utility": utility_view(data),
+        "series": series,
         "file_size": human_size(data["input"]["size"]),
         "generated": human_time(data["generated_at"]),
         "version": __version__,

@@ -5,8 +5,11 @@ rows, columns, size}``, ``original`` (or null), ``policy {path, sha256, name}``,
 {quasi_identifiers, sensitive, identifiers, missing_qi, missing_tokens, special_categories [{column, category,
 label, article, by}]}``, ``summary {passed, checks_total, checks_failed,
 checks_warned, checks_errored}``, ``checks [{id, assessor, status, severity, value, threshold, params,
-message, details, and quasi_identifiers for a check with its own attacker scenario}]``, ``utility [{measure,
-column, value, raw, details}]`` (what the release keeps, :mod:`privaudit.utility`), and after ``privaudit remediate`` a ``remediation`` object (method, options,
+message, details, better (which way the value improves, when the assessor says) and quasi_identifiers for a
+check with its own attacker scenario}]``, ``utility [{measure, column, value, raw, details}]`` (what the release
+keeps, :mod:`privaudit.utility`), ``scope.hierarchies`` (column -> SHA-256 of its tree), ``series`` after
+``--previous`` (the releases composed and how people were linked), and after ``privaudit remediate`` a
+``remediation`` object (method, options,
 offered, before/after verdicts, changes, information loss). Infinity is the string ``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give
 byte-identical output.
 """
@@ -66,6 +69,31 @@ def masked_details(details: Any, found: dict[str, str], sensitive: Any) -> Any:
     return {**details, "worst_classes": out}
 
 
+def improves(params: Any) -> str | None:
+    """Which way a check's value improves, ``"higher"`` or ``"lower"``, as its parameters declare it (a
+    ``better`` class attribute or property of the assessor's ``Params``); None when they do not say.
+    ``privaudit diff`` reads it to tell a worse value from a better one."""
+    better = getattr(params, "better", None)
+    return better if better in ("higher", "lower") else None
+
+
+def _params_class(name: str) -> Any:
+    from privaudit.core.plugins import get_registry
+
+    assessor = get_registry().assessors.get(name)
+    return None if assessor is None else assessor.params
+
+
+def series_of(audit: Any) -> dict | None:
+    """The series of releases the audit composed (``--previous``): the releases and how people were linked;
+    None without previous releases, or when no check read them."""
+    context = getattr(audit, "context", None)
+    if context is None or getattr(context, "series_inputs", None) is None or "series" not in context.__dict__:
+        return None
+    series = context.__dict__["series"]
+    return series.describe() if series is not None else None
+
+
 def report_dict(audit: Any) -> dict:
     """The JSON report of an audit; the HTML and PDF reports are drawn from it. Values of columns the scan
     found holding direct identifiers are masked in the lists of worst classes (:func:`masked_details`)."""
@@ -73,6 +101,10 @@ def report_dict(audit: Any) -> dict:
 
     policy, table = audit.policy, audit.table
     found = found_identifiers(audit.checks)
+    better = {c.id: improves(c.params) for c in policy.checks}
+    for c in audit.checks:  # checks the policy does not list (always run): their assessor's declaration
+        if c.id not in better:
+            better[c.id] = improves(_params_class(c.assessor))
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "privaudit", "version": __version__},
@@ -98,6 +130,7 @@ def report_dict(audit: Any) -> dict:
             "special_categories": special_columns(
                 {c: s.special_category for c, s in policy.columns.items()
                  if s.role in ("quasi_identifier", "sensitive", "other")}),
+            "hierarchies": {column: h.digest for column, h in policy.hierarchies.items()},
         },
         "summary": {
             "passed": audit.passed,
@@ -107,6 +140,7 @@ def report_dict(audit: Any) -> dict:
             "checks_errored": len(audit.errored),
         },
         **({"remediation": audit.remediation} if audit.remediation is not None else {}),
+        **({"series": series} if (series := series_of(audit)) is not None else {}),
         "checks": [
             {
                 "id": c.id,
@@ -119,6 +153,7 @@ def report_dict(audit: Any) -> dict:
                 "message": c.message,
                 "details": masked_details(c.details, found, (c.params or {}).get("sensitive")),
                 **({"quasi_identifiers": list(c.quasi_identifiers)} if c.quasi_identifiers else {}),
+                **({"better": better[c.id]} if better.get(c.id) else {}),
             }
             for c in audit.checks
         ],

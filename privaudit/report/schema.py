@@ -44,6 +44,7 @@ def report_json_schema() -> dict[str, Any]:
         "details": {"type": "object", "description": "the assessor's figures (see the assessor's documentation)"},
         "quasi_identifiers": {"type": "array", "items": {"type": "string"}, "minItems": 1,
                               "description": "the check's attacker scenario: the quasi-identifiers the intruder knows"},
+        "better": {"enum": ["higher", "lower"], "description": "which way the value improves (privaudit diff)"},
     }, ["id", "assessor", "status", "severity", "value", "threshold", "params", "message", "details"])
     from privaudit.utility import MEASURES
 
@@ -96,7 +97,16 @@ def report_json_schema() -> dict[str, Any]:
                                       "label": {"type": "string"}, "article": {"type": "string"},
                                       "by": {"enum": ["policy", "header"]}},
                                      ["column", "category", "label", "article", "by"])},
+                "hierarchies": {"type": "object", "additionalProperties": _SHA256,
+                                "description": "column -> SHA-256 of its generalization tree"},
             }, ["quasi_identifiers", "sensitive", "identifiers", "missing_qi", "missing_tokens"]),
+            "series": _closed({
+                "linking": {"enum": ["record_id", "quasi_identifiers"]},
+                "key": {"type": ["string", "null"]}, "people": _COUNT,
+                "releases": {"type": "array", "items": _closed({
+                    "path": {"type": "string"}, "sha256": {"type": "string"}, "rows": _COUNT, "classes": _COUNT,
+                    "people": _COUNT, "not_found": _COUNT})},
+            }),
             "summary": _closed({"passed": {"type": "boolean"}, "checks_total": _COUNT, "checks_failed": _COUNT,
                                 "checks_warned": _COUNT, "checks_errored": _COUNT}),
             "remediation": _closed({

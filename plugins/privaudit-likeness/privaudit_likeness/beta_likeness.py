@@ -22,7 +22,7 @@ Policy parameters (:class:`BetaLikenessParams`): ``sensitive`` (a column with ro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -39,6 +39,8 @@ NAME = "beta_likeness"
 
 class BetaLikenessParams(Params):
     """Parameters of a ``beta_likeness`` check."""
+
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
 
     sensitive: str = Field(description="The sensitive column.")
     beta: float = Field(gt=0, description="Largest allowed relative gain (p_class - p_table) / p_table.")

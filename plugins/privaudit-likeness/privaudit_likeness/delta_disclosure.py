@@ -20,7 +20,7 @@ Policy parameters (:class:`DeltaDisclosureParams`): ``sensitive`` (a column with
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -38,6 +38,8 @@ BASES = {"e": math.e, "2": 2.0}
 
 class DeltaDisclosureParams(Params):
     """Parameters of a ``delta_disclosure`` check."""
+
+    better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
 
     sensitive: str = Field(description="The sensitive column.")
     delta: float = Field(gt=0, description="Bound on |log(p_class / p_table)|; the check needs every value below it.")

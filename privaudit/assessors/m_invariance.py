@@ -1,0 +1,179 @@
+"""m_invariance: a series of releases re-publishes a population without composition leaks.
+
+Xiao & Tao, "m-Invariance: Towards Privacy Preserving Re-publication of Dynamic Datasets" (SIGMOD 2007),
+Section 3: a release is *m-unique* when every QI group holds at least m records, all with different
+sensitive values; the *signature* of a record in a release is the set of sensitive values of its group;
+a series is *m-invariant* when every release is m-unique and every record has the same signature in every
+release it appears in. Then intersecting a person's groups across releases leaves the whole signature (at
+least m values): the composition attack learns nothing more than from one release.
+
+People are linked across releases as :mod:`privaudit.core.series` says; signatures are compared with
+:func:`privaudit.risk.composition.compose` (two sets are equal when their intersection is as large as
+both). value = records in groups that are not m-unique (over every release) + people in two or more
+releases whose signature changed; pass iff 0. A record without a sensitive value is not a different value:
+its group is not m-unique.
+
+details (:class:`MInvarianceDetails`): ``m``, ``linking``, ``per_release`` (path, classes, classes and
+records not m-unique), ``people_linked``, ``people_changed``, ``share_changed`` and ``worst_classes``
+(combinations of groups whose signature changed, described by the first release's class).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.helpers import check_sensitive
+from privaudit.core.hookspecs import hookimpl
+from privaudit.report.text import fmt
+from privaudit.risk.composition import m_unique
+
+
+class MInvarianceParams(Params):
+    better: ClassVar[str] = "lower"  # the value counts records and people breaking m-invariance
+    sensitive: str = Field(description="The sensitive column.")
+    m: int = Field(default=2, ge=2, description="Each group must hold at least m records, all with different "
+                   "sensitive values.")
+
+
+class ReleaseFigures(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    path: str
+    classes: int
+    classes_not_m_unique: int
+    records_not_m_unique: int
+
+
+class Example(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    release: int
+    release_path: str
+    values: dict[str, str]
+    size: int
+    record_size: int
+    people: int
+    releases: int
+
+
+class MInvarianceDetails(BaseModel):
+    """What ``Measurement.details`` of an m_invariance check holds."""
+
+    model_config = ConfigDict(extra="forbid")
+    sensitive: str
+    m: int
+    linking: str
+    per_release: list[ReleaseFigures]
+    people_linked: int
+    people_changed: int
+    share_changed: float | None
+    worst_classes: list[Example]
+
+
+def validate(params: MInvarianceParams, policy) -> str | None:
+    return check_sensitive(policy, [params.sensitive])
+
+
+def run(ctx, params: MInvarianceParams) -> Measurement:
+    series = ctx.series
+    if series is None:
+        raise ValueError("this check composes releases: pass --previous FILE (an earlier release)")
+    comp, _domain = series.composition(params.sensitive)
+    per_release = []
+    bad_records = 0
+    for release in series.releases:
+        s = release.summary
+        ok = m_unique(s.sizes, s.sensitive[params.sensitive].distinct, params.m)
+        records = int(s.sizes[~ok].sum())
+        bad_records += records
+        per_release.append({"path": release.path, "classes": s.n_classes, "classes_not_m_unique": int((~ok).sum()),
+                            "records_not_m_unique": records})
+    linked = comp.releases_in >= 2
+    changed = linked & comp.changed
+    n_linked, n_changed = int(comp.people[linked].sum()), int(comp.people[changed].sum())
+    rows = []
+    ids = np.flatnonzero(changed)
+    ids = ids[np.lexsort((ids, -comp.people[ids]))][: ctx.policy.report.max_classes]
+    in_release = comp.groups >= 0
+    for c in ids.tolist():
+        r = int(np.argmax(in_release[c]))
+        release = series.releases[r]
+        group = int(comp.groups[c, r])
+        cls = group if release.members is None else int(release.members.indices[release.members.indptr[group]])
+        row = release.summary.describe([cls])[0]
+        row.pop("class")
+        rows.append({"release": r, "release_path": release.path, **row, "people": int(comp.people[c]),
+                     "releases": int(comp.present[c, -1])})
+    details = {"sensitive": params.sensitive, "m": params.m, "linking": series.linking, "per_release": per_release,
+               "people_linked": n_linked, "people_changed": n_changed,
+               "share_changed": n_changed / n_linked if n_linked else None, "worst_classes": rows}
+    MInvarianceDetails.model_validate(details)
+    value = bad_records + n_changed
+    unique_part = ", ".join(f"{fmt(p['records_not_m_unique'])} records in groups that are not {params.m}-unique in "
+                            f"{p['path']}" for p in per_release if p["records_not_m_unique"])
+    message = (f"{fmt(n_changed)} of {fmt(n_linked)} people in 2+ releases change signature of {params.sensitive!r}"
+               + (f"; {unique_part}" if unique_part else f"; every release is {params.m}-unique"))
+    return Measurement(value, 0, value == 0, message, details)
+
+
+def report_section(check, audit):
+    """The section of an m_invariance check: m-uniqueness per release, people whose signature changed."""
+    from privaudit.report import figures as rf
+    from privaudit.report import sections as rs
+    from privaudit.report import text as rt
+
+    d = MInvarianceDetails.model_validate(check["details"])
+    col, m = d.sensitive, d.m
+    broken = [r for r in d.per_release if r.records_not_m_unique]
+    parts = []
+    if d.people_changed:
+        parts.append(f"{rt.fmt(d.people_changed)} of the {rt.people(d.people_linked)} in two or more releases "
+                     f"({rt.percent(d.people_changed, d.people_linked)}) fall in groups with different sets of {col} "
+                     "values from one release to another: intersecting them narrows their value down")
+    if broken:
+        parts.append(f"{len(broken)} of {len(d.per_release)} releases {'is' if len(broken) == 1 else 'are'} not {m}-unique (a group smaller than {m} or "
+                     f"repeating a {col} value)")
+    summary = ("; ".join(parts) + ".") if parts else (
+        f"The series is {m}-invariant: every release is {m}-unique and each of the {rt.people(d.people_linked)} in "
+        f"two or more releases has the same set of {col} values in their group every time.")
+    releases = rs.DataTable(["release", "classes", "not m-unique", "records in them"],
+                            [[r.path, rt.fmt(r.classes), rt.fmt(r.classes_not_m_unique), rt.fmt(r.records_not_m_unique)]
+                             for r in d.per_release], caption=f"m-uniqueness of each release (m = {m})",
+                            numeric=frozenset({1, 2, 3}))
+    table = rf.worst_classes_table(check, audit, [("people", "people")], failing=None,
+                                   what="combinations of groups whose signature changed (each shown by its class in the first "
+                                   "release it is in)")
+    return rs.ReportSection(
+        summary=summary, threshold_text="0",
+        facts=rt.facts(("sensitive column", col), ("m", m), ("linking", d.linking),
+                       ("people in two or more releases", d.people_linked),
+                       ("signature changed", d.people_changed)),
+        tables=[t for t in [releases, table] if t],
+        limitations="m-invariance protects the sensitive values of people who stay in the series; it says nothing "
+        "about re-identification, nor about a skewed signature (several similar values).",
+    )
+
+
+ASSESSOR = Assessor(
+    name="m_invariance",
+    params=MInvarianceParams,
+    run=run,
+    title="m-invariance",
+    protects="attribute",
+    measures="whether every release keeps groups of at least m different sensitive values and every person "
+    "keeps the same set of values in their group from one release to the next",
+    formula="m-unique: |G| >= m and all sensitive values of G distinct, for every group G of every release; "
+    "invariant: sig_j(p) = sig_i(p) for every person p in releases i and j (sig = the values of p's group)",
+    reference="Xiao & Tao, m-Invariance: Towards Privacy Preserving Re-publication of Dynamic Datasets "
+    "(SIGMOD 2007), Section 3",
+    needs=frozenset({"previous"}),
+    validate_policy=validate,
+    report_section=report_section,
+)
+
+
+@hookimpl
+def privaudit_assessors():
+    return [ASSESSOR]
