@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Measurement, Params, SyntheticDefault
 from privaudit.assessors.helpers import reaches
 from privaudit.core.hookspecs import hookimpl
 
@@ -140,6 +140,7 @@ ASSESSOR = Assessor(
     needs=frozenset({"training", "table"}),
     validate_policy=validate,
     report_section=report_section,
+    synthetic_default=SyntheticDefault({"min_protection": 0.5}, applies=lambda policy: bool(policy.sensitive)),
 )
 
 

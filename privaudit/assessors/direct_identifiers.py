@@ -72,6 +72,16 @@ def run(ctx, params: DirectIdentifiersParams) -> Measurement:
     return Measurement(value, 0, value == 0, "; ".join(parts), details)
 
 
+def identifier_columns(details: dict) -> dict[str, str]:
+    """The columns the scan found holding direct identifiers (declared quasi-identifier, sensitive or other, or
+    undeclared): column -> kind (``email``, ``phone`` ...); reports mask their values."""
+    found: dict[str, str] = {}
+    for item in [*details.get("declared_warnings", []), *details.get("undeclared_findings", [])]:
+        if isinstance(item, dict) and "column" in item:
+            found[item["column"]] = str(item.get("kind", ""))
+    return found
+
+
 def report_section(check, audit):
     """The report section of the direct_identifiers check: declared identifier columns still holding values,
     undeclared columns found to hold identifiers (masked examples), and warnings on declared columns."""
@@ -128,6 +138,7 @@ ASSESSOR = Assessor(
     reference="Hundepool et al., Statistical Disclosure Control (Wiley, 2012), ch. 3; HIPAA Safe Harbor, "
     "45 CFR 164.514(b)(2)",
     always=True,
+    identifier_columns=identifier_columns,
     concurrent=True,
     report_section=report_section,
 )

@@ -34,7 +34,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Measurement, Params, SyntheticDefault
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.hookspecs import hookimpl
 from privaudit.report.text import fmt, share
@@ -305,6 +305,7 @@ ASSESSOR = Assessor(
     needs=frozenset({"training", "table"}),
     validate_policy=validate,
     report_section=report_section,
+    synthetic_default=SyntheticDefault(),
 )
 
 

@@ -21,7 +21,7 @@ import itertools
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, ClassRule, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import size_histogram
 from privaudit.report.text import fmt
@@ -60,6 +60,13 @@ def class_sizes(ctx, params: KAnonymityParams) -> np.ndarray:
 def violations(ctx, params: KAnonymityParams):
     """Classes whose records hide among fewer than k records (k^m: in some m-subset of the QIs)."""
     return class_sizes(ctx, params) < params.k
+
+
+def rule(params: KAnonymityParams, policy) -> ClassRule:
+    """Classes smaller than k break the check; with ``m`` below the number of quasi-identifiers the figure is
+    the k^m one (not the class size alone), so it is not counted from class sizes."""
+    plain = params.m is None or params.m >= len(policy.quasi_identifiers)
+    return ClassRule(min_size=params.k, monotone=True, exact=plain)
 
 
 def run(ctx, params: KAnonymityParams) -> Measurement:
@@ -137,6 +144,7 @@ ASSESSOR = Assessor(
     "pass iff value >= k",
     reference="Samarati & Sweeney (1998); Sweeney, Int. J. Uncertainty, Fuzziness and Knowledge-Based Systems 10(5), 2002",
     class_violations=violations,
+    class_rule=rule,
     concurrent=True,
     report_section=report_section,
 )

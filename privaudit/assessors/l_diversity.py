@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, ClassRule, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.ldiversity import distinct_per_class, entropy_per_class, recursive_ratio_per_class
 from privaudit.assessors.helpers import check_sensitive, reaches, value_histogram
@@ -53,6 +53,14 @@ def per_class_figures(ctx, params: LDiversityParams) -> tuple[np.ndarray, np.nda
         return per_class, ~(per_class < params.c)
     per_class = distinct_per_class(sc) if params.variant == "distinct" else entropy_per_class(sc)
     return per_class, ~reaches(per_class, params.l)
+
+
+def rule(params: LDiversityParams, policy) -> ClassRule:
+    """Every class must reach l on the sensitive column; distinct l-diversity is a count of distinct values,
+    which can only grow as classes merge."""
+    distinct = params.variant == "distinct"
+    return ClassRule(min_distinct={params.sensitive: params.l} if distinct else {},
+                     diversity={params.sensitive: params.l}, monotone=distinct, exact=distinct)
 
 
 def violations(ctx, params: LDiversityParams) -> np.ndarray:
@@ -167,6 +175,7 @@ ASSESSOR = Assessor(
     "(ACM TKDD 1(1), 2007)",
     validate_policy=validate,
     class_violations=violations,
+    class_rule=rule,
     concurrent=True,
     report_section=report_section,
 )

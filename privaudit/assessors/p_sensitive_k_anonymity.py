@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, ClassRule, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import check_sensitive
 from privaudit.report.text import fmt
@@ -33,6 +33,12 @@ def fewest_distinct(ctx, params: PSensitiveParams) -> np.ndarray:
 
 def violations(ctx, params: PSensitiveParams) -> np.ndarray:
     return (fewest_distinct(ctx, params) < params.p) | (ctx.summary.class_fk < params.k)
+
+
+def rule(params: PSensitiveParams, policy) -> ClassRule:
+    """Classes smaller than k, or with fewer than p distinct values of a listed column, break the check."""
+    columns = params.sensitive or policy.sensitive
+    return ClassRule(min_size=params.k, min_distinct={c: params.p for c in columns}, monotone=True, exact=True)
 
 
 def run(ctx, params: PSensitiveParams) -> Measurement:
@@ -101,6 +107,7 @@ ASSESSOR = Assessor(
     reference="Truta & Vinay, Privacy Protection: p-Sensitive k-Anonymity Property (ICDE Workshops, 2006)",
     validate_policy=validate,
     class_violations=violations,
+    class_rule=rule,
     concurrent=True,
     report_section=report_section,
 )

@@ -21,7 +21,7 @@ value = share of intruder records linked to their own released record (the worst
 computed); pass iff value <= ``max_rate``.
 
 Engines: the probabilistic method also runs under ``--engine duckdb`` / ``chunked``
-(``RecordLinkageParams.in_memory_reason()`` is None): the release and ``--original`` are then read, coded
+(its declared ``in_memory_reason`` is None): the release and ``--original`` are then read, coded
 and paired by DuckDB, which spills to disk (:func:`run_probabilistic_sql`, :mod:`privaudit.risk.linkage.fellegi_sunter.sql`), with the same
 figures as in process. So does the distance method with ``blocking`` (:func:`run_distance_sql`,
 :mod:`privaudit.risk.linkage.distance_sql`); without it, or with ``one_to_one``, ``mahalanobis`` or
@@ -487,6 +487,7 @@ ASSESSOR = Assessor(
     needs=frozenset({"original", "table"}),
     validate_policy=validate,
     report_section=report_section,
+    in_memory_reason=RecordLinkageParams.in_memory_reason,
 )
 
 

@@ -30,7 +30,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Measurement, Params, SyntheticDefault
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
@@ -367,6 +367,7 @@ SINGLING_OUT = Assessor(
     "it was generated from than one of comparable people it was not",
     formula=f"success = a predicate singling out one synthetic record singles out one record; {RISK_FORMULA}",
     reference=REFERENCE, needs=NEEDS, validate_policy=validate_singling_out, report_section=report_section,
+    synthetic_default=SyntheticDefault({"max_risk": 0.1}),
 )
 LINKABILITY = Assessor(
     name="linkability", params=LinkabilityParams, run=run_linkability, title="Linkability risk (synthetic)",
@@ -375,6 +376,7 @@ LINKABILITY = Assessor(
     "for the people it was generated from than for comparable people it was not",
     formula=f"success = the k Gower-nearest synthetic records of both attribute subsets intersect; {RISK_FORMULA}",
     reference=REFERENCE, needs=NEEDS, validate_policy=validate_linkability, report_section=report_section,
+    synthetic_default=SyntheticDefault({"max_risk": 0.1}, applies=lambda policy: len(policy.quasi_identifiers) >= 2),
 )
 INFERENCE = Assessor(
     name="inference", params=InferenceParams, run=run_inference, title="Inference risk (synthetic)",
@@ -384,6 +386,7 @@ INFERENCE = Assessor(
     formula=f"success = the Gower-nearest synthetic record's secret is right (numeric: within tolerance); "
     f"{RISK_FORMULA}; value = the largest risk over the secrets",
     reference=REFERENCE, needs=NEEDS, validate_policy=validate_inference, report_section=report_section,
+    synthetic_default=SyntheticDefault({"max_risk": 0.1}, applies=lambda policy: bool(policy.sensitive)),
 )
 
 

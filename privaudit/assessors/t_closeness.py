@@ -13,7 +13,7 @@ import numpy as np
 from pydantic import Field
 
 from privaudit.risk import emd
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, ClassRule, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import check_sensitive, exceeds, value_histogram
 from privaudit.report.text import fmt
@@ -125,6 +125,7 @@ ASSESSOR = Assessor(
     reference="Li, Li & Venkatasubramanian, t-Closeness: Privacy Beyond k-Anonymity and l-Diversity (ICDE 2007)",
     validate_policy=validate,
     class_violations=violations,
+    class_rule=lambda params, policy: ClassRule(max_distance={params.sensitive: params.t}),
     concurrent=True,
     report_section=report_section,
 )

@@ -236,9 +236,7 @@ def token_label(token: str) -> str:
 def render_html(result: Any, registry: Any = None) -> str:
     """The HTML report of an :class:`~privaudit.core.audit.AuditResult`, as one self-contained page."""
     if registry is None:
-        from privaudit.core.plugins import get_registry
-
-        registry = get_registry()
+        registry = result.registry
     data = report_dict(result)
     views = check_views(data, result, registry)
     remediation = remediation_view(data, views, registry)

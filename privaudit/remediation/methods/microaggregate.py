@@ -27,12 +27,15 @@ class MicroaggregateOptions(Params):
 
 
 def targets(ctx) -> tuple[int, float | None, str | None]:
-    ks = [c.params.k for c in error_checks(ctx) if c.assessor.name in ("k_anonymity", "p_sensitive_k_anonymity")]
+    """k, t and the sensitive column to aim at, from the class rules the error checks declare: the largest
+    class size implied, and the smallest distance allowed on a numeric column."""
+    rules = [r for c in error_checks(ctx) if (r := c.assessor.rule(c.params, ctx.policy)) is not None]
+    ks = [r.min_size for r in rules if r.min_size is not None]
     t, sensitive = None, None
-    for check in error_checks(ctx):
-        if check.assessor.name == "t_closeness" and ctx.policy.columns[check.params.sensitive].type == "numeric":
-            if t is None or check.params.t < t:
-                t, sensitive = check.params.t, check.params.sensitive
+    for rule in rules:
+        for column, bound in rule.max_distance.items():
+            if ctx.policy.columns[column].type == "numeric" and (t is None or bound < t):
+                t, sensitive = bound, column
     if not ks and t is None:
         raise ValueError("the policy has no error-severity k_anonymity or numeric t_closeness check to aim at")
     return (max(ks) if ks else 1), t, sensitive
