@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params, SyntheticDefault
+from privaudit.assessors.api import Assessor, Details, Measurement, Params, SyntheticDefault
 from privaudit.assessors.helpers import reaches
 from privaudit.core.hookspecs import hookimpl
 
@@ -37,6 +37,28 @@ class CapParams(Params):
                                                "synthetic table: not counted (CategoricalCAP) or CAP 0 (ZeroCAP).")
     bins: int = Field(default=10, ge=2, le=10_000, description="Equal-width intervals of numeric columns.")
     min_protection: float = Field(ge=0, le=1, description="Smallest allowed disclosure protection.")
+
+
+class CapTarget(Details):
+    target: str
+    cap: float | None
+    safety: float | None
+    baseline_safety: float | None
+    protection: float
+    evaluated: int
+    unmatched: int
+    records: int
+    target_values: int
+
+
+class CapDetails(Details):
+    """What a cap check's details hold: one entry per target column, the least protected named."""
+
+    keys: list[str]
+    unmatched: Literal["skip", "zero"]
+    bins: int
+    worst_target: str
+    targets: list[CapTarget]
 
 
 def keys_of(params: CapParams, policy) -> list[str]:
@@ -127,6 +149,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="cap",
     params=CapParams,
+    details=CapDetails,
     run=run,
     title="Correct attribution probability (synthetic data)",
     protects="attribute",

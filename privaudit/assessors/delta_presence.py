@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import exceeds, population_classes, reaches
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
@@ -31,6 +31,20 @@ class DeltaPresenceParams(Params):
         if self.delta_min > self.delta_max:
             raise ValueError("delta_min is larger than delta_max")
         return self
+
+
+class DeltaPresenceDetails(Details):
+    """What a delta_presence check's details hold."""
+
+    delta_min_measured: float
+    delta_max_measured: float
+    population_classes: int
+    population_records: int
+    classes_above: int
+    records_above: int
+    classes_below: int
+    population_records_below: int
+    histogram: list[int] = Field(description="population classes by δ in ten bins of width 0.1")
 
 
 def validate(params: DeltaPresenceParams, policy) -> str | None:
@@ -88,6 +102,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="delta_presence",
     params=DeltaPresenceParams,
+    details=DeltaPresenceDetails,
     run=run,
     title="δ-presence",
     protects="identity",

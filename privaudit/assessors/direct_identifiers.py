@@ -18,13 +18,38 @@ identifiers); pass iff value = 0.
 
 from __future__ import annotations
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from typing import Literal
+
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.discovery.scan import SAMPLE_ROWS, scan_frame
 
 
 class DirectIdentifiersParams(Params):
     pass
+
+
+class IdentifierFinding(Details):
+    """A column the scan found holding direct identifiers (examples masked)."""
+
+    column: str
+    kind: str
+    label: str
+    share: float
+    examples: list[str]
+    evidence: list[str]
+    confidence: Literal["high", "medium", "low"]
+
+
+class DirectIdentifiersDetails(Details):
+    """What the direct_identifiers check's details hold."""
+
+    identifier_columns: list[str]
+    present: list[str]
+    undeclared_findings: list[IdentifierFinding]
+    declared_warnings: list[IdentifierFinding]
+    scanned: bool
+    sample_rows: int
 
 
 def findings(ctx) -> tuple[list, list, bool]:
@@ -128,6 +153,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="direct_identifiers",
     params=DirectIdentifiersParams,
+    details=DirectIdentifiersDetails,
     run=run,
     title="Direct identifiers",
     protects="identity",

@@ -34,7 +34,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params, SyntheticDefault
+from privaudit.assessors.api import Assessor, Details, Measurement, Params, SyntheticDefault
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.hookspecs import hookimpl
 from privaudit.report.text import fmt, share
@@ -57,6 +57,49 @@ class SyntheticDistanceParams(Params):
     max_below_holdout_p5: float | None = Field(default=None, ge=0, le=1, description="Largest allowed share of "
                                                "synthetic records closer to training than the holdout's 5th "
                                                "percentile of distance (about 5% expected); not checked by default.")
+
+
+class DcrHistogram(Details):
+    edges: list[float]
+    synthetic: list[int]
+    synthetic_copies: int
+    holdout: list[int] | None = None
+    holdout_copies: int | None = None
+
+
+class SyntheticDistanceDetails(Details):
+    """What a distance_to_closest_record check's details hold (the holdout's figures with ``--control``,
+    else a ``note``)."""
+
+    columns: list[str]
+    treatment: dict[str, str]
+    distance: Literal["gower"]
+    n_synthetic: int
+    n_training: int
+    n_control: int | None
+    exact_copies: int
+    exact_copies_share: float
+    exact_copies_limit: float
+    dcr_quantiles: dict[str, dict[str, float] | None] = Field(description="distances by pair of tables: "
+                                                               "{p5: ..., p50: ...} (null: no finite distance)")
+    nndr_quantiles: dict[str, dict[str, float] | None]
+    holdout_exact_copies: int | None = None
+    holdout_exact_share: float | None = None
+    holdout_p5: float | None = None
+    below_holdout_p5: int | None = None
+    share_below_holdout_p5: float | None = None
+    share_closer_to_training: float | None = None
+    closer_interval: list[float] | None = None
+    confidence: float | None = None
+    interval: Literal["clopper-pearson", "wilson"] | None = None
+    expected_closer: float | None = None
+    closer_margin: float | None = None
+    closer_limit: float | None = None
+    closer_ties: float | None = None
+    closer_p_value: float | None = None
+    note: str | None = None
+    dcr_histogram: DcrHistogram
+    failed: list[str]
 
 
 def compared_columns(params: SyntheticDistanceParams, policy) -> list[str]:
@@ -289,6 +332,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="distance_to_closest_record",
     params=SyntheticDistanceParams,
+    details=SyntheticDistanceDetails,
     run=run,
     title="Distance to closest record (synthetic data)",
     protects="identity",

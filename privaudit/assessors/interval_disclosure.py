@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.interval import interval_disclosure
 from privaudit.assessors.helpers import exceeds
@@ -26,6 +26,19 @@ class IntervalDisclosureParams(Params):
     sd_of: Literal["original", "released"] = "original"
     max_misses: int = Field(default=0, ge=0, description="Attributes a record may miss and still count.")
     max_rate: float = Field(default=0.0, ge=0, le=1, description="Largest allowed share of disclosed records.")
+
+
+class IntervalDisclosureDetails(Details):
+    """What an interval_disclosure check's details hold (``half_width_ranks`` for the rank method)."""
+
+    attributes: list[str]
+    method: Literal["rank", "sd"]
+    p: float
+    sd_of: Literal["original", "released"] | None
+    records: int
+    disclosed_records: int
+    per_attribute: dict[str, float]
+    half_width_ranks: dict[str, int] | None = None
 
 
 def attributes_of(params: IntervalDisclosureParams, policy) -> list[str]:
@@ -139,6 +152,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="interval_disclosure",
     params=IntervalDisclosureParams,
+    details=IntervalDisclosureDetails,
     run=run,
     title="Interval disclosure",
     protects="attribute",

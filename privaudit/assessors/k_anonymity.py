@@ -21,7 +21,8 @@ import itertools
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, ClassRule, Measurement, Params
+from privaudit.assessors.details import WorstClass
+from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import size_histogram
 from privaudit.report.text import fmt
@@ -31,6 +32,24 @@ class KAnonymityParams(Params):
     k: int = Field(ge=1, description="Smallest allowed class size.")
     m: int | None = Field(default=None, ge=1, description="k^m-anonymity: an intruder knows at most m of the "
                           "quasi-identifiers (default: all of them).")
+
+
+class KAnonymityWorstClass(WorstClass):
+    pass
+
+
+class KAnonymityDetails(Details):
+    """What a k_anonymity check's details hold (``m`` and ``weakest_subset`` only with ``m``)."""
+
+    classes: int
+    records: int
+    records_below_k: int
+    classes_below_k: int
+    sample_uniques: int
+    class_size_histogram: list[list[int]] = Field(description="[[size, number of classes], ...]")
+    worst_classes: list[KAnonymityWorstClass]
+    m: int | None = None
+    weakest_subset: list[str] | None = None
 
 
 def km_sizes(ctx, m: int) -> tuple[np.ndarray, list[str]]:
@@ -135,6 +154,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="k_anonymity",
     params=KAnonymityParams,
+    details=KAnonymityDetails,
     run=run,
     title="k-anonymity",
     protects="identity",

@@ -17,7 +17,8 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.details import WorstClass
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import population_classes, reaches
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
@@ -38,6 +39,29 @@ class KMapParams(Params):
         if sum(given) != 1:
             raise ValueError("give exactly one of population (a file), population_size or sampling_fraction")
         return self
+
+
+class KMapWorstClass(WorstClass):
+    matches: float | None
+
+
+class KMapDetails(Details):
+    """What a k_map check's details hold: a population file's figures, or the estimate's."""
+
+    k: int
+    population: Literal["file", "estimate"]
+    population_records: int | None = None
+    estimator: Literal["poisson", "zero_truncated_poisson"] | None = None
+    significance: float | None = None
+    sampling_fraction: float | None = None
+    derived_k: int | None = None
+    type1_error: float | None = None
+    poisson_mean: float | None = None
+    classes: int
+    classes_failing: int
+    records_failing: int
+    threshold_used: int
+    worst_classes: list[KMapWorstClass]
 
 
 def validate(params: KMapParams, policy) -> str | None:
@@ -108,6 +132,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="k_map",
     params=KMapParams,
+    details=KMapDetails,
     run=run,
     title="k-map",
     protects="identity",

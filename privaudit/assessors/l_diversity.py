@@ -16,7 +16,8 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, ClassRule, Measurement, Params
+from privaudit.assessors.details import WorstClass, Histogram
+from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.ldiversity import distinct_per_class, entropy_per_class, recursive_ratio_per_class
 from privaudit.assessors.helpers import check_sensitive, reaches, value_histogram
@@ -39,6 +40,22 @@ class LDiversityParams(Params):
         elif self.c is not None:
             raise ValueError("c is only used by variant 'recursive'")
         return self
+
+
+class LDiversityWorstClass(WorstClass):
+    diversity: float | None
+
+
+class LDiversityDetails(Details):
+    """What an l_diversity check's details hold."""
+
+    variant: Literal["distinct", "entropy", "recursive"]
+    classes: int
+    classes_failing: int
+    records_failing: int
+    missing_sensitive: int
+    per_class_histogram: Histogram
+    worst_classes: list[LDiversityWorstClass]
 
 
 def validate(params: LDiversityParams, policy) -> str | None:
@@ -164,6 +181,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="l_diversity",
     params=LDiversityParams,
+    details=LDiversityDetails,
     run=run,
     title="l-diversity",
     protects="attribute",

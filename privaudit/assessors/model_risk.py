@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.hookspecs import hookimpl
 
@@ -27,6 +27,20 @@ class ModelRiskParams(Params):
     bound: float | None = Field(default=None, gt=0, description="Leave out cells with more records than this.")
     measure: Literal["tau1", "tau2"] = "tau1"
     max_risk: float = Field(ge=0, description="Largest allowed value of the measure.")
+
+
+class ModelRiskDetails(Details):
+    """What a model_risk check's details hold."""
+
+    method: str
+    variables: list[str]
+    tau1: float | None
+    tau2: float | None
+    cells: int
+    sample_unique_cells: int
+    grid_cells: int
+    bound: float | None
+    weight_column: str | None
 
 
 def variables_of(params: ModelRiskParams, policy) -> list[str]:
@@ -81,6 +95,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="model_risk",
     params=ModelRiskParams,
+    details=ModelRiskDetails,
     run=run,
     title="Log-linear model risk",
     protects="identity",

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, ClassRule, Measurement, Params
+from privaudit.assessors.details import WorstClass
+from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import check_sensitive
 from privaudit.report.text import fmt
@@ -19,6 +20,21 @@ class PSensitiveParams(Params):
     p: int = Field(ge=1, description="Smallest allowed number of distinct sensitive values per class.")
     k: int = Field(ge=1, description="Smallest allowed class size.")
     sensitive: list[str] | None = Field(default=None, description="Sensitive columns (default: all).")
+
+
+class PSensitiveWorstClass(WorstClass):
+    distinct_values: int
+
+
+class PSensitiveDetails(Details):
+    """What a p_sensitive_k_anonymity check's details hold."""
+
+    classes: int
+    smallest_class: int
+    per_attribute: dict[str, int] = Field(description="sensitive column -> fewest distinct values in a class")
+    classes_failing: int
+    records_failing: int
+    worst_classes: list[PSensitiveWorstClass]
 
 
 def validate(params: PSensitiveParams, policy) -> str | None:
@@ -97,6 +113,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="p_sensitive_k_anonymity",
     params=PSensitiveParams,
+    details=PSensitiveDetails,
     run=run,
     title="p-sensitive k-anonymity",
     protects="attribute",

@@ -40,7 +40,7 @@ import pandas as pd
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import exceeds
@@ -96,6 +96,77 @@ class RecordLinkageParams(Params):
         if given:
             raise ValueError(f"{given[0]!r} does not apply to method {self.method!r}")
         return self
+
+
+class RateByClassSize(Details):
+    class_size: str
+    records: int
+    correct: float
+    rate: float | None
+
+
+class Thresholds(Details):
+    lower: float
+    upper: float
+    false_match_rate: float | None
+    false_non_match_rate: float | None
+
+
+class ComparedAttribute(Details):
+    name: str
+    levels: list[str]
+    m: list[float | None]
+    u: list[float | None]
+
+
+class Estimation(Details):
+    """One estimation of the probabilistic method's m and u probabilities, and what it links."""
+
+    estimation: Literal["labels", "em"]
+    rate: float
+    top1_correct: float
+    link_precision: float | None
+    links: int
+    clerical_pairs: int
+    thresholds: Thresholds
+    match_prior: float | None
+    expected_match_prior: float | None
+    attributes: list[ComparedAttribute]
+    warnings: list[str]
+
+
+class RecordLinkageDetails(Details):
+    """What a record_linkage check's details hold: the distance method's figures (with ``blocking``, the
+    candidate pairs'), or the probabilistic method's estimations."""
+
+    method: Literal["distance", "probabilistic"]
+    known_columns: list[str]
+    n_intruder: int
+    n_released: int
+    # distance
+    rate: float | None = None
+    correct: float | None = None
+    metric: Literal["euclidean", "mahalanobis"] | None = None
+    assignment: Literal["nearest", "one_to_one"] | None = None
+    attributes: list[str] | None = None
+    weights: dict[str, float] | None = None
+    distinct_share: float | None = None
+    distinct_precision: float | None = None
+    rate_by_class_size: list[RateByClassSize] | None = None
+    unassigned: float | None = None
+    worst_case_rate: float | None = None
+    worst_case_correct: float | None = None
+    worst_case_weights: dict[str, float] | None = None
+    without_candidates: int | None = None
+    note: str | None = None
+    # blocking (distance) and probabilistic
+    blocking: list[list[str]] | None = None
+    candidate_pairs: int | None = None
+    pair_recall: float | None = None
+    # probabilistic
+    worst_estimation: Literal["labels", "em"] | None = None
+    warnings: list[str] | None = None
+    estimations: list[Estimation] | None = None
 
 
 def known_columns(params: RecordLinkageParams, policy) -> list[str]:
@@ -474,6 +545,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="record_linkage",
     params=RecordLinkageParams,
+    details=RecordLinkageDetails,
     run=run,
     title="Record linkage",
     protects="identity",

@@ -22,7 +22,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import exceeds, population_classes
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
@@ -45,6 +45,29 @@ class ReidentificationRiskParams(Params):
         if self.population is not None and self.use_weights:
             raise ValueError("give population or use_weights, not both")
         return self
+
+
+class AttackerRisk(Details):
+    highest: float
+    lowest: float
+    average: float
+    records_at_risk: float
+
+
+class MarketerRisk(Details):
+    average: float
+
+
+class ReidentificationRiskDetails(Details):
+    """What a reidentification_risk check's details hold: the three attacker models side by side."""
+
+    threshold: float
+    prosecutor: AttackerRisk
+    journalist: AttackerRisk
+    marketer: MarketerRisk
+    population: str
+    classes: int
+    records: int
 
 
 def validate(params: ReidentificationRiskParams, policy) -> str | None:
@@ -119,6 +142,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="reidentification_risk",
     params=ReidentificationRiskParams,
+    details=ReidentificationRiskDetails,
     run=run,
     title="Re-identification risk (prosecutor, journalist, marketer)",
     protects="identity",

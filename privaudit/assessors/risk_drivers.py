@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.hookspecs import hookimpl
 
@@ -29,6 +29,32 @@ from privaudit.core.hookspecs import hookimpl
 class RiskDriversParams(Params):
     max_share: float | None = Field(default=None, ge=0, le=1, description="Largest allowed share of sample uniques "
                                     "(default: informational, always passes).")
+
+
+class DriverFigures(Details):
+    sample_uniques: int
+    average_risk: float
+    drop_uniques: int
+    drop_risk: float
+
+
+class Driver(Details):
+    column: str
+    removed: DriverFigures
+    generalized: DriverFigures | None
+
+
+class Baseline(Details):
+    sample_uniques: int
+    average_risk: float
+    records: int
+
+
+class RiskDriversDetails(Details):
+    """What a risk_drivers check's details hold: the drivers, largest drop first."""
+
+    baseline: Baseline
+    drivers: list[Driver]
 
 
 def _figures(groups: pd.DataFrame, columns: list[str], n: int) -> tuple[int, float]:
@@ -128,6 +154,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="risk_drivers",
     params=RiskDriversParams,
+    details=RiskDriversDetails,
     run=run,
     title="Risk drivers",
     protects="identity",

@@ -15,13 +15,14 @@ policy's report shows sensitive values).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.details import Histogram
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.randomized_response import (
     keep_probability_matrices,
@@ -50,6 +51,21 @@ class RRParams(Params):
     randomized: dict[str, Randomization] = Field(default_factory=dict, description="Published distortion per column.")
     max_risk: float = Field(gt=0, le=1, description="Largest allowed Pr(S | QI), e.g. 1/l.")
     use_original: bool = Field(default=True, description="Use the original joint when the original is given.")
+
+
+class RRDetails(Details):
+    """What an rr_attribute_disclosure check's details hold."""
+
+    qi: list[str]
+    sensitive: str
+    joint_from: Literal["estimated", "original"]
+    records_mapped_to: str
+    keep_probabilities: dict[str, float | None]
+    matrix_files: dict[str, str]
+    share_above: float
+    riskiest_cell: dict[str, str]
+    cells: int
+    risk_histogram: Histogram | None = None
 
 
 def _qi(params: RRParams, policy) -> list[str]:
@@ -200,6 +216,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="rr_attribute_disclosure",
     params=RRParams,
+    details=RRDetails,
     run=run,
     title="Attribute disclosure under randomized response",
     protects="attribute",

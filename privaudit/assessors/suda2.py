@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.hookspecs import hookimpl
 from privaudit.core.summary import column_codes
@@ -50,6 +50,28 @@ class Suda2Params(Params):
                                   "the IHSN scores of sdcMicro before 5.0.3.")
     max_share: float = Field(default=0.0, ge=0, le=1, description="Largest allowed share of special uniques.")
     max_dis_score: float | None = Field(default=None, ge=0, le=1, description="Largest allowed DIS-SUDA score.")
+
+
+class Suda2Details(Details):
+    """What a suda2 check's details hold (``records_above_dis_score`` with ``max_dis_score``)."""
+
+    qi: list[str]
+    records: int
+    records_special_unique: int
+    score_sum: float
+    score_max: float
+    dis_score_sum: float
+    dis_score_max: float
+    contributions: dict[str, float]
+    msus_by_size: list[int]
+    weights: list[float]
+    sample_uniques: int
+    pairs: int
+    dis_score_table: list[tuple[str, int]] = Field(description="[[DIS-SUDA interval, records], ...]")
+    max_size: int
+    dis_fraction: float
+    original_scores: bool
+    records_above_dis_score: int | None = None
 
 
 def _qi(params: Suda2Params, policy) -> list[str]:
@@ -194,6 +216,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="suda2",
     params=Suda2Params,
+    details=Suda2Details,
     run=run,
     title="Special uniques (SUDA2)",
     protects="identity",

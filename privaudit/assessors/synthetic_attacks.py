@@ -30,7 +30,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params, SyntheticDefault
+from privaudit.assessors.details import Rate, Risk, AttackCounts
+from privaudit.assessors.api import Assessor, Details, Measurement, Params, SyntheticDefault
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
@@ -358,10 +359,61 @@ def report_section(check, audit):
     )
 
 
+class AttackDetails(Details):
+    """What every synthetic-release attack's details hold (Giomi et al. 2023): the residual risk, the three
+    success rates behind it and their trials."""
+
+    attack: Literal["singling_out", "linkability", "inference"]
+    judge_by: Literal["estimate", "lower_bound"]
+    risk: Risk
+    attack_rate: Rate
+    control_rate: Rate
+    baseline_rate: Rate
+    n_attacks: AttackCounts
+    confidence_level: float
+    beats_baseline: bool
+    notes: list[str]
+    risk_ci: list[float]
+
+
+class SinglingOutDetails(AttackDetails):
+    mode: Literal["univariate", "multivariate"]
+    columns: list[str]
+    n_cols: int
+    n_predicates: int
+
+
+class LinkabilityDetails(AttackDetails):
+    aux_columns: tuple[list[str], list[str]]
+    n_neighbors: int
+
+
+class SecretOutcome(Details):
+    """One secret column's inference attack."""
+
+    secret: str
+    aux_columns: list[str]
+    risk: Risk
+    attack_rate: Rate
+    control_rate: Rate
+    baseline_rate: Rate
+    n_attacks: AttackCounts
+    confidence_level: float
+    beats_baseline: bool
+    notes: list[str]
+
+
+class InferenceDetails(AttackDetails):
+    worst_secret: str
+    tolerance: float
+    secrets: list[SecretOutcome]
+    aux_columns: list[str]
+
+
 NEEDS = frozenset({"training", "control", "table"})
 
 SINGLING_OUT = Assessor(
-    name="singling_out", params=SinglingOutParams, run=run_singling_out, title="Singling-out risk (synthetic)",
+    name="singling_out", params=SinglingOutParams, details=SinglingOutDetails, run=run_singling_out, title="Singling-out risk (synthetic)",
     protects="identity",
     measures="how much more often predicates written on the synthetic release isolate exactly one of the people "
     "it was generated from than one of comparable people it was not",
@@ -370,7 +422,7 @@ SINGLING_OUT = Assessor(
     synthetic_default=SyntheticDefault({"max_risk": 0.1}),
 )
 LINKABILITY = Assessor(
-    name="linkability", params=LinkabilityParams, run=run_linkability, title="Linkability risk (synthetic)",
+    name="linkability", params=LinkabilityParams, details=LinkabilityDetails, run=run_linkability, title="Linkability risk (synthetic)",
     protects="identity",
     measures="how much more often two partial records of one person can be joined through the synthetic release "
     "for the people it was generated from than for comparable people it was not",
@@ -379,7 +431,7 @@ LINKABILITY = Assessor(
     synthetic_default=SyntheticDefault({"max_risk": 0.1}, applies=lambda policy: len(policy.quasi_identifiers) >= 2),
 )
 INFERENCE = Assessor(
-    name="inference", params=InferenceParams, run=run_inference, title="Inference risk (synthetic)",
+    name="inference", params=InferenceParams, details=InferenceDetails, run=run_inference, title="Inference risk (synthetic)",
     protects="attribute",
     measures="how much better a sensitive attribute of the people the release was generated from is guessed "
     "from the nearest synthetic record than that of comparable people it was not generated from",

@@ -13,7 +13,8 @@ import numpy as np
 from pydantic import Field
 
 from privaudit.risk import emd
-from privaudit.assessors.api import Assessor, ClassRule, Measurement, Params
+from privaudit.assessors.details import WorstClass, Histogram
+from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import check_sensitive, exceeds, value_histogram
 from privaudit.report.text import fmt
@@ -23,6 +24,22 @@ class TClosenessParams(Params):
     sensitive: str = Field(description="The sensitive column.")
     t: float = Field(ge=0, le=1, description="Largest allowed EMD.")
     distance: Literal["auto", "ordered", "equal", "hierarchical"] = "auto"
+
+
+class TClosenessWorstClass(WorstClass):
+    emd: float | None = Field(description="the class's EMD (null: the class has no sensitive value)")
+
+
+class TClosenessDetails(Details):
+    """What a t_closeness check's details hold."""
+
+    distance: Literal["ordered", "equal", "hierarchical"]
+    classes: int
+    classes_failing: int
+    records_failing: int
+    classes_without_values: int
+    per_class_histogram: Histogram
+    worst_classes: list[TClosenessWorstClass]
 
 
 def validate(params: TClosenessParams, policy) -> str | None:
@@ -115,6 +132,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="t_closeness",
     params=TClosenessParams,
+    details=TClosenessDetails,
     run=run,
     title="t-closeness",
     protects="attribute",

@@ -31,7 +31,8 @@ import numpy as np
 import pandas as pd
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.details import WorstClass, Histogram
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.core.data import load_table
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.individual_risk import individual_risk, individual_risk_exact
@@ -58,6 +59,52 @@ class UniquenessParams(Params):
         if self.sampling_fraction is not None and self.population_size is not None:
             raise ValueError("give sampling_fraction or population_size, not both")
         return self
+
+
+class PopulationUniqueness(Details):
+    pitman: float | None
+    zayatz: float | None
+    snb: float | None
+    dankar: float | None
+    model: str
+    pitman_converged: bool
+    sampling_fraction: float
+    population_size: float
+    snb_equations: Literal["corrected", "arx"]
+
+
+class HouseholdRisk(Details):
+    column: str
+    households: int
+    expected_reidentifications: float
+    global_risk: float
+    max_household_risk: float
+    household_k: int | None = None
+
+
+class UniquenessDetails(Details):
+    """What a uniqueness check's details hold (population, weight and household figures when the policy or
+    the check gives them)."""
+
+    records: int
+    sample_uniques: int
+    average_risk: float
+    max_risk: float
+    risk_threshold: float
+    records_above_risk_threshold: int
+    share_above_risk_threshold: float
+    risk_histogram: Histogram
+    population_uniqueness: PopulationUniqueness | None = None
+    weight_column: str | None = None
+    individual_risk_method: Literal["approx", "exact"]
+    qual: float
+    expected_reidentifications: float
+    global_risk: float
+    household: HouseholdRisk | None = None
+    pu_given_su: float | None = None
+    population_records: int | None = None
+    sample_uniques_absent_from_population: int | None = None
+    worst_classes: list[WorstClass]
 
 
 def validate(params: UniquenessParams, policy) -> str | None:
@@ -258,6 +305,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="uniqueness",
     params=UniquenessParams,
+    details=UniquenessDetails,
     run=run,
     title="Uniqueness and re-identification risk",
     protects="identity",
