@@ -2,9 +2,9 @@
 
 Seed paper: Soria-Comas, Domingo-Ferrer, Sánchez & Martínez, "t-Closeness through Microaggregation"
 (IEEE TKDE 2015); algorithms in :mod:`privaudit.remediation.microaggregation`. The targets come from the policy:
-k is the largest k of its error-severity k_anonymity / p_sensitive_k_anonymity checks; t and the
-sensitive column from its error-severity t_closeness check on a numeric column (the smallest t when
-there are several). Every quasi-identifier must be numeric with no missing values; the output keeps
+k is the largest class size its error-severity checks imply (their declared ``ClassRule.min_size``:
+k-anonymity's k, p-sensitive k-anonymity's k); t and the sensitive column from the distances they bound on a
+numeric column (``ClassRule.max_distance``: t-closeness's t; the smallest t when there are several). Every quasi-identifier must be numeric with no missing values; the output keeps
 all records and columns, with each record's QIs set to its cluster's centroid.
 """
 
@@ -37,7 +37,8 @@ def targets(ctx) -> tuple[int, float | None, str | None]:
             if ctx.policy.columns[column].type == "numeric" and (t is None or bound < t):
                 t, sensitive = bound, column
     if not ks and t is None:
-        raise ValueError("the policy has no error-severity k_anonymity or numeric t_closeness check to aim at")
+        raise ValueError("the policy has no error-severity check implying a class size (k) or a distance on a numeric "
+                         "column (t) to aim at")
     return (max(ks) if ks else 1), t, sensitive
 
 
@@ -56,7 +57,8 @@ def run(ctx, options: MicroaggregateOptions) -> Remediation:
     if algorithm == "auto":
         algorithm = "t-closeness-first" if t is not None else "mdav"
     if algorithm != "mdav" and t is None:
-        raise ValueError(f"algorithm {algorithm!r} needs an error-severity t_closeness check on a numeric column")
+        raise ValueError(f"algorithm {algorithm!r} needs an error-severity check bounding the distance (t) of a numeric "
+                         "column")
     s = ctx.table[sensitive].to_numpy(dtype=float) if sensitive else None
     if s is not None and np.isnan(s).any():
         raise ValueError(f"sensitive column {sensitive!r} has missing values")
