@@ -81,14 +81,14 @@ def report_section(check, audit):
 
     if check["status"] == "error":
         return rs.ReportSection(summary=check["message"])
-    d, p = check["details"], check["params"]
+    d, p = DeltaPresenceDetails.model_validate(check["details"]), check["params"]
     summary = (f"Knowing that a person belongs to the population, an intruder can tell they are in the release with "
-               f"probability at most {rt.share(d['delta_max_measured'])} (the policy allows "
-               f"{rt.share(p['delta_max'])}); {rt.fmt(d['classes_above'])} of {rt.fmt(d['population_classes'])} "
+               f"probability at most {rt.share(d.delta_max_measured)} (the policy allows "
+               f"{rt.share(p['delta_max'])}); {rt.fmt(d.classes_above)} of {rt.fmt(d.population_classes)} "
                "population groups exceed it.")
     edges = [i / 10 for i in range(11)]
     figure = rs.Figure(charts.histogram_chart(
-        edges, d["histogram"], title="δ of the population groups", x_label="δ = share of the group in the release",
+        edges, d.histogram, title="δ of the population groups", x_label="δ = share of the group in the release",
         y_label="population groups", threshold=float(p["delta_max"]), threshold_label="δ_max",
         failing=[e > float(p["delta_max"]) for e in edges[1:]]),
         "Population groups by the share of their people who are in the release; bars right of δ_max fail.")

@@ -113,11 +113,11 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d = check["details"]
-    present, declared = d["present"], d["identifier_columns"]
-    found = d.get("undeclared_findings") or []
-    warned = d.get("declared_warnings") or []
-    names = present + [f["column"] for f in found]
+    d = DirectIdentifiersDetails.model_validate(check["details"])
+    present, declared = d.present, d.identifier_columns
+    found = d.undeclared_findings or []
+    warned = d.declared_warnings or []
+    names = present + [f.column for f in found]
     if names:
         summary = (f"Column{'s' * (len(names) > 1)} {', '.join(names)} {'name' if len(names) > 1 else 'names'} people "
                    "outright: anyone holding the file can read who the records are about.")
@@ -125,7 +125,7 @@ def report_section(check, audit):
         summary = (f"No column names a person outright ({len(declared)} identifier column"
                    f"{'s' * (len(declared) != 1)} declared, none holds a value"
                    + ("; no other column looks like names, contact details, account or national identification "
-                      "numbers, addresses or record keys)." if d.get("scanned", True) else ")."))
+                      "numbers, addresses or record keys)." if (True if d.scanned is None else d.scanned) else ")."))
     tables = []
     rows = [[c, "holds values" if c in present else "empty or removed"] for c in declared]
     if rows:
@@ -135,16 +135,16 @@ def report_section(check, audit):
         if items:
             tables.append(rs.DataTable(
                 ["column", "holds", "share of sampled values", "examples (masked)", "evidence"],
-                [[f["column"], f["label"], rt.share(f["share"]), ", ".join(f["examples"]), "; ".join(f["evidence"])]
+                [[f.column, f.label, rt.share(f.share), ", ".join(f.examples), "; ".join(f.evidence)]
                  for f in items], caption=title, kind="details", widths=("16%", "18%", "12%", "24%")))
     paragraphs = []
-    if not d.get("scanned", True):
+    if not (True if d.scanned is None else d.scanned):
         paragraphs.append("The columns were not scanned for undeclared identifiers: the table is in an engine's "
                           "catalog and no sample of it could be read.")
     return rs.ReportSection(
         summary=summary, value_text=f"{check['value']} column{'s' * (check['value'] != 1)}",
         threshold_text="0 columns", paragraphs=paragraphs, tables=tables,
-        limitations=f"the scan reads each column's first {d.get('sample_rows', SAMPLE_ROWS):,} rows and recognises "
+        limitations=f"the scan reads each column's first {(SAMPLE_ROWS if d.sample_rows is None else d.sample_rows):,} rows and recognises "
         "identifiers by their header, form and check digits, and people's names by name lists; identifiers of "
         "an unusual form, or names the lists lack, can go unseen.",
     )

@@ -89,18 +89,18 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = check["details"], check["params"]
-    names, n, disclosed = list(d["attributes"]), int(d["records"]), int(d["disclosed_records"])
-    per, limit, misses = d["per_attribute"], float(p["max_rate"]), int(p.get("max_misses") or 0)
-    widths = d.get("half_width_ranks") or {}
-    if d["method"] == "rank":
-        how = f"an interval spanning p = {rt.fmt(d['p'])}% of the records' ranks around the released value"
+    d, p = IntervalDisclosureDetails.model_validate(check["details"]), check["params"]
+    names, n, disclosed = list(d.attributes), int(d.records), int(d.disclosed_records)
+    per, limit, misses = d.per_attribute, float(p["max_rate"]), int(p.get("max_misses") or 0)
+    widths = d.half_width_ranks or {}
+    if d.method == "rank":
+        how = f"an interval spanning p = {rt.fmt(d.p)}% of the records' ranks around the released value"
         if widths:
             h = sorted(set(widths.values()))
             how += f" (±{rt.fmt(h[0])} ranks)" if len(h) == 1 else f" (±{rt.fmt(h[0])}–{rt.fmt(h[-1])} ranks)"
     else:
-        how = (f"the released value ± p = {rt.fmt(d['p'])}% of the standard deviation of the "
-               f"{d.get('sd_of') or 'original'} column")
+        how = (f"the released value ± p = {rt.fmt(d.p)}% of the standard deviation of the "
+               f"{d.sd_of or 'original'} column")
 
     counts = {a: int(round(per[a] * n)) for a in names}
     if len(names) == 1:
@@ -137,8 +137,8 @@ def report_section(check, audit):
     return rs.ReportSection(
         summary=summary, value_text=rt.share(check["value"]), threshold_text=f"≤ {rt.share(limit)}",
         paragraphs=paragraphs,
-        facts=rt.facts(("method", f"{d['method']} interval, p = {rt.fmt(d['p'])}%"),
-                       ("standard deviation of", d.get("sd_of")), ("records", n),
+        facts=rt.facts(("method", f"{d.method} interval, p = {rt.fmt(d.p)}%"),
+                       ("standard deviation of", d.sd_of), ("records", n),
                        ("records disclosed on every attribute" if len(names) > 1 else "records disclosed",
                         f"{rt.fmt(disclosed)} ({rt.percent(disclosed, n)})"),
                        ("attributes a record may miss", misses if misses else None)),

@@ -123,9 +123,9 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, k, value = check["details"], check["params"]["k"], check["value"]
+    d, k, value = KAnonymityDetails.model_validate(check["details"]), check["params"]["k"], check["value"]
     know = rt.qi_phrase(check.get("quasi_identifiers") or audit.policy.quasi_identifiers)
-    below, alone = d["records_below_k"], d["sample_uniques"]
+    below, alone = d.records_below_k, d.sample_uniques
     if alone:
         summary = (f"{rt.people(alone)} {'is' if alone == 1 else 'are'} alone in their group: anyone who knows "
                    f"{know} can find their record.")
@@ -136,14 +136,14 @@ def report_section(check, audit):
         summary = (f"Everyone hides in a group of at least {rt.fmt(value)} records sharing {know}: an intruder "
                    f"who knows these values cannot narrow a person down further (k = {k}).")
     if alone and below > alone:
-        summary += f" In all, {rt.people(below)} ({rt.percent(below, d['records'])}) are in groups smaller than k = {k}."
+        summary += f" In all, {rt.people(below)} ({rt.percent(below, d.records)}) are in groups smaller than k = {k}."
     return rs.ReportSection(
         summary=summary, value_text=rt.fmt(value), threshold_text=f"k ≥ {k}",
-        facts=rt.facts(("classes (groups of look-alikes)", d["classes"]), ("records", d["records"]),
-                       ("records in classes smaller than k", f"{rt.fmt(below)} ({rt.percent(below, d['records'])})"),
-                       ("classes smaller than k", d["classes_below_k"]), ("records alone in their class", alone)),
-        figures=[f for f in [rf.size_histogram_figure(d["class_size_histogram"], k, "Class sizes")] if f],
-        tables=[t for t in [rf.worst_classes_table(check, audit, failing=d["classes_below_k"],
+        facts=rt.facts(("classes (groups of look-alikes)", d.classes), ("records", d.records),
+                       ("records in classes smaller than k", f"{rt.fmt(below)} ({rt.percent(below, d.records)})"),
+                       ("classes smaller than k", d.classes_below_k), ("records alone in their class", alone)),
+        figures=[f for f in [rf.size_histogram_figure(d.class_size_histogram, k, "Class sizes")] if f],
+        tables=[t for t in [rf.worst_classes_table(check, audit, failing=d.classes_below_k,
                                                    what=f"classes smaller than k = {k}")] if t],
         limitations="does not protect sensitive values: if everyone in a group shares the same diagnosis, "
         "finding the group reveals it (homogeneity attack), and an intruder's background knowledge can rule "

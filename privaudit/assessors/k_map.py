@@ -111,20 +111,20 @@ def report_section(check, audit):
 
     if check["status"] == "error":
         return rs.ReportSection(summary=check["message"])
-    d = check["details"]
-    if d["population"] == "file":
+    d = KMapDetails.model_validate(check["details"])
+    if d.population == "file":
         summary = (f"Every group of the release matches at least {rt.fmt(check['value'])} people of the population "
-                   f"(k-map asks for {d['k']}); {rt.fmt(d['classes_failing'])} groups match fewer.")
+                   f"(k-map asks for {d.k}); {rt.fmt(d.classes_failing)} groups match fewer.")
     else:
-        summary = (f"The population is estimated from a sampling fraction of {rt.share(d['sampling_fraction'])}: a "
-                   f"group of at least {d['derived_k']} records in the release matches at least {d['k']} people of "
-                   f"the population with probability {rt.share(1 - d['type1_error'])} ({d['estimator'].replace('_', ' ')} "
+        summary = (f"The population is estimated from a sampling fraction of {rt.share(d.sampling_fraction)}: a "
+                   f"group of at least {d.derived_k} records in the release matches at least {d.k} people of "
+                   f"the population with probability {rt.share(1 - d.type1_error)} ({d.estimator.replace('_', ' ')} "
                    f"estimate); the smallest group has {rt.fmt(check['value'])} records.")
-    table = worst_classes_table(check, audit, figures=[("matches", "matches")], failing=d["classes_failing"],
+    table = worst_classes_table(check, audit, figures=[("matches", "matches")], failing=d.classes_failing,
                                 what="groups matching fewer than required")
     tables = [table] if table is not None else []
     return rs.ReportSection(summary=summary, value_text=rt.fmt(check["value"]),
-                            threshold_text=f"≥ {rt.fmt(d['threshold_used'])}", tables=tables,
+                            threshold_text=f"≥ {rt.fmt(d.threshold_used)}", tables=tables,
                             limitations="k-map counts matches on the quasi-identifiers in the population; it says "
                             "nothing about what the matched records reveal.")
 

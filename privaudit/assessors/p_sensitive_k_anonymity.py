@@ -86,9 +86,9 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, prm = check["details"], check["params"]
-    p, k, n, bad = prm["p"], prm["k"], audit.table.rows, d["records_failing"]
-    columns = ", ".join(d["per_attribute"])
+    d, prm = PSensitiveDetails.model_validate(check["details"]), check["params"]
+    p, k, n, bad = prm["p"], prm["k"], audit.table.rows, d.records_failing
+    columns = ", ".join(d.per_attribute)
     if bad:
         summary = (f"{rt.people(bad)} ({rt.percent(bad, n)}) {'is' if bad == 1 else 'are'} in groups smaller than "
                    f"k = {k} or with fewer than p = {p} different values of {columns}: finding their group narrows "
@@ -97,14 +97,14 @@ def report_section(check, audit):
         summary = (f"Every group has at least k = {k} records and p = {p} different values of {columns}: finding a "
                    f"person's group leaves at least {p} possibilities for each sensitive value.")
     return rs.ReportSection(
-        summary=summary, value_text=f"p = {rt.fmt(check['value'])}, k = {rt.fmt(d['smallest_class'])}",
+        summary=summary, value_text=f"p = {rt.fmt(check['value'])}, k = {rt.fmt(d.smallest_class)}",
         threshold_text=f"p ≥ {p}, k ≥ {k}",
-        facts=rt.facts(("classes", d["classes"]), ("smallest class", d["smallest_class"]),
-                       *[(f"fewest distinct values of {c}", v) for c, v in d["per_attribute"].items()],
-                       ("classes failing", d["classes_failing"]),
+        facts=rt.facts(("classes", d.classes), ("smallest class", d.smallest_class),
+                       *[(f"fewest distinct values of {c}", v) for c, v in d.per_attribute.items()],
+                       ("classes failing", d.classes_failing),
                        ("records in those classes", f"{rt.fmt(bad)} ({rt.percent(bad, n)})")),
         tables=[x for x in [rf.worst_classes_table(check, audit, [("distinct_values", "distinct values")],
-                                                   failing=d["classes_failing"])] if x],
+                                                   failing=d.classes_failing)] if x],
         limitations="p different values can still be skewed (one value in almost every record) or mean nearly "
         "the same thing; it does not bound how likely each value is.",
     )

@@ -116,17 +116,17 @@ def report_section(check, audit):
 
     if check["status"] == "error":
         return rs.ReportSection(summary=check["message"])
-    d, p = check["details"], check["params"]
+    d, p = ReidentificationRiskDetails.model_validate(check["details"]), check["params"]
     source = {"file": "a population table", "weights": "the sampling weights",
               "release": "the release itself (no population given: journalist and marketer equal prosecutor)"}[
-        d["population"]]
+        d.population]
     summary = (f"Under the {p['model']} model the {p['measure'].replace('_', ' ')} re-identification risk is "
                f"{rt.share(check['value'])} (the policy allows {rt.share(p['max_risk'])}).")
-    rows = [[model, rt.share(d[model]["highest"]), rt.share(d[model]["average"]),
-             rt.share(d[model]["records_at_risk"])] for model in ("prosecutor", "journalist")]
-    rows.append(["marketer", "—", rt.share(d["marketer"]["average"]), "—"])
+    rows = [[model, rt.share(getattr(d, model).highest), rt.share(getattr(d, model).average),
+             rt.share(getattr(d, model).records_at_risk)] for model in ("prosecutor", "journalist")]
+    rows.append(["marketer", "—", rt.share(d.marketer.average), "—"])
     table = rs.DataTable(["attacker model", "highest risk", "average risk (success rate)",
-                          f"records with risk > {rt.share(d['threshold'])}"], rows,
+                          f"records with risk > {rt.share(d.threshold)}"], rows,
                          caption="Re-identification risk under the three attacker models",
                          numeric=frozenset({1, 2, 3}))
     return rs.ReportSection(
