@@ -12,41 +12,16 @@ assessors to privaudit through the ``privaudit_assessors`` hook (see :mod:`priva
 
 from __future__ import annotations
 
-import math
-import typing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict
+
+from privaudit.common.params import Params
 
 if TYPE_CHECKING:  # pragma: no cover
     from privaudit.core.context import AuditContext
     from privaudit.core.policy import Policy
-
-
-class Params(BaseModel):
-    """Base of every assessor's parameter model: unknown keys are errors (a typo like ``kk: 5``), and so are
-    a boolean where a number is expected (``k: true`` is not 1) and a number that is not finite (``l: .inf``
-    would make any threshold pass)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _numbers_are_numbers(cls, value: Any, info: ValidationInfo) -> Any:
-        field = cls.model_fields.get(info.field_name)
-        if isinstance(value, bool) and field is not None and _wants_number(field.annotation):
-            raise ValueError(f"a number is expected, not {str(value).lower()}")
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"{value} is not a finite number")
-        return value
-
-
-def _wants_number(annotation: Any) -> bool:
-    """Whether a field's type admits int or float but not bool."""
-    args = typing.get_args(annotation) or (annotation,)
-    flat = [a for arg in args for a in (typing.get_args(arg) or (arg,))]
-    return bool not in flat and any(a in (int, float) for a in flat)
 
 
 class Details(BaseModel):
@@ -147,7 +122,7 @@ class Assessor:
             section (``check`` is the check's JSON-report entry). The simple way to give an assessor its
             own section; the ``privaudit_report_section`` hook remains for plugins that prefer it.
         concurrent: ``run`` may run beside other checks on another thread: it only reads the context
-            (the shared summary, the table) and keeps no state of its own. Such checks run two at a time
+            (the shared summary, the table) and keeps no state of its own. Such checks run side by side
             once the class summary is built (numpy releases the GIL). Off by default: an assessor opts in.
         details: pydantic model (subclass of :class:`Details`) of what ``Measurement.details`` hold; the
             audit validates every check's details against it, and ``privaudit report schema`` lists it.

@@ -15,7 +15,7 @@ from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.interval import interval_disclosure
 from privaudit.assessors.helpers import exceeds
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class IntervalDisclosureParams(Params):

@@ -25,7 +25,7 @@ from privaudit.assessors.details import WorstClass
 from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import size_histogram
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class KAnonymityParams(Params):

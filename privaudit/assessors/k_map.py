@@ -22,7 +22,7 @@ from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import population_classes, reaches
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class KMapParams(Params):

@@ -21,7 +21,7 @@ from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, P
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.ldiversity import distinct_per_class, entropy_per_class, recursive_ratio_per_class
 from privaudit.assessors.helpers import check_sensitive, reaches, value_histogram
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class LDiversityParams(Params):

@@ -13,7 +13,7 @@ from privaudit.assessors.details import WorstClass
 from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import check_sensitive
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class PSensitiveParams(Params):

@@ -44,7 +44,7 @@ from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import exceeds
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class Intruder(BaseModel):

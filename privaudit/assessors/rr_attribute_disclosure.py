@@ -30,7 +30,7 @@ from privaudit.risk.randomized_response import (
     rr_attribute_disclosure,
 )
 from privaudit.assessors.helpers import check_sensitive, exceeds
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class Randomization(BaseModel):

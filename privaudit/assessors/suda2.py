@@ -33,7 +33,7 @@ from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.hookspecs import hookimpl
 from privaudit.core.summary import column_codes
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 from privaudit.risk.suda2 import SudaResult, suda2
 
 #: DIS-SUDA intervals of sdcMicro's ``print.suda2``: "== 0", "(0.0, 0.1]", ..., "(0.6, 0.7]", "> 0.7".

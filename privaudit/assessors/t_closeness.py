@@ -17,7 +17,7 @@ from privaudit.assessors.details import WorstClass, Histogram
 from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import check_sensitive, exceeds, value_histogram
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class TClosenessParams(Params):

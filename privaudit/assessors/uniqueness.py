@@ -38,7 +38,7 @@ from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.individual_risk import individual_risk, individual_risk_exact
 from privaudit.core.summary import column_codes, pack_keys
 from privaudit.assessors.helpers import value_histogram
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class UniquenessParams(Params):

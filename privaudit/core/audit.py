@@ -330,7 +330,7 @@ def _summary_ready(ctx: AuditContext) -> bool:
 
 
 def run_checks(ctx: AuditContext, checks: list[Check], workers: int | None = None) -> list[CheckResult]:
-    """Run ``checks``, results in their order. Checks whose assessor is ``concurrent`` run two at a time
+    """Run ``checks``, results in their order. Checks whose assessor is ``concurrent`` run side by side
     (``workers``; default :data:`CHECK_WORKERS`) after the shared summary is built; the others one by
     one, after them."""
     workers = CHECK_WORKERS if workers is None else workers

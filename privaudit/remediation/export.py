@@ -15,6 +15,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from privaudit.common.formats import is_parquet
+
+
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 MISSING = "*"
 
@@ -63,7 +66,7 @@ def _neutralised_column(column: pd.Series) -> pd.Series:
 def table_bytes(frame: pd.DataFrame, path: str | Path, delimiter: str = ",", na_rep: str = MISSING) -> bytes:
     """The file content for ``frame`` written to ``path`` (Parquet by suffix, else CSV; a missing value is
     ``na_rep`` in CSV, the suppression marker by default)."""
-    if Path(path).suffix.lower() in (".parquet", ".pq"):
+    if is_parquet(path):
         buffer = io.BytesIO()
         frame.to_parquet(buffer, index=False)
         return buffer.getvalue()

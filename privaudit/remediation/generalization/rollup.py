@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from privaudit.assessors.helpers import reaches
+from privaudit.common.thresholds import reaches
 from privaudit.remediation.generalization.packed import column, generalized_key, key_steps, merge, pack
 
 #: evaluated snapshots kept for roll-ups (least recently used dropped)

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from privaudit.assessors.api import Params
+from privaudit.common.params import Params
 from privaudit.remediation.export import neutralise
 from privaudit.core.hookspecs import hookimpl
 from privaudit.remediation.api import Remediation, Remediator, error_checks

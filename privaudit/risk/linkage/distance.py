@@ -35,6 +35,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from privaudit.common.thresholds import tie_bound
 from privaudit.risk.linkage.assignment import one_to_one
 from privaudit.risk.linkage.intruder import intruder_sample  # noqa: F401 (re-exported)
 from privaudit.risk.linkage.encoding import AttributeSpec, EncodedPair, encode_pair
@@ -48,10 +49,6 @@ __all__ = [
     "distance_linkage",
     "intruder_sample",
 ]
-
-_RTOL = 1e-9
-_ATOL = 1e-12
-
 
 @dataclass(frozen=True)
 class ClassSizeRate:
@@ -196,7 +193,7 @@ class _Linker:
         d1, d2 = dist[:, 0], dist[:, 1]
         diff = query - released[own]
         d_own = np.sqrt(np.einsum("ij,ij->i", diff, diff))
-        bound = d1 * (1 + _RTOL) + _ATOL
+        bound = tie_bound(d1)
         at_min = d_own <= bound
         tied = at_min & (d2 <= bound)
         ties = np.ones(len(query), dtype=np.int64)

@@ -18,7 +18,7 @@ as relations of a DuckDB connection, which spills to its ``temp_directory`` beyo
   that agrees on an earlier rule is dropped, so the union is de-duplicated as by
   :func:`.blocking.iter_candidate_pairs`;
 * **minimum**: ``GROUP BY`` intruder record with ``min(d, 2)``: the two smallest candidate distances;
-  the own pair is joined directly.  The candidates tied within ``d_min (1 + 1e-9) + 1e-12`` (the rule
+  the own pair is joined directly.  The candidates tied within ``tie_bound(d_min)`` (the rule
   of :mod:`.distance`) are counted in a second join, only for the records whose own record is at the
   minimum with a second candidate there too.
 
@@ -36,7 +36,8 @@ import numpy as np
 import pyarrow as pa
 
 from privaudit.risk.linkage.duckdb_results import fetch, ident, int64_column, scalar
-from privaudit.risk.linkage.distance_blocked import BlockedDistanceResult, normalised_weights, tie_bound, tie_credit
+from privaudit.common.thresholds import tie_bound
+from privaudit.risk.linkage.distance_blocked import BlockedDistanceResult, normalised_weights, tie_credit
 from privaudit.risk.linkage.encoding import AttributeSpec
 
 #: Temporary tables this module creates on the connection.

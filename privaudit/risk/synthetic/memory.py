@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from privaudit.common.formats import is_parquet
 from privaudit.core.errors import DataError
 
 EXPANSION = 6.0
@@ -53,7 +54,7 @@ def estimated_bytes(path: Path) -> int | None:
         size = path.stat().st_size
     except OSError:
         return None
-    if path.suffix.lower() in (".parquet", ".pq"):
+    if is_parquet(path):
         try:
             import pyarrow.parquet as pq
 
