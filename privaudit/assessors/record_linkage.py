@@ -31,17 +31,14 @@ figures as in process. So does the distance method with ``blocking`` (:func:`run
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from privaudit.engines.linkage_pairs import LEFT, RELEASE, aligned_original, coded_pair, linkage_connection
 from privaudit.assessors.api import Assessor, Details, Measurement, Params
-from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import exceeds
 from privaudit.common.numbers import fmt
@@ -296,24 +293,16 @@ def run_probabilistic(ctx, params: RecordLinkageParams, columns: list[str], repo
 
 # --------------------------------------------------------------------------- out of memory (DuckDB)
 
-#: Engine options the DuckDB connection of the linkage takes (those of the duckdb engine).
-DUCKDB_OPTIONS = ("memory_limit", "temp_directory", "threads")
-RELEASE, ORIGINAL, SAMPLE, LEFT = ("privaudit_fs_release", "privaudit_fs_original", "privaudit_fs_sample",
-                                   "privaudit_fs_left")
-RECORD_ID = "privaudit_id"
-
-
 def run_probabilistic_sql(ctx, params: RecordLinkageParams, columns: list[str], report):
     """The probabilistic linkage with the tables read and paired by DuckDB (``--engine duckdb`` or
     ``chunked``): the release and ``--original`` are coded into two narrow tables (the intruder's columns,
-    as the policy types them, through the duckdb engine's dictionaries: :mod:`privaudit.engines._sql`),
-    the original aligned to the release by row or ``record_id`` as :func:`privaudit.core.audit.align_original`
-    aligns it, and :func:`privaudit.risk.linkage.fellegi_sunter.sql.probabilistic_linkage_sql` does the
-    rest. DuckDB spills beyond the engine's ``memory_limit`` into ``temp_directory``."""
+    as the policy types them: :func:`privaudit.engines.linkage_pairs.coded_pair`), the original aligned to the
+    release by row or ``record_id`` as :func:`privaudit.core.audit.align_original` aligns it, and
+    :func:`privaudit.risk.linkage.fellegi_sunter.sql.probabilistic_linkage_sql` does the rest. DuckDB spills beyond the engine's ``memory_limit`` into ``temp_directory``."""
     from privaudit.risk.linkage.fellegi_sunter.sql import probabilistic_linkage_sql
 
-    with _linkage_connection(ctx.files, "probabilistic") as con:
-        _coded_inputs(con, ctx.policy, ctx.files, columns, params)
+    with linkage_connection(ctx.files, "record_linkage (probabilistic)") as con:
+        coded_pair(con, ctx.policy, ctx.files, columns, _rows(params), params.intruder.seed)
         return probabilistic_linkage_sql(
             con, LEFT, RELEASE, _comparison_specs(ctx, params, columns), blocking=params.blocking,
             estimation=params.estimation, max_false_match_rate=params.max_false_match_rate,
@@ -327,125 +316,12 @@ def run_distance_sql(ctx, params: RecordLinkageParams, columns: list[str], repor
     :func:`privaudit.risk.linkage.distance_blocked.blocked_distance_linkage`). No per-record output."""
     from privaudit.risk.linkage.distance_sql import distance_linkage_sql
 
-    with _linkage_connection(ctx.files, "distance") as con:
-        _coded_inputs(con, ctx.policy, ctx.files, columns, params)
-        original = ORIGINAL
-        if ctx.policy.columns_with("record_id"):  # the original's rows that the release has, as align_original
-            original = f"{ORIGINAL}_aligned"
-            con.execute(f"CREATE TEMP VIEW {original} AS SELECT o.* FROM {ORIGINAL} AS o SEMI JOIN {RELEASE} AS r "
-                        f"ON o.{RECORD_ID} = r.{RECORD_ID}")
+    with linkage_connection(ctx.files, "record_linkage (distance)") as con:
+        coded_pair(con, ctx.policy, ctx.files, columns, _rows(params), params.intruder.seed)
+        original = aligned_original(con, ctx.policy)
         result = distance_linkage_sql(con, LEFT, RELEASE, original, _attribute_specs(ctx, params, columns),
                                       params.blocking, progress=report)
     return result.rate, result.to_dict(), {}
-
-
-@contextmanager
-def _linkage_connection(files, method: str):
-    """A DuckDB connection with the engine's ``memory_limit``/``threads``, spilling into a fresh directory
-    under its ``temp_directory``; the release must be a file."""
-    import tempfile
-
-    import duckdb
-
-    options = {k: v for k, v in files.options.items() if k in DUCKDB_OPTIONS and v is not None}
-    if not isinstance(files.released, (str, Path)):
-        raise DataError(f"record_linkage ({method}) under --engine {files.engine} reads the release from a "
-                        "file: pass its path (or use --engine in-process)")
-    with tempfile.TemporaryDirectory(prefix="privaudit-linkage-", dir=options.get("temp_directory")) as spill:
-        config = {"temp_directory": spill, "preserve_insertion_order": True}
-        if options.get("memory_limit"):
-            config["memory_limit"] = str(options["memory_limit"])
-        if options.get("threads"):
-            config["threads"] = int(options["threads"])
-        con = duckdb.connect(":memory:", config=config)
-        try:
-            yield con
-        finally:
-            con.close()
-
-
-def _coded_inputs(con, policy, files, columns: list[str], params: RecordLinkageParams) -> int:
-    """Create the coded release (``privaudit_rid`` = row, the intruder's columns) and the intruder's
-    records (``privaudit_lid``, ``privaudit_own``: their released row); returns their number."""
-    from privaudit.core.coding import dictionary
-    from privaudit.engines._dataset import DatasetSource, open_input
-    from privaudit.engines._domain import as_numbers, column_kind, needs_check
-    from privaudit.engines._sql import value_mapping, distinct_values, refuse_bad_values
-    from privaudit.engines.duckdb_engine import DuckDBDialect
-    from privaudit.risk.linkage.intruder import intruder_sample
-
-    ids = policy.columns_with("record_id")[:1]
-    read = list(columns) + ids
-    sources, dialects, distinct, rows = {}, {}, {}, {}
-    for name, path, what in ((RELEASE, files.released, "released table"), (ORIGINAL, files.original, "original table")):
-        source = open_input(path, policy, what)
-        relation = None
-        if isinstance(source, DatasetSource):
-            relation = f"{name}_dataset"
-            con.register(relation, source.dataset)
-        sql = DuckDBDialect(con, source, relation)
-        distinct[name], rows[name], _ = distinct_values(sql, read, [], {}, policy.missing_tokens)
-        sources[name], dialects[name] = source, sql
-    release, original = sources[RELEASE], sources[ORIGINAL]
-    files.original_table = original.table(rows[ORIGINAL])
-    texts = {}
-    for col in read:
-        spec = policy.columns[col]
-        both = []
-        for name in (RELEASE, ORIGINAL):
-            raw, n = distinct[name][col]
-            codes, values = dictionary(raw, policy.missing_tokens)
-            if needs_check(spec):
-                refuse_bad_values(sources[name], col, spec, values)
-            both.append((raw, codes, values))
-        if column_kind(spec) == "numeric":
-            targets = [as_numbers(values) for _, _, values in both]
-            kind = pa.float64()
-        else:  # equal texts, equal codes, on both sides
-            gid, _ = pd.factorize(pd.Series(np.concatenate([both[0][2], both[1][2]]), dtype=object))
-            targets = [gid[: len(both[0][2])], gid[len(both[0][2]):]]
-            kind = pa.int64()
-        texts[col] = [v for _, _, v in both], targets
-        for i, name in enumerate((RELEASE, ORIGINAL)):
-            con.register(f"{name}_map_{read.index(col)}", value_mapping(both[i], targets[i], kind))
-    q = DuckDBDialect.ident
-    for name in (RELEASE, ORIGINAL):
-        inner = ", ".join(f"{q(c)} AS c{i}" for i, c in enumerate(read))
-        outer = [f"m{i}.target AS {q(RECORD_ID if c in ids else c)}" for i, c in enumerate(read)]
-        joins = " ".join(f"LEFT JOIN {name}_map_{i} AS m{i} ON t.c{i} = m{i}.raw" for i in range(len(read)))
-        con.execute(f"CREATE TEMP TABLE {name} AS SELECT t.privaudit_rid, {', '.join(outer)} FROM "
-                    f"(SELECT row_number() OVER () - 1 AS privaudit_rid, {inner} FROM {dialects[name].relation}) AS t "
-                    f"{joins}")
-    n = rows[RELEASE]
-    idx = intruder_sample(n, _rows(params), params.intruder.seed)
-    con.register(SAMPLE, pa.table({"lid": np.arange(len(idx), dtype=np.int64), "own": idx.astype(np.int64)}))
-    cols = ", ".join(f"o.{q(c)}" for c in columns)
-    if ids:
-        _check_record_ids(con, release, original, ids[0], texts[ids[0]])
-        con.execute(f"CREATE TEMP TABLE {LEFT} AS SELECT s.lid AS privaudit_lid, s.own AS privaudit_own, {cols} "
-                    f"FROM {SAMPLE} AS s JOIN {RELEASE} AS r ON r.privaudit_rid = s.own "
-                    f"JOIN {ORIGINAL} AS o ON o.{RECORD_ID} = r.{RECORD_ID}")
-    else:
-        if rows[ORIGINAL] != n:
-            raise DataError(f"{original.path}: has {rows[ORIGINAL]} rows but the release has {n}; same rows in the "
-                            "same order are needed, or a column with role 'record_id'")
-        con.execute(f"CREATE TEMP TABLE {LEFT} AS SELECT s.lid AS privaudit_lid, s.own AS privaudit_own, {cols} "
-                    f"FROM {SAMPLE} AS s JOIN {ORIGINAL} AS o ON o.privaudit_rid = s.own")
-    return len(idx)
-
-
-def _check_record_ids(con, release, original, rid: str, texts) -> None:
-    """The refusals of :func:`privaudit.core.audit.align_original`, in SQL."""
-    for name, source in ((ORIGINAL, original), (RELEASE, release)):
-        dup = con.sql(f"SELECT count({RECORD_ID}) - count(DISTINCT {RECORD_ID}) FROM {name}").fetchall()[0][0]
-        if dup:
-            raise DataError(f"{source.path}: column {rid!r} (record_id) has duplicate values")
-    lost = con.sql(f"SELECT r.privaudit_rid, r.{RECORD_ID} FROM {RELEASE} AS r ANTI JOIN {ORIGINAL} AS o "
-                   f"ON o.{RECORD_ID} = r.{RECORD_ID} ORDER BY r.privaudit_rid LIMIT 1").fetchall()
-    if lost:
-        row, gid = lost[0]
-        value = None if gid is None else texts[0][0][int(gid)]
-        raise DataError(f"{release.path}: {release.row_label(int(row))}: record_id {value!r} is not in {original.path}")
 
 
 def run(ctx, params: RecordLinkageParams) -> Measurement:
