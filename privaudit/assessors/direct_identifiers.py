@@ -1,5 +1,5 @@
 """direct_identifiers: a release must not carry direct identifiers -- in declared identifier columns, or in
-any column the policy does not declare (issue #11: the gate sees what the policy missed).
+any column the policy does not declare (the gate sees what the policy missed).
 
 Always run, whether or not the policy lists it. Two parts:
 

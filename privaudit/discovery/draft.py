@@ -1,4 +1,4 @@
-"""A complete, valid, commented policy drafted from a table (``privaudit init``, issue #11).
+"""A complete, valid, commented policy drafted from a table (``privaudit init``).
 
 Every column gets a role and a type with the evidence as a YAML comment:
 

@@ -1,11 +1,11 @@
 """Blocked distance-based record linkage with the pairs in DuckDB (tables past memory).
 
 The same linkage as :func:`.distance_blocked.blocked_distance_linkage` (``metric: euclidean``,
-``assignment: nearest``, candidates from ``blocking`` rules; issue #15 item 4), with the three tables
+``assignment: nearest``, candidates from ``blocking`` rules), with the three tables
 as relations of a DuckDB connection, which spills to its ``temp_directory`` beyond its
 ``memory_limit``:
 
-* **standardisation** (:mod:`.encoding`, slides 001 ``diff_i``): every numeric attribute ``z = (x -
+* **standardisation** (:mod:`.encoding`, Torra's ``diff_i``): every numeric attribute ``z = (x -
   mean) / sd`` by its own file's mean and sample standard deviation (``avg``, ``stddev_samp``: ddof 1,
   as ``numpy.nanstd(ddof=1)``), the intruder's records by the whole original's, the released ones by the
   release's; a missing value at ``z = 0``, an sd that is missing or ``<= 0`` taken as 1.  ``z`` is

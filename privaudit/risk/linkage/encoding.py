@@ -8,7 +8,7 @@ vectors is the record-linkage distance of Torra and Domingo-Ferrer (2003)::
 with one per-attribute distance ``d_a``:
 
 * numeric: ``d_a = (x_a - mean_o) / sd_o - (y_a - mean_r) / sd_r``: each file standardized by its own
-  mean and standard deviation, as the slides define ``diff_i`` (001, distance-based record linkage:
+  mean and standard deviation, as Torra defines ``diff_i`` (Privacy models and disclosure risk, 2020 lecture, distance-based record linkage:
   ``((a_i - mean(a_i))/sd(a_i) - (b_i - mean(b_i))/sd(b_i))^2``);
 * categorical without hierarchy: ``d_a = 0`` if equal, ``1`` otherwise (one-hot coding);
 * categorical with a hierarchy of height ``H``: ``d_a = h / H`` where ``h`` is the level of the
@@ -316,7 +316,7 @@ def _joint_labels(first: pd.Series, second: pd.Series) -> tuple[np.ndarray, np.n
 
 def _standardized(x: np.ndarray) -> np.ndarray:
     """z-scores of every column by the column's own mean and sample sd; missing values (NaN) at z = 0, a
-    constant column all zeros. This is the slides' (001, record linkage) ``diff_i(a, b) = ((a_i - mean(a_i))
+    constant column all zeros. This is Torra's (Privacy models and disclosure risk, distance-based record linkage) ``diff_i(a, b) = ((a_i - mean(a_i))
     / sd(a_i) - (b_i - mean(b_i)) / sd(b_i))^2``: the intruder's file and the release each standardized by
     their own statistics, so that a release rescaled as a whole (``x -> 3x + 40``) links as the original
     does (by the original's statistics its values would all lie far from their own records)."""
