@@ -290,7 +290,7 @@ def run_audit(
     spec.check_options(engine_options)
     refuse_unrunnable(checks, engine, spec.in_memory, original is not None, control is not None)
     if control is not None:  # before any work: a control table that cannot fit in memory
-        from privaudit.risk.synthetic.memory import refuse_oversized
+        from privaudit.core.memory import refuse_oversized
 
         refuse_oversized(control, "control table")
     computed = spec.load().summarize(released, policy, progress=progress, **engine_options)
