@@ -5,6 +5,8 @@ class-based remediators (generalize, suppress) steer them through their per-clas
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -41,3 +43,23 @@ def test_declared_capabilities(registry):
         assert assessor.details is not None and assessor.class_violations is not None
         rule = assessor.rule(None, None)
         assert rule is not None and not rule.monotone and not rule.exact and rule.min_size is None
+
+
+def test_generalization_steers_a_likeness_check(tmp_path, registry):
+    """Generalization aims at the plugin's check through what it declares (per-class violations, a class rule
+    that is neither monotone nor exact), as it aims at the built-in t-closeness declaring the same: the
+    remediated table passes."""
+    from privaudit.remediation.engine import remediate
+
+    frame = pd.DataFrame({"zip": ["z1"] * 10 + ["z2"] * 10 + ["z3"] * 10 + ["z4"] * 10,
+                          "disease": list("AAAAAAAAAB" + "BBBBBBBBBA" + "AAAAAAAAAB" + "BBBBBBBBBA")})
+    frame.to_csv(tmp_path / "data.csv", index=False)
+    (tmp_path / "zip.csv").write_text("z1;all\nz2;all\nz3;all\nz4;all\n")
+    (tmp_path / "policy.yaml").write_text(
+        "version: 1\nname: steer\ncolumns:\n  zip: {role: quasi_identifier, hierarchy: zip.csv}\n"
+        "  disease: {role: sensitive}\nchecks:\n  - {id: beta, assessor: beta_likeness, sensitive: disease, beta: 0.5}\n")
+    outcome = remediate(tmp_path / "data.csv", tmp_path / "policy.yaml", tmp_path / "out.csv", method="generalize",
+                        registry=registry)
+    assert [c.status for c in outcome.before.checks if c.id == "beta"] == ["fail"]
+    assert outcome.offered and [c.status for c in outcome.after.checks if c.id == "beta"] == ["pass"]
+    assert set(pd.read_csv(io.BytesIO(outcome.output))["zip"]) == {"all"}
