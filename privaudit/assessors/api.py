@@ -66,6 +66,19 @@ class ClassRule:
 
 
 @dataclass(frozen=True)
+class ResponseBound:
+    """What a check bounding the reconstruction of a sensitive value under randomized response declares, for
+    the remediator that randomizes columns to meet it: the sensitive column, the quasi-identifiers, the
+    largest allowed probability, and ``overrides(keep_probabilities) -> parameters``, the check's parameters
+    that publish chosen keep probabilities (column -> probability) so its re-audit knows them."""
+
+    sensitive: str
+    quasi_identifiers: tuple[str, ...]
+    max_risk: float
+    overrides: Callable[[Mapping[str, float]], dict]
+
+
+@dataclass(frozen=True)
 class SyntheticDefault:
     """The check ``release: synthetic`` adds (with these parameters) when a policy lists none of the
     synthetic-release checks; ``applies(policy)`` says whether the policy's columns allow it (None: always).
@@ -139,6 +152,8 @@ class Assessor:
         identifier_columns: optional ``f(details) -> {column: kind}``: the columns the check found holding
             direct identifiers (``email``, ``phone`` ...); every report masks those columns' values in its
             lists of worst classes.
+        response_bound: optional ``f(params, policy) -> ResponseBound``: the check bounds the reconstruction of
+            a sensitive value under randomized response (the randomizing remediator aims at it).
     """
 
     name: str
@@ -160,6 +175,7 @@ class Assessor:
     synthetic_default: SyntheticDefault | None = None
     in_memory_reason: Callable[[Any], str | None] | None = None
     identifier_columns: Callable[[dict], Mapping[str, str]] | None = None
+    response_bound: Callable[[Any, "Policy"], ResponseBound | None] | None = None
 
     def rule(self, params: Any, policy: "Policy") -> ClassRule | None:
         """The :class:`ClassRule` of a check of this assessor (None when it declares none)."""

@@ -22,7 +22,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from privaudit.assessors.details import Histogram
-from privaudit.assessors.api import Assessor, Details, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params, ResponseBound
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.randomized_response import (
     keep_probability_matrices,
@@ -66,6 +66,12 @@ class RRDetails(Details):
     riskiest_cell: dict[str, str]
     cells: int
     risk_histogram: Histogram | None = None
+
+
+def response_bound(params: RRParams, policy) -> ResponseBound:
+    """The bound this check sets, and how chosen keep probabilities are published in its ``randomized``."""
+    return ResponseBound(params.sensitive, tuple(_qi(params, policy)), params.max_risk,
+                         lambda keep: {"randomized": {c: {"keep_probability": p} for c, p in keep.items()}})
 
 
 def _qi(params: RRParams, policy) -> list[str]:
@@ -217,6 +223,7 @@ ASSESSOR = Assessor(
     name="rr_attribute_disclosure",
     params=RRParams,
     details=RRDetails,
+    response_bound=response_bound,
     run=run,
     title="Attribute disclosure under randomized response",
     protects="attribute",
