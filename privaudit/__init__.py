@@ -1,18 +1,21 @@
 """privaudit: privacy audit and compliance checks for microdata releases.
 
-Public plugin API: :data:`hookimpl` to mark hook implementations, :class:`Assessor`, :class:`Params`
-and :class:`Measurement` to define assessors, :class:`Remediator` and :class:`Remediation` for
+Public plugin API: :data:`hookimpl` to mark hook implementations, :class:`Assessor`, :class:`Params`,
+:class:`Details`, :class:`Measurement`, :class:`ClassRule` and :class:`SyntheticDefault` to define assessors, :class:`Remediator` and :class:`Remediation` for
 remediators (see docs/plugins.md). Every name is exported lazily, so that ``import privaudit.cli`` stays
 light (a Ctrl-C while the command starts is answered by the command, not by a traceback).
 """
 
 __version__ = "0.1.0"
 
-__all__ = ["Assessor", "AuditContext", "ClassSummary", "Measurement", "Params", "Remediation", "Remediator",
+__all__ = ["Assessor", "AuditContext", "ClassRule", "ClassSummary", "Details", "Measurement", "Params",
+           "SyntheticDefault", "Remediation", "Remediator",
            "SensitiveCounts", "audit", "diff", "hookimpl", "remediate", "__version__"]
 
 _LAZY = {
     "Assessor": "privaudit.assessors.api", "Measurement": "privaudit.assessors.api", "Params": "privaudit.assessors.api",
+    "Details": "privaudit.assessors.api", "ClassRule": "privaudit.assessors.api",
+    "SyntheticDefault": "privaudit.assessors.api",
     "hookimpl": "privaudit.core.hookspecs",
     "Remediation": "privaudit.remediation.api", "Remediator": "privaudit.remediation.api",
     "AuditContext": "privaudit.core.context",

@@ -38,6 +38,9 @@ def test_the_cli_prints_a_valid_schema(report):
     lambda r: r["checks"][0].update(value=float("nan")) or r["checks"][0].update(value="NaN"),
     lambda r: r.update(extra_key=1),
     lambda r: r["scope"].update(missing_qi="sometimes"),
+    lambda r: r["checks"][1]["details"].update(surprise=1),  # k_anonymity's details model is closed
+    lambda r: r["checks"][1]["details"].pop("records_below_k"),
+    lambda r: r["checks"][1]["details"].update(classes="many"),
 ])
 def test_a_drifting_report_is_caught(report, drift):
     broken = copy.deepcopy(report)
@@ -57,3 +60,19 @@ def test_remediation_and_api_reports_follow_it(tmp_path):
     assert_valid_report(privaudit.audit(frame, policy).to_dict())
     outcome = privaudit.remediate(frame, policy, method="suppress", max_suppression=1.0)
     assert_valid_report(outcome.after.to_dict())
+
+
+def test_the_schema_lists_every_assessors_details(report):
+    """``$defs`` holds each installed assessor's details schema by name, and a check's details follow it."""
+    from privaudit.core.plugins import get_registry
+
+    schema = json.loads(run_cli("report", "schema").stdout)
+    registry = get_registry()
+    for name, assessor in registry.assessors.items():
+        if registry.origin[f"assessor:{name}"].package != "privaudit":
+            continue  # an installed plugin's assessors are listed when they declare a model
+        assert assessor.details is not None, name
+        assert name in schema["$defs"], name
+    k = schema["$defs"][schema["$defs"]["k_anonymity"]["$ref"].rsplit("/", 1)[1]]
+    assert k["additionalProperties"] is False and "records_below_k" in k["required"]
+    assert report["checks"][1]["assessor"] == "k_anonymity"

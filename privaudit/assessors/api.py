@@ -1,48 +1,91 @@
 """The assessor API: what a plugin implements to add a risk check.
 
 An :class:`Assessor` couples a name (what policies write in ``checks[].assessor``), a pydantic model of
-its parameters (subclass :class:`Params`), and a ``run`` function that reads the shared
-:class:`~privaudit.core.context.AuditContext` and returns a :class:`Measurement`. Plugins hand assessors to
-privaudit through the ``privaudit_assessors`` hook (see :mod:`privaudit.core.hookspecs`).
+its parameters (subclass :class:`Params`), a pydantic model of what its findings hold (subclass
+:class:`Details`), and a ``run`` function that reads the shared
+:class:`~privaudit.core.context.AuditContext` and returns a :class:`Measurement`. What the core and the
+remediators need to know about a check they learn from the assessor's declared capabilities
+(:class:`ClassRule`, :class:`SyntheticDefault`, ``in_memory_reason``, ``identifier_columns``), never from
+its name: a third-party assessor declaring them is treated exactly like a built-in one. Plugins hand
+assessors to privaudit through the ``privaudit_assessors`` hook (see :mod:`privaudit.core.hookspecs`).
 """
 
 from __future__ import annotations
 
-import math
-import typing
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict
+
+from privaudit.common.params import Params
 
 if TYPE_CHECKING:  # pragma: no cover
     from privaudit.core.context import AuditContext
     from privaudit.core.policy import Policy
 
 
-class Params(BaseModel):
-    """Base of every assessor's parameter model: unknown keys are errors (a typo like ``kk: 5``), and so are
-    a boolean where a number is expected (``k: true`` is not 1) and a number that is not finite (``l: .inf``
-    would make any threshold pass)."""
+class Details(BaseModel):
+    """Base of every assessor's details model: what its :attr:`Measurement.details` hold, field by field, as
+    the JSON report writes them (infinity as ``"inf"``, which a float field reads back; NaN as null, so a
+    figure that may be NaN is ``float | None``). Unknown keys are errors: the audit validates each check's
+    details against its assessor's model (a mismatch makes the check an ``error``), ``privaudit report
+    schema`` publishes the models, and report sections read fields, not string keys
+    (``MyDetails.model_validate(check["details"])``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
-    @field_validator("*", mode="before")
-    @classmethod
-    def _numbers_are_numbers(cls, value: Any, info: ValidationInfo) -> Any:
-        field = cls.model_fields.get(info.field_name)
-        if isinstance(value, bool) and field is not None and _wants_number(field.annotation):
-            raise ValueError(f"a number is expected, not {str(value).lower()}")
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"{value} is not a finite number")
-        return value
+
+@dataclass(frozen=True)
+class ClassRule:
+    """What a class-based check asks of every equivalence class, declared for the remediators that steer
+    classes (generalization, suppression, microaggregation). Every field is optional; a remediator uses
+    the ones it understands and otherwise relies on the check's ``class_violations``.
+
+    Attributes:
+        min_size: the class size the check implies (k): a class smaller than this breaks it. None: the check
+            implies no class size.
+        min_distinct: sensitive column -> fewest distinct values a class must hold (distinct l-diversity's l,
+            p-sensitivity's p).
+        diversity: sensitive column -> the diversity a class must reach by the check's own measure (an
+            l-diversity of any variant), for the remediators that balance a sensitive column.
+        max_distance: sensitive column -> the largest distance allowed between a class's distribution of the
+            column and the table's (t-closeness's t).
+        monotone: the number of records in breaking classes can only fall as classes merge (a merged class is
+            at least as large and as diverse as its largest, most diverse part), so suppression may stop early.
+        exact: the check's per-class violations are exactly "size < ``min_size``, or fewer than
+            ``min_distinct`` distinct values of a column", so a remediator may count them from class sizes
+            and distinct counts alone (the lattice's roll-up counters).
+    """
+
+    min_size: int | None = None
+    min_distinct: Mapping[str, float] = field(default_factory=dict)
+    diversity: Mapping[str, float] = field(default_factory=dict)
+    max_distance: Mapping[str, float] = field(default_factory=dict)
+    monotone: bool = False
+    exact: bool = False
 
 
-def _wants_number(annotation: Any) -> bool:
-    """Whether a field's type admits int or float but not bool."""
-    args = typing.get_args(annotation) or (annotation,)
-    flat = [a for arg in args for a in (typing.get_args(arg) or (arg,))]
-    return bool not in flat and any(a in (int, float) for a in flat)
+@dataclass(frozen=True)
+class ResponseBound:
+    """What a check bounding the reconstruction of a sensitive value under randomized response declares, for
+    the remediator that randomizes columns to meet it: the sensitive column, the quasi-identifiers, the
+    largest allowed probability, and ``overrides(keep_probabilities) -> parameters``, the check's parameters
+    that publish chosen keep probabilities (column -> probability) so its re-audit knows them."""
+
+    sensitive: str
+    quasi_identifiers: tuple[str, ...]
+    max_risk: float
+    overrides: Callable[[Mapping[str, float]], dict]
+
+
+@dataclass(frozen=True)
+class SyntheticDefault:
+    """The check ``release: synthetic`` adds (with these parameters) when a policy lists none of the
+    synthetic-release checks; ``applies(policy)`` says whether the policy's columns allow it (None: always).
+    Assessors declaring one are the synthetic-release checks; they are added in registry order."""
+
+    params: Mapping[str, Any] = field(default_factory=dict)
+    applies: Callable[["Policy"], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -92,9 +135,25 @@ class Assessor:
             section (``check`` is the check's JSON-report entry). The simple way to give an assessor its
             own section; the ``privaudit_report_section`` hook remains for plugins that prefer it.
         concurrent: ``run`` may run beside other checks on another thread: it only reads the context
-            (the shared summary, the table) and keeps no state of its own. Such checks run two at a time
-            once the class summary is built (numpy releases the GIL: measured 1.5x on the class-based
-            checks of a 10^7-row audit). Off by default: an assessor opts in.
+            (the shared summary, the table) and keeps no state of its own. Such checks run side by side
+            once the class summary is built (numpy releases the GIL). Off by default: an assessor opts in.
+        details: pydantic model (subclass of :class:`Details`) of what ``Measurement.details`` hold; the
+            audit validates every check's details against it, and ``privaudit report schema`` lists it.
+            None (only for assessors written before the typed contract) skips the validation.
+        class_rule: optional ``f(params, policy) -> ClassRule | None``: what the check asks of every class
+            (the class size it implies, distinct values, closeness; see :class:`ClassRule`), so that the
+            remediators steer it. Needs ``class_violations``.
+        synthetic_default: a :class:`SyntheticDefault` when the assessor is one of the checks a synthetic
+            release gets by default.
+        in_memory_reason: optional ``f(params) -> str | None``: why the check needs the tables in memory, or
+            None when these parameters let it run under an engine that does not load them (it then reads
+            ``--original`` itself from ``ctx.files``). Not declared: a check that reads ``--original`` needs
+            the tables in memory.
+        identifier_columns: optional ``f(details) -> {column: kind}``: the columns the check found holding
+            direct identifiers (``email``, ``phone`` ...); every report masks those columns' values in its
+            lists of worst classes.
+        response_bound: optional ``f(params, policy) -> ResponseBound``: the check bounds the reconstruction of
+            a sensitive value under randomized response (the randomizing remediator aims at it).
     """
 
     name: str
@@ -111,3 +170,13 @@ class Assessor:
     class_violations: Callable[["AuditContext", Any], Any] | None = None
     report_section: Callable[[dict, Any], Any] | None = None
     concurrent: bool = False
+    details: type[Details] | None = None
+    class_rule: Callable[[Any, "Policy"], ClassRule | None] | None = None
+    synthetic_default: SyntheticDefault | None = None
+    in_memory_reason: Callable[[Any], str | None] | None = None
+    identifier_columns: Callable[[dict], Mapping[str, str]] | None = None
+    response_bound: Callable[[Any, "Policy"], ResponseBound | None] | None = None
+
+    def rule(self, params: Any, policy: "Policy") -> ClassRule | None:
+        """The :class:`ClassRule` of a check of this assessor (None when it declares none)."""
+        return None if self.class_rule is None else self.class_rule(params, policy)

@@ -23,7 +23,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params, SyntheticDefault
 from privaudit.assessors.helpers import reaches
 from privaudit.core.hookspecs import hookimpl
 
@@ -38,6 +38,28 @@ class CapParams(Params):
                                                "synthetic table: not counted (CategoricalCAP) or CAP 0 (ZeroCAP).")
     bins: int = Field(default=10, ge=2, le=10_000, description="Equal-width intervals of numeric columns.")
     min_protection: float = Field(ge=0, le=1, description="Smallest allowed disclosure protection.")
+
+
+class CapTarget(Details):
+    target: str
+    cap: float | None
+    safety: float | None
+    baseline_safety: float | None
+    protection: float
+    evaluated: int
+    unmatched: int
+    records: int
+    target_values: int
+
+
+class CapDetails(Details):
+    """What a cap check's details hold: one entry per target column, the least protected named."""
+
+    keys: list[str]
+    unmatched: Literal["skip", "zero"]
+    bins: int
+    worst_target: str
+    targets: list[CapTarget]
 
 
 def keys_of(params: CapParams, policy) -> list[str]:
@@ -95,31 +117,31 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = check["details"], check["params"]
+    d, p = CapDetails.model_validate(check["details"]), check["params"]
     if check["status"] == "error":
         return rs.ReportSection(summary=check["message"])
     limit = float(p["min_protection"])
-    worst = next(t for t in d["targets"] if t["target"] == d["worst_target"])
-    summary = (f"An intruder who knows a person's {rt.qi_phrase(d['keys'])} and looks them up in the synthetic "
-               f"release guesses their {worst['target']} right with probability {rt.share(worst['cap'])} on average, "
-               f"against {rt.share(1 - worst['baseline_safety'])} for a random guess: the release keeps "
-               f"{rt.share(worst['protection'])} of a random table's protection.")
-    targets = d["targets"]
+    worst = next(t for t in d.targets if t.target == d.worst_target)
+    summary = (f"An intruder who knows a person's {rt.qi_phrase(d.keys)} and looks them up in the synthetic "
+               f"release guesses their {worst.target} right with probability {rt.share(worst.cap)} on average, "
+               f"against {rt.share(1 - worst.baseline_safety)} for a random guess: the release keeps "
+               f"{rt.share(worst.protection)} of a random table's protection.")
+    targets = d.targets
     figure = rs.Figure(charts.share_bars_chart(
-        [t["target"] for t in targets], [t["protection"] for t in targets],
-        [not reaches(t["protection"], limit) for t in targets], title="Disclosure protection per target",
+        [t.target for t in targets], [t.protection for t in targets],
+        [not reaches(t.protection, limit) for t in targets], title="Disclosure protection per target",
         x_label="protection (1 = as safe as random values)", limit=limit,
         limit_label=f"min_protection = {rt.share(limit)}"),
         "Disclosure protection (1 − CAP) / (1 − 1/m) of each target; bars below the line fail.")
-    rows = [[t["target"], rt.share(t["cap"]), rt.share(1 - t["baseline_safety"]), rt.share(t["protection"]),
-             rt.fmt(t["evaluated"]), rt.fmt(t["unmatched"])] for t in targets]
+    rows = [[t.target, rt.share(t.cap), rt.share(1 - t.baseline_safety), rt.share(t.protection),
+             rt.fmt(t.evaluated), rt.fmt(t.unmatched)] for t in targets]
     table = rs.DataTable(["target", "CAP", "random guess", "protection", "records evaluated", "keys not in release"],
                          rows, caption="Correct attribution probability per target", numeric=frozenset({1, 2, 3, 4, 5}))
     return rs.ReportSection(
         summary=summary, value_text=rt.share(check["value"]), threshold_text=f"≥ {rt.share(limit)}",
         paragraphs=[f"Real records whose key does not occur in the release are "
-                    f"{'counted as a wrong guess' if d['unmatched'] == 'zero' else 'not counted'}; numeric columns "
-                    f"are cut into {d['bins']} equal-width intervals."],
+                    f"{'counted as a wrong guess' if d.unmatched == 'zero' else 'not counted'}; numeric columns "
+                    f"are cut into {d.bins} equal-width intervals."],
         figures=[figure], tables=[table],
         limitations="CAP looks at exact key matches only: an intruder who uses near matches or a model of the "
         "release (see the inference check) may do better.")
@@ -128,6 +150,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="cap",
     params=CapParams,
+    details=CapDetails,
     run=run,
     title="Correct attribution probability (synthetic data)",
     protects="attribute",
@@ -141,6 +164,7 @@ ASSESSOR = Assessor(
     needs=frozenset({"training", "table"}),
     validate_policy=validate,
     report_section=report_section,
+    synthetic_default=SyntheticDefault({"min_protection": 0.5}, applies=lambda policy: bool(policy.sensitive)),
 )
 
 

@@ -17,7 +17,7 @@ from typing import ClassVar
 import numpy as np
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import exceeds, population_classes, reaches
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
@@ -34,6 +34,20 @@ class DeltaPresenceParams(Params):
         if self.delta_min > self.delta_max:
             raise ValueError("delta_min is larger than delta_max")
         return self
+
+
+class DeltaPresenceDetails(Details):
+    """What a delta_presence check's details hold."""
+
+    delta_min_measured: float
+    delta_max_measured: float
+    population_classes: int
+    population_records: int
+    classes_above: int
+    records_above: int
+    classes_below: int
+    population_records_below: int
+    histogram: list[int] = Field(description="population classes by δ in ten bins of width 0.1")
 
 
 def validate(params: DeltaPresenceParams, policy) -> str | None:
@@ -70,14 +84,14 @@ def report_section(check, audit):
 
     if check["status"] == "error":
         return rs.ReportSection(summary=check["message"])
-    d, p = check["details"], check["params"]
+    d, p = DeltaPresenceDetails.model_validate(check["details"]), check["params"]
     summary = (f"Knowing that a person belongs to the population, an intruder can tell they are in the release with "
-               f"probability at most {rt.share(d['delta_max_measured'])} (the policy allows "
-               f"{rt.share(p['delta_max'])}); {rt.fmt(d['classes_above'])} of {rt.fmt(d['population_classes'])} "
+               f"probability at most {rt.share(d.delta_max_measured)} (the policy allows "
+               f"{rt.share(p['delta_max'])}); {rt.fmt(d.classes_above)} of {rt.fmt(d.population_classes)} "
                "population groups exceed it.")
     edges = [i / 10 for i in range(11)]
     figure = rs.Figure(charts.histogram_chart(
-        edges, d["histogram"], title="δ of the population groups", x_label="δ = share of the group in the release",
+        edges, d.histogram, title="δ of the population groups", x_label="δ = share of the group in the release",
         y_label="population groups", threshold=float(p["delta_max"]), threshold_label="δ_max",
         failing=[e > float(p["delta_max"]) for e in edges[1:]]),
         "Population groups by the share of their people who are in the release; bars right of δ_max fail.")
@@ -91,6 +105,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="delta_presence",
     params=DeltaPresenceParams,
+    details=DeltaPresenceDetails,
     run=run,
     title="δ-presence",
     protects="identity",

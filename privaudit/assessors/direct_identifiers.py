@@ -1,5 +1,5 @@
 """direct_identifiers: a release must not carry direct identifiers -- in declared identifier columns, or in
-any column the policy does not declare (issue #11: the gate sees what the policy missed).
+any column the policy does not declare (the gate sees what the policy missed).
 
 Always run, whether or not the policy lists it. Two parts:
 
@@ -18,9 +18,9 @@ identifiers); pass iff value = 0.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.discovery.scan import SAMPLE_ROWS, scan_frame
 
@@ -28,6 +28,29 @@ from privaudit.discovery.scan import SAMPLE_ROWS, scan_frame
 class DirectIdentifiersParams(Params):
     better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     pass
+
+
+class IdentifierFinding(Details):
+    """A column the scan found holding direct identifiers (examples masked)."""
+
+    column: str
+    kind: str
+    label: str
+    share: float
+    examples: list[str]
+    evidence: list[str]
+    confidence: Literal["high", "medium", "low"]
+
+
+class DirectIdentifiersDetails(Details):
+    """What the direct_identifiers check's details hold."""
+
+    identifier_columns: list[str]
+    present: list[str]
+    undeclared_findings: list[IdentifierFinding]
+    declared_warnings: list[IdentifierFinding]
+    scanned: bool
+    sample_rows: int
 
 
 def findings(ctx) -> tuple[list, list, bool]:
@@ -75,17 +98,27 @@ def run(ctx, params: DirectIdentifiersParams) -> Measurement:
     return Measurement(value, 0, value == 0, "; ".join(parts), details)
 
 
+def identifier_columns(details: dict) -> dict[str, str]:
+    """The columns the scan found holding direct identifiers (declared quasi-identifier, sensitive or other, or
+    undeclared): column -> kind (``email``, ``phone`` ...); reports mask their values."""
+    found: dict[str, str] = {}
+    for item in [*details.get("declared_warnings", []), *details.get("undeclared_findings", [])]:
+        if isinstance(item, dict) and "column" in item:
+            found[item["column"]] = str(item.get("kind", ""))
+    return found
+
+
 def report_section(check, audit):
     """The report section of the direct_identifiers check: declared identifier columns still holding values,
     undeclared columns found to hold identifiers (masked examples), and warnings on declared columns."""
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d = check["details"]
-    present, declared = d["present"], d["identifier_columns"]
-    found = d.get("undeclared_findings") or []
-    warned = d.get("declared_warnings") or []
-    names = present + [f["column"] for f in found]
+    d = DirectIdentifiersDetails.model_validate(check["details"])
+    present, declared = d.present, d.identifier_columns
+    found = d.undeclared_findings or []
+    warned = d.declared_warnings or []
+    names = present + [f.column for f in found]
     if names:
         summary = (f"Column{'s' * (len(names) > 1)} {', '.join(names)} {'name' if len(names) > 1 else 'names'} people "
                    "outright: anyone holding the file can read who the records are about.")
@@ -93,7 +126,7 @@ def report_section(check, audit):
         summary = (f"No column names a person outright ({len(declared)} identifier column"
                    f"{'s' * (len(declared) != 1)} declared, none holds a value"
                    + ("; no other column looks like names, contact details, account or national identification "
-                      "numbers, addresses or record keys)." if d.get("scanned", True) else ")."))
+                      "numbers, addresses or record keys)." if (True if d.scanned is None else d.scanned) else ")."))
     tables = []
     rows = [[c, "holds values" if c in present else "empty or removed"] for c in declared]
     if rows:
@@ -103,16 +136,16 @@ def report_section(check, audit):
         if items:
             tables.append(rs.DataTable(
                 ["column", "holds", "share of sampled values", "examples (masked)", "evidence"],
-                [[f["column"], f["label"], rt.share(f["share"]), ", ".join(f["examples"]), "; ".join(f["evidence"])]
+                [[f.column, f.label, rt.share(f.share), ", ".join(f.examples), "; ".join(f.evidence)]
                  for f in items], caption=title, kind="details", widths=("16%", "18%", "12%", "24%")))
     paragraphs = []
-    if not d.get("scanned", True):
+    if not (True if d.scanned is None else d.scanned):
         paragraphs.append("The columns were not scanned for undeclared identifiers: the table is in an engine's "
                           "catalog and no sample of it could be read.")
     return rs.ReportSection(
         summary=summary, value_text=f"{check['value']} column{'s' * (check['value'] != 1)}",
         threshold_text="0 columns", paragraphs=paragraphs, tables=tables,
-        limitations=f"the scan reads each column's first {d.get('sample_rows', SAMPLE_ROWS):,} rows and recognises "
+        limitations=f"the scan reads each column's first {(SAMPLE_ROWS if d.sample_rows is None else d.sample_rows):,} rows and recognises "
         "identifiers by their header, form and check digits, and people's names by name lists; identifiers of "
         "an unusual form, or names the lists lack, can go unseen.",
     )
@@ -121,6 +154,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="direct_identifiers",
     params=DirectIdentifiersParams,
+    details=DirectIdentifiersDetails,
     run=run,
     title="Direct identifiers",
     protects="identity",
@@ -131,6 +165,7 @@ ASSESSOR = Assessor(
     reference="Hundepool et al., Statistical Disclosure Control (Wiley, 2012), ch. 3; HIPAA Safe Harbor, "
     "45 CFR 164.514(b)(2)",
     always=True,
+    identifier_columns=identifier_columns,
     concurrent=True,
     report_section=report_section,
 )

@@ -34,7 +34,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params, SyntheticDefault
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.hookspecs import hookimpl
 from privaudit.report.text import fmt, share
@@ -58,6 +58,52 @@ class SyntheticDistanceParams(Params):
     max_below_holdout_p5: float | None = Field(default=None, ge=0, le=1, description="Largest allowed share of "
                                                "synthetic records closer to training than the holdout's 5th "
                                                "percentile of distance (about 5% expected); not checked by default.")
+
+
+class DcrHistogram(Details):
+    edges: list[float]
+    synthetic: list[int]
+    synthetic_copies: int
+    holdout: list[int] | None = None
+    holdout_copies: int | None = None
+
+
+class SyntheticDistanceDetails(Details):
+    """What a distance_to_closest_record check's details hold (the holdout's figures with ``--control``,
+    else a ``note``). ``synthetic_distances``: the report's synthetic-release chapter points to this check's
+    section for the distance histograms."""
+
+    synthetic_distances: ClassVar[bool] = True
+
+    columns: list[str]
+    treatment: dict[str, str]
+    distance: Literal["gower"]
+    n_synthetic: int
+    n_training: int
+    n_control: int | None
+    exact_copies: int
+    exact_copies_share: float
+    exact_copies_limit: float
+    dcr_quantiles: dict[str, dict[str, float] | None] = Field(description="distances by pair of tables: "
+                                                               "{p5: ..., p50: ...} (null: no finite distance)")
+    nndr_quantiles: dict[str, dict[str, float] | None]
+    holdout_exact_copies: int | None = None
+    holdout_exact_share: float | None = None
+    holdout_p5: float | None = None
+    below_holdout_p5: int | None = None
+    share_below_holdout_p5: float | None = None
+    share_closer_to_training: float | None = None
+    closer_interval: list[float] | None = None
+    confidence: float | None = None
+    interval: Literal["clopper-pearson", "wilson"] | None = None
+    expected_closer: float | None = None
+    closer_margin: float | None = None
+    closer_limit: float | None = None
+    closer_ties: float | None = None
+    closer_p_value: float | None = None
+    note: str | None = None
+    dcr_histogram: DcrHistogram
+    failed: list[str]
 
 
 def compared_columns(params: SyntheticDistanceParams, policy) -> list[str]:
@@ -196,28 +242,28 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d = check["details"]
-    n = int(d["n_synthetic"])
-    copies = rt.share(d["exact_copies_share"])
-    columns = len(d["columns"])
-    control = d.get("n_control") is not None
+    d = SyntheticDistanceDetails.model_validate(check["details"])
+    n = int(d.n_synthetic)
+    copies = rt.share(d.exact_copies_share)
+    columns = len(d.columns)
+    control = d.n_control is not None
     if control:
-        lo, hi = d["closer_interval"]
-        summary = (f"{rt.share(d['share_closer_to_training'])} of the {rt.fmt(n)} synthetic records lie closer to a "
+        lo, hi = d.closer_interval
+        summary = (f"{rt.share(d.share_closer_to_training)} of the {rt.fmt(n)} synthetic records lie closer to a "
                    f"record of the training data than to any record of the holdout, against "
-                   f"{rt.share(d['expected_closer'])} expected of records that copy nobody ({d['confidence']:.0%} "
+                   f"{rt.share(d.expected_closer)} expected of records that copy nobody ({d.confidence:.0%} "
                    f"interval {rt.share(lo)}–{rt.share(hi)}); {copies} are exact copies of a training record on "
-                   f"the {columns} compared columns (holdout records: {rt.share(d['holdout_exact_share'])}).")
-        value_text = rt.share(d["share_closer_to_training"])
-        threshold_text = (f"interval ≤ {rt.share(d['closer_limit'])}, copies ≤ {rt.share(d['exact_copies_limit'])}")
+                   f"the {columns} compared columns (holdout records: {rt.share(d.holdout_exact_share)}).")
+        value_text = rt.share(d.share_closer_to_training)
+        threshold_text = (f"interval ≤ {rt.share(d.closer_limit)}, copies ≤ {rt.share(d.exact_copies_limit)}")
     else:
-        median = (d["dcr_quantiles"]["synthetic_to_training"] or {}).get("p50")
+        median = (d.dcr_quantiles["synthetic_to_training"] or {}).get("p50")
         summary = (f"{copies} of the {rt.fmt(n)} synthetic records are exact copies of a training record on the "
                    f"{columns} compared columns; the median distance to the closest training record is "
                    f"{rt.fmt(median, 3)}. Whether synthetic records are closer to the training records than fresh "
                    "records would be needs a holdout table (--control FILE).")
         value_text = copies
-        threshold_text = f"copies ≤ {rt.share(d['exact_copies_limit'])}"
+        threshold_text = f"copies ≤ {rt.share(d.exact_copies_limit)}"
     paragraphs = [
         "Distance: Gower, the mean over the compared columns of |a − b| / range of the training column (capped at "
         "1) for numeric ones, the rank difference over the scale for ordinal ones and 0/1 for nominal ones; a "
@@ -227,17 +273,17 @@ def report_section(check, audit):
         paragraphs.append(
             f"A generator that does not copy its training records places a synthetic record nearest to a training "
             f"record as often as the training records' share of training and holdout together "
-            f"({rt.share(d['expected_closer'])}); ties count by the share of training records among the nearest. "
-            f"The check fails when even the lower end of the interval exceeds {rt.share(d['closer_limit'])}.")
-    for reason in d.get("failed") or []:
+            f"({rt.share(d.expected_closer)}); ties count by the share of training records among the nearest. "
+            f"The check fails when even the lower end of the interval exceeds {rt.share(d.closer_limit)}.")
+    for reason in d.failed or []:
         paragraphs.append(f"Fails: {reason}.")
     figures, tables = [], []
-    hist = d.get("dcr_histogram") or {}
-    edges = hist.get("edges") or []
-    p5 = d.get("holdout_p5")
+    hist = d.dcr_histogram
+    edges = hist.edges
+    p5 = d.holdout_p5
     if len(edges) > 1:
         for who, label in (("synthetic", "synthetic records"), ("holdout", "holdout records")):
-            counts = hist.get(who)
+            counts = getattr(hist, who)
             if counts is None:
                 continue
             failing = [p5 is not None and who == "synthetic" and float(b) <= p5 + 1e-15 for b in edges[1:]]
@@ -245,22 +291,22 @@ def report_section(check, audit):
                 edges, counts, title=f"Distance of the {label} to the closest training record",
                 x_label="Gower distance to the closest training record", y_label="records",
                 threshold=p5, threshold_label="holdout 5th percentile" if p5 is not None else "",
-                failing=failing, extra_bars=[("copies", float(hist.get(f"{who}_copies") or 0), who == "synthetic")],
+                failing=failing, extra_bars=[("copies", float(getattr(hist, f"{who}_copies") or 0), who == "synthetic")],
                 legend=("below the holdout's 5th percentile", "farther") if any(failing) else None)
             caption = (f"Distances to the closest training record of the {label}; the bar 'copies' counts records at "
                        "distance 0 (equal on every compared column)")
             caption += "; the dashed line marks the holdout's 5th percentile." if p5 is not None else "."
             figures.append(rs.Figure(svg, caption))
     rows = []
-    q_syn = d["dcr_quantiles"].get("synthetic_to_training") or {}
+    q_syn = d.dcr_quantiles.get("synthetic_to_training") or {}
     for key in q_syn:
         row = [key.replace("p", "") + "%", rt.fmt(q_syn.get(key), 3)]
         if control:
-            row += [rt.fmt((d["dcr_quantiles"].get("holdout_to_training") or {}).get(key), 3),
-                    rt.fmt((d["dcr_quantiles"].get("synthetic_to_holdout") or {}).get(key), 3)]
-        row.append(rt.fmt((d["nndr_quantiles"].get("synthetic") or {}).get(key), 3))
+            row += [rt.fmt((d.dcr_quantiles.get("holdout_to_training") or {}).get(key), 3),
+                    rt.fmt((d.dcr_quantiles.get("synthetic_to_holdout") or {}).get(key), 3)]
+        row.append(rt.fmt((d.nndr_quantiles.get("synthetic") or {}).get(key), 3))
         if control:
-            row.append(rt.fmt((d["nndr_quantiles"].get("holdout") or {}).get(key), 3))
+            row.append(rt.fmt((d.nndr_quantiles.get("holdout") or {}).get(key), 3))
         rows.append(row)
     head = ["quantile", "DCR synthetic → training"]
     if control:
@@ -271,13 +317,13 @@ def report_section(check, audit):
     tables.append(rs.DataTable(head, rows, caption="Quantiles of the distance to the closest record (DCR) and of the "
                                "nearest-neighbour distance ratio (NNDR)",
                                numeric=frozenset(range(1, len(head))), kind="details"))
-    facts = rt.facts(("synthetic records", n), ("training records", d.get("n_training")),
-                     ("holdout records", d.get("n_control")), ("compared columns", ", ".join(d["columns"])),
-                     ("exact copies", f"{rt.fmt(d['exact_copies'])} ({copies})"),
+    facts = rt.facts(("synthetic records", n), ("training records", d.n_training),
+                     ("holdout records", d.n_control), ("compared columns", ", ".join(d.columns)),
+                     ("exact copies", f"{rt.fmt(d.exact_copies)} ({copies})"),
                      ("holdout's 5th percentile of DCR", None if p5 is None else rt.fmt(p5, 3)),
-                     ("below it", None if p5 is None else rt.share(d["share_below_holdout_p5"])),
-                     ("ties (as near to training as to holdout)", d.get("closer_ties")),
-                     ("one-sided p-value", None if d.get("closer_p_value") is None else f"{d['closer_p_value']:.3g}"))
+                     ("below it", None if p5 is None else rt.share(d.share_below_holdout_p5)),
+                     ("ties (as near to training as to holdout)", d.closer_ties),
+                     ("one-sided p-value", None if d.closer_p_value is None else f"{d.closer_p_value:.3g}"))
     return rs.ReportSection(
         summary=summary, value_text=value_text, threshold_text=threshold_text, paragraphs=paragraphs, facts=facts,
         figures=figures, tables=tables,
@@ -290,6 +336,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="distance_to_closest_record",
     params=SyntheticDistanceParams,
+    details=SyntheticDistanceDetails,
     run=run,
     title="Distance to closest record (synthetic data)",
     protects="identity",
@@ -306,6 +353,7 @@ ASSESSOR = Assessor(
     needs=frozenset({"training", "table"}),
     validate_policy=validate,
     report_section=report_section,
+    synthetic_default=SyntheticDefault(),
 )
 
 

@@ -1,7 +1,8 @@
 """Helpers for writing assessors, used by the built-in ones and offered to plugins: a check's parameters
 against the policy (:func:`check_sensitive`), comparisons with a threshold beyond rounding
-(:func:`exceeds`, :func:`reaches`), and the histograms reports draw (:func:`size_histogram`,
-:func:`value_histogram`). Numbers in messages are formatted by :func:`privaudit.report.text.fmt`."""
+(:func:`exceeds`, :func:`reaches`, from :mod:`privaudit.common.thresholds`), and the histograms reports draw
+(:func:`size_histogram`, :func:`value_histogram`). Numbers in messages are formatted by
+:func:`privaudit.common.numbers.fmt`."""
 
 from __future__ import annotations
 
@@ -9,7 +10,11 @@ from typing import Sequence
 
 import numpy as np
 
+from privaudit.common.thresholds import TOLERANCE, exceeds, reaches
 from privaudit.core.policy import Policy
+
+__all__ = ["TOLERANCE", "check_sensitive", "exceeds", "population_classes", "reaches", "size_histogram",
+           "value_histogram"]
 
 
 def check_sensitive(policy: Policy, names: Sequence[str] | None, field: str = "sensitive") -> str | None:
@@ -23,25 +28,6 @@ def check_sensitive(policy: Policy, names: Sequence[str] | None, field: str = "s
         if name not in declared:
             return f"{field}: column {name!r} has role {policy.columns[name].role!r}, not 'sensitive'"
     return None
-
-
-#: Relative slack for comparisons with a threshold, so that a figure equal to the threshold in exact arithmetic
-#: (0.1 + 0.2 against 0.3) is not judged by its last rounding bit.
-TOLERANCE = 1e-12
-
-
-def exceeds(x: np.ndarray | float, bound: np.ndarray | float) -> np.ndarray | bool:
-    """``x > bound`` beyond rounding: by more than :data:`TOLERANCE` relative to ``max(1, |bound|)``."""
-    bound = np.asarray(bound, dtype=float)
-    out = np.asarray(x) > bound + TOLERANCE * np.maximum(1.0, np.abs(bound))
-    return bool(out) if out.ndim == 0 else out
-
-
-def reaches(x: np.ndarray | float, bound: np.ndarray | float) -> np.ndarray | bool:
-    """``x >= bound`` up to rounding (the passing side of ``x >= l``, the failing side of ``x < c``)."""
-    bound = np.asarray(bound, dtype=float)
-    out = np.asarray(x) >= bound - TOLERANCE * np.maximum(1.0, np.abs(bound))
-    return bool(out) if out.ndim == 0 else out
 
 
 def size_histogram(sizes: np.ndarray, max_bins: int = 60) -> list[list[int]]:

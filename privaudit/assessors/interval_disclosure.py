@@ -11,11 +11,11 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.interval import interval_disclosure
 from privaudit.assessors.helpers import exceeds
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class IntervalDisclosureParams(Params):
@@ -27,6 +27,19 @@ class IntervalDisclosureParams(Params):
     sd_of: Literal["original", "released"] = "original"
     max_misses: int = Field(default=0, ge=0, description="Attributes a record may miss and still count.")
     max_rate: float = Field(default=0.0, ge=0, le=1, description="Largest allowed share of disclosed records.")
+
+
+class IntervalDisclosureDetails(Details):
+    """What an interval_disclosure check's details hold (``half_width_ranks`` for the rank method)."""
+
+    attributes: list[str]
+    method: Literal["rank", "sd"]
+    p: float
+    sd_of: Literal["original", "released"] | None
+    records: int
+    disclosed_records: int
+    per_attribute: dict[str, float]
+    half_width_ranks: dict[str, int] | None = None
 
 
 def attributes_of(params: IntervalDisclosureParams, policy) -> list[str]:
@@ -77,18 +90,18 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = check["details"], check["params"]
-    names, n, disclosed = list(d["attributes"]), int(d["records"]), int(d["disclosed_records"])
-    per, limit, misses = d["per_attribute"], float(p["max_rate"]), int(p.get("max_misses") or 0)
-    widths = d.get("half_width_ranks") or {}
-    if d["method"] == "rank":
-        how = f"an interval spanning p = {rt.fmt(d['p'])}% of the records' ranks around the released value"
+    d, p = IntervalDisclosureDetails.model_validate(check["details"]), check["params"]
+    names, n, disclosed = list(d.attributes), int(d.records), int(d.disclosed_records)
+    per, limit, misses = d.per_attribute, float(p["max_rate"]), int(p.get("max_misses") or 0)
+    widths = d.half_width_ranks or {}
+    if d.method == "rank":
+        how = f"an interval spanning p = {rt.fmt(d.p)}% of the records' ranks around the released value"
         if widths:
             h = sorted(set(widths.values()))
             how += f" (±{rt.fmt(h[0])} ranks)" if len(h) == 1 else f" (±{rt.fmt(h[0])}–{rt.fmt(h[-1])} ranks)"
     else:
-        how = (f"the released value ± p = {rt.fmt(d['p'])}% of the standard deviation of the "
-               f"{d.get('sd_of') or 'original'} column")
+        how = (f"the released value ± p = {rt.fmt(d.p)}% of the standard deviation of the "
+               f"{d.sd_of or 'original'} column")
 
     counts = {a: int(round(per[a] * n)) for a in names}
     if len(names) == 1:
@@ -125,8 +138,8 @@ def report_section(check, audit):
     return rs.ReportSection(
         summary=summary, value_text=rt.share(check["value"]), threshold_text=f"≤ {rt.share(limit)}",
         paragraphs=paragraphs,
-        facts=rt.facts(("method", f"{d['method']} interval, p = {rt.fmt(d['p'])}%"),
-                       ("standard deviation of", d.get("sd_of")), ("records", n),
+        facts=rt.facts(("method", f"{d.method} interval, p = {rt.fmt(d.p)}%"),
+                       ("standard deviation of", d.sd_of), ("records", n),
                        ("records disclosed on every attribute" if len(names) > 1 else "records disclosed",
                         f"{rt.fmt(disclosed)} ({rt.percent(disclosed, n)})"),
                        ("attributes a record may miss", misses if misses else None)),
@@ -140,6 +153,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="interval_disclosure",
     params=IntervalDisclosureParams,
+    details=IntervalDisclosureDetails,
     run=run,
     title="Interval disclosure",
     protects="attribute",

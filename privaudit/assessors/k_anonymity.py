@@ -23,10 +23,11 @@ import itertools
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.details import WorstClass
+from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import size_histogram
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class KAnonymityParams(Params):
@@ -34,6 +35,24 @@ class KAnonymityParams(Params):
     k: int = Field(ge=1, description="Smallest allowed class size.")
     m: int | None = Field(default=None, ge=1, description="k^m-anonymity: an intruder knows at most m of the "
                           "quasi-identifiers (default: all of them).")
+
+
+class KAnonymityWorstClass(WorstClass):
+    pass
+
+
+class KAnonymityDetails(Details):
+    """What a k_anonymity check's details hold (``m`` and ``weakest_subset`` only with ``m``)."""
+
+    classes: int
+    records: int
+    records_below_k: int
+    classes_below_k: int
+    sample_uniques: int
+    class_size_histogram: list[list[int]] = Field(description="[[size, number of classes], ...]")
+    worst_classes: list[KAnonymityWorstClass]
+    m: int | None = None
+    weakest_subset: list[str] | None = None
 
 
 def km_sizes(ctx, m: int) -> tuple[np.ndarray, list[str]]:
@@ -63,6 +82,13 @@ def class_sizes(ctx, params: KAnonymityParams) -> np.ndarray:
 def violations(ctx, params: KAnonymityParams):
     """Classes whose records hide among fewer than k records (k^m: in some m-subset of the QIs)."""
     return class_sizes(ctx, params) < params.k
+
+
+def rule(params: KAnonymityParams, policy) -> ClassRule:
+    """Classes smaller than k break the check; with ``m`` below the number of quasi-identifiers the figure is
+    the k^m one (not the class size alone), so it is not counted from class sizes."""
+    plain = params.m is None or params.m >= len(policy.quasi_identifiers)
+    return ClassRule(min_size=params.k, monotone=True, exact=plain)
 
 
 def run(ctx, params: KAnonymityParams) -> Measurement:
@@ -100,9 +126,9 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, k, value = check["details"], check["params"]["k"], check["value"]
+    d, k, value = KAnonymityDetails.model_validate(check["details"]), check["params"]["k"], check["value"]
     know = rt.qi_phrase(check.get("quasi_identifiers") or audit.policy.quasi_identifiers)
-    below, alone = d["records_below_k"], d["sample_uniques"]
+    below, alone = d.records_below_k, d.sample_uniques
     if alone:
         summary = (f"{rt.people(alone)} {'is' if alone == 1 else 'are'} alone in their group: anyone who knows "
                    f"{know} can find their record.")
@@ -113,14 +139,14 @@ def report_section(check, audit):
         summary = (f"Everyone hides in a group of at least {rt.fmt(value)} records sharing {know}: an intruder "
                    f"who knows these values cannot narrow a person down further (k = {k}).")
     if alone and below > alone:
-        summary += f" In all, {rt.people(below)} ({rt.percent(below, d['records'])}) are in groups smaller than k = {k}."
+        summary += f" In all, {rt.people(below)} ({rt.percent(below, d.records)}) are in groups smaller than k = {k}."
     return rs.ReportSection(
         summary=summary, value_text=rt.fmt(value), threshold_text=f"k ≥ {k}",
-        facts=rt.facts(("classes (groups of look-alikes)", d["classes"]), ("records", d["records"]),
-                       ("records in classes smaller than k", f"{rt.fmt(below)} ({rt.percent(below, d['records'])})"),
-                       ("classes smaller than k", d["classes_below_k"]), ("records alone in their class", alone)),
-        figures=[f for f in [rf.size_histogram_figure(d["class_size_histogram"], k, "Class sizes")] if f],
-        tables=[t for t in [rf.worst_classes_table(check, audit, failing=d["classes_below_k"],
+        facts=rt.facts(("classes (groups of look-alikes)", d.classes), ("records", d.records),
+                       ("records in classes smaller than k", f"{rt.fmt(below)} ({rt.percent(below, d.records)})"),
+                       ("classes smaller than k", d.classes_below_k), ("records alone in their class", alone)),
+        figures=[f for f in [rf.size_histogram_figure(d.class_size_histogram, k, "Class sizes")] if f],
+        tables=[t for t in [rf.worst_classes_table(check, audit, failing=d.classes_below_k,
                                                    what=f"classes smaller than k = {k}")] if t],
         limitations="does not protect sensitive values: if everyone in a group shares the same diagnosis, "
         "finding the group reveals it (homogeneity attack), and an intruder's background knowledge can rule "
@@ -131,6 +157,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="k_anonymity",
     params=KAnonymityParams,
+    details=KAnonymityDetails,
     run=run,
     title="k-anonymity",
     protects="identity",
@@ -140,6 +167,7 @@ ASSESSOR = Assessor(
     "pass iff value >= k",
     reference="Samarati & Sweeney (1998); Sweeney, Int. J. Uncertainty, Fuzziness and Knowledge-Based Systems 10(5), 2002",
     class_violations=violations,
+    class_rule=rule,
     concurrent=True,
     report_section=report_section,
 )

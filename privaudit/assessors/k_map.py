@@ -17,11 +17,12 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.details import WorstClass
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import population_classes, reaches
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class KMapParams(Params):
@@ -39,6 +40,29 @@ class KMapParams(Params):
         if sum(given) != 1:
             raise ValueError("give exactly one of population (a file), population_size or sampling_fraction")
         return self
+
+
+class KMapWorstClass(WorstClass):
+    matches: float | None
+
+
+class KMapDetails(Details):
+    """What a k_map check's details hold: a population file's figures, or the estimate's."""
+
+    k: int
+    population: Literal["file", "estimate"]
+    population_records: int | None = None
+    estimator: Literal["poisson", "zero_truncated_poisson"] | None = None
+    significance: float | None = None
+    sampling_fraction: float | None = None
+    derived_k: int | None = None
+    type1_error: float | None = None
+    poisson_mean: float | None = None
+    classes: int
+    classes_failing: int
+    records_failing: int
+    threshold_used: int
+    worst_classes: list[KMapWorstClass]
 
 
 def validate(params: KMapParams, policy) -> str | None:
@@ -88,20 +112,20 @@ def report_section(check, audit):
 
     if check["status"] == "error":
         return rs.ReportSection(summary=check["message"])
-    d = check["details"]
-    if d["population"] == "file":
+    d = KMapDetails.model_validate(check["details"])
+    if d.population == "file":
         summary = (f"Every group of the release matches at least {rt.fmt(check['value'])} people of the population "
-                   f"(k-map asks for {d['k']}); {rt.fmt(d['classes_failing'])} groups match fewer.")
+                   f"(k-map asks for {d.k}); {rt.fmt(d.classes_failing)} groups match fewer.")
     else:
-        summary = (f"The population is estimated from a sampling fraction of {rt.share(d['sampling_fraction'])}: a "
-                   f"group of at least {d['derived_k']} records in the release matches at least {d['k']} people of "
-                   f"the population with probability {rt.share(1 - d['type1_error'])} ({d['estimator'].replace('_', ' ')} "
+        summary = (f"The population is estimated from a sampling fraction of {rt.share(d.sampling_fraction)}: a "
+                   f"group of at least {d.derived_k} records in the release matches at least {d.k} people of "
+                   f"the population with probability {rt.share(1 - d.type1_error)} ({d.estimator.replace('_', ' ')} "
                    f"estimate); the smallest group has {rt.fmt(check['value'])} records.")
-    table = worst_classes_table(check, audit, figures=[("matches", "matches")], failing=d["classes_failing"],
+    table = worst_classes_table(check, audit, figures=[("matches", "matches")], failing=d.classes_failing,
                                 what="groups matching fewer than required")
     tables = [table] if table is not None else []
     return rs.ReportSection(summary=summary, value_text=rt.fmt(check["value"]),
-                            threshold_text=f"≥ {rt.fmt(d['threshold_used'])}", tables=tables,
+                            threshold_text=f"≥ {rt.fmt(d.threshold_used)}", tables=tables,
                             limitations="k-map counts matches on the quasi-identifiers in the population; it says "
                             "nothing about what the matched records reveal.")
 
@@ -109,6 +133,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="k_map",
     params=KMapParams,
+    details=KMapDetails,
     run=run,
     title="k-map",
     protects="identity",

@@ -16,11 +16,12 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.details import WorstClass, Histogram
+from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.ldiversity import distinct_per_class, entropy_per_class, recursive_ratio_per_class
 from privaudit.assessors.helpers import check_sensitive, reaches, value_histogram
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class LDiversityParams(Params):
@@ -46,6 +47,22 @@ class LDiversityParams(Params):
         return self
 
 
+class LDiversityWorstClass(WorstClass):
+    diversity: float | None
+
+
+class LDiversityDetails(Details):
+    """What an l_diversity check's details hold."""
+
+    variant: Literal["distinct", "entropy", "recursive"]
+    classes: int
+    classes_failing: int
+    records_failing: int
+    missing_sensitive: int
+    per_class_histogram: Histogram
+    worst_classes: list[LDiversityWorstClass]
+
+
 def validate(params: LDiversityParams, policy) -> str | None:
     return check_sensitive(policy, [params.sensitive])
 
@@ -58,6 +75,14 @@ def per_class_figures(ctx, params: LDiversityParams) -> tuple[np.ndarray, np.nda
         return per_class, ~(per_class < params.c)
     per_class = distinct_per_class(sc) if params.variant == "distinct" else entropy_per_class(sc)
     return per_class, ~reaches(per_class, params.l)
+
+
+def rule(params: LDiversityParams, policy) -> ClassRule:
+    """Every class must reach l on the sensitive column; distinct l-diversity is a count of distinct values,
+    which can only grow as classes merge."""
+    distinct = params.variant == "distinct"
+    return ClassRule(min_distinct={params.sensitive: params.l} if distinct else {},
+                     diversity={params.sensitive: params.l}, monotone=distinct, exact=distinct)
 
 
 def violations(ctx, params: LDiversityParams) -> np.ndarray:
@@ -103,9 +128,9 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = check["details"], check["params"]
+    d, p = LDiversityDetails.model_validate(check["details"]), check["params"]
     col, l, variant, n = p["sensitive"], p["l"], p["variant"], audit.table.rows
-    bad = d["records_failing"]
+    bad = d.records_failing
     who = f"{rt.people(bad)} ({rt.percent(bad, n)}) {'is' if bad == 1 else 'are'} in groups"
     if variant == "recursive":
         c = p["c"]
@@ -129,28 +154,28 @@ def report_section(check, audit):
         if bad and variant == "distinct" and check["value"] == 1:
             summary += f" In the worst groups everyone shares one {col} value: finding the group reveals it."
     bound = c if variant == "recursive" else l
-    hist = d["per_class_histogram"]
+    hist = d.per_class_histogram.model_dump()
     if variant != "distinct":
         # rebin the per-class figures so that the bound is a bin edge (no bin holds passing and failing
         # classes); a value equal to c fails the recursive check, one equal to l passes the entropy check
         try:
             per_class, fails = per_class_figures(audit.context, LDiversityParams.model_validate(p))
-            if int(fails.sum()) == d["classes_failing"]:
+            if int(fails.sum()) == d.classes_failing:
                 hist = rb.threshold_histogram(per_class, bound, side, variant == "recursive", lo=0.0)
         except Exception:  # no class summary at hand (e.g. a report rebuilt elsewhere): the assessor's bins
             pass
     figure = rf.value_histogram_figure(
         hist, bound, side, f"Diversity of {col} per class", axis, line, integers=variant == "distinct",
-        failing_total=d["classes_failing"],
+        failing_total=d.classes_failing,
         caption=f"Classes by the diversity of their {col} values; the dashed line marks the policy's bound.")
     return rs.ReportSection(
         summary=summary, value_text=value_text, threshold_text=threshold_text,
-        facts=rt.facts(("variant", variant), ("classes", d["classes"]), ("classes failing", d["classes_failing"]),
+        facts=rt.facts(("variant", variant), ("classes", d.classes), ("classes failing", d.classes_failing),
                        ("records in those classes", f"{rt.fmt(bad)} ({rt.percent(bad, n)})"),
-                       ("records with a missing value", d["missing_sensitive"])),
+                       ("records with a missing value", d.missing_sensitive)),
         figures=[figure] if figure else [],
         tables=[x for x in [rf.worst_classes_table(check, audit, [("diversity", "diversity")],
-                                                   failing=d["classes_failing"], what="classes that fail",
+                                                   failing=d.classes_failing, what="classes that fail",
                                                    sensitive=True)] if x],
         limitations="ignores how the values are spread in the whole table and what they mean: skewed or "
         "semantically similar values (three kinds of cancer) still leak (skewness and similarity attacks); "
@@ -161,6 +186,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="l_diversity",
     params=LDiversityParams,
+    details=LDiversityDetails,
     run=run,
     title="l-diversity",
     protects="attribute",
@@ -172,6 +198,7 @@ ASSESSOR = Assessor(
     "(ACM TKDD 1(1), 2007)",
     validate_policy=validate,
     class_violations=violations,
+    class_rule=rule,
     concurrent=True,
     report_section=report_section,
 )

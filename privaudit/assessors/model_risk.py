@@ -16,7 +16,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.hookspecs import hookimpl
 
@@ -28,6 +28,20 @@ class ModelRiskParams(Params):
     bound: float | None = Field(default=None, gt=0, description="Leave out cells with more records than this.")
     measure: Literal["tau1", "tau2"] = "tau1"
     max_risk: float = Field(ge=0, description="Largest allowed value of the measure.")
+
+
+class ModelRiskDetails(Details):
+    """What a model_risk check's details hold."""
+
+    method: str
+    variables: list[str]
+    tau1: float | None
+    tau2: float | None
+    cells: int
+    sample_unique_cells: int
+    grid_cells: int
+    bound: float | None
+    weight_column: str | None
 
 
 def variables_of(params: ModelRiskParams, policy) -> list[str]:
@@ -65,16 +79,16 @@ def report_section(check, audit):
 
     if check["status"] == "error":
         return rs.ReportSection(summary=check["message"])
-    d, p = check["details"], check["params"]
-    summary = (f"A log-linear model of {rt.qi_phrase(d['variables'])} estimates τ1 = {rt.fmt(d['tau1'], 4)} (sample "
-               f"uniques that are also unique in the population) and τ2 = {rt.fmt(d['tau2'], 4)} (expected correct "
+    d, p = ModelRiskDetails.model_validate(check["details"]), check["params"]
+    summary = (f"A log-linear model of {rt.qi_phrase(d.variables)} estimates τ1 = {rt.fmt(d.tau1, 4)} (sample "
+               f"uniques that are also unique in the population) and τ2 = {rt.fmt(d.tau2, 4)} (expected correct "
                f"matches of sample uniques), per non-empty cell; the policy limits {p['measure']} to "
                f"{rt.fmt(p['max_risk'], 4)}.")
     return rs.ReportSection(
         summary=summary, value_text=rt.fmt(check["value"], 4), threshold_text=f"{p['measure']} ≤ {rt.fmt(p['max_risk'], 4)}",
-        facts=rt.facts(("method", d["method"]), ("non-empty cells", d["cells"]),
-                       ("sample-unique cells", d["sample_unique_cells"]), ("cells of the full grid", d["grid_cells"]),
-                       ("sampling weights", d["weight_column"] or "none (1 per record)")),
+        facts=rt.facts(("method", d.method), ("non-empty cells", d.cells),
+                       ("sample-unique cells", d.sample_unique_cells), ("cells of the full grid", d.grid_cells),
+                       ("sampling weights", d.weight_column or "none (1 per record)")),
         limitations="the model has main effects only; interactions between the key variables are not modelled, "
         "so risks in cells that such interactions make rare are understated.")
 
@@ -82,6 +96,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="model_risk",
     params=ModelRiskParams,
+    details=ModelRiskDetails,
     run=run,
     title="Log-linear model risk",
     protects="identity",

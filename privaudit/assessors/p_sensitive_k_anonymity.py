@@ -11,10 +11,11 @@ from typing import ClassVar
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.details import WorstClass
+from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import check_sensitive
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class PSensitiveParams(Params):
@@ -22,6 +23,21 @@ class PSensitiveParams(Params):
     p: int = Field(ge=1, description="Smallest allowed number of distinct sensitive values per class.")
     k: int = Field(ge=1, description="Smallest allowed class size.")
     sensitive: list[str] | None = Field(default=None, description="Sensitive columns (default: all).")
+
+
+class PSensitiveWorstClass(WorstClass):
+    distinct_values: int
+
+
+class PSensitiveDetails(Details):
+    """What a p_sensitive_k_anonymity check's details hold."""
+
+    classes: int
+    smallest_class: int
+    per_attribute: dict[str, int] = Field(description="sensitive column -> fewest distinct values in a class")
+    classes_failing: int
+    records_failing: int
+    worst_classes: list[PSensitiveWorstClass]
 
 
 def validate(params: PSensitiveParams, policy) -> str | None:
@@ -36,6 +52,12 @@ def fewest_distinct(ctx, params: PSensitiveParams) -> np.ndarray:
 
 def violations(ctx, params: PSensitiveParams) -> np.ndarray:
     return (fewest_distinct(ctx, params) < params.p) | (ctx.summary.class_fk < params.k)
+
+
+def rule(params: PSensitiveParams, policy) -> ClassRule:
+    """Classes smaller than k, or with fewer than p distinct values of a listed column, break the check."""
+    columns = params.sensitive or policy.sensitive
+    return ClassRule(min_size=params.k, min_distinct={c: params.p for c in columns}, monotone=True, exact=True)
 
 
 def run(ctx, params: PSensitiveParams) -> Measurement:
@@ -67,9 +89,9 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, prm = check["details"], check["params"]
-    p, k, n, bad = prm["p"], prm["k"], audit.table.rows, d["records_failing"]
-    columns = ", ".join(d["per_attribute"])
+    d, prm = PSensitiveDetails.model_validate(check["details"]), check["params"]
+    p, k, n, bad = prm["p"], prm["k"], audit.table.rows, d.records_failing
+    columns = ", ".join(d.per_attribute)
     if bad:
         summary = (f"{rt.people(bad)} ({rt.percent(bad, n)}) {'is' if bad == 1 else 'are'} in groups smaller than "
                    f"k = {k} or with fewer than p = {p} different values of {columns}: finding their group narrows "
@@ -78,14 +100,14 @@ def report_section(check, audit):
         summary = (f"Every group has at least k = {k} records and p = {p} different values of {columns}: finding a "
                    f"person's group leaves at least {p} possibilities for each sensitive value.")
     return rs.ReportSection(
-        summary=summary, value_text=f"p = {rt.fmt(check['value'])}, k = {rt.fmt(d['smallest_class'])}",
+        summary=summary, value_text=f"p = {rt.fmt(check['value'])}, k = {rt.fmt(d.smallest_class)}",
         threshold_text=f"p ≥ {p}, k ≥ {k}",
-        facts=rt.facts(("classes", d["classes"]), ("smallest class", d["smallest_class"]),
-                       *[(f"fewest distinct values of {c}", v) for c, v in d["per_attribute"].items()],
-                       ("classes failing", d["classes_failing"]),
+        facts=rt.facts(("classes", d.classes), ("smallest class", d.smallest_class),
+                       *[(f"fewest distinct values of {c}", v) for c, v in d.per_attribute.items()],
+                       ("classes failing", d.classes_failing),
                        ("records in those classes", f"{rt.fmt(bad)} ({rt.percent(bad, n)})")),
         tables=[x for x in [rf.worst_classes_table(check, audit, [("distinct_values", "distinct values")],
-                                                   failing=d["classes_failing"])] if x],
+                                                   failing=d.classes_failing)] if x],
         limitations="p different values can still be skewed (one value in almost every record) or mean nearly "
         "the same thing; it does not bound how likely each value is.",
     )
@@ -94,6 +116,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="p_sensitive_k_anonymity",
     params=PSensitiveParams,
+    details=PSensitiveDetails,
     run=run,
     title="p-sensitive k-anonymity",
     protects="attribute",
@@ -104,6 +127,7 @@ ASSESSOR = Assessor(
     reference="Truta & Vinay, Privacy Protection: p-Sensitive k-Anonymity Property (ICDE Workshops, 2006)",
     validate_policy=validate,
     class_violations=violations,
+    class_rule=rule,
     concurrent=True,
     report_section=report_section,
 )

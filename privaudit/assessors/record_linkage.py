@@ -21,7 +21,7 @@ value = share of intruder records linked to their own released record (the worst
 computed); pass iff value <= ``max_rate``.
 
 Engines: the probabilistic method also runs under ``--engine duckdb`` / ``chunked``
-(``RecordLinkageParams.in_memory_reason()`` is None): the release and ``--original`` are then read, coded
+(its declared ``in_memory_reason`` is None): the release and ``--original`` are then read, coded
 and paired by DuckDB, which spills to disk (:func:`run_probabilistic_sql`, :mod:`privaudit.risk.linkage.fellegi_sunter.sql`), with the same
 figures as in process. So does the distance method with ``blocking`` (:func:`run_distance_sql`,
 :mod:`privaudit.risk.linkage.distance_sql`); without it, or with ``one_to_one``, ``mahalanobis`` or
@@ -31,20 +31,17 @@ figures as in process. So does the distance method with ``blocking`` (:func:`run
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
-from pathlib import Path
 from typing import ClassVar, Literal
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from privaudit.assessors.api import Assessor, Measurement, Params
-from privaudit.core.errors import DataError
+from privaudit.engines.linkage_pairs import LEFT, RELEASE, aligned_original, coded_pair, linkage_connection
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import exceeds
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class Intruder(BaseModel):
@@ -97,6 +94,77 @@ class RecordLinkageParams(Params):
         if given:
             raise ValueError(f"{given[0]!r} does not apply to method {self.method!r}")
         return self
+
+
+class RateByClassSize(Details):
+    class_size: str
+    records: int
+    correct: float
+    rate: float | None
+
+
+class Thresholds(Details):
+    lower: float
+    upper: float
+    false_match_rate: float | None
+    false_non_match_rate: float | None
+
+
+class ComparedAttribute(Details):
+    name: str
+    levels: list[str]
+    m: list[float | None]
+    u: list[float | None]
+
+
+class Estimation(Details):
+    """One estimation of the probabilistic method's m and u probabilities, and what it links."""
+
+    estimation: Literal["labels", "em"]
+    rate: float
+    top1_correct: float
+    link_precision: float | None
+    links: int
+    clerical_pairs: int
+    thresholds: Thresholds
+    match_prior: float | None
+    expected_match_prior: float | None
+    attributes: list[ComparedAttribute]
+    warnings: list[str]
+
+
+class RecordLinkageDetails(Details):
+    """What a record_linkage check's details hold: the distance method's figures (with ``blocking``, the
+    candidate pairs'), or the probabilistic method's estimations."""
+
+    method: Literal["distance", "probabilistic"]
+    known_columns: list[str]
+    n_intruder: int
+    n_released: int
+    # distance
+    rate: float | None = None
+    correct: float | None = None
+    metric: Literal["euclidean", "mahalanobis"] | None = None
+    assignment: Literal["nearest", "one_to_one"] | None = None
+    attributes: list[str] | None = None
+    weights: dict[str, float] | None = None
+    distinct_share: float | None = None
+    distinct_precision: float | None = None
+    rate_by_class_size: list[RateByClassSize] | None = None
+    unassigned: float | None = None
+    worst_case_rate: float | None = None
+    worst_case_correct: float | None = None
+    worst_case_weights: dict[str, float] | None = None
+    without_candidates: int | None = None
+    note: str | None = None
+    # blocking (distance) and probabilistic
+    blocking: list[list[str]] | None = None
+    candidate_pairs: int | None = None
+    pair_recall: float | None = None
+    # probabilistic
+    worst_estimation: Literal["labels", "em"] | None = None
+    warnings: list[str] | None = None
+    estimations: list[Estimation] | None = None
 
 
 def known_columns(params: RecordLinkageParams, policy) -> list[str]:
@@ -226,24 +294,16 @@ def run_probabilistic(ctx, params: RecordLinkageParams, columns: list[str], repo
 
 # --------------------------------------------------------------------------- out of memory (DuckDB)
 
-#: Engine options the DuckDB connection of the linkage takes (those of the duckdb engine).
-DUCKDB_OPTIONS = ("memory_limit", "temp_directory", "threads")
-RELEASE, ORIGINAL, SAMPLE, LEFT = ("privaudit_fs_release", "privaudit_fs_original", "privaudit_fs_sample",
-                                   "privaudit_fs_left")
-RECORD_ID = "privaudit_id"
-
-
 def run_probabilistic_sql(ctx, params: RecordLinkageParams, columns: list[str], report):
     """The probabilistic linkage with the tables read and paired by DuckDB (``--engine duckdb`` or
     ``chunked``): the release and ``--original`` are coded into two narrow tables (the intruder's columns,
-    as the policy types them, through the duckdb engine's dictionaries: :mod:`privaudit.engines._sql`),
-    the original aligned to the release by row or ``record_id`` as :func:`privaudit.core.audit.align_original`
-    aligns it, and :func:`privaudit.risk.linkage.fellegi_sunter.sql.probabilistic_linkage_sql` does the
-    rest. DuckDB spills beyond the engine's ``memory_limit`` into ``temp_directory``."""
+    as the policy types them: :func:`privaudit.engines.linkage_pairs.coded_pair`), the original aligned to the
+    release by row or ``record_id`` as :func:`privaudit.core.audit.align_original` aligns it, and
+    :func:`privaudit.risk.linkage.fellegi_sunter.sql.probabilistic_linkage_sql` does the rest. DuckDB spills beyond the engine's ``memory_limit`` into ``temp_directory``."""
     from privaudit.risk.linkage.fellegi_sunter.sql import probabilistic_linkage_sql
 
-    with _linkage_connection(ctx.files, "probabilistic") as con:
-        _coded_inputs(con, ctx.policy, ctx.files, columns, params)
+    with linkage_connection(ctx.files, "record_linkage (probabilistic)") as con:
+        coded_pair(con, ctx.policy, ctx.files, columns, _rows(params), params.intruder.seed)
         return probabilistic_linkage_sql(
             con, LEFT, RELEASE, _comparison_specs(ctx, params, columns), blocking=params.blocking,
             estimation=params.estimation, max_false_match_rate=params.max_false_match_rate,
@@ -257,125 +317,12 @@ def run_distance_sql(ctx, params: RecordLinkageParams, columns: list[str], repor
     :func:`privaudit.risk.linkage.distance_blocked.blocked_distance_linkage`). No per-record output."""
     from privaudit.risk.linkage.distance_sql import distance_linkage_sql
 
-    with _linkage_connection(ctx.files, "distance") as con:
-        _coded_inputs(con, ctx.policy, ctx.files, columns, params)
-        original = ORIGINAL
-        if ctx.policy.columns_with("record_id"):  # the original's rows that the release has, as align_original
-            original = f"{ORIGINAL}_aligned"
-            con.execute(f"CREATE TEMP VIEW {original} AS SELECT o.* FROM {ORIGINAL} AS o SEMI JOIN {RELEASE} AS r "
-                        f"ON o.{RECORD_ID} = r.{RECORD_ID}")
+    with linkage_connection(ctx.files, "record_linkage (distance)") as con:
+        coded_pair(con, ctx.policy, ctx.files, columns, _rows(params), params.intruder.seed)
+        original = aligned_original(con, ctx.policy)
         result = distance_linkage_sql(con, LEFT, RELEASE, original, _attribute_specs(ctx, params, columns),
                                       params.blocking, progress=report)
     return result.rate, result.to_dict(), {}
-
-
-@contextmanager
-def _linkage_connection(files, method: str):
-    """A DuckDB connection with the engine's ``memory_limit``/``threads``, spilling into a fresh directory
-    under its ``temp_directory``; the release must be a file."""
-    import tempfile
-
-    import duckdb
-
-    options = {k: v for k, v in files.options.items() if k in DUCKDB_OPTIONS and v is not None}
-    if not isinstance(files.released, (str, Path)):
-        raise DataError(f"record_linkage ({method}) under --engine {files.engine} reads the release from a "
-                        "file: pass its path (or use --engine in-process)")
-    with tempfile.TemporaryDirectory(prefix="privaudit-linkage-", dir=options.get("temp_directory")) as spill:
-        config = {"temp_directory": spill, "preserve_insertion_order": True}
-        if options.get("memory_limit"):
-            config["memory_limit"] = str(options["memory_limit"])
-        if options.get("threads"):
-            config["threads"] = int(options["threads"])
-        con = duckdb.connect(":memory:", config=config)
-        try:
-            yield con
-        finally:
-            con.close()
-
-
-def _coded_inputs(con, policy, files, columns: list[str], params: RecordLinkageParams) -> int:
-    """Create the coded release (``privaudit_rid`` = row, the intruder's columns) and the intruder's
-    records (``privaudit_lid``, ``privaudit_own``: their released row); returns their number."""
-    from privaudit.core.coding import dictionary
-    from privaudit.engines._dataset import DatasetSource, open_input
-    from privaudit.engines._domain import as_numbers, column_kind, needs_check
-    from privaudit.engines._sql import value_mapping, distinct_values, refuse_bad_values
-    from privaudit.engines.duckdb_engine import DuckDBDialect
-    from privaudit.risk.linkage.intruder import intruder_sample
-
-    ids = policy.columns_with("record_id")[:1]
-    read = list(columns) + ids
-    sources, dialects, distinct, rows = {}, {}, {}, {}
-    for name, path, what in ((RELEASE, files.released, "released table"), (ORIGINAL, files.original, "original table")):
-        source = open_input(path, policy, what)
-        relation = None
-        if isinstance(source, DatasetSource):
-            relation = f"{name}_dataset"
-            con.register(relation, source.dataset)
-        sql = DuckDBDialect(con, source, relation)
-        distinct[name], rows[name], _ = distinct_values(sql, read, [], {}, policy.missing_tokens)
-        sources[name], dialects[name] = source, sql
-    release, original = sources[RELEASE], sources[ORIGINAL]
-    files.original_table = original.table(rows[ORIGINAL])
-    texts = {}
-    for col in read:
-        spec = policy.columns[col]
-        both = []
-        for name in (RELEASE, ORIGINAL):
-            raw, n = distinct[name][col]
-            codes, values = dictionary(raw, policy.missing_tokens)
-            if needs_check(spec):
-                refuse_bad_values(sources[name], col, spec, values)
-            both.append((raw, codes, values))
-        if column_kind(spec) == "numeric":
-            targets = [as_numbers(values) for _, _, values in both]
-            kind = pa.float64()
-        else:  # equal texts, equal codes, on both sides
-            gid, _ = pd.factorize(pd.Series(np.concatenate([both[0][2], both[1][2]]), dtype=object))
-            targets = [gid[: len(both[0][2])], gid[len(both[0][2]):]]
-            kind = pa.int64()
-        texts[col] = [v for _, _, v in both], targets
-        for i, name in enumerate((RELEASE, ORIGINAL)):
-            con.register(f"{name}_map_{read.index(col)}", value_mapping(both[i], targets[i], kind))
-    q = DuckDBDialect.ident
-    for name in (RELEASE, ORIGINAL):
-        inner = ", ".join(f"{q(c)} AS c{i}" for i, c in enumerate(read))
-        outer = [f"m{i}.target AS {q(RECORD_ID if c in ids else c)}" for i, c in enumerate(read)]
-        joins = " ".join(f"LEFT JOIN {name}_map_{i} AS m{i} ON t.c{i} = m{i}.raw" for i in range(len(read)))
-        con.execute(f"CREATE TEMP TABLE {name} AS SELECT t.privaudit_rid, {', '.join(outer)} FROM "
-                    f"(SELECT row_number() OVER () - 1 AS privaudit_rid, {inner} FROM {dialects[name].relation}) AS t "
-                    f"{joins}")
-    n = rows[RELEASE]
-    idx = intruder_sample(n, _rows(params), params.intruder.seed)
-    con.register(SAMPLE, pa.table({"lid": np.arange(len(idx), dtype=np.int64), "own": idx.astype(np.int64)}))
-    cols = ", ".join(f"o.{q(c)}" for c in columns)
-    if ids:
-        _check_record_ids(con, release, original, ids[0], texts[ids[0]])
-        con.execute(f"CREATE TEMP TABLE {LEFT} AS SELECT s.lid AS privaudit_lid, s.own AS privaudit_own, {cols} "
-                    f"FROM {SAMPLE} AS s JOIN {RELEASE} AS r ON r.privaudit_rid = s.own "
-                    f"JOIN {ORIGINAL} AS o ON o.{RECORD_ID} = r.{RECORD_ID}")
-    else:
-        if rows[ORIGINAL] != n:
-            raise DataError(f"{original.path}: has {rows[ORIGINAL]} rows but the release has {n}; same rows in the "
-                            "same order are needed, or a column with role 'record_id'")
-        con.execute(f"CREATE TEMP TABLE {LEFT} AS SELECT s.lid AS privaudit_lid, s.own AS privaudit_own, {cols} "
-                    f"FROM {SAMPLE} AS s JOIN {ORIGINAL} AS o ON o.privaudit_rid = s.own")
-    return len(idx)
-
-
-def _check_record_ids(con, release, original, rid: str, texts) -> None:
-    """The refusals of :func:`privaudit.core.audit.align_original`, in SQL."""
-    for name, source in ((ORIGINAL, original), (RELEASE, release)):
-        dup = con.sql(f"SELECT count({RECORD_ID}) - count(DISTINCT {RECORD_ID}) FROM {name}").fetchall()[0][0]
-        if dup:
-            raise DataError(f"{source.path}: column {rid!r} (record_id) has duplicate values")
-    lost = con.sql(f"SELECT r.privaudit_rid, r.{RECORD_ID} FROM {RELEASE} AS r ANTI JOIN {ORIGINAL} AS o "
-                   f"ON o.{RECORD_ID} = r.{RECORD_ID} ORDER BY r.privaudit_rid LIMIT 1").fetchall()
-    if lost:
-        row, gid = lost[0]
-        value = None if gid is None else texts[0][0][int(gid)]
-        raise DataError(f"{release.path}: {release.row_label(int(row))}: record_id {value!r} is not in {original.path}")
 
 
 def run(ctx, params: RecordLinkageParams) -> Measurement:
@@ -402,30 +349,30 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = check["details"], check["params"]
-    n, value, limit = int(d.get("n_intruder") or 0), float(check["value"]), float(p["max_rate"])
-    known = rt.qi_phrase(d["known_columns"])
+    d, p = RecordLinkageDetails.model_validate(check["details"]), check["params"]
+    n, value, limit = int(d.n_intruder or 0), float(check["value"]), float(p["max_rate"])
+    known = rt.qi_phrase(d.known_columns)
     linked = int(round(value * n))
     summary = (f"An intruder who already holds {rt.fmt(n)} people's original records ({known}) links "
                f"{rt.people(linked)} ({rt.share(value)}) to their own released record: for them the masking does "
                f"not prevent re-identification.")
     paragraphs = [f"The check allows at most {rt.share(limit)} correct links; it measured {rt.share(value)}."]
     figures, tables = [], []
-    if d["method"] == "distance":
-        how = (f"{d['metric']} distance over standardized attributes, "
-               f"{'a one-to-one global assignment' if d['assignment'] == 'one_to_one' else 'nearest released record'}")
+    if d.method == "distance":
+        how = (f"{d.metric} distance over standardized attributes, "
+               f"{'a one-to-one global assignment' if d.assignment == 'one_to_one' else 'nearest released record'}")
         paragraphs.append(f"Linkage: {how}. A record tied with k candidates counts 1/k.")
-        if d.get("worst_case_rate") is not None:
+        if d.worst_case_rate is not None:
             paragraphs.append(f"With the attribute weights that maximise correct links (the maximum-knowledge "
-                              f"intruder) the rate is {rt.share(d['worst_case_rate'])}, against "
-                              f"{rt.share(d['rate'])} with the plain weights; the check uses the larger. That "
+                              f"intruder) the rate is {rt.share(d.worst_case_rate)}, against "
+                              f"{rt.share(d.rate)} with the plain weights; the check uses the larger. That "
                               "worst case is an upper bound on what an intruder who does not know the "
                               "original can achieve, not an attack one is expected to run (Torra's slides: "
                               "the weights are learnt from the true links).")
-        by_size = d.get("rate_by_class_size") or []
+        by_size = d.rate_by_class_size or []
         if by_size:
-            labels = [f"class size {b['class_size']}" for b in by_size]
-            shares = [float(b["rate"]) for b in by_size]
+            labels = [f"class size {b.class_size}" for b in by_size]
+            shares = [float(b.rate) for b in by_size]
             svg = charts.share_bars_chart(labels, shares, [exceeds(s, limit) for s in shares],
                                           title="Correct links by the size of the record's class",
                                           x_label="share of intruder records linked correctly", limit=limit,
@@ -433,37 +380,37 @@ def report_section(check, audit):
             figures.append(rs.Figure(svg, "Records in small classes are the easiest to link; the dashed line "
                                           "marks max_rate."))
             tables.append(rs.DataTable(["class size", "intruder records", "linked correctly", "rate"],
-                                   [[b["class_size"], rt.fmt(b["records"]), rt.fmt(b["correct"]), rt.share(b["rate"])]
+                                   [[b.class_size, rt.fmt(b.records), rt.fmt(b.correct), rt.share(b.rate)]
                                     for b in by_size], caption="Correct links by class size",
                                    numeric=frozenset({1, 2, 3}), kind="details"))
-        facts = rt.facts(("intruder records", n), ("released records", d.get("n_released")),
-                         ("correct links", rt.fmt(d.get("correct"))),
-                         ("distinct links (nearest < half the second)", rt.share(d.get("distinct_share") or 0)),
-                         ("precision of distinct links", None if d.get("distinct_precision") is None
-                          else rt.share(d["distinct_precision"])),
-                         ("blocking", "; ".join(" + ".join(b) for b in d.get("blocking") or []) or None),
-                         ("own record among the candidates", None if d.get("pair_recall") is None
-                          else rt.share(d["pair_recall"])))
-        if d.get("blocking"):
+        facts = rt.facts(("intruder records", n), ("released records", d.n_released),
+                         ("correct links", rt.fmt(d.correct)),
+                         ("distinct links (nearest < half the second)", rt.share(d.distinct_share or 0)),
+                         ("precision of distinct links", None if d.distinct_precision is None
+                          else rt.share(d.distinct_precision)),
+                         ("blocking", "; ".join(" + ".join(b) for b in d.blocking or []) or None),
+                         ("own record among the candidates", None if d.pair_recall is None
+                          else rt.share(d.pair_recall)))
+        if d.blocking:
             paragraphs.append("Blocking: each intruder record is compared only with the released records that "
                               "agree with it on a blocking rule; a record with no candidate is not linked.")
     else:
         rows = []
-        for e in d["estimations"]:
-            rows.append([e["estimation"], rt.share(e["rate"]), rt.share(e["top1_correct"]),
-                         "–" if e["link_precision"] is None else rt.share(e["link_precision"]),
-                         rt.fmt(e["clerical_pairs"]), f"{e['match_prior']:.3g} (expected {e['expected_match_prior']:.3g})"])
-            for warning in e.get("warnings") or []:
-                paragraphs.append(f"Warning ({e['estimation']}): {warning}")
+        for e in d.estimations:
+            rows.append([e.estimation, rt.share(e.rate), rt.share(e.top1_correct),
+                         "–" if e.link_precision is None else rt.share(e.link_precision),
+                         rt.fmt(e.clerical_pairs), f"{e.match_prior:.3g} (expected {e.expected_match_prior:.3g})"])
+            for warning in e.warnings or []:
+                paragraphs.append(f"Warning ({e.estimation}): {warning}")
         tables.append(rs.DataTable(["m/u from", "linked above threshold", "top-1 correct", "link precision",
                                 "clerical pairs", "match prior"], rows,
                                caption="Fellegi–Sunter linkage per estimation of m and u (the check uses the worst)",
                                numeric=frozenset({1, 2, 3, 4}), kind="details"))
         paragraphs.append("With m and u from the true pairs the model is the worst-case intruder; EM models an "
                           "intruder without labels, whose estimates can be implausible (see the warnings).")
-        facts = rt.facts(("intruder records", n), ("candidate pairs", d.get("candidate_pairs")),
-                         ("own record among the candidates", rt.share(d.get("pair_recall") or 0)),
-                         ("blocking", "; ".join(" + ".join(b) for b in d.get("blocking") or []) or None))
+        facts = rt.facts(("intruder records", n), ("candidate pairs", d.candidate_pairs),
+                         ("own record among the candidates", rt.share(d.pair_recall or 0)),
+                         ("blocking", "; ".join(" + ".join(b) for b in d.blocking or []) or None))
     return rs.ReportSection(
         summary=summary, value_text=rt.share(value), threshold_text=f"≤ {rt.share(limit)}", paragraphs=paragraphs,
         facts=facts, figures=figures, tables=tables,
@@ -475,6 +422,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="record_linkage",
     params=RecordLinkageParams,
+    details=RecordLinkageDetails,
     run=run,
     title="Record linkage",
     protects="identity",
@@ -488,6 +436,7 @@ ASSESSOR = Assessor(
     needs=frozenset({"original", "table"}),
     validate_policy=validate,
     report_section=report_section,
+    in_memory_reason=RecordLinkageParams.in_memory_reason,
 )
 
 

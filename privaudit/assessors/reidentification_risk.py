@@ -22,7 +22,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import exceeds, population_classes
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
@@ -46,6 +46,29 @@ class ReidentificationRiskParams(Params):
         if self.population is not None and self.use_weights:
             raise ValueError("give population or use_weights, not both")
         return self
+
+
+class AttackerRisk(Details):
+    highest: float
+    lowest: float
+    average: float
+    records_at_risk: float
+
+
+class MarketerRisk(Details):
+    average: float
+
+
+class ReidentificationRiskDetails(Details):
+    """What a reidentification_risk check's details hold: the three attacker models side by side."""
+
+    threshold: float
+    prosecutor: AttackerRisk
+    journalist: AttackerRisk
+    marketer: MarketerRisk
+    population: str
+    classes: int
+    records: int
 
 
 def validate(params: ReidentificationRiskParams, policy) -> str | None:
@@ -94,17 +117,17 @@ def report_section(check, audit):
 
     if check["status"] == "error":
         return rs.ReportSection(summary=check["message"])
-    d, p = check["details"], check["params"]
+    d, p = ReidentificationRiskDetails.model_validate(check["details"]), check["params"]
     source = {"file": "a population table", "weights": "the sampling weights",
               "release": "the release itself (no population given: journalist and marketer equal prosecutor)"}[
-        d["population"]]
+        d.population]
     summary = (f"Under the {p['model']} model the {p['measure'].replace('_', ' ')} re-identification risk is "
                f"{rt.share(check['value'])} (the policy allows {rt.share(p['max_risk'])}).")
-    rows = [[model, rt.share(d[model]["highest"]), rt.share(d[model]["average"]),
-             rt.share(d[model]["records_at_risk"])] for model in ("prosecutor", "journalist")]
-    rows.append(["marketer", "—", rt.share(d["marketer"]["average"]), "—"])
+    rows = [[model, rt.share(getattr(d, model).highest), rt.share(getattr(d, model).average),
+             rt.share(getattr(d, model).records_at_risk)] for model in ("prosecutor", "journalist")]
+    rows.append(["marketer", "—", rt.share(d.marketer.average), "—"])
     table = rs.DataTable(["attacker model", "highest risk", "average risk (success rate)",
-                          f"records with risk > {rt.share(d['threshold'])}"], rows,
+                          f"records with risk > {rt.share(d.threshold)}"], rows,
                          caption="Re-identification risk under the three attacker models",
                          numeric=frozenset({1, 2, 3}))
     return rs.ReportSection(
@@ -120,6 +143,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="reidentification_risk",
     params=ReidentificationRiskParams,
+    details=ReidentificationRiskDetails,
     run=run,
     title="Re-identification risk (prosecutor, journalist, marketer)",
     protects="identity",

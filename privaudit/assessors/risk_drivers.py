@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.hookspecs import hookimpl
 
@@ -32,6 +32,32 @@ class RiskDriversParams(Params):
     better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     max_share: float | None = Field(default=None, ge=0, le=1, description="Largest allowed share of sample uniques "
                                     "(default: informational, always passes).")
+
+
+class DriverFigures(Details):
+    sample_uniques: int
+    average_risk: float
+    drop_uniques: int
+    drop_risk: float
+
+
+class Driver(Details):
+    column: str
+    removed: DriverFigures
+    generalized: DriverFigures | None
+
+
+class Baseline(Details):
+    sample_uniques: int
+    average_risk: float
+    records: int
+
+
+class RiskDriversDetails(Details):
+    """What a risk_drivers check's details hold: the drivers, largest drop first."""
+
+    baseline: Baseline
+    drivers: list[Driver]
 
 
 def _figures(groups: pd.DataFrame, columns: list[str], n: int) -> tuple[int, float]:
@@ -95,31 +121,31 @@ def report_section(check, audit):
 
     if check["status"] == "error":
         return rs.ReportSection(summary=check["message"])
-    d = check["details"]
-    base = d["baseline"]
-    drivers = d["drivers"]
-    total = max(base["sample_uniques"], 1)
+    d = RiskDriversDetails.model_validate(check["details"])
+    base = d.baseline
+    drivers = d.drivers
+    total = max(base.sample_uniques, 1)
     figures = [rs.Figure(charts.share_bars_chart(
-        [x["column"] for x in drivers], [x["removed"]["drop_uniques"] / total for x in drivers],
+        [x.column for x in drivers], [x.removed.drop_uniques / total for x in drivers],
         [False] * len(drivers), title="Sample uniques removed by dropping each quasi-identifier",
         x_label="share of the sample uniques that would no longer be unique"),
         "For each quasi-identifier, the share of the release's sample uniques that stop being unique when it is "
         "left out of the release.")]
-    generalized = [x for x in drivers if x["generalized"] is not None]
+    generalized = [x for x in drivers if x.generalized is not None]
     if generalized:
         figures.append(rs.Figure(charts.share_bars_chart(
-            [x["column"] for x in generalized], [x["generalized"]["drop_uniques"] / total for x in generalized],
+            [x.column for x in generalized], [x.generalized.drop_uniques / total for x in generalized],
             [False] * len(generalized), title="Sample uniques removed by generalizing each one level",
             x_label="share of the sample uniques that would no longer be unique"),
             "The same when the quasi-identifier is generalized one level up its hierarchy instead."))
-    rows = [[x["column"], rt.fmt(x["removed"]["drop_uniques"]), rt.share(x["removed"]["drop_risk"]),
-             "—" if x["generalized"] is None else rt.fmt(x["generalized"]["drop_uniques"]),
-             "—" if x["generalized"] is None else rt.share(x["generalized"]["drop_risk"])] for x in drivers]
+    rows = [[x.column, rt.fmt(x.removed.drop_uniques), rt.share(x.removed.drop_risk),
+             "—" if x.generalized is None else rt.fmt(x.generalized.drop_uniques),
+             "—" if x.generalized is None else rt.share(x.generalized.drop_risk)] for x in drivers]
     table = rs.DataTable(["quasi-identifier", "uniques removed (dropped)", "average risk drop (dropped)",
                           "uniques removed (one level up)", "average risk drop (one level up)"], rows,
                          caption="What each quasi-identifier contributes to the risk", numeric=frozenset({1, 2, 3, 4}))
-    top = drivers[0]["column"] if drivers else "—"
-    summary = (f"Of the {rt.fmt(base['sample_uniques'])} records alone in their group, most would stop being unique "
+    top = drivers[0].column if drivers else "—"
+    summary = (f"Of the {rt.fmt(base.sample_uniques)} records alone in their group, most would stop being unique "
                f"by leaving out {top!r}; the table shows each quasi-identifier's share of the risk.")
     return rs.ReportSection(summary=summary, figures=figures, tables=[table],
                             value_text=rt.fmt(check["value"]) if check["threshold"] is None else rt.share(check["value"]),
@@ -131,6 +157,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="risk_drivers",
     params=RiskDriversParams,
+    details=RiskDriversDetails,
     run=run,
     title="Risk drivers",
     protects="identity",

@@ -15,13 +15,14 @@ policy's report shows sensitive values).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.details import Histogram
+from privaudit.assessors.api import Assessor, Details, Measurement, Params, ResponseBound
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.randomized_response import (
     keep_probability_matrices,
@@ -29,7 +30,7 @@ from privaudit.risk.randomized_response import (
     rr_attribute_disclosure,
 )
 from privaudit.assessors.helpers import check_sensitive, exceeds
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class Randomization(BaseModel):
@@ -51,6 +52,27 @@ class RRParams(Params):
     randomized: dict[str, Randomization] = Field(default_factory=dict, description="Published distortion per column.")
     max_risk: float = Field(gt=0, le=1, description="Largest allowed Pr(S | QI), e.g. 1/l.")
     use_original: bool = Field(default=True, description="Use the original joint when the original is given.")
+
+
+class RRDetails(Details):
+    """What an rr_attribute_disclosure check's details hold."""
+
+    qi: list[str]
+    sensitive: str
+    joint_from: Literal["estimated", "original"]
+    records_mapped_to: str
+    keep_probabilities: dict[str, float | None]
+    matrix_files: dict[str, str]
+    share_above: float
+    riskiest_cell: dict[str, str]
+    cells: int
+    risk_histogram: Histogram | None = None
+
+
+def response_bound(params: RRParams, policy) -> ResponseBound:
+    """The bound this check sets, and how chosen keep probabilities are published in its ``randomized``."""
+    return ResponseBound(params.sensitive, tuple(_qi(params, policy)), params.max_risk,
+                         lambda keep: {"randomized": {c: {"keep_probability": p} for c, p in keep.items()}})
 
 
 def _qi(params: RRParams, policy) -> list[str]:
@@ -134,11 +156,11 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = check["details"], check["params"]
-    s, qi, limit, value = d["sensitive"], list(d["qi"]), float(p["max_risk"]), float(check["value"])
-    hist = d.get("risk_histogram") or {}
-    records = int(sum(hist.get("counts") or []) + (hist.get("infinite") or 0))
-    above = int(round((d.get("share_above") or 0.0) * records))
+    d, p = RRDetails.model_validate(check["details"]), check["params"]
+    s, qi, limit, value = d.sensitive, list(d.qi), float(p["max_risk"]), float(check["value"])
+    hist = d.risk_histogram
+    records = int(sum(hist.counts) + hist.infinite) if hist else 0
+    above = int(round((d.share_above or 0.0) * records))
     know = rt.qi_phrase(qi)
     if above:
         summary = (f"{rt.people(above)} ({rt.percent(above, records)}) can have their {s} guessed right with a "
@@ -147,7 +169,7 @@ def report_section(check, audit):
     else:
         summary = (f"Nobody's {s} can be guessed right with a probability above {rt.fmt(limit)} by an intruder who "
                    f"knows {know} and the published randomization; the highest is {rt.fmt(value, 3)}.")
-    keep, files = d.get("keep_probabilities") or {}, d.get("matrix_files") or {}
+    keep, files = d.keep_probabilities or {}, d.matrix_files or {}
     randomized = any(v is not None for v in keep.values()) or any(files.values())
     meaning = ("the randomization blurs the released values, but the intruder undoes part of it with the "
                "published matrices (Guo, Ying & Wu's reconstruction probability)." if randomized else
@@ -157,10 +179,10 @@ def report_section(check, audit):
         f"A risk of {rt.fmt(value, 2)} means that such a guess is right about {rt.fmt(round(100 * value))} times "
         f"in 100: {meaning}",
         "The joint distribution of the original values is "
-        + ("taken from the original table (what the auditor knows; the worst case)." if d["joint_from"] == "original"
+        + ("taken from the original table (what the auditor knows; the worst case)." if d.joint_from == "original"
            else "estimated from the release by inverting the randomization (π̂ = P⁻¹λ; negative cells are set to 0 "
                 "and the rest renormalised).")
-        + f" Records are placed by their {d.get('records_mapped_to', 'released')} values.",
+        + f" Records are placed by their {('released' if d.records_mapped_to is None else d.records_mapped_to)} values.",
     ]
     rows = []
     for column in [*qi, s]:
@@ -178,19 +200,19 @@ def report_section(check, audit):
     figures = []
     if hist:
         figure = rf.value_histogram_figure(
-            hist, limit, "above", f"Risk of reconstructing {s}", f"Pr({s} | quasi-identifiers) of the record's cell",
+            hist.model_dump(), limit, "above", f"Risk of reconstructing {s}", f"Pr({s} | quasi-identifiers) of the record's cell",
             f"max_risk = {rt.fmt(limit)}", y_label="records", failing_total=above,
             caption=f"Records by the probability that an intruder reconstructs their {s}; the dashed line marks "
                     f"max_risk.")
         if figure:
             figures.append(figure)
-    cell = d.get("riskiest_cell") or {}
+    cell = d.riskiest_cell or {}
     return rs.ReportSection(
         summary=summary, value_text=rt.fmt(value), threshold_text=f"risk ≤ {rt.fmt(limit)}",
         paragraphs=paragraphs,
         facts=rt.facts(("records", records), ("records above max_risk", f"{rt.fmt(above)} ({rt.percent(above, records)})"),
                        ("riskiest cell", ", ".join(f"{k} = {v}" for k, v in cell.items()) or None),
-                       ("cells of the contingency table", d.get("cells")), ("joint distribution", d["joint_from"])),
+                       ("cells of the contingency table", d.cells), ("joint distribution", d.joint_from)),
         figures=figures, tables=[table],
         limitations="assumes the intruder knows only the quasi-identifiers and the published matrices; it bounds "
         "the guess of one sensitive value, not re-identification, and an estimated joint can under- or overstate "
@@ -201,6 +223,8 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="rr_attribute_disclosure",
     params=RRParams,
+    details=RRDetails,
+    response_bound=response_bound,
     run=run,
     title="Attribute disclosure under randomized response",
     protects="attribute",

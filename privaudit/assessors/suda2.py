@@ -31,11 +31,11 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.hookspecs import hookimpl
 from privaudit.core.summary import column_codes
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 from privaudit.risk.suda2 import SudaResult, suda2
 
 #: DIS-SUDA intervals of sdcMicro's ``print.suda2``: "== 0", "(0.0, 0.1]", ..., "(0.6, 0.7]", "> 0.7".
@@ -53,6 +53,28 @@ class Suda2Params(Params):
                                   "the IHSN scores of sdcMicro before 5.0.3.")
     max_share: float = Field(default=0.0, ge=0, le=1, description="Largest allowed share of special uniques.")
     max_dis_score: float | None = Field(default=None, ge=0, le=1, description="Largest allowed DIS-SUDA score.")
+
+
+class Suda2Details(Details):
+    """What a suda2 check's details hold (``records_above_dis_score`` with ``max_dis_score``)."""
+
+    qi: list[str]
+    records: int
+    records_special_unique: int
+    score_sum: float
+    score_max: float
+    dis_score_sum: float
+    dis_score_max: float
+    contributions: dict[str, float]
+    msus_by_size: list[int]
+    weights: list[float]
+    sample_uniques: int
+    pairs: int
+    dis_score_table: list[tuple[str, int]] = Field(description="[[DIS-SUDA interval, records], ...]")
+    max_size: int
+    dis_fraction: float
+    original_scores: bool
+    records_above_dis_score: int | None = None
 
 
 def _qi(params: Suda2Params, policy) -> list[str]:
@@ -139,10 +161,10 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = check["details"], check["params"]
-    qi, n, special = list(d["qi"]), int(d["records"]), int(d["records_special_unique"])
+    d, p = Suda2Details.model_validate(check["details"]), check["params"]
+    qi, n, special = list(d.qi), int(d.records), int(d.records_special_unique)
     know = rt.qi_phrase(qi)
-    by_size = list(d.get("msus_by_size") or [])
+    by_size = list(d.msus_by_size or [])
     smallest = next((i + 1 for i, c in enumerate(by_size) if c), None)
     if special:
         size = f"{smallest} value{'s' if smallest != 1 else ''}" if smallest else "a few values"
@@ -153,15 +175,15 @@ def report_section(check, audit):
         summary = (f"Nobody can be singled out by {know} or any part of them: every combination of these values is "
                    f"shared by at least two records.")
     paragraphs = [
-        f"SUDA scores each minimal sample unique by how few values it needs (weights {', '.join(rt.fmt(w) for w in d['weights'])} "
-        f"for sizes 1 to {len(d['weights'])}); a record's score is the sum over its minimal sample uniques. The scores "
-        f"sum to {rt.fmt(d['score_sum'])}, the highest is {rt.fmt(d['score_max'])}.",
+        f"SUDA scores each minimal sample unique by how few values it needs (weights {', '.join(rt.fmt(w) for w in d.weights)} "
+        f"for sizes 1 to {len(d.weights)}); a record's score is the sum over its minimal sample uniques. The scores "
+        f"sum to {rt.fmt(d.score_sum)}, the highest is {rt.fmt(d.score_max)}.",
         f"The DIS-SUDA score spreads Elliot's data intrusion simulation estimate (the chance that a unique match "
-        f"is a correct match, for a sampling fraction of {rt.fmt(d['dis_fraction'])}) over the special uniques by "
-        f"their SUDA scores: the highest is {rt.fmt(d['dis_score_max'], 3)}, the sum {rt.fmt(d['dis_score_sum'], 4)}.",
+        f"is a correct match, for a sampling fraction of {rt.fmt(d.dis_fraction)}) over the special uniques by "
+        f"their SUDA scores: the highest is {rt.fmt(d.dis_score_max, 3)}, the sum {rt.fmt(d.dis_score_sum, 4)}.",
     ]
     figures = []
-    contributions = d.get("contributions") or {}
+    contributions = d.contributions or {}
     if special and contributions:
         labels = list(contributions)
         shares = [min(max(float(contributions[c]) / 100.0, 0.0), 1.0) for c in labels]
@@ -171,9 +193,9 @@ def report_section(check, audit):
                                       "contain each variable (sdcMicro's attribute contributions; a minimal sample "
                                       "unique of several variables counts for each, so shares add up to more than "
                                       "100%)."))
-    table = rs.DataTable(["DIS-SUDA score", "records"], [[a, rt.fmt(b)] for a, b in d["dis_score_table"]],
+    table = rs.DataTable(["DIS-SUDA score", "records"], [[a, rt.fmt(b)] for a, b in d.dis_score_table],
                          caption="Records by DIS-SUDA score", numeric=frozenset({1}), kind="details")
-    size_rows = [[str(i + 1), rt.fmt(w), rt.fmt(c)] for i, (w, c) in enumerate(zip(d["weights"], by_size))]
+    size_rows = [[str(i + 1), rt.fmt(w), rt.fmt(c)] for i, (w, c) in enumerate(zip(d.weights, by_size))]
     sizes = rs.DataTable(["MSU size", "score of one", "MSUs found"], size_rows, caption="Minimal sample uniques by size",
                          numeric=frozenset({0, 1, 2}), kind="details")
     threshold = f"≤ {rt.share(p['max_share'])}"
@@ -183,10 +205,10 @@ def report_section(check, audit):
         summary=summary, value_text=rt.share(check["value"]), threshold_text=threshold,
         paragraphs=paragraphs,
         facts=rt.facts(("records", n), ("special uniques (score > 0)", f"{rt.fmt(special)} ({rt.percent(special, n)})"),
-                       ("unique on every quasi-identifier", d["sample_uniques"]),
-                       ("in pairs on every quasi-identifier", d["pairs"]),
-                       ("largest MSU size searched", d["max_size"]),
-                       ("records above the DIS-SUDA limit", d.get("records_above_dis_score"))),
+                       ("unique on every quasi-identifier", d.sample_uniques),
+                       ("in pairs on every quasi-identifier", d.pairs),
+                       ("largest MSU size searched", d.max_size),
+                       ("records above the DIS-SUDA limit", d.records_above_dis_score)),
         figures=figures, tables=[table, sizes],
         limitations="counts uniqueness in the sample: the DIS-SUDA estimate of population uniqueness rests on the "
         "given sampling fraction and on SUDA's heuristic calibration; it assumes the intruder knows the listed "
@@ -197,6 +219,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="suda2",
     params=Suda2Params,
+    details=Suda2Details,
     run=run,
     title="Special uniques (SUDA2)",
     protects="identity",

@@ -30,7 +30,8 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.details import Rate, Risk, AttackCounts
+from privaudit.assessors.api import Assessor, Details, Measurement, Params, SyntheticDefault
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
@@ -297,94 +298,158 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = check["details"], check["params"]
-    kind, risk, limit = d["attack"], d["risk"], float(p["max_risk"])
-    level = f"{float(d['confidence_level']):.0%}"
-    attack_rate, control_rate, baseline = d["attack_rate"], d["control_rate"], d["baseline_rate"]
+    p = check["params"]
+    d = DETAILS[check["assessor"]].model_validate(check["details"])
+    kind, risk, limit = d.attack, d.risk, float(p["max_risk"])
+    level = f"{float(d.confidence_level):.0%}"
+    attack_rate, control_rate, baseline = d.attack_rate, d.control_rate, d.baseline_rate
     if kind == "singling_out":
-        target = f"{rt.fmt(d['n_predicates'])} {d['mode']} predicates over {rt.qi_phrase(d['columns'])}"
+        target = f"{rt.fmt(d.n_predicates)} {d.mode} predicates over {rt.qi_phrase(d.columns)}"
     elif kind == "linkability":
-        target = (f"files holding {rt.qi_phrase(d['aux_columns'][0])} and {rt.qi_phrase(d['aux_columns'][1])}, "
-                  f"{d['n_neighbors']} nearest synthetic record(s)")
+        target = (f"files holding {rt.qi_phrase(d.aux_columns[0])} and {rt.qi_phrase(d.aux_columns[1])}, "
+                  f"{d.n_neighbors} nearest synthetic record(s)")
     else:
-        target = f"the secret {d['worst_secret']!r} from {rt.qi_phrase(d['aux_columns'])}"
-    summary = (f"An attacker using the synthetic release succeeds on {rt.share(attack_rate['value'])} of the people "
-               f"in the training data against {rt.share(control_rate['value'])} of comparable people who were not "
-               f"in it ({target}): the release adds a {kind.replace('_', '-')} risk of {rt.share(risk['value'])} "
-               f"({level} interval {rt.share(risk['ci'][0])} – {rt.share(risk['ci'][1])}).")
+        target = f"the secret {d.worst_secret!r} from {rt.qi_phrase(d.aux_columns)}"
+    summary = (f"An attacker using the synthetic release succeeds on {rt.share(attack_rate.value)} of the people "
+               f"in the training data against {rt.share(control_rate.value)} of comparable people who were not "
+               f"in it ({target}): the release adds a {kind.replace('_', '-')} risk of {rt.share(risk.value)} "
+               f"({level} interval {rt.share(risk.ci[0])} – {rt.share(risk.ci[1])}).")
     goal, success = SCENARIO[kind]
     paragraphs = [
         f"The attacker tries to {goal.format(what='person with these attributes')}. Success rates are Wilson "
         f"estimates; the risk (r_train − r_control)/(1 − r_control) is the share of the attack's failures on "
         f"outsiders that it turns into successes on the people the release was made from.",
         f"The check allows a risk of at most {rt.share(limit)}, compared with the "
-        f"{'lower bound of the interval' if d.get('judge_by') == 'lower_bound' else 'point estimate'}.",
+        f"{'lower bound of the interval' if d.judge_by == 'lower_bound' else 'point estimate'}.",
     ]
-    if not d["beats_baseline"]:
-        paragraphs.append(f"Warning: the attack does no better than the naive baseline ({rt.share(attack_rate['value'])} "
-                          f"against {rt.share(baseline['value'])}), so the risk it yields cannot be trusted.")
-    paragraphs += [f"Note: {n}" for n in d.get("notes") or [] if "naive baseline" not in n]
-    shares = [attack_rate["value"], control_rate["value"], baseline["value"]]
+    if not d.beats_baseline:
+        paragraphs.append(f"Warning: the attack does no better than the naive baseline ({rt.share(attack_rate.value)} "
+                          f"against {rt.share(baseline.value)}), so the risk it yields cannot be trusted.")
+    paragraphs += [f"Note: {n}" for n in d.notes if "naive baseline" not in n]
+    shares = [attack_rate.value, control_rate.value, baseline.value]
     labels = ["training records", "control records", "naive baseline"]
     failing = [check.get("status") == "fail", False, False]
     figures = [rs.Figure(charts.share_bars_chart(labels, shares, failing, title="Success rate of the attack",
                                                  x_label=f"share of attacks that succeed ({success})"),
                          "The gap between the training and the control bars is what the release gives away.")]
     tables = [rs.DataTable(["attack", "success rate", f"{level} interval", "attacks", "successes"],
-                           [_rate_row("on training records", attack_rate), _rate_row("on control records", control_rate),
-                            _rate_row("naive baseline", baseline)],
+                           [_rate_row("on training records", attack_rate.model_dump()), _rate_row("on control records", control_rate.model_dump()),
+                            _rate_row("naive baseline", baseline.model_dump())],
                            caption=f"Success rates of the {kind.replace('_', '-')} attack",
                            numeric=frozenset({1, 3, 4}), kind="details")]
-    if kind == "inference" and len(d.get("secrets") or []) > 1:
-        rows = [[s["secret"], rt.share(s["risk"]["value"]), f"{rt.share(s['risk']['ci'][0])} – {rt.share(s['risk']['ci'][1])}",
-                 rt.share(s["attack_rate"]["value"]), rt.share(s["control_rate"]["value"]),
-                 rt.share(s["baseline_rate"]["value"])] for s in d["secrets"]]
+    if kind == "inference" and len(d.secrets) > 1:
+        rows = [[s.secret, rt.share(s.risk.value), f"{rt.share(s.risk.ci[0])} – {rt.share(s.risk.ci[1])}",
+                 rt.share(s.attack_rate.value), rt.share(s.control_rate.value),
+                 rt.share(s.baseline_rate.value)] for s in d.secrets]
         tables.append(rs.DataTable(["secret", "risk", f"{level} interval", "training", "control", "baseline"], rows,
                                    caption="Inference risk per secret (the check uses the largest)",
                                    numeric=frozenset({1, 3, 4, 5}), kind="details"))
         figures.append(rs.Figure(charts.share_bars_chart(
-            [s["secret"] for s in d["secrets"]], [s["risk"]["value"] for s in d["secrets"]],
-            [exceeds(_judged(s["risk"], d.get("judge_by", "estimate")), limit) for s in d["secrets"]],
+            [s.secret for s in d.secrets], [s.risk.value for s in d.secrets],
+            [exceeds(_judged(s.risk.model_dump(), d.judge_by), limit) for s in d.secrets],
             title="Inference risk per secret", x_label="risk", limit=limit, limit_label=f"max_risk = {rt.share(limit)}"),
             "The dashed line marks max_risk."))
-    facts = rt.facts(("risk", rt.share(risk["value"])), (f"{level} interval", f"{rt.share(risk['ci'][0])} – "
-                                                         f"{rt.share(risk['ci'][1])}"),
-                     ("attacks on training / control records", f"{rt.fmt(d['n_attacks']['training'])} / "
-                                                               f"{rt.fmt(d['n_attacks']['control'])}"))
+    facts = rt.facts(("risk", rt.share(risk.value)), (f"{level} interval", f"{rt.share(risk.ci[0])} – "
+                                                         f"{rt.share(risk.ci[1])}"),
+                     ("attacks on training / control records", f"{rt.fmt(d.n_attacks.training)} / "
+                                                               f"{rt.fmt(d.n_attacks.control)}"))
     return rs.ReportSection(
-        summary=summary, value_text=rt.share(risk["value"]), threshold_text=f"≤ {rt.share(limit)}",
+        summary=summary, value_text=rt.share(risk.value), threshold_text=f"≤ {rt.share(limit)}",
         paragraphs=paragraphs, facts=facts, figures=figures, tables=tables,
         limitations="measures one attack with the attributes given; a stronger attacker, other attributes or "
         "outside sources can do better, and the estimate carries the sampling error of n_attacks attacks.",
     )
 
 
+class AttackDetails(Details):
+    """What every synthetic-release attack's details hold (Giomi et al. 2023): the residual risk, the three
+    success rates behind it and their trials. ``synthetic_attack`` names the attack in the report's
+    synthetic-release chapter, which lists every check whose details model declares one."""
+
+    synthetic_attack: ClassVar[str]
+
+    attack: Literal["singling_out", "linkability", "inference"]
+    judge_by: Literal["estimate", "lower_bound"]
+    risk: Risk
+    attack_rate: Rate
+    control_rate: Rate
+    baseline_rate: Rate
+    n_attacks: AttackCounts
+    confidence_level: float
+    beats_baseline: bool
+    notes: list[str]
+    risk_ci: list[float]
+
+
+class SinglingOutDetails(AttackDetails):
+    synthetic_attack: ClassVar[str] = "singling out"
+    mode: Literal["univariate", "multivariate"]
+    columns: list[str]
+    n_cols: int
+    n_predicates: int
+
+
+class LinkabilityDetails(AttackDetails):
+    synthetic_attack: ClassVar[str] = "linkability"
+    aux_columns: tuple[list[str], list[str]]
+    n_neighbors: int
+
+
+class SecretOutcome(Details):
+    """One secret column's inference attack."""
+
+    secret: str
+    aux_columns: list[str]
+    risk: Risk
+    attack_rate: Rate
+    control_rate: Rate
+    baseline_rate: Rate
+    n_attacks: AttackCounts
+    confidence_level: float
+    beats_baseline: bool
+    notes: list[str]
+
+
+class InferenceDetails(AttackDetails):
+    synthetic_attack: ClassVar[str] = "inference"
+    worst_secret: str
+    tolerance: float
+    secrets: list[SecretOutcome]
+    aux_columns: list[str]
+
+
+#: each attack's details model, by assessor
+DETAILS = {"singling_out": SinglingOutDetails, "linkability": LinkabilityDetails, "inference": InferenceDetails}
+
 NEEDS = frozenset({"training", "control", "table"})
 
 SINGLING_OUT = Assessor(
-    name="singling_out", params=SinglingOutParams, run=run_singling_out, title="Singling-out risk (synthetic)",
+    name="singling_out", params=SinglingOutParams, details=SinglingOutDetails, run=run_singling_out, title="Singling-out risk (synthetic)",
     protects="identity",
     measures="how much more often predicates written on the synthetic release isolate exactly one of the people "
     "it was generated from than one of comparable people it was not",
     formula=f"success = a predicate singling out one synthetic record singles out one record; {RISK_FORMULA}",
     reference=REFERENCE, needs=NEEDS, validate_policy=validate_singling_out, report_section=report_section,
+    synthetic_default=SyntheticDefault({"max_risk": 0.1}),
 )
 LINKABILITY = Assessor(
-    name="linkability", params=LinkabilityParams, run=run_linkability, title="Linkability risk (synthetic)",
+    name="linkability", params=LinkabilityParams, details=LinkabilityDetails, run=run_linkability, title="Linkability risk (synthetic)",
     protects="identity",
     measures="how much more often two partial records of one person can be joined through the synthetic release "
     "for the people it was generated from than for comparable people it was not",
     formula=f"success = the k Gower-nearest synthetic records of both attribute subsets intersect; {RISK_FORMULA}",
     reference=REFERENCE, needs=NEEDS, validate_policy=validate_linkability, report_section=report_section,
+    synthetic_default=SyntheticDefault({"max_risk": 0.1}, applies=lambda policy: len(policy.quasi_identifiers) >= 2),
 )
 INFERENCE = Assessor(
-    name="inference", params=InferenceParams, run=run_inference, title="Inference risk (synthetic)",
+    name="inference", params=InferenceParams, details=InferenceDetails, run=run_inference, title="Inference risk (synthetic)",
     protects="attribute",
     measures="how much better a sensitive attribute of the people the release was generated from is guessed "
     "from the nearest synthetic record than that of comparable people it was not generated from",
     formula=f"success = the Gower-nearest synthetic record's secret is right (numeric: within tolerance); "
     f"{RISK_FORMULA}; value = the largest risk over the secrets",
     reference=REFERENCE, needs=NEEDS, validate_policy=validate_inference, report_section=report_section,
+    synthetic_default=SyntheticDefault({"max_risk": 0.1}, applies=lambda policy: bool(policy.sensitive)),
 )
 
 

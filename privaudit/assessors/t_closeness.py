@@ -13,10 +13,11 @@ import numpy as np
 from pydantic import Field
 
 from privaudit.risk import emd
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.details import WorstClass, Histogram
+from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import check_sensitive, exceeds, value_histogram
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class TClosenessParams(Params):
@@ -24,6 +25,22 @@ class TClosenessParams(Params):
     sensitive: str = Field(description="The sensitive column.")
     t: float = Field(ge=0, le=1, description="Largest allowed EMD.")
     distance: Literal["auto", "ordered", "equal", "hierarchical"] = "auto"
+
+
+class TClosenessWorstClass(WorstClass):
+    emd: float | None = Field(description="the class's EMD (null: the class has no sensitive value)")
+
+
+class TClosenessDetails(Details):
+    """What a t_closeness check's details hold."""
+
+    distance: Literal["ordered", "equal", "hierarchical"]
+    classes: int
+    classes_failing: int
+    records_failing: int
+    classes_without_values: int
+    per_class_histogram: Histogram
+    worst_classes: list[TClosenessWorstClass]
 
 
 def validate(params: TClosenessParams, policy) -> str | None:
@@ -83,9 +100,9 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = check["details"], check["params"]
+    d, p = TClosenessDetails.model_validate(check["details"]), check["params"]
     col, t, n = p["sensitive"], p["t"], audit.table.rows
-    failing = d["records_failing"]
+    failing = d.records_failing
     if failing:
         summary = (f"{rt.people(failing)} ({rt.percent(failing, n)}) {'is' if failing == 1 else 'are'} in groups whose "
                    f"{col} distribution is further than t = {rt.fmt(t)} from the whole table's: finding their group "
@@ -94,18 +111,18 @@ def report_section(check, audit):
         summary = (f"In every group the {col} distribution is within t = {rt.fmt(t)} of the whole table's: finding a "
                    f"person's group tells an intruder little more about their {col} than the table as a whole.")
     figure = rf.value_histogram_figure(
-        d["per_class_histogram"], t, "above", f"Distance of each class's {col} from the table",
-        f"earth mover's distance ({d['distance']} ground distance)", f"t = {rt.fmt(t)}",
+        d.per_class_histogram.model_dump(), t, "above", f"Distance of each class's {col} from the table",
+        f"earth mover's distance ({d.distance} ground distance)", f"t = {rt.fmt(t)}",
         caption=f"Classes by the distance between their {col} values and the whole table's; the dashed line marks t.",
-        failing_total=d["classes_failing"])
+        failing_total=d.classes_failing)
     return rs.ReportSection(
         summary=summary, value_text=rt.fmt(check["value"]), threshold_text=f"t ≤ {rt.fmt(t)}",
-        facts=rt.facts(("ground distance", d["distance"]), ("classes", d["classes"]),
-                       ("classes further than t", d["classes_failing"]),
+        facts=rt.facts(("ground distance", d.distance), ("classes", d.classes),
+                       ("classes further than t", d.classes_failing),
                        ("records in those classes", f"{rt.fmt(failing)} ({rt.percent(failing, n)})"),
-                       ("classes without a value", d["classes_without_values"])),
+                       ("classes without a value", d.classes_without_values)),
         figures=[figure] if figure else [],
-        tables=[x for x in [rf.worst_classes_table(check, audit, [("emd", "EMD")], failing=d["classes_failing"],
+        tables=[x for x in [rf.worst_classes_table(check, audit, [("emd", "EMD")], failing=d.classes_failing,
                                                    what=f"classes further than t = {rt.fmt(t)}", sensitive=True)] if x],
         limitations="bounds what a group adds to the whole table's distribution, not what that distribution itself "
         "reveals; it does not stop re-identification on its own, and a coarse ground distance can hide semantically "
@@ -116,6 +133,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="t_closeness",
     params=TClosenessParams,
+    details=TClosenessDetails,
     run=run,
     title="t-closeness",
     protects="attribute",
@@ -126,6 +144,7 @@ ASSESSOR = Assessor(
     reference="Li, Li & Venkatasubramanian, t-Closeness: Privacy Beyond k-Anonymity and l-Diversity (ICDE 2007)",
     validate_policy=validate,
     class_violations=violations,
+    class_rule=lambda params, policy: ClassRule(max_distance={params.sensitive: params.t}),
     concurrent=True,
     report_section=report_section,
 )

@@ -31,13 +31,14 @@ import numpy as np
 import pandas as pd
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.details import WorstClass, Histogram
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.core.data import load_table
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.individual_risk import individual_risk, individual_risk_exact
 from privaudit.core.summary import column_codes, pack_keys
 from privaudit.assessors.helpers import value_histogram
-from privaudit.report.text import fmt
+from privaudit.common.numbers import fmt
 
 
 class UniquenessParams(Params):
@@ -59,6 +60,52 @@ class UniquenessParams(Params):
         if self.sampling_fraction is not None and self.population_size is not None:
             raise ValueError("give sampling_fraction or population_size, not both")
         return self
+
+
+class PopulationUniqueness(Details):
+    pitman: float | None
+    zayatz: float | None
+    snb: float | None
+    dankar: float | None
+    model: str
+    pitman_converged: bool
+    sampling_fraction: float
+    population_size: int | float
+    snb_equations: Literal["corrected", "arx"]
+
+
+class HouseholdRisk(Details):
+    column: str
+    households: int
+    expected_reidentifications: float
+    global_risk: float
+    max_household_risk: float
+    household_k: int | None = None
+
+
+class UniquenessDetails(Details):
+    """What a uniqueness check's details hold (population, weight and household figures when the policy or
+    the check gives them)."""
+
+    records: int
+    sample_uniques: int
+    average_risk: float
+    max_risk: float
+    risk_threshold: float
+    records_above_risk_threshold: int
+    share_above_risk_threshold: float
+    risk_histogram: Histogram
+    population_uniqueness: PopulationUniqueness | None = None
+    weight_column: str | None = None
+    individual_risk_method: Literal["approx", "exact"]
+    qual: float
+    expected_reidentifications: float
+    global_risk: float
+    household: HouseholdRisk | None = None
+    pu_given_su: float | None = None
+    population_records: int | None = None
+    sample_uniques_absent_from_population: int | None = None
+    worst_classes: list[WorstClass]
 
 
 def validate(params: UniquenessParams, policy) -> str | None:
@@ -180,43 +227,43 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = check["details"], check["params"]
+    d, p = UniquenessDetails.model_validate(check["details"]), check["params"]
     know = rt.qi_phrase(check.get("quasi_identifiers") or audit.policy.quasi_identifiers)
-    u, n, above = d["sample_uniques"], d["records"], d["records_above_risk_threshold"]
+    u, n, above = d.sample_uniques, d.records, d.records_above_risk_threshold
     if u:
         summary = (f"{rt.people(u)} ({rt.percent(u, n)}) {'is the only one' if u == 1 else 'are each the only one'} "
                    f"in the release with {know}: anyone who knows these values can find their record.")
     else:
         summary = (f"Nobody is the only one in the release with {know}; the highest chance of picking the right "
-                   f"record is {rt.fmt(d['max_risk'], 3)}.")
+                   f"record is {rt.fmt(d.max_risk, 3)}.")
     paragraphs = [f"An intruder who knows {know} and picks one of the matching records is right with probability "
-                  f"1/f_k: {rt.fmt(d['average_risk'], 3)} on average; {rt.people(above)} "
-                  f"({rt.percent(above, n)}) have a risk above {rt.fmt(d['risk_threshold'])}."]
-    pop = d.get("population_uniqueness")
+                  f"1/f_k: {rt.fmt(d.average_risk, 3)} on average; {rt.people(above)} "
+                  f"({rt.percent(above, n)}) have a risk above {rt.fmt(d.risk_threshold)}."]
+    pop = d.population_uniqueness
     tables = []
-    if pop and pop.get("dankar") is not None:
-        n_pop = pop.get("population_size")
+    if pop and pop.dankar is not None:
+        n_pop = pop.population_size
         how = {"census": "the release is the whole population", "none": "no record is unique in the release"}.get(
-            pop["model"], f"{pop['model'].capitalize() if pop['model'] != 'snb' else 'SNB'} model, chosen by "
+            pop.model, f"{pop.model.capitalize() if pop.model != 'snb' else 'SNB'} model, chosen by "
                           f"Dankar et al.'s rule")
-        estimate = f" (about {rt.fmt(round(pop['dankar'] * n_pop))} of {rt.fmt(n_pop)})" if n_pop else ""
+        estimate = f" (about {rt.fmt(round(pop.dankar * n_pop))} of {rt.fmt(n_pop)})" if n_pop else ""
         paragraphs.append(f"In the population this release was sampled from ({rt.fmt(n_pop)} people, sampling fraction "
-                          f"{rt.fmt(pop.get('sampling_fraction'), 3)}), an estimated {rt.share(pop['dankar'])} of the "
+                          f"{rt.fmt(pop.sampling_fraction, 3)}), an estimated {rt.share(pop.dankar)} of the "
                           f"people{estimate} are the only one with {know} ({how}): matching such a person's record "
                           f"identifies them for certain.")
         names = {"pitman": "Pitman", "zayatz": "Zayatz", "snb": "SNB (shifted negative binomial)",
                  "dankar": "Dankar et al.'s rule"}
         rows = []
         for key, name in names.items():
-            v = pop.get(key)
+            v = getattr(pop, key)
             note = ""
-            if key == "pitman" and not pop.get("pitman_converged"):
+            if key == "pitman" and not pop.pitman_converged:
                 note = "did not converge"
             elif key == "snb":
-                note = f"{pop.get('snb_equations', 'corrected')} equations"
+                note = f"{('corrected' if pop.snb_equations is None else pop.snb_equations)} equations"
             elif key == "dankar":
                 note = "chose " + {"pitman": "Pitman", "zayatz": "Zayatz", "snb": "SNB", "census": "the sample (f = 1)",
-                                   "none": "none (no sample uniques)"}.get(pop["model"], str(pop["model"]))
+                                   "none": "none (no sample uniques)"}.get(pop.model, str(pop.model))
             rows.append([name, rt.share(v) if v is not None else "no estimate",
                          rt.fmt(round(v * n_pop)) if v is not None and n_pop else rt.MISSING, note])
         tables.append(rs.DataTable(["model", "population uniques (share)", "people (estimate)", "note"], rows,
@@ -224,31 +271,31 @@ def report_section(check, audit):
                                note="Shares of the population's people who are unique on the quasi-identifiers. "
                                     "Dankar et al.'s rule: Pitman when the sampling fraction is at most 0.1 (Zayatz "
                                     "if Pitman does not converge), else the smaller of Zayatz and SNB."))
-    if d.get("expected_reidentifications") is not None:
-        weight = d.get("weight_column")
+    if d.expected_reidentifications is not None:
+        weight = d.weight_column
         basis = (f"with population class sizes F_k estimated from the sampling weights in {weight}" if weight else
                  "with no sampling weights, taking each class's population size F_k as its size in the release")
         paragraphs.append(f"If an intruder tries to re-identify every record, about "
-                          f"{rt.fmt(d['expected_reidentifications'], 4)} of them are expected to be right "
-                          f"({rt.share(d['global_risk'])} of the records; sdcMicro's individual risk, {basis}).")
-    if "pu_given_su" in d:
-        paragraphs.append(f"Against the population table ({rt.fmt(d['population_records'])} records), "
-                          f"{rt.share(d['pu_given_su'])} of the sample-unique records are unique in the population "
-                          f"too (P(PU|SU)); {rt.fmt(d['sample_uniques_absent_from_population'])} are not in it.")
+                          f"{rt.fmt(d.expected_reidentifications, 4)} of them are expected to be right "
+                          f"({rt.share(d.global_risk)} of the records; sdcMicro's individual risk, {basis}).")
+    if d.population_records is not None:
+        paragraphs.append(f"Against the population table ({rt.fmt(d.population_records)} records), "
+                          f"{rt.share(d.pu_given_su)} of the sample-unique records are unique in the population "
+                          f"too (P(PU|SU)); {rt.fmt(d.sample_uniques_absent_from_population)} are not in it.")
     figure = rf.value_histogram_figure(
-        d["risk_histogram"], d["risk_threshold"], "above", "Record re-identification risk",
-        "re-identification risk 1/f_k", f"risk threshold {rt.fmt(d['risk_threshold'])}", y_label="records",
-        failing=rb.reciprocal_bins_failing(d["risk_histogram"]["edges"], d["risk_threshold"]),
+        d.risk_histogram.model_dump(), d.risk_threshold, "above", "Record re-identification risk",
+        "re-identification risk 1/f_k", f"risk threshold {rt.fmt(d.risk_threshold)}", y_label="records",
+        failing=rb.reciprocal_bins_failing(d.risk_histogram.edges, d.risk_threshold),
         caption="Records by their chance of being picked out: 1 / size of their group (1 alone, 0.5 in a pair …).")
     return rs.ReportSection(
         summary=summary, value_text=rt.share(check["value"]), threshold_text=f"≤ {rt.share(p['max_share'])}",
         paragraphs=paragraphs,
-        facts=rt.facts(("records", n), ("sample-unique records", u), ("average risk", d["average_risk"]),
-                       ("highest risk", d["max_risk"]), ("expected re-identifications", d.get("expected_reidentifications")),
-                       ("global risk", rt.share(d["global_risk"]) if d.get("global_risk") is not None else None),
-                       ("weight column", d.get("weight_column")),
-                       ("P(PU | SU)", d.get("pu_given_su")),
-                       ("estimated population uniques", rt.share(pop["dankar"]) if pop and pop.get("dankar") is not None else None)),
+        facts=rt.facts(("records", n), ("sample-unique records", u), ("average risk", d.average_risk),
+                       ("highest risk", d.max_risk), ("expected re-identifications", d.expected_reidentifications),
+                       ("global risk", rt.share(d.global_risk) if d.global_risk is not None else None),
+                       ("weight column", d.weight_column),
+                       ("P(PU | SU)", d.pu_given_su),
+                       ("estimated population uniques", rt.share(pop.dankar) if pop and pop.dankar is not None else None)),
         figures=[figure] if figure else [],
         tables=tables + [t for t in [rf.worst_classes_table(check, audit, failing=u, what="classes of a single record")] if t],
         limitations="counts uniqueness in the sample only: a record unique here may have look-alikes in the "
@@ -259,6 +306,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name="uniqueness",
     params=UniquenessParams,
+    details=UniquenessDetails,
     run=run,
     title="Uniqueness and re-identification risk",
     protects="identity",

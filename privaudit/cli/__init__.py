@@ -21,7 +21,7 @@ from typing import Sequence  # noqa: E402 (after the BLAS settings)
 
 from privaudit import __version__  # noqa: E402 (after the BLAS settings)
 from privaudit.cli.terminal import printable  # noqa: E402 (after the BLAS settings)
-from privaudit.core.errors import PrivauditError  # noqa: E402
+from privaudit.core.errors import PrivauditError, first_line  # noqa: E402 (after the BLAS settings)
 
 #: Command name -> module (in ``privaudit.cli``) with ``add_parser(sub)`` and ``run(args)``, in help order.
 COMMANDS = {
@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # never a traceback for users; --debug shows it
         if args.debug:
             raise
-        first = str(exc).splitlines()[0] if str(exc) else ""
+        first = first_line(exc)
         print(f"privaudit: internal error: {type(exc).__name__}: {printable(first)} (run with --debug for details)",
               file=sys.stderr)
         return 2

@@ -5,13 +5,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from privaudit.common.formats import PARQUET_SUFFIXES
 from privaudit.cli.outputs import (add_report_arguments, check_outputs, finish, policy_files, progress_bar,
                                    render_reports, report_outputs, write_all)
 from privaudit.cli.terminal import print_audit
 from privaudit.core.errors import PrivauditError
 
 
-RECORD_FORMATS = (".csv", ".parquet", ".pq")  # --records: Parquet by suffix, else CSV
+RECORD_FORMATS = (".csv", *PARQUET_SUFFIXES)  # --records: Parquet by suffix, else CSV
 
 
 def add_parser(sub) -> None:
@@ -26,9 +27,11 @@ def add_parser(sub) -> None:
     audit.add_argument("--previous", action="append", default=[], metavar="FILE",
                        help="an earlier release of the same population (repeatable), for the checks that compose "
                        "releases (see 'privaudit plugins')")
-    audit.add_argument("--engine", choices=["in-process", "chunked", "duckdb", "spark"], default="in-process",
-                       help="who computes the class summary: in memory (default), in chunks past memory, "
-                       "DuckDB, or Spark")
+    from privaudit.engines import ENGINES
+
+    audit.add_argument("--engine", choices=list(ENGINES), default="in-process",
+                       help="who computes the class summary: " + "; ".join(f"{name}: {spec.description}"
+                                                                        for name, spec in ENGINES.items()))
     audit.add_argument("--engine-option", action="append", default=[], metavar="KEY=VALUE",
                        help="an option of the engine (repeatable): duckdb threads, memory_limit, temp_directory, "
                        "database; spark master, shuffle_partitions, driver_memory; chunked batch_rows ...")

@@ -26,7 +26,7 @@ from privaudit.core.concurrency import WORKERS as CHECK_WORKERS
 from privaudit.core.concurrency import ordered_map
 from privaudit.core.context import AuditContext
 from privaudit.core.data import Table, load_input
-from privaudit.core.errors import DataError
+from privaudit.core.errors import DataError, first_line
 from privaudit.core.plugins import Registry, get_registry
 from privaudit.core.policy import Check, Policy, load_policy, policy_from_dict
 
@@ -59,6 +59,11 @@ class AuditResult:
     engine: str = "in-process"
     remediation: dict | None = None  # set by `privaudit remediate`: before/after, changes, loss
     utility: list[dict] = field(default_factory=list)  # what the release keeps (privaudit.utility entries)
+
+    @property
+    def registry(self) -> Registry:
+        """The plugins the audit ran with (the policy's): reports draw each check with its own assessor."""
+        return self.policy.registry
 
     @property
     def failed(self) -> list[CheckResult]:
@@ -144,15 +149,38 @@ def run_check(ctx: AuditContext, check: Check) -> CheckResult:
     except DataError:  # bad input a check reads itself (a population table, a household column): one line
         raise
     except Exception as exc:  # an assessor that raises must not stop the audit
-        text = str(exc).splitlines()[0] if str(exc) else ""
-        return CheckResult(check.id, check.assessor.name, "error", check.severity, None, None, params,
-                           f"{type(exc).__name__}: {text}", {}, time.perf_counter() - started,
-                           quasi_identifiers=check.quasi_identifiers)
+        return _errored(check, params, f"{type(exc).__name__}: {first_line(exc)}", started)
+    details = _jsonable(m.details)
+    problem = details_problem(check.assessor, details)
+    if problem:  # a plugin whose findings break its own contract never becomes a pass
+        return _errored(check, params, problem, started)
     status = "pass" if m.passed else "fail"
     return CheckResult(check.id, check.assessor.name, status, check.severity, _jsonable(m.value),
-                       _jsonable(m.threshold), params, m.message, _jsonable(m.details),
+                       _jsonable(m.threshold), params, m.message, details,
                        time.perf_counter() - started, per_record=dict(m.per_record),
                        quasi_identifiers=check.quasi_identifiers)
+
+
+def _errored(check: Check, params: dict, message: str, started: float) -> CheckResult:
+    return CheckResult(check.id, check.assessor.name, "error", check.severity, None, None, params, message, {},
+                       time.perf_counter() - started, quasi_identifiers=check.quasi_identifiers)
+
+
+def details_problem(assessor: Any, details: dict) -> str | None:
+    """One line when ``details`` (as the JSON report writes them) do not validate against the assessor's
+    ``details`` model, else None (also when the assessor declares no model)."""
+    from pydantic import ValidationError
+
+    from privaudit.core.policy import format_validation_error
+
+    model = getattr(assessor, "details", None)
+    if model is None:
+        return None
+    try:
+        model.model_validate(details)
+    except ValidationError as exc:
+        return format_validation_error(exc, f"details of {assessor.name} do not match its Details model")
+    return None
 
 
 def checks_to_run(policy: Policy, registry: Registry) -> list[Check]:
@@ -178,11 +206,11 @@ def open_policy(policy: Policy | str | Path | dict, registry: Registry,
 
 
 def in_memory_reason(check: Check) -> str | None:
-    """Why a check needs the tables in memory, or None when it declares it runs under an engine that does not
-    load them (its parameters' ``in_memory_reason()`` returns None): it then reads ``--original`` itself,
-    from ``ctx.files``. Checks that declare nothing need them."""
-    reason = getattr(check.params, "in_memory_reason", None)
-    return "--original needs the whole tables in memory" if reason is None else reason()
+    """Why a check needs the tables in memory, or None when its assessor declares that these parameters run
+    under an engine that does not load them (``Assessor.in_memory_reason`` returns None): it then reads
+    ``--original`` itself, from ``ctx.files``. Checks whose assessor declares nothing need them."""
+    reason = check.assessor.in_memory_reason
+    return "--original needs the whole tables in memory" if reason is None else reason(check.params)
 
 
 def out_of_memory(check: Check) -> bool:
@@ -297,7 +325,7 @@ def run_audit(
 
     refuse_series(checks, previous, spec.in_memory, engine)
     if control is not None:  # before any work: a control table that cannot fit in memory
-        from privaudit.risk.synthetic.memory import refuse_oversized
+        from privaudit.core.memory import refuse_oversized
 
         refuse_oversized(control, "control table")
     computed = spec.load().summarize(released, policy, progress=progress, **engine_options)
@@ -339,7 +367,7 @@ def _summary_ready(ctx: AuditContext) -> bool:
 
 
 def run_checks(ctx: AuditContext, checks: list[Check], workers: int | None = None) -> list[CheckResult]:
-    """Run ``checks``, results in their order. Checks whose assessor is ``concurrent`` run two at a time
+    """Run ``checks``, results in their order. Checks whose assessor is ``concurrent`` run side by side
     (``workers``; default :data:`CHECK_WORKERS`) after the shared summary is built; the others one by
     one, after them."""
     workers = CHECK_WORKERS if workers is None else workers

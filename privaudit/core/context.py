@@ -31,7 +31,7 @@ class AuditContext:
     column_counts: dict[str, int] | None = None
     sample_reader: Callable[[int], pd.DataFrame | None] | None = None  # first rows, when ``table`` is None
     #: the inputs as given (``core.audit.InputFiles``), for the checks that read ``--original`` themselves
-    #: under an out-of-memory engine (their parameters' ``in_memory_reason()`` is None); None otherwise
+    #: under an out-of-memory engine (their assessor's ``in_memory_reason`` is None); None otherwise
     files: Any = None
     #: the audited release and its previous ones (``--previous``; ``core.series.SeriesInputs``), or None
     series_inputs: Any = None

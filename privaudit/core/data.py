@@ -24,7 +24,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from privaudit.core.errors import DataError
+from privaudit.common.formats import PARQUET_SUFFIXES
+from privaudit.core.errors import DataError, first_line
 from privaudit.core.locations import fingerprint, is_dataset, read_location, resolve
 from privaudit.core.policy import Policy
 from privaudit.core.coding import check_hierarchies, load_column
@@ -33,7 +34,6 @@ csv.field_size_limit(1 << 30)  # the standard reader's default (128 KiB) refuses
 SNIFF_BYTES = 1 << 16
 MAX_HEADER_BYTES = 16 << 20  # the header line is read whole up to this length
 CANDIDATE_DELIMITERS = (",", ";", "\t", "|")
-PARQUET_SUFFIXES = (".parquet", ".pq")
 
 
 @dataclass
@@ -249,7 +249,7 @@ def read_csv(path: Path, delimiter: str | None) -> tuple[pa.Table, str]:
         bad = locate_bad_line(path, delimiter, len(names))
         if bad:
             raise DataError(f"{path}: line {bad[0]}: {bad[1]}") from None
-        raise DataError(f"{path}: cannot be parsed as CSV: {str(exc).splitlines()[0]}") from None
+        raise DataError(f"{path}: cannot be parsed as CSV: {first_line(exc)}") from None
     return table, delimiter
 
 
@@ -272,7 +272,7 @@ def read_parquet(path: Path) -> pa.Table:
     try:
         table = pq.read_table(path)
     except (pa.ArrowInvalid, OSError) as exc:
-        raise DataError(f"{path}: cannot be read as Parquet: {str(exc).splitlines()[0]}") from None
+        raise DataError(f"{path}: cannot be read as Parquet: {first_line(exc)}") from None
     names = table.column_names
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -354,7 +354,7 @@ def load_input(data: Any, policy: Policy, what: str = "released table") -> Table
         try:
             raw = pa.Table.from_pandas(data.rename(columns=str), preserve_index=False)
         except (pa.ArrowException, ValueError, TypeError) as exc:
-            raise DataError(f"<{kind}> ({what}): cannot be read as a table: {str(exc).splitlines()[0]}") from None
+            raise DataError(f"<{kind}> ({what}): cannot be read as a table: {first_line(exc)}") from None
     elif isinstance(data, pa.Table):
         kind, raw = "pyarrow Table", data
     else:

@@ -20,3 +20,10 @@ class DataError(PrivauditError):
 
 class HierarchyError(PrivauditError):
     """A generalization hierarchy is malformed or does not cover the data."""
+
+
+def first_line(exc: BaseException | str, default: str = "") -> str:
+    """The first non-blank line of an exception's message (or of a text), stripped; ``default`` when there is
+    none (an empty message, or one of blank lines only)."""
+    text = str(exc)
+    return next((line.strip() for line in text.splitlines() if line.strip()), default)

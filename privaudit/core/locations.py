@@ -29,11 +29,11 @@ from pathlib import Path, PurePosixPath
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from privaudit.core.errors import DataError
+from privaudit.common.formats import PARQUET_SUFFIXES
+from privaudit.core.errors import DataError, first_line
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _GLOB = re.compile(r"[*?\[]")
-PARQUET_SUFFIXES = (".parquet", ".pq")
 CSV_SUFFIXES = (".csv", ".tsv", ".txt")
 
 
@@ -89,7 +89,7 @@ def _filesystem(text: str, what: str) -> tuple[pafs.FileSystem, str, bool]:
 
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    return first_line(text, type(exc).__name__)
 
 
 def _is_data_file(info: pafs.FileInfo) -> bool:

@@ -16,7 +16,7 @@ import pluggy
 
 from privaudit import __version__
 from privaudit.core import hookspecs
-from privaudit.core.errors import PrivauditError
+from privaudit.core.errors import PrivauditError, first_line
 
 #: Built-in plugins, registered in this order. Each module holds ``@hookimpl`` functions.
 DEFAULT_PLUGINS = (
@@ -93,7 +93,7 @@ def _broken_entry_point(exc: Exception) -> str:
     which package to fix or uninstall (pluggy's own error names neither)."""
     import importlib.metadata
 
-    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    first = first_line(exc, type(exc).__name__)
     for dist in importlib.metadata.distributions():
         for ep in dist.entry_points:
             if ep.group != "privaudit":
@@ -101,7 +101,7 @@ def _broken_entry_point(exc: Exception) -> str:
             try:
                 ep.load()
             except Exception as failed:
-                why = str(failed).splitlines()[0] if str(failed) else type(failed).__name__
+                why = first_line(failed, type(failed).__name__)
                 return (f"plugin {ep.name!r} ({ep.value}) of the installed package {dist.metadata['name']} "
                         f"{dist.version} failed to load: {why} (fix or uninstall that package)")
     return f"a plugin in the 'privaudit' entry-point group failed to load: {first}"

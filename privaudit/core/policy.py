@@ -120,18 +120,8 @@ class PolicyModel(StrictModel):
         "are present; []: none.")
     release: Literal["microdata", "synthetic"] = Field(
         default="microdata", description="synthetic: a table generated from a training table; without any of "
-        "the synthetic-release checks listed, they are added with their default thresholds (SYNTHETIC_DEFAULTS).")
-
-
-#: The checks ``release: synthetic`` adds when the policy lists none of them (thresholds are starting points
-#: to review: a risk of 10 % above the control attack, half a random table's disclosure protection).
-SYNTHETIC_DEFAULTS = (
-    {"assessor": "distance_to_closest_record"},
-    {"assessor": "singling_out", "max_risk": 0.1},
-    {"assessor": "linkability", "max_risk": 0.1, "needs": "two quasi-identifiers"},
-    {"assessor": "inference", "max_risk": 0.1, "needs": "a sensitive column"},
-    {"assessor": "cap", "min_protection": 0.5, "needs": "a sensitive column"},
-)
+        "the synthetic-release checks listed, they are added with their default thresholds (each such assessor's "
+        "declared synthetic_default).")
 
 
 def _loc(loc: tuple) -> str:
@@ -198,6 +188,7 @@ class Policy:
         self.report = model.report
         self.folder = path.parent.resolve()
         self.allow_outside_paths = allow_outside_paths
+        self.registry = registry  # the plugins this policy was resolved against: reports draw its checks with them
         self.hierarchies: dict[str, Hierarchy] = {}
         for column, spec in model.columns.items():
             if spec.hierarchy is None:
@@ -284,17 +275,18 @@ class Policy:
         return candidate
 
     # ---------------------------------------------------------------- checks
-    def _check_specs(self) -> list[CheckSpec]:
+    def _check_specs(self, registry: Registry) -> list[CheckSpec]:
         """The policy's checks; with ``release: synthetic`` and none of the synthetic checks listed, the
-        synthetic-release checks are appended with their default thresholds (those the columns allow)."""
+        synthetic-release checks (assessors declaring a ``synthetic_default``) are appended with their default
+        thresholds (those the columns allow), in registry order."""
         specs = list(self.model.checks)
-        synthetic = {d["assessor"] for d in SYNTHETIC_DEFAULTS}
-        if self.model.release != "synthetic" or any(c.assessor in synthetic for c in specs):
+        defaults = {name: a.synthetic_default for name, a in registry.assessors.items()
+                    if a.synthetic_default is not None}
+        if self.model.release != "synthetic" or any(c.assessor in defaults for c in specs):
             return specs
-        able = {"two quasi-identifiers": len(self.quasi_identifiers) >= 2, "a sensitive column": bool(self.sensitive)}
-        for default in SYNTHETIC_DEFAULTS:
-            if able.get(default.get("needs"), True):
-                specs.append(CheckSpec.model_validate({k: v for k, v in default.items() if k != "needs"}))
+        for name, default in defaults.items():
+            if default.applies is None or default.applies(self):
+                specs.append(CheckSpec.model_validate({"assessor": name, **default.params}))
         return specs
 
     def _resolve_checks(self, registry: Registry) -> list[Check]:
@@ -308,7 +300,7 @@ class Policy:
         if len(self.model.checks) > MAX_CHECKS:
             raise PolicyError(f"{self.path}: checks: {len(self.model.checks):,} checks; a policy holds at most "
                               f"{MAX_CHECKS:,}")
-        for index, spec in enumerate(self._check_specs()):
+        for index, spec in enumerate(self._check_specs(registry)):
             assessor = registry.assessors.get(spec.assessor)
             if assessor is None:
                 raise PolicyError(

@@ -1,4 +1,4 @@
-"""A complete, valid, commented policy drafted from a table (``privaudit init``, issues #11 and #27): what a
+"""A complete, valid, commented policy drafted from a table (``privaudit init``): what a
 disclosure-control expert would draft, with the evidence of each role as a YAML comment.
 
 * ``identifier`` -- the identifier scan's findings (:mod:`privaudit.discovery.scan`);

@@ -1,4 +1,4 @@
-"""Scan every column of a release for direct identifiers, declared or not (issue #11).
+"""Scan every column of a release for direct identifiers, declared or not.
 
 For each column the scan reads a bounded sample -- its first :data:`SAMPLE_ROWS` rows, the same rows
 whatever the engine -- and combines three kinds of evidence:

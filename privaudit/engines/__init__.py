@@ -34,11 +34,13 @@ import importlib
 import numbers
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from privaudit.core.data import Table
 from privaudit.core.errors import PrivauditError
-from privaudit.core.summary import ClassSummary
+
+if TYPE_CHECKING:  # the engines' table is read by the command line's parser: importing it stays light
+    from privaudit.core.data import Table
+    from privaudit.core.summary import ClassSummary
 
 
 @dataclass

@@ -24,7 +24,7 @@ import pyarrow.csv  # noqa: F401 (pa.csv)
 import pyarrow.dataset as pads
 
 from privaudit.core.data import Table, check_required_columns
-from privaudit.core.errors import DataError
+from privaudit.core.errors import DataError, first_line
 from privaudit.core.locations import Location, check_schemas, fingerprint, is_dataset, read_location, resolve
 from privaudit.core.policy import Policy
 from privaudit.engines._source import Source, open_source
@@ -68,7 +68,7 @@ class DatasetSource(Source):
     def raise_parse_error(self, text: str) -> None:
         """The message of the in-process load for the first file that does not read."""
         read_location(self.location, self.delimiter, "released table")  # raises its one-line DataError
-        first = text.strip().splitlines()[0] if text.strip() else "read error"
+        first = first_line(text, "read error")
         raise DataError(f"{self.location.text}: cannot be read: {first}")
 
 
@@ -103,7 +103,7 @@ def open_dataset(text: str, policy: Policy, what: str = "released table") -> Dat
                                partitioning=partitioning, partition_base_dir=location.root if keys else None)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
         read_location(location, delimiter, what)  # the in-process message, when a file does not read
-        raise DataError(f"{text}: partitions with different schemas ({str(exc).splitlines()[0]})") from None
+        raise DataError(f"{text}: partitions with different schemas ({first_line(exc)})") from None
     columns = list(dataset.schema.names)
     check_required_columns(text, columns, policy)
     source = DatasetSource(Label(text), location.file_format, columns, location.size, delimiter=delimiter,

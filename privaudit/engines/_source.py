@@ -38,7 +38,7 @@ from privaudit.core.data import (
     read_head,
     sha256_of,
 )
-from privaudit.core.errors import DataError
+from privaudit.core.errors import DataError, first_line
 from privaudit.core.policy import Policy
 
 CSV_BLOCK_BYTES = 1 << 24  # at least 16 MiB of CSV text per streamed block, as data.py reads (a row must fit)
@@ -83,7 +83,7 @@ class Source:
                     yield offset, batch
                     offset += batch.num_rows
             except (pa.ArrowInvalid, OSError) as exc:
-                raise DataError(f"{self.path}: cannot be read as Parquet: {str(exc).splitlines()[0]}") from None
+                raise DataError(f"{self.path}: cannot be read as Parquet: {first_line(exc)}") from None
             return
         if block_bytes is None:  # at most 1 GiB (Arrow's block size is an int32)
             block_bytes = min(max(CSV_BLOCK_BYTES, int(batch_rows * self.row_bytes)), MAX_BLOCK_BYTES)
@@ -119,7 +119,7 @@ class Source:
         if bad:
             raise DataError(f"{self.path}: line {bad[0]}: {bad[1]}")
         check_tail(self.path)
-        first = text.strip().splitlines()[0] if text.strip() else "parse error"
+        first = first_line(text, "parse error")
         raise DataError(f"{self.path}: cannot be parsed as CSV: {first}")
 
     def first_row(self, column: str, is_bad: Callable[[np.ndarray], np.ndarray]) -> tuple[int, str] | None:
@@ -164,7 +164,7 @@ def _open_parquet(path: Path, size: int) -> Source:
         rows = handle.metadata.num_rows
     except (pa.ArrowInvalid, OSError) as exc:
         read_parquet(path)  # fails too, at the footer, with the message data.py gives
-        raise DataError(f"{path}: cannot be read as Parquet: {str(exc).splitlines()[0]}") from None
+        raise DataError(f"{path}: cannot be read as Parquet: {first_line(exc)}") from None
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise DataError(f"{path}: duplicate column name {dupes[0]!r}")

@@ -449,7 +449,7 @@ def _merge(policy: Policy, coding: _Coding, classes: list[_Spill], pairs: dict[s
             columns[col] = (np.bincount(rows, minlength=len(first)).astype(np.int32), values.astype(np.int32), counts)
         return class_parts, part_sizes, part_weights, columns
 
-    # partitions are merged two at a time (each is independent), their results taken in key order
+    # partitions are merged side by side (each is independent), their results taken in key order
     for class_parts, part_sizes, part_weights, columns in ordered_map(merged, range(len(classes)), ahead=2):
         for i in range(n_parts):
             keys[i].append(class_parts[i])

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from privaudit.core.data import block_for_long_rows
 from privaudit.core.policy import Policy
-from privaudit.core.errors import DataError
+from privaudit.core.errors import DataError, first_line
 from privaudit.engines._dataset import DatasetSource, catalog_source, open_input
 from privaudit.engines._source import Source
 from privaudit.engines._sql import SPACE_CLASS, summarize_sql
@@ -126,7 +126,7 @@ def summarize(path: str | Path | None, policy: Policy, *, threads: int | None = 
             con = connection if connection is not None else duckdb.connect(":memory:", config=config)
         except duckdb.Error as exc:
             raise DataError(f"--engine-option memory_limit={memory_limit}: DuckDB refuses it "
-                            f"({str(exc).splitlines()[0]})") from None
+                            f"({first_line(exc)})") from None
         relation = None
         if isinstance(source, DatasetSource):  # DuckDB scans the Arrow dataset, file by file, as it goes
             con.register("privaudit_release", source.dataset)
@@ -155,7 +155,7 @@ def _open_database(database: str | None, table: str):
     try:
         return duckdb.connect(database, read_only=True)
     except duckdb.Error as exc:
-        raise DataError(f"{database}: cannot be opened as a DuckDB database ({str(exc).splitlines()[0]})") from None
+        raise DataError(f"{database}: cannot be opened as a DuckDB database ({first_line(exc)})") from None
 
 
 def arrow_table(relation) -> pa.Table:
@@ -170,7 +170,7 @@ def _catalog(con, table: str, policy: Policy):
     try:
         schema = arrow_table(con.sql(f"SELECT * FROM {_quoted_name(table)} LIMIT 0")).schema
     except duckdb.Error as exc:
-        raise DataError(f"table {table!r}: not found in the DuckDB connection ({str(exc).splitlines()[0]})") from None
+        raise DataError(f"table {table!r}: not found in the DuckDB connection ({first_line(exc)})") from None
 
     def batches(columns, batch_rows):
         cols = ", ".join(DuckDBDialect.ident(c) for c in columns)

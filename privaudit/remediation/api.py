@@ -72,6 +72,6 @@ def class_violations(ctx: "AuditContext", checks: list["Check"] | None = None) -
 
 
 def unsupported_checks(ctx: "AuditContext") -> list[str]:
-    """Error checks a class-based remediator cannot steer (no per-class violations)."""
-    return [c.id for c in error_checks(ctx)
-            if c.assessor.class_violations is None and c.assessor.name != "direct_identifiers"]
+    """Error checks a class-based remediator cannot steer (no per-class violations); the checks that always run
+    (they watch the columns themselves, not the classes) are not remediation targets."""
+    return [c.id for c in error_checks(ctx) if c.assessor.class_violations is None and not c.assessor.always]

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
+from privaudit.common.formats import is_parquet
 from privaudit.core.audit import AuditResult, _jsonable, open_policy, run_audit
 from privaudit.core.data import Table
 from privaudit.core.errors import PolicyError, PrivauditError
@@ -72,7 +73,7 @@ def remediate(released: Any, policy: Policy | str | Path | dict, out: str | Path
                              f"{len(before.table.frame)} in, {result.records_removed} removed")
     output = table_bytes(result.table, out, policy.data.delimiter or ",")
     table = Table(result.table.reset_index(drop=True), Path(out), hashlib.sha256(output).hexdigest(),
-                  len(output), "parquet" if Path(out).suffix.lower() in (".parquet", ".pq") else "csv")
+                  len(output), "parquet" if is_parquet(out) else "csv")
     reaudit_policy = with_check_overrides(policy, result.check_overrides)
     # the remediation's input is the original of its output (same rows, same order, unless removed)
     original = before.original or (before.table if result.records_removed == 0 else None)

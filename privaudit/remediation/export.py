@@ -15,6 +15,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from privaudit.common.formats import is_parquet
+
+
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 MISSING = "*"
 
@@ -63,7 +66,7 @@ def _neutralised_column(column: pd.Series) -> pd.Series:
 def table_bytes(frame: pd.DataFrame, path: str | Path, delimiter: str = ",", na_rep: str = MISSING) -> bytes:
     """The file content for ``frame`` written to ``path`` (Parquet by suffix, else CSV; a missing value is
     ``na_rep`` in CSV, the suppression marker by default)."""
-    if Path(path).suffix.lower() in (".parquet", ".pq"):
+    if is_parquet(path):
         buffer = io.BytesIO()
         frame.to_parquet(buffer, index=False)
         return buffer.getvalue()
@@ -97,10 +100,9 @@ def _float_texts(column: pd.Series) -> pd.Series:
 
 def _csv_by_distinct_values(frame: pd.DataFrame, delimiter: str, na_rep: str) -> str | None:
     """The exact text of ``frame.to_csv(sep=delimiter, index=False, na_rep=na_rep, lineterminator="\\n")``,
-    built about 5x faster for released tables, or None where this shortcut does not apply.
+    built faster for released tables, or None where this shortcut does not apply.
 
-    Speed trick, isolated here: pandas formats and quotes every cell in Python (about 1 s per 300,000 rows
-    of adult). A released table has few distinct values per column (generalized, coded), so each column's
+    Speed trick, isolated here: pandas formats and quotes every cell in Python. A released table has few distinct values per column (generalized, coded), so each column's
     distinct values are formatted once -- numbers by pandas itself, every value quoted by the ``csv``
     module exactly as pandas' writer quotes it --, each distinct row is joined once from those texts, and the
     lines are picked from the distinct rows by index.

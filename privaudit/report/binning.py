@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from privaudit.assessors.helpers import TOLERANCE
+from privaudit.common.thresholds import TOLERANCE
 from privaudit.report import charts
 
 

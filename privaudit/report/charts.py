@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from markupsafe import Markup, escape
 
@@ -290,12 +290,7 @@ def histogram_chart(edges: Sequence[float], counts: Sequence[float], *, title: s
     is unbounded; failing when ``fail_side == "above"``); ``extra_bars`` adds ``(label, count, failing)``
     bars (e.g. an overflow bin "≥ 40") in that order, before the ``∞`` one.
     """
-    if len(edges) != len(counts) + 1:
-        raise ValueError("edges must have one more value than counts")
-    if failing is not None and len(failing) != len(counts):
-        raise ValueError("failing must have one value per bin")
-    if failing_counts is not None and len(failing_counts) != len(counts):
-        raise ValueError("failing_counts must have one value per bin")
+    _check_bins(edges, counts, failing, failing_counts)
     extras = list(extra_bars) + ([("∞", float(infinite), fail_side == "above")] if infinite else [])
     lo, hi = float(edges[0]), float(edges[-1])
     if threshold is not None:
@@ -313,6 +308,37 @@ def histogram_chart(edges: Sequence[float], counts: Sequence[float], *, title: s
     def x_of(v: float) -> float:
         return LEFT + (v - lo) / (hi - lo) * (right - LEFT)
 
+    boxes = _bin_boxes(edges, counts, x_of, threshold, fail_side, failing, failing_counts)
+    x = right
+    for (label, count, bad), slot in zip(extras, slots):
+        boxes.append((x + 14, x + slot - 4, Bar(math.inf, math.inf, float(count), bool(bad), label)))
+        x += slot
+    narrowest = min((x1 - x0 + 3.0 for x0, x1, b in boxes if b.count > 0), default=0.0)  # + the gaps
+    _draw_bars(canvas, yaxis, boxes, _counts_fit(narrowest, [b.count for *_, b in boxes]) and not log)
+    _x_axis(canvas, x_of, lo, hi, [label for label, _, _ in extras], slots, right)
+    _frame(canvas, x_label)
+    if threshold is not None:
+        _threshold(canvas, x_of(threshold), threshold_label)
+    if legend:
+        mixed = mixed_text if any(b.failing is None and b.count > 0 for *_, b in boxes) else None
+        _legend(canvas, *legend, mixed_text=mixed)
+    return canvas.markup()
+
+
+def _check_bins(edges: Sequence[float], counts: Sequence[float], failing: Sequence[bool] | None,
+                failing_counts: Sequence[float | None] | None) -> None:
+    if len(edges) != len(counts) + 1:
+        raise ValueError("edges must have one more value than counts")
+    if failing is not None and len(failing) != len(counts):
+        raise ValueError("failing must have one value per bin")
+    if failing_counts is not None and len(failing_counts) != len(counts):
+        raise ValueError("failing_counts must have one value per bin")
+
+
+def _bin_boxes(edges: Sequence[float], counts: Sequence[float], x_of: Callable[[float], float],
+               threshold: float | None, fail_side: str | None, failing: Sequence[bool] | None,
+               failing_counts: Sequence[float | None] | None) -> list[tuple[float, float, Bar]]:
+    """The histogram's bars, each with its verdict (see :func:`histogram_chart`'s colours)."""
     def fails(centre: float) -> bool:
         if threshold is None or fail_side is None:
             return False
@@ -332,12 +358,12 @@ def histogram_chart(edges: Sequence[float], counts: Sequence[float], *, title: s
         else:
             bad = bool(failing[i]) if failing is not None else fails((float(a) + float(b)) / 2)
         boxes.append((x0, x1, Bar(float(a), float(b), float(c), bad)))
-    x = right
-    for (label, count, bad), slot in zip(extras, slots):
-        boxes.append((x + 14, x + slot - 4, Bar(math.inf, math.inf, float(count), bool(bad), label)))
-        x += slot
-    narrowest = min((x1 - x0 + 3.0 for x0, x1, b in boxes if b.count > 0), default=0.0)  # + the gaps
-    _draw_bars(canvas, yaxis, boxes, _counts_fit(narrowest, [b.count for *_, b in boxes]) and not log)
+    return boxes
+
+
+def _x_axis(canvas: _Canvas, x_of: Callable[[float], float], lo: float, hi: float, extra_labels: list[str],
+            slots: list[float], right: float) -> None:
+    """The x axis's ticks (halved until their labels fit) and the labels of the bars beside it."""
     base = HEIGHT - BOTTOM
     ticks = linear_ticks(lo, hi, 6)
     labels = [number_label(t) for t in ticks]
@@ -347,16 +373,9 @@ def histogram_chart(edges: Sequence[float], counts: Sequence[float], *, title: s
         canvas.line(x_of(t), base, x_of(t), base + 4, "#333")
         canvas.text(x_of(t), base + 16, text)
     x = right
-    for (label, _, _), slot in zip(extras, slots):
+    for label, slot in zip(extra_labels, slots):
         canvas.text(x + 5 + slot / 2, base + 16, label)
         x += slot
-    _frame(canvas, x_label)
-    if threshold is not None:
-        _threshold(canvas, x_of(threshold), threshold_label)
-    if legend:
-        mixed = mixed_text if any(b.failing is None and b.count > 0 for *_, b in boxes) else None
-        _legend(canvas, *legend, mixed_text=mixed)
-    return canvas.markup()
 
 
 def share_bars_chart(labels: Sequence[str], shares: Sequence[float], failing: Sequence[bool], *, title: str,

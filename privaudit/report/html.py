@@ -25,6 +25,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
+from privaudit.core.errors import first_line
 from privaudit import __version__
 from privaudit.report.json_report import report_dict
 from privaudit.report.remediation_chapter import remediation_view
@@ -60,7 +61,7 @@ DEFAULT_LIMITS = {
 
 
 @dataclass
-class CheckView:
+class SectionView:
     """What the templates need about one check."""
 
     number: int
@@ -142,7 +143,7 @@ def section_for(check: dict, audit: Any, registry: Any) -> ReportSection:
         section = drawn_section(check, audit, registry)
     except Exception as exc:  # a plugin's broken section must not cost the whole report
         section = generic_section(check)
-        first = str(exc).splitlines()[0] if str(exc) else ""
+        first = first_line(exc)
         section.paragraphs.append(f"(The plugin's own section for this check failed: {type(exc).__name__}: {first})")
         return section
     if not isinstance(section, ReportSection):
@@ -150,13 +151,13 @@ def section_for(check: dict, audit: Any, registry: Any) -> ReportSection:
     return section
 
 
-def check_views(data: dict, audit: Any, registry: Any) -> list[CheckView]:
+def check_views(data: dict, audit: Any, registry: Any) -> list[SectionView]:
     views = []
     for i, check in enumerate(data["checks"], start=1):
         assessor = registry.assessors.get(check["assessor"])
         section = section_for(check, audit, registry)
         error = check["status"] == "error"
-        views.append(CheckView(
+        views.append(SectionView(
             number=i,
             anchor=f"check-{i}",
             check=check,
@@ -173,7 +174,7 @@ def check_views(data: dict, audit: Any, registry: Any) -> list[CheckView]:
     return views
 
 
-def limitations(views: list[CheckView]) -> list[tuple[str, str]]:
+def limitations(views: list[SectionView]) -> list[tuple[str, str]]:
     """What each model used does not protect against: (assessor title, text), one per assessor."""
     out: dict[str, tuple[str, str]] = {}
     for v in views:
@@ -184,7 +185,7 @@ def limitations(views: list[CheckView]) -> list[tuple[str, str]]:
     return list(out.values())
 
 
-def methodology(views: list[CheckView]) -> list[dict]:
+def methodology(views: list[SectionView]) -> list[dict]:
     """Each assessor used, once, with its metadata for the appendix."""
     seen: dict[str, dict] = {}
     for v in views:
@@ -238,13 +239,11 @@ def token_label(token: str) -> str:
 def render_html(result: Any, registry: Any = None) -> str:
     """The HTML report of an :class:`~privaudit.core.audit.AuditResult`, as one self-contained page."""
     if registry is None:
-        from privaudit.core.plugins import get_registry
-
-        registry = get_registry()
+        registry = result.registry
     data = report_dict(result)
     views = check_views(data, result, registry)
     remediation = remediation_view(data, views, registry)
-    synthetic = synthetic_view(data, views)
+    synthetic = synthetic_view(data, views, registry)
     series = series_view(data, views)
     s = data["summary"]
     scope = data["scope"]

@@ -24,16 +24,15 @@ from privaudit import __version__
 SCHEMA_VERSION = 1
 
 
-def found_identifiers(checks: list) -> dict[str, str]:
-    """Columns the ``direct_identifiers`` scan found holding direct identifiers (declared quasi-identifier,
-    sensitive or other, or undeclared): column -> kind (``email``, ``phone`` ...)."""
+def found_identifiers(checks: list, registry: Any) -> dict[str, str]:
+    """Columns the checks found holding direct identifiers (their assessors' declared
+    ``identifier_columns``): column -> kind (``email``, ``phone`` ...)."""
     found: dict[str, str] = {}
     for c in checks:
-        if c.assessor != "direct_identifiers" or not isinstance(c.details, dict):
-            continue
-        for item in [*c.details.get("declared_warnings", []), *c.details.get("undeclared_findings", [])]:
-            if isinstance(item, dict) and "column" in item:
-                found[item["column"]] = str(item.get("kind", ""))
+        assessor = registry.assessors.get(c.assessor)
+        declared = getattr(assessor, "identifier_columns", None)
+        if declared is not None and c.status != "error" and isinstance(c.details, dict):
+            found.update(declared(c.details))
     return found
 
 
@@ -100,7 +99,7 @@ def report_dict(audit: Any) -> dict:
     from privaudit.discovery.special_categories import special_columns
 
     policy, table = audit.policy, audit.table
-    found = found_identifiers(audit.checks)
+    found = found_identifiers(audit.checks, audit.registry)
     better = {c.id: improves(c.params) for c in policy.checks}
     for c in audit.checks:  # checks the policy does not list (always run): their assessor's declaration
         if c.id not in better:

@@ -18,9 +18,7 @@ from privaudit.report.utility_chapter import utility_view
 def render_notebook(result: Any, registry: Any = None) -> str:
     """The notebook fragment of an :class:`~privaudit.core.audit.AuditResult`."""
     if registry is None:
-        from privaudit.core.plugins import get_registry
-
-        registry = get_registry()
+        registry = result.registry
     data = report_dict(result)
     return environment().get_template("notebook.html.j2").render(
         data=data, checks=check_views(data, result, registry), utility=utility_view(data),

@@ -233,7 +233,7 @@ def remediation_view(data: dict, views: list, registry: Any = None) -> Remediati
     """The remediation chapter's content, or None when the report is not a remediation's.
 
     ``data`` is the JSON report (:func:`privaudit.report.json_report.report_dict`); ``views`` are the
-    report's :class:`~privaudit.report.html.CheckView` objects of the remediated table (they give each
+    report's :class:`~privaudit.report.html.SectionView` objects of the remediated table (they give each
     check's title, severity, threshold and how its value is shown)."""
     rem = data.get("remediation")
     if not rem:

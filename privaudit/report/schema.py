@@ -1,8 +1,9 @@
 """The JSON Schema (draft 2020-12) of the JSON report (``privaudit report schema``).
 
 It states what :func:`privaudit.report.json_report.report_dict` writes, schema_version 1: every key of
-the report, which are required, and their types. ``checks[].details`` is each assessor's own object
-(documented with the assessor) and stays open; everything else is closed (``additionalProperties:
+the report, which are required, and their types. ``checks[].details`` of a check that did not end in
+``error`` follows its assessor's details model (``Assessor.details``), listed under ``$defs`` by assessor
+name (the models' own parts beside them, by model name); everything is closed (``additionalProperties:
 false``), so a key added to the report without updating this schema fails the test suite, which validates
 every JSON report its tests write (``tests/conftest.py``). Numbers that are infinite are the strings
 ``"inf"``/``"-inf"`` and a NaN is ``null`` (JSON has neither).
@@ -24,8 +25,50 @@ def _closed(properties: dict[str, Any], required: list[str] | None = None) -> di
             "required": list(properties) if required is None else required, "additionalProperties": False}
 
 
-def report_json_schema() -> dict[str, Any]:
-    """The report's JSON Schema as a dict."""
+def _inf_numbers(node: Any) -> Any:
+    """A pydantic JSON Schema with every ``number`` also admitting ``"inf"``/``"-inf"`` (the report's infinity)."""
+    if isinstance(node, list):
+        return [_inf_numbers(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    node = {k: _inf_numbers(v) for k, v in node.items()}
+    if node.get("type") == "number":
+        rest = {k: v for k, v in node.items() if k != "type"}
+        return {"anyOf": [{"type": "number"}, {"enum": ["inf", "-inf"]}], **rest}
+    return node
+
+
+def details_schemas(registry: Any) -> dict[str, Any]:
+    """``$defs`` of the report: each installed assessor's details schema under its name (a reference to its
+    model's schema, which is beside it under the model's name with the parts it uses)."""
+    from pydantic.json_schema import models_json_schema
+
+    typed = {name: a.details for name, a in registry.assessors.items() if getattr(a, "details", None) is not None}
+    if not typed:
+        return {}
+    keys, top = models_json_schema([(m, "validation") for m in typed.values()], ref_template="#/$defs/{model}")
+    defs = _inf_numbers(top.get("$defs", {}))
+    for name, model in typed.items():
+        if name in defs:  # an assessor named like a model: the model keeps its schema, qualified
+            defs[f"{model.__module__}.{model.__qualname__}"] = defs.pop(name)
+        defs[name] = {"description": f"details of a {name} check", **keys[(model, "validation")]}
+    return defs
+
+
+def report_json_schema(registry: Any = None) -> dict[str, Any]:
+    """The report's JSON Schema as a dict, with the details schemas of ``registry``'s assessors (default: the
+    installed plugins)."""
+    if registry is None:
+        from privaudit.core.plugins import get_registry
+
+        registry = get_registry()
+    defs = details_schemas(registry)
+    by_assessor = [
+        {"if": {"properties": {"assessor": {"const": name}, "status": {"enum": ["pass", "fail"]}},
+                "required": ["assessor", "status"]},
+         "then": {"properties": {"details": {"$ref": f"#/$defs/{name}"}}}}
+        for name in registry.assessors if name in defs
+    ]
     verdict = _closed({
         "passed": {"type": "boolean"}, "checks_failed": _COUNT, "checks_errored": _COUNT,
         "checks": {"type": "object", "additionalProperties": _closed({
@@ -41,7 +84,8 @@ def report_json_schema() -> dict[str, Any]:
         "threshold": {"description": "the policy's bound, as the assessor states it (a number or an object)"},
         "params": {"type": "object", "description": "the check's parameters after validation and defaults"},
         "message": {"type": "string"},
-        "details": {"type": "object", "description": "the assessor's figures (see the assessor's documentation)"},
+        "details": {"type": "object", "description": "the assessor's figures: $defs[assessor] (empty when the "
+                    "check ended in error)"},
         "quasi_identifiers": {"type": "array", "items": {"type": "string"}, "minItems": 1,
                               "description": "the check's attacker scenario: the quasi-identifiers the intruder knows"},
         "better": {"enum": ["higher", "lower"], "description": "which way the value improves (privaudit diff)"},
@@ -62,6 +106,8 @@ def report_json_schema() -> dict[str, Any]:
     })
     utility["allOf"] = [{"if": {"properties": {"measure": {"not": {"const": "classification_accuracy"}}}},
                          "then": {"properties": {"value": {"type": ["number", "null"], "minimum": 0, "maximum": 1}}}}]
+    if by_assessor:
+        check["allOf"] = by_assessor
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"https://privaudit.invalid/schemas/report-{SCHEMA_VERSION}.json",
@@ -123,4 +169,5 @@ def report_json_schema() -> dict[str, Any]:
             "checks": {"type": "array", "items": check},
         }, ["schema_version", "tool", "generated_at", "engine", "input", "original", "policy", "scope", "summary",
             "checks"]),
+        **({"$defs": defs} if defs else {}),
     }

@@ -1,7 +1,8 @@
-"""The report's "Synthetic release" chapter: when the audit holds synthetic-release attacks
-(``singling_out``, ``linkability``, ``inference``), their risks side by side with their confidence
+"""The report's "Synthetic release" chapter: when the audit holds synthetic-release attacks (checks whose
+assessor's details model names a ``synthetic_attack``), their risks side by side with their confidence
 intervals and limits, and where the distance-to-closest-record histograms of synthetic and holdout records
-are (that check's own section). Built from the JSON report's checks only."""
+are (the section of the check whose details model declares ``synthetic_distances``). Built from the JSON
+report's checks, read through their assessors' details models."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from privaudit.report import charts
 from privaudit.report.sections import DataTable, Figure
 from privaudit.report.text import share
 
-ATTACKS = {"singling_out": "singling out", "linkability": "linkability", "inference": "inference"}
+
+def _model(registry: Any, check: dict) -> Any:
+    assessor = registry.assessors.get(check["assessor"]) if registry is not None else None
+    return getattr(assessor, "details", None)
 
 
 @dataclass
@@ -23,31 +27,35 @@ class SyntheticView:
     membership: list[Any] | None = None  # membership attacks and ε bounds: a ROC figure and a table
 
 
-def synthetic_view(data: dict, views: list[Any]) -> SyntheticView | None:
+def synthetic_view(data: dict, views: list[Any], registry: Any) -> SyntheticView | None:
     """The chapter's content, or None when the audit has no synthetic-release attack to show: a
-    ``distance_to_closest_record`` check alone (it may also audit a masked release) has its own section,
+    distance-to-closest-record check alone (it may also audit a masked release) has its own section,
     and a chapter of one sentence pointing to it would fill a PDF page of its own."""
     anchors = {v.check["id"]: v.anchor for v in views}
-    attacks = [c for c in data["checks"] if c["assessor"] in ATTACKS and c["status"] != "error"]
-    distance = next((c for c in data["checks"] if c["assessor"] == "distance_to_closest_record"), None)
+    attacks = []  # (check, label, details)
+    distance = None
+    for c in data["checks"]:
+        model = _model(registry, c)
+        if distance is None and getattr(model, "synthetic_distances", False):
+            distance = c
+        elif getattr(model, "synthetic_attack", None) and c["status"] != "error":
+            attacks.append((c, f"{model.synthetic_attack} ({c['id']})", model.model_validate(c["details"])))
     membership = membership_view(data)
     if not attacks:
         return SyntheticView(None, DataTable([], []), None, membership) if membership else None
-    rows, figure = [], None
-    for c in attacks:
-        d = c["details"]
-        lo, hi = d["risk_ci"]
-        rows.append([f"{ATTACKS[c['assessor']]} ({c['id']})", share(c["value"]), f"{share(lo)} – {share(hi)}",
-                     share(d["attack_rate"]["value"]), share(d["control_rate"]["value"]),
-                     share(d["baseline_rate"]["value"]), share(c["threshold"]), c["status"].upper()])
-    if attacks:
-        figure = Figure(charts.share_bars_chart(
-            [f"{ATTACKS[c['assessor']]} ({c['id']})" for c in attacks], [c["value"] for c in attacks],
-            [c["status"] == "fail" for c in attacks], title="Privacy risks of the synthetic release",
-            x_label="risk (attack success beyond the control attack), with its confidence interval",
-            intervals=[tuple(c["details"]["risk_ci"]) for c in attacks]),
-            "Each attack's risk (r_train − r_control)/(1 − r_control) with its confidence interval; red bars fail "
-            "their check's max_risk.")
+    rows = []
+    for c, label, d in attacks:
+        lo, hi = d.risk_ci
+        rows.append([label, share(c["value"]), f"{share(lo)} – {share(hi)}", share(d.attack_rate.value),
+                     share(d.control_rate.value), share(d.baseline_rate.value), share(c["threshold"]),
+                     c["status"].upper()])
+    figure = Figure(charts.share_bars_chart(
+        [label for _, label, _ in attacks], [c["value"] for c, _, _ in attacks],
+        [c["status"] == "fail" for c, _, _ in attacks], title="Privacy risks of the synthetic release",
+        x_label="risk (attack success beyond the control attack), with its confidence interval",
+        intervals=[tuple(d.risk_ci) for _, _, d in attacks]),
+        "Each attack's risk (r_train − r_control)/(1 − r_control) with its confidence interval; red bars fail "
+        "their check's max_risk.")
     table = DataTable(["attack", "risk", "interval", "on training", "on control", "naive baseline", "max_risk",
                        "result"], rows, caption="The three attacks of Giomi et al. (PETS 2023)",
                       numeric=frozenset({1, 3, 4, 5, 6}))

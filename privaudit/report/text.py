@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any, Sequence
 
-MISSING = "—"
+from privaudit.common.numbers import MISSING, fmt  # noqa: F401  (re-exported: the report's numbers)
 
 #: Bidirectional formatting characters (Unicode TR #9, section 2: embeddings, overrides, isolates, marks):
 #: invisible, yet they reorder the text that follows them, so a column name or value holding U+202E
@@ -43,26 +42,6 @@ def visible(text: str) -> str:
 
 
 # ----------------------------------------------------------------------------------------- formatting
-def fmt(value: Any, digits: int = 4) -> str:
-    """A number for people: integers with thousands separators, others with ``digits`` significant
-    digits; ``"inf"`` / infinity as ∞, None as a dash; other values as text."""
-    if value is None:
-        return MISSING
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if value in ("inf", "-inf"):
-        return "∞" if value == "inf" else "−∞"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "∞" if value > 0 else "−∞"
-        if value.is_integer() and abs(value) < 1e15:
-            return f"{int(value):,}"
-        return f"{value:.{digits}g}"
-    return str(value)
-
-
 def percent(part: float, whole: float) -> str:
     """``part`` as a share of ``whole`` ("2.3%"; "<0.1%" for tiny non-zero shares)."""
     if not whole:

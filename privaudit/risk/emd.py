@@ -24,7 +24,7 @@ from privaudit.core.summary import entry_rows, row_blocks
 
 
 def ground_distance(column: str, policy, requested: str = "auto") -> str:
-    """The ground distance t-closeness uses for ``column`` (slides 000, Li et al. Section 4): ``requested``
+    """The ground distance t-closeness uses for ``column`` (Li, Li & Venkatasubramanian, ICDE 2007, Section 4): ``requested``
     unless ``"auto"``; then ordered distance for numeric and ordinal values, the hierarchical distance when
     the policy gives the column a hierarchy, else the equal distance."""
     if requested != "auto":

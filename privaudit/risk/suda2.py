@@ -174,15 +174,8 @@ def _combine(gid: np.ndarray, n_groups: int, codes: np.ndarray, n_codes: int) ->
     return ids.astype(np.int64), len(uniques)
 
 
-def suda2(codes: np.ndarray, *, max_size: int | None = None, dis_fraction: float = 0.01, original_scores: bool = True,
-          record_contributions: bool = False) -> SudaResult:
-    """SUDA2 on an (records x variables) integer matrix of value codes; negative codes are missing.
-
-    ``max_size``: largest MSU size searched (default: the number of variables, as sdcMicro).
-    ``dis_fraction``: sampling fraction f of the DIS-SUDA scores, in (0, 1] (sdcMicro's DisFraction).
-    ``original_scores``: Elliot's weights (True, sdcMicro's default) or the IHSN ones.
-    ``record_contributions``: also return the per-record contributions (an n x M float matrix).
-    """
+def _checked(codes: np.ndarray, max_size: int | None, dis_fraction: float) -> tuple[np.ndarray, int]:
+    """The code matrix as an array, and the largest MSU size searched; one line for a bad argument."""
     codes = np.asarray(codes)
     if codes.ndim != 2:
         raise ValueError("codes must be a 2-dimensional (records x variables) array")
@@ -196,138 +189,178 @@ def suda2(codes: np.ndarray, *, max_size: int | None = None, dis_fraction: float
     top = m if max_size is None else int(max_size)
     if top < 1:
         raise ValueError(f"max_size must be at least 1, not {max_size}")
-    top = min(top, m)
-    weights = suda_weights(m, max_size, original_scores)
+    return codes, min(top, m)
 
-    # ---- dense codes per column, missing as a code of its own
-    cols, cards, present = [], [], []
-    for j in range(m):
-        c, card = _dense(codes[:, j])
-        missing = codes[:, j] < 0
-        cols.append(c)
-        cards.append(card)
-        present.append(~missing)
-    # ---- distinct rows (the key on all variables)
-    gid, ng = np.zeros(n, dtype=np.int64), 1
-    for j in range(m):
-        gid, ng = _combine(gid, ng, cols[j], cards[j])
-    _, first, inverse, mult = np.unique(gid, return_index=True, return_inverse=True, return_counts=True)
-    inverse = inverse.reshape(-1)
-    d = len(first)
-    dcodes = [c[first] for c in cols]
-    dpresent = [p[first] for p in present]
-    index_type = np.int32 if d < (1 << 31) else np.int64
-    candidates = np.flatnonzero(mult == 1).astype(index_type)
-    sample_uniques = int(len(candidates))
-    pairs = int(2 * np.count_nonzero(mult == 2))
 
-    score = np.zeros(d)
-    msu_count = np.zeros(d, dtype=np.int32)
-    min_size = np.zeros(d, dtype=np.int8 if m < 127 else np.int16)
-    by_size = np.zeros(top, dtype=np.int64)
-    contrib_total = np.zeros(m)
-    contrib = np.zeros((d, m)) if record_contributions else None
-    not_unique: dict[int, np.ndarray] = {}  # subset bitmask -> sorted candidate rows not unique on it
-    visited = 0
+@dataclass
+class _DistinctRows:
+    """The table's distinct rows (the key on all variables): per variable their dense codes (missing as a
+    code of its own), whether the value is present, and the number of codes; each record's distinct row
+    (``inverse``) and each distinct row's multiplicity."""
 
-    def record(msu: np.ndarray, members: list[int]) -> None:
+    codes: list[np.ndarray]
+    present: list[np.ndarray]
+    cards: list[int]
+    inverse: np.ndarray
+    mult: np.ndarray
+
+    @classmethod
+    def of(cls, codes: np.ndarray) -> "_DistinctRows":
+        n, m = codes.shape
+        cols, cards, present = [], [], []
+        for j in range(m):
+            c, card = _dense(codes[:, j])
+            cols.append(c)
+            cards.append(card)
+            present.append(~(codes[:, j] < 0))
+        gid, ng = np.zeros(n, dtype=np.int64), 1
+        for j in range(m):
+            gid, ng = _combine(gid, ng, cols[j], cards[j])
+        _, first, inverse, mult = np.unique(gid, return_index=True, return_inverse=True, return_counts=True)
+        return cls([c[first] for c in cols], [p[first] for p in present], cards, inverse.reshape(-1), mult)
+
+
+class _MsuSearch:
+    """The depth-first search for minimal sample uniques over the distinct rows (Manning, Haglin & Keane
+    2008: a child subset adds a variable smaller than all of its parent's; a row is a candidate on a subset
+    only when it is not unique on every subset one smaller), with the per-row figures it accumulates."""
+
+    def __init__(self, rows: _DistinctRows, weights: np.ndarray, top: int, record_contributions: bool):
+        d, m = len(rows.mult), len(rows.cards)
+        self.rows, self.weights, self.top = rows, weights, top
+        self.index_type = np.int32 if d < (1 << 31) else np.int64
+        self.candidates = np.flatnonzero(rows.mult == 1).astype(self.index_type)
+        self.score = np.zeros(d)
+        self.msu_count = np.zeros(d, dtype=np.int32)
+        self.min_size = np.zeros(d, dtype=np.int8 if m < 127 else np.int16)
+        self.by_size = np.zeros(top, dtype=np.int64)
+        self.contrib_total = np.zeros(m)
+        self.contrib = np.zeros((d, m)) if record_contributions else None
+        self.not_unique: dict[int, np.ndarray] = {}  # subset bitmask -> sorted candidate rows not unique on it
+        self.visited = 0
+        self.flag = np.zeros(d, dtype=bool)  # scratch: membership of rows in a set (reset after each use)
+        self.key_at = np.zeros(d, dtype=np.int64)  # scratch: group id of each row of R (only R's entries are read)
+
+    def record(self, msu: np.ndarray, members: list[int]) -> None:
         k = len(members)
-        w = weights[k - 1]
-        score[msu] += w
-        msu_count[msu] += 1
-        current = min_size[msu]
-        min_size[msu] = np.where((current == 0) | (current > k), k, current)
-        by_size[k - 1] += len(msu)
-        contrib_total[members] += w * len(msu)
-        if contrib is not None:
-            contrib[np.ix_(msu, members)] += w
+        w = self.weights[k - 1]
+        self.score[msu] += w
+        self.msu_count[msu] += 1
+        current = self.min_size[msu]
+        self.min_size[msu] = np.where((current == 0) | (current > k), k, current)
+        self.by_size[k - 1] += len(msu)
+        self.contrib_total[members] += w * len(msu)
+        if self.contrib is not None:
+            self.contrib[np.ix_(msu, members)] += w
 
-    flag = np.zeros(d, dtype=bool)  # scratch: membership of rows in a set (reset after each use)
-    key_at = np.zeros(d, dtype=np.int64)  # scratch: group id of each row of R (only R's entries are read)
-    # stack frames: (members in decreasing order, bitmask, rows R, group ids of R, number of ids)
-    all_rows = np.arange(d, dtype=index_type)
-    stack: list[tuple[list[int], int, np.ndarray, np.ndarray, int]] = []
-    root = ([], 0, all_rows, np.zeros(d, dtype=np.int64), 1)
+    def _candidates(self, members_p: list[int], mask_p: int, mask: int, u: int) -> np.ndarray | None:
+        """The rows that may be MSUs on the subset ``mask`` (its parent ``mask_p`` plus variable ``u``)."""
+        present = self.rows.present[u]
+        if not members_p:
+            return self.candidates[present[self.candidates]]
+        cand = self.not_unique.get(mask_p)
+        if cand is None or not len(cand):
+            return None
+        cand = cand[present[cand]]
+        for v in members_p:
+            if not len(cand):
+                break
+            other = self.not_unique.get(mask & ~(1 << v))
+            if other is None or not len(other):
+                return None
+            self.flag[other] = True
+            cand = cand[self.flag[cand]]
+            self.flag[other] = False
+        return cand
 
-    def visit(parent, u: int) -> tuple | None:
-        nonlocal visited
+    def visit(self, parent: tuple, u: int) -> tuple | None:
+        """Add variable ``u`` to the subset of stack frame ``parent``: record the rows unique on it, and return
+        the child's frame (members in decreasing order, bitmask, rows R, group ids of R, number of ids), or
+        None when no row can be an MSU of a larger subset."""
         members_p, mask_p, rows_p, gid_p, ng_p = parent
         members, mask = members_p + [u], mask_p | (1 << u)
-        # candidates: not unique on every subset one smaller, not missing u
-        if members_p:
-            cand = not_unique.get(mask_p)
-            if cand is None or not len(cand):
-                return None
-            cand = cand[dpresent[u][cand]]
-            for v in members_p:
-                if not len(cand):
-                    break
-                other = not_unique.get(mask & ~(1 << v))
-                if other is None or not len(other):
-                    return None
-                flag[other] = True
-                cand = cand[flag[cand]]
-                flag[other] = False
-        else:
-            cand = candidates[dpresent[u][candidates]]
-        if not len(cand):
+        cand = self._candidates(members_p, mask_p, mask, u)
+        if cand is None or not len(cand):
             return None
-        visited += 1
-        key, nk = _combine(gid_p, ng_p, dcodes[u][rows_p], cards[u])
+        self.visited += 1
+        key, nk = _combine(gid_p, ng_p, self.rows.codes[u][rows_p], self.rows.cards[u])
         count = np.bincount(key, minlength=nk)
         if len(members) > 1:
-            key_at[rows_p] = key
-            ck = key_at[cand]
+            self.key_at[rows_p] = key
+            ck = self.key_at[cand]
         else:
             ck = key[cand]
         unique = count[ck] == 1
         if unique.any():
-            record(cand[unique], members)
+            self.record(cand[unique], members)
         rest = cand[~unique]
-        if not len(rest) or len(members) >= top:
+        if not len(rest) or len(members) >= self.top:
             return None
-        not_unique[mask] = rest
+        self.not_unique[mask] = rest
         mark = np.zeros(nk, dtype=bool)
         mark[ck[~unique]] = True
         keep = mark[key]
         remap = np.cumsum(mark) - 1
         return members, mask, rows_p[keep], remap[key[keep]], int(mark.sum())
 
-    # depth-first: a child adds a variable smaller than all of its parent's
-    for v in range(m):
-        frame = visit(root, v)
-        if frame is not None:
-            stack.append((frame, 0))
-        while stack:
-            frame, next_u = stack.pop()
-            smallest = frame[0][-1]
-            if next_u >= smallest:
-                continue
-            stack.append((frame, next_u + 1))
-            child = visit(frame, next_u)
-            if child is not None:
-                stack.append((child, 0))
+    def run(self) -> "_MsuSearch":
+        """Depth-first: a child adds a variable smaller than all of its parent's."""
+        d = len(self.rows.mult)
+        root = ([], 0, np.arange(d, dtype=self.index_type), np.zeros(d, dtype=np.int64), 1)
+        stack: list[tuple[tuple, int]] = []
+        for v in range(len(self.rows.cards)):
+            frame = self.visit(root, v)
+            if frame is not None:
+                stack.append((frame, 0))
+            while stack:
+                frame, next_u = stack.pop()
+                smallest = frame[0][-1]
+                if next_u >= smallest:
+                    continue
+                stack.append((frame, next_u + 1))
+                child = self.visit(frame, next_u)
+                if child is not None:
+                    stack.append((child, 0))
+        return self
 
+
+def suda2(codes: np.ndarray, *, max_size: int | None = None, dis_fraction: float = 0.01, original_scores: bool = True,
+          record_contributions: bool = False) -> SudaResult:
+    """SUDA2 on an (records x variables) integer matrix of value codes; negative codes are missing.
+
+    ``max_size``: largest MSU size searched (default: the number of variables, as sdcMicro).
+    ``dis_fraction``: sampling fraction f of the DIS-SUDA scores, in (0, 1] (sdcMicro's DisFraction).
+    ``original_scores``: Elliot's weights (True, sdcMicro's default) or the IHSN ones.
+    ``record_contributions``: also return the per-record contributions (an n x M float matrix).
+    """
+    codes, top = _checked(codes, max_size, dis_fraction)
+    m = codes.shape[1]
+    weights = suda_weights(m, max_size, original_scores)
+    rows = _DistinctRows.of(codes)
+    sample_uniques = int(np.count_nonzero(rows.mult == 1))
+    pairs = int(2 * np.count_nonzero(rows.mult == 2))
+    found = _MsuSearch(rows, weights, top, record_contributions).run()
+    inverse, score = rows.inverse, found.score
     scores = score[inverse]
     total = float(score.sum())
-    contributions = 100.0 * contrib_total / total if total > 0 else np.zeros(m)
+    contributions = 100.0 * found.contrib_total / total if total > 0 else np.zeros(m)
     per_record = None
-    if contrib is not None:
+    if found.contrib is not None:
         with np.errstate(invalid="ignore", divide="ignore"):
-            share = np.where(score[:, None] > 0, contrib / np.where(score > 0, score, 1.0)[:, None], 0.0)
+            share = np.where(score[:, None] > 0, found.contrib / np.where(score > 0, score, 1.0)[:, None], 0.0)
         per_record = share[inverse]
     return SudaResult(
         scores=scores,
         dis_scores=dis_scores(scores, m, sample_uniques, pairs, dis_fraction),
-        msu_counts=msu_count[inverse],
-        min_msu_size=min_size[inverse],
-        msus_by_size=by_size,
+        msu_counts=found.msu_count[inverse],
+        min_msu_size=found.min_size[inverse],
+        msus_by_size=found.by_size,
         contributions=contributions,
         weights=weights,
         sample_uniques=sample_uniques,
         pairs=pairs,
         max_size=top,
         dis_fraction=float(dis_fraction),
-        subsets_visited=visited,
+        subsets_visited=found.visited,
         record_contributions=per_record,
     )

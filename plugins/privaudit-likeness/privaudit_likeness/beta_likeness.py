@@ -27,7 +27,8 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit import Assessor, Measurement, Params, hookimpl
+from privaudit import Assessor, ClassRule, Details, Measurement, Params, hookimpl
+from privaudit.assessors.details import Histogram, WorstClass
 from privaudit.assessors.helpers import check_sensitive, exceeds
 from privaudit.report.text import fmt
 
@@ -46,6 +47,27 @@ class BetaLikenessParams(Params):
     beta: float = Field(gt=0, description="Largest allowed relative gain (p_class - p_table) / p_table.")
     variant: Literal["basic", "enhanced"] = Field(
         default="basic", description="'basic': gain <= beta; 'enhanced': gain <= min(beta, -ln p_table).")
+
+
+class BetaWorstClass(WorstClass):
+    beta: float | None = Field(description="the smallest β the class satisfies (null: no sensitive value)")
+    largest_gain: float | None = Field(default=None, description="enhanced: the class's largest relative gain")
+
+
+class BetaLikenessDetails(Details):
+    """What a ``beta_likeness`` check's details hold (``basic_value`` and ``classes_over_cap`` for enhanced)."""
+
+    variant: Literal["basic", "enhanced"]
+    classes: int
+    classes_failing: int
+    records_failing: int
+    classes_without_values: int
+    missing_sensitive: int
+    values: int
+    basic_value: float | None = None
+    classes_over_cap: int | None = None
+    per_class_histogram: Histogram
+    worst_classes: list[BetaWorstClass]
 
 
 @dataclass(frozen=True)
@@ -126,6 +148,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name=NAME,
     params=BetaLikenessParams,
+    details=BetaLikenessDetails,
     run=run,
     title="β-likeness",
     protects="attribute",
@@ -138,6 +161,9 @@ ASSESSOR = Assessor(
     reference="Cao & Karras, Publishing Microdata with a Robust Privacy Guarantee (PVLDB 5(11), 2012)",
     validate_policy=validate,
     class_violations=violations,
+    # bounds each class's distribution against the table's: a merged class can break it anew (not monotone),
+    # and it implies no class size, so remediators steer it by its per-class violations alone
+    class_rule=lambda params, policy: ClassRule(),
     report_section=report_section,
 )
 

@@ -25,7 +25,8 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit import Assessor, Measurement, Params, hookimpl
+from privaudit import Assessor, ClassRule, Details, Measurement, Params, hookimpl
+from privaudit.assessors.details import Histogram, WorstClass
 from privaudit.assessors.helpers import check_sensitive, reaches
 from privaudit.report.text import fmt
 
@@ -44,6 +45,26 @@ class DeltaDisclosureParams(Params):
     sensitive: str = Field(description="The sensitive column.")
     delta: float = Field(gt=0, description="Bound on |log(p_class / p_table)|; the check needs every value below it.")
     log_base: Literal["e", "2"] = Field(default="e", description="Base of the logarithm ('2' as in ARX).")
+
+
+class DeltaWorstClass(WorstClass):
+    delta: float | None = Field(description="the class's δ (inf: it lacks a value of the table; null: no value)")
+
+
+class DeltaDisclosureDetails(Details):
+    """What a ``delta_disclosure`` check's details hold."""
+
+    log_base: Literal["e", "2"]
+    classes: int
+    classes_failing: int
+    records_failing: int
+    classes_lacking_a_value: int
+    classes_without_values: int
+    missing_sensitive: int
+    values: int
+    delta_present_values: float | None
+    per_class_histogram: Histogram
+    worst_classes: list[DeltaWorstClass]
 
 
 def per_class_figures(ctx, params: DeltaDisclosureParams) -> tuple[np.ndarray, np.ndarray, np.ndarray, likeness.Entries]:
@@ -108,6 +129,7 @@ def report_section(check, audit):
 ASSESSOR = Assessor(
     name=NAME,
     params=DeltaDisclosureParams,
+    details=DeltaDisclosureDetails,
     run=run,
     title="δ-disclosure privacy",
     protects="attribute",
@@ -120,6 +142,8 @@ ASSESSOR = Assessor(
     "Data Publishing (KDD 2008)",
     validate_policy=validate,
     class_violations=violations,
+    # bounds each class's distribution against the table's: not monotone as classes merge, no class size
+    class_rule=lambda params, policy: ClassRule(),
     report_section=report_section,
 )
 

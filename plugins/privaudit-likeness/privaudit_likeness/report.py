@@ -15,7 +15,9 @@ from privaudit.report import figures as rf
 from privaudit.report import sections as rs
 from privaudit.report import text as rt
 
+from .beta_likeness import BetaLikenessDetails
 from .binning import failing_bins
+from .delta_disclosure import DeltaDisclosureDetails
 
 
 def _who(records: int, total: int) -> str:
@@ -29,9 +31,9 @@ def _figure(hist: dict, threshold: float, title: str, x_label: str, line: str, c
 
 def beta_section(check: dict, audit) -> rs.ReportSection:
     """Section of a ``beta_likeness`` check."""
-    d, p = check["details"], check["params"]
+    d, p = BetaLikenessDetails.model_validate(check["details"]), check["params"]
     col, beta, variant, n = p["sensitive"], p["beta"], p["variant"], audit.table.rows
-    bad = d["records_failing"]
+    bad = d.records_failing
     factor = rt.fmt(1 + beta)
     if variant == "basic":
         rule = f"more than {factor} times as frequent as in the whole table (a relative gain above β = {rt.fmt(beta)})"
@@ -44,7 +46,7 @@ def beta_section(check: dict, audit) -> rs.ReportSection:
     if bad:
         summary = (f"{_who(bad, n)} in groups where some {col} value is {rule}: finding their group makes an "
                    f"intruder noticeably more confident that they have that value.")
-        over = d.get("classes_over_cap") or 0
+        over = d.classes_over_cap or 0
         if over:
             summary += (f" In {rt.fmt(over)} of these groups a value is so concentrated that no β would allow it; "
                         f"only changing those groups can.")
@@ -52,20 +54,20 @@ def beta_section(check: dict, audit) -> rs.ReportSection:
         summary = (f"In every group each {col} value is {ok}: finding a person's group raises an intruder's "
                    f"confidence in any {col} value by at most that factor.")
     figure = _figure(
-        d["per_class_histogram"], beta, f"Largest relative gain of a {col} value per class",
+        d.per_class_histogram.model_dump(), beta, f"Largest relative gain of a {col} value per class",
         "(p_class − p_table) / p_table, largest per class" + (" (∞: over the −ln p cap)" if variant == "enhanced" else ""),
         f"β = {rt.fmt(beta)}",
         f"Classes by the largest relative gain of one of their {col} values over its share in the whole table; "
         f"the dashed line marks β; bars right of it fail.")
-    facts = [("variant", variant), ("classes", d["classes"]), ("classes failing", d["classes_failing"]),
+    facts = [("variant", variant), ("classes", d.classes), ("classes failing", d.classes_failing),
              ("records in those classes", f"{rt.fmt(bad)} ({rt.percent(bad, n)})")]
     if variant == "enhanced":
-        facts += [("classes over the −ln p cap (fail for every β)", d["classes_over_cap"]),
-                  ("largest relative gain (basic β)", d["basic_value"])]
-    facts += [("distinct values of " + col, d["values"]), ("classes without a value", d["classes_without_values"]),
-              ("records with a missing value", d["missing_sensitive"])]
+        facts += [("classes over the −ln p cap (fail for every β)", d.classes_over_cap),
+                  ("largest relative gain (basic β)", d.basic_value)]
+    facts += [("distinct values of " + col, d.values), ("classes without a value", d.classes_without_values),
+              ("records with a missing value", d.missing_sensitive)]
     columns = [("beta", "smallest β")] + ([("largest_gain", "largest gain")] if variant == "enhanced" else [])
-    table = rf.worst_classes_table(check, audit, columns, failing=d["classes_failing"],
+    table = rf.worst_classes_table(check, audit, columns, failing=d.classes_failing,
                                    what=f"classes that break {variant} β-likeness", sensitive=True)
     return rs.ReportSection(
         summary=summary, value_text=rt.fmt(check["value"]), threshold_text=f"β ≤ {rt.fmt(beta)}",
@@ -79,12 +81,12 @@ def beta_section(check: dict, audit) -> rs.ReportSection:
 
 def delta_section(check: dict, audit) -> rs.ReportSection:
     """Section of a ``delta_disclosure`` check."""
-    d, p = check["details"], check["params"]
+    d, p = DeltaDisclosureDetails.model_validate(check["details"]), check["params"]
     col, delta, n = p["sensitive"], p["delta"], audit.table.rows
     base = math.e if p["log_base"] == "e" else 2.0
     log = "ln" if p["log_base"] == "e" else "log₂"
     factor = rt.fmt(base ** delta)
-    bad, lacking = d["records_failing"], d["classes_lacking_a_value"]
+    bad, lacking = d.records_failing, d.classes_lacking_a_value
     if bad:
         summary = (f"{_who(bad, n)} in groups where the share of some {col} value is at least {factor} times "
                    f"(δ = {rt.fmt(delta)}) higher or lower than in the whole table: finding their group changes what an "
@@ -97,21 +99,21 @@ def delta_section(check: dict, audit) -> rs.ReportSection:
                    f"(δ = {rt.fmt(delta)}) of its share in the whole table: finding a person's group neither makes a "
                    f"{col} value much more or less likely nor rules one out.")
     figure = _figure(
-        d["per_class_histogram"], delta, f"Largest |{log} share ratio| of a {col} value per class",
+        d.per_class_histogram.model_dump(), delta, f"Largest |{log} share ratio| of a {col} value per class",
         f"|{log}(p_class / p_table)|, largest per class (∞: a value is missing)", f"δ = {rt.fmt(delta)}",
         f"Classes by how far the share of one of their {col} values moves from its share in the whole table; the "
         f"dashed line marks δ; bars at or right of it fail.")
-    table = rf.worst_classes_table(check, audit, [("delta", "δ")], failing=d["classes_failing"],
+    table = rf.worst_classes_table(check, audit, [("delta", "δ")], failing=d.classes_failing,
                                    what="classes that break δ-disclosure privacy", sensitive=True)
     return rs.ReportSection(
         summary=summary, value_text=rt.fmt(check["value"]), threshold_text=f"δ < {rt.fmt(delta)}",
-        facts=rt.facts(("logarithm", log), ("classes", d["classes"]), ("classes failing", d["classes_failing"]),
+        facts=rt.facts(("logarithm", log), ("classes", d.classes), ("classes failing", d.classes_failing),
                        ("records in those classes", f"{rt.fmt(bad)} ({rt.percent(bad, n)})"),
                        ("classes lacking a value of the table", lacking),
-                       ("largest over the values each class holds", d["delta_present_values"]),
-                       ("distinct values of " + col, d["values"]),
-                       ("classes without a value", d["classes_without_values"]),
-                       ("records with a missing value", d["missing_sensitive"])),
+                       ("largest over the values each class holds", d.delta_present_values),
+                       ("distinct values of " + col, d.values),
+                       ("classes without a value", d.classes_without_values),
+                       ("records with a missing value", d.missing_sensitive)),
         figures=[figure] if figure else [], tables=[table] if table else [],
         limitations="bounds how far each group moves every sensitive value's share, in both directions, which "
         "usually needs every value in every group; it treats values as unrelated, and does not stop "

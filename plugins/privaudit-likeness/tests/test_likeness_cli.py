@@ -190,7 +190,8 @@ def test_works_uninstalled_through_registry_with():
 
 
 ALLOWED = {"privaudit", "privaudit.report.sections", "privaudit.report.text", "privaudit.report.figures",
-           "privaudit.report.binning", "privaudit.assessors.helpers"}  # the plugin API, report-section API, helpers
+           "privaudit.report.binning", "privaudit.assessors.helpers",
+           "privaudit.assessors.details"}  # the plugin API, report-section API, helpers, shared details models
 
 
 def test_plugin_uses_only_the_public_plugin_api():

@@ -67,11 +67,11 @@ def strategy_column(problem: GeneralizationProblem, strategy: str, sensitive: st
     policy = problem.policy
     if strategy not in _NEEDS_L + _NEEDS_T:
         return None
-    wanted = "l_diversity" if strategy in _NEEDS_L else "t_closeness"
+    wanted = "diversity" if strategy in _NEEDS_L else "max_distance"  # the ClassRule field the strategy balances
     column = sensitive
     if column is None:
-        column = next((c.params.sensitive for c in policy.checks
-                       if c.severity == "error" and c.assessor.name == wanted), None)
+        rules = (c.assessor.rule(c.params, policy) for c in policy.checks if c.severity == "error")
+        column = next((next(iter(getattr(r, wanted))) for r in rules if r is not None and getattr(r, wanted)), None)
     if column is None:
         if not policy.sensitive:
             raise ValueError(f"strategy {strategy} needs a sensitive column, and the policy has none")

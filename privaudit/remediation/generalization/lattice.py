@@ -58,17 +58,16 @@ MAX_LATTICE = 2_000_000
 MAX_SUPPRESSION_ROUNDS = 100
 
 
-def suppression_monotone(check) -> bool:
-    """Whether the number of records in classes breaking ``check`` can only fall as classes merge.
+def suppression_monotone(check, policy) -> bool:
+    """Whether the number of records in classes breaking ``check`` can only fall as classes merge, as its
+    assessor declares (``ClassRule.monotone``).
 
     True for k-anonymity, p-sensitive k-anonymity and distinct l-diversity (a merged class is at least
     as large / diverse as its largest / most diverse part). Not for entropy or recursive l-diversity or
     t-closeness: a violating class merged into a passing one can make a larger violating class.
     """
-    name = check.assessor.name
-    if name in ("k_anonymity", "p_sensitive_k_anonymity"):
-        return True
-    return name == "l_diversity" and getattr(check.params, "variant", None) == "distinct"
+    rule = check.assessor.rule(check.params, policy)
+    return rule is not None and rule.monotone
 
 
 def tagging_checks(policy, budget: int) -> list:
@@ -79,7 +78,7 @@ def tagging_checks(policy, budget: int) -> list:
     evaluation of the branch and bound.
     """
     checks = [c for c in policy.checks if c.severity == "error" and c.assessor.class_violations is not None]
-    return checks if budget == 0 else [c for c in checks if suppression_monotone(c)]
+    return checks if budget == 0 else [c for c in checks if suppression_monotone(c, policy)]
 
 
 @dataclass

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from privaudit.assessors.helpers import reaches
+from privaudit.common.thresholds import reaches
 from privaudit.remediation.generalization.packed import column, generalized_key, key_steps, merge, pack
 
 #: evaluated snapshots kept for roll-ups (least recently used dropped)
@@ -72,12 +72,13 @@ class SnapshotCounter:
         extra: list[np.ndarray] = []
         radices = [d.n_nodes for d in problem.domains]
         q = len(problem.domains)
-        for check in checks:
-            name, params = check.assessor.name, check.params
-            if name == "k_anonymity":
-                self.k = max(self.k, int(params.k))
-            elif name == "l_diversity" and params.variant == "distinct":
-                name_s = params.sensitive
+        for check in checks:  # counted here only when the check's violations are exactly sizes and distinct counts
+            rule = check.assessor.rule(check.params, policy)
+            if rule is None or not rule.exact:
+                return
+            if rule.min_size is not None:
+                self.k = max(self.k, int(rule.min_size))
+            for name_s, least in rule.min_distinct.items():
                 if name_s not in sensitive:
                     codes, n = _codes(problem.table[name_s])
                     if (codes < 0).any():
@@ -85,9 +86,7 @@ class SnapshotCounter:
                     sensitive[name_s] = q + len(extra)
                     extra.append(codes)
                     radices.append(max(n, 1))
-                self.ldiv.append((sensitive[name_s], float(params.l)))
-            else:
-                return
+                self.ldiv.append((sensitive[name_s], float(least)))
         if float(np.prod(np.array(radices, dtype=float))) >= 2.0 ** 62:
             return
         self.radices = np.array(radices, dtype=np.int64)

@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Params
+from privaudit.common.params import Params
 from privaudit.core.context import AuditContext
 from privaudit.remediation.generalization import (ClassModel, CostModel, GeneralizationProblem, LatticeSearch, all_metrics, gaa)
 from privaudit.core.hookspecs import hookimpl

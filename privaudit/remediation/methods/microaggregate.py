@@ -2,9 +2,9 @@
 
 Seed paper: Soria-Comas, Domingo-Ferrer, Sánchez & Martínez, "t-Closeness through Microaggregation"
 (IEEE TKDE 2015); algorithms in :mod:`privaudit.remediation.microaggregation`. The targets come from the policy:
-k is the largest k of its error-severity k_anonymity / p_sensitive_k_anonymity checks; t and the
-sensitive column from its error-severity t_closeness check on a numeric column (the smallest t when
-there are several). Every quasi-identifier must be numeric with no missing values; the output keeps
+k is the largest class size its error-severity checks imply (their declared ``ClassRule.min_size``:
+k-anonymity's k, p-sensitive k-anonymity's k); t and the sensitive column from the distances they bound on a
+numeric column (``ClassRule.max_distance``: t-closeness's t; the smallest t when there are several). Every quasi-identifier must be numeric with no missing values; the output keeps
 all records and columns, with each record's QIs set to its cluster's centroid.
 """
 
@@ -15,7 +15,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Params
+from privaudit.common.params import Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.remediation.microaggregation import microaggregate
 from privaudit.remediation.api import Remediation, Remediator, error_checks
@@ -27,14 +27,18 @@ class MicroaggregateOptions(Params):
 
 
 def targets(ctx) -> tuple[int, float | None, str | None]:
-    ks = [c.params.k for c in error_checks(ctx) if c.assessor.name in ("k_anonymity", "p_sensitive_k_anonymity")]
+    """k, t and the sensitive column to aim at, from the class rules the error checks declare: the largest
+    class size implied, and the smallest distance allowed on a numeric column."""
+    rules = [r for c in error_checks(ctx) if (r := c.assessor.rule(c.params, ctx.policy)) is not None]
+    ks = [r.min_size for r in rules if r.min_size is not None]
     t, sensitive = None, None
-    for check in error_checks(ctx):
-        if check.assessor.name == "t_closeness" and ctx.policy.columns[check.params.sensitive].type == "numeric":
-            if t is None or check.params.t < t:
-                t, sensitive = check.params.t, check.params.sensitive
+    for rule in rules:
+        for column, bound in rule.max_distance.items():
+            if ctx.policy.columns[column].type == "numeric" and (t is None or bound < t):
+                t, sensitive = bound, column
     if not ks and t is None:
-        raise ValueError("the policy has no error-severity k_anonymity or numeric t_closeness check to aim at")
+        raise ValueError("the policy has no error-severity check implying a class size (k) or a distance on a numeric "
+                         "column (t) to aim at")
     return (max(ks) if ks else 1), t, sensitive
 
 
@@ -53,7 +57,8 @@ def run(ctx, options: MicroaggregateOptions) -> Remediation:
     if algorithm == "auto":
         algorithm = "t-closeness-first" if t is not None else "mdav"
     if algorithm != "mdav" and t is None:
-        raise ValueError(f"algorithm {algorithm!r} needs an error-severity t_closeness check on a numeric column")
+        raise ValueError(f"algorithm {algorithm!r} needs an error-severity check bounding the distance (t) of a numeric "
+                         "column")
     s = ctx.table[sensitive].to_numpy(dtype=float) if sensitive else None
     if s is not None and np.isnan(s).any():
         raise ValueError(f"sensitive column {sensitive!r} has missing values")

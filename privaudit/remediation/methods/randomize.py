@@ -1,7 +1,8 @@
 """randomize: randomized response with keep probabilities chosen to meet the policy's risk bound.
 
-Seed paper: Guo, Ying & Wu (JCSE 2011). The target is the policy's ``rr_attribute_disclosure`` check
-(its sensitive column, quasi-identifiers and ``max_risk``). For the chosen columns (``mode``: RR-QI,
+Seed paper: Guo, Ying & Wu (JCSE 2011). The target is the policy's first error-severity check declaring a
+``ResponseBound`` (its sensitive column, quasi-identifiers and ``max_risk``: the built-in
+``rr_attribute_disclosure``). For the chosen columns (``mode``: RR-QI,
 RR-S or RR-Both, or an explicit ``columns`` list) the keep probabilities p_i minimise the utility loss
 prod_i ||P_i^-1||_F^2 subject to max risk <= max_risk (see :mod:`privaudit.risk.rr_selection`);
 the table is then randomized with a seeded generator. The distortion matrices are written beside the
@@ -19,7 +20,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from privaudit.assessors.api import Params
+from privaudit.common.params import Params
 from privaudit.remediation.export import neutralise
 from privaudit.core.hookspecs import hookimpl
 from privaudit.remediation.api import Remediation, Remediator, error_checks
@@ -34,10 +35,14 @@ class RandomizeOptions(Params):
 
 
 def _target(ctx):
+    """The first error check declaring a randomized-response bound, and the bound."""
     for check in error_checks(ctx):
-        if check.assessor.name == "rr_attribute_disclosure":
-            return check
-    raise ValueError("the policy has no error-severity rr_attribute_disclosure check to aim at")
+        declared = check.assessor.response_bound
+        bound = None if declared is None else declared(check.params, ctx.policy)
+        if bound is not None:
+            return check, bound
+    raise ValueError("the policy has no error-severity rr_attribute_disclosure check (a check bounding the "
+                     "reconstruction of a sensitive value under randomized response) to aim at")
 
 
 def matrix_csv(labels, matrix: np.ndarray) -> bytes:
@@ -49,9 +54,9 @@ def matrix_csv(labels, matrix: np.ndarray) -> bytes:
 
 
 def run(ctx, options: RandomizeOptions) -> Remediation:
-    check = _target(ctx)
-    qi = list(check.params.qi or ctx.policy.quasi_identifiers)
-    sensitive = check.params.sensitive
+    check, bound = _target(ctx)
+    qi = list(bound.quasi_identifiers)
+    sensitive = bound.sensitive
     if options.columns:
         columns = list(options.columns)
         bad = [c for c in columns if c not in qi and c != sensitive]
@@ -61,7 +66,7 @@ def run(ctx, options: RandomizeOptions) -> Remediation:
         columns = {"qi": qi, "sensitive": [sensitive], "both": [*qi, sensitive]}[options.mode]
     labels = pd.DataFrame({c: ctx.table[c].astype(object).where(ctx.table[c].notna(), np.nan)
                            for c in [*qi, sensitive]})
-    selection = select_keep_probabilities(labels, qi, sensitive, columns, check.params.max_risk, seed=options.seed)
+    selection = select_keep_probabilities(labels, qi, sensitive, columns, bound.max_risk, seed=options.seed)
     randomized = randomize(labels, {c: selection.matrices[c] for c in columns}, seed=options.seed)
     table = ctx.table.copy()
     for column in columns:
@@ -73,8 +78,9 @@ def run(ctx, options: RandomizeOptions) -> Remediation:
     keep = {c: float(p) for c, p in selection.keep_probabilities.items() if c in columns}
     # the re-audit knows the keep probabilities (check_overrides); a fresh `privaudit audit` of the output
     # only knows them from the policy, so say exactly what to add (JSON is YAML flow syntax)
-    published = json.dumps({c: {"keep_probability": p} for c, p in keep.items()})
-    notes.append(f"to audit the output as it was re-audited, add to check {check.id!r}: randomized: {published}, "
+    overrides = bound.overrides(keep)
+    published = ", ".join(f"{name}: {json.dumps(value)}" for name, value in overrides.items())
+    notes.append(f"to audit the output as it was re-audited, add to check {check.id!r}: {published}, "
                  "and give the input as --original (the risk is then measured against its true joint)")
     return Remediation(
         table=table,
@@ -85,7 +91,7 @@ def run(ctx, options: RandomizeOptions) -> Remediation:
               "achieved_risk": selection.achieved_risk, "share_values_changed": changed / max(len(table) * len(columns), 1)},
         artefacts={f".rr-{c}.csv": matrix_csv(*selection.matrices[c]) for c in columns},
         notes=notes,
-        check_overrides={check.id: {"randomized": {c: {"keep_probability": p} for c, p in keep.items()}}},
+        check_overrides={check.id: overrides},
     )
 
 

@@ -15,7 +15,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Params
+from privaudit.common.params import Params
 from privaudit.core.context import AuditContext
 from privaudit.core.hookspecs import hookimpl
 from privaudit.remediation.api import Remediation, Remediator, class_violations

@@ -49,6 +49,8 @@ from scipy.optimize import linear_sum_assignment, linprog
 from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 from scipy.spatial.distance import cdist
 
+from privaudit.common.thresholds import TIE_ATOL, TIE_RTOL
+
 __all__ = ["AssignmentOutcome", "one_to_one", "row_types"]
 
 DENSE_MAX = 2000
@@ -200,7 +202,7 @@ def _candidates(knn: KnnFunction, q_rows: np.ndarray, r_rows: np.ndarray, k: int
     if dist.shape[1] <= k:
         return out_d, out_p
     kth = dist[:, k - 1]
-    tol = kth * 1e-9 + 1e-12
+    tol = kth * TIE_RTOL + TIE_ATOL  # the ties of tie_bound
     need = np.flatnonzero(dist[:, k] <= kth + tol)
     if len(need) == 0:
         return out_d, out_p

@@ -35,6 +35,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from privaudit.common.thresholds import tie_bound
 from privaudit.risk.linkage.assignment import one_to_one
 from privaudit.risk.linkage.intruder import intruder_sample  # noqa: F401 (re-exported)
 from privaudit.risk.linkage.encoding import AttributeSpec, EncodedPair, encode_pair
@@ -48,10 +49,6 @@ __all__ = [
     "distance_linkage",
     "intruder_sample",
 ]
-
-_RTOL = 1e-9
-_ATOL = 1e-12
-
 
 @dataclass(frozen=True)
 class ClassSizeRate:
@@ -196,7 +193,7 @@ class _Linker:
         d1, d2 = dist[:, 0], dist[:, 1]
         diff = query - released[own]
         d_own = np.sqrt(np.einsum("ij,ij->i", diff, diff))
-        bound = d1 * (1 + _RTOL) + _ATOL
+        bound = tie_bound(d1)
         at_min = d_own <= bound
         tied = at_min & (d2 <= bound)
         ties = np.ones(len(query), dtype=np.int64)
@@ -303,33 +300,8 @@ def distance_linkage(
     progress
         Optional ``callable(done, total)``, called from the search loops.
     """
-    if len(original) != len(released):
-        raise ValueError(
-            f"original has {len(original)} rows and released {len(released)}; they must correspond row by row"
-        )
-    attributes = list(attributes)
-    if not attributes:
-        raise ValueError("at least one attribute is needed")
-    names = [a.name for a in attributes]
-    if len(set(names)) != len(names):
-        raise ValueError("attribute names must be unique")
-    for frame, label in ((original, "original"), (released, "released")):
-        missing = [n for n in names if n not in frame.columns]
-        if missing:
-            raise KeyError(f"{label} lacks column(s) {missing}")
-    if assignment not in ("nearest", "one_to_one"):
-        raise ValueError(f"assignment must be 'nearest' or 'one_to_one', not {assignment!r}")
-    if not sum(a.weight for a in attributes) > 0:
-        raise ValueError("at least one attribute needs a positive weight")
+    attributes, names, class_sizes = _checked_inputs(original, released, attributes, assignment, class_sizes)
     m = len(released)
-    if m == 0:
-        raise ValueError("the tables are empty")
-    if class_sizes is not None:
-        class_sizes = np.asarray(class_sizes)
-        if class_sizes.shape != (m,):
-            raise ValueError(
-                f"class_sizes must have one entry per released record ({m}), got shape {class_sizes.shape}"
-            )
 
     query_rows = intruder_sample(m, rows, seed)
     n = len(query_rows)
@@ -342,29 +314,9 @@ def distance_linkage(
 
     wc_rate = wc_correct = wc_weights = None
     if worst_case:
-        pair_e = pair if metric == "euclidean" else encode_pair(original, released, attributes, query_rows)
-        linker_e = _Linker(pair_e, query_rows)
-        sample = (
-            np.sort(np.random.default_rng([seed, 2]).choice(n, size=n_wc, replace=False)) if n_wc < n else np.arange(n)
-        )
-
-        def link_rate(w: np.ndarray, rows_: np.ndarray, kk: int):
-            o = linker_e.run(w, rows_, kk, "nearest", progress=tracker.stage(len(rows_)))
-            return float(o.credit.mean()), o.knn_dist, o.knn_idx
-
-        fit = learn_worst_case_weights(
-            pair_e,
-            query_rows,
-            sample,
-            pair_e.weights,
-            link_rate,
-            competitors=worst_case_competitors,
-            rounds=worst_case_rounds,
-        )
-        wc = linker_e.run(fit.weights, None, 2, assignment, candidates, tracker.stage(n))
-        wc_correct = float(wc.credit.sum())
-        wc_rate = wc_correct / n
-        wc_weights = tuple(zip(pair_e.group_names, map(float, fit.weights)))
+        wc_rate, wc_correct, wc_weights = _worst_case(
+            original, released, attributes, query_rows, pair, metric, seed, n_wc, assignment, candidates, tracker,
+            competitors=worst_case_competitors, rounds=worst_case_rounds)
     tracker.finish()
 
     distinct = out.d1 < 0.5 * out.d2
@@ -394,3 +346,73 @@ def distance_linkage(
         nearest_distance=out.d1,
         second_distance=out.d2,
     )
+
+
+def _checked_inputs(original: pd.DataFrame, released: pd.DataFrame, attributes: Sequence[AttributeSpec],
+                    assignment: str, class_sizes: np.ndarray | pd.Series | None
+                    ) -> tuple[list[AttributeSpec], list[str], np.ndarray | None]:
+    """The arguments of :func:`distance_linkage` checked (one line each): the attributes, their names and the
+    class sizes as an array."""
+    if len(original) != len(released):
+        raise ValueError(
+            f"original has {len(original)} rows and released {len(released)}; they must correspond row by row"
+        )
+    attributes = list(attributes)
+    if not attributes:
+        raise ValueError("at least one attribute is needed")
+    names = [a.name for a in attributes]
+    if len(set(names)) != len(names):
+        raise ValueError("attribute names must be unique")
+    for frame, label in ((original, "original"), (released, "released")):
+        missing = [n for n in names if n not in frame.columns]
+        if missing:
+            raise KeyError(f"{label} lacks column(s) {missing}")
+    if assignment not in ("nearest", "one_to_one"):
+        raise ValueError(f"assignment must be 'nearest' or 'one_to_one', not {assignment!r}")
+    if not sum(a.weight for a in attributes) > 0:
+        raise ValueError("at least one attribute needs a positive weight")
+    m = len(released)
+    if m == 0:
+        raise ValueError("the tables are empty")
+    if class_sizes is not None:
+        class_sizes = np.asarray(class_sizes)
+        if class_sizes.shape != (m,):
+            raise ValueError(
+                f"class_sizes must have one entry per released record ({m}), got shape {class_sizes.shape}"
+            )
+
+    return attributes, names, class_sizes
+
+
+def _worst_case(original: pd.DataFrame, released: pd.DataFrame, attributes: list[AttributeSpec],
+                query_rows: np.ndarray, pair: EncodedPair, metric: str, seed: int, n_wc: int, assignment: str,
+                candidates: int, tracker: "_Progress", *, competitors: int, rounds: int
+                ) -> tuple[float, float, tuple[tuple[str, float], ...]]:
+    """The maximum-knowledge intruder (Abril, Navarro-Arribas & Torra 2012; :mod:`.worst_case`): weights learnt on ``n_wc``
+    intruder records, then the rate of every intruder record under them (euclidean distances); returns the
+    rate, the correct links and the weights by attribute group."""
+    n = len(query_rows)
+    pair_e = pair if metric == "euclidean" else encode_pair(original, released, attributes, query_rows)
+    linker_e = _Linker(pair_e, query_rows)
+    sample = (
+        np.sort(np.random.default_rng([seed, 2]).choice(n, size=n_wc, replace=False)) if n_wc < n else np.arange(n)
+    )
+
+    def link_rate(w: np.ndarray, rows_: np.ndarray, kk: int):
+        o = linker_e.run(w, rows_, kk, "nearest", progress=tracker.stage(len(rows_)))
+        return float(o.credit.mean()), o.knn_dist, o.knn_idx
+
+    fit = learn_worst_case_weights(
+        pair_e,
+        query_rows,
+        sample,
+        pair_e.weights,
+        link_rate,
+        competitors=competitors,
+        rounds=rounds,
+    )
+    wc = linker_e.run(fit.weights, None, 2, assignment, candidates, tracker.stage(n))
+    wc_correct = float(wc.credit.sum())
+    wc_rate = wc_correct / n
+    wc_weights = tuple(zip(pair_e.group_names, map(float, fit.weights)))
+    return wc_rate, wc_correct, wc_weights

@@ -15,7 +15,7 @@ numeric z-scores of :mod:`.encoding` (each file standardised by its own mean and
 0) times ``sqrt(w_a / W)``, and for a categorical attribute ``w_a / W`` (its one-hot distance, as
 ``2 (sqrt(1/2) sqrt(w_a / W))^2``) when the labels differ, a missing value being a label of its own;
 hierarchical distances are not supported.  A record whose own released record is among ``t``
-candidates within ``d_min * (1 + 1e-9) + 1e-12`` counts ``1/t``.
+candidates within :func:`~privaudit.common.thresholds.tie_bound` of ``d_min`` counts ``1/t``.
 The pairs are walked in chunks (:func:`.blocking.iter_candidate_pairs`) twice: once for each
 record's two smallest distances, once to count the candidates tied at the minimum for the records
 whose own record is at it.  :mod:`.distance_sql` computes the same result in DuckDB for tables past
@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from privaudit.risk.linkage.blocking import encode_block_keys, iter_candidate_pairs
-from privaudit.risk.linkage.distance import _ATOL, _RTOL
+from privaudit.common.thresholds import tie_bound
 from privaudit.risk.linkage.encoding import AttributeSpec, _joint_labels, _numeric, _standardized
 from privaudit.risk.linkage.intruder import intruder_sample
 
@@ -92,10 +92,6 @@ def tie_credit(d1: np.ndarray, d_own: np.ndarray, seen: np.ndarray, ties: np.nda
     of :mod:`.distance` (``ties``: candidates within the bound, counted where needed, else 1)."""
     at_min = seen & (d_own <= tie_bound(d1))
     return at_min / np.maximum(ties, 1)
-
-
-def tie_bound(d1: np.ndarray) -> np.ndarray:
-    return d1 * (1 + _RTOL) + _ATOL
 
 
 def normalised_weights(attributes: Sequence[AttributeSpec]) -> tuple[tuple[str, float], ...]:

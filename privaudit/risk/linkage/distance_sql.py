@@ -1,11 +1,11 @@
 """Blocked distance-based record linkage with the pairs in DuckDB (tables past memory).
 
 The same linkage as :func:`.distance_blocked.blocked_distance_linkage` (``metric: euclidean``,
-``assignment: nearest``, candidates from ``blocking`` rules; issue #15 item 4), with the three tables
+``assignment: nearest``, candidates from ``blocking`` rules), with the three tables
 as relations of a DuckDB connection, which spills to its ``temp_directory`` beyond its
 ``memory_limit``:
 
-* **standardisation** (:mod:`.encoding`, slides 001 ``diff_i``): every numeric attribute ``z = (x -
+* **standardisation** (:mod:`.encoding`, Torra's ``diff_i``): every numeric attribute ``z = (x -
   mean) / sd`` by its own file's mean and sample standard deviation (``avg``, ``stddev_samp``: ddof 1,
   as ``numpy.nanstd(ddof=1)``), the intruder's records by the whole original's, the released ones by the
   release's; a missing value at ``z = 0``, an sd that is missing or ``<= 0`` taken as 1.  ``z`` is
@@ -18,7 +18,7 @@ as relations of a DuckDB connection, which spills to its ``temp_directory`` beyo
   that agrees on an earlier rule is dropped, so the union is de-duplicated as by
   :func:`.blocking.iter_candidate_pairs`;
 * **minimum**: ``GROUP BY`` intruder record with ``min(d, 2)``: the two smallest candidate distances;
-  the own pair is joined directly.  The candidates tied within ``d_min (1 + 1e-9) + 1e-12`` (the rule
+  the own pair is joined directly.  The candidates tied within ``tie_bound(d_min)`` (the rule
   of :mod:`.distance`) are counted in a second join, only for the records whose own record is at the
   minimum with a second candidate there too.
 
@@ -36,7 +36,8 @@ import numpy as np
 import pyarrow as pa
 
 from privaudit.risk.linkage.duckdb_results import fetch, ident, int64_column, scalar
-from privaudit.risk.linkage.distance_blocked import BlockedDistanceResult, normalised_weights, tie_bound, tie_credit
+from privaudit.common.thresholds import tie_bound
+from privaudit.risk.linkage.distance_blocked import BlockedDistanceResult, normalised_weights, tie_credit
 from privaudit.risk.linkage.encoding import AttributeSpec
 
 #: Temporary tables this module creates on the connection.

@@ -8,7 +8,7 @@ vectors is the record-linkage distance of Torra and Domingo-Ferrer (2003)::
 with one per-attribute distance ``d_a``:
 
 * numeric: ``d_a = (x_a - mean_o) / sd_o - (y_a - mean_r) / sd_r``: each file standardized by its own
-  mean and standard deviation, as the slides define ``diff_i`` (001, distance-based record linkage:
+  mean and standard deviation, as Torra defines ``diff_i`` (Privacy models and disclosure risk, 2020 lecture, distance-based record linkage:
   ``((a_i - mean(a_i))/sd(a_i) - (b_i - mean(b_i))/sd(b_i))^2``);
 * categorical without hierarchy: ``d_a = 0`` if equal, ``1`` otherwise (one-hot coding);
 * categorical with a hierarchy of height ``H``: ``d_a = h / H`` where ``h`` is the level of the
@@ -316,7 +316,7 @@ def _joint_labels(first: pd.Series, second: pd.Series) -> tuple[np.ndarray, np.n
 
 def _standardized(x: np.ndarray) -> np.ndarray:
     """z-scores of every column by the column's own mean and sample sd; missing values (NaN) at z = 0, a
-    constant column all zeros. This is the slides' (001, record linkage) ``diff_i(a, b) = ((a_i - mean(a_i))
+    constant column all zeros. This is Torra's (Privacy models and disclosure risk, distance-based record linkage) ``diff_i(a, b) = ((a_i - mean(a_i))
     / sd(a_i) - (b_i - mean(b_i)) / sd(b_i))^2``: the intruder's file and the release each standardized by
     their own statistics, so that a release rescaled as a whole (``x -> 3x + 40``) links as the original
     does (by the original's statistics its values would all lie far from their own records)."""
@@ -349,94 +349,110 @@ def encode_pair(
         raise ValueError(f"metric must be 'euclidean' or 'mahalanobis', not {metric!r}")
     query_rows = np.asarray(query_rows, dtype=np.int64)
     n, m = len(query_rows), len(released)
-    names: list[str] = []
-    kinds: list[str] = []
-    weights: list[float] = []
-    q_blocks: list = []  # (array or callable filling an output slice)
-    r_blocks: list = []
-    widths: list[int] = []
-    cat_groups: list[int] = []
-    cq: list[np.ndarray] = []
-    cr: list[np.ndarray] = []
-    min_sq: list[float] = []
-
+    groups = _Groups()
     numeric = [a for a in attributes if a.kind == "numeric"]
     if numeric:
-        zo = np.column_stack([_numeric(original, a.name, "original") for a in numeric])
-        zr = np.column_stack([_numeric(released, a.name, "released") for a in numeric])
-        zo, zr = _standardized(zo), _standardized(zr)  # each file by its own mean and sd
-        if metric == "euclidean":
-            for j, a in enumerate(numeric):
-                names.append(a.name)
-                kinds.append("numeric")
-                weights.append(float(a.weight))
-                widths.append(1)
-                q_blocks.append(zo[query_rows, j : j + 1])
-                r_blocks.append(zr[:, j : j + 1])
-        else:
-            p = len(numeric)
-            cov = np.atleast_2d(np.cov(zo, rowvar=False)) if len(zo) > 1 else np.eye(p)
-            vals, vecs = np.linalg.eigh(cov)
-            keep = vals > max(vals.max(), 0.0) * 1e-10
-            whiten = vecs[:, keep] / np.sqrt(vals[keep]) / math.sqrt(p)
-            names.append("+".join(a.name for a in numeric))
-            kinds.append("numeric")
-            weights.append(float(sum(a.weight for a in numeric)))
-            widths.append(int(keep.sum()))
-            q_blocks.append(zo[query_rows] @ whiten)
-            r_blocks.append(zr @ whiten)
-
+        _add_numeric(groups, original, released, numeric, query_rows, metric)
     for a in attributes:
-        if a.kind != "categorical":
-            continue
-        codes_q, codes_r, labels = _joint_labels(original[a.name].iloc[query_rows], released[a.name])
-        table = build_categorical_table(labels, a.hierarchy)
-        cat_groups.append(len(names))
-        names.append(a.name)
-        kinds.append("categorical")
-        weights.append(float(a.weight))
-        widths.append(table.width)
-        q_blocks.append((table, codes_q))
-        r_blocks.append((table, codes_r))
-        cq.append(codes_q)
-        cr.append(codes_r)
-        min_sq.append(table.min_sq)
-
-    if not names:
+        if a.kind == "categorical":
+            _add_categorical(groups, original, released, a, query_rows)
+    if not groups.names:
         raise ValueError("no attributes given")
-    starts = np.concatenate([[0], np.cumsum(widths)]).astype(int)
-    need = (n + m) * int(starts[-1]) * 8
+    starts = np.concatenate([[0], np.cumsum(groups.widths)]).astype(int)
+    _refuse_oversized(groups, starts, n + m, max_bytes)
+    return EncodedPair(
+        group_names=tuple(groups.names),
+        group_kinds=tuple(groups.kinds),
+        columns=tuple((int(starts[g]), int(starts[g + 1])) for g in range(len(groups.names))),
+        weights=np.asarray(groups.weights, dtype=float),
+        query=_assemble(groups.q_blocks, n, starts),
+        released=_assemble(groups.r_blocks, m, starts),
+        categorical_groups=tuple(groups.cat_groups),
+        codes_query=np.column_stack(groups.cq).astype(np.int64) if groups.cq else np.zeros((n, 0), np.int64),
+        codes_released=np.column_stack(groups.cr).astype(np.int64) if groups.cr else np.zeros((m, 0), np.int64),
+        min_sq=np.asarray(groups.min_sq, dtype=float),
+    )
+
+
+@dataclass
+class _Groups:
+    """The coordinate groups of an embedding as they are added: one per numeric attribute (or one for all
+    of them, whitened), one per categorical attribute."""
+
+    names: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+    weights: list[float] = field(default_factory=list)
+    widths: list[int] = field(default_factory=list)
+    q_blocks: list = field(default_factory=list)  # (array, or (table, codes) scattered by _assemble)
+    r_blocks: list = field(default_factory=list)
+    cat_groups: list[int] = field(default_factory=list)
+    cq: list[np.ndarray] = field(default_factory=list)
+    cr: list[np.ndarray] = field(default_factory=list)
+    min_sq: list[float] = field(default_factory=list)
+
+    def add(self, name: str, kind: str, weight: float, width: int, query, released) -> None:
+        self.names.append(name)
+        self.kinds.append(kind)
+        self.weights.append(weight)
+        self.widths.append(width)
+        self.q_blocks.append(query)
+        self.r_blocks.append(released)
+
+
+def _add_numeric(groups: _Groups, original: pd.DataFrame, released: pd.DataFrame, numeric: list[AttributeSpec],
+                 query_rows: np.ndarray, metric: str) -> None:
+    """The numeric attributes' z-scores (each file by its own mean and sd), one coordinate each; with
+    ``mahalanobis`` one group whitened by the original's correlation matrix."""
+    zo = np.column_stack([_numeric(original, a.name, "original") for a in numeric])
+    zr = np.column_stack([_numeric(released, a.name, "released") for a in numeric])
+    zo, zr = _standardized(zo), _standardized(zr)  # each file by its own mean and sd
+    if metric == "euclidean":
+        for j, a in enumerate(numeric):
+            groups.add(a.name, "numeric", float(a.weight), 1, zo[query_rows, j : j + 1], zr[:, j : j + 1])
+        return
+    p = len(numeric)
+    cov = np.atleast_2d(np.cov(zo, rowvar=False)) if len(zo) > 1 else np.eye(p)
+    vals, vecs = np.linalg.eigh(cov)
+    keep = vals > max(vals.max(), 0.0) * 1e-10
+    whiten = vecs[:, keep] / np.sqrt(vals[keep]) / math.sqrt(p)
+    groups.add("+".join(a.name for a in numeric), "numeric", float(sum(a.weight for a in numeric)),
+               int(keep.sum()), zo[query_rows] @ whiten, zr @ whiten)
+
+
+def _add_categorical(groups: _Groups, original: pd.DataFrame, released: pd.DataFrame, a: AttributeSpec,
+                     query_rows: np.ndarray) -> None:
+    """A categorical attribute: one coordinate per value (per tree node with a hierarchy)."""
+    codes_q, codes_r, labels = _joint_labels(original[a.name].iloc[query_rows], released[a.name])
+    table = build_categorical_table(labels, a.hierarchy)
+    groups.cat_groups.append(len(groups.names))
+    groups.add(a.name, "categorical", float(a.weight), table.width, (table, codes_q), (table, codes_r))
+    groups.cq.append(codes_q)
+    groups.cr.append(codes_r)
+    groups.min_sq.append(table.min_sq)
+
+
+def _refuse_oversized(groups: _Groups, starts: np.ndarray, records: int, max_bytes: int) -> None:
+    need = records * int(starts[-1]) * 8
     if need > max_bytes:
-        wide = sorted(zip(widths, names), reverse=True)[:3]
+        wide = sorted(zip(groups.widths, groups.names), reverse=True)[:3]
         raise ValueError(
-            f"the embedding needs {need / 2**30:.1f} GiB ({starts[-1]} coordinates for {n + m} records; widest: "
+            f"the embedding needs {need / 2**30:.1f} GiB ({starts[-1]} coordinates for {records} records; widest: "
             + ", ".join(f"{nm} ({w})" for w, nm in wide)
             + "); generalise high-cardinality categorical attributes or raise max_bytes"
         )
 
-    def assemble(blocks: list, rows: int) -> np.ndarray:
-        out = np.zeros((rows, int(starts[-1])))
-        every = np.arange(rows)
-        for g, block in enumerate(blocks):
-            if isinstance(block, tuple):  # scatter the <= H non-zeros of each categorical value
-                table, codes = block
-                for k, scale in enumerate(table.level_scales):
-                    cols = table.level_columns[codes, k]
-                    hit = cols >= 0
-                    out[every[hit], starts[g] + cols[hit]] = scale
-            else:
-                out[:, starts[g] : starts[g + 1]] = block
-        return out
 
-    return EncodedPair(
-        group_names=tuple(names),
-        group_kinds=tuple(kinds),
-        columns=tuple((int(starts[g]), int(starts[g + 1])) for g in range(len(names))),
-        weights=np.asarray(weights, dtype=float),
-        query=assemble(q_blocks, n),
-        released=assemble(r_blocks, m),
-        categorical_groups=tuple(cat_groups),
-        codes_query=np.column_stack(cq).astype(np.int64) if cq else np.zeros((n, 0), np.int64),
-        codes_released=np.column_stack(cr).astype(np.int64) if cr else np.zeros((m, 0), np.int64),
-        min_sq=np.asarray(min_sq, dtype=float),
-    )
+def _assemble(blocks: list, rows: int, starts: np.ndarray) -> np.ndarray:
+    """The embedding matrix of ``rows`` records from its groups' blocks."""
+    out = np.zeros((rows, int(starts[-1])))
+    every = np.arange(rows)
+    for g, block in enumerate(blocks):
+        if isinstance(block, tuple):  # scatter the <= H non-zeros of each categorical value
+            table, codes = block
+            for k, scale in enumerate(table.level_scales):
+                cols = table.level_columns[codes, k]
+                hit = cols >= 0
+                out[every[hit], starts[g] + cols[hit]] = scale
+        else:
+            out[:, starts[g] : starts[g + 1]] = block
+    return out

@@ -18,9 +18,8 @@ squared distance).  The search therefore runs in stages, each exact below a radi
    below ``r_2`` are exact.
 3. the rest - typically a few records far from everything (two or more categories differ) - by
    one cKDTree over all coordinates or by an exact chunked scan (BLAS), whichever is faster on a
-   probe of 16 points.  Neither dominates: on adult (93 one-hot coordinates, 30k records) the
-   tree needs ~10 ms per such point and the scan ~1 ms; on 300k records with 36 coordinates
-   the tree needs ~0.4 ms and the scan ~10 ms.
+   probe of 16 points.  Neither dominates: the scan wins with many one-hot coordinates and few records,
+   the tree with few coordinates and many records.
 
 No ``n x m`` distance matrix is ever formed.  Ties are broken arbitrarily (tree order); use
 :meth:`BlockedIndex.count_within` to count tied records.

@@ -50,11 +50,8 @@ range or is missing; low-cardinality nominal columns by one matrix product of on
 comparison; the joins replay that sequence pair by pair), so the results are those of a search over every
 pair, bit for bit, ties included (of equally near records, the first distinct row in key order wins).
 Blocks run on ``workers`` threads (numpy and BLAS release the GIL). SDMetrics users report slow runs and
-running out of memory on tens of thousands of rows; here the three searches of 100,000 synthetic,
-training and holdout rows of the 9 adult columns (and the tie counts) take 6.8 s on a shared
-two-core machine (250 s by brute force in the same session; ``benchmarks/bench_synthetic.py``); on the 50,000
-rows of 8 mixed columns of ``benchmarks/bench_synthetic_distance.py`` (three numeric), 29 s against 129 s,
-with 112 MiB traced beyond the tables (94 MiB by brute force).
+running out of memory on tens of thousands of rows; ``benchmarks/bench_synthetic.py`` and
+``benchmarks/bench_synthetic_distance.py`` measure these searches against brute force side by side.
 
 Measures
 --------

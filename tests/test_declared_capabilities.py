@@ -1,0 +1,147 @@
+"""What an assessor declares is all the core and the remediators know of it: a third-party assessor that
+declares the same capabilities as a built-in one (its class rule, its synthetic-release default, that it
+reads --original itself, the columns it finds holding identifiers) is treated exactly like it. And details
+that break their own model make the check an error, never a pass."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+
+import numpy as np
+import pandas as pd
+import pytest
+from pydantic import Field
+
+from privaudit.assessors import k_anonymity
+from privaudit.assessors.api import Assessor, Details, Measurement, Params
+from privaudit.core.audit import run_audit
+from privaudit.core.hookspecs import hookimpl
+from privaudit.remediation.engine import remediate
+from privaudit.testing import audit_frame, check_result, registry_with
+
+
+def _plugin(*assessors: Assessor) -> types.SimpleNamespace:
+    @hookimpl
+    def privaudit_assessors():
+        return list(assessors)
+
+    return types.SimpleNamespace(privaudit_assessors=privaudit_assessors)
+
+
+#: k-anonymity under another name, as a third party would ship it: the same run, details and capabilities
+MY_K = dataclasses.replace(k_anonymity.ASSESSOR, name="my_k", report_section=None)
+REGISTRY = registry_with(_plugin(MY_K), entry_points=False)
+
+RNG = np.random.default_rng(11)
+N = 300
+FRAME = pd.DataFrame({"age": RNG.integers(18, 80, N), "income": RNG.integers(10, 200, N) * 100,
+                      "zip": RNG.choice([f"z{i}" for i in range(12)], N), "disease": RNG.choice(list("abc"), N)})
+HIERARCHY = "".join(f"z{i};{'north' if i < 6 else 'south'};*\n" for i in range(12))
+
+
+def _policy(tmp_path, assessor: str, qis: dict) -> str:
+    (tmp_path / "zip.csv").write_text(HIERARCHY)
+    columns = {**qis, "disease": {"role": "sensitive"}}
+    doc = {"version": 1, "name": "capabilities", "columns": columns,
+           "checks": [{"id": "k", "assessor": assessor, "k": 4}]}
+    path = tmp_path / f"{assessor}.yaml"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+@pytest.mark.parametrize(("method", "qis"), [
+    ("generalize", {"zip": {"role": "quasi_identifier", "hierarchy": "zip.csv"}}),
+    ("suppress", {"zip": {"role": "quasi_identifier"}, "age": {"role": "quasi_identifier", "type": "numeric"}}),
+    ("microaggregate", {"age": {"role": "quasi_identifier", "type": "numeric"},
+                        "income": {"role": "quasi_identifier", "type": "numeric"}}),
+])
+def test_a_third_party_class_check_is_remediated_as_the_builtin(tmp_path, method, qis):
+    FRAME.to_csv(tmp_path / "data.csv", index=False)
+    outcomes = {}
+    for name in ("k_anonymity", "my_k"):
+        outcomes[name] = remediate(tmp_path / "data.csv", _policy(tmp_path, name, qis), tmp_path / f"{name}.csv",
+                                   method=method, registry=REGISTRY)
+    builtin, third = outcomes["k_anonymity"], outcomes["my_k"]
+    assert builtin.output == third.output and builtin.offered == third.offered
+    assert builtin.remediation.changes == third.remediation.changes
+    assert builtin.remediation.changes  # the remediator did aim at the check
+    assert [c.value for c in builtin.after.checks] == [c.value for c in third.after.checks]
+
+
+def test_without_declared_capabilities_a_class_check_is_not_steered(tmp_path):
+    """The same check declaring no class rule: microaggregation finds nothing to aim at (it reads the rule,
+    not the name)."""
+    bare = dataclasses.replace(MY_K, name="bare_k", class_rule=None)
+    registry = registry_with(_plugin(bare), entry_points=False)
+    FRAME.to_csv(tmp_path / "data.csv", index=False)
+    qis = {"age": {"role": "quasi_identifier", "type": "numeric"}}
+    with pytest.raises(Exception, match="no error-severity check implying a class size"):
+        remediate(tmp_path / "data.csv", _policy(tmp_path, "bare_k", qis), tmp_path / "out.csv",
+                  method="microaggregate", registry=registry)
+
+
+class WrongDetails(Details):
+    figure: int
+
+
+class NoParams(Params):
+    pass
+
+
+def _wrong(ctx, params) -> Measurement:
+    return Measurement(0, 0, True, "all fine", {"figure": 1, "surprise": 2})
+
+
+def test_details_that_break_their_model_are_an_error_not_a_pass():
+    wrong = Assessor("wrong_details", NoParams, _wrong, "wrong", "identity", "nothing", details=WrongDetails)
+    registry = registry_with(_plugin(wrong), entry_points=False)
+    result = audit_frame(FRAME, {"columns": {"zip": {"role": "quasi_identifier"}},
+                                 "checks": [{"assessor": "wrong_details"}]}, registry=registry)
+    entry = check_result(result, "wrong_details")
+    assert entry["status"] == "error" and result.exit_code == 2
+    assert entry["message"] == ("details of wrong_details do not match its Details model: surprise: unknown field "
+                                "(allowed: figure)") or "surprise" in entry["message"]
+
+
+class CopyDetails(Details):
+    rows: int = Field(ge=0)
+
+
+def test_a_third_party_synthetic_default_is_added(tmp_path):
+    from privaudit.assessors.api import SyntheticDefault
+
+    copies = Assessor("copies", NoParams, lambda ctx, p: Measurement(0, 0, True, "none", {"rows": 0}), "copies",
+                      "identity", "copies", details=CopyDetails, synthetic_default=SyntheticDefault())
+    registry = registry_with(_plugin(copies), entry_points=False)
+    policy = {"version": 1, "name": "s", "release": "synthetic",
+              "columns": {"zip": {"role": "quasi_identifier"}, "age": {"role": "quasi_identifier", "type": "numeric"},
+                          "income": {"role": "quasi_identifier", "type": "numeric"}, "disease": {"role": "sensitive"}}}
+    FRAME.to_csv(tmp_path / "data.csv", index=False)
+    (tmp_path / "p.json").write_text(json.dumps(policy))
+    from privaudit.core.policy import load_policy
+
+    names = [c.assessor.name for c in load_policy(tmp_path / "p.json", registry).checks]
+    assert "copies" in names and names[-1] == "copies"
+
+
+def test_a_third_party_identifier_finding_is_masked(tmp_path):
+    """A plugin declaring identifier_columns gets the columns it names masked in every check's worst classes."""
+    found = Assessor("emails", NoParams, lambda ctx, p: Measurement(1, 0, True, "found", {"rows": 1}), "emails",
+                     "identity", "e-mails", details=CopyDetails,
+                     identifier_columns=lambda details: {"zip": "email"})
+    registry = registry_with(_plugin(found), entry_points=False)
+    result = audit_frame(FRAME, {"columns": {"zip": {"role": "quasi_identifier"}},
+                                 "checks": [{"assessor": "emails"}, {"assessor": "k_anonymity", "k": 50}]},
+                         registry=registry)
+    rows = check_result(result, "k_anonymity")["details"]["worst_classes"]
+    assert rows and all(r["values"]["zip"].endswith("***") for r in rows)
+    assert all(not r["values"]["zip"].startswith("z1") or r["values"]["zip"] == "z***" for r in rows)
+
+
+def test_registry_travels_with_the_result(tmp_path):
+    FRAME.to_csv(tmp_path / "data.csv", index=False)
+    result = run_audit(tmp_path / "data.csv", _policy(tmp_path, "my_k", {"zip": {"role": "quasi_identifier"}}),
+                       registry=REGISTRY)
+    assert result.registry is REGISTRY and result.policy.registry is REGISTRY
