@@ -39,6 +39,12 @@ ORIGINAL = RELEASE.assign(age=RELEASE["age"] + np.random.default_rng(2).integers
 TRAINING, CONTROL = _table(3), _table(4, 150)
 SYNTHETIC = pd.DataFrame({c: TRAINING[c].sample(frac=1, random_state=i).to_numpy()
                           for i, c in enumerate(TRAINING.columns)}).head(200)
+#: a holdout as large as the training table, as a fair-coin split gives (the one-run epsilon bound refuses others)
+HOLDOUT = _table(6)
+#: releases of the same people with a record id: the audited one and an earlier one of 200 of them
+SERIES_COLUMNS = {**COLUMNS, "pid": {"role": "record_id"}}
+SERIES = RELEASE.assign(pid=np.arange(N))
+EARLIER = SERIES.sample(n=200, random_state=7).assign(zip=lambda f: f["zip"].where(f["age"] < 40, "*"))
 POPULATION = pd.concat([RELEASE, _table(5, 400)], ignore_index=True)[["age", "sex", "zip"]]
 
 
@@ -73,6 +79,15 @@ CASES = [
           files={"population.csv": POPULATION.to_csv(index=False)}),
     _case({"assessor": "risk_drivers"}),
     _case({"assessor": "model_risk", "max_risk": 100}),
+    _case({"assessor": "utility", "measure": "granularity", "min": 0.1}),
+    _case({"assessor": "composition", "sensitive": "disease", "l": 2}, frame=SERIES, columns=SERIES_COLUMNS,
+          previous=[EARLIER]),
+    _case({"assessor": "m_invariance", "sensitive": "disease", "m": 2}, frame=SERIES, columns=SERIES_COLUMNS,
+          previous=[EARLIER]),
+    _case({"assessor": "membership_inference", "max_auc": 0.9}, frame=SYNTHETIC, original=TRAINING,
+          control=HOLDOUT),
+    _case({"assessor": "empirical_epsilon", "claimed_epsilon": 10, "random_split": True}, frame=SYNTHETIC,
+          original=TRAINING, control=HOLDOUT),
 ]
 
 

@@ -30,6 +30,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Details as ApiDetails
 from privaudit.assessors.helpers import check_sensitive, exceeds
 from privaudit.core.hookspecs import hookimpl
 from privaudit.report.text import fmt
@@ -66,7 +67,7 @@ class Example(BaseModel):
     sensitive_values: dict[str, int] | None = None
 
 
-class CompositionDetails(BaseModel):
+class CompositionDetails(ApiDetails):
     """What ``Measurement.details`` of a composition check holds."""
 
     model_config = ConfigDict(extra="forbid")
@@ -221,6 +222,7 @@ ASSESSOR = Assessor(
     needs=frozenset({"previous"}),
     validate_policy=validate,
     report_section=report_section,
+    details=CompositionDetails,
 )
 
 

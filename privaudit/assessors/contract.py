@@ -22,7 +22,7 @@ import contextlib
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -44,6 +44,7 @@ class AssessorCase:
         control: the ``--control`` table, when the assessor needs one.
         files: extra files written beside the policy (hierarchies, population tables), name -> text.
         policy: other top-level policy keys (``data``, ``report`` ...).
+        previous: earlier releases of the same population (``--previous``), for checks that compose releases.
     """
 
     check: Mapping[str, Any]
@@ -53,6 +54,7 @@ class AssessorCase:
     control: pd.DataFrame | None = None
     files: Mapping[str, str] = field(default_factory=dict)
     policy: Mapping[str, Any] = field(default_factory=dict)
+    previous: Sequence[pd.DataFrame] = ()
 
     @property
     def assessor(self) -> str:
@@ -73,9 +75,12 @@ def case_files(case: AssessorCase, check: Mapping[str, Any] | None = None) -> It
             (folder / name).write_text(text, encoding="utf-8")
         (folder / "policy.yaml").write_text(yaml.safe_dump(case.policy_dict(check), sort_keys=False),
                                             encoding="utf-8")
-        paths: dict[str, Path | None] = {"data": folder / "data.csv", "policy": folder / "policy.yaml",
-                                         "original": None, "control": None}
+        paths: dict[str, Any] = {"data": folder / "data.csv", "policy": folder / "policy.yaml",
+                                 "original": None, "control": None, "previous": []}
         case.frame.to_csv(folder / "data.csv", index=False)
+        for i, table in enumerate(case.previous):
+            table.to_csv(folder / f"previous-{i}.csv", index=False)
+            paths["previous"].append(folder / f"previous-{i}.csv")
         for name, table in (("original", case.original), ("control", case.control)):
             if table is not None:
                 table.to_csv(folder / f"{name}.csv", index=False)
@@ -88,7 +93,7 @@ def _audit(case: AssessorCase, registry: Any, engine: str = "in-process") -> Any
 
     with case_files(case) as p:
         return run_audit(p["data"], p["policy"], original=p["original"], control=p["control"], registry=registry,
-                         engine=engine)
+                         engine=engine, previous=p["previous"])
 
 
 def _entry(result: Any) -> dict:
@@ -150,7 +155,7 @@ def engines_for(case: AssessorCase, registry: Any) -> list[str]:
         params = load_policy(p["policy"], registry).checks[-1].params
     out_of_memory = assessor.in_memory_reason is not None and assessor.in_memory_reason(params) is None
     records = bool(assessor.needs & {"table", "original", "training", "control"}) and not out_of_memory
-    if case.control is not None:
+    if case.control is not None or case.previous:
         records = True
     return [name for name, spec in ENGINES.items()
             if spec.available and name != "spark" and (spec.in_memory or not records)]
@@ -169,7 +174,10 @@ def check_same_on_every_engine(case: AssessorCase, registry: Any) -> None:
 
 
 def _snapshot(summary: Any) -> dict[str, Any]:
-    """Copies of every array and figure of a class summary (and its sensitive count matrices)."""
+    """Copies of every array and figure of a class summary (and its sensitive count matrices). Lazy state is
+    settled first: ``class_of`` spreads ``order`` into ``record_classes`` on first use, which is a cache
+    being filled, not the summary being changed."""
+    summary.class_of  # noqa: B018 - settle the lazy per-record class ids
     out: dict[str, Any] = {}
     for name, value in vars(summary).items():
         if isinstance(value, np.ndarray):
@@ -211,6 +219,10 @@ def check_summary_untouched(case: AssessorCase, registry: Any) -> None:
                 ctx.original = align_original(table, original, policy)
         if p["control"] is not None:
             ctx.control = load_table(p["control"], policy, what="control table").frame
+        if p["previous"]:
+            from privaudit.core.series import series_inputs
+
+            ctx.series_inputs = series_inputs(p["previous"], p["data"], table, None, policy)
         check = policy.checks[-1]
         before = _snapshot(ctx.summary)
         check.assessor.run(ctx, check.params)

@@ -31,12 +31,13 @@ value = the lower bound; pass iff it is at most ``claimed_epsilon``.
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Details as ApiDetails
 from privaudit.assessors.helpers import exceeds
 from privaudit.assessors.membership_inference import ATTACKS, column_problem, compared_columns, scores_of
 from privaudit.core.errors import DataError
@@ -72,10 +73,11 @@ class EpsilonParams(Params):
                       "(repeated).")
 
 
-class Details(BaseModel):
-    """What ``Measurement.details`` of ``empirical_epsilon`` holds."""
+class Details(ApiDetails):
+    """What ``Measurement.details`` of ``empirical_epsilon`` holds. ``epsilon_bound``: the synthetic chapter
+    sets the bound beside the claim."""
 
-    model_config = ConfigDict(extra="forbid")
+    epsilon_bound: ClassVar[bool] = True
     mode: str
     columns: list[str]
     claimed_epsilon: float
@@ -184,7 +186,7 @@ ASSESSOR = Assessor(
     "(Steinke et al., Appendix D); repeated: log((TPR_low − δ)/FPR_high), Clopper–Pearson at 1 − β/2 each (TAPAS); "
     "pass iff the bound ≤ claimed_epsilon",
     reference=REFERENCE, needs=frozenset({"training", "control", "table"}), validate_policy=validate,
-    report_section=report_section,
+    report_section=report_section, details=Details,
 )
 
 

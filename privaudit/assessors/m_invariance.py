@@ -26,6 +26,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Details as ApiDetails
 from privaudit.assessors.helpers import check_sensitive
 from privaudit.core.hookspecs import hookimpl
 from privaudit.report.text import fmt
@@ -58,7 +59,7 @@ class Example(BaseModel):
     releases: int
 
 
-class MInvarianceDetails(BaseModel):
+class MInvarianceDetails(ApiDetails):
     """What ``Measurement.details`` of an m_invariance check holds."""
 
     model_config = ConfigDict(extra="forbid")
@@ -171,6 +172,7 @@ ASSESSOR = Assessor(
     needs=frozenset({"previous"}),
     validate_policy=validate,
     report_section=report_section,
+    details=MInvarianceDetails,
 )
 
 

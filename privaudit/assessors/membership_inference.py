@@ -19,11 +19,12 @@ attacker: that is the point of an audit, not a bias to correct.
 from __future__ import annotations
 
 import threading
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Details as ApiDetails
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
@@ -79,10 +80,11 @@ class AttackFigures(BaseModel):
     roc: dict[str, list[float]]       # {"fpr": [...], "tpr": [...]} on a log grid of FPR
 
 
-class Details(BaseModel):
-    """What ``Measurement.details`` of ``membership_inference`` holds."""
+class Details(ApiDetails):
+    """What ``Measurement.details`` of ``membership_inference`` holds. ``membership_attack``: the synthetic
+    chapter draws the attacks' ROC curves and figures."""
 
-    model_config = ConfigDict(extra="forbid")
+    membership_attack: ClassVar[bool] = True
     columns: list[str]
     n_training: int
     n_holdout: int
@@ -220,7 +222,7 @@ ASSESSOR = Assessor(
     "attack AUC (Mann–Whitney; Hanley–McNeil interval), TPR at FPR <= 0.1 % and 1 % (Clopper–Pearson), "
     "advantage max(TPR - FPR); pass iff AUC <= max_auc and TPR at at_fpr <= max_tpr_at_fpr",
     reference=REFERENCE, needs=frozenset({"training", "control", "table"}), validate_policy=validate,
-    report_section=report_section,
+    report_section=report_section, details=Details,
 )
 
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Details as ApiDetails
 from privaudit.assessors.helpers import reaches
 from privaudit.core.hookspecs import hookimpl
 
@@ -50,7 +51,7 @@ def _available() -> list[str]:
     return available()
 
 
-class Details(BaseModel):
+class Details(ApiDetails):
     """What a utility check's ``details`` hold."""
 
     model_config = ConfigDict(extra="forbid")
@@ -115,6 +116,7 @@ ASSESSOR = Assessor(
     "Control for Microdata (Springer, 2017), ch. 7 (sdcMicro's dUtility)",
     validate_policy=validate,
     report_section=report_section,
+    details=Details,
 )
 
 

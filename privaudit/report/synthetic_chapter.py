@@ -40,7 +40,7 @@ def synthetic_view(data: dict, views: list[Any], registry: Any) -> SyntheticView
             distance = c
         elif getattr(model, "synthetic_attack", None) and c["status"] != "error":
             attacks.append((c, f"{model.synthetic_attack} ({c['id']})", model.model_validate(c["details"])))
-    membership = membership_view(data)
+    membership = membership_view(data, registry)
     if not attacks:
         return SyntheticView(None, DataTable([], []), None, membership) if membership else None
     rows = []
@@ -62,34 +62,39 @@ def synthetic_view(data: dict, views: list[Any], registry: Any) -> SyntheticView
     return SyntheticView(figure, table, anchors.get(distance["id"]) if distance else None, membership)
 
 
-def membership_view(data: dict) -> list[Any] | None:
-    """The membership part of the chapter, recognised by the checks' details (membership attack figures;
-    an ε lower bound): the ROC curves on log axes and one table of the figures and bounds beside the claims."""
+def membership_view(data: dict, registry: Any) -> list[Any] | None:
+    """The membership part of the chapter: the checks whose details model declares ``membership_attack`` (their
+    ROC curves on log axes) or ``epsilon_bound`` (an ε lower bound), and one table of the figures and bounds
+    beside the claims."""
     from privaudit.report.membership_section import roc_loglog_chart
 
-    checks = [c for c in data["checks"] if c["status"] != "error" and isinstance(c.get("details"), dict)]
-    attacks = [c for c in checks if "best_attack" in c["details"] and "attacks" in c["details"]]
-    bounds = [c for c in checks if "epsilon_lower_bound" in c["details"]]
+    attacks, bounds = [], []
+    for c in data["checks"]:
+        model = _model(registry, c)
+        if c["status"] == "error" or model is None:
+            continue
+        if getattr(model, "membership_attack", False):
+            attacks.append((c, model.model_validate(c["details"])))
+        elif getattr(model, "epsilon_bound", False):
+            bounds.append((c, model.model_validate(c["details"])))
     if not attacks and not bounds:
         return None
     out: list[Any] = []
     rows = []
-    for c in attacks:
-        best = c["details"]["attacks"][c["details"]["best_attack"]]
-        out.append(Figure(roc_loglog_chart([(name, f["roc"]["fpr"], f["roc"]["tpr"])
-                                            for name, f in c["details"]["attacks"].items()],
+    for c, d in attacks:
+        best = d.attacks[d.best_attack]
+        out.append(Figure(roc_loglog_chart([(name, f.roc["fpr"], f.roc["tpr"]) for name, f in d.attacks.items()],
                                            title=f"Membership ROC curves ({c['id']}), log-log"),
                           "True-positive against false-positive rate on log axes (Carlini et al. 2022); the dashed "
                           "diagonal is chance."))
-        lo, hi = best["auc"]["ci"]
-        t = best["tpr_at_fpr"]["0.001"]
-        rows.append([f"membership ({c['id']})", f"AUC {best['auc']['value']:.3f} ({lo:.3f} – {hi:.3f})",
-                     f"TPR {t['value']:.4f} at 0.1% FPR ({t['ci'][0]:.4f} – {t['ci'][1]:.4f})",
+        lo, hi = best.auc.ci
+        t = best.tpr_at_fpr["0.001"]
+        rows.append([f"membership ({c['id']})", f"AUC {best.auc.value:.3f} ({lo:.3f} – {hi:.3f})",
+                     f"TPR {t.value:.4f} at 0.1% FPR ({t.ci[0]:.4f} – {t.ci[1]:.4f})",
                      c["status"].upper()])
-    for c in bounds:
-        d = c["details"]
-        rows.append([f"ε lower bound ({c['id']})", f"ε ≥ {d['epsilon_lower_bound']:.3g} at {d['confidence']:.0%}",
-                     f"claimed ε = {d['claimed_epsilon']:g}", c["status"].upper()])
+    for c, d in bounds:
+        rows.append([f"ε lower bound ({c['id']})", f"ε ≥ {d.epsilon_lower_bound:.3g} at {d.confidence:.0%}",
+                     f"claimed ε = {d.claimed_epsilon:g}", c["status"].upper()])
     out.append(DataTable(["check", "figure", "beside", "result"], rows,
                          caption="Membership inference and the empirical ε bound"))
     return out
