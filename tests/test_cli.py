@@ -24,7 +24,7 @@ def test_exit_codes_and_report_keys(audit_json):
     code, report = audit_json(T / "table5.csv", T / "policy.yaml")
     assert code == 1
     assert list(report) == ["schema_version", "tool", "generated_at", "engine", "input", "original", "policy",
-                            "scope", "summary", "checks"]
+                            "scope", "summary", "checks", "utility"]
     assert report["schema_version"] == 1
     assert report["tool"]["name"] == "privaudit"
     assert report["input"]["rows"] == 9 and len(report["input"]["sha256"]) == 64

@@ -61,6 +61,8 @@ class AuditContext:
         have = {"original"} if self.original is not None else set()
         if self.training is not None:
             have.add("training")
+        if self._numeric_columns():
+            have.add("numeric")
         names = self.policy.utility if self.policy.utility is not None else runnable(have, self.policy.model.release)
         gated = [m for c in (checks if checks is not None else self.policy.checks)
                  for m in (getattr(c.params, "utility_measures", lambda: [])())]
@@ -75,14 +77,18 @@ class AuditContext:
         from privaudit.utility.inputs import UtilityInputs
 
         p = self.policy
-        skip = {"identifier", "record_id", "household_id", "weight"}
-        numeric = [c for c, spec in p.columns.items() if spec.type == "numeric" and spec.role not in skip]
+        numeric = self._numeric_columns()
         inputs = UtilityInputs(
             self.summary, list(p.quasi_identifiers),
             {q: h.table for q, h in p.hierarchies.items() if q in p.quasi_identifiers},
             release=self.table, original=self.original, training=self.training, numeric=numeric,
             options=p.utility_options)
         return measure_all(inputs, self.utility_names(), on_error=PrivauditError)
+
+    def _numeric_columns(self) -> list[str]:
+        """The columns sdcMicro's utility measures compare: numeric, neither identifiers nor weights."""
+        skip = {"identifier", "record_id", "household_id", "weight"}
+        return [c for c, spec in self.policy.columns.items() if spec.type == "numeric" and spec.role not in skip]
 
     def _leaves(self, column: str) -> list[str] | None:
         h = self.policy.hierarchies.get(column)

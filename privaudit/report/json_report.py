@@ -101,7 +101,6 @@ def report_dict(audit: Any) -> dict:
             "checks_errored": len(audit.errored),
         },
         **({"remediation": audit.remediation} if audit.remediation is not None else {}),
-        "utility": list(getattr(audit, "utility", None) or []),
         "checks": [
             {
                 "id": c.id,
@@ -117,6 +116,7 @@ def report_dict(audit: Any) -> dict:
             }
             for c in audit.checks
         ],
+        "utility": list(getattr(audit, "utility", None) or []),
     }
 
 

@@ -40,7 +40,9 @@ class Family:
 
     ``needs``: inputs beyond the release's class summary and hierarchies: ``"original"`` (the table before
     masking, row-aligned: ``inputs.original``, and the released records, ``inputs.release``),
-    ``"training"`` (a synthetic release's training table, ``inputs.training``). ``release``: the kinds of
+    ``"training"`` (a synthetic release's training table, ``inputs.training``), ``"numeric"`` (numeric
+    columns: without any, the family is left out of the default set; named, it explains its absence).
+    ``release``: the kinds of
     release it applies to (``"microdata"``, ``"synthetic"``)."""
 
     measures: tuple[str, ...]
@@ -50,6 +52,7 @@ class Family:
 
 
 ORIGINAL = frozenset({"original"})
+NUMERIC = frozenset({"original", "numeric"})
 
 #: The registry of measure families, in the report's order.
 FAMILIES: list[Family] = [
@@ -61,9 +64,9 @@ FAMILIES: list[Family] = [
     Family(("suppressed_cells",), suppressed_cells.measure),
     Family(("non_uniform_entropy",), non_uniform_entropy.measure, ORIGINAL),
     Family(("sse_sst",), squared_error.measure, ORIGINAL),
-    Family(("il1s",), il1s.measure, ORIGINAL),
-    Family(("eigen",), eigen.measure, ORIGINAL),
-    Family(deviations.NAMES, deviations.measure, ORIGINAL),
+    Family(("il1s",), il1s.measure, NUMERIC),
+    Family(("eigen",), eigen.measure, NUMERIC),
+    Family(deviations.NAMES, deviations.measure, NUMERIC),
 ]
 
 #: Measures whose normalised ``value`` needs the original (their ``raw`` does not): gating on them needs it.
@@ -90,7 +93,8 @@ def needs(name: str, for_value: bool = False) -> frozenset[str]:
 
 
 def runnable(have: Iterable[str], release: str = "microdata") -> list[str]:
-    """The measures that run by default with the inputs ``have`` (``"original"``, ``"training"``)."""
+    """The measures that run by default with the inputs ``have`` (``"original"``, ``"training"``,
+    ``"numeric"``)."""
     have = set(have)
     return [m for m in available() if family_of(m).needs <= have and release in family_of(m).release]
 
