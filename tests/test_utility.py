@@ -254,3 +254,48 @@ def test_chapter_absent_without_figures(tmp_path):
     policy, release, _ = write(tmp_path, [], utility=[])
     html = privaudit.audit(release, policy).to_html()
     assert 'id="utility"' not in html
+
+
+# ---------------------------------------------------------------- properties
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+ROWS = st.lists(st.tuples(st.integers(1, 4), st.sampled_from("mf"), st.floats(-5, 5, allow_nan=False),
+                          st.floats(-5, 5, allow_nan=False), st.integers(0, 2)), min_size=3, max_size=25)
+
+
+def property_inputs(rows, generalize: bool) -> UtilityInputs:
+    original = pd.DataFrame({"age": [str(a) for a, *_ in rows], "sex": [s for _, s, *_ in rows],
+                             "x": [x for *_, x, _, _ in rows], "y": [y for *_, y, _ in rows]})
+    release = original.copy()
+    if generalize:
+        level = [g for *_, g in rows]
+        release["age"] = [AGE.loc[a, lv] if lv < 2 else None for a, lv in zip(original["age"], level)]
+        release["x"] = release["x"] + 0.5
+    return UtilityInputs(build_summary(release, ["age", "sex"]), ["age", "sex"], {"age": AGE}, release, original,
+                         numeric=["x", "y"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(ROWS)
+def test_identity_release_loses_nothing(rows):
+    """A release equal to its original keeps everything: every figure that has a value is 1 (ARX's quality
+    scale), whatever the table."""
+    for e in measure_all(property_inputs(rows, False), available()):
+        if e["value"] is not None:
+            assert e["value"] == pytest.approx(1.0), e
+
+
+@settings(max_examples=25, deadline=None)
+@given(ROWS)
+def test_every_value_on_the_quality_scale_and_generalizing_never_gains(rows):
+    generalized = by_key(measure_all(property_inputs(rows, True), available()))
+    for e in generalized.values():
+        assert e["value"] is None or 0.0 <= e["value"] <= 1.0, e
+    for m in ("granularity", "generalization_intensity", "suppressed_cells", "non_uniform_entropy"):
+        sex = generalized[(m, "sex")]
+        if sex["value"] is None:  # one value in the column: nothing to lose, ARX's 0/0 gives no figure
+            assert "single value" in sex["details"]["reason"]
+        else:
+            assert sex["value"] == pytest.approx(1.0)  # sex is released as it is

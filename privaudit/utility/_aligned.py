@@ -17,7 +17,7 @@ class Aligned:
     released: np.ndarray  # per record: code into ``labels`` (-1 missing)
     labels: list[str]
     leaf: np.ndarray  # per record: the original value's leaf index (-1: missing or not a leaf)
-    unknown_original: str | None  # an original value that is not a leaf of the hierarchy (first found)
+    unknown_original: int  # how many distinct original values are not leaves of the hierarchy
 
     def suppressed(self, outlier: np.ndarray, root: str | None) -> np.ndarray:
         """Per record: the released value says nothing (missing, ``*``, the root, or a suppressed record)."""
@@ -34,7 +34,7 @@ def aligned(inputs: UtilityInputs, column: str) -> Aligned:
         position = {str(v): i for i, v in enumerate(dom.matrix[:, 0].tolist())}
         lookup = np.array([position.get(t, -1) for t in olabels] + [-1], dtype=np.int64)
         leaf = lookup[ocodes]
-        unknown = next((t for t, p in zip(olabels, lookup[:-1]) if p < 0), None)
+        unknown = int(sum(1 for p in lookup[:-1] if p < 0))
         cache[column] = Aligned(released, labels, leaf, unknown)
     return cache[column]
 

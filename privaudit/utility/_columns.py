@@ -31,14 +31,17 @@ def column_oriented(inputs: UtilityInputs, name: str, per_label: Callable[[Domai
         result = float(np.dot(s.sizes, figure) / n) if n else math.nan
         lo = minimum(dom)
         results.append(result), minima.append(lo), maxima.append(maximum)
+        extra = {"reason": SINGLE} if lo == maximum else {}
         out.append(entry(name, q, arx_scale(result, lo, maximum), result, minimum=lo, maximum=maximum,
-                         domain_size=dom.size, levels=dom.height, hierarchy=dom.source))
+                         domain_size=dom.size, levels=dom.height, hierarchy=dom.source, **extra))
     if inputs.quasi_identifiers:
         out.insert(0, entry(name, None, arx_mean(results, minima, maxima),
                             float(np.nanmean(results)) if not all(map(math.isnan, results)) else None,
                             aggregate=aggregate_note, columns=len(results)))
     return out
 
+
+SINGLE = "the column's domain holds a single value: nothing to lose (ARX's 0/0 gives no figure)"
 
 ARITHMETIC_MEAN = "arithmetic mean of the columns' results, minima and maxima, then normalised " \
                   "(ARX QualityMeasureColumnOriented.getArithmeticMean(false))"

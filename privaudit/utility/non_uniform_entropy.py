@@ -46,12 +46,14 @@ def level_codes(matrix: np.ndarray) -> list[np.ndarray]:
 def column_entropy(inputs: UtilityInputs, column: str) -> tuple[float, float, dict]:
     dom = inputs.domains[column]
     a = aligned(inputs, column)
-    if a.unknown_original is not None:
-        return math.nan, math.nan, {"reason": f"original value {a.unknown_original!r} is not a leaf of the hierarchy"}
+    if a.unknown_original:
+        return math.nan, math.nan, {"reason": f"{a.unknown_original} distinct original values are not leaves of the "
+                                              "hierarchy"}
     level = dom.level_of(a.labels, unknown=np.nan)
     unknown = [t for t, lv in zip(a.labels, level) if np.isnan(lv) and t not in (SUPPRESSED, "")]
     if unknown:
-        return math.nan, math.nan, {"reason": f"released value {unknown[0]!r} is not in the hierarchy"}
+        return math.nan, math.nan, {"reason": f"{len(unknown)} distinct released values are not in the hierarchy "
+                                              "(ARX gives no figure)"}
     top = dom.height
     level = np.where(np.isnan(level), top, level)
     t = np.append(level, top).astype(np.int64)[a.released]
@@ -78,6 +80,8 @@ def measure(inputs: UtilityInputs) -> list[dict]:
     for q in inputs.quasi_identifiers:
         raw, maximum, details = column_entropy(inputs, q)
         results.append(raw), minima.append(0.0), maxima.append(maximum)
+        if maximum == 0 and "reason" not in details:
+            details["reason"] = "the original column holds a single value: nothing to lose (ARX's 0/0 gives no figure)"
         out.append(entry(NAME, q, arx_scale(raw, 0.0, maximum), raw, minimum=0.0,
                          maximum=None if math.isnan(maximum) else maximum, **details))
     if inputs.quasi_identifiers:

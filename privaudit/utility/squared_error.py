@@ -79,14 +79,14 @@ def intervals(inputs: UtilityInputs, column: str, numeric: bool) -> tuple[np.nda
         lo = np.where(empty, lo_all, mins[c])
         hi = np.where(empty, hi_all, maxs[c])
         return x, lo, hi
-    if a.unknown_original is not None:
-        return f"original value {a.unknown_original!r} is not a leaf of the hierarchy"
+    if a.unknown_original:
+        return f"{a.unknown_original} distinct original values are not leaves of the hierarchy"
     if (a.leaf < 0).any():
         return "the original has missing values in this column"
     bounds = _hierarchy_intervals(dom.matrix)
     missing = [t for t in a.labels if t not in bounds and t != ""]
     if missing:
-        return f"released value {missing[0]!r} is not in the hierarchy"
+        return f"{len(missing)} distinct released values are not in the hierarchy (ARX gives no figure)"
     table = np.array([bounds.get(t, bounds["*"]) for t in a.labels] + [bounds["*"]], dtype=float)
     lo, hi = table[a.released, 0], table[a.released, 1]
     lo = np.where(outlier, bounds["*"][0], lo)
