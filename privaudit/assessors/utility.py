@@ -24,7 +24,8 @@ from privaudit.core.hookspecs import hookimpl
 class UtilityParams(Params):
     DEFAULT_SEVERITY: ClassVar[str] = "warning"
 
-    measure: str = Field(description="A utility measure (privaudit.utility.MEASURES), e.g. granularity.")
+    measure: str = Field(description="A utility measure (privaudit.utility.MEASURES), e.g. granularity.",
+                         json_schema_extra=lambda schema: schema.update(enum=_available()))
     min: float = Field(ge=0, le=1, description="The least value (1 = nothing lost) the release must keep.")
     column: str | None = Field(default=None, description="A quasi-identifier (or numeric column) whose own figure "
                                "is gated; absent: the figure over all columns.")
@@ -41,6 +42,12 @@ class UtilityParams(Params):
     def utility_measures(self) -> list[str]:
         """The utility measures this check reads (computed by the audit even when ``utility:`` omits them)."""
         return [self.measure]
+
+
+def _available() -> list[str]:
+    from privaudit.utility import available
+
+    return available()
 
 
 class Details(BaseModel):

@@ -20,7 +20,8 @@ def policy_json_schema(registry: Registry) -> dict:
         properties = {
             "assessor": {"const": name, "description": assessor.title},
             "id": {"type": "string", "description": "Check id (default: the assessor name, made unique)."},
-            "severity": {"enum": ["error", "warning"], "default": "error"},
+            "severity": {"enum": ["error", "warning"],
+                         "default": getattr(assessor.params, "DEFAULT_SEVERITY", "error")},
             **params.get("properties", {}),
         }
         variants.append({
