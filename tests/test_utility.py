@@ -1,5 +1,5 @@
 """Utility measures (privaudit/utility/): definitions worked by hand, sdcMicro's dUtility and summary.micro
-formulas on small tables, the policy's ``utility`` list and ``utility`` gate, the JSON report's
+formulas on small tables and sdcMicro's own code run by R on CASC (live-run figures), the policy's ``utility`` list and ``utility`` gate, the JSON report's
 ``utility`` list, the same figures from an out-of-memory engine, and bad input (one line, exit 2).
 
 ARX's own figures for the same input and output are in ``test_utility_arx.py``."""
@@ -299,3 +299,22 @@ def test_every_value_on_the_quality_scale_and_generalizing_never_gains(rows):
             assert "single value" in sex["details"]["reason"]
         else:
             assert sex["value"] == pytest.approx(1.0)  # sex is released as it is
+
+
+def test_sdcmicro_figures_live_run_on_casc(tmp_path):
+    """sdcMicro's own dUtility (IL1s, eigen) and summary.micro (amean, devvar, acor), run by R 4.2.2 on
+    five numeric columns of CASCrefmicrodata and their two-significant-digit rounding
+    (tests/data/utility/PROVENANCE.md: sdcMicro commit cf32510, benchmarks/sdcmicro/run_dutility.R)."""
+    data = Path(__file__).resolve().parent / "data"
+    columns = ["AFNLWGT", "AGI", "EMCONTRB", "FEDTAX", "PTOTVAL"]
+    original = pd.read_csv(data / "casc" / "CASCrefmicrodata.csv")[columns].astype(float)
+    masked = pd.read_csv(data / "utility" / "casc_masked.csv")[columns].astype(float)
+    original["q"] = masked["q"] = "u"
+    inputs = UtilityInputs(build_summary(masked, ["q"]), ["q"], {}, masked, original, numeric=columns)
+    got = by_key(measure_all(inputs, ["il1s", "eigen", "mean_deviation", "variance_deviation",
+                                      "correlation_deviation"]))
+    assert got[("il1s", None)]["raw"] == pytest.approx(60.131166258053383, rel=1e-12)
+    assert got[("eigen", None)]["raw"] == pytest.approx(0.03459811905836347, rel=1e-10)
+    assert got[("mean_deviation", None)]["raw"] == pytest.approx(0.001309437902205072, rel=1e-12)
+    assert got[("variance_deviation", None)]["raw"] == pytest.approx(0.34935201228348933, rel=1e-12)
+    assert got[("correlation_deviation", None)]["raw"] == pytest.approx(0.1742665958673969, rel=1e-12)

@@ -6,6 +6,7 @@ those of the release.
 ``raw`` is sdcMicro's figure; ``value`` is ``1 - raw / p`` truncated to [0, 1] (p eigenvalues: one minus
 the mean relative change of an eigenvalue). At least two numeric columns are needed. Needs
 ``--original``.
+sdcMicro's own code gives the same figures on CASC (``tests/test_utility.py``, live run).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ Section 3's IL1 with the standard deviation in place of the cell value).
 sdcMicro does not normalise it; ``value`` is ``1 - raw / cells`` truncated to [0, 1]: one minus the mean
 standardised deviation of a cell (0 when cells move on average by sqrt 2 standard deviations or more). Needs
 ``--original``.
+sdcMicro's own code gives the same figures on CASC (``tests/test_utility.py``, live run).
 """
 
 from __future__ import annotations
