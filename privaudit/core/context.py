@@ -77,13 +77,24 @@ class AuditContext:
         from privaudit.utility.inputs import UtilityInputs
 
         p = self.policy
-        numeric = self._numeric_columns()
+        names = self.utility_names()
+        if not names:
+            return []
+        try:
+            summary = self.summary
+        except PrivauditError:
+            raise
+        except Exception as exc:  # the checks report the failure each; no figure is made up
+            from privaudit.utility.entries import entry
+
+            text = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            return [entry(m, None, None, None, error=text) for m in names]
         inputs = UtilityInputs(
-            self.summary, list(p.quasi_identifiers),
+            summary, list(p.quasi_identifiers),
             {q: h.table for q, h in p.hierarchies.items() if q in p.quasi_identifiers},
-            release=self.table, original=self.original, training=self.training, numeric=numeric,
+            release=self.table, original=self.original, training=self.training, numeric=self._numeric_columns(),
             options=p.utility_options)
-        return measure_all(inputs, self.utility_names(), on_error=PrivauditError)
+        return measure_all(inputs, names, on_error=PrivauditError)
 
     def _numeric_columns(self) -> list[str]:
         """The columns sdcMicro's utility measures compare: numeric, neither identifiers nor weights."""
