@@ -55,6 +55,12 @@ class AuditReport:
         return [CheckView(c["id"], c["assessor"], c["status"], c["severity"], c["value"], c["threshold"],
                           c["message"], c["details"]) for c in self.to_dict()["checks"]]
 
+    @property
+    def utility(self) -> list[dict]:
+        """What the release keeps: the JSON report's ``utility`` entries ``{measure, column, value, raw,
+        details}`` (:mod:`privaudit.utility`)."""
+        return self.to_dict()["utility"]
+
     def to_dict(self) -> dict:
         """The JSON report as a dict."""
         from privaudit.report.json_report import report_dict
