@@ -8,6 +8,15 @@ original) returning a list of entries ``{"measure", "column", "value", "raw", "d
 function, the measure names it yields and the inputs it needs. :data:`FAMILIES` is the registry the audit
 reads; a new family is one more line in it (or ``FAMILIES.append(Family(...))``).
 
+A family for a synthetic release reads ``inputs.training`` and ``inputs.release`` and declares
+``needs=frozenset({"training"}), release=frozenset({"synthetic"})``; one with options reads
+``inputs.options[name]`` (the policy's ``utility: [{classification_accuracy: {target: income}}]``; a
+``target`` is checked to be a column of the policy when the policy is loaded). For example::
+
+    FAMILIES.append(Family(("classification_accuracy",),
+                           lambda i: classification.measure(i.release, i.original, **i.options.get(
+                               "classification_accuracy", {})), frozenset({"original"})))
+
 Measures of the release alone (ARX 3.9, ``org.deidentifier.arx.aggregates.quality``): ``granularity``,
 ``generalization_intensity``, ``discernibility``, ``aecs``, ``ambiguity``, ``suppressed_cells``. Against
 the original (``--original``): ARX's ``non_uniform_entropy`` and ``sse_sst``, sdcMicro's ``il1s`` and
