@@ -9,14 +9,14 @@ light (a Ctrl-C while the command starts is answered by the command, not by a tr
 __version__ = "0.1.0"
 
 __all__ = ["Assessor", "AuditContext", "ClassSummary", "Measurement", "Params", "Remediation", "Remediator",
-           "SensitiveCounts", "audit", "hookimpl", "remediate", "__version__"]
+           "SensitiveCounts", "audit", "explore", "hookimpl", "remediate", "__version__"]
 
 _LAZY = {
     "Assessor": "privaudit.assessors.api", "Measurement": "privaudit.assessors.api", "Params": "privaudit.assessors.api",
     "hookimpl": "privaudit.core.hookspecs",
     "Remediation": "privaudit.remediation.api", "Remediator": "privaudit.remediation.api",
     "AuditContext": "privaudit.core.context",
-    "audit": "privaudit.api", "remediate": "privaudit.api",
+    "audit": "privaudit.api", "remediate": "privaudit.api", "explore": "privaudit.api",
     "ClassSummary": "privaudit.core.summary", "SensitiveCounts": "privaudit.core.summary",
 }
 

@@ -27,6 +27,7 @@ from markupsafe import Markup, escape
 
 from privaudit import __version__
 from privaudit.report.json_report import report_dict
+from privaudit.report.explore_chapter import explore_view
 from privaudit.report.remediation_chapter import remediation_view
 from privaudit.report.utility_chapter import utility_view
 from privaudit.report.synthetic_chapter import synthetic_view
@@ -255,6 +256,7 @@ def render_html(result: Any, registry: Any = None) -> str:
         "original_file": PurePath(data["original"]["path"]).name if data["original"] and not (
             remediation and data["original"]["sha256"] == remediation.input_sha256) else None,
         "remediation": remediation,
+        "explore": explore_view(data),
         "synthetic": synthetic,
         "utility": utility_view(data),
         "file_size": human_size(data["input"]["size"]),

@@ -101,6 +101,7 @@ def report_dict(audit: Any) -> dict:
             "checks_errored": len(audit.errored),
         },
         **({"remediation": audit.remediation} if audit.remediation is not None else {}),
+        **({"explore": audit.explore} if getattr(audit, "explore", None) is not None else {}),
         "checks": [
             {
                 "id": c.id,
