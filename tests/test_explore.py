@@ -50,6 +50,7 @@ def explored(tmp_path_factory):
     return folder, run, json.loads((folder / "r.json").read_text())
 
 
+@pytest.mark.slow
 def test_explore_map_json(explored):
     folder, run, report = explored
     assert run.code == 0, run.stderr
@@ -152,6 +153,7 @@ def test_microaggregation_candidates_at_several_k(tmp_path, run_cli):
     assert ex["candidates"][ex["recommended"]]["options"]["k"] == 4
 
 
+@pytest.mark.slow
 def test_randomization_candidates_where_the_policy_has_an_rr_bound(tmp_path, run_cli):
     data = write_rr_table(tmp_path / "rr.csv", 600)
     policy = write_policy(tmp_path, "version: 1\nname: rr\ncolumns:\n  sex: {role: quasi_identifier}\n"

@@ -104,9 +104,10 @@ class Exploration:
     notes: list[str]
     built_hierarchies: dict[str, dict] = field(default_factory=dict)
 
-    def to_dict(self, bound: float | None = None) -> dict:
+    def to_dict(self, bound: tuple[float | None, str | None] = (None, None)) -> dict:
         return {"candidates": [c.to_dict() for c in self.candidates], "recommended": self.recommended,
-                "risk_measure": RISK_MEASURE, "utility_measure": self.utility_measure, "risk_bound": bound,
+                "risk_measure": RISK_MEASURE, "utility_measure": self.utility_measure, "risk_bound": bound[0],
+                "risk_bound_source": bound[1],
                 "notes": list(self.notes), "built_hierarchies": self.built_hierarchies}
 
 
@@ -131,17 +132,18 @@ def parse_methods(text: str | Sequence[str] | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def risk_bound(policy: Policy) -> float | None:
-    """The policy's bound on the map's risk axis: the smallest ``max_risk`` of an error-severity
-    re-identification risk check on the prosecutor's average, else 1/k of its largest k-anonymity k."""
+def risk_bound(policy: Policy) -> tuple[float | None, str | None]:
+    """The policy's bound on the map's risk axis and where it comes from: the smallest ``max_risk`` of an
+    error-severity re-identification risk check on the prosecutor's average, else 1/k of its largest
+    k-anonymity k (k-anonymity bounds every record's risk by 1/k, so the average too)."""
     bounds = [c.params.max_risk for c in policy.checks if c.severity == "error"
               and c.assessor.name == "reidentification_risk" and c.params.model == "prosecutor"
               and c.params.measure == "average"]
     if bounds:
-        return float(min(bounds))
+        return float(min(bounds)), "max_risk of the average prosecutor risk check"
     ks = [c.params.k for c in policy.checks if c.severity == "error"
           and c.assessor.name in ("k_anonymity", "p_sensitive_k_anonymity")]
-    return 1.0 / max(ks) if ks else None
+    return (1.0 / max(ks), f"1/k, k = {max(ks)}") if ks else (None, None)
 
 
 # ---------------------------------------------------------------------------------------------- candidates
@@ -435,7 +437,7 @@ class ExploreOutcome:
     exploration: Exploration
     report: AuditResult
     outcome: Any = None  # the engine's RemediationOutcome of the written candidate, or None
-    bound: float | None = None
+    bound: tuple[float | None, str | None] = (None, None)
 
     @property
     def offered(self) -> bool:

@@ -21,7 +21,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from privaudit.report.charts import FAIL_FILL, FONT, GRID, PASS_FILL, THRESHOLD_STROKE, _n, linear_ticks, number_label
-from privaudit.report.sections import DataTable
+from privaudit.report.sections import DataTable, KeyValues
 from privaudit.report.text import fmt
 
 WIDTH, HEIGHT = 640.0, 380.0
@@ -89,7 +89,10 @@ def map_svg(explore: dict) -> Markup:
     text(15, (y0 + y1) / 2, f"utility: {explore['utility_measure']} (1 = nothing lost)", rotate=True)
     if bound is not None:
         line(px(bound), y1 - 14, px(bound), y0, THRESHOLD_STROKE, 1.6, "5 3", cls="risk-bound")
-        text(px(bound) + 5, y1 - 4, f"policy's risk bound {number_label(bound)}", anchor="start", weight="bold")
+        label = f"policy's risk bound {number_label(bound)}" + (f" ({explore['risk_bound_source']})"
+                                                                 if explore.get("risk_bound_source") else "")
+        anchor = "start" if px(bound) + 6 * len(label) < x1 else "end"
+        text(px(bound) + (5 if anchor == "start" else -5), y1 - 4, label, anchor=anchor, weight="bold")
     frontier = sorted((c["risk"], c["utility"]) for _, c in points if c["frontier"])
     if len(frontier) > 1:
         coords = " ".join(f"{_n(px(r))},{_n(py(u))}" for r, u in frontier)
@@ -149,21 +152,23 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
     if not explore:
         return None
     cands = explore["candidates"]
-    measures = list(dict.fromkeys(m for c in cands for m in (c.get("utilities") or {})))
     rows = []
+    axis = explore["utility_measure"]
     for i, c in enumerate(cands):
-        marks = ("recommended" if i == explore["recommended"] else "") + (" frontier" if c["frontier"] else "")
+        marks = [m for m, on in (("recommended", i == explore["recommended"]), ("frontier", c["frontier"])) if on]
         worst = c.get("worst_check")
-        rows.append([i, c["method"], _options(c["options"]), c["risk"], c["utility"],
-                     "passes" if c["passes"] else "fails", c["checks_failed"],
-                     "—" if not worst else f"{worst['id']}: {fmt(worst['value'])}", marks.strip() or "—",
-                     *[(c.get("utilities") or {}).get(m) for m in measures]])
-    table = DataTable(["#", "method", "options", "risk", "utility", "policy", "checks failed", "first failing check",
-                       "", *measures], rows,
+        verdict = "passes" if c["passes"] else ("fails" if not worst else
+                                                f"fails ({worst['id']}: {fmt(worst['value'])})")
+        others = KeyValues(tuple((m, "—" if v is None else fmt(v)) for m, v in (c.get("utilities") or {}).items()
+                                 if m != axis))
+        rows.append([i, c["method"], _options(c["options"]), c["risk"], c["utility"], verdict,
+                     ", ".join(marks) or "—", others])
+    table = DataTable(["#", "method", "options", "risk", "utility", "policy", "map", "other utility measures"], rows,
                       caption=f"Every candidate: risk is the {explore['risk_measure']}, utility the "
-                              f"{explore['utility_measure']} measure on ARX's quality scale; the other utility "
+                              f"{axis} measure on ARX's quality scale (1 = nothing lost); the other utility "
                               "measures beside it (— where a measure gives no figure for the candidate).",
-                      numeric=frozenset({0, 3, 4, 6, *range(9, 9 + len(measures))}))
+                      numeric=frozenset({0, 3, 4}), kind="classes",
+                      widths=("2.2em", "6.5em", "21%", "4.6em", "4.6em", "13%", "6em"))
     rec = explore["recommended"]
     if rec is None:
         sentence = (f"None of the {len(cands)} candidates passes the policy: nothing is recommended. The map shows "

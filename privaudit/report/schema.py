@@ -79,6 +79,7 @@ def report_json_schema() -> dict[str, Any]:
                         "description": "index of the passing frontier candidate of highest utility"},
         "risk_measure": {"type": "string"}, "utility_measure": {"type": "string"},
         "risk_bound": {"type": ["number", "null"], "description": "the policy's bound on the risk axis"},
+        "risk_bound_source": {"type": ["string", "null"], "description": "which check gives it"},
         "notes": {"type": "array", "items": {"type": "string"}},
         "built_hierarchies": {"type": "object", "description": "column -> the hierarchy built for it"},
     }, ["candidates", "recommended", "risk_measure", "utility_measure"])
