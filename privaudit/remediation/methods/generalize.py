@@ -31,6 +31,7 @@ from privaudit.assessors.api import Params
 from privaudit.core.context import AuditContext
 from privaudit.remediation.generalization import ClassModel, CostModel, LatticeSearch, all_metrics, gaa
 from privaudit.remediation.generalization.builders import working_problem
+from privaudit.remediation.generalization.risk_targets import risk_targets
 from privaudit.core.hookspecs import hookimpl
 from privaudit.remediation.api import Remediation, Remediator, unsupported_checks
 
@@ -68,9 +69,14 @@ def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
     costs = CostModel(problem.domains, options.metric, options.weighting, options.m, options.beta)
     n = problem.n_records
     notes: list[str] = []
-    unsupported = unsupported_checks(ctx)
+    targets, _ = risk_targets(ctx.policy, n)
+    steered = {t.check_id for t in targets} if options.algorithm == "lattice" else set()
+    unsupported = [c for c in unsupported_checks(ctx) if c not in steered]
     if unsupported:
-        notes.append("generalization cannot steer checks without per-class violations: " + ", ".join(unsupported))
+        notes.append("generalization cannot steer checks without per-class violations"
+                     + (" (the lattice search steers ARX's risk-based models: reidentification_risk, uniqueness and "
+                        "k_map without a population table)" if options.algorithm == "lattice" else
+                        " (algorithm=lattice steers the risk-based ones)") + ": " + ", ".join(unsupported))
     implicit = [d.column for d in problem.domains if d.implicit]
     if implicit:
         notes.append("quasi-identifiers without a hierarchy can only be kept or suppressed: " + ", ".join(implicit))
@@ -108,6 +114,7 @@ def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
             "heights": {d.column: d.height for d in problem.domains},
             "lattice_nodes": result.lattice_size, "nodes_evaluated": result.evaluated,
             "nodes_passing": result.candidates, "suppression_budget": budget,
+            **({"risk_targets": {t.check_id: t.model for t in targets}} if targets else {}),
         })
     changes["records_suppressed"] = int(suppressed.sum())
     changes["records_changed"] = int((nodes != problem.nodes).any(axis=1).sum()) if n else 0
