@@ -125,3 +125,21 @@ def test_policy_with_only_risk_checks_is_steered(tmp_path, run_cli):
                              "--out", tmp_path / "o2.csv", "--json", tmp_path / "o2.json")
     notes = json.loads((tmp_path / "o2.json").read_text())["remediation"]["notes"]
     assert any("cannot steer" in n and n.endswith(": j") for n in notes)
+
+
+def test_k_map_with_an_estimated_population_is_steered(tmp_path, run_cli):
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    pd.DataFrame({"age": rng.integers(18, 80, 400), "sex": rng.choice(["F", "M"], 400),
+                  "d": rng.choice(["a", "b"], 400)}).to_csv(tmp_path / "t.csv", index=False)
+    policy = write_policy(tmp_path, "version: 1\nname: r\ncolumns:\n  age: {role: quasi_identifier, type: numeric}\n"
+                          "  sex: {role: quasi_identifier}\n  d: {role: sensitive}\nchecks:\n"
+                          "  - {id: km, assessor: k_map, k: 10, population_size: 4000}\n")
+    code, out, err = run_cli("remediate", tmp_path / "t.csv", "--policy", policy, "--method", "generalize",
+                             "--out", tmp_path / "o.csv", "--json", tmp_path / "o.json")
+    assert code == 0, err
+    report = json.loads((tmp_path / "o.json").read_text())
+    km = next(c for c in report["checks"] if c["id"] == "km")
+    assert km["status"] == "pass" and km["value"] >= km["details"]["derived_k"] > 1
+    assert report["remediation"]["changes"]["risk_targets"]["km"].startswith("KMap(10, derived k' = ")
