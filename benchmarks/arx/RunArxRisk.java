@@ -8,7 +8,7 @@ import org.deidentifier.arx.metric.Metric.AggregateFunction;
 
 /** ARX 3.9's optimum under a risk-based privacy model (the golden values of tests/test_risk_targets.py).
  *  args: dir table.csv model threshold suppression [extra...]; model: average | average3 (avg, highest,
- *  records at risk) | uniqueness. QIs and hierarchies (dir/adult_hierarchy_Q.csv) as RunArx; Loss metric
+ *  records at risk) | uniqueness | population-MODEL (PITMAN, ZAYATZ, SNB, DANKAR; a[5] = population size). QIs and hierarchies (dir/adult_hierarchy_Q.csv) as RunArx; Loss metric
  *  (arithmetic mean); prints the optimum's levels and the output's class sizes. */
 public class RunArxRisk {
     public static void main(String[] a) throws Exception {
@@ -25,6 +25,10 @@ public class RunArxRisk {
         if (model.equals("average")) config.addPrivacyModel(new AverageReidentificationRisk(threshold));
         else if (model.equals("average3")) config.addPrivacyModel(new AverageReidentificationRisk(threshold,
                 Double.parseDouble(a[5]), Double.parseDouble(a[6])));
+        else if (model.startsWith("population-")) config.addPrivacyModel(new PopulationUniqueness(threshold,
+                org.deidentifier.arx.risk.RiskModelPopulationUniqueness.PopulationUniquenessModel.valueOf(model.substring(11)),
+                ARXPopulationModel.create(Long.parseLong(a[5])),
+                ARXSolverConfiguration.create().setDeterministic(true).iterationsPerTry(15)));
         else config.addPrivacyModel(new SampleUniqueness(threshold));
         config.setSuppressionLimit(supp);
         config.setQualityModel(Metric.createLossMetric(AggregateFunction.ARITHMETIC_MEAN));

@@ -15,7 +15,10 @@ The policy's checks that map onto those models (:func:`risk_targets`):
   ``1 / average class size <= max_risk``; ``measure: highest`` every retained class of at least
   ``ceil(1 / max_risk)`` records; ``measure: records_at_risk`` ARX's records-at-risk bound: the share of
   records in classes of fewer than ``1 / risk_threshold`` records at most ``max_risk``;
-* ``uniqueness`` is ARX's ``SampleUniqueness(max_share)``: the share of records in classes of size 1;
+* ``uniqueness`` is ARX's ``SampleUniqueness(max_share)``: the share of records in classes of size 1; with
+  ``population_model`` ARX's ``PopulationUniqueness(max_share, model, N)``: the model's (Pitman, Zayatz, SNB or
+  Dankar's choice) estimated share of population uniques, the retained records a sample of the policy's
+  population size N (``population_size``, or n / ``sampling_fraction``);
 * ``k_map`` with ``population_size`` or ``sampling_fraction`` is ARX's ``KMap`` with a cell-size estimator:
   the derived k' (:func:`privaudit.risk.kmap.derived_k`) on the release's own class sizes, every retained
   class of at least k' records.
@@ -61,6 +64,22 @@ def _share_below(size: float, bound: float) -> Callable[[np.ndarray], bool]:
     return ok
 
 
+def _population(model: str, population_size: int, bound: float, snb: str) -> Callable[[np.ndarray], bool]:
+    """ARX's ``PopulationUniqueness.isFulfilled``: the model's share of population uniques (over the retained
+    classes, as a sample of ``population_size``) in (0, bound], or 0 with no sample unique."""
+    from privaudit.risk.population import population_uniqueness
+
+    def ok(sizes: np.ndarray) -> bool:
+        if sizes.size == 0:
+            return True
+        est = population_uniqueness(sizes, population_size=max(population_size, int(sizes.sum())), snb_variant=snb)
+        share = float(getattr(est, model))
+        if share > 0 and share <= bound + 1e-15:
+            return True
+        return share == 0 and not (sizes == 1).any()
+    return ok
+
+
 def size_threshold(risk: float) -> int:
     """ARX's ``ParameterTranslation.getSizeThreshold``: the smallest class size whose risk 1/size is at most
     ``risk``."""
@@ -92,6 +111,11 @@ def risk_targets(policy, n_records: int) -> tuple[list[RiskTarget], list[str]]:
         elif name == "uniqueness":
             if p.population is not None:
                 other.append(check.id)
+            elif p.population_model is not None:
+                size = p.population_size or int(round(n_records / p.sampling_fraction))
+                targets.append(RiskTarget(check.id, f"PopulationUniqueness({p.max_share:g}, {p.population_model.upper()}, "
+                                          f"N = {size})", _population(p.population_model, size, float(p.max_share),
+                                                                      p.snb)))
             else:
                 targets.append(RiskTarget(check.id, f"SampleUniqueness({p.max_share:g})",
                                           _share_below(2, float(p.max_share))))
