@@ -300,7 +300,7 @@ def _randomize(ctx: AuditContext, registry: Registry, limit: int, notes: list[st
 
 
 # ---------------------------------------------------------------------------------------------- scoring
-def _utility_entries(audit: AuditResult, names: Sequence[str]) -> dict[str, float | None]:
+def _utility_entries(audit: AuditResult, names: Sequence[str], shared: dict) -> dict[str, float | None]:
     from privaudit.utility import measure_all
     from privaudit.utility.inputs import UtilityInputs
 
@@ -309,12 +309,14 @@ def _utility_entries(audit: AuditResult, names: Sequence[str]) -> dict[str, floa
                            {q: h.table for q, h in p.hierarchies.items() if q in p.quasi_identifiers},
                            release=ctx.table, original=ctx.original, numeric=ctx._numeric_columns(),
                            options=p.utility_options)
+    if ctx.original is not None:  # the original's classes on the same QIs: grouped once for every candidate
+        inputs.__dict__["_original_classes"] = shared
     entries = measure_all(inputs, list(names))
     return {n: next((e["value"] for e in entries if e["measure"] == n and e["column"] is None), None)
             for n in names}
 
 
-def _score(c: Candidate, audit: AuditResult, utility: str, names: Sequence[str]) -> None:
+def _score(c: Candidate, audit: AuditResult, utility: str, names: Sequence[str], shared: dict) -> None:
     s = audit.context.summary
     risks = attacker_risks(s.sizes, None, 0.2)
     c.audit = audit
@@ -325,7 +327,7 @@ def _score(c: Candidate, audit: AuditResult, utility: str, names: Sequence[str])
     c.worst_check = None if not failed else {"id": failed[0].id, "value": _number(failed[0].value),
                                              "threshold": _number(failed[0].threshold),
                                              "status": failed[0].status}
-    c.utilities = _utility_entries(audit, list(dict.fromkeys([utility, *names])))
+    c.utilities = _utility_entries(audit, list(dict.fromkeys([utility, *names])), shared)
     c.utility = c.utilities.get(utility)
 
 
@@ -413,6 +415,7 @@ def explore(before: AuditResult, registry: Registry, methods: Sequence[str] | No
     candidates = candidates[:max_candidates]
     names = [m for m in TABLE_MEASURES if m in utility_choices()]
     original = before.original or before.table
+    shared: dict = {}
     for i, c in enumerate(candidates):
         if progress is not None:
             progress("auditing the candidates", i, len(candidates))
@@ -422,7 +425,7 @@ def explore(before: AuditResult, registry: Registry, methods: Sequence[str] | No
         # typed as the engine's re-audit types a remediation's output (the table as it will be written)
         table = Table(c.table.reset_index(drop=True), f"<candidate {i}>", "", 0, "arrow", fingerprint="candidate")
         audit = _audit_candidate(table, policy, original if c.records_removed == 0 else None, before)
-        _score(c, audit, utility, names)
+        _score(c, audit, utility, names, shared)
     mark_frontier(candidates)
     return Exploration(candidates, recommend(candidates), utility, notes, built)
 

@@ -144,10 +144,11 @@ class LatticeSearch:
 
     def generalized(self, levels) -> np.ndarray:
         """(n, q) canonical nodes of the table generalized to ``levels``."""
-        nodes = self.problem.nodes
-        out = np.empty_like(nodes)
+        if "_columns" not in self.__dict__:  # each QI's node ids, contiguous (the matrix is row-major)
+            self._columns = [np.ascontiguousarray(self.problem.nodes[:, j]) for j in range(len(self.heights))]
+        out = np.empty(self.problem.nodes.shape, dtype=self.problem.nodes.dtype, order="F")  # columns contiguous
         for j, d in enumerate(self.problem.domains):
-            out[:, j] = d.generalize(nodes[:, j], int(levels[j]))
+            out[:, j] = d.generalize(self._columns[j], int(levels[j]))
         return out
 
     def violating_records(self, nodes: np.ndarray, checks=None) -> np.ndarray:
