@@ -225,3 +225,14 @@ def test_generalize_builds_a_hierarchy_for_a_numeric_qi(tmp_path, run_cli):
                            "build_hierarchies=false", "--out", tmp_path / "h.csv", "--json", tmp_path / "h.json")
     kept = json.loads((tmp_path / "h.json").read_text())["remediation"]
     assert "built_hierarchies" not in kept
+
+
+def test_nothing_passes_nothing_written(tmp_path, run_cli):
+    data = _table(tmp_path / "t.csv", n=60)
+    policy = write_policy(tmp_path, POLICY.replace("k: 3", "k: 1000"))
+    code, out, err = run_cli("remediate", data, "--policy", policy, "--explore", "--methods", "generalize,suppress",
+                             "--out", tmp_path / "o.csv", "--json", tmp_path / "r.json")
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert code == 1 and not (tmp_path / "o.csv").exists() and "nothing recommended" in out
+    assert report["explore"]["recommended"] is None and not any(c["passes"] for c in report["explore"]["candidates"])
+    assert "remediation" not in report and not report["summary"]["passed"]  # the input's audit, with the map
