@@ -6,6 +6,11 @@ Both runs are whole ``privaudit`` processes, timed side by side in one run (alte
 times, medians). The issue's bound: ``--explore`` with at least 20 candidates in at most 4x the time of
 one ``--method generalize``.
 
+Measured 2026-11-26 on this 2-core VM (load average about 5 from other sessions), --repeat 3, medians:
+adult 30 candidates 5.19 s against 2.41 s (2.15x); adult x10 30 candidates 8.43 s against 5.39 s (1.56x).
+An earlier run under a load average of about 8, before the original's classes were shared between
+candidates: adult x10 33.0 s against 7.5 s (4.41x) -- the ratio moves with the machine's load.
+
     python benchmarks/bench_explore.py --data ../shared/datasets/adult [--tables adult10] [--repeat 1]
 """
 
