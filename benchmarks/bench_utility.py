@@ -19,6 +19,12 @@ Prints each wall and CPU time (this process's CPU seconds: on a shared machine t
 and the ratios utility / class audit (the issue asks for at most 1 for both).
 
     python benchmarks/bench_utility.py [--rows 10000000]
+
+Measured on this machine (2 vCPUs shared with six other jobs, load average 9-14, run under ``nice``),
+2026-11-26, 10^7 rows, 14,401 classes: class audit 366.3 s wall / 31.2 s CPU; release-only measures
+0.09 s / 0.01 s (ratio 0.00); every measure against the original (39 entries) 75.1 s wall / 17.6 s CPU,
+ratios 0.20 (wall) and 0.56 (CPU). At 10^6 rows: 0.35 (wall). The wall times mostly measure the load;
+the CPU ratio is the steadier figure.
 """
 
 from __future__ import annotations

@@ -94,7 +94,7 @@ def test_bookmarks_per_chapter_and_check(rendered):
     report, _, pdf, _, _ = rendered
     outline = pdf_outline_titles(pdf)
     top = [title for depth, title in outline if depth == 0]
-    assert top == [report["policy"]["name"], "Summary of checks", "The checks", "Attacker model and scope",
+    assert top == [report["policy"]["name"], "Summary of checks", "Utility", "The checks", "Attacker model and scope",
                    "Methodology", "Sign-off"]
     checks = [title for depth, title in outline if depth == 1]
     assert len(checks) == len(report["checks"])

@@ -169,7 +169,7 @@ def test_pdf_has_the_remediation_chapter_and_its_bookmark(suppressed):
     assert share(report["remediation"]["loss"]["share_suppressed"]) in text
     outline = pdf_outline_titles(pdf)
     top = [t for depth, t in outline if depth == 0]
-    assert top == [report["policy"]["name"], "Remediation", "Summary of checks", "The checks",
+    assert top == [report["policy"]["name"], "Remediation", "Summary of checks", "Utility", "The checks",
                    "Attacker model and scope", "Methodology", "Sign-off"]
     first_check = next(i for i, (d, t) in enumerate(outline) if t == "Summary of checks")
     assert [t for d, t in outline[:first_check] if d == 1] == [

@@ -190,16 +190,17 @@ def test_utility_none_and_release_only_without_original(tmp_path):
                         "suppressed_cells"}
 
 
+@pytest.mark.slow
 def test_out_of_memory_engine_gives_the_same_release_figures(tmp_path):
     """The measures of the release alone read the class summary only: the chunked engine's report holds
-    the same figures as the in-process one."""
+    the same figures as the in-process one (chunked and DuckDB engines)."""
     policy, release, _ = write(tmp_path, [])
     reports = []
-    for engine in ("in-process", "chunked"):
+    for engine in ("in-process", "chunked", "duckdb"):
         out = tmp_path / f"{engine}.json"
         assert run_cli("audit", release, "--policy", policy, "--engine", engine, "--json", out).code == 0
         reports.append(json.loads(out.read_text())["utility"])
-    assert reports[0] == reports[1]
+    assert reports[0] == reports[1] == reports[2]
 
 
 @pytest.mark.parametrize("checks, utility, extra, words", [
@@ -336,3 +337,52 @@ def test_remediation_report_says_what_generalization_cost(tmp_path):
     from privaudit.report.text import share
 
     assert f"The release keeps {share(kept)} of the original&#39;s granularity" in html.read_text()
+
+
+def test_terminal_says_what_the_release_keeps(tmp_path):
+    policy, release, original = write(tmp_path, [])
+    run = run_cli("audit", release, "--policy", policy, "--original", original)
+    lines = run.stdout.splitlines()
+    assert lines[-1].startswith("verdict: ")
+    assert any(line.startswith("utility: The release keeps ") and "granularity" in line for line in lines)
+
+
+def test_hostile_column_name_is_escaped_in_the_chapter(tmp_path):
+    import privaudit
+
+    name = '<script>alert(1)</script>\u202e'
+    frame = pd.DataFrame({name: ["a", "b", "*", "a"], "sex": list("mfmf")})
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    policy = {"version": 1, "name": "hostile", "columns": {name: {"role": "quasi_identifier"},
+                                                             "sex": {"role": "quasi_identifier"}}, "checks": []}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(policy))
+    html = privaudit.audit(tmp_path / "r.csv", tmp_path / "p.yaml").to_html()
+    chapter = html[html.index('<section id="utility"'):html.index('<section id="checks"')]
+    assert "<script>" not in chapter and "&lt;script&gt;" in chapter and "\u202e" not in chapter
+    run = run_cli("audit", tmp_path / "r.csv", "--policy", tmp_path / "p.yaml")
+    assert "\u202e" not in run.stdout
+
+
+def test_original_joined_by_record_id_as_record_linkage_aligns_it(tmp_path):
+    """A shuffled release with a record_id column gives the figures of the row-aligned one."""
+    policy = {"version": 1, "name": "ids", "columns": {
+        "id": {"role": "record_id"}, "age": {"role": "quasi_identifier", "type": "numeric"},
+        "sex": {"role": "quasi_identifier"}, "income": {"role": "sensitive", "type": "numeric"}}, "checks": []}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(policy))
+    original = ORIGINAL.assign(id=range(100, 110))
+    release = original.astype({"age": object}).copy()
+    release.loc[[0, 1, 7], "age"] = "*"
+    release["income"] = release["income"] * 1.1
+    original.to_csv(tmp_path / "o.csv", index=False)
+    release.to_csv(tmp_path / "aligned.csv", index=False)
+    release.sample(frac=1, random_state=3).to_csv(tmp_path / "shuffled.csv", index=False)
+    figures = [run_audit(tmp_path / f, tmp_path / "p.yaml", original=tmp_path / "o.csv").utility
+               for f in ("aligned.csv", "shuffled.csv")]
+    a, b = by_key(figures[0]), by_key(figures[1])
+    assert a.keys() == b.keys()
+    for key in a:
+        if a[key]["value"] is None:
+            assert b[key]["value"] is None, key
+        else:
+            assert a[key]["value"] == pytest.approx(b[key]["value"], abs=1e-12), key
+    assert a[("il1s", "income")]["raw"] > 0

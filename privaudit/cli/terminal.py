@@ -11,11 +11,16 @@ STATUS_MARK = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}
 
 
 def print_audit(result, out) -> None:
-    """One line per check, then the verdict."""
+    """One line per check, the utility sentence (what the release keeps), then the verdict."""
     width = max([len(printable(c.id)) for c in result.checks] + [5])
     for c in result.checks:
         mark = STATUS_MARK[c.status] if c.severity == "error" or c.status != "fail" else "WARN"
         print(f"{mark:5}  {printable(c.id):<{width}}  {printable(c.message)}", file=out)
+    from privaudit.report.utility_chapter import headline
+
+    sentence = headline(getattr(result, "utility", None) or [])
+    if sentence:
+        print(f"\nutility: {printable(sentence)}", file=out)
     summary = (f"{len(result.failed)} failed, {len(result.warned)} warned, {len(result.errored)} errored "
                f"of {len(result.checks)} checks")
     print(f"\nverdict: {'PASS' if result.passed else 'FAIL'} ({summary})", file=out)

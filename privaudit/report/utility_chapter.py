@@ -70,9 +70,14 @@ def headline(entries: list[dict]) -> str | None:
     text = f"The release keeps {share(overall[name]['value'])} of the original's {_plain(name)}"
     columns = [e for e in entries if e["measure"] == name and e["column"] is not None and e["value"] is not None]
     if len(columns) > 1:
-        worst = min(columns, key=lambda e: e["value"])
-        if worst["value"] < 1:
-            text += f"; {worst['column']} lost most: it keeps {share(worst['value'])}"
+        low = min(e["value"] for e in columns)
+        worst = [e["column"] for e in columns if e["value"] <= low + 1e-12]
+        if low < 1 and len(worst) < len(columns):
+            names = worst[0] if len(worst) == 1 else ", ".join(worst[:-1]) + " and " + worst[-1]
+            if low <= 0:
+                text += f"; {names} kept none of it"
+            else:
+                text += f"; {names} lost most: {'it keeps' if len(worst) == 1 else 'each keeps'} {share(low)}"
     others = [m for m in ("suppressed_cells", "non_uniform_entropy", "sse_sst") if m in overall and m != name]
     if others:
         text += " (" + "; ".join(f"{_plain(m)} {share(overall[m]['value'])}" for m in others) + ")"

@@ -1,6 +1,6 @@
-"""Average equivalence class size: ARX 3.9's ``QualityModelRowOrientedAECS`` (LeFevre, DeWitt &
-Ramakrishnan, ICDE 2006, "Mondrian multidimensional k-anonymity", Section 5's C_AVG without the division
-by k).
+"""Average equivalence class size: ARX 3.9's ``QualityModelRowOrientedAECS`` (its source is the
+definition followed here; the average class size metric of LeFevre, DeWitt & Ramakrishnan, ICDE 2006,
+"Mondrian multidimensional k-anonymity", without its division by k).
 
 ``raw`` = records / classes of the release, suppressed records (every quasi-identifier suppressed: ARX's
 outliers) left out of both. ARX normalises it between the original's own figure (its records / its

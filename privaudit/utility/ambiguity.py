@@ -1,5 +1,6 @@
-"""Ambiguity: ARX 3.9's ``QualityModelRowOrientedAmbiguity`` (Nergiz & Clifton, Information Sciences 2007,
-"Thoughts on k-anonymization", Section 4.1's ambiguity metric AM).
+"""Ambiguity: ARX 3.9's ``QualityModelRowOrientedAmbiguity`` (its source is the
+definition followed here; the ambiguity metric of Nergiz & Clifton, "Thoughts on k-anonymization",
+Data & Knowledge Engineering 2007).
 
 Per record, the number of original combinations its released quasi-identifier values could stand for:
 the product over the quasi-identifiers of ``share x leaves`` (leaves under the released value; a

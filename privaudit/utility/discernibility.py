@@ -1,5 +1,6 @@
-"""Discernibility: ARX 3.9's ``QualityModelRowOrientedDiscernibility`` (Bayardo & Agrawal, ICDE 2005,
-"Data privacy through optimal k-anonymization", Section 2.2's C_DM).
+"""Discernibility: ARX 3.9's ``QualityModelRowOrientedDiscernibility`` (its source is the
+definition followed here; the discernibility metric of Bayardo & Agrawal, ICDE 2005, "Data privacy
+through optimal k-anonymization").
 
 ``raw`` = the sum of the squared class sizes, plus records x suppressed records (a suppressed record is
 indistinguishable from every record). ARX normalises it between the original's own figure (the sum of its

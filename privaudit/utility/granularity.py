@@ -1,5 +1,5 @@
-"""Granularity: ARX 3.9's "Loss" quality model (``QualityModelColumnOrientedLoss``; Iyengar, KDD 2002,
-"Transforming data to satisfy privacy constraints", Section 3's loss metric LM).
+"""Granularity: ARX 3.9's "Loss" quality model (``QualityModelColumnOrientedLoss``, whose source is the definition followed here;
+the loss metric of Iyengar, KDD 2002, "Transforming data to satisfy privacy constraints").
 
 Per quasi-identifier: the mean over the records of the domain share of the released value (leaves under
 it / leaves, :mod:`privaudit.utility.domain`; a suppressed value or record 1). ARX normalises it between
@@ -7,6 +7,12 @@ it / leaves, :mod:`privaudit.utility.domain`; a suppressed value or record 1). A
 1/leaves)``; ``raw`` is the mean share. Over all quasi-identifiers, ARX's arithmetic mean. Needs the
 release and the hierarchies only (without a hierarchy, ARX's ``[value, *]`` over the original's distinct
 values, or the release's when there is no original).
+
+A record counts as suppressed when every quasi-identifier is suppressed (ARX's outliers are ``*``
+throughout). ARX's own test (``QualityModel.isSuppressed(handle, indices, row)``) is "all quasi-identifier
+values are equal strings", which with a single quasi-identifier marks every record suppressed (granularity
+and intensity 0 whatever the release); privaudit does not follow that, and agrees with ARX on every output
+with two or more quasi-identifiers whose values differ.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""IL1s: sdcMicro's standardised absolute deviation (``dUtility(method = "IL1s")``, R/dUtility.R;
-Mateo-Sanz, Sebé & Domingo-Ferrer, PSD 2004, "Outlier protection in continuous microdata masking",
-Section 3's IL1 with the standard deviation in place of the cell value).
+"""IL1s: sdcMicro's standardised absolute deviation (``dUtility(method = "IL1s")``, R/dUtility.R,
+whose code is the definition followed here; sdcMicro's manual refers to Mateo-Sanz, Sebé & Domingo-Ferrer,
+"Outlier protection in continuous microdata masking", PSD 2004, pp. 201-215).
 
 ``raw`` is sdcMicro's figure, ``sum_j sum_i |x_ij - x'_ij| / (sd(x_j) sqrt 2)`` over the numeric columns
 (missing cells left out, ``na.rm = TRUE``; sd with n - 1, R's ``sd``); per column, that column's sum.

@@ -1,6 +1,6 @@
-"""Non-uniform entropy: ARX 3.9's ``QualityModelColumnOrientedNonUniformEntropy`` (Gionis & Tassa, IEEE
-TKDE 2009, "k-Anonymization with minimal loss of information", Section 3's non-uniform entropy measure;
-ARX's variant for records generalized to different levels).
+"""Non-uniform entropy: ARX 3.9's ``QualityModelColumnOrientedNonUniformEntropy`` (its source is the
+definition followed here: ARX's variant, for records generalized to different levels, of the non-uniform
+entropy measure of Gionis & Tassa, IEEE TKDE 2009, "k-Anonymization with minimal loss of information").
 
 Per quasi-identifier, with ``t(r)`` the level of record r's released value (a suppressed value the top)
 and ``L_0 < L_1 < ...`` the levels present: for each ``L_i``, over the records with ``t(r) >= L_i``,
