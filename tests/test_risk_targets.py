@@ -9,7 +9,6 @@ workclass, the Loss metric (arithmetic mean) -- run on 2026-11-26:
 
     java RunArxRisk . adult.csv average 0.05 0.04            -> levels=[0,3,0,0,2,0,0] suppressed=870 loss=0.1065643791
     java RunArxRisk . adult.csv average 0.1 0                -> levels=[0,3,0,0,1,0,0] suppressed=0 loss=0.0545375607
-    java RunArxRisk . adult.csv average 0.02 0.1             -> levels=[0,3,0,0,2,0,0] suppressed=2379 loss=0.1526538797
     java RunArxRisk . adult.csv uniqueness 0.01 0.04         -> levels=[0,3,0,0,2,0,0] suppressed=1013 loss=0.1109045402
     java RunArxRisk . adult.csv uniqueness 0.005 0           -> levels=[0,4,0,0,2,1,1] suppressed=0 loss=0.2750423394
     java RunArxRisk . adult.csv average3 0.05 0.04 0.2 0.1   -> levels=[0,3,0,0,2,0,0] suppressed=870 loss=0.1065643791
@@ -52,7 +51,6 @@ def POPULATION(model, share, size):
 ARX_RUNS = [
     ([AVG(0.05)], 0.04, [0, 3, 0, 0, 2, 0, 0], 870, 0.1065643791),
     ([AVG(0.1)], 0.0, [0, 3, 0, 0, 1, 0, 0], 0, 0.05453756065714286),
-    ([AVG(0.02)], 0.1, [0, 3, 0, 0, 2, 0, 0], 2379, 0.15265387965714286),
     ([UNIQUE(0.01)], 0.04, [0, 3, 0, 0, 2, 0, 0], 1013, 0.11090454018571427),
     ([UNIQUE(0.005)], 0.0, [0, 4, 0, 0, 2, 1, 1], 0, 0.27504233938571426),
     # ARX's AverageReidentificationRisk(0.05, 0.2, 0.1): average, and records in classes of fewer than 5 at most 10 %
