@@ -151,6 +151,12 @@ def test_microaggregation_candidates_at_several_k(tmp_path, run_cli):
     assert all(u is not None for u in utilities) and utilities == sorted(utilities, reverse=True)
     assert ex["candidates"][ex["recommended"]]["method"] == "microaggregate"
     assert ex["candidates"][ex["recommended"]]["options"]["k"] == 4
+    # non-uniform entropy needs released values in the original's domain: centroids have no figure, the map says so
+    run_cli("remediate", tmp_path / "m.csv", "--policy", policy, "--explore", "--methods", "microaggregate",
+            "--utility", "non_uniform_entropy", "--max-candidates", "2", "--json", tmp_path / "g.json")
+    ex = json.loads((tmp_path / "g.json").read_text())["explore"]
+    assert all(c["utility"] is None and not c["frontier"] for c in ex["candidates"]) and ex["recommended"] is None
+    assert any(n.startswith("non_uniform_entropy: no figure for 2 of 2 candidates") for n in ex["notes"])
 
 
 @pytest.mark.slow

@@ -28,9 +28,11 @@ Its **utility** is one :mod:`privaudit.utility` measure on ARX's quality scale (
 candidate, so that the axis compares like with like. The default, ``discernibility`` (ARX's
 ``QualityModelRowOrientedDiscernibility``, Bayardo & Agrawal 2005, normalised between the original's and
 the fully suppressed table's), is computed from the class sizes alone, so it scores a generalized, a
-suppressed, a microaggregated and a randomized release alike; measures that read hierarchies
-(``granularity``, ``non_uniform_entropy``) give no figure for values outside them (microaggregation's
-centroids) and so cannot be the default. The other measures of :data:`TABLE_MEASURES` are in the
+suppressed, a microaggregated and a randomized release alike. ``non_uniform_entropy`` gives no figure for
+released values outside the original's domain (microaggregation's centroids), and ``granularity`` without a
+hierarchy measures a release against its own distinct values (a microaggregated release scores 1), so
+neither can be the default. A candidate without a figure on the axis is left off the map and the frontier,
+with a note. The other measures of :data:`TABLE_MEASURES` are in the
 candidates' table.
 
 **Frontier and recommendation.** A candidate is on the frontier when no other candidate has a risk at most
@@ -426,6 +428,10 @@ def explore(before: AuditResult, registry: Registry, methods: Sequence[str] | No
         table = Table(c.table.reset_index(drop=True), f"<candidate {i}>", "", 0, "arrow", fingerprint="candidate")
         audit = _audit_candidate(table, policy, original if c.records_removed == 0 else None, before)
         _score(c, audit, utility, names, shared)
+    missing = [i for i, c in enumerate(candidates) if c.utility is None]
+    if missing:
+        notes.append(f"{utility}: no figure for {len(missing)} of {len(candidates)} candidates (left off the map and "
+                     "the frontier; e.g. values outside the hierarchies, or no numeric column)")
     mark_frontier(candidates)
     return Exploration(candidates, recommend(candidates), utility, notes, built)
 
