@@ -211,16 +211,24 @@ def _spread(items: Sequence[int], n: int) -> list[int]:
 
 def _suppress(ctx: AuditContext, limit: int, notes: list[str]) -> list[Candidate]:
     """Cell suppression at each budget: the records of the classes breaking a class-based error check,
-    smallest classes first, while they fit in the budget (every QI published as missing). One class summary
+    smallest classes first, while they fit in the budget (every QI published as missing); with risk-based
+    checks (reidentification_risk, uniqueness, k_map) the other classes follow, smallest first, as ARX's
+    ``RiskBasedCriterion.enforce`` suppresses. One class summary
     serves every budget; budgets that suppress the same records give one candidate."""
     from privaudit.remediation.api import class_violations
 
+    from privaudit.remediation.generalization.risk_targets import risk_targets
+
     s = ctx.summary
     n = s.n_records
-    bad = np.flatnonzero(class_violations(ctx))
+    violating = class_violations(ctx)
+    bad = np.flatnonzero(violating)
+    bad = bad[np.argsort(s.sizes[bad], kind="stable")]
+    if risk_targets(ctx.policy, n)[0]:  # risk-based checks: then the other classes, smallest first, as ARX does
+        rest = np.flatnonzero(~violating & (s.sizes > 0))
+        bad = np.concatenate([bad, rest[np.argsort(s.sizes[rest], kind="stable")]])
     if not len(bad):
         notes.append("suppress: no class breaks a class-based error check, nothing to suppress")
-    bad = bad[np.argsort(s.sizes[bad], kind="stable")]
     cumulative = np.cumsum(s.sizes[bad])
     qi = ctx.policy.quasi_identifiers
     out, seen = [], set()
