@@ -242,3 +242,17 @@ def test_nothing_passes_nothing_written(tmp_path, run_cli):
     assert code == 1 and not (tmp_path / "o.csv").exists() and "nothing recommended" in out
     assert report["explore"]["recommended"] is None and not any(c["passes"] for c in report["explore"]["candidates"])
     assert "remediation" not in report and not report["summary"]["passed"]  # the input's audit, with the map
+
+
+def test_risk_based_policy_on_the_map(tmp_path, run_cli):
+    data = _table(tmp_path / "t.csv", n=200)
+    policy = write_policy(tmp_path, POLICY.replace("{id: k3, assessor: k_anonymity, k: 3}",
+                                                   "{id: avg, assessor: reidentification_risk, max_risk: 0.2}"))
+    code, out, err = run_cli("remediate", data, "--policy", policy, "--explore", "--max-candidates", "12",
+                             "--json", tmp_path / "r.json")
+    ex = json.loads((tmp_path / "r.json").read_text())["explore"]
+    assert code == 0 and ex["risk_bound"] == 0.2 and ex["risk_bound_source"].startswith("max_risk")
+    # the map's risk is the check's own figure here (average prosecutor risk), so pass <=> risk <= bound
+    assert all(c["passes"] == (c["risk"] <= 0.2 + 1e-12) for c in ex["candidates"])
+    suppress = [c for c in ex["candidates"] if c["method"] == "suppress"]
+    assert len(suppress) >= 3 and len({c["risk"] for c in suppress}) == len(suppress)  # budgets differ
