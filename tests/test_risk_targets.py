@@ -25,9 +25,15 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import write_policy
+from privaudit.core.context import AuditContext
+from privaudit.remediation.generalization import CostModel, GeneralizationProblem, LatticeSearch
+from test_generalization import AGE, SEX, ZIP, categorical, make_policy
 from privaudit.remediation.generalization.risk_targets import RiskTarget, _average, _share_below, enforce, size_threshold
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,8 +113,6 @@ def test_enforce_suppresses_smallest_classes_first_within_the_budget():
 
 def test_policy_with_only_risk_checks_is_steered(tmp_path, run_cli):
     rng = np.random.default_rng(2)
-    import pandas as pd
-
     pd.DataFrame({"age": rng.integers(18, 80, 300), "sex": rng.choice(["F", "M"], 300),
                   "d": rng.choice(["a", "b", "c"], 300)}).to_csv(tmp_path / "t.csv", index=False)
     policy = write_policy(tmp_path, "version: 1\nname: r\ncolumns:\n  age: {role: quasi_identifier, type: numeric}\n"
@@ -135,8 +139,6 @@ def test_policy_with_only_risk_checks_is_steered(tmp_path, run_cli):
 
 
 def test_k_map_with_an_estimated_population_is_steered(tmp_path, run_cli):
-    import pandas as pd
-
     rng = np.random.default_rng(5)
     pd.DataFrame({"age": rng.integers(18, 80, 400), "sex": rng.choice(["F", "M"], 400),
                   "d": rng.choice(["a", "b"], 400)}).to_csv(tmp_path / "t.csv", index=False)
@@ -158,3 +160,45 @@ def test_population_model_needs_the_population_size(tmp_path, run_cli):
                              "generalize", "--out", tmp_path / "o.csv")
     assert code == 2 and "population_model 'dankar' needs the population's size" in err
     assert len(err.strip().splitlines()) == 1 and not (tmp_path / "o.csv").exists()
+
+
+
+@st.composite
+def risk_cases(draw):
+    n = draw(st.integers(2, 24))
+    pick = lambda values: draw(st.lists(st.sampled_from(values), min_size=n, max_size=n))  # noqa: E731
+    frame = pd.DataFrame({"zip": categorical(pick(["13053", "13068", "14850", "14853"])),
+                          "age": categorical(pick(["20", "30", "40", "50", "60"])),
+                          "sex": categorical(pick(["M", "F"])), "disease": categorical(pick(["flu", "hiv"]))})
+    checks = [draw(st.sampled_from([
+        {"id": "avg", "assessor": "reidentification_risk", "max_risk": 0.3},
+        {"id": "hi", "assessor": "reidentification_risk", "measure": "highest", "max_risk": 0.5},
+        {"id": "rar", "assessor": "reidentification_risk", "measure": "records_at_risk", "max_risk": 0.25},
+        {"id": "su", "assessor": "uniqueness", "max_share": 0.1},
+        {"id": "pu", "assessor": "uniqueness", "population_model": "zayatz", "max_share": 0.05,
+         "population_size": 1000}]))]
+    if draw(st.booleans()):
+        checks.append({"assessor": "k_anonymity", "k": 2})
+    columns = {"zip": {"role": "quasi_identifier", "hierarchy": ZIP}, "age": {"role": "quasi_identifier",
+               "hierarchy": AGE}, "sex": {"role": "quasi_identifier", "hierarchy": SEX},
+               "disease": {"role": "sensitive"}}
+    return frame, make_policy(columns, checks)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=risk_cases(), suppression=st.sampled_from([0.0, 0.25]))
+def test_risk_targets_lattice_is_optimal_by_brute_force(case, suppression):
+    """The lattice search with risk targets (monotone tags, ARX's enforcement in the exact step) returns the
+    cheapest node whose exact evaluation passes, as evaluating every node does."""
+    frame, policy = case
+    problem = GeneralizationProblem.from_context(AuditContext(policy, frame))
+    costs = CostModel(problem.domains, "Loss")
+    budget = int(np.floor(suppression * len(frame)))
+    result = LatticeSearch(problem, costs, budget).search()
+    brute = LatticeSearch(problem, costs, budget)
+    passing = [brute.costs.table_cost(nodes) for levels in brute.lattice
+               for ok, nodes, _ in [brute.exact(levels)] if ok]
+    if not passing:
+        assert not result.satisfied
+    else:
+        assert result.satisfied and result.cost == pytest.approx(min(passing))

@@ -178,9 +178,9 @@ def _generalize(ctx: AuditContext, limit: int, build: bool, notes: list[str]) ->
     minimal, maximal = order(minimal), order(maximal)
     n_pass = min(len(minimal), max(limit - min(len(maximal), limit // 3), limit // 2 + 1, 1))
     chosen = _spread(minimal, n_pass) + _spread(maximal, max(limit - min(n_pass, len(minimal)), 0))
-    if not search.tagging_checks:
-        notes.append("generalize: the policy has no class-based error check to tag the lattice with; the "
-                     "candidates are a spread of lattice nodes")
+    if not search.tagging_checks and not search.monotone_risk:
+        notes.append("generalize: the policy has no class-based or monotone risk-based error check to tag the "
+                     "lattice with; the candidates are a spread of lattice nodes")
         chosen = _spread(order(range(len(lattice))), limit)
     out = []
     for index in chosen:

@@ -53,6 +53,7 @@ from privaudit.remediation.generalization.metrics import CostModel
 from privaudit.remediation.generalization.model import coded_context
 from privaudit.remediation.generalization.problem import GeneralizationProblem
 from privaudit.remediation.generalization.risk_targets import enforce, risk_targets
+from privaudit.remediation.generalization.packed import pack
 from privaudit.remediation.generalization.rollup import SnapshotCounter
 
 MAX_LATTICE = 2_000_000
@@ -127,6 +128,13 @@ class LatticeSearch:
         every = [c for c in problem.policy.checks if c.severity == "error" and c.assessor.class_violations is not None]
         #: sample-based criteria (ARX's risk-based models: risk_targets.py), enforced in the exact step
         self.risk, self.unsteerable = risk_targets(problem.policy, problem.n_records)
+        #: with no suppression, the risk targets other than population uniqueness are monotone under
+        #: generalization (merging classes lowers classes/records, sample uniques and records in small classes):
+        #: they tag nodes too (packed QI keys of the node, when they fit an int64)
+        radices = [d.n_nodes for d in problem.domains]
+        self.monotone_risk = [t for t in self.risk if t.monotone] if self.budget == 0 and \
+            float(np.prod(np.array(radices, dtype=float))) < 2.0 ** 62 else []
+        self.risk_strides = [int(np.prod(radices[j + 1:])) for j in range(len(radices))]
         #: the exact step can run on snapshots too when the tagging checks are all the class-based error checks
         self.fast_exact = (self.counter is not None and self.counter.supported and not self.risk
                            and len(every) == len(self.tagging_checks))
@@ -159,11 +167,15 @@ class LatticeSearch:
 
     def is_candidate(self, index: int) -> bool:
         """The monotone tag: at most ``budget`` records in classes breaking the tagging checks."""
-        if not self.tagging_checks:
+        if not self.tagging_checks and not self.monotone_risk:
             return True
         self.evaluated += 1
         if self.progress is not None:
             self.progress("searching the generalization lattice", self.evaluated, len(self.lattice))
+        if self.monotone_risk and not self._risk_holds(self.lattice[index]):
+            return False
+        if not self.tagging_checks:
+            return True
         if self.counter is not None and self.counter.supported:
             return self.counter.violating_records(self.lattice[index]) <= self.budget
         nodes = self.generalized(self.lattice[index])
@@ -202,6 +214,17 @@ class LatticeSearch:
                 return False, current, suppressed
             current = np.where(suppressed[:, None], missing[None, :], nodes)
         return False, current, suppressed  # pragma: no cover - the budget ends the loop first
+
+    def _risk_holds(self, levels) -> bool:
+        """The monotone risk targets on the classes of node ``levels`` (no suppression; the class of records
+        missing on every QI left out, as ARX leaves fully generalized records out)."""
+        nodes = self.generalized(levels)
+        key = pack([nodes[:, j] for j in range(nodes.shape[1])], self.risk_strides, len(nodes))
+        codes, uniques = pd.factorize(key)
+        sizes = np.bincount(codes, minlength=len(uniques))
+        missing_key = sum(d.missing * s for d, s in zip(self.problem.domains, self.risk_strides))
+        sizes = sizes[np.asarray(uniques) != missing_key]
+        return all(t.fulfilled(sizes) for t in self.monotone_risk)
 
     def _risk_rows(self, ctx, current: np.ndarray, suppressed: np.ndarray):
         """ARX's enforcement of the sample-based criteria on the classes of ``ctx``: None when they hold, False

@@ -44,6 +44,7 @@ class RiskTarget:
     check_id: str
     model: str  # ARX's model, for the report
     fulfilled: Callable[[np.ndarray], bool]
+    monotone: bool = True  # holds on every coarser node when it holds on a node (without suppression)
 
 
 def _average(bound: float) -> Callable[[np.ndarray], bool]:
@@ -115,7 +116,7 @@ def risk_targets(policy, n_records: int) -> tuple[list[RiskTarget], list[str]]:
                 size = p.population_size or int(round(n_records / p.sampling_fraction))
                 targets.append(RiskTarget(check.id, f"PopulationUniqueness({p.max_share:g}, {p.population_model.upper()}, "
                                           f"N = {size})", _population(p.population_model, size, float(p.max_share),
-                                                                      p.snb)))
+                                                                      p.snb), monotone=False))
             else:
                 targets.append(RiskTarget(check.id, f"SampleUniqueness({p.max_share:g})",
                                           _share_below(2, float(p.max_share))))
