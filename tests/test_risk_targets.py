@@ -174,9 +174,7 @@ def risk_cases(draw):
         {"id": "avg", "assessor": "reidentification_risk", "max_risk": 0.3},
         {"id": "hi", "assessor": "reidentification_risk", "measure": "highest", "max_risk": 0.5},
         {"id": "rar", "assessor": "reidentification_risk", "measure": "records_at_risk", "max_risk": 0.25},
-        {"id": "su", "assessor": "uniqueness", "max_share": 0.1},
-        {"id": "pu", "assessor": "uniqueness", "population_model": "zayatz", "max_share": 0.05,
-         "population_size": 1000}]))]
+        {"id": "su", "assessor": "uniqueness", "max_share": 0.1}]))]
     if draw(st.booleans()):
         checks.append({"assessor": "k_anonymity", "k": 2})
     columns = {"zip": {"role": "quasi_identifier", "hierarchy": ZIP}, "age": {"role": "quasi_identifier",

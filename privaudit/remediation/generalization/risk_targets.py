@@ -73,8 +73,12 @@ def _population(model: str, population_size: int, bound: float, snb: str) -> Cal
     def ok(sizes: np.ndarray) -> bool:
         if sizes.size == 0:
             return True
-        est = population_uniqueness(sizes, population_size=max(population_size, int(sizes.sum())), snb_variant=snb)
-        share = float(getattr(est, model))
+        try:
+            est = population_uniqueness(sizes, population_size=max(population_size, int(sizes.sum())),
+                                        snb_variant=snb)
+            share = float(getattr(est, model))
+        except (ArithmeticError, ValueError):  # a model without an estimate for this histogram: not fulfilled
+            share = float("nan")
         if share > 0 and share <= bound + 1e-15:
             return True
         return share == 0 and not (sizes == 1).any()
