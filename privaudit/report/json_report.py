@@ -6,7 +6,8 @@ rows, columns, size}``, ``original`` (or null), ``policy {path, sha256, name}``,
 checks_warned, checks_errored}``, ``checks [{id, assessor, status, severity, value, threshold, params,
 message, details, and quasi_identifiers for a check with its own attacker scenario}]``, ``utility [{measure,
 column, value, raw, details}]`` (what the release keeps, :mod:`privaudit.utility`), and after ``privaudit remediate`` a ``remediation`` object (method, options,
-offered, before/after verdicts, changes, information loss). Infinity is the string ``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give
+offered, before/after verdicts, changes, information loss), after ``remediate --explore`` an ``explore`` object
+(the candidates of the risk-utility map, :mod:`privaudit.remediation.explore`). Infinity is the string ``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give
 byte-identical output.
 """
 
