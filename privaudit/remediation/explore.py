@@ -196,7 +196,7 @@ def _generalize(ctx: AuditContext, limit: int, build: bool, notes: list[str]) ->
     return out, built.report
 
 
-def _spread(items: Sequence[int], n: int) -> list[int]:
+def _spread(items: Sequence[Any], n: int) -> list[Any]:
     """``n`` items spread evenly over ``items`` (all of them when there are fewer), first and last included."""
     items = list(items)
     if n <= 0 or not items:
@@ -364,7 +364,7 @@ def recommend(candidates: Sequence[Candidate]) -> int | None:
     best = [i for i, c in enumerate(candidates) if c.passes and c.frontier]
     if not best:
         return None
-    return min(best, key=lambda i: (-candidates[i].utility, candidates[i].risk, i))
+    return min(best, key=lambda i: (-float(candidates[i].utility or 0.0), float(candidates[i].risk or 0.0), i))
 
 
 def _audit_candidate(table: Table, policy: Policy, original: Table | None, before: AuditResult) -> AuditResult:
