@@ -96,6 +96,9 @@ POINTS = """(() => {
   const vb = svg.viewBox.baseVal;
   return JSON.stringify({box: [box.left, box.top, box.width, box.height], vb: [vb.width, vb.height],
     riskMax: parseFloat(svg.dataset.riskMax),
+    bound: (b => b ? b.getBoundingClientRect().left : null)(svg.querySelector('.risk-bound')),
+    recommended: (r => r ? (b => [b.left + b.width / 2, b.top + b.height / 2])(r.getBoundingClientRect()) : null)(
+      svg.querySelector('circle.recommended')),
     points: [...svg.querySelectorAll('.candidate')].map(e => {
       const r = e.getBoundingClientRect();
       return {index: +e.dataset.index, x: r.left + r.width / 2, y: r.top + r.height / 2,
@@ -135,3 +138,8 @@ def test_explore_report_in_chromium(tmp_path, browser, run_cli):
         y = (HEIGHT - BOTTOM) - c["utility"] * (HEIGHT - BOTTOM - TOP)
         assert p["x"] == pytest.approx(left + x * sx, abs=0.6) and p["y"] == pytest.approx(top + y * sy, abs=0.6)
         assert p["passes"] == c["passes"] and p["kind"] == ("circle" if c["passes"] else "rect")
+    # the policy's bound drawn at its risk, the recommended candidate ringed
+    bound_x = LEFT + explore["risk_bound"] / found["riskMax"] * (WIDTH - RIGHT - LEFT)
+    assert found["bound"] == pytest.approx(left + bound_x * sx, abs=1.0)
+    rec = next(p for p in found["points"] if p["index"] == explore["recommended"])
+    assert found["recommended"] == pytest.approx([rec["x"], rec["y"]], abs=0.6)
