@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 
 __all__ = ["Assessor", "AuditContext", "ClassRule", "ClassSummary", "Details", "Measurement", "Params",
            "SyntheticDefault", "Remediation", "Remediator",
-           "SensitiveCounts", "audit", "diff", "hookimpl", "remediate", "__version__"]
+           "SensitiveCounts", "audit", "diff", "explore", "hookimpl", "remediate", "__version__"]
 
 _LAZY = {
     "Assessor": "privaudit.assessors.api", "Measurement": "privaudit.assessors.api", "Params": "privaudit.assessors.api",
@@ -19,7 +19,7 @@ _LAZY = {
     "hookimpl": "privaudit.core.hookspecs",
     "Remediation": "privaudit.remediation.api", "Remediator": "privaudit.remediation.api",
     "AuditContext": "privaudit.core.context",
-    "audit": "privaudit.api", "remediate": "privaudit.api", "diff": "privaudit.api",
+    "audit": "privaudit.api", "remediate": "privaudit.api", "diff": "privaudit.api", "explore": "privaudit.api",
     "ClassSummary": "privaudit.core.summary", "SensitiveCounts": "privaudit.core.summary",
 }
 

@@ -1,4 +1,5 @@
-"""The library and notebook API: ``privaudit.audit(...)`` and ``privaudit.remediate(...)``.
+"""The library and notebook API: ``privaudit.audit(...)``, ``privaudit.remediate(...)`` and
+``privaudit.explore(...)`` (the risk-utility map of candidate remediations).
 
     import privaudit
     report = privaudit.audit(frame, {"columns": {...}, "checks": [...]})
@@ -196,3 +197,46 @@ def remediate(data: Any, policy: Any, method: str | None = None, progress: Any =
             bar.close()
     return RemediationReport(AuditReport(outcome.before), AuditReport(outcome.after), outcome.remediation.table,
                              outcome.offered)
+
+
+@dataclass
+class ExploreReport:
+    """The result of :func:`explore`: the candidates of the risk-utility map and the recommended release.
+
+    ``candidates`` are the JSON report's ``explore.candidates`` (method, options, risk, utility,
+    checks_failed, passes, frontier ...); ``recommended`` the index of the recommended one (None: no candidate
+    passes); ``table`` its records (None without a recommendation); ``report`` the report of the recommended
+    candidate's audit (of the input when none is recommended), with the map in ``to_html()``."""
+
+    candidates: list[dict]
+    recommended: int | None
+    risk_measure: str
+    utility_measure: str
+    table: Any
+    report: AuditReport
+
+    def _repr_html_(self) -> str:
+        return self.report.to_html()
+
+
+def explore(data: Any, policy: Any, methods: Any = None, max_candidates: int | None = None,
+            utility: str | None = None, progress: Any = None) -> ExploreReport:
+    """Evaluate a family of candidate releases of ``data`` (generalization lattice nodes, suppression budgets,
+    microaggregation at several k, randomized response where the policy has an RR bound; ``methods``
+    narrows them, ``max_candidates`` caps them) and place each on the risk-utility map
+    (:mod:`privaudit.remediation.explore`); nothing is written. ``utility``: the utility axis (default
+    ``discernibility``)."""
+    from privaudit.core.progress import api_progress
+    from privaudit.remediation.explore import DEFAULT_MAX_CANDIDATES, explore_release
+
+    bar = api_progress(progress)
+    try:
+        found = explore_release(data, policy, "explored.csv", methods, max_candidates or DEFAULT_MAX_CANDIDATES,
+                                utility, progress=bar)
+    finally:
+        if bar is not None and hasattr(bar, "close"):
+            bar.close()
+    ex = found.exploration
+    table = None if ex.recommended is None else ex.candidates[ex.recommended].table
+    return ExploreReport(found.report.explore["candidates"], ex.recommended, found.report.explore["risk_measure"],
+                         ex.utility_measure, table, AuditReport(found.report))

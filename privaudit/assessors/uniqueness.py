@@ -1,6 +1,8 @@
 """uniqueness: how many records are unique on their quasi-identifiers, and their re-identification risk.
 
-value = share of records that are sample-unique (f_k = 1); pass iff value <= ``max_share``.
+value = share of records that are sample-unique (f_k = 1); pass iff value <= ``max_share``. With
+``population_model`` (dankar, pitman, zayatz, snb; needs ``population_size`` or ``sampling_fraction``) value is
+that model's estimated share of population uniques instead, as ARX's ``PopulationUniqueness`` gates.
 details: ``sample_uniques`` (count), record-level risk 1/f_k (``average_risk``, ``max_risk``,
 ``records_above_risk_threshold``), and with ``population: FILE`` (same QI columns, a table of the whole
 population) ``pu_given_su`` = #{classes unique in sample and population} / #{classes unique in sample}
@@ -49,6 +51,9 @@ class UniquenessParams(Params):
     sampling_fraction: float | None = Field(default=None, gt=0, le=1, description="Release size / population size.")
     population_size: int | None = Field(default=None, ge=1, description="Size of the population sampled.")
     snb: Literal["corrected", "arx"] = Field(default="corrected", description="SNB model equations.")
+    population_model: Literal["dankar", "pitman", "zayatz", "snb"] | None = Field(
+        default=None, description="Gate on population uniqueness instead (ARX's PopulationUniqueness): value = this "
+        "model's estimated share of population uniques; needs population_size or sampling_fraction.")
     individual_risk: Literal["approx", "exact"] = Field(
         default="approx", description="Benedetti-Franconi individual risk: sdcMicro's approximation (its default in "
         "measure_risk) or the exact series (indivRisk(method = 'exact')).")
@@ -59,6 +64,9 @@ class UniquenessParams(Params):
     def _one_population_figure(self) -> "UniquenessParams":
         if self.sampling_fraction is not None and self.population_size is not None:
             raise ValueError("give sampling_fraction or population_size, not both")
+        if self.population_model is not None and self.sampling_fraction is None and self.population_size is None:
+            raise ValueError(f"population_model {self.population_model!r} needs the population's size: give "
+                             "population_size or sampling_fraction")
         return self
 
 
@@ -217,6 +225,9 @@ def run(ctx, params: UniquenessParams) -> Measurement:
     details["worst_classes"] = ctx.worst_classes(class_fk, failing=class_fk == 1)
     message = (f"{fmt(uniques)} of {fmt(s.n_records)} records ({value:.2%}) are unique on their "
                f"quasi-identifiers; average re-identification risk {details['average_risk']:.4f}")
+    if params.population_model is not None:  # ARX's PopulationUniqueness: the model's share is the gated value
+        value = float(details["population_uniqueness"][params.population_model])
+        message = (f"estimated population uniqueness ({params.population_model}) {value:.4%}; " + message)
     return Measurement(value, params.max_share, value <= params.max_share, message, details, per_record=per_record)
 
 

@@ -23,6 +23,15 @@ def add_parser(sub) -> None:
     remediate.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                            help="a method option (repeatable), e.g. --option max_suppression=0.05")
     remediate.add_argument("--out", help="where to write the remediated table (only when its re-audit passes)")
+    remediate.add_argument("--explore", action="store_true",
+                           help="evaluate a family of candidate releases and draw the risk-utility map; with --out, "
+                           "write the recommended one")
+    remediate.add_argument("--methods", help="--explore: the candidate methods, comma-separated "
+                           "(default: generalize,suppress,microaggregate,randomize)")
+    remediate.add_argument("--max-candidates", type=int, metavar="N", help="--explore: at most N candidates "
+                           "(default 40)")
+    remediate.add_argument("--utility", metavar="NAME", help="--explore: the utility axis (default discernibility, "
+                           "which every method can be scored by)")
     add_report_arguments(remediate)
 
 
@@ -41,6 +50,12 @@ def run(args) -> int:
     registry = get_registry()
     if args.list:
         return _list(registry)
+    if args.explore:
+        return _explore(args, registry)
+    for flag, value in (("--methods", args.methods), ("--max-candidates", args.max_candidates),
+                        ("--utility", args.utility)):
+        if value is not None:
+            raise PrivauditError(f"{flag} is an option of --explore")
     if not args.released or not args.policy or not args.out:
         raise PrivauditError("remediate needs RELEASED, --policy and --out (or --list)")
     from privaudit.cli.options import parse_options
@@ -69,6 +84,72 @@ def run(args) -> int:
     if not args.quiet:
         _print_outcome(outcome, args.out)
     return 0 if outcome.offered else (2 if outcome.after.errored else 1)
+
+
+def _explore(args, registry) -> int:
+    from privaudit.remediation.explore import DEFAULT_MAX_CANDIDATES, explore_release, parse_methods
+
+    if args.method:
+        raise PrivauditError("--explore evaluates several methods: give --methods a,b instead of --method")
+    if args.option:
+        raise PrivauditError("--explore chooses each method's options itself: --option is for one --method")
+    if not args.released or not args.policy:
+        raise PrivauditError("remediate --explore needs RELEASED and --policy")
+    methods = parse_methods(args.methods)
+    if args.max_candidates is not None and args.max_candidates < 1:
+        raise PrivauditError("--max-candidates: give a number of at least 1")
+    if args.out is not None:
+        suffix = Path(args.out).suffix.lower() if args.out != "-" else ""
+        if suffix and suffix not in OUT_FORMATS:
+            raise PrivauditError(f"--out {args.out}: unknown format {suffix!r}; use .csv or .parquet (a table "
+                                 "privaudit can read again)")
+    inputs = [args.released, args.policy, *policy_files(args.policy)]
+    check_outputs([*([args.out] if args.out else []), *report_outputs(args)], inputs)
+    bar = progress_bar(args)
+    try:
+        found = explore_release(args.released, args.policy, args.out, methods,
+                                args.max_candidates or DEFAULT_MAX_CANDIDATES, args.utility, registry=registry,
+                                progress=bar, allow_outside_paths=args.allow_outside_paths)
+    finally:
+        bar.close()
+    rendered = render_reports(found.report, args)
+    if found.offered:
+        rendered.insert(0, (args.out, found.outcome.output))
+        for suffix, data in found.outcome.remediation.artefacts.items():
+            rendered.append((str(Path(args.out).with_suffix("")) + suffix, data))
+        check_outputs([path for path, _ in rendered], inputs)
+    write_all(rendered)
+    if not args.quiet:
+        _print_exploration(found, args.out)
+    if found.exploration.recommended is None:
+        return 1
+    return 0 if (args.out is None or found.offered) else 1
+
+
+def _print_exploration(found, out: str | None) -> None:
+    ex = found.exploration
+    print(f"explored {len(ex.candidates)} candidates: risk = {found.report.explore['risk_measure']}, "
+          f"utility = {ex.utility_measure}")
+    print(f"  {'#':>3} {'method':<15} {'risk':>8} {'utility':>8}  pass  frontier  options")
+    for i, c in enumerate(ex.candidates):
+        mark = "*" if i == ex.recommended else " "
+        utility = "-" if c.utility is None else f"{c.utility:.4f}"
+        options = ", ".join(f"{k}={v}" for k, v in c.options.items() if k != "seed")
+        print(f"{mark} {i:>3} {c.method:<15} {c.risk:>8.4f} {utility:>8}  {'yes' if c.passes else 'no ':<4}  "
+              f"{'yes' if c.frontier else 'no':<8}  {printable(options)}")
+    for note in ex.notes:
+        print(f"  note: {printable(note)}")
+    if ex.recommended is None:
+        print("no candidate passes the policy: nothing recommended")
+        return
+    c = ex.candidates[ex.recommended]
+    print(f"recommended: #{ex.recommended} ({c.method}), risk {c.risk:.4f}, utility {c.utility:.4f}")
+    if out is None:
+        print("give --out FILE to write it")
+    elif found.offered:
+        print(f"wrote {out}")
+    else:
+        print("no remediated table written: its re-audit does not pass (see the report)")
 
 
 def _print_outcome(outcome, out: str) -> None:

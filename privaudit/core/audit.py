@@ -58,6 +58,7 @@ class AuditResult:
     control: Table | None = None
     engine: str = "in-process"
     remediation: dict | None = None  # set by `privaudit remediate`: before/after, changes, loss
+    explore: dict | None = None  # set by `privaudit remediate --explore`: the candidates of the R-U map
     utility: list[dict] = field(default_factory=list)  # what the release keeps (privaudit.utility entries)
 
     @property

@@ -38,6 +38,9 @@ class Remediation:
     notes: list[str] = field(default_factory=list)
     records_removed: int = 0  # only methods that say so may drop records; none may add any
     check_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)  # check id -> params for the re-audit
+    #: column -> {"type", "hierarchy" (a Hierarchy), "file"}: a column the output holds retyped, with the
+    #: hierarchy built for it (generalization of a QI the policy gave no hierarchy), for the re-audit
+    column_overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

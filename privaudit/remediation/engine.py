@@ -65,24 +65,33 @@ def remediate(released: Any, policy: Policy | str | Path | dict, out: str | Path
         result = remediator.run(ctx, parsed)
     except ValueError as exc:  # option values that only the method can judge
         raise PrivauditError(f"remediation {remediator.name!r}: {exc}") from None
+    return reaudit(before, policy, result, out, remediator.name, remediator.title, parsed.model_dump(mode="json"),
+                   registry, progress)
+
+
+def reaudit(before: AuditResult, policy: Policy, result: Remediation, out: str | Path, name: str, title: str,
+            options: dict[str, Any], registry: Registry,
+            progress: Callable[[str, int, int], None] | None = None) -> RemediationOutcome:
+    """The output of ``result`` as it will be written to ``out``, audited again with ``policy`` (the
+    remediation's check and column overrides applied; the input as its original); offered iff it passes."""
     columns = list(before.table.frame.columns)
     if list(result.table.columns) != columns:
-        raise PrivauditError(f"remediation {remediator.name!r} changed the table's columns")
+        raise PrivauditError(f"remediation {name!r} changed the table's columns")
     if len(result.table) != len(before.table.frame) - result.records_removed:
-        raise PrivauditError(f"remediation {remediator.name!r} returned {len(result.table)} records for "
+        raise PrivauditError(f"remediation {name!r} returned {len(result.table)} records for "
                              f"{len(before.table.frame)} in, {result.records_removed} removed")
     output = table_bytes(result.table, out, policy.data.delimiter or ",")
     table = Table(result.table.reset_index(drop=True), Path(out), hashlib.sha256(output).hexdigest(),
                   len(output), "parquet" if is_parquet(out) else "csv")
-    reaudit_policy = with_check_overrides(policy, result.check_overrides)
+    reaudit_policy = with_check_overrides(with_columns(policy, result.column_overrides), result.check_overrides)
     # the remediation's input is the original of its output (same rows, same order, unless removed)
     original = before.original or (before.table if result.records_removed == 0 else None)
     after = run_audit(table, reaudit_policy, original=original, registry=registry, progress=progress)
     offered = after.passed
     after.remediation = _jsonable({
-        "method": remediator.name,
-        "title": remediator.title,
-        "options": parsed.model_dump(mode="json"),
+        "method": name,
+        "title": title,
+        "options": options,
         "offered": offered,
         "input": {"path": str(before.table.path), "sha256": before.table.sha256, "rows": before.table.rows},
         "before": _verdict(before),
@@ -91,6 +100,8 @@ def remediate(released: Any, policy: Policy | str | Path | dict, out: str | Path
         "loss": result.loss,
         "notes": list(result.notes),
         "check_overrides": result.check_overrides,
+        **({"built_hierarchies": result.changes.get("built_hierarchies", {})}
+           if result.column_overrides else {}),
     })
     return RemediationOutcome(before, after, result, output, offered)
 
@@ -108,6 +119,25 @@ def with_check_overrides(policy: Policy, overrides: dict[str, dict[str, Any]]) -
         checks.append(check)
     clone.checks = checks
     return clone
+
+
+def with_columns(policy: Policy, overrides: dict[str, dict[str, Any]]) -> Policy:
+    """A copy of ``policy`` whose named columns are retyped and given a hierarchy (a built one):
+    ``{column: {"type": ..., "hierarchy": Hierarchy, "file": name}}``."""
+    if not overrides:
+        return policy
+    clone = copy.copy(policy)
+    columns = dict(policy.columns)
+    hierarchies = dict(policy.hierarchies)
+    for column, change in overrides.items():
+        columns[column] = columns[column].model_copy(update={"type": change["type"], "order": None,
+                                                            "hierarchy": change["file"]})
+        hierarchies[column] = change["hierarchy"]
+    clone.model = policy.model.model_copy(update={"columns": columns})
+    clone.columns = columns
+    clone.hierarchies = hierarchies
+    return clone
+
 
 
 def _verdict(audit: AuditResult) -> dict:

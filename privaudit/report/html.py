@@ -28,6 +28,7 @@ from markupsafe import Markup, escape
 from privaudit.core.errors import first_line
 from privaudit import __version__
 from privaudit.report.json_report import report_dict
+from privaudit.report.explore_chapter import explore_view
 from privaudit.report.remediation_chapter import remediation_view
 from privaudit.report.utility_chapter import utility_view
 from privaudit.report.series_chapter import series_view
@@ -256,6 +257,7 @@ def render_html(result: Any, registry: Any = None) -> str:
         "original_file": PurePath(data["original"]["path"]).name if data["original"] and not (
             remediation and data["original"]["sha256"] == remediation.input_sha256) else None,
         "remediation": remediation,
+        "explore": explore_view(data),
         "synthetic": synthetic,
         "utility": utility_view(data),
         "series": series,

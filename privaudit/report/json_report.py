@@ -10,7 +10,8 @@ check with its own attacker scenario}]``, ``utility [{measure, column, value, ra
 keeps, :mod:`privaudit.utility`), ``scope.hierarchies`` (column -> SHA-256 of its tree), ``series`` after
 ``--previous`` (the releases composed and how people were linked), and after ``privaudit remediate`` a
 ``remediation`` object (method, options,
-offered, before/after verdicts, changes, information loss). Infinity is the string ``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give
+offered, before/after verdicts, changes, information loss), after ``remediate --explore`` an ``explore`` object
+(the candidates of the risk-utility map, :mod:`privaudit.remediation.explore`). Infinity is the string ``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give
 byte-identical output.
 """
 
@@ -140,6 +141,7 @@ def report_dict(audit: Any) -> dict:
         },
         **({"remediation": audit.remediation} if audit.remediation is not None else {}),
         **({"series": series} if (series := series_of(audit)) is not None else {}),
+        **({"explore": audit.explore} if getattr(audit, "explore", None) is not None else {}),
         "checks": [
             {
                 "id": c.id,

@@ -108,6 +108,33 @@ def report_json_schema(registry: Any = None) -> dict[str, Any]:
                          "then": {"properties": {"value": {"type": ["number", "null"], "minimum": 0, "maximum": 1}}}}]
     if by_assessor:
         check["allOf"] = by_assessor
+    unit = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+    candidate = _closed({
+        "method": {"type": "string", "description": "the remediation method that made the candidate"},
+        "options": {"type": "object", "description": "its options (generalize: the lattice node's levels)"},
+        "risk": {**unit, "description": "the risk axis: average prosecutor re-identification risk"},
+        "utility": {**unit, "description": "the utility axis (utility_measure on ARX's quality scale)"},
+        "checks_failed": _COUNT, "passes": {"type": "boolean"},
+        "frontier": {"type": "boolean", "description": "no other candidate has lower-or-equal risk and "
+                     "higher-or-equal utility, one of them strictly"},
+        "worst_check": {"anyOf": [{"type": "null"}, _closed({
+            "id": {"type": "string"}, "value": {"type": ["number", "null"]},
+            "threshold": {"type": ["number", "null"]}, "status": {"enum": ["fail", "error"]}})],
+            "description": "the first failing error check and its figure (null: none fails)"},
+        "utilities": {"type": "object", "additionalProperties": unit,
+                      "description": "every utility measure of the candidates' table"},
+        "records_removed": _COUNT,
+    }, ["method", "options", "risk", "utility", "checks_failed", "passes", "frontier"])
+    explore = _closed({
+        "candidates": {"type": "array", "items": candidate},
+        "recommended": {"anyOf": [{"type": "null"}, _COUNT],
+                        "description": "index of the passing frontier candidate of highest utility"},
+        "risk_measure": {"type": "string"}, "utility_measure": {"type": "string"},
+        "risk_bound": {"type": ["number", "null"], "description": "the policy's bound on the risk axis"},
+        "risk_bound_source": {"type": ["string", "null"], "description": "which check gives it"},
+        "notes": {"type": "array", "items": {"type": "string"}},
+        "built_hierarchies": {"type": "object", "description": "column -> the hierarchy built for it"},
+    }, ["candidates", "recommended", "risk_measure", "utility_measure"])
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"https://privaudit.invalid/schemas/report-{SCHEMA_VERSION}.json",
@@ -163,7 +190,11 @@ def report_json_schema(registry: Any = None) -> dict[str, Any]:
                 "changes": {"type": "object"}, "loss": {"type": "object"},
                 "notes": {"type": "array", "items": {"type": "string"}},
                 "check_overrides": {"type": "object"},
-            }),
+                "built_hierarchies": {"type": "object", "description": "column -> the hierarchy built for a "
+                                      "quasi-identifier the policy gave none (builder, height, leaves, file)"},
+            }, ["method", "title", "options", "offered", "input", "before", "after", "changes", "loss", "notes",
+                "check_overrides"]),
+            "explore": {**explore, "description": "remediate --explore: the candidates of the risk-utility map"},
             "utility": {"type": "array", "items": utility, "description": "what the release keeps: one entry per "
                         "figure (privaudit.utility); written by every audit, absent from reports of older versions"},
             "checks": {"type": "array", "items": check},

@@ -52,6 +52,8 @@ from privaudit.remediation.api import class_violations
 from privaudit.remediation.generalization.metrics import CostModel
 from privaudit.remediation.generalization.model import coded_context
 from privaudit.remediation.generalization.problem import GeneralizationProblem
+from privaudit.remediation.generalization.risk_targets import enforce, risk_targets
+from privaudit.remediation.generalization.packed import pack
 from privaudit.remediation.generalization.rollup import SnapshotCounter
 
 MAX_LATTICE = 2_000_000
@@ -123,8 +125,17 @@ class LatticeSearch:
         # class counts rolled up from finer nodes where that gives the re-audit's verdict (rollup.py)
         self.counter = SnapshotCounter(problem, self.tagging_checks) if self.tagging_checks else None
         every = [c for c in problem.policy.checks if c.severity == "error" and c.assessor.class_violations is not None]
+        #: sample-based criteria (ARX's risk-based models: risk_targets.py), enforced in the exact step
+        self.risk, self.unsteerable = risk_targets(problem.policy, problem.n_records)
+        #: with no suppression, the risk targets other than population uniqueness are monotone under
+        #: generalization (merging classes lowers classes/records, sample uniques and records in small classes):
+        #: they tag nodes too (packed QI keys of the node, when they fit an int64)
+        radices = [d.n_nodes for d in problem.domains]
+        self.monotone_risk = [t for t in self.risk if t.monotone] if self.budget == 0 and \
+            float(np.prod(np.array(radices, dtype=float))) < 2.0 ** 62 else []
+        self.risk_strides = [int(np.prod(radices[j + 1:])) for j in range(len(radices))]
         #: the exact step can run on snapshots too when the tagging checks are all the class-based error checks
-        self.fast_exact = (self.counter is not None and self.counter.supported
+        self.fast_exact = (self.counter is not None and self.counter.supported and not self.risk
                            and len(every) == len(self.tagging_checks))
 
     # ------------------------------------------------------------------ costs and evaluations
@@ -140,10 +151,11 @@ class LatticeSearch:
 
     def generalized(self, levels) -> np.ndarray:
         """(n, q) canonical nodes of the table generalized to ``levels``."""
-        nodes = self.problem.nodes
-        out = np.empty_like(nodes)
+        if "_columns" not in self.__dict__:  # each QI's node ids, contiguous (the matrix is row-major)
+            self._columns = [np.ascontiguousarray(self.problem.nodes[:, j]) for j in range(len(self.heights))]
+        out = np.empty(self.problem.nodes.shape, dtype=self.problem.nodes.dtype, order="F")  # columns contiguous
         for j, d in enumerate(self.problem.domains):
-            out[:, j] = d.generalize(nodes[:, j], int(levels[j]))
+            out[:, j] = d.generalize(self._columns[j], int(levels[j]))
         return out
 
     def violating_records(self, nodes: np.ndarray, checks=None) -> np.ndarray:
@@ -154,11 +166,15 @@ class LatticeSearch:
 
     def is_candidate(self, index: int) -> bool:
         """The monotone tag: at most ``budget`` records in classes breaking the tagging checks."""
-        if not self.tagging_checks:
+        if not self.tagging_checks and not self.monotone_risk:
             return True
         self.evaluated += 1
         if self.progress is not None:
             self.progress("searching the generalization lattice", self.evaluated, len(self.lattice))
+        if self.monotone_risk and not self._risk_holds(self.lattice[index]):
+            return False
+        if not self.tagging_checks:
+            return True
         if self.counter is not None and self.counter.supported:
             return self.counter.violating_records(self.lattice[index]) <= self.budget
         nodes = self.generalized(self.lattice[index])
@@ -175,7 +191,14 @@ class LatticeSearch:
             ctx = coded_context(self.problem.policy, self.problem.table, self.problem.domains, current)
             bad = class_violations(ctx)
             if not bad.any():
-                return True, current, suppressed
+                rows = self._risk_rows(ctx, current, suppressed) if self.risk else None
+                if rows is None:
+                    return True, current, suppressed
+                if rows is False:
+                    return False, current, suppressed
+                suppressed = suppressed | rows
+                current = np.where(suppressed[:, None], missing[None, :], nodes)
+                continue
             rows = bad[ctx.summary.class_of] & ~suppressed
             if not rows.any():  # only the class of suppressed records breaks Phi: the smallest other joins it
                 s = ctx.summary
@@ -190,6 +213,40 @@ class LatticeSearch:
                 return False, current, suppressed
             current = np.where(suppressed[:, None], missing[None, :], nodes)
         return False, current, suppressed  # pragma: no cover - the budget ends the loop first
+
+    def _risk_holds(self, levels) -> bool:
+        """The monotone risk targets on the classes of node ``levels`` (no suppression; the class of records
+        missing on every QI left out, as ARX leaves fully generalized records out)."""
+        nodes = self.generalized(levels)
+        key = pack([nodes[:, j] for j in range(nodes.shape[1])], self.risk_strides, len(nodes))
+        codes, uniques = pd.factorize(key)
+        sizes = np.bincount(codes, minlength=len(uniques))
+        missing_key = sum(d.missing * s for d, s in zip(self.problem.domains, self.risk_strides))
+        sizes = sizes[np.asarray(uniques) != missing_key]
+        return all(t.fulfilled(sizes) for t in self.monotone_risk)
+
+    def _risk_rows(self, ctx, current: np.ndarray, suppressed: np.ndarray):
+        """ARX's enforcement of the sample-based criteria on the classes of ``ctx``: None when they hold, False
+        when they cannot within the budget, else the records to suppress (the classes ARX suppresses: smallest
+        first, then least information loss, then first record). Suppressed and fully generalized records are
+        left out of the distribution, as ARX leaves them out."""
+        s = ctx.summary
+        missing = np.array([d.missing for d in self.problem.domains], dtype=np.int64)
+        reps = current[s.first_row]
+        retained = np.flatnonzero(~(reps == missing[None, :]).all(axis=1) & (s.sizes > 0))
+        per_record = np.zeros(len(reps))
+        for j, c in enumerate(self.costs.costs):
+            per_record += c[reps[:, j]]
+        order = retained[np.lexsort((s.first_row[retained], per_record[retained], s.sizes[retained]))]
+        ok, m = enforce(s.sizes.astype(np.int64), order, self.risk,
+                        self.budget - int(suppressed.sum()))
+        if not ok:
+            return False
+        if m == 0:
+            return None
+        hit = np.zeros(s.n_classes, dtype=bool)
+        hit[order[:m]] = True
+        return hit[s.class_of] & ~suppressed
 
     # ------------------------------------------------------------------ tagging
     def tag(self, prune: bool = True) -> np.ndarray:
@@ -249,7 +306,7 @@ class LatticeSearch:
         or once the bound reaches the best exact loss, so nodes whose bound is too high are never evaluated
         (Flash's pruning, Kohlmayer et al. 2012, with the bound as the traversal order). ``candidates`` then
         counts the nodes known to pass when the search stops. Without ``prune`` every node is tagged first."""
-        if prune and self.tagging_checks:
+        if prune and (self.tagging_checks or self.risk):
             return self._lazy_search()
         status = self.tag(prune)
         candidates = np.flatnonzero(status == 1)
@@ -320,7 +377,7 @@ class LatticeSearch:
                 break
             if self._classify(index, status) != 1:
                 continue
-            if self.budget == 0:  # every class-based error check is a tagging check: the candidate passes
+            if self.budget == 0 and not self.risk:  # every class-based error check is a tagging check: it passes
                 nodes = self.generalized(self.lattice[index])
                 return LatticeResult(tuple(int(x) for x in self.lattice[index]), nodes, np.zeros(n, dtype=bool),
                                      float(self.gen_cost[index]), True, size, self.evaluated,

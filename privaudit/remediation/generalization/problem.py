@@ -76,7 +76,7 @@ class GeneralizationProblem:
 
     def publish(self, nodes: np.ndarray) -> pd.DataFrame:
         """The input table with its QI columns replaced by the labels of ``nodes`` (missing -> NA)."""
-        out = self.table.copy()
+        out = self.table.copy(deep=False)  # columns are replaced, never written into
         for j, d in enumerate(self.domains):
             spec = self.policy.columns[d.column]
             column = self.table[d.column]

@@ -29,7 +29,9 @@ from pydantic import Field
 
 from privaudit.common.params import Params
 from privaudit.core.context import AuditContext
-from privaudit.remediation.generalization import (ClassModel, CostModel, GeneralizationProblem, LatticeSearch, all_metrics, gaa)
+from privaudit.remediation.generalization import ClassModel, CostModel, LatticeSearch, all_metrics, gaa
+from privaudit.remediation.generalization.builders import working_problem
+from privaudit.remediation.generalization.risk_targets import risk_targets
 from privaudit.core.hookspecs import hookimpl
 from privaudit.remediation.api import Remediation, Remediator, unsupported_checks
 
@@ -54,20 +56,37 @@ class GeneralizeOptions(Params):
     sensitive: str | None = Field(
         default=None, description="Sensitive column the GAA strategies S2-S7 read (default: the policy's "
         "l-diversity / t-closeness check's).")
+    build_hierarchies: bool = Field(
+        default=True, description="Build a hierarchy for each quasi-identifier the policy gives none (intervals, "
+        "dates, postcode masking, flat), as privaudit init does; off: such a QI is only kept or suppressed.")
+    write_hierarchies: bool = Field(
+        default=False, description="Write every built hierarchy beside the output (<out>.hierarchy-<column>.csv), "
+        "so that the release can be audited again with them.")
 
 
 def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
-    problem = GeneralizationProblem.from_context(ctx)
+    problem, built = working_problem(ctx, options.build_hierarchies)
     costs = CostModel(problem.domains, options.metric, options.weighting, options.m, options.beta)
     n = problem.n_records
     notes: list[str] = []
-    unsupported = unsupported_checks(ctx)
+    targets, _ = risk_targets(ctx.policy, n)
+    steered = {t.check_id for t in targets} if options.algorithm == "lattice" else set()
+    unsupported = [c for c in unsupported_checks(ctx) if c not in steered]
     if unsupported:
-        notes.append("generalization cannot steer checks without per-class violations: " + ", ".join(unsupported))
+        notes.append("generalization cannot steer checks without per-class violations"
+                     + (" (the lattice search steers ARX's risk-based models: reidentification_risk, uniqueness and "
+                        "k_map without a population table)" if options.algorithm == "lattice" else
+                        " (algorithm=lattice steers the risk-based ones)") + ": " + ", ".join(unsupported))
     implicit = [d.column for d in problem.domains if d.implicit]
     if implicit:
         notes.append("quasi-identifiers without a hierarchy can only be kept or suppressed: " + ", ".join(implicit))
     changes: dict = {"algorithm": options.algorithm, "metric": options.metric, "columns": problem.columns}
+    if built.hierarchies:
+        changes["built_hierarchies"] = built.report
+        notes.append("hierarchies built for " + ", ".join(f"{c} ({built.notes[c]})" for c in built.hierarchies)
+                     + "; the output holds their labels, so audit it with these columns typed nominal and the "
+                     "hierarchies " + ("written beside it" if options.write_hierarchies else
+                                      "that --option write_hierarchies=true writes beside it"))
     if costs.weighting is not None:
         changes["weights"] = {"weighting": costs.weighting,
                               **{d.column: float(w) for d, w in zip(problem.domains, costs.weights)}}
@@ -76,7 +95,7 @@ def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
             notes.append("max_suppression applies to algorithm=lattice only; GAA does not suppress records")
         if ctx.policy.data.missing_qi == "wildcard":
             notes.append("GAA takes a class's size as its f_k (missing_qi: wildcard can only make f_k larger)")
-        model = ClassModel(ctx.policy, ctx.table, ctx.summary)
+        model = ClassModel(problem.policy, problem.table, ctx.summary)
         result = gaa(problem, costs, model, options.strategy, options.sensitive, ctx.progress)
         nodes = result.nodes
         suppressed = np.zeros(n, dtype=bool)
@@ -95,6 +114,7 @@ def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
             "heights": {d.column: d.height for d in problem.domains},
             "lattice_nodes": result.lattice_size, "nodes_evaluated": result.evaluated,
             "nodes_passing": result.candidates, "suppression_budget": budget,
+            **({"risk_targets": {t.check_id: t.model for t in targets}} if targets else {}),
         })
     changes["records_suppressed"] = int(suppressed.sum())
     changes["records_changed"] = int((nodes != problem.nodes).any(axis=1).sum()) if n else 0
@@ -102,7 +122,10 @@ def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
     loss = {"metric": options.metric, "alteration": loss["alteration_pct"][options.metric], **loss,
             "records_suppressed": int(suppressed.sum()),
             "share_suppressed": float(suppressed.mean()) if n else 0.0}
-    return Remediation(problem.publish(nodes), changes, loss, notes=notes)
+    artefacts = ({"." + built.report[c]["file"]: text.encode("utf-8") for c, text in built.csv.items()}
+                 if options.write_hierarchies else {})
+    return Remediation(problem.publish(nodes), changes, loss, artefacts=artefacts, notes=notes,
+                       column_overrides=built.overrides)
 
 
 REMEDIATOR = Remediator(
