@@ -76,7 +76,8 @@ def test_the_action_fails_the_job_on_warnings_when_asked(tmp_path, privaudit_com
 
 @pytest.mark.slow
 def test_the_action_compares_with_a_baseline(tmp_path, privaudit_command):
-    """With a baseline the job fails on a regression only, and the comparison joins the step summary."""
+    """With a baseline the job passes when the audit passes and nothing regressed, and the comparison joins the
+    step summary."""
     from privaudit.testing import run_cli
 
     (tmp_path / "policy.yaml").write_text("version: 1\nname: small\ncolumns:\n  age: {role: quasi_identifier}\n"

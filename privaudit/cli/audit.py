@@ -115,4 +115,5 @@ def run(args) -> int:
     code = finish(result, args)
     if comparison is None or code == 2:
         return code
-    return comparison["exit_code"]  # with a baseline, a regression fails the run, not a known failure
+    # a gate never passes a failing release: the audit's verdict stands, and a regression fails the run too
+    return max(code, comparison["exit_code"])
