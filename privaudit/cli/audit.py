@@ -62,7 +62,8 @@ def run(args) -> int:
     bar = progress_bar(args)
     try:
         result = run_audit(args.released, args.policy, original=args.original, control=args.control,
-                           allow_outside_paths=args.allow_outside_paths, progress=bar, engine=args.engine, **options)
+                           allow_outside_paths=args.allow_outside_paths, progress=bar, engine=args.engine,
+                           check_timeout=args.check_timeout, **options)
     finally:
         bar.close()
     rendered = render_reports(result, args)

@@ -8,6 +8,7 @@ the only difference is where they are listed: :data:`DEFAULT_PLUGINS` below, ins
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -106,7 +107,13 @@ def _origin_of(pm: pluggy.PluginManager, plugin: Any) -> PluginInfo:
     for plug, dist in pm.list_plugin_distinfo():
         if plug is plugin:
             return PluginInfo(pm.get_name(plugin) or "?", dist.metadata["name"], dist.version)
-    return PluginInfo(pm.get_name(plugin) or repr(plugin), "privaudit", __version__)
+    name = pm.get_name(plugin) or repr(plugin)
+    if name in DEFAULT_PLUGINS:
+        return PluginInfo(name, "privaudit", __version__)
+    # registered in process (privaudit.testing.registry_with), not installed: named by its module
+    module = plugin.__name__ if isinstance(plugin, type(importlib)) else type(plugin).__module__
+    top = sys.modules.get(module.split(".")[0])
+    return PluginInfo(name, module, str(getattr(plugin, "__version__", getattr(top, "__version__", "(not installed)"))))
 
 
 def build_registry(pm: pluggy.PluginManager) -> Registry:

@@ -105,6 +105,9 @@ class PolicyModel(StrictModel):
     checks: list[CheckSpec] = Field(default_factory=list)
     report: ReportOptions = Field(default_factory=ReportOptions)
     remediation: RemediationSpec | None = None
+    check_timeout: float | None = Field(
+        default=None, gt=0, le=1e6, allow_inf_nan=False, description="Seconds a check may run; one that runs longer ends as an error "
+        "(--check-timeout overrides it). None: no limit.")
     release: Literal["microdata", "synthetic"] = Field(
         default="microdata", description="synthetic: a table generated from a training table; without any of "
         "the synthetic-release checks listed, they are added with their default thresholds (SYNTHETIC_DEFAULTS).")
