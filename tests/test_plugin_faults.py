@@ -79,6 +79,7 @@ RAISING = {
     "raise": "raised LookupError: the plugin lost its key",
     "interrupt": "raised KeyboardInterrupt",
     "memory": "ran out of memory (MemoryError)",
+    "allocate": "ran out of memory (MemoryError)",
     "nan": "returned NaN as its value",
     "string": "returned a value of type str (a number is expected)",
     "bool_value": "returned a value of type bool (a number is expected)",

@@ -10,7 +10,7 @@ The bytes go to an unnamed file in the target's folder (Linux ``O_TMPFILE``): if
 mid-write, nothing named is left behind. Only a complete file is linked under a temporary name and
 renamed over the target. Where ``O_TMPFILE`` is not available, a named temporary file is used and
 removed on any error. A temporary name says it is privaudit's and which process made it
-(``.<name>.<pid>[.<random>].privaudit.tmp``): a process killed between naming its file and the rename
+(``.<name>.<pid>.<random>.privaudit.tmp``): a process killed between naming its file and the rename
 leaves one behind, and the next write into that folder removes it (:func:`sweep_stale`) unless that
 process still runs. Two runs writing one output at once each rename a whole file of their own, so the
 output is whole, from one of them.
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import stat
 import sys
 import tempfile
@@ -57,8 +58,8 @@ class Staged:
         """Rename the finished file over the target; a failure is one line naming the output."""
         tmp = self._name
         if self._fd is not None:
-            tmp = self.target.parent / f".{self.target.name}.{os.getpid()}{TEMPORARY}"
-            try:
+            tmp = self.target.parent / f".{self.target.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMPORARY}"
+            try:  # a name of its own: two writers of one output in one process (threads) never collide
                 linked = _link_unnamed(self._fd, tmp)
             finally:
                 os.close(self._fd)

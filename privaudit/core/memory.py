@@ -23,6 +23,8 @@ from privaudit.core.errors import DataError, PrivauditError
 
 #: in-memory size of a loaded, coded table per byte of its file (measured: an 8.2 MB CSV peaks 42 MB)
 EXPANSION = 6.0
+#: the smallest --max-memory accepted: the address space the libraries take once imported (about 370 MiB)
+FLOOR = 512 * 2 ** 20
 _UNITS = {"": 1, "K": 2 ** 10, "M": 2 ** 20, "G": 2 ** 30, "T": 2 ** 40}
 _current = ["starting"]
 
@@ -61,9 +63,9 @@ def apply_max_memory(text: str) -> None:
     size = parse_size(text)
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     used = _in_use()
-    if used is not None and size <= used:
-        raise PrivauditError(f"--max-memory {text}: privaudit itself already takes {used / 2 ** 20:,.0f} MiB of "
-                             "address space; give a larger size")
+    if size < FLOOR or (used is not None and size <= used):
+        raise PrivauditError(f"--max-memory {text}: privaudit needs at least {FLOOR // 2 ** 20} MiB of address "
+                             "space for itself (Python, numpy, pandas, Arrow); give a larger size")
     if hard != resource.RLIM_INFINITY and size > hard:
         size = hard
     resource.setrlimit(resource.RLIMIT_AS, (size, hard))

@@ -21,7 +21,7 @@ from privaudit import Assessor, Measurement, Params, Remediation, Remediator, ho
 
 __version__ = "6.6.6"
 
-How = Literal["exit0", "exit1", "raise", "interrupt", "memory", "hang", "busy", "nan", "string", "bool_value",
+How = Literal["exit0", "exit1", "raise", "interrupt", "memory", "allocate", "hang", "busy", "nan", "string", "bool_value",
               "truthy_verdict", "not_a_measurement", "details", "not_json", "inf", "write_sizes",
               "write_counts", "write_table", "replace_column", "print", "print_fd", "pass"]
 
@@ -57,7 +57,10 @@ def run(ctx, params):
         raise KeyboardInterrupt
     if how == "memory":
         raise MemoryError
+    if how == "allocate":  # a real MemoryError: 128 GiB
+        np.ones(2 ** 34)
     if how == "hang":
+        print("hanging", file=sys.stderr, flush=True)
         time.sleep(3600)
     if how == "busy":
         while True:
