@@ -202,3 +202,41 @@ def test_a_misbehaving_remediator_leaves_no_output_and_names_itself(tmp_path, in
     assert len(lines) == 1 and f"remediation 'misremediate' of {LABEL}" in lines[0] and phrase in lines[0], lines
     assert not out.exists() and not report.exists() and data.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "policy.yaml", "site"]
+
+
+BROKEN = {
+    "exits_on_import": ("import sys\nsys.exit(0)\n",
+                        "called sys.exit(0) while loading (fix or uninstall that package)"),
+    "hook_raises": ("from privaudit import hookimpl\n\n@hookimpl\ndef privaudit_assessors():\n"
+                    "    raise RuntimeError('no list today')\n",
+                    "the privaudit_assessors hook of plugin 'hook_raises' of privaudit-broken-hook-raises 0.9 raised "
+                    "RuntimeError: no list today"),
+    "lists_garbage": ("from privaudit import hookimpl\n\n@hookimpl\ndef privaudit_assessors():\n"
+                      "    print('garbage')\n    return ['k_anonymity']\n",
+                      "listed str, not an Assessor (fix or uninstall that package)"),
+}
+
+
+@pytest.mark.parametrize("name", BROKEN)
+def test_a_plugin_that_fails_while_loading_is_one_line_never_exit_0(tmp_path, monkeypatch, name):
+    """Installed through its entry point; the audit refuses to run at all (exit 2), naming the package."""
+    from privaudit.core.plugins import get_registry
+
+    source, phrase = BROKEN[name]
+    module = f"privaudit_broken_{name}"
+    (tmp_path / f"{module}.py").write_text(source)
+    info = tmp_path / f"{module}-0.9.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module.replace('_', '-')}\nVersion: 0.9\n")
+    (info / "entry_points.txt").write_text(f"[privaudit]\n{name} = {module}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    data, policy = workspace(tmp_path, [], [{"id": "k", "assessor": "k_anonymity", "k": 2}])
+    get_registry.cache_clear()
+    try:
+        result = run_cli("audit", data, "--policy", policy, "--json", "-", "--quiet")
+    finally:
+        get_registry.cache_clear()
+        sys.modules.pop(module, None)
+    assert result.code == 2 and result.stdout == "", (result.stdout, result.stderr)
+    lines = [ln for ln in result.stderr.splitlines() if ln != "garbage"]  # what it printed went to stderr
+    assert len(lines) == 1 and phrase in lines[0] and module.replace("_", "-") in lines[0], result.stderr

@@ -84,7 +84,18 @@ def threading_main() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
+def _escape_unencodable() -> None:
+    """Text the terminal's encoding cannot show (``PYTHONIOENCODING=ascii``, ``LANG=C`` on old systems) is
+    printed as backslash escapes, not an internal error; reports written to ``-`` are bytes, unaffected."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):  # a stream redirected in process (StringIO)
+            pass
+
+
 def _main(argv: Sequence[str] | None, memory) -> int:
+    _escape_unencodable()
     try:
         args = _parser().parse_args(argv)
     except KeyboardInterrupt as exc:  # Ctrl-C while the command starts

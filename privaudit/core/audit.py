@@ -27,7 +27,7 @@ from privaudit.core.concurrency import WORKERS as CHECK_WORKERS
 from privaudit.core.concurrency import ordered_map
 from privaudit.core.context import AuditContext
 from privaudit.core.data import Table, load_input
-from privaudit.core.errors import DataError
+from privaudit.core.errors import DataError, PrivauditError
 from privaudit.core.plugins import Registry, get_registry
 from privaudit.core.policy import Check, Policy, load_policy, policy_from_dict
 
@@ -83,10 +83,26 @@ class AuditResult:
         return 1 if self.failed else 0
 
 
+#: the last second of year 9999, the largest ``SOURCE_DATE_EPOCH`` an ISO 8601 date holds
+LAST_EPOCH = 253_402_300_799
+
+
+def source_date_epoch() -> int | None:
+    """``SOURCE_DATE_EPOCH`` (reproducible-builds.org: whole seconds since 1970-01-01 UTC), None when unset
+    or empty; a malformed or out-of-range value is one line (the specification asks tools to fail on it)."""
+    text = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not text:
+        return None
+    if not (text.isascii() and text.isdigit()) or int(text) > LAST_EPOCH:
+        raise PrivauditError(f"SOURCE_DATE_EPOCH={text[:40]!r}: expected whole seconds since 1970-01-01 UTC, "
+                             f"from 0 to {LAST_EPOCH} (year 9999)")
+    return int(text)
+
+
 def generated_at() -> str:
     """ISO 8601 UTC time of the audit; ``SOURCE_DATE_EPOCH`` makes it reproducible."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    moment = datetime.fromtimestamp(int(epoch), tz=timezone.utc) if epoch and epoch.isdigit() else datetime.now(timezone.utc)
+    epoch = source_date_epoch()
+    moment = datetime.fromtimestamp(epoch, tz=timezone.utc) if epoch is not None else datetime.now(timezone.utc)
     return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
@@ -265,6 +281,7 @@ def run_audit(
     longer as ``error``. ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
     from privaudit.engines import get_engine
 
+    source_date_epoch()  # a malformed SOURCE_DATE_EPOCH is refused before any work
     registry = registry or get_registry()
     policy = open_policy(policy, registry, allow_outside_paths)
     checks = checks_to_run(policy, registry)

@@ -74,9 +74,14 @@ def make_manager(load_entry_points: bool = True, extra_plugins: tuple[Any, ...] 
     for module_name in DEFAULT_PLUGINS:
         pm.register(importlib.import_module(module_name), name=module_name)
     if load_entry_points:
-        try:
-            pm.load_setuptools_entrypoints("privaudit")
-        except Exception as exc:  # a broken third-party plugin must not take the tool down silently
+        from privaudit.core.guard import interrupted, stdout_to_stderr
+
+        try:  # what a plugin prints while it loads goes to stderr; sys.exit() in it is a failure, not exit 0
+            with stdout_to_stderr():
+                pm.load_setuptools_entrypoints("privaudit")
+        except BaseException as exc:  # a broken third-party plugin must not take the tool down silently
+            if isinstance(exc, KeyboardInterrupt) and interrupted():
+                raise
             raise PrivauditError(_broken_entry_point(exc)) from None
     for plugin in extra_plugins:
         if not pm.is_registered(plugin):
@@ -96,8 +101,10 @@ def _broken_entry_point(exc: Exception) -> str:
                 continue
             try:
                 ep.load()
-            except Exception as failed:
+            except BaseException as failed:  # noqa: BLE001 - SystemExit at import included
                 why = str(failed).splitlines()[0] if str(failed) else type(failed).__name__
+                if isinstance(failed, SystemExit):
+                    why = f"called sys.exit({failed.code!r}) while loading"
                 return (f"plugin {ep.name!r} ({ep.value}) of the installed package {dist.metadata['name']} "
                         f"{dist.version} failed to load: {why} (fix or uninstall that package)")
     return f"a plugin in the 'privaudit' entry-point group failed to load: {first}"
@@ -124,8 +131,8 @@ def build_registry(pm: pluggy.PluginManager) -> Registry:
         ("remediator", pm.hook.privaudit_remediators, registry.remediators),
     ):
         for impl in hook.get_hookimpls():
-            items = impl.function() or []
             origin = _origin_of(pm, impl.plugin)
+            items = _listed(impl, origin, kind)
             for item in items:
                 key = f"{kind}:{item.name}"
                 if item.name in table:
@@ -137,6 +144,31 @@ def build_registry(pm: pluggy.PluginManager) -> Registry:
                 table[item.name] = item
                 registry.origin[key] = origin
     return registry
+
+
+def _listed(impl: Any, origin: PluginInfo, kind: str) -> list:
+    """What one plugin's hook lists, or one line naming the plugin when the hook fails or lists something
+    that is not an assessor (remediator) record."""
+    from privaudit.assessors.api import Assessor
+    from privaudit.core.guard import PluginFailure, call_plugin, stdout_to_stderr
+    from privaudit.remediation.api import Remediator
+
+    what = f"the privaudit_{kind}s hook of plugin {origin.name!r}"
+    try:
+        with stdout_to_stderr():
+            items = call_plugin(impl.function, what, origin) or []
+    except PluginFailure as exc:
+        raise PrivauditError(f"{exc} (fix or uninstall that package)") from None
+    expected = Assessor if kind == "assessor" else Remediator
+    try:
+        items = list(items)
+    except TypeError:
+        items = [items]
+    for item in items:
+        if not isinstance(item, expected) or not isinstance(getattr(item, "name", None), str):
+            raise PrivauditError(f"{what} of {origin.package} {origin.version} listed {type(item).__name__}, not "
+                                 f"an {expected.__name__} (fix or uninstall that package)")
+    return items
 
 
 @lru_cache(maxsize=1)
