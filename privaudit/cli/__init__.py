@@ -65,13 +65,13 @@ def _stopped(exc: KeyboardInterrupt) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     import signal
 
-    from privaudit.core import guard, memory
-
     previous = signal.getsignal(signal.SIGTERM)
-    guard.terminate_like_interrupt()  # SIGTERM behaves as Ctrl-C does: no partial output
     try:
+        from privaudit.core import guard, memory  # light: no numpy or pandas yet
+
+        guard.terminate_like_interrupt()  # SIGTERM behaves as Ctrl-C does: no partial output
         return _main(argv, memory)
-    except KeyboardInterrupt as exc:  # a signal arriving while an error is being reported
+    except KeyboardInterrupt as exc:  # while the command starts, or while an error is being reported
         return _stopped(exc)
     finally:
         if previous is not None and threading_main():

@@ -33,11 +33,10 @@ import sys
 import threading
 from typing import Any, Callable, Iterator
 
-import numpy as np
-
-from privaudit.core.context import AuditContext
 from privaudit.core.errors import PrivauditError
-from privaudit.core.readonly import freeze_frame
+
+# numpy, pandas and the audit context are imported where they are used: the command line imports this
+# module before anything else (a Ctrl-C while the command starts must be answered by the command)
 
 
 class PluginFailure(Exception):
@@ -191,6 +190,8 @@ def _stop(worker: threading.Thread) -> None:
 
 def _finite_or_infinite(value: Any) -> str | None:
     """Why ``value`` is not a figure a check may report, or None: a real number (inf allowed, NaN not)."""
+    import numpy as np
+
     if value is None:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
@@ -205,6 +206,8 @@ def measurement_problem(m: Any, assessor: Any) -> str | None:
     contract: a ``Measurement``; ``passed`` a boolean; ``value`` a number (infinity allowed) or None;
     ``message`` text; ``details`` a JSON object (numpy scalars and arrays allowed), validated by the
     assessor's ``details`` model when it declares one."""
+    import numpy as np
+
     from privaudit.assessors.api import Measurement
     from privaudit.core.audit import _jsonable
 
@@ -237,20 +240,34 @@ def measurement_problem(m: Any, assessor: Any) -> str | None:
     return None
 
 
-class CheckView(AuditContext):
-    """A check's view of the shared context (:func:`check_view`): the summary is the shared one."""
-
-    @property
-    def summary(self):  # type: ignore[override]
-        return self.__dict__["_shared"].summary
+_views: list[type] = []
 
 
-def check_view(ctx: AuditContext) -> AuditContext:
+def _view_class() -> type:
+    """:class:`AuditContext` whose summary is the shared context's (made on first use: see the imports)."""
+    if not _views:
+        from privaudit.core.context import AuditContext
+
+        class CheckView(AuditContext):
+            """A check's view of the shared context (:func:`check_view`): the summary is the shared one."""
+
+            @property
+            def summary(self):  # type: ignore[override]
+                return self.__dict__["_shared"].summary
+
+        _views.append(CheckView)
+    return _views[0]
+
+
+def check_view(ctx: Any) -> Any:
     """The context one check reads: the shared one, with its own shallow copies of the tables whose
     buffers are read-only (a check that adds, drops or writes a column changes only its own copy, or gets
     an error). The class summary (built on first use, once) and the scenario cache stay shared."""
+    from privaudit.core.readonly import freeze_frame
+
     ctx.__dict__.setdefault("_scenarios", {})  # shared by the views (AuditContext.for_scenario)
-    view = CheckView.__new__(CheckView)
+    cls = _view_class()
+    view = cls.__new__(cls)
     view.__dict__.update(ctx.__dict__)
     view.__dict__.pop("summary", None)
     view.__dict__["_shared"] = ctx
