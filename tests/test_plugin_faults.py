@@ -240,3 +240,27 @@ def test_a_plugin_that_fails_while_loading_is_one_line_never_exit_0(tmp_path, mo
     assert result.code == 2 and result.stdout == "", (result.stdout, result.stderr)
     lines = [ln for ln in result.stderr.splitlines() if ln != "garbage"]  # what it printed went to stderr
     assert len(lines) == 1 and phrase in lines[0] and module.replace("_", "-") in lines[0], result.stderr
+
+
+def test_the_python_api_takes_a_time_limit_and_names_the_plugin(tmp_path, installed):
+    import privaudit
+
+    data, policy = workspace(tmp_path, ["busy", "exit0", "nan"], [{"id": "k", "assessor": "k_anonymity", "k": 2}])
+    report = privaudit.audit(data, policy, check_timeout=0.3)
+    assert not report.passed and report.exit_code == 2
+    checks = {c["id"]: c for c in report.to_dict()["checks"]}
+    assert {i: checks[i]["status"] for i in checks} == {"direct_identifiers": "pass", "busy": "error",
+                                                          "exit0": "error", "nan": "error", "k": "pass"}
+    assert all(LABEL in checks[i]["message"] for i in ("busy", "exit0", "nan"))
+
+
+def test_plugin_code_at_policy_load_and_in_its_report_section_cannot_exit_0(tmp_path, installed):
+    data, policy = workspace(tmp_path, [], [{"assessor": "exits_in_validation"}])
+    result = run_cli("audit", data, "--policy", policy, "--json", tmp_path / "r.json")
+    assert result.code == 2 and not (tmp_path / "r.json").exists()
+    assert result.stderr.strip() == (f"privaudit: error: {policy}: checks[0]: assessor 'exits_in_validation''s "
+                                     f"validate_policy of {LABEL} called sys.exit(0)")
+    data, policy = workspace(tmp_path, [], [{"assessor": "exits_in_section"}])
+    result = run_cli("audit", data, "--policy", policy, "--html", tmp_path / "r.html", "--quiet")
+    assert result.code == 0, result.stderr  # the check passed; its section falls back to the generic one
+    assert "The plugin&#39;s own section for this check failed: SystemExit" in (tmp_path / "r.html").read_text()

@@ -298,7 +298,13 @@ class Policy:
             checks.append(Check(check_id, assessor, spec.severity, params, scenario))
             validate = getattr(assessor, "validate_policy", None)
             if validate is not None:
-                problem = validate(params, self)
+                from privaudit.core.guard import PluginFailure, call_plugin
+
+                try:  # plugin code: raising, or sys.exit(), is one line naming the plugin, never exit 0
+                    problem = call_plugin(lambda: validate(params, self), f"assessor {assessor.name!r}'s "
+                                          "validate_policy", registry.origin.get(f"assessor:{assessor.name}"))
+                except PluginFailure as exc:
+                    raise PolicyError(f"{self.path}: checks[{index}]: {exc}") from None
                 if problem:
                     raise PolicyError(f"{self.path}: checks[{index}]: {problem}")
         return checks
