@@ -163,18 +163,21 @@ def big_release(folder: Path, megabytes: int) -> Path:
 @pytest.mark.slow
 def test_memory_limits_give_one_line_naming_the_step(tmp_path):
     data, policy = workspace(tmp_path, [], K)
-    big = big_release(tmp_path, 64)
+    big = big_release(tmp_path, 128)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     audit = f"{sys.executable} -m privaudit audit {big} --policy {policy} --quiet"
-    for command in (f"ulimit -v {600 * 1024}; exec {audit}", f"exec {audit} --max-memory 600M"):
-        proc = subprocess.run(["bash", "-c", command], env=env, capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 2, proc.stderr
-        one_line(proc.stderr, f"{big}: about 384 MiB once loaded in memory", "the memory limit leaves",
-                 "--engine chunked or --engine duckdb")
+    try:
+        for command in (f"ulimit -v {600 * 1024}; exec {audit}", f"exec {audit} --max-memory 1G"):
+            proc = subprocess.run(["bash", "-c", command], env=env, capture_output=True, text=True, timeout=120)
+            assert proc.returncode == 2, proc.stderr
+            one_line(proc.stderr, f"{big}: about 768 MiB once loaded in memory", "the memory limit leaves",
+                     "--engine chunked or --engine duckdb")
+    finally:
+        big.unlink()
     proc = subprocess.run([sys.executable, "-m", "privaudit", "audit", str(data), "--policy", str(policy),
-                           "--max-memory", "64M"], env=env, capture_output=True, text=True, timeout=120)
+                           "--max-memory", "512M"], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
-    one_line(proc.stderr, "--max-memory 64M: privaudit needs at least 512 MiB")
+    one_line(proc.stderr, "--max-memory 512M: privaudit needs at least 1024 MiB")
 
 
 def test_a_check_that_runs_out_of_memory_is_an_error_naming_it(tmp_path, monkeypatch):

@@ -23,10 +23,11 @@ from privaudit.core.errors import DataError, PrivauditError
 
 #: in-memory size of a loaded, coded table per byte of its file (measured: an 8.2 MB CSV peaks 42 MB)
 EXPANSION = 6.0
-#: the smallest --max-memory accepted: the address space the libraries take once imported (about 370 MiB)
-FLOOR = 512 * 2 ** 20
+#: the smallest --max-memory accepted: the libraries take about 370 MiB of address space once imported and
+#: their threads more (an audit of the adult extract needs about 900 MiB; at 512 MiB Arrow aborted the process)
+FLOOR = 1 << 30
 _UNITS = {"": 1, "K": 2 ** 10, "M": 2 ** 20, "G": 2 ** 30, "T": 2 ** 40}
-_current = ["starting"]
+_current = ["starting (loading the libraries privaudit uses)"]
 
 
 def parse_size(text: str, flag: str = "--max-memory") -> int:
@@ -68,6 +69,8 @@ def apply_max_memory(text: str) -> None:
                              "space for itself (Python, numpy, pandas, Arrow); give a larger size")
     if hard != resource.RLIM_INFINITY and size > hard:
         size = hard
+    if size >= 2 ** 62:  # more than any machine has: no limit (setrlimit takes a C long)
+        return
     resource.setrlimit(resource.RLIMIT_AS, (size, hard))
 
 
