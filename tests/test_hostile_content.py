@@ -13,11 +13,11 @@ import time
 import pandas as pd
 import pytest
 
-from conftest import ROOT
 from privaudit.discovery.headers import HEADER_KINDS, header_kinds
 from privaudit.discovery.recognizers import RECOGNIZERS
 from privaudit.discovery.scan import mask, scan_column
 from privaudit.testing import run_cli
+from test_plugin_faults import pythonpath
 
 #: values of 100 kB built to make a backtracking matcher try every split: long runs of what a pattern's
 #: repeated parts accept, ending in a character that makes the match fail
@@ -129,7 +129,7 @@ def test_an_ascii_terminal_with_non_ascii_names(tmp_path):
     (tmp_path / "policy.yaml").write_text("version: 1\nname: ünï\ncolumns:\n  café: {role: quasi_identifier}\n"
                                           "  disease: {role: sensitive}\nchecks:\n  - {id: kü, assessor: k_anonymity, "
                                           "k: 2}\n", encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "ascii", "LC_ALL": "C"}
+    env = {**os.environ, "PYTHONPATH": pythonpath(), "PYTHONIOENCODING": "ascii", "LC_ALL": "C"}
     proc = subprocess.run([sys.executable, "-m", "privaudit", "audit", "data.csv", "--policy", "policy.yaml",
                            "--markdown", "summary.md"], cwd=tmp_path, env=env, capture_output=True)
     assert proc.returncode == 1, proc.stderr

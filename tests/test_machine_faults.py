@@ -17,10 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
 from privaudit.core.atomic import TEMPORARY, write_output
 from privaudit.testing import run_cli
-from test_plugin_faults import install, workspace
+from test_plugin_faults import install, pythonpath, workspace
 
 K = [{"id": "k", "assessor": "k_anonymity", "k": 2}]
 
@@ -109,7 +108,7 @@ def test_killed_at_random_moments_no_partial_output_and_no_stale_temporary(tmp_p
     out.mkdir()
     command = [sys.executable, "-m", "privaudit", "audit", str(data), "--policy", str(policy), "--json",
                str(out / "r.json"), "--html", str(out / "r.html"), "--quiet"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": pythonpath()}
     started = time.monotonic()
     assert subprocess.run(command, env=env, capture_output=True).returncode == 0
     full = time.monotonic() - started
@@ -140,7 +139,7 @@ def test_sigterm_is_handled_as_ctrl_c(tmp_path):
     site = install(tmp_path)
     data, policy = workspace(tmp_path, ["hang"], K)
     out = tmp_path / "r.json"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
+    env = {**os.environ, "PYTHONPATH": pythonpath(site)}
     proc = subprocess.Popen([sys.executable, "-m", "privaudit", "audit", str(data), "--policy", str(policy),
                              "--json", str(out), "--quiet"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -164,7 +163,7 @@ def big_release(folder: Path, megabytes: int) -> Path:
 def test_memory_limits_give_one_line_naming_the_step(tmp_path):
     data, policy = workspace(tmp_path, [], K)
     big = big_release(tmp_path, 128)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": pythonpath()}
     audit = f"{sys.executable} -m privaudit audit {big} --policy {policy} --quiet"
     try:
         for command in (f"ulimit -v {600 * 1024}; exec {audit}", f"exec {audit} --max-memory 1G"):
@@ -235,7 +234,7 @@ def test_two_runs_writing_one_report_at_once(tmp_path):
         folder.mkdir()
         runs.append(workspace(folder, [], K))
     target = tmp_path / "r.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": pythonpath()}
     procs = [subprocess.Popen([sys.executable, "-m", "privaudit", "audit", str(d), "--policy", str(p), "--json",
                                str(target), "--quiet"], env=env) for d, p in runs]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]

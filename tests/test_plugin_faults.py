@@ -54,8 +54,13 @@ def workspace(folder: Path, hows: list[str], extra: list[dict] | None = None) ->
     return folder / "data.csv", folder / "policy.yaml"
 
 
+def pythonpath(*first: Path) -> str:
+    """A subprocess's PYTHONPATH: ``first``, this tree, then what this process was given."""
+    return os.pathsep.join([*map(str, first), str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+
+
 def privaudit(site: Path, *args, timeout: float = 120) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
+    env = {**os.environ, "PYTHONPATH": pythonpath(site)}
     return subprocess.run([sys.executable, "-m", "privaudit", *map(str, args)], capture_output=True, text=True,
                           env=env, timeout=timeout)
 
