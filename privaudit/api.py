@@ -126,8 +126,11 @@ def _engine_for(data: Any, engine: str | None, options: dict[str, Any]) -> tuple
 
 
 def audit(data: Any, policy: Any, original: Any = None, control: Any = None, engine: str | None = None,
-          progress: Any = None, previous: Any = None, **engine_options: Any) -> AuditReport:
-    """Audit ``data`` against ``policy`` (see the module's docstring). ``engine``: ``None`` (default) is
+          progress: Any = None, previous: Any = None, check_timeout: float | None = None,
+          **engine_options: Any) -> AuditReport:
+    """Audit ``data`` against ``policy`` (see the module's docstring). ``check_timeout``: seconds a check may
+    run (default: the policy's ``check_timeout``, else no limit); one that runs longer is an error, as is
+    any check whose plugin raises or returns what the API does not allow (``docs/faults.md``). ``engine``: ``None`` (default) is
     ``in-process``, or ``duckdb`` for a DuckDB connection (as ``data`` or ``connection=``) and ``spark`` for a
     Spark DataFrame (or ``spark=``); ``engine_options`` are the engine's (``docs/locations.md``).
     ``progress``: ``None`` draws tqdm bars in a notebook (``privaudit[notebook]``), nothing elsewhere;
@@ -143,7 +146,8 @@ def audit(data: Any, policy: Any, original: Any = None, control: Any = None, eng
         if previous is not None and not isinstance(previous, (list, tuple)):
             previous = [previous]
         return AuditReport(run_audit(data, policy, original=original, control=control, engine=engine,
-                                     progress=bar, previous=previous or None, **engine_options))
+                                     progress=bar, previous=previous or None, check_timeout=check_timeout,
+                                     **engine_options))
     finally:
         if bar is not None and hasattr(bar, "close"):
             bar.close()

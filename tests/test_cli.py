@@ -91,7 +91,8 @@ def test_assessor_that_raises_is_reported_as_error_and_audit_goes_on():
                                  "checks": [{"assessor": "boom"}, {"assessor": "k_anonymity", "k": 2}]},
                          registry=registry_with(BoomPlugin()))
     boom = check_result(result, "boom")
-    assert boom["status"] == "error" and boom["message"] == "RuntimeError: the fuse blew"
+    assert boom["status"] == "error" and boom["message"] == ("assessor 'boom' of test_cli (not installed) raised "
+                                                              "RuntimeError: the fuse blew")
     assert check_result(result, "k_anonymity")["status"] == "pass"
     assert result.exit_code == 2
 

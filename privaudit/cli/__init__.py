@@ -54,13 +54,56 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stopped(exc: KeyboardInterrupt) -> int:
+    """Ctrl-C (exit 130) or SIGTERM (exit 143): staged outputs were dropped on the way out."""
+    from privaudit.core.guard import Terminated
+
+    terminated = isinstance(exc, Terminated)
+    print(f"privaudit: {'terminated' if terminated else 'interrupted'}; no output was written", file=sys.stderr)
+    return 143 if terminated else 130
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import signal
+
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        from privaudit.core import guard, memory  # light: no numpy or pandas yet
+
+        guard.terminate_like_interrupt()  # SIGTERM behaves as Ctrl-C does: no partial output
+        return _main(argv, memory)
+    except KeyboardInterrupt as exc:  # while the command starts, or while an error is being reported
+        return _stopped(exc)
+    finally:
+        if previous is not None and threading_main():
+            signal.signal(signal.SIGTERM, previous)
+
+
+def threading_main() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _escape_unencodable() -> None:
+    """Text the terminal's encoding cannot show (``PYTHONIOENCODING=ascii``, ``LANG=C`` on old systems) is
+    printed as backslash escapes, not an internal error; reports written to ``-`` are bytes, unaffected."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):  # a stream redirected in process (StringIO)
+            pass
+
+
+def _main(argv: Sequence[str] | None, memory) -> int:
+    _escape_unencodable()
     try:
         args = _parser().parse_args(argv)
-    except KeyboardInterrupt:  # Ctrl-C while the command starts
-        print("privaudit: interrupted; no output was written", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C while the command starts
+        return _stopped(exc)
     try:
+        if getattr(args, "max_memory", None):
+            memory.apply_max_memory(args.max_memory)
         return importlib.import_module(f"{__name__}.{COMMANDS[args.command]}").run(args)
     except PrivauditError as exc:
         print(f"privaudit: error: {printable(exc)}", file=sys.stderr)
@@ -68,10 +111,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into a command that stopped reading (head): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except KeyboardInterrupt:
-        print("privaudit: interrupted; no output was written", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        return _stopped(exc)
+    except MemoryError:  # under --max-memory or ulimit -v: one line naming the step, never a traceback
+        print(f"privaudit: error: {printable(memory.out_of_memory_message())}", file=sys.stderr)
+        return 2
     except Exception as exc:  # never a traceback for users; --debug shows it
+        if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc) and not args.debug:
+            # no address space left for a thread's stack: memory ran out too
+            print(f"privaudit: error: {printable(memory.out_of_memory_message())}", file=sys.stderr)
+            return 2
         if args.debug:
             raise
         first = first_line(exc)

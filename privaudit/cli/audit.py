@@ -86,7 +86,7 @@ def run(args) -> int:
     try:
         result = run_audit(args.released, args.policy, original=args.original, control=args.control,
                            previous=args.previous or None, allow_outside_paths=args.allow_outside_paths,
-                           progress=bar, engine=args.engine, **options)
+                           progress=bar, engine=args.engine, check_timeout=args.check_timeout, **options)
     finally:
         bar.close()
     rendered = render_reports(result, args)

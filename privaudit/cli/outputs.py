@@ -26,6 +26,23 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors; no progress bar")
     parser.add_argument("--allow-outside-paths", action="store_true",
                         help="let the policy reference files outside its own folder")
+    parser.add_argument("--check-timeout", type=_seconds, metavar="SECONDS",
+                        help="end a check that runs longer as an error (default: the policy's check_timeout, "
+                        "else no limit)")
+    parser.add_argument("--max-memory", metavar="SIZE", help="the most memory (address space) privaudit may use, "
+                        "e.g. 4G: running out is one line naming the step, not a crash")
+
+
+def _seconds(text: str) -> float:
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0 or value > 1e6:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds between 0 and 1e6, got {text!r}")
+    return value
 
 
 def report_outputs(args) -> list[str]:
@@ -100,7 +117,16 @@ def policy_files(policy: str | Path | None) -> list[Path]:
 
 
 def render_reports(result, args) -> list[tuple[str, bytes | str]]:
-    """Every report the command line asked for, rendered (nothing written yet)."""
+    """Every report the command line asked for, rendered (nothing written yet); what plugin report code
+    prints goes to standard error (it must not corrupt ``--json -``)."""
+    from privaudit.core.guard import stdout_to_stderr
+    from privaudit.core.memory import step
+
+    with stdout_to_stderr(), step("rendering the reports"):
+        return _render_reports(result, args)
+
+
+def _render_reports(result, args) -> list[tuple[str, bytes | str]]:
     from privaudit.report.json_report import render_json
 
     rendered: list[tuple[str, bytes | str]] = []

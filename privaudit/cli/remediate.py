@@ -71,7 +71,7 @@ def run(args) -> int:
     try:
         outcome = remediate(args.released, args.policy, args.out, method=args.method,
                             options=parse_options(args.option), registry=registry, progress=bar,
-                            allow_outside_paths=args.allow_outside_paths)
+                            allow_outside_paths=args.allow_outside_paths, check_timeout=args.check_timeout)
     finally:
         bar.close()
     rendered = render_reports(outcome.after, args)

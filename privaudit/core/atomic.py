@@ -9,7 +9,11 @@ regular file), so the link stays a link. A regular (or new) file is written atom
 The bytes go to an unnamed file in the target's folder (Linux ``O_TMPFILE``): if the process is killed
 mid-write, nothing named is left behind. Only a complete file is linked under a temporary name and
 renamed over the target. Where ``O_TMPFILE`` is not available, a named temporary file is used and
-removed on any error.
+removed on any error. A temporary name says it is privaudit's and which process made it
+(``.<name>.<pid>.<random>.privaudit.tmp``): a process killed between naming its file and the rename
+leaves one behind, and the next write into that folder removes it (:func:`sweep_stale`) unless that
+process still runs. Two runs writing one output at once each rename a whole file of their own, so the
+output is whole, from one of them.
 
 Several outputs (a command's reports) are written in two steps: :func:`stage_output` writes each in full
 (streams and devices through, regular files beside their targets), then every :class:`Staged` file is
@@ -20,6 +24,8 @@ target, a symbolic link or the file it names, is left as it was (``cli/outputs.p
 from __future__ import annotations
 
 import os
+import re
+import secrets
 import stat
 import sys
 import tempfile
@@ -52,8 +58,8 @@ class Staged:
         """Rename the finished file over the target; a failure is one line naming the output."""
         tmp = self._name
         if self._fd is not None:
-            tmp = self.target.parent / f".{self.target.name}.{os.getpid()}.tmp"
-            try:
+            tmp = self.target.parent / f".{self.target.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMPORARY}"
+            try:  # a name of its own: two writers of one output in one process (threads) never collide
                 linked = _link_unnamed(self._fd, tmp)
             finally:
                 os.close(self._fd)
@@ -131,6 +137,7 @@ def _stage(path: Path, data: bytes, shown: str | Path) -> Staged:
         raise PrivauditError(f"{shown}: the output folder {str(folder)!r} does not exist")
     if path.is_dir():
         raise IsADirectoryError(21, "Is a directory", str(path))
+    sweep_stale(folder)
     if hasattr(os, "O_TMPFILE"):
         try:
             fd = os.open(folder, os.O_TMPFILE | os.O_WRONLY, 0o644)
@@ -143,7 +150,7 @@ def _stage(path: Path, data: bytes, shown: str | Path) -> Staged:
                 os.close(fd)
                 raise
             return Staged(shown, path, fd, None)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=TEMPORARY, dir=folder)
     try:
         _write_all(fd, data)
         os.close(fd)
@@ -155,6 +162,39 @@ def _stage(path: Path, data: bytes, shown: str | Path) -> Staged:
         Path(name).unlink(missing_ok=True)
         raise
     return Staged(shown, path, None, Path(name))
+
+
+TEMPORARY = ".privaudit.tmp"
+_STALE = re.compile(r"^\..+\.(\d+)(?:\.[^.]+)?" + re.escape(TEMPORARY) + "$")
+
+
+def sweep_stale(folder: Path) -> None:
+    """Remove the temporary files a killed privaudit process left in ``folder`` (named as the module
+    says, made by a process that no longer runs); errors are ignored (another run may remove them too)."""
+    try:
+        names = [e.name for e in os.scandir(folder) if e.name.endswith(TEMPORARY)]
+    except OSError:
+        return
+    for name in names:
+        match = _STALE.match(name)
+        if match is None or _alive(int(match.group(1))):
+            continue
+        try:
+            os.unlink(folder / name)
+        except OSError:
+            pass
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True
+    return True
 
 
 def _link_unnamed(fd: int, target: Path) -> bool:

@@ -22,11 +22,12 @@ from typing import Any, Callable
 import numpy as np
 import pandas as pd
 
+from privaudit.core import guard, memory
 from privaudit.core.concurrency import WORKERS as CHECK_WORKERS
 from privaudit.core.concurrency import ordered_map
 from privaudit.core.context import AuditContext
 from privaudit.core.data import Table, load_input
-from privaudit.core.errors import DataError, first_line
+from privaudit.core.errors import DataError, PrivauditError
 from privaudit.core.plugins import Registry, get_registry
 from privaudit.core.policy import Check, Policy, load_policy, policy_from_dict
 
@@ -89,10 +90,26 @@ class AuditResult:
         return 1 if self.failed else 0
 
 
+#: the last second of year 9999, the largest ``SOURCE_DATE_EPOCH`` an ISO 8601 date holds
+LAST_EPOCH = 253_402_300_799
+
+
+def source_date_epoch() -> int | None:
+    """``SOURCE_DATE_EPOCH`` (reproducible-builds.org: whole seconds since 1970-01-01 UTC), None when unset
+    or empty; a malformed or out-of-range value is one line (the specification asks tools to fail on it)."""
+    text = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not text:
+        return None
+    if not (text.isascii() and text.isdigit()) or int(text) > LAST_EPOCH:
+        raise PrivauditError(f"SOURCE_DATE_EPOCH={text[:40]!r}: expected whole seconds since 1970-01-01 UTC, "
+                             f"from 0 to {LAST_EPOCH} (year 9999)")
+    return int(text)
+
+
 def generated_at() -> str:
     """ISO 8601 UTC time of the audit; ``SOURCE_DATE_EPOCH`` makes it reproducible."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    moment = datetime.fromtimestamp(int(epoch), tz=timezone.utc) if epoch and epoch.isdigit() else datetime.now(timezone.utc)
+    epoch = source_date_epoch()
+    moment = datetime.fromtimestamp(epoch, tz=timezone.utc) if epoch is not None else datetime.now(timezone.utc)
     return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
@@ -142,46 +159,31 @@ def align_original(released: Table, original: Table, policy: Policy) -> pd.DataF
     return original.frame
 
 
-def run_check(ctx: AuditContext, check: Check) -> CheckResult:
+def run_check(ctx: AuditContext, check: Check, timeout: float | None = None, origin: Any = None) -> CheckResult:
+    """One check, guarded (:mod:`privaudit.core.guard`): whatever its assessor raises (``SystemExit``
+    included), a time limit it outlives, or a result it should not give (NaN, a value of the wrong type,
+    details its model rejects) makes the check ``error``, naming the plugin; it reads its own read-only
+    view of the tables."""
     params = check.params.model_dump(mode="json")
     started = time.perf_counter()
-    try:
-        m = check.assessor.run(ctx.for_scenario(check.quasi_identifiers), check.params)
-    except DataError:  # bad input a check reads itself (a population table, a household column): one line
-        raise
-    except Exception as exc:  # an assessor that raises must not stop the audit
-        return _errored(check, params, f"{type(exc).__name__}: {first_line(exc)}", started)
+    what = f"assessor {check.assessor.name!r}"
+    try:  # bad input a check reads itself (a population table, a household column) stays one line: DataError
+        view = guard.check_view(ctx)
+        m = guard.call_plugin(lambda: check.assessor.run(view.for_scenario(check.quasi_identifiers), check.params),
+                              what, origin, timeout)
+        problem = guard.measurement_problem(m, check.assessor)
+        if problem:
+            raise guard.PluginFailure(f"{what} of {guard.plugin_label(origin)} {problem}")
+    except guard.PluginFailure as exc:  # an assessor that fails must not stop the audit, nor pass
+        return CheckResult(check.id, check.assessor.name, "error", check.severity, None, None, params,
+                           str(exc), {}, time.perf_counter() - started,
+                           quasi_identifiers=check.quasi_identifiers)
     details = _jsonable(m.details)
-    problem = details_problem(check.assessor, details)
-    if problem:  # a plugin whose findings break its own contract never becomes a pass
-        return _errored(check, params, problem, started)
     status = "pass" if m.passed else "fail"
     return CheckResult(check.id, check.assessor.name, status, check.severity, _jsonable(m.value),
                        _jsonable(m.threshold), params, m.message, details,
                        time.perf_counter() - started, per_record=dict(m.per_record),
                        quasi_identifiers=check.quasi_identifiers)
-
-
-def _errored(check: Check, params: dict, message: str, started: float) -> CheckResult:
-    return CheckResult(check.id, check.assessor.name, "error", check.severity, None, None, params, message, {},
-                       time.perf_counter() - started, quasi_identifiers=check.quasi_identifiers)
-
-
-def details_problem(assessor: Any, details: dict) -> str | None:
-    """One line when ``details`` (as the JSON report writes them) do not validate against the assessor's
-    ``details`` model, else None (also when the assessor declares no model)."""
-    from pydantic import ValidationError
-
-    from privaudit.core.policy import format_validation_error
-
-    model = getattr(assessor, "details", None)
-    if model is None:
-        return None
-    try:
-        model.model_validate(details)
-    except ValidationError as exc:
-        return format_validation_error(exc, f"details of {assessor.name} do not match its Details model")
-    return None
 
 
 def checks_to_run(policy: Policy, registry: Registry) -> list[Check]:
@@ -302,6 +304,7 @@ def run_audit(
     engine: str = "in-process",
     control: Any = None,
     previous: Any = None,
+    check_timeout: float | None = None,
     **engine_options: Any,
 ) -> AuditResult:
     """Audit ``released`` (a path; in process also a pandas DataFrame, a pyarrow Table or a loaded
@@ -312,9 +315,11 @@ def run_audit(
     holdout from the same population, for synthetic-release checks) take the same forms and need the
     in-process engine. ``previous``: earlier releases of the same population (a list of the same forms;
     :mod:`privaudit.core.series`), for the checks that compose releases.
-    ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
+    ``check_timeout`` (seconds; default the policy's ``check_timeout``, else none) ends a check that runs
+    longer as ``error``. ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
     from privaudit.engines import get_engine
 
+    source_date_epoch()  # a malformed SOURCE_DATE_EPOCH is refused before any work
     registry = registry or get_registry()
     policy = open_policy(policy, registry, allow_outside_paths)
     checks = checks_to_run(policy, registry)
@@ -329,7 +334,9 @@ def run_audit(
         from privaudit.core.memory import refuse_oversized
 
         refuse_oversized(control, "control table")
-    computed = spec.load().summarize(released, policy, progress=progress, **engine_options)
+    memory.refuse_oversized_release(released, engine)
+    with memory.step(f"reading and summarising the released table ({engine} engine)"):
+        computed = spec.load().summarize(released, policy, progress=progress, **engine_options)
     ctx = AuditContext(policy, computed.table.frame, progress=progress, precomputed=computed.summary,
                        column_counts=computed.column_counts)
     if computed.table.frame is None:
@@ -340,17 +347,21 @@ def run_audit(
     if original is not None and not spec.in_memory:  # read by the checks themselves (refuse_unrunnable)
         files = ctx.files = InputFiles(released, original, engine, dict(engine_options))
     elif original is not None:
-        original_table = load_input(original, policy, "original table")
+        with memory.step("reading the original table (--original)"):
+            original_table = load_input(original, policy, "original table")
         ctx.training = original_table.frame
         needs = [c.assessor.needs for c in checks]
         if any("original" in n for n in needs) or not any("training" in n for n in needs):
             ctx.original = align_original(computed.table, original_table, policy)
     if control is not None:
-        control_table = load_input(control, policy, "control table")
+        with memory.step("reading the control table (--control)"):
+            control_table = load_input(control, policy, "control table")
         ctx.control = control_table.frame
     if previous:
         ctx.series_inputs = series_inputs(previous, released, computed.table, original_table, policy)
-    results = run_checks(ctx, checks)
+    timeout = check_timeout if check_timeout is not None else policy.model.check_timeout
+    with memory.step("running the checks"):
+        results = run_checks(ctx, checks, timeout=timeout, registry=registry)
     if files is not None:
         original_table = files.original_table
     return AuditResult(policy, computed.table, results, generated_at(), ctx, original_table,
@@ -367,18 +378,26 @@ def _summary_ready(ctx: AuditContext) -> bool:
     return True
 
 
-def run_checks(ctx: AuditContext, checks: list[Check], workers: int | None = None) -> list[CheckResult]:
+def run_checks(ctx: AuditContext, checks: list[Check], workers: int | None = None, timeout: float | None = None,
+               registry: Registry | None = None) -> list[CheckResult]:
     """Run ``checks``, results in their order. Checks whose assessor is ``concurrent`` run side by side
     (``workers``; default :data:`CHECK_WORKERS`) after the shared summary is built; the others one by
-    one, after them."""
+    one, after them. Each runs guarded (:func:`run_check`; ``timeout`` seconds at most each), with what
+    plugin code prints sent to standard error; ``registry`` names each assessor's package."""
     workers = CHECK_WORKERS if workers is None else workers
+    origins = (registry or get_registry()).origin
     results: list[CheckResult | None] = [None] * len(checks)
-    side_by_side = [i for i, c in enumerate(checks) if c.assessor.concurrent]
-    if workers > 1 and len(side_by_side) > 1 and _summary_ready(ctx):
-        for i, result in zip(side_by_side, ordered_map(lambda i: run_check(ctx, checks[i]), side_by_side,
-                                                        workers=workers, ahead=workers)):
-            results[i] = result
-    for i, check in enumerate(checks):
-        if results[i] is None:
-            results[i] = run_check(ctx, check)
+
+    def one(i: int) -> CheckResult:
+        check = checks[i]
+        return run_check(ctx, check, timeout, origins.get(f"assessor:{check.assessor.name}"))
+
+    with guard.watch_interrupts(), guard.stdout_to_stderr():
+        side_by_side = [i for i, c in enumerate(checks) if c.assessor.concurrent]
+        if workers > 1 and len(side_by_side) > 1 and _summary_ready(ctx):
+            for i, result in zip(side_by_side, ordered_map(one, side_by_side, workers=workers, ahead=workers)):
+                results[i] = result
+        for i in range(len(checks)):
+            if results[i] is None:
+                results[i] = one(i)
     return results

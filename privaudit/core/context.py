@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from privaudit.core.policy import Policy
+from privaudit.core.readonly import freeze_summary
 from privaudit.core.summary import ClassSummary, build_summary
 
 NEVER = np.iinfo(np.int64).max  # with no k in the policy, no class is large enough to show its values
@@ -47,13 +48,14 @@ class AuditContext:
     def summary(self) -> ClassSummary:
         """The equivalence-class summary, computed on first use and shared by every assessor."""
         if self.precomputed is not None:
-            return self.precomputed
+            return freeze_summary(self.precomputed)
         sensitive = {
             col: (self.policy.columns[col].type, self._leaves(col)) for col in self.policy.sensitive
         }
         weights = self.policy.columns_with("weight")
-        return build_summary(self.table, self.policy.quasi_identifiers, sensitive, self.policy.data.missing_qi,
-                             weight=weights[0] if weights and weights[0] in self.table else None)
+        return freeze_summary(build_summary(  # shared by every check: read-only (core/readonly.py)
+            self.table, self.policy.quasi_identifiers, sensitive, self.policy.data.missing_qi,
+            weight=weights[0] if weights and weights[0] in self.table else None))
 
     def utility_names(self, checks: list | None = None) -> list[str]:
         """The utility measures this audit computes: the policy's ``utility`` list, or every measure whose

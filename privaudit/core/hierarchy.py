@@ -39,6 +39,20 @@ from privaudit.core.errors import HierarchyError
 
 #: the largest hierarchy file read (a path to /dev/zero or a huge file is refused, not read)
 MAX_HIERARCHY_BYTES = 64 * 2**20
+#: the most levels a hierarchy has (ARX's hierarchies have tens; 10^5 levels took seconds to refuse later)
+MAX_LEVELS = 1_000
+#: the most labels (leaves x labels per row) a hierarchy holds: read in about a second (10^6 leaves of
+#: three labels each took 12 s of CPU to build, every audit)
+MAX_LABELS = 1_000_000
+
+
+def _refuse_oversized(source: str, leaves: int, width: int) -> None:
+    """One line for a hierarchy too deep or too large to build in the normal time of an audit."""
+    if width - 1 > MAX_LEVELS:
+        raise HierarchyError(f"hierarchy {source}: {width - 1:,} levels; a hierarchy has at most {MAX_LEVELS:,}")
+    if leaves * width > MAX_LABELS:
+        raise HierarchyError(f"hierarchy {source}: {leaves:,} leaves of {width:,} labels each; a hierarchy holds at "
+                             f"most {MAX_LABELS:,} labels (generalize the column before the audit, or split it)")
 
 
 class Hierarchy:
@@ -52,6 +66,7 @@ class Hierarchy:
         if not rows:
             raise HierarchyError(f"hierarchy {source}: it is empty")
         rows = [list(r) for r in rows]
+        _refuse_oversized(source, len(rows), max(len(r) for r in rows))
         for r in rows:
             if not r or any(cell == "" for cell in r):
                 raise HierarchyError(f"hierarchy {source}: leaf {(r or [''])[0]!r}: an empty label "
@@ -166,6 +181,7 @@ class Hierarchy:
         if not lines:
             raise HierarchyError(f"hierarchy {display}: it is empty")
         delimiter = ";" if lines[0].count(";") >= lines[0].count(",") else ","
+        _refuse_oversized(display, len(lines), lines[0].count(delimiter) + 1)  # before parsing: from the first row
         rows = [[cell.strip() for cell in r] for r in csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter)]
         uneven = len({len(r) for r in rows}) == 1 and any(r and r[-1] == "" for r in rows)
         if uneven:  # equally wide rows, short ones ending in empty cells

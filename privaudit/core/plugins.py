@@ -8,6 +8,7 @@ the only difference is where they are listed: :data:`DEFAULT_PLUGINS` below, ins
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -78,9 +79,14 @@ def make_manager(load_entry_points: bool = True, extra_plugins: tuple[Any, ...] 
     for module_name in DEFAULT_PLUGINS:
         pm.register(importlib.import_module(module_name), name=module_name)
     if load_entry_points:
-        try:
-            pm.load_setuptools_entrypoints("privaudit")
-        except Exception as exc:  # a broken third-party plugin must not take the tool down silently
+        from privaudit.core.guard import interrupted, stdout_to_stderr
+
+        try:  # what a plugin prints while it loads goes to stderr; sys.exit() in it is a failure, not exit 0
+            with stdout_to_stderr():
+                pm.load_setuptools_entrypoints("privaudit")
+        except BaseException as exc:  # a broken third-party plugin must not take the tool down silently
+            if isinstance(exc, KeyboardInterrupt) and interrupted():
+                raise
             raise PrivauditError(_broken_entry_point(exc)) from None
     for plugin in extra_plugins:
         if not pm.is_registered(plugin):
@@ -100,8 +106,10 @@ def _broken_entry_point(exc: Exception) -> str:
                 continue
             try:
                 ep.load()
-            except Exception as failed:
+            except BaseException as failed:  # noqa: BLE001 - SystemExit at import included
                 why = first_line(failed, type(failed).__name__)
+                if isinstance(failed, SystemExit):
+                    why = f"called sys.exit({failed.code!r}) while loading"
                 return (f"plugin {ep.name!r} ({ep.value}) of the installed package {dist.metadata['name']} "
                         f"{dist.version} failed to load: {why} (fix or uninstall that package)")
     return f"a plugin in the 'privaudit' entry-point group failed to load: {first}"
@@ -111,7 +119,13 @@ def _origin_of(pm: pluggy.PluginManager, plugin: Any) -> PluginInfo:
     for plug, dist in pm.list_plugin_distinfo():
         if plug is plugin:
             return PluginInfo(pm.get_name(plugin) or "?", dist.metadata["name"], dist.version)
-    return PluginInfo(pm.get_name(plugin) or repr(plugin), "privaudit", __version__)
+    name = pm.get_name(plugin) or repr(plugin)
+    if name in DEFAULT_PLUGINS:
+        return PluginInfo(name, "privaudit", __version__)
+    # registered in process (privaudit.testing.registry_with), not installed: named by its module
+    module = plugin.__name__ if isinstance(plugin, type(importlib)) else type(plugin).__module__
+    top = sys.modules.get(module.split(".")[0])
+    return PluginInfo(name, module, str(getattr(plugin, "__version__", getattr(top, "__version__", "(not installed)"))))
 
 
 def build_registry(pm: pluggy.PluginManager) -> Registry:
@@ -122,8 +136,8 @@ def build_registry(pm: pluggy.PluginManager) -> Registry:
         ("remediator", pm.hook.privaudit_remediators, registry.remediators),
     ):
         for impl in hook.get_hookimpls():
-            items = impl.function() or []
             origin = _origin_of(pm, impl.plugin)
+            items = _listed(impl, origin, kind)
             for item in items:
                 key = f"{kind}:{item.name}"
                 if item.name in table:
@@ -135,6 +149,31 @@ def build_registry(pm: pluggy.PluginManager) -> Registry:
                 table[item.name] = item
                 registry.origin[key] = origin
     return registry
+
+
+def _listed(impl: Any, origin: PluginInfo, kind: str) -> list:
+    """What one plugin's hook lists, or one line naming the plugin when the hook fails or lists something
+    that is not an assessor (remediator) record."""
+    from privaudit.assessors.api import Assessor
+    from privaudit.core.guard import PluginFailure, call_plugin, stdout_to_stderr
+    from privaudit.remediation.api import Remediator
+
+    what = f"the privaudit_{kind}s hook of plugin {origin.name!r}"
+    try:
+        with stdout_to_stderr():
+            items = call_plugin(impl.function, what, origin) or []
+    except PluginFailure as exc:
+        raise PrivauditError(f"{exc} (fix or uninstall that package)") from None
+    expected = Assessor if kind == "assessor" else Remediator
+    try:
+        items = list(items)
+    except TypeError:
+        items = [items]
+    for item in items:
+        if not isinstance(item, expected) or not isinstance(getattr(item, "name", None), str):
+            raise PrivauditError(f"{what} of {origin.package} {origin.version} listed {type(item).__name__}, not "
+                                 f"an {expected.__name__} (fix or uninstall that package)")
+    return items
 
 
 @lru_cache(maxsize=1)

@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from privaudit.core.readonly import freeze_array
+
 MISSING_LABEL = "*"
 _KEY_LIMIT = 1 << 62
 _CHUNK = 1 << 20  # records per step where a full-length temporary is not worth its memory
@@ -47,7 +49,7 @@ class SensitiveCounts:
     @cached_property
     def class_totals(self) -> np.ndarray:
         """Records of each class with a sensitive value (computed once, shared by the assessors)."""
-        return np.asarray(self.counts.sum(axis=1)).ravel()
+        return freeze_array(np.asarray(self.counts.sum(axis=1)).ravel())  # shared: read-only (core/readonly.py)
 
     def row_of_entries(self) -> np.ndarray:
         """Class id of each stored (non-zero) entry."""
@@ -117,7 +119,7 @@ class ClassSummary:
         record order and spreads the ids over the records on first use (one scatter of n ids)."""
         order = self.order  # read once: a concurrent check may be spreading the ids too
         if self.record_classes is None and order is not None:
-            self.record_classes = spread_ids(order, self.sizes)
+            self.record_classes = freeze_array(spread_ids(order, self.sizes))  # shared: read-only
             self.order = None
         return self.record_classes
 

@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
+import pandas as pd
 from pydantic import ValidationError
 
 from privaudit.common.formats import is_parquet
+from privaudit.core import guard, memory
 from privaudit.core.audit import AuditResult, _jsonable, open_policy, run_audit
 from privaudit.core.data import Table
 from privaudit.core.errors import PolicyError, PrivauditError
@@ -55,23 +58,20 @@ def resolve_method(policy: Policy, method: str | None, cli_options: dict[str, An
 def remediate(released: Any, policy: Policy | str | Path | dict, out: str | Path, method: str | None = None,
               options: dict[str, Any] | None = None, registry: Registry | None = None,
               progress: Callable[[str, int, int], None] | None = None,
-              allow_outside_paths: bool = False) -> RemediationOutcome:
+              allow_outside_paths: bool = False, check_timeout: float | None = None) -> RemediationOutcome:
     registry = registry or get_registry()
     policy = open_policy(policy, registry, allow_outside_paths)
     remediator, parsed = resolve_method(policy, method, options or {}, registry)
-    before = run_audit(released, policy, registry=registry, progress=progress)
-    ctx = before.context
-    try:
-        result = remediator.run(ctx, parsed)
-    except ValueError as exc:  # option values that only the method can judge
-        raise PrivauditError(f"remediation {remediator.name!r}: {exc}") from None
+    before = run_audit(released, policy, registry=registry, progress=progress, check_timeout=check_timeout)
+    result = _transform(remediator, before, parsed, registry)
     return reaudit(before, policy, result, out, remediator.name, remediator.title, parsed.model_dump(mode="json"),
-                   registry, progress)
+                   registry, progress, check_timeout)
 
 
 def reaudit(before: AuditResult, policy: Policy, result: Remediation, out: str | Path, name: str, title: str,
             options: dict[str, Any], registry: Registry,
-            progress: Callable[[str, int, int], None] | None = None) -> RemediationOutcome:
+            progress: Callable[[str, int, int], None] | None = None,
+            check_timeout: float | None = None) -> RemediationOutcome:
     """The output of ``result`` as it will be written to ``out``, audited again with ``policy`` (the
     remediation's check and column overrides applied; the input as its original); offered iff it passes."""
     columns = list(before.table.frame.columns)
@@ -86,7 +86,8 @@ def reaudit(before: AuditResult, policy: Policy, result: Remediation, out: str |
     reaudit_policy = with_check_overrides(with_columns(policy, result.column_overrides), result.check_overrides)
     # the remediation's input is the original of its output (same rows, same order, unless removed)
     original = before.original or (before.table if result.records_removed == 0 else None)
-    after = run_audit(table, reaudit_policy, original=original, registry=registry, progress=progress)
+    after = run_audit(table, reaudit_policy, original=original, registry=registry, progress=progress,
+                      check_timeout=check_timeout)
     offered = after.passed
     after.remediation = _jsonable({
         "method": name,
@@ -104,6 +105,39 @@ def reaudit(before: AuditResult, policy: Policy, result: Remediation, out: str |
            if result.column_overrides else {}),
     })
     return RemediationOutcome(before, after, result, output, offered)
+
+
+def _transform(remediator: Any, before: AuditResult, parsed: Any, registry: Registry) -> Remediation:
+    """The remediator's run, guarded (:mod:`privaudit.core.guard`): whatever it raises (``SystemExit``
+    included) or a result that is not the table it was given, transformed (same columns; as many rows as
+    it says it kept), is one line naming the remediator and its package, and no output is written. It reads
+    a read-only view of the audit's tables and summary."""
+    origin = registry.origin.get(f"remediator:{remediator.name}")
+    what = f"remediation {remediator.name!r}"
+    named = f"{what} of {guard.plugin_label(origin)}"
+
+    def attempt() -> Any:
+        try:
+            return remediator.run(guard.check_view(before.context), parsed)
+        except ValueError as exc:  # option values that only the method can judge
+            raise PrivauditError(f"{named}: {exc}") from None
+
+    with guard.watch_interrupts(), guard.stdout_to_stderr(), memory.step(f"running {what}"):
+        try:
+            result = guard.call_plugin(attempt, what, origin)
+        except guard.PluginFailure as exc:
+            raise PrivauditError(str(exc)) from None
+    if not isinstance(result, Remediation) or not isinstance(result.table, pd.DataFrame):
+        raise PrivauditError(f"{named} returned {type(result).__name__}, not a Remediation holding a table")
+    columns = list(before.table.frame.columns)
+    if list(result.table.columns) != columns:
+        raise PrivauditError(f"{named} changed the table's columns")
+    removed = result.records_removed
+    if (not isinstance(removed, (int, np.integer)) or isinstance(removed, bool)
+            or len(result.table) != len(before.table.frame) - removed):
+        raise PrivauditError(f"{named} returned {len(result.table)} records for "
+                             f"{len(before.table.frame)} in, {removed!r} removed")
+    return result
 
 
 def with_check_overrides(policy: Policy, overrides: dict[str, dict[str, Any]]) -> Policy:

@@ -142,7 +142,11 @@ def section_for(check: dict, audit: Any, registry: Any) -> ReportSection:
         return ReportSection(summary=check["message"])
     try:
         section = drawn_section(check, audit, registry)
-    except Exception as exc:  # a plugin's broken section must not cost the whole report
+    except BaseException as exc:  # a plugin's broken section (sys.exit() included) must not cost the report
+        from privaudit.core.guard import interrupted
+
+        if isinstance(exc, KeyboardInterrupt) and interrupted():
+            raise
         section = generic_section(check)
         first = first_line(exc)
         section.paragraphs.append(f"(The plugin's own section for this check failed: {type(exc).__name__}: {first})")

@@ -1,0 +1,278 @@
+"""Plugin code runs behind a guard: whatever an assessor or remediator does, the gate stays honest.
+
+A plugin (the thing the plugin API invites) may raise, hang, lie, print or scribble on what the checks
+share. :func:`call_plugin` runs one call of plugin code and turns every way it can go wrong into a
+:class:`PluginFailure` naming the plugin's package and version, which the audit reports as that check's
+``error`` (exit code 2) while every other check still runs:
+
+* any exception, ``SystemExit`` (``sys.exit(0)`` in a plugin used to end the run with exit 0 and no
+  report: a PASS to a pipeline) and ``KeyboardInterrupt`` raised by the plugin itself included. A real
+  Ctrl-C or SIGTERM (:func:`watch_interrupts` sees the signal arrive) still stops the run;
+* a call that outlives its time limit (``--check-timeout``, the policy's ``check_timeout``): it runs on a
+  daemon thread, which is asked to stop (an asynchronous exception) and abandoned;
+* a result that is not what the API promises (:func:`measurement_problem`): not a ``Measurement``, a
+  verdict that is not a boolean, a value that is NaN or not a number, details that are not JSON or that
+  the assessor's declared details model rejects;
+* what it prints to standard output goes to standard error (:func:`stdout_to_stderr`), so it cannot
+  corrupt ``--json -`` or ``--sarif -``.
+
+The shared class summary and the tables are read-only (:mod:`privaudit.core.readonly`) and each check
+gets its own shallow copy of the tables (:func:`check_view`): a plugin cannot change the figures of
+another check.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import math
+import os
+import signal
+import sys
+import threading
+from typing import Any, Callable, Iterator
+
+from privaudit.core.errors import PrivauditError
+
+# numpy, pandas and the audit context are imported where they are used: the command line imports this
+# module before anything else (a Ctrl-C while the command starts must be answered by the command)
+
+
+class PluginFailure(Exception):
+    """Plugin code failed; the message is one line naming what failed and the plugin."""
+
+
+class CheckTimedOut(BaseException):
+    """Raised asynchronously in a check that outlived its time limit (a BaseException: plugin code that
+    catches ``Exception`` does not swallow it)."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled as Ctrl-C is: the run stops, staged outputs are dropped (exit 143)."""
+
+
+_signalled = threading.Event()  # a real SIGINT/SIGTERM arrived (not a KeyboardInterrupt a plugin raised)
+
+
+def interrupted() -> bool:
+    """Whether a real interrupt (SIGINT or SIGTERM) arrived in this run."""
+    return _signalled.is_set()
+
+
+def _on_sigterm(signum, frame):  # noqa: ARG001 - a signal handler's signature
+    _signalled.set()
+    raise Terminated()
+
+
+def terminate_like_interrupt() -> None:
+    """Make SIGTERM end the command as Ctrl-C does (the CLI calls this once, in the main thread)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+@contextlib.contextmanager
+def watch_interrupts() -> Iterator[None]:
+    """While plugin code runs: note a real SIGINT before Python's handler raises ``KeyboardInterrupt``,
+    so that a ``KeyboardInterrupt`` raised by a plugin itself can be told from the user's Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+
+    def noted(signum, frame):
+        _signalled.set()
+        if callable(previous):
+            return previous(signum, frame)
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGINT, noted)
+    except (ValueError, OSError):  # not the main interpreter
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Send what plugin code prints to standard error: Python's ``sys.stdout`` and, when it is the
+    process's file descriptor 1, the descriptor itself (output of C code). Restored afterwards."""
+    saved = None
+    try:
+        sys.stdout.flush()
+        if sys.stdout.fileno() == 1:
+            sys.stderr.flush()
+            saved = os.dup(1)
+            os.dup2(sys.stderr.fileno(), 1)
+    except (AttributeError, OSError, ValueError):  # a stream without a descriptor (io.UnsupportedOperation)
+        saved = None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if saved is not None:
+            with contextlib.suppress(OSError, ValueError):
+                sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def plugin_label(origin: Any) -> str:
+    """``package version`` of a plugin (a ``core.plugins.PluginInfo``), for messages."""
+    if origin is None:
+        return "an unknown package"
+    return f"{origin.package} {origin.version}"
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def describe_failure(exc: BaseException) -> str:
+    """What went wrong, in one line, for the plugin failure's message."""
+    if isinstance(exc, SystemExit):
+        return f"called sys.exit({exc.code!r})"
+    if isinstance(exc, KeyboardInterrupt):
+        return "raised KeyboardInterrupt"
+    if isinstance(exc, MemoryError):
+        return ("ran out of memory (MemoryError): give it more memory (--max-memory) or audit with "
+                "--engine chunked or duckdb")
+    return f"raised {_first_line(exc)}"
+
+
+def call_plugin(fn: Callable[[], Any], what: str, origin: Any, timeout: float | None = None) -> Any:
+    """``fn()`` guarded as the module says; :class:`PluginFailure` (``"<what> of <package> <version>
+    <failure>"``) when it fails. ``PrivauditError`` (bad input a check reads itself) and a real interrupt
+    pass through."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - everything plugin code can raise is a failure of it
+            box["error"] = exc
+
+    if timeout is None:
+        target()
+    else:
+        worker = threading.Thread(target=target, name=f"privaudit {what}", daemon=True)
+        try:
+            worker.start()
+        except RuntimeError as exc:  # no thread to spare (an address-space limit): one line, not a traceback
+            raise PluginFailure(f"{what} of {plugin_label(origin)} could not be started with a time limit "
+                                f"({_first_line(exc)})") from None
+        worker.join(timeout)
+        if worker.is_alive():
+            _stop(worker)
+            raise PluginFailure(f"{what} of {plugin_label(origin)} did not finish within the time limit "
+                                f"of {timeout:g} s (--check-timeout, or the policy's check_timeout)")
+    exc = box.get("error")
+    if exc is None:
+        return box.get("value")
+    if isinstance(exc, PrivauditError):
+        raise exc
+    if isinstance(exc, KeyboardInterrupt) and interrupted():
+        raise exc
+    raise PluginFailure(f"{what} of {plugin_label(origin)} {describe_failure(exc)}") from None
+
+
+def _stop(worker: threading.Thread) -> None:
+    """Ask an abandoned thread to stop: an asynchronous :class:`CheckTimedOut`, raised the next time it
+    runs Python code (a daemon thread: it cannot keep the process alive either way)."""
+    if worker.ident is not None:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident), ctypes.py_object(CheckTimedOut))
+
+
+def _finite_or_infinite(value: Any) -> str | None:
+    """Why ``value`` is not a figure a check may report, or None: a real number (inf allowed, NaN not)."""
+    import numpy as np
+
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return f"returned a value of type {type(value).__name__} (a number is expected)"
+    if isinstance(value, (float, np.floating)) and math.isnan(value):
+        return "returned NaN as its value"
+    return None
+
+
+def measurement_problem(m: Any, assessor: Any) -> str | None:
+    """Why an assessor's result cannot be reported, or None. ``docs/plugins.md`` (step 3) is the
+    contract: a ``Measurement``; ``passed`` a boolean; ``value`` a number (infinity allowed) or None;
+    ``message`` text; ``details`` a JSON object (numpy scalars and arrays allowed), validated by the
+    assessor's ``details`` model when it declares one."""
+    import numpy as np
+
+    from privaudit.assessors.api import Measurement
+    from privaudit.core.audit import _jsonable
+
+    if not isinstance(m, Measurement):
+        return f"returned {type(m).__name__}, not a Measurement"
+    if not isinstance(m.passed, (bool, np.bool_)):
+        return f"returned a verdict (passed) of type {type(m.passed).__name__}, not a boolean"
+    problem = _finite_or_infinite(m.value)
+    if problem:
+        return problem
+    if not isinstance(m.message, str):
+        return f"returned a message of type {type(m.message).__name__}, not text"
+    if not isinstance(m.details, dict):
+        return f"returned details of type {type(m.details).__name__}, not a dict"
+    details = _jsonable(m.details)
+    try:
+        json.dumps([details, _jsonable(m.threshold)], allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        return f"returned details or a threshold that are not JSON ({_first_line(exc)})"
+    model = getattr(assessor, "details", None)
+    if model is not None and hasattr(model, "model_validate"):
+        try:
+            model.model_validate(details)
+        except Exception as exc:  # noqa: BLE001 - a pydantic ValidationError: its first problem, one line
+            errors = getattr(exc, "errors", None)
+            first = errors()[0] if callable(errors) else None
+            where = ".".join(str(p) for p in first["loc"]) if first else ""
+            why = first["msg"] if first else _first_line(exc)
+            return f"returned details its model {model.__name__} rejects ({where}: {why})"
+    return None
+
+
+_views: list[type] = []
+
+
+def _view_class() -> type:
+    """:class:`AuditContext` whose summary is the shared context's (made on first use: see the imports)."""
+    if not _views:
+        from privaudit.core.context import AuditContext
+
+        class CheckView(AuditContext):
+            """A check's view of the shared context (:func:`check_view`): the summary is the shared one."""
+
+            @property
+            def summary(self):  # type: ignore[override]
+                return self.__dict__["_shared"].summary
+
+        _views.append(CheckView)
+    return _views[0]
+
+
+def check_view(ctx: Any) -> Any:
+    """The context one check reads: the shared one, with its own shallow copies of the tables whose
+    buffers are read-only (a check that adds, drops or writes a column changes only its own copy, or gets
+    an error). The class summary (built on first use, once) and the scenario cache stay shared."""
+    from privaudit.core.readonly import freeze_frame
+
+    ctx.__dict__.setdefault("_scenarios", {})  # shared by the views (AuditContext.for_scenario)
+    cls = _view_class()
+    view = cls.__new__(cls)
+    view.__dict__.update(ctx.__dict__)
+    view.__dict__.pop("summary", None)
+    view.__dict__["_shared"] = ctx
+    for name in ("table", "original", "training", "control"):
+        frame = getattr(ctx, name)
+        if frame is not None:
+            view.__dict__[name] = freeze_frame(frame).copy(deep=False)
+    return view
