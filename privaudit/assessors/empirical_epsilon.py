@@ -40,7 +40,7 @@ from privaudit.assessors.api import Assessor, Measurement, Params
 from privaudit.assessors.api import Details as ApiDetails
 from privaudit.assessors.helpers import exceeds
 from privaudit.assessors.membership_inference import ATTACKS, column_problem, compared_columns, scores_of
-from privaudit.core.errors import DataError
+from privaudit.core.errors import DataError, first_line
 from privaudit.core.hookspecs import hookimpl
 
 #: a fair coin gives training and holdout sizes this unlikely (two-sided binomial test) at most this often
@@ -209,7 +209,7 @@ def _read_manifest(ctx, params: EpsilonParams):
     try:
         manifest = pd.read_csv(path, dtype=str, keep_default_na=False)
     except Exception as exc:  # noqa: BLE001 - any parse failure is one line
-        raise DataError(f"{path}: not a readable CSV manifest ({str(exc).splitlines()[0]})") from None
+        raise DataError(f"{path}: not a readable CSV manifest ({first_line(exc, type(exc).__name__)})") from None
     missing = [c for c in ("release", "target", "member") if c not in manifest.columns]
     if missing:
         raise DataError(f"{path}: the manifest lacks the column(s) {', '.join(missing)} (needs release, target, member)")

@@ -89,9 +89,10 @@ class AuditContext:
         except PrivauditError:
             raise
         except Exception as exc:  # the checks report the failure each; no figure is made up
+            from privaudit.core.errors import first_line
             from privaudit.utility.entries import entry
 
-            text = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            text = f"{type(exc).__name__}: {first_line(exc)}"
             return [entry(m, None, None, None, error=text) for m in names]
         inputs = UtilityInputs(
             summary, list(p.quasi_identifiers),

@@ -129,7 +129,10 @@ def plugin_label(origin: Any) -> str:
 
 
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).splitlines()[0] if str(exc) else ""
+    """The exception's type and the first line of its message (:func:`privaudit.core.errors.first_line`)."""
+    from privaudit.core.errors import first_line
+
+    text = first_line(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 

@@ -32,6 +32,7 @@ from typing import Callable, Iterable, Sequence
 from privaudit.utility import (aecs, ambiguity, classification, deviations, discernibility, eigen,
                                generalization_intensity, granularity, il1s, non_uniform_entropy, squared_error,
                                suppressed_cells, synthetic_quality)
+from privaudit.core.errors import first_line
 from privaudit.utility.entries import entry
 from privaudit.utility.inputs import UtilityInputs
 
@@ -128,7 +129,7 @@ def measure_all(inputs: UtilityInputs, names: Sequence[str], on_error: type[Base
         except Exception as exc:  # a failing measure is reported as failed, never as a figure
             if on_error is not None and isinstance(exc, on_error):
                 raise
-            text = str(exc).splitlines()[0] if str(exc) else ""
+            text = first_line(exc)
             entries = [entry(m, None, None, None, error=f"{type(exc).__name__}: {text}") for m in mine]
         out += [e for e in entries if e["measure"] in wanted]
     return out
