@@ -120,6 +120,23 @@ def test_without_a_declared_sample_criterion_a_risk_check_is_not_a_target(tmp_pa
         assert [t.check_id for t in risk_targets(policy, N)[0]] == expected
 
 
+def test_the_maps_risk_bound_is_read_from_declared_capabilities(tmp_path):
+    """``remediate --explore``'s risk bound: a declared average-risk bound, else 1/k of a declared class size."""
+    from privaudit.core.policy import load_policy
+    from privaudit.remediation.explore import risk_bound
+
+    def bound(check: dict, severity: str = "error"):
+        return risk_bound(load_policy(_risk_policy(tmp_path, check, severity), RISK_REGISTRY), N)
+
+    for name in ("reidentification_risk", "my_risk"):
+        assert bound({"assessor": name, "max_risk": 0.2}) == (0.2, "average risk bound of check 'r'")
+        assert bound({"assessor": name, "max_risk": 0.2, "model": "journalist"}) == (None, None)
+        assert bound({"assessor": name, "max_risk": 0.2}, "warning") == (None, None)
+    for name in ("k_anonymity", "my_k"):
+        assert bound({"assessor": name, "k": 4}) == (0.25, "1/k, k = 4 (check 'r')")
+    assert bound({"assessor": "my_unique", "max_share": 0.0}) == (None, None)
+
+
 def test_without_declared_capabilities_a_class_check_is_not_steered(tmp_path):
     """The same check declaring no class rule: microaggregation finds nothing to aim at (it reads the rule,
     not the name)."""
