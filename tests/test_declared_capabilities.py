@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from pydantic import Field
 
-from privaudit.assessors import k_anonymity
+from privaudit.assessors import k_anonymity, reidentification_risk, uniqueness
 from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.core.audit import run_audit
 from privaudit.core.hookspecs import hookimpl
@@ -68,6 +68,73 @@ def test_a_third_party_class_check_is_remediated_as_the_builtin(tmp_path, method
     assert builtin.remediation.changes == third.remediation.changes
     assert builtin.remediation.changes  # the remediator did aim at the check
     assert [c.value for c in builtin.after.checks] == [c.value for c in third.after.checks]
+
+
+#: the risk-based checks under other names: the same run, details and declared sample criterion
+MY_RISK = dataclasses.replace(reidentification_risk.ASSESSOR, name="my_risk", report_section=None)
+MY_UNIQUE = dataclasses.replace(uniqueness.ASSESSOR, name="my_unique", report_section=None)
+RISK_REGISTRY = registry_with(_plugin(MY_RISK, MY_UNIQUE, MY_K), entry_points=False)
+AGES = "".join(f"{a};{a // 10 * 10}-{a // 10 * 10 + 9};*\n" for a in range(18, 80))
+
+
+def _risk_policy(tmp_path, check: dict, severity: str = "error") -> str:
+    (tmp_path / "zip.csv").write_text(HIERARCHY)
+    (tmp_path / "age.csv").write_text(AGES)
+    columns = {"zip": {"role": "quasi_identifier", "hierarchy": "zip.csv"},
+               "age": {"role": "quasi_identifier", "hierarchy": "age.csv"}, "disease": {"role": "sensitive"}}
+    doc = {"version": 1, "name": "capabilities", "columns": columns,
+           "checks": [{"id": "r", "severity": severity, **check}]}
+    path = tmp_path / f"{check['assessor']}.yaml"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+@pytest.mark.parametrize(("builtin", "copy", "params"), [
+    ("reidentification_risk", "my_risk", {"max_risk": 0.2}),
+    ("reidentification_risk", "my_risk", {"measure": "highest", "max_risk": 0.25}),
+    ("uniqueness", "my_unique", {"max_share": 0.02}),
+])
+def test_a_third_party_risk_check_is_generalized_as_the_builtin(tmp_path, builtin, copy, params):
+    """The generalizer steers a check by its declared sample criterion (ARX's risk-based model), not its name."""
+    FRAME.to_csv(tmp_path / "data.csv", index=False)
+    outcomes = {}
+    for name in (builtin, copy):
+        outcomes[name] = remediate(tmp_path / "data.csv", _risk_policy(tmp_path, {"assessor": name, **params}),
+                                   tmp_path / f"{name}.csv", method="generalize", registry=RISK_REGISTRY)
+    first, third = outcomes[builtin], outcomes[copy]
+    assert first.before.checks[-1].status == "fail"  # there was something to steer
+    assert first.output == third.output and first.offered == third.offered and first.offered
+    assert first.remediation.changes == third.remediation.changes
+    assert set(first.remediation.changes["risk_targets"]) == {"r"}
+    assert [c.value for c in first.after.checks] == [c.value for c in third.after.checks]
+
+
+def test_without_a_declared_sample_criterion_a_risk_check_is_not_a_target(tmp_path):
+    from privaudit.core.policy import load_policy
+    from privaudit.remediation.generalization.risk_targets import risk_targets
+
+    bare = dataclasses.replace(MY_RISK, name="bare_risk", sample_criterion=None)
+    registry = registry_with(_plugin(bare, MY_RISK), entry_points=False)
+    for name, expected in (("my_risk", ["r"]), ("bare_risk", [])):
+        policy = load_policy(_risk_policy(tmp_path, {"assessor": name, "max_risk": 0.2}), registry)
+        assert [t.check_id for t in risk_targets(policy, N)[0]] == expected
+
+
+def test_the_maps_risk_bound_is_read_from_declared_capabilities(tmp_path):
+    """``remediate --explore``'s risk bound: a declared average-risk bound, else 1/k of a declared class size."""
+    from privaudit.core.policy import load_policy
+    from privaudit.remediation.explore import risk_bound
+
+    def bound(check: dict, severity: str = "error"):
+        return risk_bound(load_policy(_risk_policy(tmp_path, check, severity), RISK_REGISTRY), N)
+
+    for name in ("reidentification_risk", "my_risk"):
+        assert bound({"assessor": name, "max_risk": 0.2}) == (0.2, "average risk bound of check 'r'")
+        assert bound({"assessor": name, "max_risk": 0.2, "model": "journalist"}) == (None, None)
+        assert bound({"assessor": name, "max_risk": 0.2}, "warning") == (None, None)
+    for name in ("k_anonymity", "my_k"):
+        assert bound({"assessor": name, "k": 4}) == (0.25, "1/k, k = 4 (check 'r')")
+    assert bound({"assessor": "my_unique", "max_share": 0.0}) == (None, None)
 
 
 def test_without_declared_capabilities_a_class_check_is_not_steered(tmp_path):

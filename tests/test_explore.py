@@ -251,7 +251,7 @@ def test_risk_based_policy_on_the_map(tmp_path, run_cli):
     code, out, err = run_cli("remediate", data, "--policy", policy, "--explore", "--max-candidates", "12",
                              "--json", tmp_path / "r.json")
     ex = json.loads((tmp_path / "r.json").read_text())["explore"]
-    assert code == 0 and ex["risk_bound"] == 0.2 and ex["risk_bound_source"].startswith("max_risk")
+    assert code == 0 and ex["risk_bound"] == 0.2 and ex["risk_bound_source"] == "average risk bound of check 'avg'"
     # the map's risk is the check's own figure here (average prosecutor risk), so pass <=> risk <= bound
     assert all(c["passes"] == (c["risk"] <= 0.2 + 1e-12) for c in ex["candidates"])
     suppress = [c for c in ex["candidates"] if c["method"] == "suppress"]

@@ -61,3 +61,25 @@ def test_categorical_qi_refused(tmp_path, data, run_cli):
     policy = write_policy(tmp_path, POLICY.replace("TCHECK", "").replace("  tax:", "  region: {role: quasi_identifier}\n  tax:"))
     code, _, err = run_cli("remediate", data, "--policy", policy, "--method", "microaggregate", "--out", tmp_path / "o.csv")
     assert code == 2 and "microaggregation needs numeric quasi-identifiers; 'region' is nominal" in err
+
+
+def test_option_k_aims_at_that_class_size(tmp_path, data, run_cli):
+    """``--option k=7`` aims past the policy's k (4); with no check implying a k the option alone is the target."""
+    policy = write_policy(tmp_path, POLICY.replace("TCHECK", ""))
+    out, report = tmp_path / "out.csv", tmp_path / "r.json"
+    code, _, err = run_cli("remediate", data, "--policy", policy, "--method", "microaggregate", "--option", "k=7",
+                           "--out", out, "--json", report)
+    assert code == 0, err
+    rem = json.loads(report.read_text())["remediation"]
+    assert rem["options"]["k"] == 7 and rem["changes"]["k"] == 7 and rem["loss"]["min_cluster_size"] >= 7
+    assert pd.read_csv(out).groupby(["income", "wealth"]).size().min() >= 7
+    # the policy's checks imply no k (an average-risk check only): the option is the whole target
+    risk_only = write_policy(tmp_path, POLICY.replace("  - {assessor: k_anonymity, k: 4}\n", "  - {assessor: "
+                             "reidentification_risk, max_risk: 0.5}\n").replace("TCHECK", ""), "risk.yaml")
+    code, _, err = run_cli("remediate", data, "--policy", risk_only, "--method", "microaggregate", "--option", "k=7",
+                           "--out", tmp_path / "o2.csv", "--json", tmp_path / "r2.json")
+    assert code == 0, err
+    assert json.loads((tmp_path / "r2.json").read_text())["remediation"]["changes"]["k"] == 7
+    code, _, err = run_cli("remediate", data, "--policy", risk_only, "--method", "microaggregate",
+                           "--out", tmp_path / "o3.csv")
+    assert code != 0 and "no error-severity check implying a class size" in err

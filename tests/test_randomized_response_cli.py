@@ -77,3 +77,22 @@ def test_randomize_needs_an_rr_check(tmp_path, data, run_cli):
                                                    "max_risk: 0.6RANDOMIZED}", "{assessor: k_anonymity, k: 2}"))
     code, _, err = run_cli("remediate", data, "--policy", policy, "--method", "randomize", "--out", tmp_path / "o.csv")
     assert code == 2 and "no error-severity rr_attribute_disclosure check" in err
+
+
+@pytest.mark.slow
+def test_option_max_risk_aims_below_the_checks_bound(tmp_path, data, run_cli):
+    """``--option max_risk=0.45`` aims at that bound instead of the check's 0.6; the re-audit still judges the
+    release by the policy's bound."""
+    policy = write_policy(tmp_path, POLICY.replace("RANDOMIZED", ""))
+    code, _, err = run_cli("remediate", data, "--policy", policy, "--method", "randomize", "--option", "seed=7",
+                           "--option", "max_risk=0.45", "--out", tmp_path / "o.csv", "--json", tmp_path / "r.json")
+    assert code == 0, err
+    rem = json.loads((tmp_path / "r.json").read_text())["remediation"]
+    assert rem["options"]["max_risk"] == 0.45
+    assert rem["loss"]["achieved_risk"] <= 0.45 + 1e-9 and rem["after"]["passed"]
+    code, _, err = run_cli("remediate", data, "--policy", policy, "--method", "randomize", "--option", "seed=7",
+                           "--out", tmp_path / "d.csv", "--json", tmp_path / "d.json")
+    default = json.loads((tmp_path / "d.json").read_text())["remediation"]
+    assert code == 0, err
+    assert default["loss"]["achieved_risk"] > 0.45 + 1e-9  # the check's own bound asks for less
+    assert rem["loss"]["utility_loss"] > default["loss"]["utility_loss"]  # a stricter bound costs utility

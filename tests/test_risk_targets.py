@@ -34,7 +34,8 @@ from conftest import write_policy
 from privaudit.core.context import AuditContext
 from privaudit.remediation.generalization import CostModel, GeneralizationProblem, LatticeSearch
 from test_generalization import AGE, SEX, ZIP, categorical, make_policy
-from privaudit.remediation.generalization.risk_targets import RiskTarget, _average, _share_below, enforce, size_threshold
+from privaudit.remediation.generalization.risk_targets import RiskTarget, enforce
+from privaudit.risk.sample_criteria import average, share_below, size_threshold
 
 ROOT = Path(__file__).resolve().parents[1]
 QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass"]
@@ -94,18 +95,18 @@ def test_arx_optimum_for_risk_based_models(tmp_path, run_cli, checks, supp, leve
 
 
 def test_average_risk_as_arx():
-    ok = _average(0.25)
+    ok = average(0.25)
     assert ok(np.array([4, 4])) and not ok(np.array([4, 3])) and ok(np.array([], dtype=int))
     assert size_threshold(0.2) == 5 and size_threshold(0.3) == 4 and size_threshold(1.0) == 1
 
 
 def test_enforce_suppresses_smallest_classes_first_within_the_budget():
     sizes = np.array([1, 1, 2, 6, 10])
-    unique = RiskTarget("u", "SampleUniqueness(0)", _share_below(2, 0.0))
+    unique = RiskTarget("u", "SampleUniqueness(0)", share_below(2, 0.0))
     order = np.argsort(sizes, kind="stable")
     assert enforce(sizes, order, [unique], budget=2) == (True, 2)
     assert enforce(sizes, order, [unique], budget=1)[0] is False
-    avg = RiskTarget("a", "avg", _average(1 / 5))  # classes / records <= 0.2
+    avg = RiskTarget("a", "avg", average(1 / 5))  # classes / records <= 0.2
     ok, m = enforce(sizes, order, [avg], budget=10)
     assert ok and len(sizes[order[m:]]) / sizes[order[m:]].sum() <= 0.2
     assert not (len(sizes[order[m - 1:]]) / sizes[order[m - 1:]].sum() <= 0.2)  # the fewest classes

@@ -5,7 +5,8 @@ its parameters (subclass :class:`Params`), a pydantic model of what its findings
 :class:`Details`), and a ``run`` function that reads the shared
 :class:`~privaudit.core.context.AuditContext` and returns a :class:`Measurement`. What the core and the
 remediators need to know about a check they learn from the assessor's declared capabilities
-(:class:`ClassRule`, :class:`SyntheticDefault`, ``in_memory_reason``, ``identifier_columns``), never from
+(:class:`ClassRule`, :class:`SampleCriterion`, :class:`SyntheticDefault`, ``in_memory_reason``,
+``identifier_columns``), never from
 its name: a third-party assessor declaring them is treated exactly like a built-in one. Plugins hand
 assessors to privaudit through the ``privaudit_assessors`` hook (see :mod:`privaudit.core.hookspecs`).
 """
@@ -20,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from privaudit.common.params import Params
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
     from privaudit.core.context import AuditContext
     from privaudit.core.policy import Policy
 
@@ -76,6 +78,28 @@ class ResponseBound:
     quasi_identifiers: tuple[str, ...]
     max_risk: float
     overrides: Callable[[Mapping[str, float]], dict]
+
+
+@dataclass(frozen=True)
+class SampleCriterion:
+    """What a check bounding a figure of the whole release (not of each class) declares when that figure is a
+    function of the sizes of the classes the release keeps: ARX's sample-based criterion
+    (``SampleBasedCriterion``), which the generalizer enforces by suppressing whole classes, smallest first
+    (:mod:`privaudit.remediation.generalization.risk_targets`).
+
+    Attributes:
+        model: ARX's model, as the report names it (``AverageReidentificationRisk(0.05)``).
+        fulfilled: ``fulfilled(sizes) -> bool`` over the sizes of the classes the release keeps (suppressed
+            records, and records generalized to the root on every quasi-identifier, left out).
+        monotone: holds on every coarser node of the lattice when it holds on a node (without suppression).
+        average_risk: the bound the criterion puts on the average prosecutor re-identification risk (classes
+            over records), when it is that bound; None otherwise.
+    """
+
+    model: str
+    fulfilled: Callable[["np.ndarray"], bool]
+    monotone: bool = True
+    average_risk: float | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +178,10 @@ class Assessor:
             lists of worst classes.
         response_bound: optional ``f(params, policy) -> ResponseBound``: the check bounds the reconstruction of
             a sensitive value under randomized response (the randomizing remediator aims at it).
+        sample_criterion: optional ``f(params, n_records) -> SampleCriterion | None``: the check bounds a
+            figure of the class sizes of the whole release (see :class:`SampleCriterion`), so the generalizer
+            can steer it as an ARX risk-based model; None returned: these parameters compare the release with
+            another table (a population table, weights), which the generalizer cannot steer.
     """
 
     name: str
@@ -176,6 +204,7 @@ class Assessor:
     in_memory_reason: Callable[[Any], str | None] | None = None
     identifier_columns: Callable[[dict], Mapping[str, str]] | None = None
     response_bound: Callable[[Any, "Policy"], ResponseBound | None] | None = None
+    sample_criterion: Callable[[Any, int], SampleCriterion | None] | None = None
 
     def rule(self, params: Any, policy: "Policy") -> ClassRule | None:
         """The :class:`ClassRule` of a check of this assessor (None when it declares none)."""

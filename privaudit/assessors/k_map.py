@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from privaudit.assessors.details import WorstClass
-from privaudit.assessors.api import Assessor, Details, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params, SampleCriterion
 from privaudit.assessors.helpers import population_classes, reaches
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
@@ -130,6 +130,21 @@ def report_section(check, audit):
                             "nothing about what the matched records reveal.")
 
 
+def sample_criterion(params: KMapParams, n_records: int) -> SampleCriterion | None:
+    """With ``population_size`` or ``sampling_fraction``, ARX's ``KMap`` with a cell-size estimator: the
+    derived k' (:func:`privaudit.risk.kmap.derived_k`) on the release's own class sizes, every retained class
+    of at least k' records. None with a population table."""
+    if params.population is not None:
+        return None
+    from privaudit.risk.kmap import derived_k
+    from privaudit.risk.population import sampling_fraction_from_population_size
+    from privaudit.risk.sample_criteria import smallest
+
+    fraction = params.sampling_fraction or sampling_fraction_from_population_size(n_records, params.population_size)
+    d = derived_k(params.k, fraction, params.significance, params.estimator, n_records)
+    return SampleCriterion(f"KMap({params.k}, derived k' = {d.k})", smallest(int(d.k)))
+
+
 ASSESSOR = Assessor(
     name="k_map",
     params=KMapParams,
@@ -144,6 +159,7 @@ ASSESSOR = Assessor(
     validate_policy=validate,
     report_section=report_section,
     concurrent=True,
+    sample_criterion=sample_criterion,
 )
 
 

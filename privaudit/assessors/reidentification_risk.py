@@ -22,7 +22,7 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, Details, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params, SampleCriterion
 from privaudit.assessors.helpers import exceeds, population_classes
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
@@ -140,6 +140,26 @@ def report_section(check, audit):
         "or approximate matching is not modelled.")
 
 
+def sample_criterion(params: ReidentificationRiskParams, n_records: int) -> SampleCriterion | None:
+    """ARX's models of the chosen measure on the release's own classes (the journalist and marketer models
+    without a population table or weights are the prosecutor's): ``measure: average`` is
+    ``AverageReidentificationRisk(max_risk)``, 1 / average class size <= max_risk; ``measure: highest`` every
+    retained class of at least ``ceil(1 / max_risk)`` records; ``measure: records_at_risk`` ARX's
+    records-at-risk bound, the share of records in classes of fewer than ``1 / risk_threshold`` records at most
+    ``max_risk``. None with a population table or weights."""
+    from privaudit.risk.sample_criteria import average, share_below, size_threshold, smallest
+
+    if params.population is not None or params.use_weights:
+        return None
+    if params.measure == "average":
+        return SampleCriterion(f"AverageReidentificationRisk({params.max_risk:g})", average(float(params.max_risk)),
+                               average_risk=float(params.max_risk) if params.model == "prosecutor" else None)
+    if params.measure == "highest":
+        return SampleCriterion(f"highest risk {params.max_risk:g}", smallest(size_threshold(float(params.max_risk))))
+    return SampleCriterion(f"records at risk {params.max_risk:g} (threshold {params.risk_threshold:g})",
+                           share_below(1.0 / float(params.risk_threshold), float(params.max_risk)))
+
+
 ASSESSOR = Assessor(
     name="reidentification_risk",
     params=ReidentificationRiskParams,
@@ -155,6 +175,7 @@ ASSESSOR = Assessor(
     validate_policy=validate,
     report_section=report_section,
     concurrent=True,
+    sample_criterion=sample_criterion,
 )
 
 

@@ -34,7 +34,7 @@ import pandas as pd
 from pydantic import Field, model_validator
 
 from privaudit.assessors.details import WorstClass, Histogram
-from privaudit.assessors.api import Assessor, Details, Measurement, Params
+from privaudit.assessors.api import Assessor, Details, Measurement, Params, SampleCriterion
 from privaudit.core.data import load_table
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.individual_risk import individual_risk, individual_risk_exact
@@ -314,6 +314,23 @@ def report_section(check, audit):
     )
 
 
+def sample_criterion(params: UniquenessParams, n_records: int) -> SampleCriterion | None:
+    """ARX's ``SampleUniqueness(max_share)``: the share of records in classes of size 1; with
+    ``population_model`` ARX's ``PopulationUniqueness(max_share, model, N)``: the model's (Pitman, Zayatz, SNB
+    or Dankar's choice) estimated share of population uniques, the retained records a sample of the policy's
+    population size N (``population_size``, or n / ``sampling_fraction``). None with a population table."""
+    from privaudit.risk.sample_criteria import population, share_below
+
+    if params.population is not None:
+        return None
+    if params.population_model is not None:
+        size = params.population_size or int(round(n_records / params.sampling_fraction))
+        return SampleCriterion(f"PopulationUniqueness({params.max_share:g}, {params.population_model.upper()}, "
+                               f"N = {size})", population(params.population_model, size, float(params.max_share),
+                                                          params.snb), monotone=False)
+    return SampleCriterion(f"SampleUniqueness({params.max_share:g})", share_below(2, float(params.max_share)))
+
+
 ASSESSOR = Assessor(
     name="uniqueness",
     params=UniquenessParams,
@@ -330,6 +347,7 @@ ASSESSOR = Assessor(
     validate_policy=validate,
     report_section=report_section,
     concurrent=True,
+    sample_criterion=sample_criterion,
 )
 
 

@@ -112,7 +112,7 @@ def run(args) -> int:
         for name, columns in result.scenarios.items():
             print(f"    {name}: {result.uniques[name]:.1%} ({', '.join(printable(c) for c in columns)})")
         name, worst = max(result.uniques.items(), key=lambda item: item[1])
-        limits = [c.get("max_share") for c in result.checks if c.get("assessor") == "uniqueness"]
+        limits = result.unique_limits
         if worst > 0 and any(isinstance(m, (int, float)) and m < worst for m in limits):
             print(f"  so the drafted uniqueness check fails ({worst:.1%} unique under {name}, at most "
                   f"{min(m for m in limits if isinstance(m, (int, float))):.1%} allowed): generalize or suppress "

@@ -37,7 +37,7 @@ beside the policy. A quasi-identifier with a hierarchy is typed ``nominal`` (its
 written in the file), so that ``remediate --method generalize`` can publish the hierarchy's labels with the
 drafted policy unchanged: a numeric or ordinal column cannot hold labels such as ``20-24``. The starter checks
 are k-anonymity, distinct l-diversity and t-closeness on each sensitive column, and uniqueness -- or a
-profile's (``policies/``).
+profile's (``policies/``); :mod:`privaudit.assessors.starter` writes them.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from privaudit.assessors.starter import starter_checks, unique_share_limits
 from privaudit.core.errors import DataError
 from privaudit.discovery.headers import tokens
 from privaudit.discovery.key_variables import DEMOGRAPHIC, key_variable
@@ -88,6 +89,7 @@ class Draft:
     delimiter: str | None = None
     scenarios: dict[str, list[str]] = field(default_factory=dict)  # name -> the intruder's key variables
     uniques: dict[str, float] = field(default_factory=dict)  # name -> share of sample uniques (whole table)
+    unique_limits: list = field(default_factory=list)  # the drafted checks' limits on the share of sample uniques
 
     def yaml_text(self, source: str, profile: str | None) -> str:
         lines = [f"# Drafted by `privaudit init` from {source}" + (f", starting from the profile {profile!r}" if profile
@@ -359,8 +361,9 @@ def draft(frame: pd.DataFrame, source: str, profile: dict | None = None,
     whole = Codes(frame)
     uniques = {name: whole.unique_share(cols) for name, cols in scenarios.items()}
     sensitive = [c.name for c in columns if c.role == "sensitive"]
-    checks = _checks(profile, sensitive, bool(qis), any(c.role == "weight" for c in columns), scenarios)
-    return Draft(columns, checks, hierarchies, ranking, scenarios=scenarios, uniques=uniques)
+    checks = starter_checks(profile, sensitive, bool(qis), any(c.role == "weight" for c in columns), scenarios)
+    return Draft(columns, checks, hierarchies, ranking, scenarios=scenarios, uniques=uniques,
+                 unique_limits=unique_share_limits(checks))
 
 
 #: ambiguous header words (``pid``: party identification or person id) that need a coded column
@@ -371,51 +374,3 @@ MAX_CANDIDATES = 30
 
 def _file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name)).strip("._") or "column"
-
-
-def _class_based(assessor: str) -> bool:
-    """Whether the assessor's figures are over the quasi-identifiers' classes (an attacker scenario applies):
-    it flags classes, or it measures identity disclosure from the release alone."""
-    from privaudit.core.plugins import get_registry
-
-    found = get_registry().assessors.get(assessor)
-    return found is not None and (found.class_violations is not None or (
-        found.protects == "identity" and not found.needs and not found.always))
-
-
-def _checks(profile: dict | None, sensitive: list[str], has_qi: bool, has_weight: bool,
-            scenarios: dict[str, list[str]] | None = None) -> list[dict]:
-    """A profile's checks (its sensitive-column checks repeated for each drafted sensitive column), or the
-    starter set; with several attacker scenarios, each class-based check once per scenario (its id names
-    the scenario; the verdict is the stricter)."""
-    if profile is not None:
-        out = []
-        for check in profile.get("checks", []):
-            check = {k: v for k, v in check.items() if k not in ("id", "quasi_identifiers")}
-            if "sensitive" in check:
-                out += [{**check, "sensitive": s} for s in sensitive] if has_qi else []
-            elif has_qi or check.get("assessor") not in ("k_anonymity", "uniqueness"):
-                if check.get("assessor") == "uniqueness" and not has_weight:
-                    check.pop("individual_risk_threshold", None)
-                out.append(check)
-    else:
-        out = []
-        if has_qi:
-            out.append({"assessor": "k_anonymity", "k": 5})
-        for s in sensitive if has_qi else []:  # class-based: without a quasi-identifier it would pass vacuously
-            out.append({"assessor": "l_diversity", "sensitive": s, "l": 2})
-            out.append({"assessor": "t_closeness", "sensitive": s, "t": 0.2, "severity": "warning"})
-        if has_qi:
-            out.append({"assessor": "uniqueness", "max_share": 0.0})
-    if not scenarios or len(scenarios) < 2:
-        return out
-    expanded: list[dict] = []
-    for check in out:
-        if not _class_based(str(check.get("assessor"))):
-            expanded.append(check)
-            continue
-        for scenario, qis in scenarios.items():
-            base = check["assessor"] + (f"_{check['sensitive']}" if "sensitive" in check else "")
-            extra = {} if scenario == "all_key_variables" else {"quasi_identifiers": qis}
-            expanded.append({"id": f"{base}_{scenario}", **check, **extra})
-    return expanded

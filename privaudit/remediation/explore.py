@@ -16,9 +16,10 @@ each one on the same two axes and marks the frontier and the recommendation.
   ``generalize`` remediator publishes it (no suppression). Quasi-identifiers without a hierarchy get one
   built (:mod:`.generalization.builders`) unless ``build_hierarchies`` is off;
 * ``suppress`` -- the ``suppress`` remediator at the suppression budgets :data:`SUPPRESSION_BUDGETS`;
-* ``microaggregate`` -- MDAV at several k around the policy's (when every quasi-identifier is numeric);
-* ``randomize`` -- randomized response aimed at several risk bounds around the policy's
-  ``rr_attribute_disclosure`` bound (only when the policy has one).
+* ``microaggregate`` -- MDAV at several k around the largest class size the error checks' class rules imply
+  (5 when none does; when every quasi-identifier is numeric);
+* ``randomize`` -- randomized response aimed at several risk bounds around the bound of the policy's first
+  error check declaring a ``ResponseBound`` (only when the policy has one).
 
 **Scores.** Every candidate is audited with the policy, as ``remediate`` re-audits its output (its
 ``check_overrides`` applied, the input as the original). Its **risk** is the average prosecutor
@@ -134,18 +135,24 @@ def parse_methods(text: str | Sequence[str] | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def risk_bound(policy: Policy) -> tuple[float | None, str | None]:
-    """The policy's bound on the map's risk axis and where it comes from: the smallest ``max_risk`` of an
-    error-severity re-identification risk check on the prosecutor's average, else 1/k of its largest
-    k-anonymity k (k-anonymity bounds every record's risk by 1/k, so the average too)."""
-    bounds = [c.params.max_risk for c in policy.checks if c.severity == "error"
-              and c.assessor.name == "reidentification_risk" and c.params.model == "prosecutor"
-              and c.params.measure == "average"]
+def risk_bound(policy: Policy, n_records: int) -> tuple[float | None, str | None]:
+    """The policy's bound on the map's risk axis and where it comes from: the smallest bound an error check's
+    declared sample criterion puts on the average prosecutor risk (``SampleCriterion.average_risk``), else
+    1/k of the largest class size k an error check's class rule implies (``ClassRule.min_size``: such a check
+    bounds every record's risk by 1/k, so the average too)."""
+    errors = [c for c in policy.checks if c.severity == "error"]
+    bounds = [(criterion.average_risk, c.id) for c in errors if c.assessor.sample_criterion is not None
+              and (criterion := c.assessor.sample_criterion(c.params, n_records)) is not None
+              and criterion.average_risk is not None]
     if bounds:
-        return float(min(bounds)), "max_risk of the average prosecutor risk check"
-    ks = [c.params.k for c in policy.checks if c.severity == "error"
-          and c.assessor.name in ("k_anonymity", "p_sensitive_k_anonymity")]
-    return (1.0 / max(ks), f"1/k, k = {max(ks)}") if ks else (None, None)
+        bound, source = min(bounds, key=lambda b: b[0])
+        return float(bound), f"average risk bound of check {source!r}"
+    ks = [(rule.min_size, c.id) for c in errors
+          if (rule := c.assessor.rule(c.params, policy)) is not None and rule.min_size is not None]
+    if not ks:
+        return None, None
+    k, source = max(ks, key=lambda item: item[0])
+    return 1.0 / k, f"1/k, k = {k} (check {source!r})"
 
 
 # ---------------------------------------------------------------------------------------------- candidates
@@ -212,7 +219,7 @@ def _spread(items: Sequence[Any], n: int) -> list[Any]:
 def _suppress(ctx: AuditContext, limit: int, notes: list[str]) -> list[Candidate]:
     """Cell suppression at each budget: the records of the classes breaking a class-based error check,
     smallest classes first, while they fit in the budget (every QI published as missing); with risk-based
-    checks (reidentification_risk, uniqueness, k_map) the other classes follow, smallest first, as ARX's
+    checks (declaring a sample criterion) the other classes follow, smallest first, as ARX's
     ``RiskBasedCriterion.enforce`` suppresses. One class summary
     serves every budget; budgets that suppress the same records give one candidate."""
     from privaudit.remediation.api import class_violations
@@ -256,17 +263,14 @@ def _microaggregate(ctx: AuditContext, registry: Registry, limit: int, notes: li
     if categorical:
         notes.append(f"microaggregate: left out, quasi-identifier {categorical[0]!r} is not numeric")
         return []
-    ks = [c for c in error_checks(ctx) if c.assessor.name in ("k_anonymity", "p_sensitive_k_anonymity")]
-    k = max((c.params.k for c in ks), default=5)
+    rules = [r for c in error_checks(ctx) if (r := c.assessor.rule(c.params, policy)) is not None]
+    k = max((r.min_size for r in rules if r.min_size is not None), default=5)
     values = sorted({max(2, k // 2), k, 2 * k, 3 * k, 5 * k})
     out = []
     for value in _spread(values, limit):
-        overrides = {c.id: {"k": value} for c in ks}
-        aimed = with_check_overrides(policy, overrides) if overrides else _with_k(policy, value, registry)
-        sub = AuditContext(aimed, ctx.table, progress=ctx.progress)
-        options = remediator.options.model_validate({})
+        options = remediator.options.model_validate({"k": value})
         try:
-            rem = remediator.run(sub, options)
+            rem = remediator.run(ctx, options)
         except ValueError as exc:
             notes.append(f"microaggregate: left out, {exc}")
             return []
@@ -274,34 +278,21 @@ def _microaggregate(ctx: AuditContext, registry: Registry, limit: int, notes: li
     return out
 
 
-def _with_k(policy: Policy, k: int, registry: Registry) -> Policy:
-    """``policy`` with one more error check, k-anonymity at ``k`` (the target of a microaggregation when the
-    policy names none); used only to aim the method, never to judge the candidate."""
-    from privaudit.core.policy import Check
-
-    assessor = registry.assessors["k_anonymity"] if "k_anonymity" in registry.assessors else None
-    if assessor is None:
-        raise PrivauditError("microaggregate needs the k_anonymity assessor to aim at a k")
-    clone = copy.copy(policy)
-    clone.checks = [*policy.checks, Check("explore_k", assessor, "error", assessor.params.model_validate({"k": k}))]
-    return clone
-
-
 def _randomize(ctx: AuditContext, registry: Registry, limit: int, notes: list[str]) -> list[Candidate]:
-    checks = [c for c in error_checks(ctx) if c.assessor.name == "rr_attribute_disclosure"]
-    if not checks:
-        notes.append("randomize: left out, the policy has no error-severity rr_attribute_disclosure bound")
+    bounds = [b for c in error_checks(ctx) if c.assessor.response_bound is not None
+              and (b := c.assessor.response_bound(c.params, ctx.policy)) is not None]
+    if not bounds:
+        notes.append("randomize: left out, the policy has no error-severity check bounding randomized-response "
+                     "disclosure")
         return []
-    check = checks[0]
     remediator = registry.remediators["randomize"]
-    bound = float(check.params.max_risk)
+    bound = float(bounds[0].max_risk)  # the check the remediator aims at: the first declaring a bound
     out = []
     for factor in _spread([0.5, 0.75, 1.0, 1.25, 1.5], limit):
         target = min(1.0, bound * factor)
-        aimed = with_check_overrides(ctx.policy, {check.id: {"max_risk": target}})
-        options = remediator.options.model_validate({})
+        options = remediator.options.model_validate({"max_risk": target})
         try:
-            rem = remediator.run(AuditContext(aimed, ctx.table, progress=ctx.progress), options)
+            rem = remediator.run(ctx, options)
         except ValueError as exc:
             notes.append(f"randomize: left out, {exc}")
             return []
@@ -479,7 +470,7 @@ def explore_release(released: Any, policy: Any, out: str | None = None, methods:
     opened = open_policy(policy, registry, allow_outside_paths)
     before = run_audit(released, opened, registry=registry, progress=progress)
     exploration = explore(before, registry, methods, max_candidates, utility, progress=progress)
-    bound = risk_bound(opened)
+    bound = risk_bound(opened, before.context.summary.n_records)
     outcome = None
     report = before
     if out is not None and exploration.recommended is not None:

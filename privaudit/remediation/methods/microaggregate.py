@@ -2,7 +2,7 @@
 
 Seed paper: Soria-Comas, Domingo-Ferrer, Sánchez & Martínez, "t-Closeness through Microaggregation"
 (IEEE TKDE 2015); algorithms in :mod:`privaudit.remediation.microaggregation`. The targets come from the policy:
-k is the largest class size its error-severity checks imply (their declared ``ClassRule.min_size``:
+k is the option ``k`` when given, else the largest class size its error-severity checks imply (their declared ``ClassRule.min_size``:
 k-anonymity's k, p-sensitive k-anonymity's k); t and the sensitive column from the distances they bound on a
 numeric column (``ClassRule.max_distance``: t-closeness's t; the smallest t when there are several). Every quasi-identifier must be numeric with no missing values; the output keeps
 all records and columns, with each record's QIs set to its cluster's centroid.
@@ -24,11 +24,14 @@ from privaudit.remediation.api import Remediation, Remediator, error_checks
 class MicroaggregateOptions(Params):
     algorithm: Literal["auto", "mdav", "merge", "k-anonymity-first", "t-closeness-first"] = Field(
         default="auto", description="auto: t-closeness-first when the policy has a numeric t-closeness check, else mdav")
+    k: int | None = Field(default=None, ge=1, description="The class size to aim at; default the largest the error "
+                          "checks imply.")
 
 
-def targets(ctx) -> tuple[int, float | None, str | None]:
+def targets(ctx, k: int | None = None) -> tuple[int, float | None, str | None]:
     """k, t and the sensitive column to aim at, from the class rules the error checks declare: the largest
-    class size implied, and the smallest distance allowed on a numeric column."""
+    class size implied (or ``k`` when given: then no check need imply one), and the smallest distance allowed
+    on a numeric column."""
     rules = [r for c in error_checks(ctx) if (r := c.assessor.rule(c.params, ctx.policy)) is not None]
     ks = [r.min_size for r in rules if r.min_size is not None]
     t, sensitive = None, None
@@ -36,6 +39,8 @@ def targets(ctx) -> tuple[int, float | None, str | None]:
         for column, bound in rule.max_distance.items():
             if ctx.policy.columns[column].type == "numeric" and (t is None or bound < t):
                 t, sensitive = bound, column
+    if k is not None:
+        return k, t, sensitive
     if not ks and t is None:
         raise ValueError("the policy has no error-severity check implying a class size (k) or a distance on a numeric "
                          "column (t) to aim at")
@@ -52,7 +57,7 @@ def run(ctx, options: MicroaggregateOptions) -> Remediation:
     if np.isnan(X).any():
         column = qi[int(np.flatnonzero(np.isnan(X).any(axis=0))[0])]
         raise ValueError(f"quasi-identifier {column!r} has missing values; microaggregation needs complete data")
-    k, t, sensitive = targets(ctx)
+    k, t, sensitive = targets(ctx, options.k)
     algorithm = options.algorithm
     if algorithm == "auto":
         algorithm = "t-closeness-first" if t is not None else "mdav"

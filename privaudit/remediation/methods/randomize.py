@@ -2,7 +2,7 @@
 
 Seed paper: Guo, Ying & Wu (JCSE 2011). The target is the policy's first error-severity check declaring a
 ``ResponseBound`` (its sensitive column, quasi-identifiers and ``max_risk``: the built-in
-``rr_attribute_disclosure``). For the chosen columns (``mode``: RR-QI,
+``rr_attribute_disclosure``), or the option ``max_risk`` in place of the check's bound. For the chosen columns (``mode``: RR-QI,
 RR-S or RR-Both, or an explicit ``columns`` list) the keep probabilities p_i minimise the utility loss
 prod_i ||P_i^-1||_F^2 subject to max risk <= max_risk (see :mod:`privaudit.risk.rr_selection`);
 the table is then randomized with a seeded generator. The distortion matrices are written beside the
@@ -32,6 +32,8 @@ class RandomizeOptions(Params):
     mode: Literal["qi", "sensitive", "both"] = Field(default="qi", description="RR-QI, RR-S or RR-Both.")
     columns: list[str] | None = Field(default=None, description="Columns to randomize (overrides mode).")
     seed: int = Field(default=0, description="Seed of the randomization and of the optimiser's starts.")
+    max_risk: float | None = Field(default=None, ge=0, le=1, description="Aim at this bound instead of the "
+                                   "check's.")
 
 
 def _target(ctx):
@@ -66,7 +68,8 @@ def run(ctx, options: RandomizeOptions) -> Remediation:
         columns = {"qi": qi, "sensitive": [sensitive], "both": [*qi, sensitive]}[options.mode]
     labels = pd.DataFrame({c: ctx.table[c].astype(object).where(ctx.table[c].notna(), np.nan)
                            for c in [*qi, sensitive]})
-    selection = select_keep_probabilities(labels, qi, sensitive, columns, bound.max_risk, seed=options.seed)
+    max_risk = bound.max_risk if options.max_risk is None else options.max_risk
+    selection = select_keep_probabilities(labels, qi, sensitive, columns, max_risk, seed=options.seed)
     randomized = randomize(labels, {c: selection.matrices[c] for c in columns}, seed=options.seed)
     table = ctx.table.copy()
     for column in columns:
