@@ -378,6 +378,22 @@ def _x_axis(canvas: _Canvas, x_of: Callable[[float], float], lo: float, hi: floa
         x += slot
 
 
+def text_width(text: str) -> float:
+    """An upper estimate of ``text``'s width at FONT_SIZE: capitals and wide letters take more than the
+    average advance (a label of 28 capitals ran past the chart's left edge)."""
+    wide = sum(1 for ch in text if ch.isupper() or ch in "mwMW@%")
+    return (len(text) - wide) * CHAR_WIDTH + wide * CHAR_WIDTH * 1.35
+
+
+def _fit(label: str, room: float) -> str:
+    """``label`` cut with an ellipsis to fit ``room`` (see :func:`text_width`)."""
+    if text_width(label) <= room:
+        return label
+    while label and text_width(label.rstrip("…") + "…") > room:
+        label = label.rstrip("…")[:-1]
+    return label.rstrip("…") + "…"
+
+
 def share_bars_chart(labels: Sequence[str], shares: Sequence[float], failing: Sequence[bool], *, title: str,
                      x_label: str, limit: float | None = None, limit_label: str = "",
                      legend: tuple[str, str] | None = None, label_chars: int = 28,
@@ -390,8 +406,9 @@ def share_bars_chart(labels: Sequence[str], shares: Sequence[float], failing: Se
     row = 24.0
     height = TOP + row * max(len(labels), 1) + BOTTOM - 6
     canvas = _Canvas(title, height)
-    names = [lab if len(lab) <= label_chars else lab[: label_chars - 1] + "…" for lab in labels]
-    left = min(max((len(n) for n in names), default=4) * CHAR_WIDTH + 14, WIDTH * 0.4)
+    names = [_fit(lab if len(lab) <= label_chars else lab[: label_chars - 1] + "…", WIDTH * 0.4 - 14)
+             for lab in labels]
+    left = min(max((text_width(n) for n in names), default=4 * CHAR_WIDTH) + 14, WIDTH * 0.4)
     right = WIDTH - RIGHT - 44  # room for the value printed after the longest bar
     top_value = max([float(v) for v in shares] + ([float(limit)] if limit is not None else []) + [0.01]
                     + [float(hi_) for _, hi_ in (intervals or [])])

@@ -113,7 +113,7 @@ def utility_view(data: dict) -> UtilityView | None:
                              else "—" for m in measures] for c in columns]
         heads = ["squared error (attribute level)" if m == "sse_sst" else _plain(m) for m in measures]
         per_column = DataTable(["column"] + heads, table_rows, caption="Per column (kept)",
-                               numeric=frozenset(range(1, len(measures) + 1)))
+                               numeric=frozenset(range(1, len(measures) + 1)), kind="summary", widths=("28%",))
     figure = None
     name = next((m for m in HEADLINE if any(e["measure"] == m and e["column"] is not None and e["value"] is not None
                                             for e in entries)), None)
