@@ -58,20 +58,29 @@ def identifier_frame(rows: int = 10_000):
         return body + f"{97 - int(body) % 97:02d}"
 
     # Berlin (international form), Paris, New York, London: valid numbers of each numbering plan
-    phones = [f"+49 30 {a[:4]} {a[4:8]}" if i % 4 == 0 else f"01 4{a[0]} {a[1:3]} {a[3:5]} {a[5:7]}" if i % 4 == 1
-              else f"(212) {2 + int(a[0]) % 8}{a[1:3]}-{a[3:7]}" if i % 4 == 2 else f"020 7{a[:3]} {a[3:7]}"
-              for i, a in enumerate(digits(9))]
-    return pd.DataFrame({
-        "c1": phones,
-        "c2": [bsn(d) for d in digits(9)],
-        "c3": [dni(d) for d in digits(8)],
-        "c4": [luhn("4" + d) for d in digits(14)],
-        "c5": [nir("1" + d[:2] + "05" + d[2:]) for d in digits(10)],
-        "c6": [f"p{i}@example.org" for i in range(rows)],
-        "c7": rng.integers(1, 6, rows).astype(str),
-        "c8": rng.integers(18, 90, rows).astype(str),
-        "c9": [f"{x:.2f}" for x in rng.uniform(0, 1e5, rows)],
-    })
+    phones = [
+        f"+49 30 {a[:4]} {a[4:8]}"
+        if i % 4 == 0
+        else f"01 4{a[0]} {a[1:3]} {a[3:5]} {a[5:7]}"
+        if i % 4 == 1
+        else f"(212) {2 + int(a[0]) % 8}{a[1:3]}-{a[3:7]}"
+        if i % 4 == 2
+        else f"020 7{a[:3]} {a[3:7]}"
+        for i, a in enumerate(digits(9))
+    ]
+    return pd.DataFrame(
+        {
+            "c1": phones,
+            "c2": [bsn(d) for d in digits(9)],
+            "c3": [dni(d) for d in digits(8)],
+            "c4": [luhn("4" + d) for d in digits(14)],
+            "c5": [nir("1" + d[:2] + "05" + d[2:]) for d in digits(10)],
+            "c6": [f"p{i}@example.org" for i in range(rows)],
+            "c7": rng.integers(1, 6, rows).astype(str),
+            "c8": rng.integers(18, 90, rows).astype(str),
+            "c9": [f"{x:.2f}" for x in rng.uniform(0, 1e5, rows)],
+        }
+    )
 
 
 def scan_only(repeat: int) -> None:
@@ -93,7 +102,7 @@ def scan_only(repeat: int) -> None:
     total = best(lambda: scan_frame(frame))
     found = ", ".join(f"{f.column}={f.kind}" for f in findings)
     print(f"scan_frame {len(frame):,} rows x {frame.shape[1]} columns: {total:.3f} s CPU (best of {repeat}); {found}")
-    print("  per column: " + ", ".join(f"{c} {best(lambda: scan_column(c, frame[c])):.3f}" for c in frame.columns))
+    print("  per column: " + ", ".join(f"{c} {best(lambda c=c: scan_column(c, frame[c])):.3f}" for c in frame.columns))
 
 
 def main() -> None:
@@ -109,8 +118,11 @@ def main() -> None:
         tmp = Path(tmp)
         frame = synthetic(args.rows, zip_skew=ZIP_SKEW["issue"])
         pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp / "plain.parquet")
-        frame["contact_email"] = [f"p{i}@m{i % 97}.org" for i in range(args.rows)] if args.rows <= 2_000_000 else \
-            pa.array([f"p{i}@m{i % 97}.org" for i in range(1000)] * (args.rows // 1000)).to_pandas()
+        frame["contact_email"] = (
+            [f"p{i}@m{i % 97}.org" for i in range(args.rows)]
+            if args.rows <= 2_000_000
+            else pa.array([f"p{i}@m{i % 97}.org" for i in range(1000)] * (args.rows // 1000)).to_pandas()
+        )
         pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp / "email.parquet")
         del frame
         (tmp / "policy.yaml").write_text(SYNTH_POLICY)
@@ -119,8 +131,11 @@ def main() -> None:
             result = run_audit(tmp / f"{name}.parquet", tmp / "policy.yaml")
             total = time.perf_counter() - started
             check = next(c for c in result.checks if c.assessor == "direct_identifiers")
-            print(f"{name:6} rows={args.rows:,}  audit {total:6.2f} s  direct_identifiers {check.seconds:5.3f} s  "
-                  f"({check.status}: {check.message[:90]})", flush=True)
+            print(
+                f"{name:6} rows={args.rows:,}  audit {total:6.2f} s  direct_identifiers {check.seconds:5.3f} s  "
+                f"({check.status}: {check.message[:90]})",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -116,7 +116,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-
 from measure import run_sampled
 
 ROOT = Path(__file__).resolve().parents[1]

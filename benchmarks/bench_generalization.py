@@ -34,10 +34,18 @@ sys.path.insert(0, str(ROOT))
 
 from privaudit.core.context import AuditContext  # noqa: E402
 from privaudit.core.data import load_table  # noqa: E402
-from privaudit.remediation.generalization import (METRICS, NORMALISED, ClassModel, CostModel, GeneralizationProblem,  # noqa: E402
-                                      LatticeSearch, all_metrics, gaa)
-from privaudit.testing import load_policy  # noqa: E402
 from privaudit.remediation.api import class_violations  # noqa: E402
+from privaudit.remediation.generalization import (  # noqa: E402
+    METRICS,
+    NORMALISED,
+    ClassModel,
+    CostModel,
+    GeneralizationProblem,
+    LatticeSearch,
+    all_metrics,
+    gaa,
+)
+from privaudit.testing import load_policy  # noqa: E402
 
 QIS = ["age", "sex", "race", "marital-status", "education", "native-country", "workclass", "occupation",
        "salary-class"]

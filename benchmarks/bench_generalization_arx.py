@@ -38,8 +38,8 @@ import csv
 import json
 import os
 import random
-import statistics
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile

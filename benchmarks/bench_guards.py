@@ -52,7 +52,7 @@ def unguarded_checks(ctx, checks):
     side = [i for i, c in enumerate(checks) if c.assessor.concurrent]
     if audit.CHECK_WORKERS > 1 and len(side) > 1:
         for i, r in zip(side, ordered_map(lambda i: unguarded_check(ctx, checks[i]), side,
-                                          workers=audit.CHECK_WORKERS, ahead=audit.CHECK_WORKERS)):
+                                          workers=audit.CHECK_WORKERS, ahead=audit.CHECK_WORKERS), strict=False):
             results[i] = r
     for i, check in enumerate(checks):
         if results[i] is None:
@@ -100,7 +100,7 @@ def main() -> None:
         started = time.perf_counter()
         for _ in range(20):
             with guard.watch_interrupts(), guard.stdout_to_stderr():
-                for c, m in zip(checks, measured):
+                for c, m in zip(checks, measured, strict=False):
                     guard.check_view(ctx)
                     got = guard.call_plugin(lambda m=m: m, f"assessor {c.assessor.name!r}",
                                             origins.get(f"assessor:{c.assessor.name}"))

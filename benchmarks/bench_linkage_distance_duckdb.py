@@ -32,7 +32,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 from measure import audit_check, run_sampled
 
 REPO = Path(__file__).resolve().parents[1]

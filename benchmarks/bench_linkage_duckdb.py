@@ -38,7 +38,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 from measure import audit_check, run_sampled
 from splink_top1 import top1_sql
 

@@ -41,7 +41,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 from splink_top1 import top1_sql
 
 REPO = Path(__file__).resolve().parents[1]

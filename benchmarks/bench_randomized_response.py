@@ -56,7 +56,8 @@ def bench_kronecker() -> None:
         cells = int(np.prod(dims))
         line = f"dims={dims} cells={cells}: kron-free {t_free * 1e3:.1f} ms"
         if cells <= 5000:
-            def explicit():
+
+            def explicit(factors=factors, x=x):
                 full = np.ones((1, 1))
                 for f in factors:
                     full = np.kron(full, f)
@@ -75,26 +76,31 @@ def bench_adult() -> None:
         return
     df = pd.read_csv(ADULT, sep=";")
     print(f"== Adult ({len(df)} records)")
-    for qi in (["sex", "race", "marital-status", "workclass"],
-               ["sex", "age", "race", "marital-status", "education"]):
+    for qi in (["sex", "race", "marital-status", "workclass"], ["sex", "age", "race", "marital-status", "education"]):
         s = "occupation"
         plain, t0 = timed(rr_attribute_disclosure, df, qi, s, {}, original=df, max_risk=0.5)
         shape = "x".join(str(len(d)) for d in plain.domains)
-        print(f"QI={qi} S={s} table {shape}: no RR max risk {plain.value:.3f}, "
-              f"records > 0.5: {plain.share_above:.4f} ({t0 * 1e3:.0f} ms)")
+        print(
+            f"QI={qi} S={s} table {shape}: no RR max risk {plain.value:.3f}, "
+            f"records > 0.5: {plain.share_above:.4f} ({t0 * 1e3:.0f} ms)"
+        )
         mats = keep_probability_matrices(df, {c: 0.8 for c in qi})
         released = randomize(df, mats, seed=1)
         own, t1 = timed(rr_attribute_disclosure, released, qi, s, mats, original=df, max_risk=0.5)
         est, t2 = timed(rr_attribute_disclosure, released, qi, s, mats, max_risk=0.5)
-        print(f"  RR-QI keep 0.8: risk on original pi {own.value:.3f} ({t1 * 1e3:.0f} ms); "
-              f"estimated from release {est.value:.3f} ({t2 * 1e3:.0f} ms); "
-              f"max |pi_hat - pi| {np.abs(est.pi - own.pi).max():.4f}")
+        print(
+            f"  RR-QI keep 0.8: risk on original pi {own.value:.3f} ({t1 * 1e3:.0f} ms); "
+            f"estimated from release {est.value:.3f} ({t2 * 1e3:.0f} ms); "
+            f"max |pi_hat - pi| {np.abs(est.pi - own.pi).max():.4f}"
+        )
         for label, cols in (("RR-QI", qi), ("RR-S", [s]), ("RR-Both", qi + [s])):
             sel, t3 = timed(select_keep_probabilities, df, qi, s, cols, 0.5, repeat=1)
             keeps = ", ".join(f"{c}={p:.3f}" for c, p in sel.keep_probabilities.items())
-            print(f"  {label:8s} max_risk 0.5: feasible={sel.feasible} risk={sel.achieved_risk:.4f} "
-                  f"loss(full)={sel.utility_loss_full:.4g} recon.err={sel.reconstruction_error:.3g} "
-                  f"[{keeps}] ({t3:.2f} s)")
+            print(
+                f"  {label:8s} max_risk 0.5: feasible={sel.feasible} risk={sel.achieved_risk:.4f} "
+                f"loss(full)={sel.utility_loss_full:.4g} recon.err={sel.reconstruction_error:.3g} "
+                f"[{keeps}] ({t3:.2f} s)"
+            )
 
 
 if __name__ == "__main__":

@@ -64,7 +64,7 @@ def main() -> None:
     ctx = AuditContext(policy, table.frame)
     summary = ctx.summary
     print(f"{args.rows:,} rows, {summary.n_classes:,} classes; load + summary {time.perf_counter() - t:.1f} s")
-    for (label, _), check in zip(CHECKS, policy.checks):
+    for (label, _), check in zip(CHECKS, policy.checks, strict=False):
         t = time.perf_counter()
         result = run_check(ctx, check)
         print(f"  {label:40s} {time.perf_counter() - t:7.2f} s  {result.status:5s} value {result.value}")

@@ -23,8 +23,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from privaudit.risk.synthetic_attacks import (inference_attack, linkability_attack,  # noqa: E402
-                                              singling_out_attack)
+from privaudit.risk.synthetic_attacks import inference_attack, linkability_attack, singling_out_attack  # noqa: E402
 
 NUMERIC = {"age": True, "income": True, "zip": False, "job": False, "sex": False, "disease": False}
 FIRST, SECOND = ["age", "income"], ["zip", "job", "sex"]

@@ -37,11 +37,12 @@ from __future__ import annotations
 
 import contextlib
 import io
-from functools import lru_cache
 import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -51,8 +52,8 @@ from privaudit.assessors.api import Measurement
 from privaudit.core.audit import AuditResult, run_audit
 from privaudit.core.context import AuditContext
 from privaudit.core.plugins import Registry, build_registry, get_registry, make_manager
-from privaudit.report.json_report import report_dict
 from privaudit.core.summary import ClassSummary
+from privaudit.report.json_report import report_dict
 
 
 def load_policy(policy: str | Path | Mapping[str, Any], *, registry: Registry | None = None,
@@ -218,7 +219,7 @@ def run_cli(*args: Any) -> CliRun:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(argv)
-    for flag, value in zip(argv, argv[1:]):
+    for flag, value in zip(argv, argv[1:], strict=False):
         if code in (0, 1) and flag == "--json" and value != "-" and Path(value).is_file() and _has_jsonschema() \
                 and argv[:1] != ["diff"]:  # privaudit diff --json writes a comparison, not an audit report
             assert_valid_report(Path(value))

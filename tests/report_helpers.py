@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from html.parser import HTMLParser
-from typing import Iterator
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
         "track", "wbr"}
 
 
 class Node:
-    def __init__(self, tag: str, attrs: dict, parent: "Node | None" = None):
+    def __init__(self, tag: str, attrs: dict, parent: Node | None = None):
         self.tag, self.attrs, self.parent = tag, attrs, parent
         self.children: list[Node | str] = []
 
@@ -19,18 +19,18 @@ class Node:
     def classes(self) -> set[str]:
         return set((self.attrs.get("class") or "").split())
 
-    def iter(self) -> Iterator["Node"]:
+    def iter(self) -> Iterator[Node]:
         yield self
         for c in self.children:
             if isinstance(c, Node):
                 yield from c.iter()
 
-    def find_all(self, tag: str | None = None, cls: str | None = None, id: str | None = None) -> list["Node"]:
+    def find_all(self, tag: str | None = None, cls: str | None = None, id: str | None = None) -> list[Node]:
         return [n for n in self.iter()
                 if (tag is None or n.tag == tag) and (cls is None or cls in n.classes)
                 and (id is None or n.attrs.get("id") == id)]
 
-    def find(self, tag: str | None = None, cls: str | None = None, id: str | None = None) -> "Node":
+    def find(self, tag: str | None = None, cls: str | None = None, id: str | None = None) -> Node:
         found = self.find_all(tag, cls, id)
         assert found, f"no <{tag or '*'} class={cls} id={id}>"
         return found[0]

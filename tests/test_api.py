@@ -10,9 +10,9 @@ import json
 import pandas as pd
 import pyarrow as pa
 import pytest
+from conftest import ROOT
 
 import privaudit
-from conftest import ROOT
 from privaudit.api import _engine_for
 from privaudit.core.errors import PrivauditError
 from privaudit.testing import registry_with, run_assessor, run_cli

@@ -13,8 +13,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import ROOT
+
 from privaudit.risk.attacker_models import attacker_risks
 from privaudit.testing import assert_section_renders, run_cli
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 from conftest import DATA
 
 CORPUS = DATA / "bad"

@@ -8,8 +8,8 @@ import hashlib
 import os
 
 import pytest
-
 from conftest import write_policy
+
 from privaudit.testing import run_cli
 
 POLICY = """version: 1

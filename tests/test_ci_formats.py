@@ -8,8 +8,8 @@ import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
-
 from conftest import ROOT
+
 from privaudit.testing import run_cli
 
 

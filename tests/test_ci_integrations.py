@@ -13,8 +13,8 @@ import subprocess
 
 import pytest
 import yaml
-
 from conftest import ROOT
+
 from privaudit.testing import assert_valid_report
 
 RELEASE = ROOT / "examples" / "adult" / "release.csv"

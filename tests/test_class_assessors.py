@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from conftest import write_policy
 
 POLICY = """

@@ -9,9 +9,9 @@ import subprocess
 import sys
 
 import pandas as pd
+from conftest import DATA, ROOT
 from pydantic import Field
 
-from conftest import DATA, ROOT
 from privaudit import Assessor, Params, hookimpl
 from privaudit.testing import audit_frame, check_result, registry_with
 
@@ -103,6 +103,7 @@ def test_duplicate_assessor_names_are_refused():
         def privaudit_assessors(self):
             return [Assessor("k_anonymity", BoomParams, lambda c, p: None, "x", "identity", "x")]
     import pytest
+
     from privaudit.core.errors import PrivauditError
 
     with pytest.raises(PrivauditError, match="'k_anonymity' is provided twice"):

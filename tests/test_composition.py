@@ -344,7 +344,7 @@ def test_linking_through_hierarchies_matches_a_brute_force_intruder(tmp_path, se
     releases = []
     for _ in range(3):
         level = rng.integers(0, 4, n)  # 3: suppressed
-        age = [("*" if lv == 3 else ancestors[a][lv]) for a, lv in zip(truth["age"], level)]
+        age = [("*" if lv == 3 else ancestors[a][lv]) for a, lv in zip(truth["age"], level, strict=False)]
         zip_ = np.where(rng.random(n) < 0.2, "*", truth["zip"])
         releases.append(pd.DataFrame({"age": age, "zip": zip_, "disease": truth["disease"]}))
     (tmp_path / "policy.yaml").write_text(policy_text(record_id=False, checks="\n  - {assessor: composition, "
@@ -380,7 +380,7 @@ def test_record_id_linking_matches_a_brute_force_intruder(tmp_path, seed):
     Python sets person by person."""
     rng = np.random.default_rng(seed)
     population = [f"id{i}" for i in range(60)]
-    disease = dict(zip(population, rng.choice(["a", "b", "c", "d", "e"], len(population))))
+    disease = dict(zip(population, rng.choice(["a", "b", "c", "d", "e"], len(population)), strict=False))
     releases = []
     for _ in range(3):
         ids = list(rng.choice(population, 40, replace=False))
@@ -397,7 +397,7 @@ def test_record_id_linking_matches_a_brute_force_intruder(tmp_path, seed):
     sets = []
     for frame in releases:
         classes = frame.groupby(["age", "zip"])["disease"].agg(set)
-        sets.append({i: classes[(a, z)] for i, a, z in zip(frame["id"], frame["age"], frame["zip"])})
+        sets.append({i: classes[(a, z)] for i, a, z in zip(frame["id"], frame["age"], frame["zip"], strict=False)})
     below = disclosed = linked = changed = 0
     for person in population:
         mine = [s[person] for s in sets if person in s]

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 import time
+from pathlib import Path
 
 import pytest
 
-from privaudit.testing import load_policy
-
 from privaudit.core.concurrency import ordered_map
+from privaudit.testing import load_policy
 
 
 def test_results_come_in_input_order_whatever_finishes_first():

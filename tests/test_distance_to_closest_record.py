@@ -16,9 +16,9 @@ from privaudit.risk.synthetic.distance import (
     binomial_interval,
     binomial_sf,
     count_within,
+    distance_to_closest_record,
     gower_matrix,
     nearest_two,
-    distance_to_closest_record,
 )
 from privaudit.testing import assert_section_renders, audit_frame, check_result, run_cli
 

@@ -7,9 +7,9 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_golden_tcloseness import emd_by_lp
 
 from privaudit.risk import emd
-from test_golden_tcloseness import emd_by_lp
 
 # A 3-level tree over 6 leaves with an uneven fan-out: leaf -> group -> branch -> root
 PATHS = np.array([

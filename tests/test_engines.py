@@ -14,9 +14,9 @@ DuckDB and Spark tests are skipped when the package is not installed (``pip inst
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import io
-import contextlib
 import shutil
 from pathlib import Path
 
@@ -25,18 +25,18 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import DATA, ROOT, write_policy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, ROOT, write_policy
-from privaudit.core.audit import run_audit
 from privaudit.cli import main
+from privaudit.core.audit import run_audit
 from privaudit.core.data import load_table
-from privaudit.engines import ENGINES, Engine, summarize
 from privaudit.core.errors import DataError, PrivauditError
-from privaudit.testing import load_policy
-from privaudit.report.json_report import report_dict
 from privaudit.core.summary import build_summary
+from privaudit.engines import ENGINES, Engine, summarize
+from privaudit.report.json_report import report_dict
+from privaudit.testing import load_policy
 
 HAS_DUCKDB = importlib.util.find_spec("duckdb") is not None
 HAS_SPARK = importlib.util.find_spec("pyspark") is not None
@@ -154,7 +154,7 @@ def releases(tmp_path_factory) -> dict[str, Path]:
 
 def _assert_same(reference: dict, got: dict) -> None:
     assert got["input"] == reference["input"]
-    for ref_check, check in zip(reference["checks"], got["checks"]):
+    for ref_check, check in zip(reference["checks"], got["checks"], strict=False):
         assert check == ref_check, check["id"]
     assert got == reference
 

@@ -9,10 +9,10 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import write_policy, write_rr_table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import write_policy, write_rr_table
 from privaudit.remediation.explore import Candidate, mark_frontier, recommend
 
 POLICY = """version: 1
@@ -71,7 +71,7 @@ def test_explore_map_json(explored):
     # the passing generalization candidates are minimal: none is a coarsening of another passing one
     levels = [tuple(c["options"]["levels"].values()) for c in cands if c["method"] == "generalize" and c["passes"]]
     for a in levels:
-        assert not any(b != a and all(x <= y for x, y in zip(b, a)) for b in levels)
+        assert not any(b != a and all(x <= y for x, y in zip(b, a, strict=False)) for b in levels)
     # a failing candidate names the failing check; the risk is classes / records
     failing = [c for c in cands if not c["passes"]]
     assert failing and all(c["worst_check"]["id"] == "k3" and c["checks_failed"] >= 1 for c in failing)

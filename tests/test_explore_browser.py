@@ -14,7 +14,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from conftest import write_policy
 from test_explore import POLICY, _table
 

@@ -14,16 +14,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import scipy.sparse as sp
+from conftest import write_policy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import write_policy
 from privaudit.core import summary
-from privaudit.risk import emd
-from privaudit.risk.ldiversity import entropy_per_class, recursive_ratio_per_class
 from privaudit.core.context import top_classes
 from privaudit.core.data import load_table
 from privaudit.core.errors import DataError
+from privaudit.risk import emd
+from privaudit.risk.ldiversity import entropy_per_class, recursive_ratio_per_class
 from privaudit.testing import load_policy
 
 POLICY = """version: 1
@@ -44,7 +44,7 @@ def _write_both(tmp_path, columns: dict) -> tuple:
     table = pa.table(columns)
     pq.write_table(table, tmp_path / "t.parquet")
     text = {name: pc_text(table.column(name)) for name in table.column_names}
-    lines = [",".join(text)] + [",".join(row) for row in zip(*text.values())]
+    lines = [",".join(text)] + [",".join(row) for row in zip(*text.values(), strict=False)]
     (tmp_path / "t.csv").write_text("\n".join(lines) + "\n")
     return tmp_path / "t.parquet", tmp_path / "t.csv"
 
@@ -112,7 +112,7 @@ def test_blockwise_figures_equal_one_block(case):
         assert [b[0] for b in blocks[1:]] == [b[1] for b in blocks[:-1]] and blocks[-1][1] == counts.shape[0]
     finally:
         summary.BLOCK_ENTRIES = old
-    for a, b in zip(whole, blocked):
+    for a, b in zip(whole, blocked, strict=False):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-12, equal_nan=True)
 
 

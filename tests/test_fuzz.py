@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
 import json
 import tempfile
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -9,18 +9,31 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import DATA
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA
 from privaudit.core.context import AuditContext
-from privaudit.remediation.generalization import (ALL_METRICS, ClassModel, CostModel, GeneralizationProblem, LatticeSearch,
-                                      all_metrics, attribute_weights, cost_matrix, domain_from_hierarchy,
-                                      edge_weights, gaa, generalization_shares, node_costs, resolve_weighting)
 from privaudit.core.hierarchy import Hierarchy
 from privaudit.core.plugins import get_registry
 from privaudit.core.policy import Policy, PolicyModel
 from privaudit.remediation.api import class_violations
+from privaudit.remediation.generalization import (
+    ALL_METRICS,
+    ClassModel,
+    CostModel,
+    GeneralizationProblem,
+    LatticeSearch,
+    all_metrics,
+    attribute_weights,
+    cost_matrix,
+    domain_from_hierarchy,
+    edge_weights,
+    gaa,
+    generalization_shares,
+    node_costs,
+    resolve_weighting,
+)
 from privaudit.remediation.methods.generalize import GeneralizeOptions, run
 
 GEN = DATA / "generalization"
@@ -272,7 +285,7 @@ def test_gaa_satisfies_the_policy(case, metric, strategy):
     for j, d in enumerate(problem.domains):
         out, inp = result.nodes[:, j], problem.nodes[:, j]
         assert (d.generalize(inp, 0) == inp).all()
-        up = np.array([d.generalize(np.array([u]), int(d.level[p]))[0] for u, p in zip(inp, out)])
+        up = np.array([d.generalize(np.array([u]), int(d.level[p]))[0] for u, p in zip(inp, out, strict=False)])
         assert ((up == out) | (out == d.missing)).all()
     if result.satisfied:
         assert violations_of(policy, published) == 0
@@ -311,7 +324,7 @@ def test_gaa_strategies_steer_by_diversity_and_closeness():
 
     def partner(strategy):
         nodes = gaa(problem, costs, model, strategy, sensitive="d").nodes[:, 0]
-        return sorted({x for x, v in zip(frame["x"], nodes) if v == nodes[0] and x != "a1"})
+        return sorted({x for x, v in zip(frame["x"], nodes, strict=False) if v == nodes[0] and x != "a1"})
 
     expected = {s: "a2" for s in ("S1", "S2", "S3", "S4", "S5", "S6", "S7")}
     assert {s: partner(s) for s in expected} == {s: [x] for s, x in expected.items()}

@@ -34,7 +34,7 @@ ORDER = [(0, "Cat"), (0, "Lion"), (0, "Dog"), (1, "Felid"), (2, "Mammal")]
 
 def _matrix(hierarchy: Hierarchy, metric: str = "Weights") -> np.ndarray:
     domain = domain_from_hierarchy("race", hierarchy, [])
-    ids = {(int(lv), lab): i for i, (lv, lab) in enumerate(zip(domain.level[:-1], domain.labels[:-1]))}
+    ids = {(int(lv), lab): i for i, (lv, lab) in enumerate(zip(domain.level[:-1], domain.labels[:-1], strict=False))}
     return cost_matrix(domain, node_costs(domain, metric), np.array([ids[n] for n in ORDER]))
 
 
@@ -81,11 +81,11 @@ def test_costs_matrix_is_the_weight_of_the_path_to_the_lca(depths, weights):
     h = Hierarchy.from_nested({"tree": tree, "weights": w}, "t")
     graph = nx.DiGraph()  # the unpadded tree, edges child -> parent
     for leaf, *path in (list(r) for r in _rows(tree)):
-        for child, parent in zip([leaf] + path, path):
+        for child, parent in zip([leaf] + path, path, strict=False):
             graph.add_edge(child, parent)
     leaves = [f"leaf{i}" for i in range(len(depths))]
     domain = domain_from_hierarchy("t", h, [])
-    ids = {lab: i for i, (lv, lab) in enumerate(zip(domain.level[:-1], domain.labels[:-1])) if lv == 0}
+    ids = {lab: i for i, (lv, lab) in enumerate(zip(domain.level[:-1], domain.labels[:-1], strict=False)) if lv == 0}
     got = cost_matrix(domain, node_costs(domain, "Weights"), np.array([ids[x] for x in leaves]))
     for a, u in enumerate(leaves):
         up_u = nx.descendants(graph, u) | {u}

@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_generalization import AGE, SEX, ZIP, cases, categorical, context, make_policy
 
 from privaudit.remediation.generalization import CostModel, GeneralizationProblem, LatticeSearch, all_metrics
 from privaudit.remediation.generalization.metrics import ALL_METRICS, generalization_shares
 from privaudit.remediation.generalization.packed import column, merge, pack
-from test_generalization import AGE, SEX, ZIP, cases, categorical, context, make_policy
 
 
 def test_merge_keeps_first_appearance_order_and_sums_counts():
@@ -29,7 +29,7 @@ def test_packed_columns_read_back():
     radices = [4, 5, 2]
     strides = [10, 2, 1]
     key = pack(cols, strides, 3)
-    for values, stride, radix in zip(cols, strides, radices):
+    for values, stride, radix in zip(cols, strides, radices, strict=False):
         assert column(key, stride, radix).tolist() == values.tolist()
 
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
-
 from conftest import DATA
+from scipy.optimize import linprog
 
 T = DATA / "tcloseness"
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT
 from privaudit.testing import run_cli
 
 RELEASE = ROOT / "examples" / "adult" / "release.csv"

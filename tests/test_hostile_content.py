@@ -12,12 +12,12 @@ import time
 
 import pandas as pd
 import pytest
+from test_plugin_faults import pythonpath
 
 from privaudit.discovery.headers import HEADER_KINDS, header_kinds
 from privaudit.discovery.recognizers import RECOGNIZERS
 from privaudit.discovery.scan import mask, scan_column
 from privaudit.testing import run_cli
-from test_plugin_faults import pythonpath
 
 #: values of 100 kB built to make a backtracking matcher try every split: long runs of what a pattern's
 #: repeated parts accept, ending in a character that makes the match fail

@@ -118,7 +118,7 @@ def test_vectorised_over_mixed_records():
     fk = np.array([1, 2, 3, 1, 2, 5, 1])
     big_fk = np.array([10.0, 2.0, 300.0, 1.0, 7.5, 5.0, 1e6])
     risk = individual_risk(fk, big_fk)
-    expected = [reference_risk(int(a), float(b)) for a, b in zip(fk, big_fk)]
+    expected = [reference_risk(int(a), float(b)) for a, b in zip(fk, big_fk, strict=False)]
     assert risk == pytest.approx(expected, rel=1e-13)
     assert expected_reidentifications(risk) == pytest.approx(sum(expected), rel=1e-13)
 

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import ROOT
+
 from privaudit.testing import run_cli
 
 ADULT = ROOT / "examples" / "adult" / "adult.csv"

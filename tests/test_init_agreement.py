@@ -26,8 +26,8 @@ import shutil
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import DATA, ROOT
+
 from privaudit.testing import run_cli
 
 TABLES = {

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import DATA
+
 from privaudit.discovery.draft import draft
 from privaudit.discovery.key_variables import key_variable
 from privaudit.discovery.special_categories import special_by_values, special_category

@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from conftest import cli as run_cli
+from conftest import write_policy
 
-from conftest import cli as run_cli, write_policy
 from privaudit.risk.linkage import AttributeSpec, distance_linkage
 from privaudit.risk.linkage.distance_blocked import blocked_distance_linkage
 from privaudit.risk.linkage.intruder import intruder_sample

@@ -12,8 +12,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from conftest import cli as run_cli
+from conftest import write_policy
 
-from conftest import cli as run_cli, write_policy
 from privaudit.risk.linkage.fellegi_sunter import ComparisonSpec, probabilistic_linkage
 from privaudit.risk.linkage.intruder import intruder_sample
 

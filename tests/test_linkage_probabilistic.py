@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 
 from privaudit.risk.linkage.blocking import default_blocking, encode_block_keys, iter_candidate_pairs
 from privaudit.risk.linkage.em import fit_em, fit_match_prior
-from privaudit.risk.linkage.intruder import intruder_sample
 from privaudit.risk.linkage.fellegi_sunter import (
     ComparisonSpec,
     fs_thresholds,
     probabilistic_linkage,
 )
+from privaudit.risk.linkage.intruder import intruder_sample
 
 DATA = Path(__file__).resolve().parent / "data" / "linkage_probabilistic"
 ADULT = Path(__file__).resolve().parents[1] / "examples" / "adult" / "adult.csv"  # ARX's adult.csv (see README: Data)
@@ -55,7 +55,7 @@ def simulate_patterns(rng, lam, m, u, n_pairs, missing=0.0):
     """Agreement patterns from a known two-class mixture with conditionally independent attributes."""
     is_match = rng.random(n_pairs) < lam
     cols = []
-    for ma, ua in zip(m, u):
+    for ma, ua in zip(m, u, strict=False):
         lev = np.where(is_match, rng.choice(len(ma), n_pairs, p=ma), rng.choice(len(ua), n_pairs, p=ua))
         if missing:
             lev[rng.random(n_pairs) < missing] = -1
@@ -210,7 +210,7 @@ def reference_linkage(orig, rel, specs, blocking, weights, upper):
     pairs = pd.concat(frames).drop_duplicates()
     i, j = pairs["i"].to_numpy(), pairs["j"].to_numpy()
     w = np.zeros(len(pairs))
-    for spec, ws in zip(specs, weights):
+    for spec, ws in zip(specs, weights, strict=False):
         a = orig[spec.name].to_numpy(dtype=object)[i]
         b = rel[spec.name].to_numpy(dtype=object)[j]
         missing = pd.isna(a) | pd.isna(b)
@@ -344,12 +344,12 @@ def test_weight_distribution_grid_approximation_matches_exact():
     rng = np.random.default_rng(10)
     m = [rng.dirichlet(np.ones(4)) for _ in range(6)]
     u = [rng.dirichlet(np.ones(4)) for _ in range(6)]
-    w = [np.round(np.log2(a / b) * 2**20) / 2**20 for a, b in zip(m, u)]
+    w = [np.round(np.log2(a / b) * 2**20) / 2**20 for a, b in zip(m, u, strict=False)]
     exact = _weight_distribution(w, m, u)  # 4**6 patterns: exact enumeration
     grid = _weight_distribution(w, m, u, max_support=512)
     span = sum(x.max() - x.min() for x in w)
     step = 2.0 ** math.ceil(math.log2(span / (512 - 6)))
-    for vals, pm, pu in (exact, grid):
+    for _vals, pm, pu in (exact, grid):
         assert pm.sum() == pytest.approx(1) and pu.sum() == pytest.approx(1)
     assert exact[0].size > 512 >= grid[0].size
     for k in (1, 2):  # means under M and U agree within the rounding bound
@@ -375,7 +375,7 @@ def test_thresholds_are_ordered_and_meet_targets(data):
     sizes = [data.draw(st.integers(2, 4)) for _ in range(n_attr)]
     m = [_distribution(data.draw, k) for k in sizes]
     u = [_distribution(data.draw, k) for k in sizes]
-    w = [np.round(np.log2(a / b) * 2**20) / 2**20 for a, b in zip(m, u)]
+    w = [np.round(np.log2(a / b) * 2**20) / 2**20 for a, b in zip(m, u, strict=False)]
     mu = data.draw(st.floats(0.0, 0.5))
     lam = data.draw(st.floats(0.0, 0.5))
     t = fs_thresholds(w, m, u, max_false_match_rate=mu, max_false_non_match_rate=lam)
@@ -409,11 +409,11 @@ def test_candidate_pairs_are_the_deduplicated_union(df, chunk):
     got = []
     for ch in iter_candidate_pairs(keys, chunk):
         assert np.all(np.diff(ch.left) >= 0)
-        got += list(zip(ch.left.tolist(), ch.right.tolist()))
+        got += list(zip(ch.left.tolist(), ch.right.tolist(), strict=False))
     expected = set()
     for rule in rules:
         merged = df[rule].assign(i=np.arange(len(df))).merge(rel[rule].assign(j=np.arange(len(rel))), on=rule)
-        expected |= set(zip(merged["i"], merged["j"]))
+        expected |= set(zip(merged["i"], merged["j"], strict=False))
     assert len(got) == len(set(got)) == len(expected)
     assert set(got) == expected
 
@@ -458,7 +458,7 @@ def test_sample_and_progress(adult_small):
                               progress=lambda done, total: calls.append((done, total)))
     assert r.n_intruder == 100 and r.n_released == len(df)
     assert calls and calls[-1][0] == calls[-1][1]
-    assert all(a[0] <= b[0] for a, b in zip(calls, calls[1:]))
+    assert all(a[0] <= b[0] for a, b in zip(calls, calls[1:], strict=False))
     assert r.blocking == tuple(map(tuple, default_blocking(df.iloc[intruder_sample(len(df), 100, 0)],
                                                           [c for c in ADULT_COLUMNS if c != "age"], n_other=len(df))))
 

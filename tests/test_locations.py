@@ -10,9 +10,9 @@ import json
 
 import pandas as pd
 import pytest
+from conftest import ROOT
 
 import privaudit
-from conftest import ROOT
 from privaudit.core.audit import run_audit
 
 RELEASE = ROOT / "examples" / "adult" / "release.csv"

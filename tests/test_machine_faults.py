@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 
 import pytest
+from test_plugin_faults import install, pythonpath, workspace
 
 from privaudit.core.atomic import TEMPORARY, write_output
 from privaudit.testing import run_cli
-from test_plugin_faults import install, pythonpath, workspace
 
 K = [{"id": "k", "assessor": "k_anonymity", "k": 2}]
 

@@ -12,8 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from privaudit.risk.membership.epsilon import (clopper_pearson_epsilon, cp_epsilon, one_run_audit,
-                                               one_run_lower_bound, one_run_p_value)
+from privaudit.risk.membership.epsilon import (
+    clopper_pearson_epsilon,
+    cp_epsilon,
+    one_run_audit,
+    one_run_lower_bound,
+    one_run_p_value,
+)
 from privaudit.risk.membership.roc import auc, roc_curve, summarize
 
 

@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import write_policy
 
 POLICY = """version: 1

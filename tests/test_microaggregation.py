@@ -147,7 +147,7 @@ def test_mdav_large_groups_and_progress():
     sizes = np.bincount(labels)
     assert sizes.min() >= 7 and sizes.max() <= 13
     assert calls[-1] == (2_003, 2_003)
-    assert all(a <= b for (a, _), (b, _) in zip(calls, calls[1:]))
+    assert all(a <= b for (a, _), (b, _) in zip(calls, calls[1:], strict=False))
 
 
 # --------------------------------------------------------------------- SSE
@@ -203,7 +203,7 @@ def test_t_closeness_first_cluster_sizes_golden(n, k, t, sizes):
     X = rng.normal(size=(n, 2))
     s = rng.permutation(n) * 3.0 + 1  # distinct sensitive values
     res = microaggregate(X, s, k, t, "t-closeness-first")
-    got = dict(zip(*np.unique(res.cluster_sizes, return_counts=True)))
+    got = dict(zip(*np.unique(res.cluster_sizes, return_counts=True), strict=False))
     assert got == sizes
     assert res.n_merges == 0
     kp = res.k_effective
@@ -312,7 +312,7 @@ def test_casc_t_closeness_first_and_ordering():
     X = d[["TAXINC", "POTHVAL"]].to_numpy()
     s = d["FEDTAX"].to_numpy()  # 1080 distinct values
     res = {a: microaggregate(X, s, 5, 0.1, a) for a in ALGORITHMS[1:]}
-    assert dict(zip(*np.unique(res["t-closeness-first"].cluster_sizes, return_counts=True))) == {5: 216}
+    assert dict(zip(*np.unique(res["t-closeness-first"].cluster_sizes, return_counts=True), strict=False)) == {5: 216}
     for r in res.values():
         assert r.verification.ok
     # Algorithm 3 gives the smallest clusters and the lowest SSE here (t = 0.1)

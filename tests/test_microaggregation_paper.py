@@ -81,7 +81,7 @@ def test_table_iii_algorithm_3_cluster_sizes_on_casc(confidential):
     data = pd.read_csv(CASC)
     X, s = data[["TAXINC", "POTHVAL"]].to_numpy(), data[confidential].to_numpy()
     for k, row in TABLE_III.items():
-        for t, expected in zip(T_VALUES, row):
+        for t, expected in zip(T_VALUES, row, strict=False):
             result = microaggregate(X, s, k, t, "t-closeness-first")
             sizes = result.cluster_sizes
             assert (int(sizes.min()), int(round(sizes.mean()))) == (expected, expected), (confidential, k, t)

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import ROOT
+
 from privaudit.testing import run_cli
 
 PLUGIN = ROOT / "tests" / "data" / "misbehaving_plugin" / "privaudit_misbehaving.py"

@@ -128,7 +128,7 @@ def _pitman_loglik(theta, alpha, sizes, counts):
     u = int(counts.sum())
     i = np.arange(1, u)
     k = np.arange(1, n)
-    within = sum(c * np.log(np.arange(1, j) - alpha).sum() for j, c in zip(sizes, counts) if j > 1)
+    within = sum(c * np.log(np.arange(1, j) - alpha).sum() for j, c in zip(sizes, counts, strict=False) if j > 1)
     return np.log(theta + i * alpha).sum() - np.log(theta + k).sum() + within
 
 
@@ -137,7 +137,7 @@ def _pitman_score(theta, alpha, sizes, counts):
     u = int(counts.sum())
     i = np.arange(1, u)
     k = np.arange(1, n)
-    within = sum(c * (1.0 / (np.arange(1, j) - alpha)).sum() for j, c in zip(sizes, counts) if j > 1)
+    within = sum(c * (1.0 / (np.arange(1, j) - alpha)).sum() for j, c in zip(sizes, counts, strict=False) if j > 1)
     d_theta = (1.0 / (theta + i * alpha)).sum() - (1.0 / (theta + k)).sum()
     d_alpha = (i / (theta + i * alpha)).sum() - within
     return d_theta, d_alpha

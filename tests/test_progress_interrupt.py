@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import pytest
 import io
 import signal
 import subprocess
 import sys
 import time
 
+import pytest
 from conftest import ROOT
+
 from privaudit.core.progress import ProgressBar
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
 import os
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -30,7 +30,7 @@ def table_frame(pi, labels, names, n=100):
     assert counts.sum() == n
     cells = np.repeat(np.arange(pi.size), counts.ravel())
     idx = np.unravel_index(cells, pi.shape)
-    return pd.DataFrame({c: np.asarray(lab, dtype=object)[i] for c, lab, i in zip(names, labels, idx)})
+    return pd.DataFrame({c: np.asarray(lab, dtype=object)[i] for c, lab, i in zip(names, labels, idx, strict=False)})
 
 
 def column_stochastic(rng, d):
@@ -47,7 +47,7 @@ def test_kronecker_free_product_equals_np_kron(spec, seed):
     factors = [None if ident else rng.normal(size=(d, d)) for d, ident in spec]
     x = rng.normal(size=dims)
     full = np.ones((1, 1))
-    for f, d in zip(factors, dims):
+    for f, d in zip(factors, dims, strict=False):
         full = np.kron(full, np.eye(d) if f is None else f)
     assert np.allclose(apply_kronecker(factors, x).ravel(), full @ x.ravel())
     # elementwise square and transpose factor too: (P∘P)^T = ⊗ (P_i∘P_i)^T
@@ -134,11 +134,11 @@ def test_monte_carlo_attack_agrees_with_formula():
     n = 200_000
     cells = rng.choice(18, size=n, p=pi.ravel())
     orig = np.column_stack(np.unravel_index(cells, pi.shape))
-    df = pd.DataFrame({c: np.asarray(lab, dtype=object)[orig[:, i]] for i, (c, lab) in enumerate(zip(names, labels))})
+    df = pd.DataFrame({c: np.asarray(lab, dtype=object)[orig[:, i]] for i, (c, lab) in enumerate(zip(names, labels, strict=False))})
     mats = {"sex": (SEX, distortion_matrix_keep(2, 0.75)), "age": (labels[1], distortion_matrix_keep(3, 0.6)),
             "disease": (DISEASE, distortion_matrix_keep(3, 0.7))}
     released = randomize(df, mats, seed=11)
-    rel = np.column_stack([pd.Index(lab).get_indexer(released[c]) for c, lab in zip(names, labels)])
+    rel = np.column_stack([pd.Index(lab).get_indexer(released[c]) for c, lab in zip(names, labels, strict=False)])
 
     estimated = rr_attribute_disclosure(released, ["sex", "age"], "disease", mats)
     truth = rr_attribute_disclosure(released, ["sex", "age"], "disease", mats, original=df)

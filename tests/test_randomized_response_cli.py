@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import write_policy, write_rr_table
 
 POLICY = """version: 1

@@ -6,7 +6,6 @@ import json
 
 import pandas as pd
 import pytest
-
 from conftest import write_policy
 
 POLICY = """version: 1

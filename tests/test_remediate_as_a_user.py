@@ -9,8 +9,8 @@ import re
 
 import numpy as np
 import pandas as pd
-
 from conftest import write_rr_table
+
 from privaudit.testing import run_cli
 
 FRANCDAT = """Num1,Key1,Num2,Num3,w

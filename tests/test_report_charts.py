@@ -64,11 +64,11 @@ def test_histogram_is_well_formed_and_proportional(counts, t, infinite, log):
     elif not is_log:  # linear: heights proportional to counts (to the 0.1 unit rounding)
         top = max(range(len(positive)), key=lambda i: positive[i])
         scale = heights[top] / positive[top]
-        for h, c in zip(heights, positive):
+        for h, c in zip(heights, positive, strict=False):
             assert math.isclose(h, c * scale, abs_tol=0.2)
     else:  # log: order preserved
         order = sorted(range(len(positive)), key=lambda i: positive[i])
-        assert all(heights[a] <= heights[b] + 0.1 for a, b in zip(order, order[1:]))
+        assert all(heights[a] <= heights[b] + 0.1 for a, b in zip(order, order[1:], strict=False))
     # the threshold line lies between the bars that fail (right of it) and those that pass
     x_t = float(threshold_line(root)[0].get("x1"))
     for r in drawn:
@@ -85,7 +85,7 @@ def test_histogram_is_well_formed_and_proportional(counts, t, infinite, log):
 def test_category_chart_labels_do_not_overlap(sizes, k, data):
     sizes = sorted(sizes)
     counts = data.draw(st.lists(st.integers(1, 10**5), min_size=len(sizes), max_size=len(sizes)))
-    fig = size_histogram_figure([[s, c] for s, c in zip(sizes, counts)], k, "Class sizes")
+    fig = size_histogram_figure([[s, c] for s, c in zip(sizes, counts, strict=False)], k, "Class sizes")
     root = parse(fig.svg)
     inside_viewbox(root)
     assert len(data_bars(root)) == len(sizes)
@@ -94,7 +94,7 @@ def test_category_chart_labels_do_not_overlap(sizes, k, data):
     ticks = [t for t in root.iter(f"{NS}text") if t.get("y") == str(round(charts.HEIGHT - charts.BOTTOM + 16))]
     xs = sorted((float(t.get("x")), len(t.text)) for t in ticks)
     assert xs[0][0] < xs[-1][0] or len(xs) == 1
-    for (x0, n0), (x1, n1) in zip(xs, xs[1:]):  # centred labels: half widths must not meet
+    for (x0, n0), (x1, n1) in zip(xs, xs[1:], strict=False):  # centred labels: half widths must not meet
         assert x1 - x0 >= (n0 + n1) / 2 * charts.CHAR_WIDTH * 0.9
 
 

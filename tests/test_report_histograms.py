@@ -14,18 +14,17 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import ROOT, write_policy, write_rr_table
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-
-from conftest import ROOT, write_policy, write_rr_table
 from report_helpers import parse_html, table_rows
 
 from privaudit.assessors.l_diversity import LDiversityParams, per_class_figures
 from privaudit.core.audit import run_audit
 from privaudit.report import charts
-from privaudit.report.html import render_html
 from privaudit.report.binning import bin_failing_counts, threshold_histogram
 from privaudit.report.figures import value_histogram_figure
+from privaudit.report.html import render_html
 from privaudit.report.text import share
 
 ADULT = ROOT / "examples" / "adult" / "adult.csv"
@@ -51,8 +50,11 @@ def section_of(tree, result, check_id):
 
 def svg_bars(svg_node):
     """(x, width, height, fill) of the data bars of a chart in the parsed HTML (legend keys left out)."""
-    return [(float(r.attrs["x"]), float(r.attrs["width"]), float(r.attrs["height"]), r.attrs["fill"])
-            for r in svg_node.find_all("rect") if r.attrs.get("y") != "4"]
+    return [
+        (float(r.attrs["x"]), float(r.attrs["width"]), float(r.attrs["height"]), r.attrs["fill"])
+        for r in svg_node.find_all("rect")
+        if r.attrs.get("y") != "4"
+    ]
 
 
 def threshold_x(svg_node):
@@ -76,7 +78,7 @@ def test_recursive_chart_on_the_adult_example_splits_at_c(adult_release):
     assert int((~fails).sum()) == 116
     hist = threshold_histogram(per_class, 4.0, "above", True, lo=0.0)
     assert 4.0 in hist["edges"]
-    below = [c for lo, c in zip(hist["edges"][:-1], hist["counts"]) if lo < 4.0]
+    below = [c for lo, c in zip(hist["edges"][:-1], hist["counts"], strict=False) if lo < 4.0]
     assert sum(below) == 116 and sum(hist["counts"]) + hist["overflow"] + hist["infinite"] == 222
     svg = section_of(tree, result, "recursive-salary").find("svg")
     x_t = threshold_x(svg)
@@ -127,8 +129,11 @@ def test_threshold_histogram_never_straddles(values, t, side, at):
 
 
 @settings(max_examples=80, deadline=None)
-@given(values=st.lists(st.floats(0, 1), min_size=1, max_size=300), t=st.floats(0.001, 0.999),
-       side=st.sampled_from(["above", "below"]))
+@given(
+    values=st.lists(st.floats(0, 1), min_size=1, max_size=300),
+    t=st.floats(0.001, 0.999),
+    side=st.sampled_from(["above", "below"]),
+)
 @example(values=[0.15], t=0.15, side="below")  # the bin edge 0.15000000000000002 puts 0.15 in the bin below
 def test_failing_total_settles_the_straddling_bin(values, t, side):
     """With equal-width bins (the assessors' histograms) at most one bin straddles t; the assessor's failing
@@ -138,7 +143,7 @@ def test_failing_total_settles_the_straddling_bin(values, t, side):
     failing = (v > t) if side == "above" else (v < t)
     per_bin = bin_failing_counts(edges, counts, t, side, failing_total=int(failing.sum()))
     assert None not in per_bin
-    assert all(0 <= f <= c for f, c in zip(per_bin, counts))
+    assert all(0 <= f <= c for f, c in zip(per_bin, counts, strict=False))
     index = np.minimum(np.searchsorted(edges, v, side="right") - 1, 19)
     expected = np.bincount(index[failing], minlength=20)
     assert per_bin == pytest.approx(expected.tolist())
@@ -149,8 +154,11 @@ def parse_svg(svg):
 
 
 def rects(root):
-    return [(float(r.get("x")), float(r.get("width")), float(r.get("height")), r.get("fill"))
-            for r in root.iter(f"{NS}rect") if r.get("y") != "4"]
+    return [
+        (float(r.get("x")), float(r.get("width")), float(r.get("height")), r.get("fill"))
+        for r in root.iter(f"{NS}rect")
+        if r.get("y") != "4"
+    ]
 
 
 def test_a_bin_across_the_threshold_is_split_at_the_line():
@@ -187,20 +195,21 @@ def test_values_equal_to_the_threshold_pass_in_their_own_bar():
 @given(shares=st.lists(st.floats(0, 1), min_size=1, max_size=8), limit=st.floats(0, 1))
 def test_share_bars_are_proportional_and_the_limit_is_placed(shares, limit):
     labels = [f"attribute <{i}>" for i in range(len(shares))]
-    svg = charts.share_bars_chart(labels, shares, [s > limit for s in shares], title="t", x_label="share",
-                                  limit=limit, limit_label="max")
+    svg = charts.share_bars_chart(
+        labels, shares, [s > limit for s in shares], title="t", x_label="share", limit=limit, limit_label="max"
+    )
     root = parse_svg(svg)
     drawn = rects(root)
     assert len(drawn) == len(shares)
     left = drawn[0][0]
     line = [ln for ln in root.iter(f"{NS}line") if ln.get("stroke-dasharray")][0]
     x_limit = float(line.get("x1"))
-    for (_, w, _, fill), s in zip(drawn, shares):
+    for (_, _w, _, fill), s in zip(drawn, shares, strict=True):
         assert fill == (charts.FAIL_FILL if s > limit else charts.PASS_FILL)
     top = max(shares)
     if top > 0.05:  # widths proportional to the shares (coordinates are rounded to 0.1)
         scale = max(w for _, w, _, _ in drawn) / top
-        for (_, w, _, _), s in zip(drawn, shares):
+        for (_, w, _, _), s in zip(drawn, shares, strict=False):
             assert w == pytest.approx(s * scale, abs=0.3)
         assert x_limit == pytest.approx(left + limit * scale, abs=0.3 + 0.1 * limit / top)
     texts = [t.text for t in root.iter(f"{NS}text")]
@@ -229,8 +238,10 @@ def test_interval_section_sentence_bars_and_table(tmp_path):
     result, tree = render(tmp_path / "released.csv", policy, original=tmp_path / "original.csv")
     sec = section_of(tree, result, "both")
     sentence = sec.find("p", cls="summary-sentence").clean_text()
-    assert sentence.startswith("For 3 people (60.0%), each of their true age and income lies within the "
-                               "intruder's interval around its released value")
+    assert sentence.startswith(
+        "For 3 people (60.0%), each of their true age and income lies within the "
+        "intruder's interval around its released value"
+    )
     assert "p = 50% of the standard deviation of the original column" in sentence
     assert "the true age of 5 (100%) and the true income of 3 (60%)" in sec.clean_text()
     rows = table_rows([t for t in sec.find_all("table") if "data" in t.classes][0])
@@ -261,7 +272,9 @@ def test_interval_section_on_adult_ages(tmp_path):
     released["age"] = np.round(age + np.random.default_rng(5).normal(0, 3, len(age))).astype(int)
     original.to_csv(tmp_path / "o.csv", index=False)
     released.to_csv(tmp_path / "r.csv", index=False)
-    policy = write_policy(tmp_path, """version: 1
+    policy = write_policy(
+        tmp_path,
+        """version: 1
 name: adult ages
 columns:
   id: {role: record_id}
@@ -269,7 +282,8 @@ columns:
   sex: {role: quasi_identifier}
 checks:
   - {id: ages, assessor: interval_disclosure, method: sd, p: 10, max_rate: 0.2}
-""")
+""",
+    )
     result, tree = render(tmp_path / "r.csv", policy, original=tmp_path / "o.csv")
     expected = int((np.abs(age - released["age"].to_numpy()) <= 0.1 * age.std(ddof=1)).sum())
     sentence = section_of(tree, result, "ages").find("p", cls="summary-sentence").clean_text()
@@ -300,8 +314,10 @@ def test_rr_section_histogram_and_keep_probabilities(tmp_path):
     assert 0 < above < n
     sec = section_of(tree, result, "rr")
     sentence = sec.find("p", cls="summary-sentence").clean_text()
-    assert sentence.startswith(f"{above:,} people ({100 * above / n:.1f}%) can have their disease guessed right "
-                               f"with a probability above 0.45 by an intruder who knows their sex and region")
+    assert sentence.startswith(
+        f"{above:,} people ({100 * above / n:.1f}%) can have their disease guessed right "
+        f"with a probability above 0.45 by an intruder who knows their sex and region"
+    )
     assert f"at worst {float(check.value):.3g}" in sentence
     assert "taken from the original table" in sec.clean_text()
     keep = {r[0]: r for r in table_rows([t for t in sec.find_all("table") if "data" in t.classes][0])}
@@ -348,21 +364,31 @@ def test_population_uniqueness_table_shows_arx_figures(tmp_path):
     population = 301_620  # 30,162 records at sampling fraction 0.1
     assert rows["Pitman"][1:3] == ["27.68%", f"{round(0.27684993883653597 * population):,}"]
     assert rows["Zayatz"][1] == "32.07%"
-    assert rows["Dankar et al.'s rule"][1:] == ["27.68%", f"{round(0.27684993883653597 * population):,}",
-                                                "chose Pitman"]
+    assert rows["Dankar et al.'s rule"][1:] == [
+        "27.68%",
+        f"{round(0.27684993883653597 * population):,}",
+        "chose Pitman",
+    ]
     assert rows["SNB (shifted negative binomial)"][1] == "no estimate"  # ARX's SNB equations find no root here
     text = sec.clean_text()
-    assert ("In the population this release was sampled from (301,620 people, sampling fraction 0.1), an "
-            "estimated 27.68% of the people (about 83,503 of 301,620) are the only one with") in text
+    assert (
+        "In the population this release was sampled from (301,620 people, sampling fraction 0.1), an "
+        "estimated 27.68% of the people (about 83,503 of 301,620) are the only one with"
+    ) in text
     assert "(Pitman model, chosen by Dankar et al.'s rule)" in text
-    facts = {r.find("th").clean_text(): r.find("td").clean_text() for r in sec.find("table", cls="facts-table").find_all("tr")}
+    facts = {
+        r.find("th").clean_text(): r.find("td").clean_text()
+        for r in sec.find("table", cls="facts-table").find_all("tr")
+    }
     assert facts["estimated population uniques"] == "27.68%"
     assert facts["global risk"] == share(result.checks[-1].details["global_risk"])
 
 
 def test_expected_reidentifications_with_a_weight_column(tmp_path):
     (tmp_path / "w.csv").write_text("sex,region,w\nF,n,10\nF,n,10\nM,n,5\nM,s,2\nM,s,2\nF,s,40\n")
-    policy = write_policy(tmp_path, """version: 1
+    policy = write_policy(
+        tmp_path,
+        """version: 1
 name: weighted
 columns:
   sex: {role: quasi_identifier}
@@ -370,14 +396,19 @@ columns:
   w: {role: weight, type: numeric}
 checks:
   - {assessor: uniqueness, max_share: 0.5}
-""")
+""",
+    )
     result, tree = render(tmp_path / "w.csv", policy)
     d = result.checks[-1].details
     text = section_of(tree, result, "uniqueness").clean_text()
     assert d["weight_column"] == "w"
-    assert (f"about {d['expected_reidentifications']:.4g} of them are expected to be right "
-            f"({share(d['global_risk'])} of the records; sdcMicro's individual risk, with population class sizes "
-            f"F_k estimated from the sampling weights in w)") in text
-    facts = {r.find("th").clean_text(): r.find("td").clean_text()
-             for r in section_of(tree, result, "uniqueness").find("table", cls="facts-table").find_all("tr")}
+    assert (
+        f"about {d['expected_reidentifications']:.4g} of them are expected to be right "
+        f"({share(d['global_risk'])} of the records; sdcMicro's individual risk, with population class sizes "
+        f"F_k estimated from the sampling weights in w)"
+    ) in text
+    facts = {
+        r.find("th").clean_text(): r.find("td").clean_text()
+        for r in section_of(tree, result, "uniqueness").find("table", cls="facts-table").find_all("tr")
+    }
     assert facts["weight column"] == "w"

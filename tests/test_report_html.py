@@ -13,9 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from markupsafe import Markup
-
 from conftest import DATA, ROOT, write_policy
+from markupsafe import Markup
 from report_helpers import parse_html, table_rows
 
 from privaudit import Assessor, Measurement, Params, __version__, hookimpl

@@ -13,7 +13,6 @@ import os
 
 import pypdf
 import pytest
-
 from conftest import DATA, ROOT
 from report_helpers import parse_html, pdf_outline_titles, pdf_pages_text, table_rows
 
@@ -99,7 +98,7 @@ def test_bookmarks_per_chapter_and_check(rendered):
                    "Methodology", "Sign-off"]
     checks = [title for depth, title in outline if depth == 1]
     assert len(checks) == len(report["checks"])
-    for number, (title, check) in enumerate(zip(checks, report["checks"]), start=1):
+    for number, (title, check) in enumerate(zip(checks, report["checks"], strict=False), start=1):
         assert title.startswith(f"{number}. ") and check["id"] in title
 
 

@@ -16,10 +16,9 @@ import os
 
 import pandas as pd
 import pytest
+from conftest import DATA, ROOT, write_policy, write_rr_table
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from conftest import DATA, ROOT, write_policy, write_rr_table
 from report_helpers import parse_html, pdf_outline_titles, pdf_pages_text, table_rows
 
 from privaudit.cli import main

@@ -12,7 +12,6 @@ import threading
 
 import pandas as pd
 import pytest
-
 from conftest import write_policy
 from report_helpers import parse_html, pdf_pages_text, table_rows
 

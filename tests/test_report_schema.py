@@ -9,8 +9,8 @@ import json
 
 import jsonschema
 import pytest
-
 from conftest import ROOT
+
 from privaudit.testing import assert_valid_report, run_cli
 
 

@@ -4,11 +4,11 @@ recount over the records, and through the CLI with the report's bar chart."""
 
 from __future__ import annotations
 
-import pytest
 import json
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 

@@ -27,13 +27,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import write_policy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_generalization import AGE, SEX, ZIP, categorical, make_policy
 
-from conftest import write_policy
 from privaudit.core.context import AuditContext
 from privaudit.remediation.generalization import CostModel, GeneralizationProblem, LatticeSearch
-from test_generalization import AGE, SEX, ZIP, categorical, make_policy
 from privaudit.remediation.generalization.risk_targets import RiskTarget, enforce
 from privaudit.risk.sample_criteria import average, share_below, size_threshold
 

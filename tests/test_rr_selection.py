@@ -36,7 +36,7 @@ def data():
     assert counts.sum() == n
     cells = np.repeat(np.arange(PI.size), counts.ravel())
     idx = np.unravel_index(cells, PI.shape)
-    return pd.DataFrame({c: np.asarray(lab, dtype=object)[i] for c, lab, i in zip("abs", LABELS, idx)})
+    return pd.DataFrame({c: np.asarray(lab, dtype=object)[i] for c, lab, i in zip("abs", LABELS, idx, strict=False)})
 
 
 # ---------------------------------------------------------------- closed form of the loss

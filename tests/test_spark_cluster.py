@@ -11,7 +11,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("pyspark") is None, reason="pyspark is not installed")

@@ -23,7 +23,7 @@ def _people(n: int, rng: np.random.Generator) -> pd.DataFrame:
     job = rng.integers(0, 8, n)
     return pd.DataFrame({"age": age, "sex": rng.choice(["f", "m"], n), "zip": rng.choice(list("abcdefgh"), n),
                          "job": [f"j{j}" for j in job],
-                         "disease": [f"d{(a // 15 + j) % 4}" for a, j in zip(age, job)]})
+                         "disease": [f"d{(a // 15 + j) % 4}" for a, j in zip(age, job, strict=False)]})
 
 
 @pytest.fixture

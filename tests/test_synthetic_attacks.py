@@ -13,8 +13,13 @@ import pandas as pd
 import pytest
 import yaml
 
-from privaudit.risk.synthetic_attacks import (inference_attack, linkability_attack, residual_risk,
-                                              singling_out_attack, wilson)
+from privaudit.risk.synthetic_attacks import (
+    inference_attack,
+    linkability_attack,
+    residual_risk,
+    singling_out_attack,
+    wilson,
+)
 from privaudit.risk.synthetic_attacks.rates import outcome, z_score
 from privaudit.risk.synthetic_attacks.singling_out import EQ, GE, ISNA, LE, NE, NOTNA, Predicates, count_matches
 from privaudit.testing import run_cli

@@ -3,8 +3,8 @@ predicates with two numeric conditions built on them, against the straightforwar
 
 from __future__ import annotations
 
-import pytest
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,10 +24,10 @@ def test_box_counts_equal_counting_every_position(y, data):
     y_lo = np.array(data.draw(st.lists(st.integers(-1, 9), min_size=m, max_size=m)))
     y_hi = np.array(data.draw(st.lists(st.integers(-1, 9), min_size=m, max_size=m)))
     index = DominanceIndex(y)
-    expected = [int(((y[a:b] >= c) & (y[a:b] < d)).sum()) for a, b, c, d in zip(lo, hi, y_lo, y_hi)]
+    expected = [int(((y[a:b] >= c) & (y[a:b] < d)).sum()) for a, b, c, d in zip(lo, hi, y_lo, y_hi, strict=False)]
     assert index.count_boxes(lo, hi, y_lo, y_hi).tolist() == expected
     ordered = np.minimum(lo, hi), np.maximum(lo, hi)
-    assert index.count(*ordered, y_hi).tolist() == [int((y[a:b] < d).sum()) for a, b, d in zip(*ordered, y_hi)]
+    assert index.count(*ordered, y_hi).tolist() == [int((y[a:b] < d).sum()) for a, b, d in zip(*ordered, y_hi, strict=False)]
 
 
 @settings(max_examples=40, deadline=None)

@@ -24,5 +24,5 @@ def test_run_minima_equal_the_head_of_the_sorted_pairs(seed):
     has_next = np.r_[head[1:], len(sq)] - head > 1
     nxt = np.where(has_next, sa[np.minimum(head + 1, len(sa) - 1)], np.inf)
     got = best_two(qi, ri, a)
-    for x, y in zip(got, (sq[head], sa[head], sr[head], nxt)):
+    for x, y in zip(got, (sq[head], sa[head], sr[head], nxt), strict=False):
         assert np.array_equal(x, y)

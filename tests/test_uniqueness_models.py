@@ -11,7 +11,6 @@ picks it (0.31946); ``snb: arx`` reproduces ARX's published 0.3577099234829125 (
 from __future__ import annotations
 
 import pytest
-
 from conftest import DATA, ROOT, write_policy
 
 ADULT_POLICY = """version: 1

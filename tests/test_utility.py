@@ -272,7 +272,7 @@ def property_inputs(rows, generalize: bool) -> UtilityInputs:
     release = original.copy()
     if generalize:
         level = [g for *_, g in rows]
-        release["age"] = [AGE.loc[a, lv] if lv < 2 else None for a, lv in zip(original["age"], level)]
+        release["age"] = [AGE.loc[a, lv] if lv < 2 else None for a, lv in zip(original["age"], level, strict=False)]
         release["x"] = release["x"] + 0.5
     return UtilityInputs(build_summary(release, ["age", "sex"]), ["age", "sex"], {"age": AGE}, release, original,
                          numeric=["x", "y"])

@@ -44,7 +44,7 @@ def _compare(real, synthetic, metadata, thresholds=None):
     report = _sdmetrics_report(real, synthetic, metadata, thresholds)
     kinds = {c: m["sdtype"] for c, m in metadata["columns"].items() if m["sdtype"] != "id"}
     kw = {} if thresholds is None else dict(zip(("real_correlation_threshold", "real_association_threshold"),
-                                                thresholds))
+                                                thresholds, strict=False))
     ours = quality_report(real, synthetic, kinds, **kw)
     measures = _by_measure(ours)
 

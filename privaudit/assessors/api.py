@@ -13,8 +13,9 @@ assessors to privaudit through the ``privaudit_assessors`` hook (see :mod:`priva
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -22,6 +23,7 @@ from privaudit.common.params import Params
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
+
     from privaudit.core.context import AuditContext
     from privaudit.core.policy import Policy
 
@@ -97,7 +99,7 @@ class SampleCriterion:
     """
 
     model: str
-    fulfilled: Callable[["np.ndarray"], bool]
+    fulfilled: Callable[[np.ndarray], bool]
     monotone: bool = True
     average_risk: float | None = None
 
@@ -109,7 +111,7 @@ class SyntheticDefault:
     Assessors declaring one are the synthetic-release checks; they are added in registry order."""
 
     params: Mapping[str, Any] = field(default_factory=dict)
-    applies: Callable[["Policy"], bool] | None = None
+    applies: Callable[[Policy], bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -186,26 +188,26 @@ class Assessor:
 
     name: str
     params: type[Params]
-    run: Callable[["AuditContext", Any], Measurement]
+    run: Callable[[AuditContext, Any], Measurement]
     title: str
     protects: Literal["identity", "attribute"]
     measures: str
     formula: str = ""
     reference: str = ""
     needs: frozenset[str] = frozenset()
-    validate_policy: Callable[[Any, "Policy"], str | None] | None = None
+    validate_policy: Callable[[Any, Policy], str | None] | None = None
     always: bool = False
-    class_violations: Callable[["AuditContext", Any], Any] | None = None
+    class_violations: Callable[[AuditContext, Any], Any] | None = None
     report_section: Callable[[dict, Any], Any] | None = None
     concurrent: bool = False
     details: type[Details] | None = None
-    class_rule: Callable[[Any, "Policy"], ClassRule | None] | None = None
+    class_rule: Callable[[Any, Policy], ClassRule | None] | None = None
     synthetic_default: SyntheticDefault | None = None
     in_memory_reason: Callable[[Any], str | None] | None = None
     identifier_columns: Callable[[dict], Mapping[str, str]] | None = None
-    response_bound: Callable[[Any, "Policy"], ResponseBound | None] | None = None
+    response_bound: Callable[[Any, Policy], ResponseBound | None] | None = None
     sample_criterion: Callable[[Any, int], SampleCriterion | None] | None = None
 
-    def rule(self, params: Any, policy: "Policy") -> ClassRule | None:
+    def rule(self, params: Any, policy: Policy) -> ClassRule | None:
         """The :class:`ClassRule` of a check of this assessor (None when it declares none)."""
         return None if self.class_rule is None else self.class_rule(params, policy)

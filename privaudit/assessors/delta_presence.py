@@ -30,7 +30,7 @@ class DeltaPresenceParams(Params):
     population: str = Field(description="CSV/Parquet of the population that contains the release.")
 
     @model_validator(mode="after")
-    def _ordered(self) -> "DeltaPresenceParams":
+    def _ordered(self) -> DeltaPresenceParams:
         if self.delta_min > self.delta_max:
             raise ValueError("delta_min is larger than delta_max")
         return self

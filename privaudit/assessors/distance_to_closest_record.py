@@ -155,7 +155,7 @@ def exact_copies_limit(params: SyntheticDistanceParams, r) -> float:
 
 
 def run(ctx, params: SyntheticDistanceParams) -> Measurement:
-    from privaudit.risk.synthetic.distance import quantiles, distance_to_closest_record
+    from privaudit.risk.synthetic.distance import distance_to_closest_record, quantiles
 
     columns = compared_columns(params, ctx.policy)
     kinds = {c: ctx.policy.columns[c].type for c in columns}
@@ -173,7 +173,7 @@ def run(ctx, params: SyntheticDistanceParams) -> Measurement:
         failed["copies"] = f"{share(r.exact_share)} exact copies of training records ({basis})"
     details = {
         "columns": columns,
-        "treatment": dict(zip(r.space.columns, r.space.treated)),
+        "treatment": dict(zip(r.space.columns, r.space.treated, strict=False)),
         "distance": "gower",
         "n_synthetic": r.n_synthetic, "n_training": r.n_training, "n_control": r.n_control,
         "exact_copies": r.exact_copies, "exact_copies_share": r.exact_share, "exact_copies_limit": copies_limit,

@@ -6,7 +6,7 @@ against the policy (:func:`check_sensitive`), comparisons with a threshold beyon
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -37,7 +37,7 @@ def size_histogram(sizes: np.ndarray, max_bins: int = 60) -> list[list[int]]:
     if len(values) > max_bins:
         pooled = int(counts[max_bins - 1 :].sum())
         values, counts = values[:max_bins], np.concatenate((counts[: max_bins - 1], [pooled]))
-    return [[int(v), int(c)] for v, c in zip(values, counts)]
+    return [[int(v), int(c)] for v, c in zip(values, counts, strict=False)]
 
 
 def value_histogram(values: np.ndarray, bins: int = 20, lo: float | None = None, hi: float | None = None,

@@ -12,10 +12,10 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from privaudit.assessors.api import Assessor, Details, Measurement, Params
-from privaudit.core.hookspecs import hookimpl
-from privaudit.risk.interval import interval_disclosure
 from privaudit.assessors.helpers import exceeds
 from privaudit.common.numbers import fmt
+from privaudit.core.hookspecs import hookimpl
+from privaudit.risk.interval import interval_disclosure
 
 
 class IntervalDisclosureParams(Params):

@@ -16,18 +16,17 @@ details: ``classes``, ``records``, ``records_below_k``, ``classes_below_k``, ``c
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import itertools
+from typing import ClassVar
 
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.details import WorstClass
 from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
-from privaudit.core.hookspecs import hookimpl
+from privaudit.assessors.details import WorstClass
 from privaudit.assessors.helpers import size_histogram
 from privaudit.common.numbers import fmt
+from privaudit.core.hookspecs import hookimpl
 
 
 class KAnonymityParams(Params):

@@ -17,12 +17,12 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from privaudit.assessors.details import WorstClass
 from privaudit.assessors.api import Assessor, Details, Measurement, Params, SampleCriterion
+from privaudit.assessors.details import WorstClass
 from privaudit.assessors.helpers import population_classes, reaches
+from privaudit.common.numbers import fmt
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
-from privaudit.common.numbers import fmt
 
 
 class KMapParams(Params):
@@ -35,7 +35,7 @@ class KMapParams(Params):
     significance: float = Field(default=0.01, ge=0, le=1, description="α of the estimate (type-1 error bound).")
 
     @model_validator(mode="after")
-    def _one_population(self) -> "KMapParams":
+    def _one_population(self) -> KMapParams:
         given = [x is not None for x in (self.population, self.population_size, self.sampling_fraction)]
         if sum(given) != 1:
             raise ValueError("give exactly one of population (a file), population_size or sampling_fraction")

@@ -16,12 +16,12 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from privaudit.assessors.details import WorstClass, Histogram
 from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
-from privaudit.core.hookspecs import hookimpl
-from privaudit.risk.ldiversity import distinct_per_class, entropy_per_class, recursive_ratio_per_class
+from privaudit.assessors.details import Histogram, WorstClass
 from privaudit.assessors.helpers import check_sensitive, reaches, value_histogram
 from privaudit.common.numbers import fmt
+from privaudit.core.hookspecs import hookimpl
+from privaudit.risk.ldiversity import distinct_per_class, entropy_per_class, recursive_ratio_per_class
 
 
 class LDiversityParams(Params):
@@ -36,7 +36,7 @@ class LDiversityParams(Params):
         return "lower" if self.variant == "recursive" else "higher"
 
     @model_validator(mode="after")
-    def _c_for_recursive(self) -> "LDiversityParams":
+    def _c_for_recursive(self) -> LDiversityParams:
         if self.variant == "recursive":
             if self.c is None:
                 raise ValueError("variant 'recursive' needs c")

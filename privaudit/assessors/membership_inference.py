@@ -149,7 +149,7 @@ def scores_of(ctx, params):
         cache = ctx.__dict__.setdefault("_membership_scores", {})
         frames = (ctx.training, ctx.control, ctx.table)
         hit = cache.get(key)
-        if hit is None or not all(a is b for a, b in zip(hit[0], frames)):
+        if hit is None or not all(a is b for a, b in zip(hit[0], frames, strict=False)):
             numeric = {c: ctx.policy.columns[c].type == "numeric" for c in columns}
             scores = membership_scores(ctx.training, ctx.control, ctx.table, columns, numeric, dims=params.dims,
                                        neighbours=params.neighbours, bandwidth=params.bandwidth)

@@ -11,11 +11,11 @@ from typing import ClassVar
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.details import WorstClass
 from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
-from privaudit.core.hookspecs import hookimpl
+from privaudit.assessors.details import WorstClass
 from privaudit.assessors.helpers import check_sensitive
 from privaudit.common.numbers import fmt
+from privaudit.core.hookspecs import hookimpl
 
 
 class PSensitiveParams(Params):

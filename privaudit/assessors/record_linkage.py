@@ -37,11 +37,11 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from privaudit.engines.linkage_pairs import LEFT, RELEASE, aligned_original, coded_pair, linkage_connection
 from privaudit.assessors.api import Assessor, Details, Measurement, Params
-from privaudit.core.hookspecs import hookimpl
 from privaudit.assessors.helpers import exceeds
 from privaudit.common.numbers import fmt
+from privaudit.core.hookspecs import hookimpl
+from privaudit.engines.linkage_pairs import LEFT, RELEASE, aligned_original, coded_pair, linkage_connection
 
 
 class Intruder(BaseModel):
@@ -88,7 +88,7 @@ class RecordLinkageParams(Params):
         return None
 
     @model_validator(mode="after")
-    def _method_parameters(self) -> "RecordLinkageParams":
+    def _method_parameters(self) -> RecordLinkageParams:
         wrong = PROBABILISTIC_ONLY if self.method == "distance" else DISTANCE_ONLY
         given = [f for f in wrong if f in self.model_fields_set]
         if given:

@@ -40,7 +40,7 @@ class ReidentificationRiskParams(Params):
     use_weights: bool = Field(default=False, description="Estimate F_k by the class's sum of weights.")
 
     @model_validator(mode="after")
-    def _consistent(self) -> "ReidentificationRiskParams":
+    def _consistent(self) -> ReidentificationRiskParams:
         if self.model == "marketer" and self.measure != "average":
             raise ValueError("the marketer model has only the average (success rate) measure")
         if self.population is not None and self.use_weights:

@@ -21,16 +21,16 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from privaudit.assessors.details import Histogram
 from privaudit.assessors.api import Assessor, Details, Measurement, Params, ResponseBound
+from privaudit.assessors.details import Histogram
+from privaudit.assessors.helpers import check_sensitive, exceeds
+from privaudit.common.numbers import fmt
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.randomized_response import (
     keep_probability_matrices,
     load_distortion_matrix,
     rr_attribute_disclosure,
 )
-from privaudit.assessors.helpers import check_sensitive, exceeds
-from privaudit.common.numbers import fmt
 
 
 class Randomization(BaseModel):
@@ -39,7 +39,7 @@ class Randomization(BaseModel):
     matrix: str | None = Field(default=None, description="Square CSV: labels as header and first column.")
 
     @model_validator(mode="after")
-    def _one_of(self) -> "Randomization":
+    def _one_of(self) -> Randomization:
         if (self.keep_probability is None) == (self.matrix is None):
             raise ValueError("give exactly one of keep_probability or matrix")
         return self

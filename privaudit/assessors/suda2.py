@@ -33,9 +33,9 @@ from pydantic import Field
 
 from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import exceeds
+from privaudit.common.numbers import fmt
 from privaudit.core.hookspecs import hookimpl
 from privaudit.core.summary import column_codes
-from privaudit.common.numbers import fmt
 from privaudit.risk.suda2 import SudaResult, suda2
 
 #: DIS-SUDA intervals of sdcMicro's ``print.suda2``: "== 0", "(0.0, 0.1]", ..., "(0.6, 0.7]", "> 0.7".
@@ -110,7 +110,7 @@ def compute(ctx, params: Suda2Params) -> SudaResult:
 def dis_table(dis: np.ndarray) -> list[list]:
     """``[[interval, records], ...]`` over sdcMicro's DIS-SUDA intervals."""
     rows = [["== 0", int(np.count_nonzero(dis <= 0))]]
-    for lo, hi in zip(DIS_EDGES[:-1], DIS_EDGES[1:]):
+    for lo, hi in zip(DIS_EDGES[:-1], DIS_EDGES[1:], strict=False):
         rows.append([f"({lo:.1f}, {hi:.1f}]", int(np.count_nonzero((dis > lo) & (dis <= hi)))])
     rows.append([f"> {DIS_EDGES[-1]:.1f}", int(np.count_nonzero(dis > DIS_EDGES[-1]))])
     return rows
@@ -130,7 +130,7 @@ def run(ctx, params: Suda2Params) -> Measurement:
         "score_max": float(r.scores.max()),
         "dis_score_sum": float(r.dis_scores.sum()),
         "dis_score_max": float(r.dis_scores.max()),
-        "contributions": {c: float(v) for c, v in zip(qi, r.contributions)},
+        "contributions": {c: float(v) for c, v in zip(qi, r.contributions, strict=False)},
         "msus_by_size": [int(x) for x in r.msus_by_size],
         "weights": [float(w) for w in r.weights],
         "sample_uniques": r.sample_uniques,
@@ -195,7 +195,7 @@ def report_section(check, audit):
                                       "100%)."))
     table = rs.DataTable(["DIS-SUDA score", "records"], [[a, rt.fmt(b)] for a, b in d.dis_score_table],
                          caption="Records by DIS-SUDA score", numeric=frozenset({1}), kind="details")
-    size_rows = [[str(i + 1), rt.fmt(w), rt.fmt(c)] for i, (w, c) in enumerate(zip(d.weights, by_size))]
+    size_rows = [[str(i + 1), rt.fmt(w), rt.fmt(c)] for i, (w, c) in enumerate(zip(d.weights, by_size, strict=False))]
     sizes = rs.DataTable(["MSU size", "score of one", "MSUs found"], size_rows, caption="Minimal sample uniques by size",
                          numeric=frozenset({0, 1, 2}), kind="details")
     threshold = f"≤ {rt.share(p['max_share'])}"

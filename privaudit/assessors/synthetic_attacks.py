@@ -30,8 +30,8 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from privaudit.assessors.details import Rate, Risk, AttackCounts
 from privaudit.assessors.api import Assessor, Details, Measurement, Params, SyntheticDefault
+from privaudit.assessors.details import AttackCounts, Rate, Risk
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl

@@ -12,12 +12,12 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit.risk import emd
-from privaudit.assessors.details import WorstClass, Histogram
 from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
-from privaudit.core.hookspecs import hookimpl
+from privaudit.assessors.details import Histogram, WorstClass
 from privaudit.assessors.helpers import check_sensitive, exceeds, value_histogram
 from privaudit.common.numbers import fmt
+from privaudit.core.hookspecs import hookimpl
+from privaudit.risk import emd
 
 
 class TClosenessParams(Params):

@@ -33,14 +33,14 @@ import numpy as np
 import pandas as pd
 from pydantic import Field, model_validator
 
-from privaudit.assessors.details import WorstClass, Histogram
 from privaudit.assessors.api import Assessor, Details, Measurement, Params, SampleCriterion
-from privaudit.core.data import load_table
-from privaudit.core.hookspecs import hookimpl
-from privaudit.risk.individual_risk import individual_risk, individual_risk_exact
-from privaudit.core.summary import column_codes, pack_keys
+from privaudit.assessors.details import Histogram, WorstClass
 from privaudit.assessors.helpers import value_histogram
 from privaudit.common.numbers import fmt
+from privaudit.core.data import load_table
+from privaudit.core.hookspecs import hookimpl
+from privaudit.core.summary import column_codes, pack_keys
+from privaudit.risk.individual_risk import individual_risk, individual_risk_exact
 
 
 class UniquenessParams(Params):
@@ -61,7 +61,7 @@ class UniquenessParams(Params):
                         "by it (a correction for the quality of the population estimate).")
 
     @model_validator(mode="after")
-    def _one_population_figure(self) -> "UniquenessParams":
+    def _one_population_figure(self) -> UniquenessParams:
         if self.sampling_fraction is not None and self.population_size is not None:
             raise ValueError("give sampling_fraction or population_size, not both")
         if self.population_model is not None and self.sampling_fraction is None and self.population_size is None:

@@ -17,7 +17,7 @@ import sys
 # under load). Set before numpy is first imported; an explicit setting by the user wins.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
-from typing import Sequence  # noqa: E402 (after the BLAS settings)
+from collections.abc import Sequence  # noqa: E402 (after the BLAS settings)
 
 from privaudit import __version__  # noqa: E402 (after the BLAS settings)
 from privaudit.cli.terminal import printable  # noqa: E402 (after the BLAS settings)

@@ -5,12 +5,19 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from privaudit.common.formats import PARQUET_SUFFIXES
-from privaudit.cli.outputs import (add_report_arguments, check_outputs, finish, policy_files, progress_bar,
-                                   render_reports, report_outputs, write_all)
+from privaudit.cli.outputs import (
+    add_report_arguments,
+    check_outputs,
+    finish,
+    policy_files,
+    progress_bar,
+    render_reports,
+    report_outputs,
+    write_all,
+)
 from privaudit.cli.terminal import print_audit
+from privaudit.common.formats import PARQUET_SUFFIXES
 from privaudit.core.errors import PrivauditError
-
 
 RECORD_FORMATS = (".csv", *PARQUET_SUFFIXES)  # --records: Parquet by suffix, else CSV
 

@@ -73,8 +73,8 @@ def _read(path: Path):
 
 
 def run(args) -> int:
-    from privaudit.discovery.draft import draft
     from privaudit.cli.terminal import printable
+    from privaudit.discovery.draft import draft
     from privaudit.discovery.special_categories import LABELS
 
     data = Path(args.data)

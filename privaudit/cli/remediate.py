@@ -5,10 +5,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from privaudit.common.formats import PARQUET_SUFFIXES
-from privaudit.cli.outputs import (add_report_arguments, check_outputs, policy_files, progress_bar,
-                                   render_reports, report_outputs, write_all)
+from privaudit.cli.outputs import (
+    add_report_arguments,
+    check_outputs,
+    policy_files,
+    progress_bar,
+    render_reports,
+    report_outputs,
+    write_all,
+)
 from privaudit.cli.terminal import print_audit, printable
+from privaudit.common.formats import PARQUET_SUFFIXES
 from privaudit.core.errors import PrivauditError
 
 OUT_FORMATS = (".csv", ".tsv", ".txt", *PARQUET_SUFFIXES)  # --out: Parquet by suffix, else CSV (what privaudit reads)

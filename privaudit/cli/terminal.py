@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from privaudit.report.text import printable  # noqa: F401 (re-exported for the commands)
 
-
 STATUS_MARK = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}
 
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -101,15 +102,17 @@ def source_date_epoch() -> int | None:
     if not text:
         return None
     if not (text.isascii() and text.isdigit()) or int(text) > LAST_EPOCH:
-        raise PrivauditError(f"SOURCE_DATE_EPOCH={text[:40]!r}: expected whole seconds since 1970-01-01 UTC, "
-                             f"from 0 to {LAST_EPOCH} (year 9999)")
+        raise PrivauditError(
+            f"SOURCE_DATE_EPOCH={text[:40]!r}: expected whole seconds since 1970-01-01 UTC, "
+            f"from 0 to {LAST_EPOCH} (year 9999)"
+        )
     return int(text)
 
 
 def generated_at() -> str:
     """ISO 8601 UTC time of the audit; ``SOURCE_DATE_EPOCH`` makes it reproducible."""
     epoch = source_date_epoch()
-    moment = datetime.fromtimestamp(epoch, tz=timezone.utc) if epoch is not None else datetime.now(timezone.utc)
+    moment = datetime.fromtimestamp(epoch, tz=UTC) if epoch is not None else datetime.now(UTC)
     return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
@@ -149,7 +152,9 @@ def align_original(released: Table, original: Table, policy: Policy) -> pd.DataF
         position = pd.Index(right).get_indexer(left)
         if (position < 0).any():
             i = int(np.flatnonzero(position < 0)[0])
-            raise DataError(f"{released.path}: {released.row_label(i)}: record_id {left.iloc[i]!r} is not in {original.path}")
+            raise DataError(
+                f"{released.path}: {released.row_label(i)}: record_id {left.iloc[i]!r} is not in {original.path}"
+            )
         return original.frame.iloc[position].reset_index(drop=True)
     if original.rows != released.rows:
         raise DataError(
@@ -169,21 +174,42 @@ def run_check(ctx: AuditContext, check: Check, timeout: float | None = None, ori
     what = f"assessor {check.assessor.name!r}"
     try:  # bad input a check reads itself (a population table, a household column) stays one line: DataError
         view = guard.check_view(ctx)
-        m = guard.call_plugin(lambda: check.assessor.run(view.for_scenario(check.quasi_identifiers), check.params),
-                              what, origin, timeout)
+        m = guard.call_plugin(
+            lambda: check.assessor.run(view.for_scenario(check.quasi_identifiers), check.params), what, origin, timeout
+        )
         problem = guard.measurement_problem(m, check.assessor)
         if problem:
             raise guard.PluginFailure(f"{what} of {guard.plugin_label(origin)} {problem}")
     except guard.PluginFailure as exc:  # an assessor that fails must not stop the audit, nor pass
-        return CheckResult(check.id, check.assessor.name, "error", check.severity, None, None, params,
-                           str(exc), {}, time.perf_counter() - started,
-                           quasi_identifiers=check.quasi_identifiers)
+        return CheckResult(
+            check.id,
+            check.assessor.name,
+            "error",
+            check.severity,
+            None,
+            None,
+            params,
+            str(exc),
+            {},
+            time.perf_counter() - started,
+            quasi_identifiers=check.quasi_identifiers,
+        )
     details = _jsonable(m.details)
     status = "pass" if m.passed else "fail"
-    return CheckResult(check.id, check.assessor.name, status, check.severity, _jsonable(m.value),
-                       _jsonable(m.threshold), params, m.message, details,
-                       time.perf_counter() - started, per_record=dict(m.per_record),
-                       quasi_identifiers=check.quasi_identifiers)
+    return CheckResult(
+        check.id,
+        check.assessor.name,
+        status,
+        check.severity,
+        _jsonable(m.value),
+        _jsonable(m.threshold),
+        params,
+        m.message,
+        details,
+        time.perf_counter() - started,
+        per_record=dict(m.per_record),
+        quasi_identifiers=check.quasi_identifiers,
+    )
 
 
 def checks_to_run(policy: Policy, registry: Registry) -> list[Check]:
@@ -197,8 +223,7 @@ def checks_to_run(policy: Policy, registry: Registry) -> list[Check]:
     return implicit + list(policy.checks)
 
 
-def open_policy(policy: Policy | str | Path | dict, registry: Registry,
-                allow_outside_paths: bool = False) -> Policy:
+def open_policy(policy: Policy | str | Path | dict, registry: Registry, allow_outside_paths: bool = False) -> Policy:
     """A :class:`Policy` from a loaded one, a YAML file or a dict in the file's shape (paths in a dict are
     relative to the working directory)."""
     if isinstance(policy, Policy):
@@ -241,29 +266,42 @@ def refuse_unrunnable(checks: list[Check], engine: str, in_memory: bool, origina
     if not in_memory:
         if original:  # read by the checks themselves if every check reading it runs out of memory
             readers = [c for c in checks if {"original", "training"} & c.assessor.needs]
-            reason = next((r for r in map(in_memory_reason, readers) if r), None) if readers else \
-                "--original needs the whole tables in memory"
+            reason = (
+                next((r for r in map(in_memory_reason, readers) if r), None)
+                if readers
+                else "--original needs the whole tables in memory"
+            )
             if reason:
                 raise DataError(f"{reason}: use --engine in-process (this audit uses {engine})")
         if control:
-            raise DataError(f"--control needs the whole tables in memory: use --engine in-process "
-                            f"(this audit uses {engine})")
+            raise DataError(
+                f"--control needs the whole tables in memory: use --engine in-process (this audit uses {engine})"
+            )
     for check in checks:
         needs = check.assessor.needs
         if check.quasi_identifiers and not in_memory:
-            raise DataError(f"check {check.id!r} ({check.assessor.name}) has its own quasi_identifiers (an attacker "
-                            f"scenario), which needs the records: use --engine in-process (this audit uses {engine})")
+            raise DataError(
+                f"check {check.id!r} ({check.assessor.name}) has its own quasi_identifiers (an attacker "
+                f"scenario), which needs the records: use --engine in-process (this audit uses {engine})"
+            )
         if "original" in needs and not original:
-            raise DataError(f"check {check.id!r} ({check.assessor.name}) needs the original table: pass --original FILE")
+            raise DataError(
+                f"check {check.id!r} ({check.assessor.name}) needs the original table: pass --original FILE"
+            )
         if "training" in needs and not original:
-            raise DataError(f"check {check.id!r} ({check.assessor.name}) needs the training table the release was "
-                            "generated from: pass --original FILE")
+            raise DataError(
+                f"check {check.id!r} ({check.assessor.name}) needs the training table the release was "
+                "generated from: pass --original FILE"
+            )
         if "control" in needs and not control:
-            raise DataError(f"check {check.id!r} ({check.assessor.name}) needs a control (holdout) table: "
-                            "pass --control FILE")
+            raise DataError(
+                f"check {check.id!r} ({check.assessor.name}) needs a control (holdout) table: pass --control FILE"
+            )
         if "table" in needs and not in_memory and not out_of_memory(check):
-            raise DataError(f"check {check.id!r} ({check.assessor.name}) needs the whole table in memory: "
-                            f"use --engine in-process (this audit uses {engine})")
+            raise DataError(
+                f"check {check.id!r} ({check.assessor.name}) needs the whole table in memory: "
+                f"use --engine in-process (this audit uses {engine})"
+            )
 
 
 def refuse_utility(policy: Policy, checks: list[Check], engine: str, in_memory: bool, original: bool) -> None:
@@ -277,21 +315,28 @@ def refuse_utility(policy: Policy, checks: list[Check], engine: str, in_memory: 
         need = needs(name, for_value=gate)
         kinds = family_of(name).release
         if policy.model.release not in kinds:
-            raise DataError(f"{where}: utility measure {name!r} is for a {' or '.join(sorted(kinds))} release "
-                            f"(release: {' or '.join(sorted(kinds))}); this policy's release is "
-                            f"{policy.model.release}")
+            raise DataError(
+                f"{where}: utility measure {name!r} is for a {' or '.join(sorted(kinds))} release "
+                f"(release: {' or '.join(sorted(kinds))}); this policy's release is "
+                f"{policy.model.release}"
+            )
         if "target" in need and not policy.utility_options.get(name, {}).get("target"):
-            raise DataError(f"{where}: utility measure {name!r} needs a target column: "
-                            f"utility: [{{{name}: {{target: COLUMN}}}}]")
+            raise DataError(
+                f"{where}: utility measure {name!r} needs a target column: utility: [{{{name}: {{target: COLUMN}}}}]"
+            )
         if "original" in need and not original:
             raise DataError(f"{where}: utility measure {name!r} needs the original table: pass --original FILE")
         if "training" in need and not original:
-            raise DataError(f"{where}: utility measure {name!r} needs the training table the release was generated "
-                            "from: pass --original FILE")
+            raise DataError(
+                f"{where}: utility measure {name!r} needs the training table the release was generated "
+                "from: pass --original FILE"
+            )
         if need and not in_memory:
-            raise DataError(f"{where}: utility measure {name!r} compares the release with the original record by "
-                            f"record, which needs the whole tables in memory: use --engine in-process (this audit "
-                            f"uses {engine})")
+            raise DataError(
+                f"{where}: utility measure {name!r} compares the release with the original record by "
+                f"record, which needs the whole tables in memory: use --engine in-process (this audit "
+                f"uses {engine})"
+            )
 
 
 def run_audit(
@@ -337,8 +382,13 @@ def run_audit(
     memory.refuse_oversized_release(released, engine)
     with memory.step(f"reading and summarising the released table ({engine} engine)"):
         computed = spec.load().summarize(released, policy, progress=progress, **engine_options)
-    ctx = AuditContext(policy, computed.table.frame, progress=progress, precomputed=computed.summary,
-                       column_counts=computed.column_counts)
+    ctx = AuditContext(
+        policy,
+        computed.table.frame,
+        progress=progress,
+        precomputed=computed.summary,
+        column_counts=computed.column_counts,
+    )
     if computed.table.frame is None:
         from privaudit.engines import first_rows
 
@@ -364,22 +414,36 @@ def run_audit(
         results = run_checks(ctx, checks, timeout=timeout, registry=registry)
     if files is not None:
         original_table = files.original_table
-    return AuditResult(policy, computed.table, results, generated_at(), ctx, original_table,
-                       control=control_table, engine=engine, utility=_jsonable(ctx.utility))
+    return AuditResult(
+        policy,
+        computed.table,
+        results,
+        generated_at(),
+        ctx,
+        original_table,
+        control=control_table,
+        engine=engine,
+        utility=_jsonable(ctx.utility),
+    )
 
 
 def _summary_ready(ctx: AuditContext) -> bool:
     """Build the shared summary before any thread reads it. If building it fails, the checks run one by
     one and each reports the failure as its own ``error``, as they always have."""
     try:
-        ctx.summary
+        ctx.summary  # noqa: B018 - built on first use
     except Exception:
         return False
     return True
 
 
-def run_checks(ctx: AuditContext, checks: list[Check], workers: int | None = None, timeout: float | None = None,
-               registry: Registry | None = None) -> list[CheckResult]:
+def run_checks(
+    ctx: AuditContext,
+    checks: list[Check],
+    workers: int | None = None,
+    timeout: float | None = None,
+    registry: Registry | None = None,
+) -> list[CheckResult]:
     """Run ``checks``, results in their order. Checks whose assessor is ``concurrent`` run side by side
     (``workers``; default :data:`CHECK_WORKERS`) after the shared summary is built; the others one by
     one, after them. Each runs guarded (:func:`run_check`; ``timeout`` seconds at most each), with what
@@ -395,7 +459,9 @@ def run_checks(ctx: AuditContext, checks: list[Check], workers: int | None = Non
     with guard.watch_interrupts(), guard.stdout_to_stderr():
         side_by_side = [i for i, c in enumerate(checks) if c.assessor.concurrent]
         if workers > 1 and len(side_by_side) > 1 and _summary_ready(ctx):
-            for i, result in zip(side_by_side, ordered_map(one, side_by_side, workers=workers, ahead=workers)):
+            for i, result in zip(
+                side_by_side, ordered_map(one, side_by_side, workers=workers, ahead=workers), strict=False
+            ):
                 results[i] = result
         for i in range(len(checks)):
             if results[i] is None:

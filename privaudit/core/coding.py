@@ -10,7 +10,8 @@ pieces raises exactly the message the in-process load raises.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -65,7 +66,7 @@ def is_numeric_spec(spec) -> bool:
     return spec is not None and spec.type == "numeric" and spec.role not in ("identifier", "record_id")
 
 
-def load_column(column: pa.ChunkedArray, name: str, spec, missing: Sequence[str], table: "Table"):
+def load_column(column: pa.ChunkedArray, name: str, spec, missing: Sequence[str], table: Table):
     """One Arrow column typed by the policy. Numbers stored as numbers (Parquet) skip the text round
     trip; everything else is dictionary-coded and typed on its distinct values, with one gather over the
     rows at the end."""
@@ -78,7 +79,7 @@ def load_column(column: pa.ChunkedArray, name: str, spec, missing: Sequence[str]
 
 
 def categorical(indices: np.ndarray, remap: np.ndarray, values: np.ndarray, name: str, spec,
-                 table: "Table") -> pd.Categorical:
+                 table: Table) -> pd.Categorical:
     """An ordinal or nominal column from ``remap[indices]``, each row's index into ``values`` (-1 =
     missing): the categories are placed on the distinct values, then one gather goes over the rows."""
     target, categories, ordered = category_order(values, name, spec, table, lambda: remap[indices])
@@ -87,7 +88,7 @@ def categorical(indices: np.ndarray, remap: np.ndarray, values: np.ndarray, name
     return pd.Categorical.from_codes(lookup[indices], dtype=dtype, validate=False)
 
 
-def native_numbers(column: pa.ChunkedArray, name: str, spec, missing: Sequence[str], table: "Table") -> pd.Series:
+def native_numbers(column: pa.ChunkedArray, name: str, spec, missing: Sequence[str], table: Table) -> pd.Series:
     """A numeric column stored as integers or floats: the same checks and result as through its text
     (``data.missing`` tokens that spell a number, here read as numbers, mean missing)."""
     column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
@@ -109,13 +110,13 @@ def native_numbers(column: pa.ChunkedArray, name: str, spec, missing: Sequence[s
     return pd.Series(out, name=name, copy=False)
 
 
-def not_a_number(table: "Table", name: str, row: int, value: str) -> DataError:
+def not_a_number(table: Table, name: str, row: int, value: str) -> DataError:
     """A numeric column's value that is not a number, or not a finite one (``inf``)."""
     finite = "" if pd.isna(pd.to_numeric(value, errors="coerce")) else "finite "
     return DataError(f"{table.path}: column {name!r}, {table.row_label(row)}: {value!r} is not a {finite}number")
 
 
-def not_positive(table: "Table", name: str, row: int) -> DataError:
+def not_positive(table: Table, name: str, row: int) -> DataError:
     return DataError(f"{table.path}: column {name!r}, {table.row_label(row)}: weights must be positive numbers")
 
 
@@ -123,7 +124,7 @@ def first_row_with(codes: np.ndarray, code: int) -> int:
     return int(np.flatnonzero(codes == code)[0])
 
 
-def typed(codes: np.ndarray, values: np.ndarray, name: str, spec, table: "Table") -> pd.Series | pd.Categorical:
+def typed(codes: np.ndarray, values: np.ndarray, name: str, spec, table: Table) -> pd.Series | pd.Categorical:
     """Apply the policy's type to a dictionary-coded column (checks run on the distinct values only)."""
     if is_numeric_spec(spec):
         numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
@@ -139,7 +140,7 @@ def typed(codes: np.ndarray, values: np.ndarray, name: str, spec, table: "Table"
     return categorical(codes, np.append(np.arange(len(values)), -1), values, name, spec, table)
 
 
-def category_order(values: np.ndarray, name: str, spec, table: "Table", row_codes) -> tuple[np.ndarray, list, bool]:
+def category_order(values: np.ndarray, name: str, spec, table: Table, row_codes) -> tuple[np.ndarray, list, bool]:
     """Where each distinct value goes among the categories: the policy's ``order`` (ordinal; an unlisted
     value is an error naming its first row, found through ``row_codes()``), else sorted text."""
     if spec is not None and spec.type == "ordinal":
@@ -157,7 +158,7 @@ def category_order(values: np.ndarray, name: str, spec, table: "Table", row_code
     return target, list(values[order]), False
 
 
-def check_hierarchies(table: "Table", policy: Policy) -> None:
+def check_hierarchies(table: Table, policy: Policy) -> None:
     for column, hierarchy in policy.hierarchies.items():
         if column not in table.frame:
             continue

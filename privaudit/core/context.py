@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -129,7 +130,7 @@ class AuditContext:
     def quasi_identifiers(self) -> list[str]:
         return self.policy.quasi_identifiers
 
-    def for_scenario(self, quasi_identifiers: list[str] | None) -> "AuditContext":
+    def for_scenario(self, quasi_identifiers: list[str] | None) -> AuditContext:
         """The context of a check with its own attacker scenario (``checks[].quasi_identifiers``): the same
         tables, a policy whose quasi-identifiers are the subset, and that subset's class summary -- built once
         per distinct subset and shared by every check of the scenario. ``None``: this context."""
@@ -174,7 +175,7 @@ class AuditContext:
                 sc = s.sensitive[sensitive]
                 lo, hi = sc.counts.indptr[cid], sc.counts.indptr[cid + 1]
                 row["sensitive_values"] = {
-                    _label(sc.values[j]): int(c) for j, c in zip(sc.counts.indices[lo:hi], sc.counts.data[lo:hi])
+                    _label(sc.values[j]): int(c) for j, c in zip(sc.counts.indices[lo:hi], sc.counts.data[lo:hi], strict=False)
                 }
         return rows
 

@@ -16,19 +16,20 @@ import hashlib
 import os
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from privaudit.common.formats import PARQUET_SUFFIXES
+from privaudit.core.coding import check_hierarchies, load_column
 from privaudit.core.errors import DataError, first_line
 from privaudit.core.locations import fingerprint, is_dataset, read_location, resolve
 from privaudit.core.policy import Policy
-from privaudit.core.coding import check_hierarchies, load_column
 
 csv.field_size_limit(1 << 30)  # the standard reader's default (128 KiB) refuses long headers and fields
 SNIFF_BYTES = 1 << 16

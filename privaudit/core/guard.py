@@ -31,7 +31,8 @@ import os
 import signal
 import sys
 import threading
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from privaudit.core.errors import PrivauditError
 

@@ -28,14 +28,14 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from privaudit.core.errors import HierarchyError
-
 
 #: the largest hierarchy file read (a path to /dev/zero or a huge file is refused, not read)
 MAX_HIERARCHY_BYTES = 64 * 2**20
@@ -161,7 +161,7 @@ class Hierarchy:
 
     # ----------------------------------------------------------------- construction
     @classmethod
-    def from_csv(cls, path: str | Path, display: str | None = None) -> "Hierarchy":
+    def from_csv(cls, path: str | Path, display: str | None = None) -> Hierarchy:
         """Read an ARX-style hierarchy file (one row per leaf, delimiter ``;`` or ``,``)."""
         path = Path(path)
         display = display or str(path)
@@ -191,7 +191,7 @@ class Hierarchy:
         return cls(rows, display, uneven=uneven)
 
     @classmethod
-    def from_nested(cls, tree: Any, display: str) -> "Hierarchy":
+    def from_nested(cls, tree: Any, display: str) -> Hierarchy:
         """Build from nested YAML: a one-key mapping ``{root: children}``; children are a mapping
         (inner nodes), a list (leaves, or one-key mappings), or null (a leaf)."""
         weights = None

@@ -24,8 +24,9 @@ import contextlib
 import os
 import re
 import resource
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from privaudit.common.formats import is_parquet
 from privaudit.core.errors import DataError, PrivauditError

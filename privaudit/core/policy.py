@@ -9,11 +9,10 @@ passes the plugin registry in (:func:`load_policy`, :func:`policy_from_dict`).
 from __future__ import annotations
 
 import copy
-from collections import Counter
-
 import difflib
 import hashlib
 import json
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -30,8 +29,9 @@ if TYPE_CHECKING:  # the policy is a leaf: it is handed the registry, never impo
 Role = Literal["identifier", "quasi_identifier", "sensitive", "other", "weight", "record_id", "household_id"]
 ColumnType = Literal["numeric", "ordinal", "nominal"]
 #: special categories of personal data: GDPR Art. 9(1), and Art. 10 (criminal convictions and offences)
-SpecialCategory = Literal["health", "sex_life", "religion", "political", "trade_union", "ethnicity", "genetic",
-                          "biometric", "criminal"]
+SpecialCategory = Literal[
+    "health", "sex_life", "religion", "political", "trade_union", "ethnicity", "genetic", "biometric", "criminal"
+]
 
 #: Tokens that always mean "missing or suppressed", besides the policy's ``data.missing``.
 ALWAYS_MISSING = ("", "*")
@@ -49,12 +49,14 @@ class ColumnSpec(StrictModel):
         default=None, description="ARX-style CSV path (relative to the policy) or an inline nested mapping."
     )
     special_category: SpecialCategory | None = Field(
-        default=None, description="A special category of personal data the column holds (GDPR Art. 9: health, "
+        default=None,
+        description="A special category of personal data the column holds (GDPR Art. 9: health, "
         "sex_life, religion, political, trade_union, ethnicity, genetic, biometric; Art. 10: criminal); reports "
-        "name it.")
+        "name it.",
+    )
 
     @model_validator(mode="after")
-    def _order_matches_type(self) -> "ColumnSpec":
+    def _order_matches_type(self) -> ColumnSpec:
         if self.type == "ordinal" and not self.order:
             raise ValueError("an ordinal column needs 'order' (its values, lowest first)")
         if self.order is not None and self.type != "ordinal":
@@ -93,8 +95,10 @@ class CheckSpec(BaseModel):
     assessor: str
     id: str | None = None
     severity: Literal["error", "warning"] | None = Field(
-        default=None, description="error (fails the audit) or warning; default error, or the assessor's own "
-        "default (its parameters' DEFAULT_SEVERITY: warning for utility gates).")
+        default=None,
+        description="error (fails the audit) or warning; default error, or the assessor's own "
+        "default (its parameters' DEFAULT_SEVERITY: warning for utility gates).",
+    )
     quasi_identifiers: list[str] | None = None  # an attacker scenario: the intruder knows only these
 
     @property
@@ -116,16 +120,25 @@ class PolicyModel(StrictModel):
     report: ReportOptions = Field(default_factory=ReportOptions)
     remediation: RemediationSpec | None = None
     utility: list[str | dict[str, dict[str, Any]]] | None = Field(
-        default=None, description="The utility measures to compute (privaudit.utility.MEASURES), each a name or "
+        default=None,
+        description="The utility measures to compute (privaudit.utility.MEASURES), each a name or "
         "{name: {option: value}} (classification_accuracy: {target: COLUMN}); absent: every measure whose inputs "
-        "are present; []: none.")
+        "are present; []: none.",
+    )
     check_timeout: float | None = Field(
-        default=None, gt=0, le=1e6, allow_inf_nan=False, description="Seconds a check may run; one that runs longer ends as an error "
-        "(--check-timeout overrides it). None: no limit.")
+        default=None,
+        gt=0,
+        le=1e6,
+        allow_inf_nan=False,
+        description="Seconds a check may run; one that runs longer ends as an error "
+        "(--check-timeout overrides it). None: no limit.",
+    )
     release: Literal["microdata", "synthetic"] = Field(
-        default="microdata", description="synthetic: a table generated from a training table; without any of "
+        default="microdata",
+        description="synthetic: a table generated from a training table; without any of "
         "the synthetic-release checks listed, they are added with their default thresholds (each such assessor's "
-        "declared synthetic_default).")
+        "declared synthetic_default).",
+    )
 
 
 def _loc(loc: tuple) -> str:
@@ -165,8 +178,9 @@ MAX_CHECKS = 1_000
 class Check:
     """A resolved check: its id, severity, assessor and validated parameters."""
 
-    def __init__(self, id: str, assessor: Assessor, severity: str, params: Params,
-                 quasi_identifiers: list[str] | None = None):
+    def __init__(
+        self, id: str, assessor: Assessor, severity: str, params: Params, quasi_identifiers: list[str] | None = None
+    ):
         self.id = id
         self.assessor = assessor
         self.severity = severity
@@ -180,8 +194,15 @@ class Check:
 class Policy:
     """A loaded and validated policy with resolved hierarchies and checks."""
 
-    def __init__(self, model: PolicyModel, path: Path, sha256: str, registry: Registry, allow_outside_paths: bool = False,
-                 source: bytes = b""):
+    def __init__(
+        self,
+        model: PolicyModel,
+        path: Path,
+        sha256: str,
+        registry: Registry,
+        allow_outside_paths: bool = False,
+        source: bytes = b"",
+    ):
         self.model = model
         self.path = path
         self.sha256 = sha256
@@ -218,22 +239,25 @@ class Policy:
         for index, item in enumerate(self.model.utility):
             if isinstance(item, dict):
                 if len(item) != 1:
-                    raise PolicyError(f"{self.path}: utility[{index}]: give one measure per item, as "
-                                      "{name: {option: value}}")
-                (name, opts), = item.items()
+                    raise PolicyError(
+                        f"{self.path}: utility[{index}]: give one measure per item, as {{name: {{option: value}}}}"
+                    )
+                ((name, opts),) = item.items()
             else:
                 name, opts = item, {}
             if name not in known:
-                raise PolicyError(f"{self.path}: utility[{index}]: unknown utility measure {name!r} "
-                                  f"(available: {', '.join(known)})")
+                raise PolicyError(
+                    f"{self.path}: utility[{index}]: unknown utility measure {name!r} (available: {', '.join(known)})"
+                )
             if name in names:
                 raise PolicyError(f"{self.path}: utility[{index}]: {name!r} is listed twice")
             if not isinstance(opts, dict):
                 raise PolicyError(f"{self.path}: utility[{index}].{name}: options are a mapping option: value")
             target = opts.get("target")
             if target is not None and target not in self.model.columns:
-                raise PolicyError(f"{self.path}: utility[{index}].{name}.target: {target!r} is not a column of the "
-                                  "policy")
+                raise PolicyError(
+                    f"{self.path}: utility[{index}].{name}.target: {target!r} is not a column of the policy"
+                )
             names.append(name)
             options[name] = dict(opts)
         return names, options
@@ -250,7 +274,7 @@ class Policy:
 
     scenario: tuple[str, ...] | None = None  # set on the copies made by for_scenario
 
-    def for_scenario(self, quasi_identifiers: list[str]) -> "Policy":
+    def for_scenario(self, quasi_identifiers: list[str]) -> Policy:
         """This policy as an intruder who knows only ``quasi_identifiers`` sees it (a check's scenario):
         a shallow copy whose quasi-identifiers are that subset."""
         clone = copy.copy(self)
@@ -284,8 +308,9 @@ class Policy:
         synthetic-release checks (assessors declaring a ``synthetic_default``) are appended with their default
         thresholds (those the columns allow), in registry order."""
         specs = list(self.model.checks)
-        defaults = {name: a.synthetic_default for name, a in registry.assessors.items()
-                    if a.synthetic_default is not None}
+        defaults = {
+            name: a.synthetic_default for name, a in registry.assessors.items() if a.synthetic_default is not None
+        }
         if self.model.release != "synthetic" or any(c.assessor in defaults for c in specs):
             return specs
         for name, default in defaults.items():
@@ -297,8 +322,9 @@ class Policy:
         checks: list[Check] = []
         used: set[str] = set()
         if len(self.model.checks) > MAX_CHECKS:
-            raise PolicyError(f"{self.path}: checks: {len(self.model.checks):,} checks; a policy holds at most "
-                              f"{MAX_CHECKS:,}")
+            raise PolicyError(
+                f"{self.path}: checks: {len(self.model.checks):,} checks; a policy holds at most {MAX_CHECKS:,}"
+            )
         explicit = [c.id for c in self.model.checks if c.id]
         dupes = {i for i, n in Counter(explicit).items() if n > 1}  # (list.count per id was quadratic)
         if dupes:
@@ -314,8 +340,9 @@ class Policy:
             try:
                 params = assessor.params.model_validate(spec.params)
             except ValidationError as exc:
-                raise PolicyError(format_validation_error(
-                    exc, f"{self.path}: checks[{index}]", list(assessor.params.model_fields))) from None
+                raise PolicyError(
+                    format_validation_error(exc, f"{self.path}: checks[{index}]", list(assessor.params.model_fields))
+                ) from None
             check_id = spec.id
             if check_id is None:
                 check_id, n = spec.assessor, 2
@@ -323,15 +350,22 @@ class Policy:
                     check_id, n = f"{spec.assessor}-{n}", n + 1
             used.add(check_id)
             if assessor.class_violations is not None and not self.quasi_identifiers:
-                raise PolicyError(f"{self.path}: checks[{index}] ({spec.assessor}): a class-based check needs at "
-                                  "least one column with role quasi_identifier (with none it would pass vacuously)")
+                raise PolicyError(
+                    f"{self.path}: checks[{index}] ({spec.assessor}): a class-based check needs at "
+                    "least one column with role quasi_identifier (with none it would pass vacuously)"
+                )
             scenario = spec.quasi_identifiers
             if scenario is not None:
                 declared = self.columns_with("quasi_identifier")
                 unknown = [c for c in scenario if c not in declared]
                 if not scenario or unknown or len(set(scenario)) != len(scenario):
-                    what = (f"{unknown[0]!r} is not a quasi-identifier of the policy" if unknown else
-                            "give at least one quasi-identifier" if not scenario else "a column is listed twice")
+                    what = (
+                        f"{unknown[0]!r} is not a quasi-identifier of the policy"
+                        if unknown
+                        else "give at least one quasi-identifier"
+                        if not scenario
+                        else "a column is listed twice"
+                    )
                     raise PolicyError(f"{self.path}: checks[{index}].quasi_identifiers: {what}")
             severity = spec.severity or getattr(assessor.params, "DEFAULT_SEVERITY", "error")
             checks.append(Check(check_id, assessor, severity, params, scenario))
@@ -340,8 +374,11 @@ class Policy:
                 from privaudit.core.guard import PluginFailure, call_plugin
 
                 try:  # plugin code: raising, or sys.exit(), is one line naming the plugin, never exit 0
-                    problem = call_plugin(lambda: validate(params, self), f"assessor {assessor.name!r}'s "
-                                          "validate_policy", registry.origin.get(f"assessor:{assessor.name}"))
+                    problem = call_plugin(
+                        lambda v=validate, p=params: v(p, self),
+                        f"assessor {assessor.name!r}'s validate_policy",
+                        registry.origin.get(f"assessor:{assessor.name}"),
+                    )
                 except PluginFailure as exc:
                     raise PolicyError(f"{self.path}: checks[{index}]: {exc}") from None
                 if problem:
@@ -362,9 +399,7 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bo
             continue
         key = loader.construct_object(key_node, deep=deep)
         if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark
-            )
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
         seen.add(key)
     return loader.construct_mapping(node, deep=deep)
 
@@ -454,8 +489,9 @@ def load_policy(path: str | Path, registry: Registry, allow_outside_paths: bool 
     return _validated(doc, path, sha, raw, registry, allow_outside_paths)
 
 
-def policy_from_dict(doc: dict, registry: Registry, folder: str | Path | None = None,
-                     allow_outside_paths: bool = False) -> Policy:
+def policy_from_dict(
+    doc: dict, registry: Registry, folder: str | Path | None = None, allow_outside_paths: bool = False
+) -> Policy:
     """A policy from a dict in the YAML file's shape (``version`` and ``name`` may be left out). Paths in it
     are relative to ``folder`` (default: the working directory); its fingerprint is the SHA-256 of its
     canonical JSON form."""
@@ -471,8 +507,7 @@ def policy_from_dict(doc: dict, registry: Registry, folder: str | Path | None = 
     return _validated(doc, path, hashlib.sha256(canonical).hexdigest(), canonical, registry, allow_outside_paths)
 
 
-def _validated(doc: dict, path: Path, sha: str, source: bytes, registry: Registry,
-               allow_outside_paths: bool) -> Policy:
+def _validated(doc: dict, path: Path, sha: str, source: bytes, registry: Registry, allow_outside_paths: bool) -> Policy:
     try:
         model = PolicyModel.model_validate(doc)
     except ValidationError as exc:

@@ -19,9 +19,10 @@ Computed once per audit (``AuditContext.series``) and shared by the checks that 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -232,7 +233,7 @@ def _linked(policy: Policy, inputs: SeriesInputs, summaries: list[ClassSummary])
     rid = (policy.columns_with("record_id") or [None])[0]
     apart = inputs.previous_ids or [None] * len(inputs.previous)
     ids = [None, *apart]
-    if rid is not None and all(rid in t.frame or i is not None for t, i in zip(tables, ids)):
+    if rid is not None and all(rid in t.frame or i is not None for t, i in zip(tables, ids, strict=False)):
         return _by_record_id(tables, summaries, rid, ids)
     if inputs.original is None:
         why = (f"not every release carries the record_id column {rid!r}" if rid else
@@ -272,21 +273,21 @@ def _ids(table: Table, rid: str, apart: tuple | None = None) -> tuple[np.ndarray
 def _by_record_id(tables: list[Table], summaries: list[ClassSummary], rid: str, apart: list) -> Series:
     """People are the record ids: the audited release's distinct ids (their hash table, built when the column
     was loaded, is reused), then the ids only earlier releases hold."""
-    parts = [_ids(t, rid, a) for t, a in zip(tables, apart)]
+    parts = [_ids(t, rid, a) for t, a in zip(tables, apart, strict=False)]
     base = parts[0][1] if isinstance(parts[0][1], pd.Index) else pd.Index(parts[0][1])
     people_of: list[np.ndarray] = [np.arange(len(base), dtype=np.int64)]
     positions = [base.get_indexer(cats) for _, cats in parts[1:]]
-    unseen = [np.asarray(cats, dtype=object)[pos < 0] for (_, cats), pos in zip(parts[1:], positions)]
+    unseen = [np.asarray(cats, dtype=object)[pos < 0] for (_, cats), pos in zip(parts[1:], positions, strict=False)]
     extra_codes, extra = pd.factorize(np.concatenate(unseen)) if unseen else (np.zeros(0, np.int64), [])
     offset = 0
-    for pos, new in zip(positions, unseen):
+    for pos, new in zip(positions, unseen, strict=False):
         person = pos.astype(np.int64)
         person[pos < 0] = len(base) + extra_codes[offset: offset + len(new)]
         offset += len(new)
         people_of.append(person)
     n_people = len(base) + len(extra)
     releases = []
-    for table, summary, (codes, _), person_of_category in zip(tables, summaries, parts, people_of):
+    for table, summary, (codes, _), person_of_category in zip(tables, summaries, parts, people_of, strict=False):
         person = person_of_category[codes]
         group_of = np.full(n_people, -1, dtype=np.int64)
         group_of[person] = summary.class_of
@@ -320,7 +321,7 @@ def _by_quasi_identifiers(tables: list[Table], summaries: list[ClassSummary], or
     if rid is not None and rid in original.frame:
         original_index = pd.Index(_codes_as_text(original, rid))
     releases = []
-    for table, summary, ids in zip(tables, summaries, apart):
+    for table, summary, ids in zip(tables, summaries, apart, strict=False):
         if original_index is not None and (rid in table.frame or ids is not None):
             position = original_index.get_indexer(_codes_as_text(table, rid, ids))
             if (position < 0).any():
@@ -382,7 +383,7 @@ def _find_classes(truth: dict, summary: ClassSummary, qi: list[str], policy: Pol
             label_level = np.zeros(len(labels), dtype=np.int64)
         else:
             found = [hierarchy.level_of(str(v)) for v in labels]
-            unknown = [str(v) for v, lv in zip(labels, found) if lv is None]
+            unknown = [str(v) for v, lv in zip(labels, found, strict=False) if lv is None]
             if unknown:
                 raise DataError(f"{table.path}: column {q!r}: value {unknown[0]!r} is not in hierarchy "
                                 f"{hierarchy.source}")

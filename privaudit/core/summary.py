@@ -15,9 +15,9 @@ factorized; per-class value counts come from one pass over (class, value) pairs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -93,7 +93,7 @@ def row_blocks(matrix: sp.csr_matrix, entries: int | None = None):
     bounds = np.unique(np.concatenate(([0], cuts, [n_rows])))
     if len(bounds) == 1:
         bounds = np.array([0, n_rows])
-    for c0, c1 in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+    for c0, c1 in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=False):
         e0, e1 = int(indptr[c0]), int(indptr[c1])
         yield c0, c1, e0, e1, entry_rows(indptr[c0 : c1 + 1])
 

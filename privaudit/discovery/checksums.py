@@ -18,7 +18,7 @@ column's bounded sample that its pattern matched, so the per-value call is bound
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -186,7 +186,7 @@ def _numeric_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
     if not whole and numbers.max() - numbers.min() < 10:
         return None  # fractions on a short range: intervals of 5 would merge everything
     rows = []
-    for text, v in zip(raw, numbers):
+    for text, v in zip(raw, numbers, strict=False):
         cells = [text]
         for width in (5, 10, 20):
             low = int(math.floor(v / width) * width)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Iterator
+from collections.abc import Iterator
 
 _WORDS: dict[str, set[str]] = {
     "person_name": {"name", "names", "fullname", "firstname", "lastname", "surname", "forename", "givenname",

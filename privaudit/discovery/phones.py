@@ -67,7 +67,7 @@ def _column_regions(national: np.ndarray) -> list[str]:
         if hit.any():
             ranked.append((int(hit.sum()), region, hit))
     ranked.sort(key=lambda item: -item[0])
-    covers = [(region, np.array([bool(h) and _valid(v, region) for v, h in zip(sample, hit)], dtype=bool))
+    covers = [(region, np.array([bool(h) and _valid(v, region) for v, h in zip(sample, hit, strict=False)], dtype=bool))
               for _, region, hit in ranked[:SHORTLIST]]
     chosen: list[str] = []
     covered = np.zeros(len(sample), dtype=bool)

@@ -184,7 +184,7 @@ def _names(name: str, distinct: np.ndarray, counts: np.ndarray, n: int, hinted: 
 
 def _weighted_name_shares(values: np.ndarray, counts: np.ndarray, n: int) -> tuple[float, float]:
     full = known = 0.0
-    for value, count in zip(values, counts):  # distinct values of a bounded sample
+    for value, count in zip(values, counts, strict=False):  # distinct values of a bounded sample
         f, k = name_shares(np.array([value], dtype=object))
         full += f * count
         known += k * count

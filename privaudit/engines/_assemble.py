@@ -11,8 +11,8 @@ code tuples, which is the order ``build_summary``'s :func:`~privaudit.core.summa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -110,7 +110,7 @@ def assemble(policy, qi_columns: Sequence[QIColumn], combo_codes: Sequence[np.nd
     if ordered:
         class_of = first = np.arange(n_combos, dtype=np.int64)
     else:
-        key = pack_keys([(np.asarray(c), q.card) for c, q in zip(combo_codes, qi_columns)], n_combos)
+        key = pack_keys([(np.asarray(c), q.card) for c, q in zip(combo_codes, qi_columns, strict=False)], n_combos)
         class_of, first = _group(key)
         del key
     n_classes = len(first)
@@ -119,7 +119,7 @@ def assemble(policy, qi_columns: Sequence[QIColumn], combo_codes: Sequence[np.nd
         raise DataError(f"data.missing_qi: 'wildcard' matching of missing quasi-identifier values needs the "
                         f"whole table in memory; the {engine} engine cannot apply it: use --engine in-process")
     frame = pd.DataFrame({q.name: q.decode(np.asarray(c, dtype=np.int64) if ordered else np.asarray(c, dtype=np.int64)[first])
-                          for q, c in zip(qi_columns, combo_codes)})
+                          for q, c in zip(qi_columns, combo_codes, strict=False)})
     weight_sums = None
     if combo_weights is not None:
         weight_sums = (np.asarray(combo_weights, dtype=float) if first is class_of

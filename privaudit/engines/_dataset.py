@@ -15,9 +15,9 @@ the engine, and the report says the table was not hashed (there are no file byte
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.csv  # noqa: F401 (pa.csv)

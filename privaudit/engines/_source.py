@@ -13,9 +13,9 @@ in batches; they only run when something is wrong.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -28,14 +28,14 @@ from privaudit.core.data import (
     SNIFF_BYTES,
     Table,
     block_for_long_rows,
-    check_tail,
     check_file,
     check_parquet_schema,
     check_required_columns,
-    locate_bad_line,
-    read_parquet,
+    check_tail,
     header_names,
+    locate_bad_line,
     read_head,
+    read_parquet,
     sha256_of,
 )
 from privaudit.core.errors import DataError, first_line

@@ -267,7 +267,7 @@ def _pass_two(sql: Dialect, qi: list[str], sensitive: list[str], weight: list[st
     (``k0`` ...), ``n`` and the weight sum ``w``, unordered, and the fields' cards and packing. ``codes``:
     each column's code (NULL = missing) as SQL, from a joined mapping table (``aliases``) or inline."""
     q = sql.ident
-    fields = [(codes[col], card) for col, card in zip(qi, cards)]
+    fields = [(codes[col], card) for col, card in zip(qi, cards, strict=False)]
     fields += [(codes[col], len(domains[col])) for col in sensitive]
     parts = key_parts([card for _, card in fields])
     joins = [f"LEFT JOIN {alias} ON t.{q(col)} = {alias}.raw" for col, alias in aliases.items()]
@@ -299,7 +299,7 @@ def _inline(sql: Dialect, column: str, table: pa.Table) -> str:
     are written as UTF-8 bytes, so no quoting or escaping rule of the SQL dialect applies)."""
     raw = table.column("raw").to_pylist()
     target = table.column("target").to_pylist()
-    branches = " ".join(f"WHEN {sql.text_literal(r)} THEN {int(t)}" for r, t in zip(raw, target))
+    branches = " ".join(f"WHEN {sql.text_literal(r)} THEN {int(t)}" for r, t in zip(raw, target, strict=False))
     return f"(CASE t.{sql.ident(column)} {branches} END)" if branches else "CAST(NULL AS BIGINT)"
 
 
@@ -338,7 +338,7 @@ def _combos(policy: Policy, table: pa.Table, field_cards: list[int], parts: list
     sizes = np.add.reduceat(counts, starts)
     weight_sums = np.add.reduceat(weights, starts) if weights is not None else None
     built = {}
-    for col, values in zip(sensitive, sensitive_codes):
+    for col, values in zip(sensitive, sensitive_codes, strict=False):
         built[col] = _count_matrix(class_of, values, counts, len(starts), len(domains[col]))
     return assemble(policy, qi_columns, codes, sizes, weight_sums, built, domains, n_rows, engine, ordered=True)
 

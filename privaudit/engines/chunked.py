@@ -35,22 +35,22 @@ from __future__ import annotations
 
 import math
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pyarrow as pa
 
 from privaudit.core.coding import dictionary, first_row_with
+from privaudit.core.concurrency import ordered_map
 from privaudit.core.errors import DataError
 from privaudit.core.policy import Policy
 from privaudit.core.summary import Grouping, class_value_counts, entry_rows, group, narrowest_int
 from privaudit.engines._assemble import CountMatrix, QIColumn, assemble, key_parts, single_keys
+from privaudit.engines._dataset import open_input
 from privaudit.engines._domain import ColumnDomain, as_numbers, first_bad, needs_check, raise_value_error
 from privaudit.engines._hierarchies import check_hierarchies
-from privaudit.core.concurrency import ordered_map
-from privaudit.engines._dataset import open_input
 from privaudit.engines._source import Source
 
 NAME = "chunked"
@@ -72,7 +72,7 @@ class _Plan:
     checked: list[str]
 
     @classmethod
-    def of(cls, policy: Policy, source: Source) -> "_Plan":
+    def of(cls, policy: Policy, source: Source) -> _Plan:
         specs = policy.columns
         read = [c for c in source.columns if c in specs]
         tracked = dict.fromkeys([*policy.quasi_identifiers, *policy.sensitive,
@@ -113,7 +113,7 @@ def _scan(source: Source, policy: Policy, plan: _Plan, batch_rows: int, block_by
     for offset, n, columns in ordered_map(coded, source.batches(plan.read, batch_rows, block_bytes)):
         scan.n_rows += n
         sampled = np.arange((-offset) % stride, n, stride)
-        for col, (codes, values) in zip(plan.read, columns):
+        for col, (codes, values) in zip(plan.read, columns, strict=False):
             scan.counts[col] += int(np.count_nonzero(codes >= 0))
             if col in plan.checked and _still_checking(col, errors, plan.read):
                 bad = first_bad(values, specs[col])
@@ -185,7 +185,7 @@ class _Coding:
     def decode(self, parts: list[np.ndarray]) -> list[np.ndarray]:
         """QI codes (-1 = missing) of packed key parts, in small integer types."""
         codes: list[np.ndarray] = []
-        for members, part in zip(self.parts, parts):
+        for members, part in zip(self.parts, parts, strict=False):
             rest = part.copy()
             column_codes = []
             for i in reversed(members):
@@ -282,7 +282,7 @@ def _count_batch(coding: _Coding, ids: dict[str, np.ndarray], n: int, weights: n
         fields["w"] = grouping.sums(weights)
     cuts = np.searchsorted(class_parts[0], bounds, side="left")
     records = _records(class_parts, fields)
-    classes = [records[lo:hi] for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(first)])]
+    classes = [records[lo:hi] for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(first)], strict=False)]
     for col in coding.plan.sensitive:
         # the batch's class x value counts as the in-memory summary counts them (along the grouping)
         s = coding.position[col][ids[col]]
@@ -292,7 +292,7 @@ def _count_batch(coding: _Coding, ids: dict[str, np.ndarray], n: int, weights: n
         pair_parts = [p[rows] for p in class_parts]
         records = _records(pair_parts, {"s": values.astype(np.int32), "n": counts.astype(np.int64)})
         cuts = np.searchsorted(pair_parts[0], bounds, side="left")
-        pairs[col] = [records[lo:hi] for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(rows)])]
+        pairs[col] = [records[lo:hi] for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(rows)], strict=False)]
     return classes, pairs
 
 
@@ -346,10 +346,10 @@ def summarize(path: str | Path, policy: Policy, *, batch_rows: int = BATCH_ROWS,
             return batch.num_rows, _count_batch(coding, ids, batch.num_rows, weights, bounds)
 
         for n, (class_pieces, pair_pieces) in ordered_map(counted, source.batches(columns, batch_rows, block_bytes)):
-            for spill, piece in zip(classes, class_pieces):
+            for spill, piece in zip(classes, class_pieces, strict=False):
                 spill.append(piece)
             for col, pieces in pair_pieces.items():
-                for spill, piece in zip(pairs[col], pieces):
+                for spill, piece in zip(pairs[col], pieces, strict=False):
                     spill.append(piece)
             done += n
             if progress is not None:

@@ -16,14 +16,14 @@ no DuckDB extension: pyarrow reads them). ``table`` audits a table, view or rela
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pyarrow as pa
 
 from privaudit.core.data import block_for_long_rows
-from privaudit.core.policy import Policy
 from privaudit.core.errors import DataError, first_line
+from privaudit.core.policy import Policy
 from privaudit.engines._dataset import DatasetSource, catalog_source, open_input
 from privaudit.engines._source import Source
 from privaudit.engines._sql import SPACE_CLASS, summarize_sql

@@ -8,7 +8,8 @@ the audit context, which builds it on first use.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from privaudit.core.data import load_input
 from privaudit.core.policy import Policy

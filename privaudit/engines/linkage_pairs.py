@@ -67,7 +67,7 @@ def coded_pair(con, policy, files, columns: list[str], intruder_rows: float | in
     from privaudit.core.coding import dictionary
     from privaudit.engines._dataset import DatasetSource, open_input
     from privaudit.engines._domain import as_numbers, column_kind, needs_check
-    from privaudit.engines._sql import value_mapping, distinct_values, refuse_bad_values
+    from privaudit.engines._sql import distinct_values, refuse_bad_values, value_mapping
     from privaudit.engines.duckdb_engine import DuckDBDialect
     from privaudit.risk.linkage.intruder import intruder_sample
 

@@ -34,14 +34,14 @@ import re
 import shutil
 import tempfile
 import warnings
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pyarrow as pa
 
 from privaudit.core.data import check_tail
-from privaudit.core.policy import Policy
 from privaudit.core.errors import DataError, PrivauditError
+from privaudit.core.policy import Policy
 from privaudit.engines._dataset import DatasetSource, catalog_source, open_input
 from privaudit.engines._source import Source
 from privaudit.engines._sql import SPACE_CLASS, summarize_sql
@@ -184,7 +184,7 @@ class SparkDialect:
         except (TypeError, ValueError):
             from pyspark.sql.pandas.types import from_arrow_schema
 
-            rows = list(zip(*[column.to_pylist() for column in table.columns]))
+            rows = list(zip(*[column.to_pylist() for column in table.columns], strict=False))
             frame = self.spark.createDataFrame(rows, schema=from_arrow_schema(table.schema))
         frame.createOrReplaceTempView(name)
 
@@ -279,8 +279,18 @@ def _parquet_schema(types: dict[str, pa.DataType] | None):
     booleans (as Spark would infer it), else None. Given, it spares Spark its schema inference, a job
     of its own that reads the footer (10^7 rows, local[2]: about 2 of the 6 JVM CPU-s of the first
     query); other types are left to Spark's inference, whose mapping they keep."""
-    from pyspark.sql.types import (BooleanType, ByteType, DoubleType, FloatType, IntegerType, LongType, ShortType,
-                                   StringType, StructField, StructType)
+    from pyspark.sql.types import (
+        BooleanType,
+        ByteType,
+        DoubleType,
+        FloatType,
+        IntegerType,
+        LongType,
+        ShortType,
+        StringType,
+        StructField,
+        StructType,
+    )
 
     simple = {pa.int8(): ByteType(), pa.int16(): ShortType(), pa.int32(): IntegerType(), pa.int64(): LongType(),
               pa.float32(): FloatType(), pa.float64(): DoubleType(), pa.bool_(): BooleanType(),

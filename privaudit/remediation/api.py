@@ -10,8 +10,9 @@ privaudit through the ``privaudit_remediators`` hook.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -49,17 +50,17 @@ class Remediator:
 
     name: str
     options: type  # a privaudit.assessors.api.Params subclass
-    run: Callable[["AuditContext", Any], Remediation]
+    run: Callable[[AuditContext, Any], Remediation]
     title: str
     description: str
 
 
-def error_checks(ctx: "AuditContext") -> list["Check"]:
+def error_checks(ctx: AuditContext) -> list[Check]:
     """The policy's error-severity checks (the ones a remediation must satisfy)."""
     return [c for c in ctx.policy.checks if c.severity == "error"]
 
 
-def class_violations(ctx: "AuditContext", checks: list["Check"] | None = None) -> np.ndarray:
+def class_violations(ctx: AuditContext, checks: list[Check] | None = None) -> np.ndarray:
     """Per class of ``ctx.summary``: True where any class-based error check is broken."""
     bad = np.zeros(ctx.summary.n_classes, dtype=bool)
     for check in error_checks(ctx) if checks is None else checks:
@@ -74,7 +75,7 @@ def class_violations(ctx: "AuditContext", checks: list["Check"] | None = None) -
     return bad
 
 
-def unsupported_checks(ctx: "AuditContext") -> list[str]:
+def unsupported_checks(ctx: AuditContext) -> list[str]:
     """Error checks a class-based remediator cannot steer (no per-class violations); the checks that always run
     (they watch the columns themselves, not the classes) are not remediation targets."""
     return [c.id for c in error_checks(ctx) if c.assessor.class_violations is None and not c.assessor.always]

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import copy
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,10 +24,10 @@ from privaudit.core import guard, memory
 from privaudit.core.audit import AuditResult, _jsonable, open_policy, run_audit
 from privaudit.core.data import Table
 from privaudit.core.errors import PolicyError, PrivauditError
-from privaudit.remediation.export import table_bytes
 from privaudit.core.plugins import Registry, get_registry
 from privaudit.core.policy import Check, Policy, format_validation_error
 from privaudit.remediation.api import Remediation
+from privaudit.remediation.export import table_bytes
 
 
 @dataclass

@@ -46,8 +46,9 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -193,7 +194,7 @@ def _generalize(ctx: AuditContext, limit: int, build: bool, notes: list[str]) ->
     for index in chosen:
         levels = lattice[index]
         nodes = search.generalized(levels)
-        levels_dict = {c: int(x) for c, x in zip(problem.columns, levels)}
+        levels_dict = {c: int(x) for c, x in zip(problem.columns, levels, strict=False)}
         table = problem.publish(nodes)
         changes = {"algorithm": "lattice", "levels": levels_dict, "columns": problem.columns,
                    **({"built_hierarchies": built.report} if built.hierarchies else {})}
@@ -223,7 +224,6 @@ def _suppress(ctx: AuditContext, limit: int, notes: list[str]) -> list[Candidate
     ``RiskBasedCriterion.enforce`` suppresses. One class summary
     serves every budget; budgets that suppress the same records give one candidate."""
     from privaudit.remediation.api import class_violations
-
     from privaudit.remediation.generalization.risk_targets import risk_targets
 
     s = ctx.summary

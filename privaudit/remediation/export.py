@@ -17,7 +17,6 @@ import pandas as pd
 
 from privaudit.common.formats import is_parquet
 
-
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 MISSING = "*"
 
@@ -136,9 +135,9 @@ def _csv_by_distinct_values(frame: pd.DataFrame, delimiter: str, na_rep: str) ->
     header = delimiter.join(_field_texts(pd.Series(list(frame.columns)), delimiter))
     rows, lines = _distinct_rows(codes_of, [len(t) for t in texts_of])
     if rows is None:  # too many distinct values to pack: join every row
-        body = map(delimiter.join, zip(*(t[c] for t, c in zip(texts_of, codes_of))))
+        body = map(delimiter.join, zip(*(t[c] for t, c in zip(texts_of, codes_of, strict=False)), strict=False))
     else:  # each distinct row joined once, then the lines picked by index
-        distinct = [delimiter.join(parts) for parts in zip(*(t[c[rows]] for t, c in zip(texts_of, codes_of)))]
+        distinct = [delimiter.join(parts) for parts in zip(*(t[c[rows]] for t, c in zip(texts_of, codes_of, strict=False)), strict=False)]
         body = np.array(distinct, dtype=object)[lines]
     return "\n".join([header, *body]) + "\n"
 
@@ -150,7 +149,7 @@ def _distinct_rows(codes: list[np.ndarray], radices: list[int]) -> tuple[np.ndar
     if float(np.prod(np.array(radices, dtype=float))) >= 2.0 ** 62:
         return None, None
     key = np.zeros(len(codes[0]), dtype=np.int64)
-    for column, radix in zip(codes, radices):
+    for column, radix in zip(codes, radices, strict=False):
         key *= radix
         key += column
     lines, _ = pd.factorize(key)  # numbered in order of first appearance

@@ -4,7 +4,8 @@ settle on the side the check's comparison puts them)."""
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -19,7 +20,7 @@ def integer_bins(hist: dict) -> tuple[list[int], list[int]] | None:
     if len(edges) < 2 or (edges[1] - edges[0]) >= 1:
         return None
     values: dict[int, int] = {}
-    for lo, hi, c in zip(edges[:-1], edges[1:], counts):
+    for lo, _hi, c in zip(edges[:-1], edges[1:], counts, strict=False):
         if c:
             v = math.ceil(lo - 1e-9)
             values[v] = values.get(v, 0) + int(c)
@@ -35,7 +36,7 @@ def reciprocal_bins_failing(edges: Sequence[float], threshold: float) -> list[bo
     the threshold (risk 0.2 = 1/5 in [0.2, 0.25)) passes, which a bin-centre rule would get wrong."""
     out = []
     last = len(edges) - 2
-    for i, (lo, hi) in enumerate(zip(edges[:-1], edges[1:])):
+    for i, (lo, hi) in enumerate(zip(edges[:-1], edges[1:], strict=False)):
         # the largest 1/f in the bin: the smallest f with 1/f < hi (<= hi in the last bin)
         f = max(1, math.ceil(1.0 / hi - 1e-12)) if i == last else math.floor(1.0 / hi + 1e-12) + 1
         out.append(bool(lo - 1e-12 <= 1.0 / f and 1.0 / f > threshold + 1e-12))
@@ -57,7 +58,7 @@ def bin_failing_counts(edges: Sequence[float], counts: Sequence[float], threshol
     edges = [float(e) for e in edges]
     eps = 1e-9 * max(1.0, abs(threshold), abs(edges[-1] - edges[0]))
     out: list[float | None] = []
-    for lo, hi, c in zip(edges[:-1], edges[1:], counts):
+    for lo, hi, c in zip(edges[:-1], edges[1:], counts, strict=False):
         if hi <= threshold + eps:
             side = "below"
         elif lo >= threshold - eps:

@@ -26,8 +26,8 @@ a limit).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from markupsafe import Markup, escape
 
@@ -165,7 +165,7 @@ def _legend(canvas: _Canvas, fail_text: str, pass_text: str, mixed_text: str | N
     entries = [(FAIL_FILL, fail_text), (PASS_FILL, pass_text)] + ([(MIXED_FILL, mixed_text)] if mixed_text else [])
     widths = [14 + CHAR_WIDTH * 0.92 * len(t) for _, t in entries]
     x = WIDTH - RIGHT - sum(widths) - 16 * (len(entries) - 1)
-    for (fill, text), w in zip(entries, widths):
+    for (fill, text), w in zip(entries, widths, strict=False):
         canvas.rect(x, 4, 10, 10, fill)
         canvas.text(x + 14, 13, text, anchor="start", size=10)
         x += w + 16
@@ -236,7 +236,7 @@ def category_chart(labels: Sequence[str], counts: Sequence[float], failing: Sequ
     start = LEFT + ((WIDTH - LEFT - RIGHT) - n * slot) / 2  # few bars sit in the middle of the plot
     pad = min(slot * 0.15, 6.0)
     boxes = [(start + i * slot + pad, start + (i + 1) * slot - pad, Bar(i, i + 1, c, f, lab))
-             for i, (lab, c, f) in enumerate(zip(labels, counts, failing))]
+             for i, (lab, c, f) in enumerate(zip(labels, counts, failing, strict=False))]
     _draw_bars(canvas, yaxis, boxes, _counts_fit(slot, counts) and not log)
     # x tick labels: every step-th label so that none overlap, always the first and the last
     widest = max((len(lab) for lab in labels), default=1) * CHAR_WIDTH + 6
@@ -310,7 +310,7 @@ def histogram_chart(edges: Sequence[float], counts: Sequence[float], *, title: s
 
     boxes = _bin_boxes(edges, counts, x_of, threshold, fail_side, failing, failing_counts)
     x = right
-    for (label, count, bad), slot in zip(extras, slots):
+    for (label, count, bad), slot in zip(extras, slots, strict=False):
         boxes.append((x + 14, x + slot - 4, Bar(math.inf, math.inf, float(count), bool(bad), label)))
         x += slot
     narrowest = min((x1 - x0 + 3.0 for x0, x1, b in boxes if b.count > 0), default=0.0)  # + the gaps
@@ -345,7 +345,7 @@ def _bin_boxes(edges: Sequence[float], counts: Sequence[float], x_of: Callable[[
         return centre > threshold if fail_side == "above" else centre < threshold
 
     boxes: list[tuple[float, float, Bar]] = []
-    for i, (a, b, c) in enumerate(zip(edges[:-1], edges[1:], counts)):
+    for i, (a, b, c) in enumerate(zip(edges[:-1], edges[1:], counts, strict=False)):
         x0, x1 = x_of(float(a)), x_of(float(b))
         gap = min((x1 - x0) * 0.08, 1.5)
         x0, x1 = x0 + gap, x1 - gap
@@ -369,11 +369,11 @@ def _x_axis(canvas: _Canvas, x_of: Callable[[float], float], lo: float, hi: floa
     labels = [number_label(t) for t in ticks]
     while len(ticks) > 2 and max(len(s) for s in labels) * CHAR_WIDTH + 8 > (x_of(ticks[1]) - x_of(ticks[0])):
         ticks, labels = ticks[::2], labels[::2]
-    for t, text in zip(ticks, labels):
+    for t, text in zip(ticks, labels, strict=False):
         canvas.line(x_of(t), base, x_of(t), base + 4, "#333")
         canvas.text(x_of(t), base + 16, text)
     x = right
-    for label, slot in zip(extra_labels, slots):
+    for label, slot in zip(extra_labels, slots, strict=False):
         canvas.text(x + 5 + slot / 2, base + 16, label)
         x += slot
 
@@ -422,7 +422,7 @@ def share_bars_chart(labels: Sequence[str], shares: Sequence[float], failing: Se
     for t in linear_ticks(0.0, hi, 5):
         canvas.line(x_of(t), TOP - 4, x_of(t), base, GRID)
         canvas.text(x_of(t), base + 16, f"{number_label(round(100 * t, 10))}%")
-    for i, (name, v, bad) in enumerate(zip(names, shares, failing)):
+    for i, (name, v, bad) in enumerate(zip(names, shares, failing, strict=False)):
         y = TOP + i * row
         canvas.text(left - 8, y + row / 2 + 4, name, anchor="end")
         canvas.rect(left, y + 4, x_of(float(v)) - left, row - 8, FAIL_FILL if bad else PASS_FILL)

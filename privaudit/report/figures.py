@@ -3,7 +3,8 @@ worst-classes table, and the class-size and value histograms."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from privaudit.report import charts
 from privaudit.report.binning import bin_failing_counts, integer_bins
@@ -172,7 +173,7 @@ def value_histogram_figure(hist: dict, threshold: float, fail_side: str, title: 
         if overflow else []
     beside = (infinite + overflow) if fail_side == "above" else 0
     if failing is not None:
-        per_bin = [float(c) if f else 0.0 for c, f in zip(counts, failing)]
+        per_bin = [float(c) if f else 0.0 for c, f in zip(counts, failing, strict=False)]
     else:
         per_bin = bin_failing_counts(edges, counts, threshold, fail_side, failing_total, beside)
     failing_any = any(f is None or f > 0 for f in per_bin) or beside > 0

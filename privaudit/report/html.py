@@ -25,17 +25,17 @@ from typing import Any
 import jinja2
 from markupsafe import Markup, escape
 
-from privaudit.core.errors import first_line
 from privaudit import __version__
-from privaudit.report.json_report import report_dict
+from privaudit.core.errors import first_line
 from privaudit.report.explore_chapter import explore_view
+from privaudit.report.figures import generic_section
+from privaudit.report.json_report import report_dict
 from privaudit.report.remediation_chapter import remediation_view
-from privaudit.report.utility_chapter import utility_view
+from privaudit.report.sections import KeyValues, ReportSection
 from privaudit.report.series_chapter import series_view
 from privaudit.report.synthetic_chapter import synthetic_view
-from privaudit.report.figures import generic_section
-from privaudit.report.sections import KeyValues, ReportSection
 from privaudit.report.text import fmt, threshold_text, visible
+from privaudit.report.utility_chapter import utility_view
 
 TEMPLATE = "report.html.j2"
 PROTECTS = {"identity": "identity disclosure", "attribute": "attribute disclosure"}

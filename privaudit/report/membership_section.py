@@ -5,7 +5,7 @@ what a linear ROC plot hides). Details are read through each assessor's ``Detail
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from markupsafe import Markup, escape
 
@@ -48,7 +48,7 @@ def roc_loglog_chart(curves: Sequence[tuple[str, Sequence[float], Sequence[float
                  f'stroke-dasharray="5 3"/>')
     for k, (label, fpr, tpr) in enumerate(curves):
         colour = COLOURS[k % len(COLOURS)]
-        pts = " ".join(f"{_n(x(f))},{_n(y(t))}" for f, t in zip(fpr, tpr) if f > 0)
+        pts = " ".join(f"{_n(x(f))},{_n(y(t))}" for f, t in zip(fpr, tpr, strict=False) if f > 0)
         parts.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="1.8"/>')
         ly = TOP + 14 + 18 * k
         parts.append(f'<line x1="{_n(WIDTH - RIGHT + 12)}" y1="{_n(ly - 4)}" x2="{_n(WIDTH - RIGHT + 30)}" '

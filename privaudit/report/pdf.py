@@ -26,7 +26,6 @@ from collections.abc import Mapping
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher
 
-
 DESCRIPTIONS = {"report.json": "the audit's JSON report (privaudit report schema)",
                 "policy.yaml": "the policy the release was audited against, as read"}
 

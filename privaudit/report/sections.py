@@ -32,7 +32,6 @@ from typing import Any
 
 from markupsafe import Markup
 
-
 #: Markup that could make a viewer or WeasyPrint fetch or run something; refused in figures.
 _UNSAFE_SVG = re.compile(r"href|<\s*image|<\s*script|<\s*foreignobject|url\s*\(|<\s*style|\bon\w+\s*=",
                          re.IGNORECASE)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from privaudit.common.numbers import MISSING, fmt  # noqa: F401  (re-exported: the report's numbers)
 

@@ -10,6 +10,7 @@ columns and one of the per-column figures; the headline sentence also stands in 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from privaudit.report import charts
 from privaudit.report.sections import DataTable, Figure
 from privaudit.report.text import fmt, share

@@ -26,8 +26,8 @@ one membership test per release over the stored values of the combinations' base
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp

@@ -36,8 +36,9 @@ comparison as inside the interval.) The rank method ranks only the non-missing r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Sequence
+from typing import Literal
 
 import numpy as np
 import pandas as pd

@@ -26,8 +26,8 @@ beyond ``MAX_GRID`` cells.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -124,7 +124,7 @@ def _grid_fit(cells: pd.DataFrame, variables: Sequence[str], method: str) -> np.
     full = grid.merge(cells, on=list(variables), how="left").fillna({"counts": 0, "weights": 0, "incl": 0})
     y = full["counts"].to_numpy(dtype=float)
     columns = [np.ones(len(full))]
-    for v, lv in zip(variables, levels):
+    for v, lv in zip(variables, levels, strict=False):
         codes = pd.Categorical(full[v], categories=lv).codes
         for j in range(1, len(lv)):  # treatment contrasts: the first level is the baseline
             columns.append((codes == j).astype(float))

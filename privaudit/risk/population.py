@@ -78,8 +78,9 @@ per distinct class size), so millions of classes cost one ``np.unique``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
 import numpy as np
 from scipy import special

@@ -49,9 +49,10 @@ refused with a ValueError.
 from __future__ import annotations
 
 import csv
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -423,10 +424,10 @@ def rr_attribute_disclosure(
                          f"{MAX_CELLS} cells")
 
     rel_codes = np.column_stack([_encode(released[c], d, f"released column {c!r}")[0]
-                                 for c, d in zip(cols, domains)])
+                                 for c, d in zip(cols, domains, strict=False)])
     if original is not None:
         orig_codes = np.column_stack([_encode(original[c], d, f"original column {c!r}")[0]
-                                      for c, d in zip(cols, domains)])
+                                      for c, d in zip(cols, domains, strict=False)])
         counts, ok = _counts(orig_codes, shape)
         pi = counts / max(counts.sum(), 1.0)
         rec_codes, mapped, estimated = orig_codes, "original", False

@@ -33,8 +33,9 @@ squared error of the unclipped estimator over the QI x S table.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -70,7 +71,7 @@ def inverse_frobenius_sq(d: int, p: float) -> float:
 
 def utility_loss(dims: Sequence[int], keeps: Sequence[float]) -> float:
     """prod_i ||P_i^{-1}||_F^2 over the randomized columns (domain sizes ``dims``, keep probabilities ``keeps``)."""
-    return float(np.prod([inverse_frobenius_sq(d, p) for d, p in zip(dims, keeps)]))
+    return float(np.prod([inverse_frobenius_sq(d, p) for d, p in zip(dims, keeps, strict=False)]))
 
 
 def reconstruction_error(pi: np.ndarray, factors: Sequence[np.ndarray | None], n: int) -> float:
@@ -142,7 +143,7 @@ class _Problem:
 
     def factors(self, x: np.ndarray) -> list[np.ndarray | None]:
         out: list[np.ndarray | None] = [None] * self.ndim
-        for axis, d, p in zip(self.axes, self.dims, self.keeps(x)):
+        for axis, d, p in zip(self.axes, self.dims, self.keeps(x), strict=False):
             out[axis] = distortion_matrix_keep(int(d), float(p))
         return out
 
@@ -153,7 +154,7 @@ class _Problem:
         and P_i∘P_i = q_i^2 J + (p_i^2 - q_i^2) I likewise (both symmetric).
         """
         keeps = self.keeps(x)
-        spec = [(ax, p, (1.0 - p) / (d - 1.0)) for ax, d, p in zip(self.axes, self.dims, keeps)
+        spec = [(ax, p, (1.0 - p) / (d - 1.0)) for ax, d, p in zip(self.axes, self.dims, keeps, strict=False)
                 if ax != self.s_axis]
         lam = self.pa_table
         for ax, p, q in spec:
@@ -249,7 +250,7 @@ def select_keep_probabilities(
     shape = tuple(len(d) for d in domains)
     if int(np.prod(shape, dtype=np.float64)) > MAX_CELLS:
         raise ValueError(f"rr selection: joint table {' x '.join(map(str, shape))} exceeds {MAX_CELLS} cells")
-    codes = np.column_stack([_encode(original[c], d, f"column {c!r}")[0] for c, d in zip(cols, domains)])
+    codes = np.column_stack([_encode(original[c], d, f"column {c!r}")[0] for c, d in zip(cols, domains, strict=False)])
     counts, ok = _counts(codes, shape)
     n = int(ok.sum())
     if n == 0:
@@ -271,7 +272,7 @@ def select_keep_probabilities(
 
     keeps = prob.keeps(x_best) if k else np.zeros(0)
     keep_map = {c: 1.0 for c in rand_cols}
-    keep_map.update({c: float(p) for c, p in zip(active, keeps)})
+    keep_map.update({c: float(p) for c, p in zip(active, keeps, strict=False)})
     matrices = {c: (list(domains[cols.index(c)]), distortion_matrix_keep(shape[cols.index(c)], keep_map[c]))
                 for c in rand_cols}
     factors = prob.factors(x_best) if k else [None] * len(cols)

@@ -9,7 +9,7 @@ quasi-identifier, left out, as ARX leaves them out). Assessors declare them as t
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -205,7 +205,7 @@ class _DistinctRows:
     mult: np.ndarray
 
     @classmethod
-    def of(cls, codes: np.ndarray) -> "_DistinctRows":
+    def of(cls, codes: np.ndarray) -> _DistinctRows:
         n, m = codes.shape
         cols, cards, present = [], [], []
         for j in range(m):
@@ -303,7 +303,7 @@ class _MsuSearch:
         remap = np.cumsum(mark) - 1
         return members, mask, rows_p[keep], remap[key[keep]], int(mark.sum())
 
-    def run(self) -> "_MsuSearch":
+    def run(self) -> _MsuSearch:
         """Depth-first: a child adds a variable smaller than all of its parent's."""
         d = len(self.rows.mult)
         root = ([], 0, np.arange(d, dtype=self.index_type), np.zeros(d, dtype=np.int64), 1)

@@ -26,13 +26,25 @@ the original (``--original``): ARX's ``non_uniform_entropy`` and ``sse_sst``, sd
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
 
-from privaudit.utility import (aecs, ambiguity, classification, deviations, discernibility, eigen,
-                               generalization_intensity, granularity, il1s, non_uniform_entropy, squared_error,
-                               suppressed_cells, synthetic_quality)
 from privaudit.core.errors import first_line
+from privaudit.utility import (
+    aecs,
+    ambiguity,
+    classification,
+    deviations,
+    discernibility,
+    eigen,
+    generalization_intensity,
+    granularity,
+    il1s,
+    non_uniform_entropy,
+    squared_error,
+    suppressed_cells,
+    synthetic_quality,
+)
 from privaudit.utility.entries import entry
 from privaudit.utility.inputs import UtilityInputs
 

@@ -5,7 +5,7 @@ all columns (:mod:`privaudit.utility.entries`)."""
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

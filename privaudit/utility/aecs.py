@@ -10,8 +10,6 @@ classes on the same quasi-identifiers) and the number of records: ``value = 1 - 
 
 from __future__ import annotations
 
-
-
 from privaudit.utility.entries import arx_scale, entry
 from privaudit.utility.inputs import UtilityInputs
 from privaudit.utility.original_classes import original_class_sizes

@@ -196,7 +196,7 @@ class _Tally:
         self.brier += float(((proba - onehot) ** 2).sum())
 
 
-def _zero_r_fold(tally: "_Tally", y_train: np.ndarray, truth: np.ndarray, n_classes: int) -> None:
+def _zero_r_fold(tally: _Tally, y_train: np.ndarray, truth: np.ndarray, n_classes: int) -> None:
     """ARX's ZeroR on one fold: predicts the training folds' majority class (ties: the first in sorted class
     order), with the training class shares as confidences (Brier score); its error is 0 or 1
     (MultiClassZeroRClassificationResult.error)."""

@@ -44,13 +44,13 @@ def measure(inputs: UtilityInputs, names=NAMES) -> list[dict]:
         rel = _relative(np.nanmean(x, axis=0), np.nanmean(m, axis=0))
         amean = float(np.sum(rel))
         out.append(entry("mean_deviation", None, clip01(1 - amean / p), amean, columns=cols, **extra))
-        out += [entry("mean_deviation", c, clip01(1 - r), r) for c, r in zip(cols, rel.tolist())]
+        out += [entry("mean_deviation", c, clip01(1 - r), r) for c, r in zip(cols, rel.tolist(), strict=False)]
     if "variance_deviation" in names:
         v1, v2 = pd.DataFrame(x).cov().to_numpy(), pd.DataFrame(m).cov().to_numpy()
         rel = _relative(v1, v2)
         devvar = float(np.sum(rel) / p)
         out.append(entry("variance_deviation", None, clip01(1 - devvar / p), devvar, columns=cols, **extra))
-        out += [entry("variance_deviation", c, clip01(1 - r), r) for c, r in zip(cols, np.diag(rel).tolist())]
+        out += [entry("variance_deviation", c, clip01(1 - r), r) for c, r in zip(cols, np.diag(rel).tolist(), strict=False)]
     if "correlation_deviation" in names:
         if p < 2:
             out.append(entry("correlation_deviation", None, None, None, reason="needs at least two numeric columns",

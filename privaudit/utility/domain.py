@@ -17,8 +17,9 @@ suppression string (privaudit reads ``*`` and the policy's missing tokens as mis
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -61,7 +62,7 @@ class Domain:
         share: dict[str, float] = {str(v): 1.0 / n for v in self.matrix[:, 0]}
         for lv in range(1, levels):  # later levels overwrite, as ARX's putAll
             labels, counts = np.unique(self.matrix[:, lv].astype(str), return_counts=True)
-            share.update({str(v): c / n for v, c in zip(labels.tolist(), counts.tolist())})
+            share.update({str(v): c / n for v, c in zip(labels.tolist(), counts.tolist(), strict=False)})
         self.share = share
         first: dict[str, int] = {}
         for lv in range(levels):

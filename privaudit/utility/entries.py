@@ -12,7 +12,8 @@ the means of result, minimum and maximum, then normalised); both truncate to [0,
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 def entry(measure: str, column: str | None, value: float | None, raw: float | None, **details: Any) -> dict:

@@ -50,7 +50,7 @@ def column_entropy(inputs: UtilityInputs, column: str) -> tuple[float, float, di
         return math.nan, math.nan, {"reason": f"{a.unknown_original} distinct original values are not leaves of the "
                                               "hierarchy"}
     level = dom.level_of(a.labels, unknown=np.nan)
-    unknown = [t for t, lv in zip(a.labels, level) if np.isnan(lv) and t not in (SUPPRESSED, "")]
+    unknown = [t for t, lv in zip(a.labels, level, strict=False) if np.isnan(lv) and t not in (SUPPRESSED, "")]
     if unknown:
         return math.nan, math.nan, {"reason": f"{len(unknown)} distinct released values are not in the hierarchy "
                                               "(ARX gives no figure)"}

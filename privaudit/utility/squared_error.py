@@ -43,7 +43,7 @@ def _hierarchy_intervals(matrix: np.ndarray) -> dict[str, tuple[int, int]]:
     for lv in range(matrix.shape[1]):
         frame = pd.DataFrame({"label": matrix[:, lv].astype(str), "id": ids})
         g = frame.groupby("label", sort=False)["id"].agg(["min", "max"])
-        for t, lo, hi in zip(g.index.tolist(), g["min"].tolist(), g["max"].tolist()):
+        for t, lo, hi in zip(g.index.tolist(), g["min"].tolist(), g["max"].tolist(), strict=False):
             old = bounds.get(t)
             bounds[t] = (lo, hi) if old is None else (min(old[0], lo), max(old[1], hi))
     bounds.setdefault("*", (0, matrix.shape[0] - 1))

@@ -63,6 +63,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
 from privaudit.core.errors import PrivauditError
 from privaudit.utility.inputs import UtilityInputs
 

@@ -16,7 +16,8 @@ is NaN (no sensitive value) are left out, infinite ones are counted in ``infinit
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 

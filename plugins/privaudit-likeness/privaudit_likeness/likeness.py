@@ -38,6 +38,7 @@ import numpy as np
 
 from privaudit.assessors.helpers import exceeds
 
+
 @dataclass(frozen=True)
 class Entries:
     """The stored (class, value) entries of a count matrix with the figures the models need.

@@ -29,12 +29,12 @@ class ClassDist:
 def distributions(frame: pd.DataFrame, qis: list[str], col: str) -> tuple[dict, list[ClassDist]]:
     """The table's distribution ``p_t`` and each class's ``p_c`` (missing sensitive values left out),
     classes in sorted order of their QI values."""
-    keys = list(zip(*(frame[q].tolist() for q in qis)))
+    keys = list(zip(*(frame[q].tolist() for q in qis), strict=False))
     values = [None if pd.isna(v) else v for v in frame[col].tolist()]
     known = [v for v in values if v is not None]
     prior = {s: n / len(known) for s, n in Counter(known).items()}
     members: dict[tuple, list] = {}
-    for key, v in zip(keys, values):
+    for key, v in zip(keys, values, strict=False):
         members.setdefault(key, []).append(v)
     classes = []
     for key in sorted(members):

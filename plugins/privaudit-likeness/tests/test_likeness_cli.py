@@ -10,21 +10,20 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+import likeness_reference as ref
 import pandas as pd
 import pytest
+from conftest import policy
 
-import likeness_reference as ref
 import privaudit
 import privaudit_likeness
-from conftest import policy
 from privaudit.core.audit import run_audit
-from privaudit.testing import (assert_section_renders, audit_frame, check_result, registry_with, report_section,
-                               run_cli)
+from privaudit.testing import assert_section_renders, audit_frame, check_result, registry_with, report_section, run_cli
 from privaudit_likeness import beta_likeness, delta_disclosure
 
 PLUGIN = Path(__file__).resolve().parents[1]
 REPO = PLUGIN.parents[1]
-SMALL_CSV = "zip,disease\n" + "".join(f"{z},{d}\n" for z, d in zip(["z1"] * 3 + ["z2"] * 3 + ["z3"] * 4, "AAAAABABBB"))
+SMALL_CSV = "zip,disease\n" + "".join(f"{z},{d}\n" for z, d in zip(["z1"] * 3 + ["z2"] * 3 + ["z3"] * 4, "AAAAABABBB", strict=False))
 POLICY_YAML = """version: 1
 name: likeness end to end
 columns:
@@ -122,7 +121,7 @@ def test_report_section_renders_with_chart_and_worst_classes(check):
     # the chart: bins never straddle the threshold; failing bins + infinite bar == failing classes
     hist = d["per_class_histogram"]
     assert threshold in hist["edges"]
-    assert sum(n for lo, n in zip(hist["edges"][:-1], hist["counts"]) if lo >= threshold) + hist["infinite"] == failing
+    assert sum(n for lo, n in zip(hist["edges"][:-1], hist["counts"], strict=False) if lo >= threshold) + hist["infinite"] == failing
     assert len(section.figures) == 1 and "<svg" in str(section.figures[0].svg)
     symbol = "β ≤" if check["assessor"] == "beta_likeness" else "δ <"
     assert section.threshold_text == f"{symbol} {threshold:g}"

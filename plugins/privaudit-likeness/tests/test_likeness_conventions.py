@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import math
 
+import likeness_reference as ref
 import pandas as pd
 import pytest
-
-import likeness_reference as ref
 from conftest import policy
+
 from privaudit.testing import run_assessor
 
 POLICY = policy()

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import policy
+
 from privaudit.testing import audit_frame, check_result, class_violations, run_assessor, summary_of
 from privaudit_likeness import likeness
 from privaudit_likeness.binning import failing_bins, threshold_histogram
@@ -147,7 +147,7 @@ def test_histogram_splits_at_the_threshold():
     m = measure({"assessor": "beta_likeness", "sensitive": "disease", "beta": 0.5})
     hist = m.details["per_class_histogram"]
     assert 0.5 in hist["edges"] and hist["edges"][0] == 0.0 and hist["edges"][-1] == pytest.approx(0.875)
-    above = sum(c for lo, c in zip(hist["edges"][:-1], hist["counts"]) if lo >= 0.5)
+    above = sum(c for lo, c in zip(hist["edges"][:-1], hist["counts"], strict=False) if lo >= 0.5)
     assert above == m.details["classes_failing"] == 2 and sum(hist["counts"]) == 3
 
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import math
 
+import likeness_reference as ref
 import numpy as np
 import pandas as pd
+from conftest import policy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import likeness_reference as ref
-from conftest import policy
 from privaudit.core.summary import build_summary
 from privaudit.testing import run_assessor
 from privaudit_likeness import likeness

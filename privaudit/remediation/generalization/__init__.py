@@ -13,11 +13,28 @@
 The ``generalize`` remediator (:mod:`privaudit.remediation.methods.generalize`) wires them to the CLI.
 """
 
-from privaudit.remediation.generalization.domain import AttributeDomain, domain_from_hierarchy, encode_column, implicit_domain
+from privaudit.remediation.generalization.domain import (
+                      AttributeDomain,
+                      domain_from_hierarchy,
+                      encode_column,
+                      implicit_domain,
+)
 from privaudit.remediation.generalization.gaa import STRATEGIES, GAAResult, gaa
 from privaudit.remediation.generalization.lattice import LatticeResult, LatticeSearch, lattice_nodes
-from privaudit.remediation.generalization.metrics import (ALL_METRICS, EXTRA_METRICS, METRICS, NORMALISED, CostModel, all_metrics, attribute_weights, cost_matrix, edge_weights,
-                      generalization_shares, node_costs, resolve_weighting)
+from privaudit.remediation.generalization.metrics import (
+                      ALL_METRICS,
+                      EXTRA_METRICS,
+                      METRICS,
+                      NORMALISED,
+                      CostModel,
+                      all_metrics,
+                      attribute_weights,
+                      cost_matrix,
+                      edge_weights,
+                      generalization_shares,
+                      node_costs,
+                      resolve_weighting,
+)
 from privaudit.remediation.generalization.model import ClassModel, coded_context
 from privaudit.remediation.generalization.problem import GeneralizationProblem
 

@@ -27,8 +27,9 @@ hierarchy file, so everything built on them is deterministic.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -187,7 +188,7 @@ def encode_column(values: pd.Series, domain: AttributeDomain, hierarchy: Hierarc
         for i, value in enumerate(uniques):
             lookup[i] = position[value]
     else:
-        node_of = {(int(lvl), lab): i for i, (lvl, lab) in enumerate(zip(domain.level[:-1], domain.labels[:-1]))}
+        node_of = {(int(lvl), lab): i for i, (lvl, lab) in enumerate(zip(domain.level[:-1], domain.labels[:-1], strict=False))}
         for i, value in enumerate(uniques):
             label = str(value)
             level = hierarchy.level_of(label)

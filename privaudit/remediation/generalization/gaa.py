@@ -33,8 +33,8 @@ breaks Phi, GAA stops with a note (generalization alone cannot satisfy the polic
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -228,7 +228,7 @@ class _State:
     :class:`_PartnerCosts`) so scanning all partners is one contiguous gather per block of QIs.
     """
 
-    def __init__(self, cap: int, q: int, model: ClassModel, costs: CostModel, partners: "_PartnerCosts"):
+    def __init__(self, cap: int, q: int, model: ClassModel, costs: CostModel, partners: _PartnerCosts):
         self.model, self.costs, self.q, self.partners = model, costs, q, partners
         self.R = np.zeros((cap, q), dtype=np.int64)
         self.size = np.zeros(cap, dtype=np.int64)
@@ -309,7 +309,7 @@ class _State:
         self.next += 1
         self.R[new] = lca
         self.size[new] = self.size[members].sum()
-        for column, dense in self.counts.items():
+        for _column, dense in self.counts.items():
             dense[new] = dense[members].sum(axis=0)
         self.CC[new] = sum(float(c[lca[j]]) for j, c in enumerate(self.costs.costs))
         for s in members:
@@ -379,7 +379,7 @@ class _PartnerCosts:
         self.costs = costs.costs
         self.lca_table: list[np.ndarray | None] = []
         self.cost_table: list[np.ndarray | None] = []
-        for d, c in zip(domains, self.costs):
+        for d, c in zip(domains, self.costs, strict=False):
             if d.n_nodes <= self.TABLE_LIMIT:
                 ids = np.arange(d.n_nodes)
                 lca = d.lca(np.repeat(ids, d.n_nodes), np.tile(ids, d.n_nodes)).reshape(d.n_nodes, d.n_nodes)
@@ -407,12 +407,12 @@ class _PartnerCosts:
 
     def block_codes(self, R: np.ndarray) -> np.ndarray:
         """(blocks, len(R)) mixed-radix code of each class's nodes within each block."""
-        return np.vstack([R[:, block] @ radix for block, radix in zip(self.blocks, self.radix)]) if self.blocks \
+        return np.vstack([R[:, block] @ radix for block, radix in zip(self.blocks, self.radix, strict=False)]) if self.blocks \
             else np.zeros((0, len(R)), dtype=np.int64)
 
     def block_code(self, nodes: np.ndarray) -> list[int]:
         """Block codes of one class."""
-        return [int(nodes[block] @ radix) for block, radix in zip(self.blocks, self.radix)]
+        return [int(nodes[block] @ radix) for block, radix in zip(self.blocks, self.radix, strict=False)]
 
     def lca_costs(self, a: np.ndarray, codes: np.ndarray) -> np.ndarray:
         """sum_j C_j(LCA(a_j, b_j)) for every column of ``codes`` (block codes of the classes b)."""

@@ -42,8 +42,8 @@ level vector.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -51,9 +51,9 @@ import pandas as pd
 from privaudit.remediation.api import class_violations
 from privaudit.remediation.generalization.metrics import CostModel
 from privaudit.remediation.generalization.model import coded_context
+from privaudit.remediation.generalization.packed import pack
 from privaudit.remediation.generalization.problem import GeneralizationProblem
 from privaudit.remediation.generalization.risk_targets import enforce, risk_targets
-from privaudit.remediation.generalization.packed import pack
 from privaudit.remediation.generalization.rollup import SnapshotCounter
 
 MAX_LATTICE = 2_000_000
@@ -221,7 +221,7 @@ class LatticeSearch:
         key = pack([nodes[:, j] for j in range(nodes.shape[1])], self.risk_strides, len(nodes))
         codes, uniques = pd.factorize(key)
         sizes = np.bincount(codes, minlength=len(uniques))
-        missing_key = sum(d.missing * s for d, s in zip(self.problem.domains, self.risk_strides))
+        missing_key = sum(d.missing * s for d, s in zip(self.problem.domains, self.risk_strides, strict=False))
         sizes = sizes[np.asarray(uniques) != missing_key]
         return all(t.fulfilled(sizes) for t in self.monotone_risk)
 

@@ -55,7 +55,8 @@ the input counts with its own cost.
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -185,8 +186,8 @@ class CostModel:
         heights = [d.height + 1 for d in self.domains]  # nodes on the longest path (the paper's h)
         self.weights = (attribute_weights(heights, self.weighting, m) if self.weighting is not None
                         else np.ones(len(self.domains)))
-        self.costs = [node_costs(d, metric, w, beta) for d, w in zip(self.domains, self.weights)]
-        self.root_costs = np.array([c[d.missing] for c, d in zip(self.costs, self.domains)])
+        self.costs = [node_costs(d, metric, w, beta) for d, w in zip(self.domains, self.weights, strict=False)]
+        self.root_costs = np.array([c[d.missing] for c, d in zip(self.costs, self.domains, strict=False)])
 
     def table_cost(self, nodes: np.ndarray) -> float:
         return float(sum(c[nodes[:, j]].sum() for j, c in enumerate(self.costs)))
@@ -226,11 +227,11 @@ def all_metrics(domains: Sequence[AttributeDomain], nodes: np.ndarray, weighting
     for metric in ALL_METRICS:
         model = CostModel(domains, metric, weighting, m, beta)
         top = model.top_cost(n)
-        cost = float(sum(float(c @ cost_j) for c, cost_j in zip(counts, model.costs)))
+        cost = float(sum(float(c @ cost_j) for c, cost_j in zip(counts, model.costs, strict=False)))
         alteration[metric] = 100.0 * cost / top if top > 0 else 0.0
     per_column = {}
     generalized = root = 0
-    for c, d in zip(counts, domains):
+    for c, d in zip(counts, domains, strict=False):
         above, top_level = int(c[d.level > 0].sum()), int(c[d.level >= d.height].sum())
         generalized, root = generalized + above, root + top_level
         per_column[d.column] = {

@@ -15,7 +15,7 @@ assessors' own ``class_violations`` functions (:func:`privaudit.remediation.api.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -23,8 +23,8 @@ import scipy.sparse as sp
 
 from privaudit.core.context import AuditContext
 from privaudit.core.policy import Policy
-from privaudit.remediation.api import class_violations
 from privaudit.core.summary import ClassSummary, SensitiveCounts
+from privaudit.remediation.api import class_violations
 from privaudit.remediation.generalization.domain import AttributeDomain
 
 

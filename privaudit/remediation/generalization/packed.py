@@ -33,7 +33,7 @@ def column(key: np.ndarray, stride: int, radix: int) -> np.ndarray:
 def pack(cols: list[np.ndarray], strides: list[int], length: int) -> np.ndarray:
     """Packed key of rows given column-wise."""
     key = np.zeros(length, dtype=np.int64)
-    for values, stride in zip(cols, strides):
+    for values, stride in zip(cols, strides, strict=False):
         key += values.astype(np.int64) * np.int64(stride)
     return key
 

@@ -23,7 +23,12 @@ import pandas as pd
 
 from privaudit.core.context import AuditContext
 from privaudit.core.policy import Policy
-from privaudit.remediation.generalization.domain import AttributeDomain, domain_from_hierarchy, encode_column, implicit_domain
+from privaudit.remediation.generalization.domain import (
+    AttributeDomain,
+    domain_from_hierarchy,
+    encode_column,
+    implicit_domain,
+)
 
 
 @dataclass
@@ -42,7 +47,7 @@ class GeneralizationProblem:
         return len(self.table)
 
     @classmethod
-    def from_context(cls, ctx: AuditContext) -> "GeneralizationProblem":
+    def from_context(cls, ctx: AuditContext) -> GeneralizationProblem:
         policy, table = ctx.policy, ctx.table
         tokens = policy.missing_tokens
         domains, columns = [], []
@@ -63,7 +68,7 @@ class GeneralizationProblem:
                 domain = domain_from_hierarchy(column, hierarchy, tokens)
                 if spec.type == "ordinal":
                     order = set(spec.order or [])
-                    unlisted = [lab for lab, c in zip(domain.labels[:-1], domain.canonical[:-1])
+                    unlisted = [lab for lab, c in zip(domain.labels[:-1], domain.canonical[:-1], strict=False)
                                 if c != domain.missing and lab not in order]
                     if unlisted:
                         raise ValueError(

@@ -19,8 +19,8 @@ generalizer says it cannot steer them).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

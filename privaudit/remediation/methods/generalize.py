@@ -29,11 +29,11 @@ from pydantic import Field
 
 from privaudit.common.params import Params
 from privaudit.core.context import AuditContext
+from privaudit.core.hookspecs import hookimpl
+from privaudit.remediation.api import Remediation, Remediator, unsupported_checks
 from privaudit.remediation.generalization import ClassModel, CostModel, LatticeSearch, all_metrics, gaa
 from privaudit.remediation.generalization.builders import working_problem
 from privaudit.remediation.generalization.risk_targets import risk_targets
-from privaudit.core.hookspecs import hookimpl
-from privaudit.remediation.api import Remediation, Remediator, unsupported_checks
 
 
 class GeneralizeOptions(Params):
@@ -89,7 +89,7 @@ def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
                                       "that --option write_hierarchies=true writes beside it"))
     if costs.weighting is not None:
         changes["weights"] = {"weighting": costs.weighting,
-                              **{d.column: float(w) for d, w in zip(problem.domains, costs.weights)}}
+                              **{d.column: float(w) for d, w in zip(problem.domains, costs.weights, strict=False)}}
     if options.algorithm == "gaa":
         if options.max_suppression:
             notes.append("max_suppression applies to algorithm=lattice only; GAA does not suppress records")
@@ -110,7 +110,7 @@ def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
         nodes, suppressed = result.nodes, result.suppressed
         notes += result.notes
         changes.update({
-            "levels": None if result.levels is None else dict(zip(problem.columns, result.levels)),
+            "levels": None if result.levels is None else dict(zip(problem.columns, result.levels, strict=False)),
             "heights": {d.column: d.height for d in problem.domains},
             "lattice_nodes": result.lattice_size, "nodes_evaluated": result.evaluated,
             "nodes_passing": result.candidates, "suppression_budget": budget,

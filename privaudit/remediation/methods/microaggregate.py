@@ -17,8 +17,8 @@ from pydantic import Field
 
 from privaudit.common.params import Params
 from privaudit.core.hookspecs import hookimpl
-from privaudit.remediation.microaggregation import microaggregate
 from privaudit.remediation.api import Remediation, Remediator, error_checks
+from privaudit.remediation.microaggregation import microaggregate
 
 
 class MicroaggregateOptions(Params):

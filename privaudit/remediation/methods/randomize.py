@@ -21,9 +21,9 @@ import pandas as pd
 from pydantic import Field
 
 from privaudit.common.params import Params
-from privaudit.remediation.export import neutralise
 from privaudit.core.hookspecs import hookimpl
 from privaudit.remediation.api import Remediation, Remediator, error_checks
+from privaudit.remediation.export import neutralise
 from privaudit.risk.randomized_response import randomize
 from privaudit.risk.rr_selection import select_keep_probabilities
 

@@ -6,7 +6,13 @@ Martinez (IEEE TKDE 2015), as pure numpy functions on numeric
 quasi-identifiers and one ordered sensitive attribute.
 """
 
-from privaudit.remediation.microaggregation.api import ALGORITHMS, MicroaggregationResult, VerificationReport, microaggregate, verify
+from privaudit.remediation.microaggregation.api import (
+    ALGORITHMS,
+    MicroaggregationResult,
+    VerificationReport,
+    microaggregate,
+    verify,
+)
 from privaudit.remediation.microaggregation.cluster_emd import SensitiveDistribution, emd_ordered
 from privaudit.remediation.microaggregation.mdav import mdav
 from privaudit.remediation.microaggregation.sse import cluster_means, normalized_sse, sse, standardize

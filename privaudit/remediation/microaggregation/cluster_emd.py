@@ -85,7 +85,7 @@ class SensitiveDistribution:
     prefix: np.ndarray
 
     @classmethod
-    def from_values(cls, s) -> "SensitiveDistribution":
+    def from_values(cls, s) -> SensitiveDistribution:
         """Build the table distribution of the (numeric or otherwise sortable) values ``s``."""
         s = np.asarray(s).ravel()
         if s.size == 0:

@@ -28,7 +28,7 @@ routines, so the result is a pure function of the input.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -28,7 +28,7 @@ absolute tolerance of :data:`EMD_ATOL` to absorb floating-point rounding.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

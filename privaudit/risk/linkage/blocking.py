@@ -24,8 +24,8 @@ callers reduce per left record with ``np.*.reduceat``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -206,7 +206,7 @@ def iter_rule_chunks(rules: Sequence[BlockKeys], orders: Sequence[tuple[np.ndarr
     """
     if chunk_size < 1:
         raise ValueError("chunk_size must be positive")
-    for r, (order, lo, counts) in enumerate(orders):
+    for r, (_order, lo, counts) in enumerate(orders):
         cum = np.cumsum(counts)
         n = counts.size
         start = 0

@@ -37,8 +37,8 @@ import pandas as pd
 
 from privaudit.common.thresholds import tie_bound
 from privaudit.risk.linkage.assignment import one_to_one
-from privaudit.risk.linkage.intruder import intruder_sample  # noqa: F401 (re-exported)
 from privaudit.risk.linkage.encoding import AttributeSpec, EncodedPair, encode_pair
+from privaudit.risk.linkage.intruder import intruder_sample  # noqa: F401 (re-exported)
 from privaudit.risk.linkage.neighbours import BlockedIndex
 from privaudit.risk.linkage.worst_case import learn_worst_case_weights
 
@@ -222,7 +222,7 @@ def _class_size_rates(sizes: np.ndarray, credit: np.ndarray, cap: int) -> tuple[
     labels, inverse = np.unique(bucket, return_inverse=True)
     counts = np.bincount(inverse, minlength=len(labels))
     sums = np.bincount(inverse, weights=credit, minlength=len(labels))
-    for b, cnt, s in zip(labels.tolist(), counts.tolist(), sums.tolist()):
+    for b, cnt, s in zip(labels.tolist(), counts.tolist(), sums.tolist(), strict=False):
         if b > cap:
             out.append(ClassSizeRate(f">{cap}", cap + 1, None, cnt, s, s / cnt))
         else:
@@ -332,7 +332,7 @@ def distance_linkage(
         metric=metric,
         assignment=assignment,
         attributes=tuple(names),
-        weights=tuple(zip(pair.group_names, map(float, w))),
+        weights=tuple(zip(pair.group_names, map(float, w), strict=False)),
         distinct_share=n_distinct / n,
         distinct_precision=float(out.credit[distinct].mean()) if n_distinct else math.nan,
         rate_by_class_size=by_size,
@@ -386,7 +386,7 @@ def _checked_inputs(original: pd.DataFrame, released: pd.DataFrame, attributes: 
 
 def _worst_case(original: pd.DataFrame, released: pd.DataFrame, attributes: list[AttributeSpec],
                 query_rows: np.ndarray, pair: EncodedPair, metric: str, seed: int, n_wc: int, assignment: str,
-                candidates: int, tracker: "_Progress", *, competitors: int, rounds: int
+                candidates: int, tracker: _Progress, *, competitors: int, rounds: int
                 ) -> tuple[float, float, tuple[tuple[str, float], ...]]:
     """The maximum-knowledge intruder (Abril, Navarro-Arribas & Torra 2012; :mod:`.worst_case`): weights learnt on ``n_wc``
     intruder records, then the rate of every intruder record under them (euclidean distances); returns the
@@ -414,5 +414,5 @@ def _worst_case(original: pd.DataFrame, released: pd.DataFrame, attributes: list
     wc = linker_e.run(fit.weights, None, 2, assignment, candidates, tracker.stage(n))
     wc_correct = float(wc.credit.sum())
     wc_rate = wc_correct / n
-    wc_weights = tuple(zip(pair_e.group_names, map(float, fit.weights)))
+    wc_weights = tuple(zip(pair_e.group_names, map(float, fit.weights), strict=False))
     return wc_rate, wc_correct, wc_weights

@@ -25,14 +25,15 @@ memory; :class:`BlockedDistanceResult` holds what both return.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from privaudit.risk.linkage.blocking import encode_block_keys, iter_candidate_pairs
 from privaudit.common.thresholds import tie_bound
+from privaudit.risk.linkage.blocking import encode_block_keys, iter_candidate_pairs
 from privaudit.risk.linkage.encoding import AttributeSpec, _joint_labels, _numeric, _standardized
 from privaudit.risk.linkage.intruder import intruder_sample
 

@@ -30,14 +30,14 @@ tie tolerance (1e-9 relative) absorbs that, so the credits are the same.
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
 
-from privaudit.risk.linkage.duckdb_results import fetch, ident, int64_column, scalar
 from privaudit.common.thresholds import tie_bound
 from privaudit.risk.linkage.distance_blocked import BlockedDistanceResult, normalised_weights, tie_credit
+from privaudit.risk.linkage.duckdb_results import fetch, ident, int64_column, scalar
 from privaudit.risk.linkage.encoding import AttributeSpec
 
 #: Temporary tables this module creates on the connection.

@@ -27,8 +27,8 @@ its factor is 1 in both classes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy import sparse
@@ -169,7 +169,7 @@ def fit_em(
     converged = False
     it = 0
     log_u = design.log_prob(u)
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 - the count of iterations is reported after the loop
         # E-step: g = lam*Pm / (lam*Pm + (1-lam)*Pu), a logistic of the log-odds
         log_odds = np.log(lam) - np.log1p(-lam) + design.log_prob(m) - log_u
         g = 0.5 * (1.0 + np.tanh(0.5 * log_odds))

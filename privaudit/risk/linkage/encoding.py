@@ -191,7 +191,7 @@ def build_categorical_table(
     interior: dict[str, tuple[int, int]] = {}
     for j in range(1, levels):
         col = chains[:, j]
-        for label, first in zip(*np.unique(col, return_index=True)):
+        for label, first in zip(*np.unique(col, return_index=True), strict=False):
             if label not in leaf_pos:
                 interior.setdefault(str(label), (j, int(first)))
     value_nodes = np.full((n_values, height), -1, dtype=np.int64)
@@ -310,7 +310,7 @@ def _joint_labels(first: pd.Series, second: pd.Series) -> tuple[np.ndarray, np.n
     if not used.all():
         new = np.cumsum(used) - 1
         codes_out = [new[c] for c in codes_out]
-        labels = [lab for lab, u in zip(labels, used) if u]
+        labels = [lab for lab, u in zip(labels, used, strict=False) if u]
     return codes_out[0], codes_out[1], labels
 
 
@@ -434,7 +434,7 @@ def _add_categorical(groups: _Groups, original: pd.DataFrame, released: pd.DataF
 def _refuse_oversized(groups: _Groups, starts: np.ndarray, records: int, max_bytes: int) -> None:
     need = records * int(starts[-1]) * 8
     if need > max_bytes:
-        wide = sorted(zip(groups.widths, groups.names), reverse=True)[:3]
+        wide = sorted(zip(groups.widths, groups.names, strict=False), reverse=True)[:3]
         raise ValueError(
             f"the embedding needs {need / 2**30:.1f} GiB ({starts[-1]} coordinates for {records} records; widest: "
             + ", ".join(f"{nm} ({w})" for w, nm in wide)

@@ -53,8 +53,8 @@ out, in both densities alike). The score is reported as a log ratio. ``reference
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -118,7 +118,7 @@ def embed(frames: Sequence[pd.DataFrame], columns: Sequence[str], numeric: Mappi
             eye = np.eye(levels) / np.sqrt(2)
             for i, c in enumerate(codes):
                 blocks[i].append(eye[c])
-    return [np.hstack(b) if b else np.zeros((len(f), 0)) for b, f in zip(blocks, frames)]
+    return [np.hstack(b) if b else np.zeros((len(f), 0)) for b, f in zip(blocks, frames, strict=False)]
 
 
 def _projection(population: np.ndarray, dims: int) -> tuple[np.ndarray, np.ndarray]:

@@ -146,7 +146,7 @@ def one_run_audit(scores: list[np.ndarray] | np.ndarray, member: np.ndarray, *, 
         ranks = np.empty(m)
         ranks[order] = np.arange(m, 0, -1)  # distinct values in the tie-broken order
         top, bottom = _counts_for_grid(ranks, member, grid)
-        for k, t, b in zip(grid, top, bottom):
+        for k, t, b in zip(grid, top, bottom, strict=False):
             candidates.append((int(k), int(t), int(k)))
             if 2 * k <= m:
                 candidates.append((int(2 * k), int(t + b), int(k)))

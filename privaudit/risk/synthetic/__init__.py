@@ -12,9 +12,9 @@ from privaudit.risk.synthetic.distance import (
     binomial_interval,
     binomial_sf,
     count_within,
+    distance_to_closest_record,
     gower_matrix,
     nearest_two,
-    distance_to_closest_record,
 )
 
 __all__ = [

@@ -83,16 +83,23 @@ from __future__ import annotations
 import math
 import os
 import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Literal, Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from privaudit.core.concurrency import ordered_map
-from privaudit.risk.synthetic.pruning import (MARGIN, TileSummary, distinct, homogeneous_order,
-                                              near_pattern_two, same_pattern_count)
+from privaudit.risk.synthetic.pruning import (
+    MARGIN,
+    TileSummary,
+    distinct,
+    homogeneous_order,
+    near_pattern_two,
+    same_pattern_count,
+)
 
 __all__ = [
     "DistanceResult", "Encoded", "GowerSpace", "Neighbours", "binomial_interval", "binomial_sf", "count_within",
@@ -133,7 +140,7 @@ class Encoded:
     def n(self) -> int:
         return self.key.shape[0]
 
-    def take(self, rows: np.ndarray) -> "Encoded":
+    def take(self, rows: np.ndarray) -> Encoded:
         return Encoded(self.scaled[rows], self.codes[rows], self.onehot[rows], self.key[rows])
 
 
@@ -161,7 +168,7 @@ class GowerSpace:
 
     @classmethod
     def build(cls, kinds: Mapping[str, str], training: pd.DataFrame, *others: pd.DataFrame
-              ) -> tuple["GowerSpace", list[Encoded]]:
+              ) -> tuple[GowerSpace, list[Encoded]]:
         """The space of ``kinds`` (column -> numeric | ordinal | nominal) fitted on ``training`` (ranges),
         and every table (``training`` first, then ``others``) encoded in it with shared nominal codes."""
         frames = [training, *others]
@@ -614,7 +621,7 @@ def quantiles(values: np.ndarray | None, qs: Sequence[float] = QUANTILES) -> dic
     if not len(finite):
         return None
     got = np.quantile(finite, qs)
-    return {f"p{100 * q:g}": float(v) for q, v in zip(qs, got)}
+    return {f"p{100 * q:g}": float(v) for q, v in zip(qs, got, strict=False)}
 
 
 def distance_to_closest_record(synthetic: pd.DataFrame, training: pd.DataFrame, control: pd.DataFrame | None,

@@ -32,8 +32,8 @@ are those of the full search bit for bit; the tests compare them with it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 
@@ -74,7 +74,7 @@ class TileSummary:
     missing: np.ndarray  # tiles x scaled columns: a value is missing
 
     @classmethod
-    def build(cls, key: np.ndarray, scaled: np.ndarray, n_codes: int, tile_rows: int) -> "TileSummary":
+    def build(cls, key: np.ndarray, scaled: np.ndarray, n_codes: int, tile_rows: int) -> TileSummary:
         """Summaries of tiles of ``tile_rows`` consecutive records; ``n_codes`` code columns precede the
         one-hot codes in ``key``."""
         n = len(key)

@@ -19,7 +19,7 @@ secret, which is the quantity the attacker wants.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd

@@ -37,9 +37,9 @@ per table, 2,000 attacks; ``benchmarks/bench_synthetic.py``) linkability takes 1
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from privaudit.core.summary import pack_keys
-import pandas as pd
 
 #: target x distinct-record distances held at once (float64 cells: 16 MB)
 BLOCK_CELLS = 2_000_000

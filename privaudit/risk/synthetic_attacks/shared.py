@@ -20,7 +20,7 @@ occurrence of its row.
 from __future__ import annotations
 
 import threading
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -59,7 +59,7 @@ class EncodedTables:
         self.encoded_columns = 0
 
     def holds(self, *frames: pd.DataFrame) -> bool:
-        return len(frames) == len(self.frames) and all(a is b for a, b in zip(frames, self.frames))
+        return len(frames) == len(self.frames) and all(a is b for a, b in zip(frames, self.frames, strict=False))
 
     def column(self, name: str, numeric: bool) -> np.ndarray:
         """Column ``name`` of every frame, concatenated and encoded (see :func:`encode_column`)."""
@@ -87,7 +87,7 @@ class EncodedTables:
         with self._lock:
             if key not in self._distinct:
                 kept = self._first_rows(columns, numeric)
-                self._distinct[key] = [m[rows] for m, rows in zip(self.matrices(columns, numeric), kept)]
+                self._distinct[key] = [m[rows] for m, rows in zip(self.matrices(columns, numeric), kept, strict=False)]
             return list(self._distinct[key])
 
     def _first_rows(self, columns: list[str], numeric: Mapping[str, bool]) -> list[np.ndarray]:

@@ -41,8 +41,9 @@ numpy comparisons.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterator, Literal, Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -70,7 +71,7 @@ class Predicates:
     def __len__(self) -> int:
         return len(self.cols)
 
-    def take(self, rows: np.ndarray) -> "Predicates":
+    def take(self, rows: np.ndarray) -> Predicates:
         return Predicates(self.cols[rows], self.ops[rows], self.vals[rows])
 
 
@@ -174,7 +175,7 @@ def _table_key(table: np.ndarray, combo: np.ndarray, numeric: np.ndarray) -> tup
     if np.prod([float(r) for r in radices]) >= 2.0 ** 62:
         return None
     key = np.zeros(len(table), dtype=np.int64)
-    for part, radix in zip(parts, radices):
+    for part, radix in zip(parts, radices, strict=False):
         key = key * radix + part
     order = np.argsort(key, kind="stable")
     return radices, order, key[order]
@@ -365,7 +366,7 @@ def _count_pairs(table: np.ndarray, preds: Predicates, combos: np.ndarray, inver
             entry = (id(table), table.shape, int(c), "distinct")
             if entry not in cache:
                 cache[entry] = np.unique(table[~np.isnan(table[:, c]), c])
-            for target, value in zip(got, _rank_intervals(cache[entry], op[here], val[here])):
+            for target, value in zip(got, _rank_intervals(cache[entry], op[here], val[here]), strict=False):
                 target[here] = value
         bounds.append(got)
     (x1, x2, x3, x4), (y1, y2, y3, y4) = bounds
@@ -374,7 +375,7 @@ def _count_pairs(table: np.ndarray, preds: Predicates, combos: np.ndarray, inver
         for y_lo, y_hi in ((y1, y2), (y3, y4)):
             at = np.flatnonzero(~outside & (x_hi > x_lo) & (y_hi > y_lo))
             boxes.append((at, base[at] + x_lo[at], base[at] + x_hi[at], y_lo[at], y_hi[at]))
-    at, x_from, x_to, y_from, y_to = (np.concatenate(part) for part in zip(*boxes))
+    at, x_from, x_to, y_from, y_to = (np.concatenate(part) for part in zip(*boxes, strict=False))
     found = np.zeros(len(rows), dtype=np.int64)
     if len(at):  # every box in one search and one dominance count
         lo, hi = _search_left(index["keys"], x_from, x_to)

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Literal, Sequence
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from privaudit.risk.linkage.blocking import BlockKeys, default_blocking, encode_block_keys, rule_order
 from privaudit.risk.linkage.fellegi_sunter.comparisons import encode
-from privaudit.risk.linkage.fellegi_sunter.model import (AttributeParameters, ComparisonSpec, EstimationResult,
-                                                         ProbabilisticLinkageResult)
-from privaudit.risk.linkage.fellegi_sunter.parameters import (em_estimate, em_warnings, full_product_level_counts,
-                                                              label_parameters, random_pair_u)
+from privaudit.risk.linkage.fellegi_sunter.model import (
+    AttributeParameters,
+    ComparisonSpec,
+    EstimationResult,
+    ProbabilisticLinkageResult,
+)
+from privaudit.risk.linkage.fellegi_sunter.parameters import (
+    em_estimate,
+    em_warnings,
+    full_product_level_counts,
+    label_parameters,
+    random_pair_u,
+)
 from privaudit.risk.linkage.fellegi_sunter.patterns import PatternCounter, PatternSpace
 from privaudit.risk.linkage.fellegi_sunter.scan import RuleContext, scan
 from privaudit.risk.linkage.fellegi_sunter.weights import attribute_weights, fs_thresholds
@@ -99,13 +109,13 @@ def link_pairs(pairs, comparisons, estimation, max_false_match_rate, max_false_n
     if "em" in methods:  # a second pass scores the pairs with the fitted weights
         if n_pairs == 0:
             raise ValueError("no candidate pairs: EM cannot be fitted")
-        u_random = [random_pair_u(spec, f) for spec, f in zip(pairs.space.specs, full)]
+        u_random = [random_pair_u(spec, f) for spec, f in zip(pairs.space.specs, full, strict=False)]
         m, u, lam, sessions, not_estimable = em_estimate(
             pairs.space, pairs.rules, rule_counts, pattern_codes,
             pattern_counts.astype(float), u_random, pairs.n_left, em_u == "em", em_max_iter,
         )
         floor = 0.5 / n_pairs
-        params["em"] = (m, u, [attribute_weights(ma, ua, floor, floor) for ma, ua in zip(m, u)])
+        params["em"] = (m, u, [attribute_weights(ma, ua, floor, floor) for ma, ua in zip(m, u, strict=False)])
         em_info = (lam, sessions, not_estimable)
         bests = pairs.best_pass([params[k][2] for k in methods], progress)
 
@@ -114,7 +124,7 @@ def link_pairs(pairs, comparisons, estimation, max_false_match_rate, max_false_n
     results = [
         _estimation_result(method, params[method], best, pairs, counts, comparisons, em_info,
                            max_false_match_rate, max_false_non_match_rate)
-        for method, best in zip(methods, bests)
+        for method, best in zip(methods, bests, strict=False)
     ]
     n_true_cand = int(pairs.own_seen.sum())
     warnings: list[str] = []
@@ -174,7 +184,7 @@ class _CandidatePairs:
     total: int = 0  # raw pairs of all passes
 
     @classmethod
-    def build(cls, original, released, comparisons, blocking, rows, seed, chunk_size=1_000_000) -> "_CandidatePairs":
+    def build(cls, original, released, comparisons, blocking, rows, seed, chunk_size=1_000_000) -> _CandidatePairs:
         idx = intruder_sample(len(original), rows, seed)
         left = original.iloc[idx].reset_index(drop=True)
         right = released.reset_index(drop=True)
@@ -258,7 +268,7 @@ def _estimation_result(method, params, best, pairs, counts: _PairCounts, compari
     linked = np.isfinite(best.best) & (best.best >= th.upper)
     attrs = tuple(
         AttributeParameters(c.name, c.level_labels, tuple(map(float, m)), tuple(map(float, u)), tuple(map(float, w)))
-        for c, m, u, w in zip(comparisons, ms, us, ws)
+        for c, m, u, w in zip(comparisons, ms, us, ws, strict=False)
     )
     expected_lambda = n_left / n_pairs if n_pairs else float("nan")
     common = dict(

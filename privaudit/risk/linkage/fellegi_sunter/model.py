@@ -28,7 +28,7 @@ class ComparisonSpec:
         object.__setattr__(self, "tolerances", tol)
         if tol and self.kind != "numeric":
             raise ValueError("tolerances only apply to numeric comparisons")
-        if any(t <= 0 for t in tol) or any(b <= a for a, b in zip(tol, tol[1:])):
+        if any(t <= 0 for t in tol) or any(b <= a for a, b in zip(tol, tol[1:], strict=False)):
             raise ValueError("tolerances must be positive and strictly increasing")
 
     @property

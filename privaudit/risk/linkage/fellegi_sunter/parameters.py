@@ -3,7 +3,6 @@ one session per blocking rule, with plausibility warnings."""
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from privaudit.risk.linkage.em import default_m_init, fit_em, fit_match_prior
@@ -154,7 +153,7 @@ def em_warnings(lam, sessions, not_estimable, attrs, expected_lambda, n_left, n_
             f"{expected_lambda:.3g} (n_intruder/n_pairs; 1/{n_released} over the full product): "
             "the fitted 'match' class is probably another structure than identity"
         )
-    for cols, sess in zip(rule_columns, sessions):
+    for cols, sess in zip(rule_columns, sessions, strict=False):
         if sess is None:
             continue
         fit, n_r = sess

@@ -7,7 +7,7 @@ and :func:`byte_disagreement_mask` turns the XOR into their 8 agreement bits.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -55,7 +55,7 @@ class PatternCoding:
         self.n_levels = [s.n_levels for s in self.specs]
         self.packed = list(packed)
         self.generic = [a for a in range(len(self.specs)) if a not in self.packed]
-        self.radix = np.array([s.n_levels + (1 if m else 0) for s, m in zip(self.specs, has_missing)], dtype=np.int64)
+        self.radix = np.array([s.n_levels + (1 if m else 0) for s, m in zip(self.specs, has_missing, strict=False)], dtype=np.int64)
         self.stride = np.zeros(len(self.specs), dtype=np.int64)
         size = 1
         for a in self.packed + self.generic:
@@ -111,7 +111,7 @@ class PatternSpace(PatternCoding):
     def codes(self, li: np.ndarray, ri: np.ndarray) -> np.ndarray:
         """Codes of arbitrary pairs ``(li[k], ri[k])``, attribute by attribute (reference path)."""
         code = np.zeros(len(li), dtype=self.dtype)
-        for enc, s in zip(self.encoded, self.stride):
+        for enc, s in zip(self.encoded, self.stride, strict=False):
             code += enc.levels(li, ri).astype(self.dtype) * self.dtype(s)
         return code
 

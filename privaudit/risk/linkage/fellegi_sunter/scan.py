@@ -3,7 +3,7 @@ rule scored are skipped), pattern counts, and each intruder record's best weight
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -24,7 +24,7 @@ class RuleContext:
     construction and are not compared.
     """
 
-    def __init__(self, r: int, rules: Sequence[BlockKeys], order: np.ndarray, space: "PatternSpace"):
+    def __init__(self, r: int, rules: Sequence[BlockKeys], order: np.ndarray, space: PatternSpace):
         self.order = order
         self.words = np.ascontiguousarray(space.words_right[:, order])
         own_cols = set(rules[r].columns)
@@ -51,7 +51,7 @@ class RuleContext:
             else:
                 self.pair_checks.append((earlier.left, earlier.right[order]))
 
-    def codes(self, space: "PatternSpace", ch: RangeChunk) -> tuple[np.ndarray, np.ndarray | None]:
+    def codes(self, space: PatternSpace, ch: RangeChunk) -> tuple[np.ndarray, np.ndarray | None]:
         """Pattern codes of the chunk's pairs and the per-pair duplicate mask (or None)."""
         cnt, sl, pos = ch.counts, slice(ch.start, ch.stop), ch.pos
         code = None
@@ -145,7 +145,7 @@ def scan(space, rules, orders, contexts, chunk_size, weight_sets, counter, rule_
             seg = (np.cumsum(ch.counts) - ch.counts)[nz]
             ids = np.arange(ch.start, ch.stop)[nz]
             lengths = ch.counts[nz]
-            for best, lk in zip(bests, lookups):
+            for best, lk in zip(bests, lookups, strict=False):
                 best.update(ids, seg, lengths, lk[ch.rule](codes))
         done += ch.size
         if progress is not None:

@@ -25,14 +25,15 @@ column's value frequencies (:func:`.parameters.frequency_level_counts`).  The st
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Literal, Sequence
+from typing import Literal
 
 import numpy as np
 import pyarrow as pa
 
-from privaudit.risk.linkage.duckdb_results import fetch, ident, int64_column, scalar
 from privaudit.risk.linkage.blocking import blocking_from_counts
+from privaudit.risk.linkage.duckdb_results import fetch, ident, int64_column, scalar
 from privaudit.risk.linkage.fellegi_sunter.linkage import link_pairs
 from privaudit.risk.linkage.fellegi_sunter.model import ComparisonSpec, ProbabilisticLinkageResult
 from privaudit.risk.linkage.fellegi_sunter.parameters import frequency_level_counts
@@ -115,7 +116,7 @@ class SqlPairs:
 
     @classmethod
     def build(cls, con, left: str, right: str, comparisons: tuple[ComparisonSpec, ...],
-              blocking: Sequence[Sequence[str]] | None) -> "SqlPairs":
+              blocking: Sequence[Sequence[str]] | None) -> SqlPairs:
         n_left = scalar(con, f"SELECT count(*) FROM {left}")
         n_right = scalar(con, f"SELECT count(*) FROM {right}")
         if n_left == 0 or n_right == 0:
@@ -129,7 +130,7 @@ class SqlPairs:
             if spec.kind == "categorical" and not missing and np.union1d(lf[0], rf[0]).size <= PACKED_VALUES:
                 packed.append(a)
         if blocking is None:
-            counts = {s.name: f[0][1] for s, f in zip(comparisons, frequencies) if s.kind == "categorical"}
+            counts = {s.name: f[0][1] for s, f in zip(comparisons, frequencies, strict=False) if s.kind == "categorical"}
             blocking = blocking_from_counts(counts, n_left, n_other=n_right)
         names = {s.name for s in comparisons}
         rules = []
@@ -213,7 +214,7 @@ class SqlPairs:
         return true_codes, own_seen
 
     def full_counts(self) -> list[tuple[np.ndarray, float]]:
-        return [frequency_level_counts(spec, lf, rf) for spec, (lf, rf) in zip(self.comparisons, self.frequencies)]
+        return [frequency_level_counts(spec, lf, rf) for spec, (lf, rf) in zip(self.comparisons, self.frequencies, strict=False)]
 
     def first_pass(self, weight_sets, per_rule: bool, progress):
         """Count the pairs per (intruder record, rule, dup, pattern) into one table; the pattern counts

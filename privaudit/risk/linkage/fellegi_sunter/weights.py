@@ -3,7 +3,7 @@ Theorem 1), from the exact distribution of the total weight under M and U."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -39,7 +39,7 @@ def weight_distribution(weights: Sequence[np.ndarray], m: Sequence[np.ndarray], 
     n_patterns = float(np.prod([w.size for w in weights]))
     if n_patterns <= max_support:
         vals, pm, pu = np.zeros(1), np.ones(1), np.ones(1)
-        for w, ma, ua in zip(weights, m, u):
+        for w, ma, ua in zip(weights, m, u, strict=False):
             vals = (vals[:, None] + w[None, :]).ravel()
             pm = (pm[:, None] * ma[None, :]).ravel()
             pu = (pu[:, None] * ua[None, :]).ravel()
@@ -53,11 +53,11 @@ def weight_distribution(weights: Sequence[np.ndarray], m: Sequence[np.ndarray], 
         h *= 2.0
     base = sum(float(w.min()) for w in weights)
     dm, du = np.ones(1), np.ones(1)
-    for w, ma, ua in zip(weights, m, u):
+    for w, ma, ua in zip(weights, m, u, strict=False):
         shift = np.round((w - w.min()) / h).astype(np.int64)
         size = dm.size + int(shift.max())
         nm, nu = np.zeros(size), np.zeros(size)
-        for s_l, pml, pul in zip(shift, ma, ua):
+        for s_l, pml, pul in zip(shift, ma, ua, strict=False):
             nm[s_l : s_l + dm.size] += dm * pml
             nu[s_l : s_l + du.size] += du * pul
         dm, du = nm, nu
