@@ -43,7 +43,8 @@ checks:
   - {assessor: uniqueness}
 """
 
-ADULT_POLICY = """version: 1
+ADULT_POLICY = (
+    """version: 1
 name: benchmark adult
 data: {delimiter: ";"}
 columns:
@@ -56,9 +57,12 @@ columns:
   workclass: {role: quasi_identifier}
   occupation: {role: sensitive}
   salary-class: {role: sensitive, type: ordinal, order: ["<=50K", ">50K"]}
-""" + CHECKS % {"nominal": "occupation", "ordered": "salary-class"}
+"""
+    + CHECKS % {"nominal": "occupation", "ordered": "salary-class"}
+)
 
-SYNTH_POLICY = """version: 1
+SYNTH_POLICY = (
+    """version: 1
 name: benchmark synthetic
 columns:
   age: {role: quasi_identifier, type: numeric}
@@ -69,7 +73,9 @@ columns:
   zip3: {role: quasi_identifier}
   occupation: {role: sensitive}
   income: {role: sensitive, type: numeric}
-""" + CHECKS % {"nominal": "occupation", "ordered": "income"}
+"""
+    + CHECKS % {"nominal": "occupation", "ordered": "income"}
+)
 
 
 ZIP_SKEW = {"issue": 1.33, "wide": 0.6}
@@ -83,12 +89,18 @@ def synthetic(n: int, seed: int = 7, zip_skew: float = 0.6) -> pd.DataFrame:
         codes = rng.choice(k, size=n, p=p / p.sum())
         return pd.Categorical.from_codes(codes, [f"{prefix}{i}" for i in range(k)])
 
-    return pd.DataFrame({
-        "age": rng.integers(17, 91, n).astype(np.int16),
-        "sex": cat("s", 2, 0.3), "race": cat("r", 5), "marital": cat("m", 7), "education": cat("e", 16, 0.8),
-        "zip3": cat("z", 900, zip_skew), "occupation": cat("o", 14, 0.5),
-        "income": rng.integers(1, 21, n).astype(np.int32) * 5000,  # 5,000 to 100,000: int16 would wrap past 32,767
-    })
+    return pd.DataFrame(
+        {
+            "age": rng.integers(17, 91, n).astype(np.int16),
+            "sex": cat("s", 2, 0.3),
+            "race": cat("r", 5),
+            "marital": cat("m", 7),
+            "education": cat("e", 16, 0.8),
+            "zip3": cat("z", 900, zip_skew),
+            "occupation": cat("o", 14, 0.5),
+            "income": rng.integers(1, 21, n).astype(np.int32) * 5000,  # 5,000 to 100,000: int16 would wrap past 32,767
+        }
+    )
 
 
 CHILD = textwrap.dedent("""
@@ -157,25 +169,34 @@ def main() -> None:
         run_case("(a) adult, 30,162 rows", ADULT, tmp / "adult.yaml")
         ours = run_case("(b) adult x 10, 301,620 rows", tmp / "adult_x10.csv", tmp / "adult.yaml")
         if args.pycanon:
-            out = subprocess.run([args.pycanon, "-c", PYCANON, str(tmp / "adult_x10.csv")], capture_output=True,
-                                 text=True)
+            out = subprocess.run(
+                [args.pycanon, "-c", PYCANON, str(tmp / "adult_x10.csv")], capture_output=True, text=True
+            )
             if out.returncode == 0:
                 secs = float(out.stdout.split()[0])
-                print(f"{'(b) pycanon k, l, entropy-l, t':<34} {secs:8.2f} s   -> privaudit is "
-                      f"{secs / ours['seconds']:.0f}x faster on the same table")
+                print(
+                    f"{'(b) pycanon k, l, entropy-l, t':<34} {secs:8.2f} s   -> privaudit is "
+                    f"{secs / ours['seconds']:.0f}x faster on the same table"
+                )
             else:
                 print("pycanon failed:", out.stderr.strip().splitlines()[-1])
         if not args.skip_synthetic:
             shapes = ["issue", "wide"] if args.shape == "both" else [args.shape]
             for shape in shapes:  # every table first: writing one frees memory the cases would then refault
                 t0 = time.perf_counter()
-                synthetic(args.rows, zip_skew=ZIP_SKEW[shape]).to_parquet(tmp / f"synth_{shape}.parquet",
-                                                                           row_group_size=1_000_000)
+                synthetic(args.rows, zip_skew=ZIP_SKEW[shape]).to_parquet(
+                    tmp / f"synth_{shape}.parquet", row_group_size=1_000_000
+                )
                 print(f"(c) {shape} synthetic table written in {time.perf_counter() - t0:.1f} s")
             time.sleep(5)
             for shape in shapes:
-                run_case(f"(c) {shape}, {args.rows:,} rows", tmp / f"synth_{shape}.parquet", tmp / "synth.yaml",
-                         repeat=max(args.repeat, 1))
+                run_case(
+                    f"(c) {shape}, {args.rows:,} rows",
+                    tmp / f"synth_{shape}.parquet",
+                    tmp / "synth.yaml",
+                    repeat=max(args.repeat, 1),
+                )
+
 
 if __name__ == "__main__":
     main()

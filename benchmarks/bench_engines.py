@@ -150,8 +150,9 @@ CHILD = textwrap.dedent("""
 
 
 def run_child(python: str, data: Path, policy: Path, engine: str, mode: str, options: dict, root: Path = ROOT) -> dict:
-    run = run_sampled([python, "-c", CHILD, str(data), str(policy), engine, mode, str(root), json.dumps(options)],
-                      every=0.1)
+    run = run_sampled(
+        [python, "-c", CHILD, str(data), str(policy), engine, mode, str(root), json.dumps(options)], every=0.1
+    )
     if run.returncode:
         return {"error": (run.stderr.strip().splitlines() or ["?"])[-1]}
     res = json.loads(run.stdout.strip().splitlines()[-1])
@@ -163,8 +164,11 @@ def show(label: str, res: dict) -> None:
     if "skipped" in res or "error" in res:
         print(f"{label:<40} {res.get('skipped') or 'failed: ' + res['error']}")
         return
-    print(f"{label:<40} {res['seconds']:8.1f} s  {res['peak_mb']:8.0f} MB peak (tree)  "
-          f"{res['maxrss_mb']:7.0f} MB maxrss  {res['classes']:>12,} classes", flush=True)
+    print(
+        f"{label:<40} {res['seconds']:8.1f} s  {res['peak_mb']:8.0f} MB peak (tree)  "
+        f"{res['maxrss_mb']:7.0f} MB maxrss  {res['classes']:>12,} classes",
+        flush=True,
+    )
 
 
 def generalized(frame):
@@ -202,12 +206,20 @@ def main() -> None:
     parser.add_argument("--skip-released", action="store_true")
     parser.add_argument("--skip-compare", action="store_true")
     parser.add_argument("--engines", default="in-process,chunked,duckdb,spark")
-    parser.add_argument("--shape", choices=sorted(ZIP_SKEW), default="issue",
-                        help="synthetic shape (see bench_audit.py): issue (2.85 M classes at 10^7 rows) or wide")
+    parser.add_argument(
+        "--shape",
+        choices=sorted(ZIP_SKEW),
+        default="issue",
+        help="synthetic shape (see bench_audit.py): issue (2.85 M classes at 10^7 rows) or wide",
+    )
     parser.add_argument("--python", default=sys.executable, help="interpreter for the children")
     parser.add_argument("--spark-driver-memory", default="8g")
-    parser.add_argument("--baseline", type=Path, help="another checkout of privaudit (e.g. `git archive` of an "
-                        "earlier commit, extracted): (a) runs its engines too, after ours, labelled 'baseline'")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout of privaudit (e.g. `git archive` of an "
+        "earlier commit, extracted): (a) runs its engines too, after ours, labelled 'baseline'",
+    )
     parser.add_argument("--baseline-engines", default="spark", help="the engines (a) runs from --baseline")
     args = parser.parse_args()
     engines = args.engines.split(",")
@@ -221,8 +233,10 @@ def main() -> None:
         if not args.skip_compare:
             data = tmp / "synth.parquet"
             secs = write_synthetic(data, args.rows, shape=args.shape)
-            print(f"(a) {args.rows:,} synthetic rows written to Parquet in {secs:.1f} s "
-                  f"({data.stat().st_size / 2**20:.0f} MB)")
+            print(
+                f"(a) {args.rows:,} synthetic rows written to Parquet in {secs:.1f} s "
+                f"({data.stat().st_size / 2**20:.0f} MB)"
+            )
             reference, first = None, None
             for engine, root, label in runs:
                 options = {"driver_memory": args.spark_driver_memory} if engine == "spark" else {}
@@ -238,16 +252,20 @@ def main() -> None:
         if not args.skip_big:
             data = tmp / "big.parquet"
             secs = write_synthetic(data, args.big_rows, shape=args.shape)
-            print(f"(b) {args.big_rows:,} synthetic rows written to Parquet in {secs:.1f} s "
-                  f"({data.stat().st_size / 2**20:.0f} MB)")
+            print(
+                f"(b) {args.big_rows:,} synthetic rows written to Parquet in {secs:.1f} s "
+                f"({data.stat().st_size / 2**20:.0f} MB)"
+            )
             show("(b) chunked, class summary only", run_child(args.python, data, policy, "chunked", "summary", {}))
             show("(b) chunked, whole audit", run_child(args.python, data, policy, "chunked", "audit", {}))
             data.unlink()
         if not args.skip_released:
             data = tmp / "released.parquet"
             secs = write_synthetic(data, args.big_rows, release=True, shape=args.shape)
-            print(f"(c) {args.big_rows:,} generalized rows written to Parquet in {secs:.1f} s "
-                  f"({data.stat().st_size / 2**20:.0f} MB)")
+            print(
+                f"(c) {args.big_rows:,} generalized rows written to Parquet in {secs:.1f} s "
+                f"({data.stat().st_size / 2**20:.0f} MB)"
+            )
             show("(c) chunked, class summary only", run_child(args.python, data, policy, "chunked", "summary", {}))
             show("(c) chunked, whole audit", run_child(args.python, data, policy, "chunked", "audit", {}))
 

@@ -34,8 +34,13 @@ from bench_generalization_arx import QIS, ROOT, make_x10, write_policy  # noqa: 
 def _run(folder: Path, args: list[str]) -> float:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "privaudit", "remediate", *args, "--quiet"], cwd=folder, check=False,
-                   capture_output=True, env=env)
+    subprocess.run(
+        [sys.executable, "-m", "privaudit", "remediate", *args, "--quiet"],
+        cwd=folder,
+        check=False,
+        capture_output=True,
+        env=env,
+    )
     return time.perf_counter() - start
 
 
@@ -59,10 +64,14 @@ def main() -> None:
             gen, exp = [], []
             n = 0
             for _ in range(args.repeat):
-                gen.append(_run(folder, [f"{table}.csv", "--policy", policy, "--method", "generalize",
-                                         "--out", "g.csv"]))
-                exp.append(_run(folder, [f"{table}.csv", "--policy", policy, "--explore", "--out", "e.csv",
-                                         "--json", "e.json"]))
+                gen.append(
+                    _run(folder, [f"{table}.csv", "--policy", policy, "--method", "generalize", "--out", "g.csv"])
+                )
+                exp.append(
+                    _run(
+                        folder, [f"{table}.csv", "--policy", policy, "--explore", "--out", "e.csv", "--json", "e.json"]
+                    )
+                )
                 n = len(json.loads((folder / "e.json").read_text())["explore"]["candidates"])
             rows = sum(1 for _ in open(folder / f"{table}.csv")) - 1
             g, e = statistics.median(gen), statistics.median(exp)

@@ -47,16 +47,17 @@ from privaudit.remediation.generalization import (  # noqa: E402
 )
 from privaudit.testing import load_policy  # noqa: E402
 
-QIS = ["age", "sex", "race", "marital-status", "education", "native-country", "workclass", "occupation",
-       "salary-class"]
+QIS = ["age", "sex", "race", "marital-status", "education", "native-country", "workclass", "occupation", "salary-class"]
 DEFAULT_DATA = ROOT.parent / "shared" / "datasets" / "adult"
 
 
 def write_policy(folder: Path, data: Path, k: int) -> Path:
     lines = ["version: 1", f"name: adult k={k}", 'data: {delimiter: ";", missing: ["?"]}', "columns:"]
     for q in QIS:
-        lines.append(f"  {q}: {{role: quasi_identifier, type: nominal, "
-                     f"hierarchy: {(data / f'adult_hierarchy_{q}.csv').as_posix()}}}")
+        lines.append(
+            f"  {q}: {{role: quasi_identifier, type: nominal, "
+            f"hierarchy: {(data / f'adult_hierarchy_{q}.csv').as_posix()}}}"
+        )
     lines += ["checks:", f"  - {{assessor: k_anonymity, k: {k}}}"]
     path = folder / f"policy-{k}.yaml"
     path.write_text("\n".join(lines) + "\n")
@@ -80,10 +81,18 @@ def run_one(args: tuple[str, int, str, str]) -> dict:
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     figures = all_metrics(problem.domains, nodes)
     check = AuditContext(policy, problem.publish(nodes))
-    return {"k": k, "metric": metric, "algorithm": algorithm, "own": figures["alteration_pct"][metric],
-            "all": figures["alteration_pct"], "generalized": figures["generalized_values_pct"],
-            "root": figures["root_values_pct"], "cpu": cpu, "wall": wall,
-            "passes": not class_violations(check).any()}
+    return {
+        "k": k,
+        "metric": metric,
+        "algorithm": algorithm,
+        "own": figures["alteration_pct"][metric],
+        "all": figures["alteration_pct"],
+        "generalized": figures["generalized_values_pct"],
+        "root": figures["root_values_pct"],
+        "cpu": cpu,
+        "wall": wall,
+        "passes": not class_violations(check).any(),
+    }
 
 
 def main() -> int:
@@ -112,36 +121,48 @@ def main() -> int:
     print("-" * len(header))
     for k in args.k:
         row = {r["metric"]: r for r in gaa_rows if r["k"] == k}
-        print(f"{k:>4} | " + " | ".join(f"{row[m]['own']:6.2f} {np.mean(list(row[m]['all'].values())):6.2f}"
-                                        for m in METRICS))
+        print(
+            f"{k:>4} | "
+            + " | ".join(f"{row[m]['own']:6.2f} {np.mean(list(row[m]['all'].values())):6.2f}" for m in METRICS)
+        )
     print()
     print("Mean over k of each driving metric (the paper's comparison):")
-    print(f"{'metric':>11} {'normalised':>10} {'alteration(own)':>16} {'alteration(mean7)':>18} "
-          f"{'%generalized':>13} {'%root':>7} {'cpu s/run':>10}")
+    print(
+        f"{'metric':>11} {'normalised':>10} {'alteration(own)':>16} {'alteration(mean7)':>18} "
+        f"{'%generalized':>13} {'%root':>7} {'cpu s/run':>10}"
+    )
     summary = {}
     for m in METRICS:
         rows = [r for r in gaa_rows if r["metric"] == m]
         own = float(np.mean([r["own"] for r in rows]))
         mean7 = float(np.mean([np.mean(list(r["all"].values())) for r in rows]))
         summary[m] = (own, mean7)
-        print(f"{m:>11} {('yes' if m in NORMALISED else 'no'):>10} {own:16.2f} {mean7:18.2f} "
-              f"{np.mean([r['generalized'] for r in rows]):13.2f} {np.mean([r['root'] for r in rows]):7.2f} "
-              f"{np.mean([r['cpu'] for r in rows]):10.2f}")
+        print(
+            f"{m:>11} {('yes' if m in NORMALISED else 'no'):>10} {own:16.2f} {mean7:18.2f} "
+            f"{np.mean([r['generalized'] for r in rows]):13.2f} {np.mean([r['root'] for r in rows]):7.2f} "
+            f"{np.mean([r['cpu'] for r in rows]):10.2f}"
+        )
     worst_normalised = max(summary[m][0] for m in NORMALISED)
     best_unnormalised = min(summary[m][0] for m in ("LLM", "WLLM"))
     print()
-    print(f"finding (own scale): max over NCP/NLLM/Total/Distortion = {worst_normalised:.2f} "
-          f"{'<' if worst_normalised < best_unnormalised else '>='} min over LLM/WLLM = {best_unnormalised:.2f}")
+    print(
+        f"finding (own scale): max over NCP/NLLM/Total/Distortion = {worst_normalised:.2f} "
+        f"{'<' if worst_normalised < best_unnormalised else '>='} min over LLM/WLLM = {best_unnormalised:.2f}"
+    )
     worst_normalised = max(summary[m][1] for m in NORMALISED)
     best_unnormalised = min(summary[m][1] for m in ("LLM", "WLLM"))
-    print(f"finding (mean7 scale): max over NCP/NLLM/Total/Distortion = {worst_normalised:.2f} "
-          f"{'<' if worst_normalised < best_unnormalised else '>='} min over LLM/WLLM = {best_unnormalised:.2f}")
+    print(
+        f"finding (mean7 scale): max over NCP/NLLM/Total/Distortion = {worst_normalised:.2f} "
+        f"{'<' if worst_normalised < best_unnormalised else '>='} min over LLM/WLLM = {best_unnormalised:.2f}"
+    )
     print()
     print("Reference: optimal full-domain generalization (lattice search, NLLM, no suppression)")
     for r in (r for r in results if r["algorithm"] == "lattice"):
-        print(f"  k={r['k']:>3}: NLLM alteration {r['own']:6.2f} %  (GAA NLLM: "
-              f"{next(g['own'] for g in gaa_rows if g['k'] == r['k'] and g['metric'] == 'NLLM'):6.2f} %), "
-              f"cpu {r['cpu']:.1f} s")
+        print(
+            f"  k={r['k']:>3}: NLLM alteration {r['own']:6.2f} %  (GAA NLLM: "
+            f"{next(g['own'] for g in gaa_rows if g['k'] == r['k'] and g['metric'] == 'NLLM'):6.2f} %), "
+            f"cpu {r['cpu']:.1f} s"
+        )
     print(f"\n{len(results)} runs in {total:.0f} s wall with {args.jobs} processes")
     return 0
 

@@ -89,10 +89,32 @@ def run_privaudit(folder: Path, table: str, metric: str, supp: float, ldiv: bool
     # environment (set on these machines) would recompile ~100 modules on every start (~0.3 s).
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "privaudit", "remediate", f"{table}.csv", "--policy",
-                    str(write_policy(folder, ldiv)), "--method", "generalize", "--option", f"metric={metric}",
-                    "--option", f"max_suppression={supp}", "--out", str(out), "--json", str(report), "--quiet"],
-                   cwd=folder, check=True, capture_output=True, env=env)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "privaudit",
+            "remediate",
+            f"{table}.csv",
+            "--policy",
+            str(write_policy(folder, ldiv)),
+            "--method",
+            "generalize",
+            "--option",
+            f"metric={metric}",
+            "--option",
+            f"max_suppression={supp}",
+            "--out",
+            str(out),
+            "--json",
+            str(report),
+            "--quiet",
+        ],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+        env=env,
+    )
     elapsed = time.perf_counter() - start
     levels = json.loads(report.read_text())["remediation"]["changes"]["levels"]
     return elapsed, [levels[q] for q in QIS], out
@@ -101,8 +123,24 @@ def run_privaudit(folder: Path, table: str, metric: str, supp: float, ldiv: bool
 def run_arx(folder: Path, classpath: str, table: str, metric: str, supp: float, ldiv: bool):
     out = folder / f"arx-{table}-{metric}-{supp}-{int(ldiv)}.csv"
     start = time.perf_counter()
-    done = subprocess.run(["java", "-cp", f"{folder}:{classpath}", "RunArx", ".", f"{table}.csv", metric, str(supp),
-                           "1" if ldiv else "0", str(out)], cwd=folder, check=True, capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            "java",
+            "-cp",
+            f"{folder}:{classpath}",
+            "RunArx",
+            ".",
+            f"{table}.csv",
+            metric,
+            str(supp),
+            "1" if ldiv else "0",
+            str(out),
+        ],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     elapsed = time.perf_counter() - start
     line = done.stdout.strip().splitlines()[-1]
     levels = [int(x) for x in line.split("levels=[")[1].split("]")[0].strip(",").split(",")]
@@ -111,12 +149,17 @@ def run_arx(folder: Path, classpath: str, table: str, metric: str, supp: float, 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=ROOT / "examples" / "adult",
-                    help="folder with adult.csv (hierarchies are read from policies/hierarchies/adult)")
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=ROOT / "examples" / "adult",
+        help="folder with adult.csv (hierarchies are read from policies/hierarchies/adult)",
+    )
     ap.add_argument("--arx-classpath", default=None)
     ap.add_argument("--tables", nargs="+", default=["adult", "adult10"])
-    ap.add_argument("--repeat", type=int, default=1,
-                    help="runs of each tool per configuration, alternating; the median is printed")
+    ap.add_argument(
+        "--repeat", type=int, default=1, help="runs of each tool per configuration, alternating; the median is printed"
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -127,11 +170,23 @@ def main() -> None:
             make_x10(folder / "adult.csv", folder / "adult10.csv")
         run_privaudit(folder, "adult", "Loss", 0.0, False)  # warm-up: bytecode written, files cached
         if args.arx_classpath:
-            subprocess.run(["javac", "-nowarn", "-d", str(folder), "-cp", args.arx_classpath,
-                            str(ROOT / "benchmarks" / "arx" / "RunArx.java")], check=True)
+            subprocess.run(
+                [
+                    "javac",
+                    "-nowarn",
+                    "-d",
+                    str(folder),
+                    "-cp",
+                    args.arx_classpath,
+                    str(ROOT / "benchmarks" / "arx" / "RunArx.java"),
+                ],
+                check=True,
+            )
             run_arx(folder, args.arx_classpath, "adult", "Loss", 0.0, False)  # warm-up: files cached
-        print(f"{'table':8} {'metric':9} {'supp':>4} {'l':>1}  {'privaudit levels':18} {'ARX levels':18} "
-              f"{'same table':10} {'privaudit s':>11} {'ARX s':>6} {'ratio':>6}")
+        print(
+            f"{'table':8} {'metric':9} {'supp':>4} {'l':>1}  {'privaudit levels':18} {'ARX levels':18} "
+            f"{'same table':10} {'privaudit s':>11} {'ARX s':>6} {'ratio':>6}"
+        )
         for table in args.tables:
             for metric in ("Loss", "Precision"):
                 for supp in (0.0, 0.05):
@@ -141,8 +196,7 @@ def main() -> None:
                             t_pa, lv_pa, out_pa = run_privaudit(folder, table, metric, supp, ldiv)
                             pa_times.append(t_pa)
                             if args.arx_classpath:
-                                t_arx, lv_arx, out_arx = run_arx(folder, args.arx_classpath, table, metric, supp,
-                                                                 ldiv)
+                                t_arx, lv_arx, out_arx = run_arx(folder, args.arx_classpath, table, metric, supp, ldiv)
                                 arx_times.append(t_arx)
                         t_pa = statistics.median(pa_times)
                         if args.arx_classpath:
@@ -150,12 +204,17 @@ def main() -> None:
                             a = pd.read_csv(out_pa, sep=";", dtype=str, keep_default_na=False)
                             b = pd.read_csv(out_arx, sep=";", dtype=str, keep_default_na=False)
                             same = "yes" if a.equals(b) else f"no ({int((a != b).any(axis=1).sum())} rows)"
-                            print(f"{table:8} {metric:9} {supp:4.2f} {int(ldiv) + 1:1}  {str(lv_pa):18} "
-                                  f"{str(lv_arx):18} {same:10} {t_pa:11.2f} {t_arx:6.2f} {t_pa / t_arx:6.2f}",
-                                  flush=True)
+                            print(
+                                f"{table:8} {metric:9} {supp:4.2f} {int(ldiv) + 1:1}  {str(lv_pa):18} "
+                                f"{str(lv_arx):18} {same:10} {t_pa:11.2f} {t_arx:6.2f} {t_pa / t_arx:6.2f}",
+                                flush=True,
+                            )
                         else:
-                            print(f"{table:8} {metric:9} {supp:4.2f} {int(ldiv) + 1:1}  {str(lv_pa):18} "
-                                  f"{'-':18} {'-':10} {t_pa:11.2f}", flush=True)
+                            print(
+                                f"{table:8} {metric:9} {supp:4.2f} {int(ldiv) + 1:1}  {str(lv_pa):18} "
+                                f"{'-':18} {'-':10} {t_pa:11.2f}",
+                                flush=True,
+                            )
 
 
 if __name__ == "__main__":

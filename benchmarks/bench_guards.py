@@ -39,11 +39,31 @@ def unguarded_check(ctx, check):
     try:
         m = check.assessor.run(ctx.for_scenario(check.quasi_identifiers), check.params)
     except Exception as exc:  # noqa: BLE001
-        return audit.CheckResult(check.id, check.assessor.name, "error", check.severity, None, None, params,
-                                 str(exc), {}, time.perf_counter() - started)
-    return audit.CheckResult(check.id, check.assessor.name, "pass" if m.passed else "fail", check.severity,
-                             audit._jsonable(m.value), audit._jsonable(m.threshold), params, m.message,
-                             audit._jsonable(m.details), time.perf_counter() - started, per_record=dict(m.per_record))
+        return audit.CheckResult(
+            check.id,
+            check.assessor.name,
+            "error",
+            check.severity,
+            None,
+            None,
+            params,
+            str(exc),
+            {},
+            time.perf_counter() - started,
+        )
+    return audit.CheckResult(
+        check.id,
+        check.assessor.name,
+        "pass" if m.passed else "fail",
+        check.severity,
+        audit._jsonable(m.value),
+        audit._jsonable(m.threshold),
+        params,
+        m.message,
+        audit._jsonable(m.details),
+        time.perf_counter() - started,
+        per_record=dict(m.per_record),
+    )
 
 
 def unguarded_checks(ctx, checks):
@@ -51,8 +71,13 @@ def unguarded_checks(ctx, checks):
     results = [None] * len(checks)
     side = [i for i, c in enumerate(checks) if c.assessor.concurrent]
     if audit.CHECK_WORKERS > 1 and len(side) > 1:
-        for i, r in zip(side, ordered_map(lambda i: unguarded_check(ctx, checks[i]), side,
-                                          workers=audit.CHECK_WORKERS, ahead=audit.CHECK_WORKERS), strict=False):
+        for i, r in zip(
+            side,
+            ordered_map(
+                lambda i: unguarded_check(ctx, checks[i]), side, workers=audit.CHECK_WORKERS, ahead=audit.CHECK_WORKERS
+            ),
+            strict=False,
+        ):
             results[i] = r
     for i, check in enumerate(checks):
         if results[i] is None:
@@ -83,7 +108,7 @@ def main() -> None:
         guarded, unguarded = [], []
         cpu: dict[int, list[float]] = {0: [], 1: []}  # CPU seconds of this process: less swayed by other jobs
         for rep in range(args.repeat):  # alternating which goes first: the first of a pair ran slower
-            for which in ((0, 1) if rep % 2 == 0 else (1, 0)):
+            for which in (0, 1) if rep % 2 == 0 else (1, 0):
                 started, started_cpu = time.perf_counter(), time.process_time()
                 if which == 0:
                     a = audit.run_checks(ctx, checks)
@@ -102,8 +127,9 @@ def main() -> None:
             with guard.watch_interrupts(), guard.stdout_to_stderr():
                 for c, m in zip(checks, measured, strict=False):
                     guard.check_view(ctx)
-                    got = guard.call_plugin(lambda m=m: m, f"assessor {c.assessor.name!r}",
-                                            origins.get(f"assessor:{c.assessor.name}"))
+                    got = guard.call_plugin(
+                        lambda m=m: m, f"assessor {c.assessor.name!r}", origins.get(f"assessor:{c.assessor.name}")
+                    )
                     assert guard.measurement_problem(got, c.assessor) is None
         direct = (time.perf_counter() - started) / 20
     g, u = statistics.median(guarded), statistics.median(unguarded)
@@ -112,14 +138,20 @@ def main() -> None:
     print(f"checks guarded   (median of {args.repeat}): {g:8.3f} s  runs: " + " / ".join(f"{t:.3f}" for t in guarded))
     print(f"checks unguarded (median of {args.repeat}): {u:8.3f} s  runs: " + " / ".join(f"{t:.3f}" for t in unguarded))
     gc_, uc = statistics.median(cpu[0]), statistics.median(cpu[1])
-    print(f"checks' CPU time, medians: guarded {gc_:.3f} s, unguarded {uc:.3f} s: {gc_ - uc:+.3f} s = "
-          f"{(gc_ - uc) / uc:+.2%} of the checks' CPU time")
+    print(
+        f"checks' CPU time, medians: guarded {gc_:.3f} s, unguarded {uc:.3f} s: {gc_ - uc:+.3f} s = "
+        f"{(gc_ - uc) / uc:+.2%} of the checks' CPU time"
+    )
     print(f"freezing the summary and the table: {freeze * 1e3:.3f} ms")
-    print(f"guards' cost, checks' medians compared: {g - u:+.3f} s = {(g - u) / whole:+.2%} of the whole audit; "
-          f"fastest runs compared: {min(guarded) - min(unguarded):+.3f} s = "
-          f"{(min(guarded) - min(unguarded)) / whole:+.2%} (a shared machine: see the runs)")
-    print(f"guards' own work per audit, timed directly: {direct * 1e3:.2f} ms = {direct / whole:.4%} of the whole "
-          f"audit; freezing {freeze * 1e3:.3f} ms = {freeze / whole:.5%}")
+    print(
+        f"guards' cost, checks' medians compared: {g - u:+.3f} s = {(g - u) / whole:+.2%} of the whole audit; "
+        f"fastest runs compared: {min(guarded) - min(unguarded):+.3f} s = "
+        f"{(min(guarded) - min(unguarded)) / whole:+.2%} (a shared machine: see the runs)"
+    )
+    print(
+        f"guards' own work per audit, timed directly: {direct * 1e3:.2f} ms = {direct / whole:.4%} of the whole "
+        f"audit; freezing {freeze * 1e3:.3f} ms = {freeze / whole:.5%}"
+    )
 
 
 if __name__ == "__main__":

@@ -59,11 +59,17 @@ def make_tables(n: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     rng = np.random.default_rng(seed)
     income = np.round(rng.lognormal(10, 0.6, n), -2)
     income[rng.random(n) < 0.05] = np.nan
-    original = pd.DataFrame({
-        "age": rng.integers(18, 91, n), "income": income, "zip": rng.integers(0, 2000, n).astype(str),
-        "job": np.char.add("j", rng.integers(0, 200, n).astype(str)),
-        "edu": np.char.add("e", rng.integers(0, 16, n).astype(str)),
-        "sex": rng.choice(["f", "m"], n), "disease": rng.choice(["a", "b", "c"], n)})
+    original = pd.DataFrame(
+        {
+            "age": rng.integers(18, 91, n),
+            "income": income,
+            "zip": rng.integers(0, 2000, n).astype(str),
+            "job": np.char.add("j", rng.integers(0, 200, n).astype(str)),
+            "edu": np.char.add("e", rng.integers(0, 16, n).astype(str)),
+            "sex": rng.choice(["f", "m"], n),
+            "disease": rng.choice(["a", "b", "c"], n),
+        }
+    )
     released = original.copy()
     released["age"] = original["age"] + rng.integers(-2, 3, n)
     released["income"] = np.round(income * (1 + rng.normal(0, 0.05, n)), -2)
@@ -109,9 +115,11 @@ def main(argv: list[str] | None = None) -> int:
         released.to_csv(folder / "released.csv", index=False)
         (folder / "policy.yaml").write_text(POLICY)
         del original, released
-        print(f"{args.rows:,} x {args.rows:,} records (CSV, written in {time.perf_counter() - t0:.1f} s); distance "
-              f"linkage (euclidean, nearest) on age, income, zip, job, edu, sex; blocking {BLOCKING}; DuckDB "
-              f"memory_limit {args.memory_limit}\n")
+        print(
+            f"{args.rows:,} x {args.rows:,} records (CSV, written in {time.perf_counter() - t0:.1f} s); distance "
+            f"linkage (euclidean, nearest) on age, income, zip, job, edu, sex; blocking {BLOCKING}; DuckDB "
+            f"memory_limit {args.memory_limit}\n"
+        )
         results = []
         for engine in ["duckdb"] + (["in-process"] if args.in_process else []):
             try:
@@ -121,10 +129,12 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             results.append((engine, res))
             d = res["details"]
-            print(f"{engine}: wall {res['wall_s']:.1f} s (process {res['process_s']:.1f} s, linkage check "
-                  f"{res['check_s']:.1f} s), peak RSS incl. children {res['peak_rss_mib']:.0f} MiB, pairs "
-                  f"{d['candidate_pairs']:,}, own record a candidate {d['pair_recall']:.4%}, rate {res['value']:.4%}, "
-                  f"distinct {d['distinct_share']:.4%}")
+            print(
+                f"{engine}: wall {res['wall_s']:.1f} s (process {res['process_s']:.1f} s, linkage check "
+                f"{res['check_s']:.1f} s), peak RSS incl. children {res['peak_rss_mib']:.0f} MiB, pairs "
+                f"{d['candidate_pairs']:,}, own record a candidate {d['pair_recall']:.4%}, rate {res['value']:.4%}, "
+                f"distinct {d['distinct_share']:.4%}"
+            )
         if len(results) == 2:
             print(f"\nduckdb and in-process details identical: {results[0][1]['details'] == results[1][1]['details']}")
     return 0

@@ -70,11 +70,16 @@ checks:
 
 def make_tables(n: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     rng = np.random.default_rng(seed)
-    original = pd.DataFrame({
-        "age": rng.integers(18, 91, n), "zip": rng.integers(0, 2000, n).astype(str),
-        "job": np.char.add("j", rng.integers(0, 50, n).astype(str)),
-        "edu": np.char.add("e", rng.integers(0, 16, n).astype(str)),
-        "sex": rng.choice(["f", "m"], n), "disease": rng.choice(["a", "b", "c"], n)})
+    original = pd.DataFrame(
+        {
+            "age": rng.integers(18, 91, n),
+            "zip": rng.integers(0, 2000, n).astype(str),
+            "job": np.char.add("j", rng.integers(0, 50, n).astype(str)),
+            "edu": np.char.add("e", rng.integers(0, 16, n).astype(str)),
+            "sex": rng.choice(["f", "m"], n),
+            "disease": rng.choice(["a", "b", "c"], n),
+        }
+    )
     released = original.copy()
     released["age"] = original["age"] + rng.integers(-2, 3, n)
     swap = rng.random(n) < 0.10
@@ -90,9 +95,17 @@ def make_tables(n: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
 def worker_privaudit(folder: Path, engine: str, memory_limit: str) -> dict:
     wall, check = audit_check(folder, "fs", engine, memory_limit, REPO)
     e = next(x for x in check.details["estimations"] if x["estimation"] == check.details["worst_estimation"])
-    return {"wall_s": wall, "check_s": check.seconds, "value": check.value, "n_pairs": check.details["candidate_pairs"],
-            "pair_recall": check.details["pair_recall"], "top1": e["top1_correct"], "links": e["links"],
-            "upper": e["thresholds"]["upper"], "details": check.details}
+    return {
+        "wall_s": wall,
+        "check_s": check.seconds,
+        "value": check.value,
+        "n_pairs": check.details["candidate_pairs"],
+        "pair_recall": check.details["pair_recall"],
+        "top1": e["top1_correct"],
+        "links": e["links"],
+        "upper": e["thresholds"]["upper"],
+        "details": check.details,
+    }
 
 
 def worker_splink(folder: Path, engine: str, memory_limit: str) -> dict:
@@ -107,9 +120,11 @@ def worker_splink(folder: Path, engine: str, memory_limit: str) -> dict:
     t0 = time.perf_counter()
     con = duckdb.connect(":memory:", config={"memory_limit": memory_limit, "temp_directory": tempfile.mkdtemp()})
     for name in ("original", "released"):
-        con.execute(f"CREATE TABLE {name} AS SELECT row_number() OVER () - 1 AS unique_id, "
-                    f"row_number() OVER () - 1 AS truth, * FROM read_csv('{folder / (name + '.csv')}', "
-                    "types={'zip': 'VARCHAR'})")
+        con.execute(
+            f"CREATE TABLE {name} AS SELECT row_number() OVER () - 1 AS unique_id, "
+            f"row_number() OVER () - 1 AS truth, * FROM read_csv('{folder / (name + '.csv')}', "
+            "types={'zip': 'VARCHAR'})"
+        )
     n = int(con.sql("SELECT count(*) FROM original").fetchall()[0][0])
     db = DuckDBAPI(connection=con)
     age = [cll.NullLevel("age"), cll.ExactMatchLevel("age")]
@@ -122,16 +137,25 @@ def worker_splink(folder: Path, engine: str, memory_limit: str) -> dict:
         retain_intermediate_calculation_columns=False,
         retain_matching_columns=False,
     )
-    linker = Linker(["original", "released"], settings, db_api=db, input_table_aliases=["a_original", "b_released"],
-                    set_up_basic_logging=False)
+    linker = Linker(
+        ["original", "released"],
+        settings,
+        db_api=db,
+        input_table_aliases=["a_original", "b_released"],
+        set_up_basic_logging=False,
+    )
     logging.getLogger("splink").setLevel(logging.WARNING)
     linker.training.estimate_u_using_random_sampling(max_pairs=1e7, seed=1)
     linker.training.estimate_m_from_label_column("truth")
     pred = linker.inference.predict()
     sql = top1_sql(pred.physical_name)
     row = con.sql(sql).fetchall()[0]
-    return {"version": splink.__version__, "wall_s": time.perf_counter() - t0, "n_pairs": int(row[0]),
-            "top1": float(row[1]) / n}
+    return {
+        "version": splink.__version__,
+        "wall_s": time.perf_counter() - t0,
+        "n_pairs": int(row[0]),
+        "top1": float(row[1]) / n,
+    }
 
 
 # --------------------------------------------------------------------------- orchestration
@@ -150,7 +174,11 @@ def run_worker(python: str, kind: str, folder: Path, engine: str, memory_limit: 
 
 def splink_python(requested: str | None) -> str | None:
     for py in [requested] if requested else [DEFAULT_SPLINK_PYTHON, sys.executable]:
-        if py and Path(py).exists() and subprocess.run([py, "-c", "import splink"], capture_output=True).returncode == 0:
+        if (
+            py
+            and Path(py).exists()
+            and subprocess.run([py, "-c", "import splink"], capture_output=True).returncode == 0
+        ):
             return py
     return None
 
@@ -161,8 +189,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--memory-limit", default="3GB", help="DuckDB memory_limit of privaudit and splink")
     ap.add_argument("--in-process", action="store_true", help="also run the in-process engine (same figures)")
-    ap.add_argument("--estimation", choices=["labels", "em", "both"], default="labels",
-                    help="privaudit's m/u (splink runs with labels only)")
+    ap.add_argument(
+        "--estimation",
+        choices=["labels", "em", "both"],
+        default="labels",
+        help="privaudit's m/u (splink runs with labels only)",
+    )
     ap.add_argument("--skip-splink", action="store_true")
     ap.add_argument("--splink-python", default=None)
     ap.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
@@ -181,10 +213,12 @@ def main(argv: list[str] | None = None) -> int:
         released.to_csv(folder / "released.csv", index=False)
         (folder / "policy.yaml").write_text(POLICY.replace("ESTIMATION", args.estimation))
         del original, released
-        print(f"{args.rows:,} x {args.rows:,} records (CSV, written in {time.perf_counter() - t0:.1f} s); blocking "
-              f"{BLOCKING}; comparisons age exact/<=1/<=3/else, {', '.join(CATEGORICAL)} exact/else; m/u from "
-              f"{args.estimation}; "
-              f"DuckDB memory_limit {args.memory_limit}\n")
+        print(
+            f"{args.rows:,} x {args.rows:,} records (CSV, written in {time.perf_counter() - t0:.1f} s); blocking "
+            f"{BLOCKING}; comparisons age exact/<=1/<=3/else, {', '.join(CATEGORICAL)} exact/else; m/u from "
+            f"{args.estimation}; "
+            f"DuckDB memory_limit {args.memory_limit}\n"
+        )
         runs = [("privaudit", "duckdb", sys.executable)]
         if args.in_process:
             runs.append(("privaudit", "in-process", sys.executable))
@@ -202,18 +236,22 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             results.append((kind, engine, res))
             label = f"{kind} {res.get('version', '')} ({engine})".replace("  ", " ")
-            print(f"{label}: wall {res['wall_s']:.1f} s (process {res['process_s']:.1f} s"
-                  + (f", linkage check {res['check_s']:.1f} s" if "check_s" in res else "")
-                  + f"), peak RSS incl. children {res['peak_rss_mib']:.0f} MiB, pairs {res['n_pairs']:,}, "
-                  f"top-1 correct {res['top1']:.4%}"
-                  + (f", value {res['value']:.4%}, links {res['links']:,}" if "value" in res else ""))
+            print(
+                f"{label}: wall {res['wall_s']:.1f} s (process {res['process_s']:.1f} s"
+                + (f", linkage check {res['check_s']:.1f} s" if "check_s" in res else "")
+                + f"), peak RSS incl. children {res['peak_rss_mib']:.0f} MiB, pairs {res['n_pairs']:,}, "
+                f"top-1 correct {res['top1']:.4%}"
+                + (f", value {res['value']:.4%}, links {res['links']:,}" if "value" in res else "")
+            )
         same = [r for k, _, r in results if k == "privaudit"]
         if len(same) == 2:
             print(f"\nduckdb and in-process details identical: {same[0]['details'] == same[1]['details']}")
         print("\nsummary (tool, engine, wall s, peak RSS MiB, candidate pairs, top-1 correct):")
         for kind, engine, res in results:
-            print(f"  {kind:9s} {engine:10s} {res['wall_s']:8.1f} {res['peak_rss_mib']:8.0f} {res['n_pairs']:>13,} "
-                  f"{res['top1']:8.4%}")
+            print(
+                f"  {kind:9s} {engine:10s} {res['wall_s']:8.1f} {res['peak_rss_mib']:8.0f} {res['n_pairs']:>13,} "
+                f"{res['top1']:8.4%}"
+            )
     return 0
 
 

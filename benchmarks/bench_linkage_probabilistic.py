@@ -45,7 +45,17 @@ from splink_top1 import top1_sql
 
 REPO = Path(__file__).resolve().parents[1]
 ADULT = REPO.parent / "shared" / "datasets" / "adult" / "adult.csv"
-COLUMNS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation", "salary-class"]
+COLUMNS = [
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+    "occupation",
+    "salary-class",
+]
 CATEGORICAL = [c for c in COLUMNS if c != "age"]
 BLOCKING = [["occupation", "education"], ["education", "marital-status"], ["marital-status", "occupation"]]
 AGE_TOLERANCES = (1, 5)
@@ -88,13 +98,26 @@ def worker_privaudit(orig: pd.DataFrame, rel: pd.DataFrame, estimation: str) -> 
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     e = r.get(estimation)
     return {
-        "wall_s": wall, "cpu_s": cpu, "peak_rss_mib": peak_rss_mib(), "rss_before_mib": rss0,
-        "n_pairs": r.n_candidate_pairs, "pair_recall": r.pair_recall,
-        "top1": e.top1_correct, "unique_top1": e.unique_top1_correct, "value": e.value,
-        "lower": e.thresholds.lower, "upper": e.thresholds.upper, "n_links": e.n_links,
-        "n_clerical": e.n_clerical, "pair_precision": e.pair_precision, "top_link_precision": e.top_link_precision,
-        "lambda": e.lambda_, "expected_lambda": e.expected_lambda, "warnings": list(e.warnings),
-        "m_exact": {a.name: a.m[0] for a in e.attributes}, "u_exact": {a.name: a.u[0] for a in e.attributes},
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "peak_rss_mib": peak_rss_mib(),
+        "rss_before_mib": rss0,
+        "n_pairs": r.n_candidate_pairs,
+        "pair_recall": r.pair_recall,
+        "top1": e.top1_correct,
+        "unique_top1": e.unique_top1_correct,
+        "value": e.value,
+        "lower": e.thresholds.lower,
+        "upper": e.thresholds.upper,
+        "n_links": e.n_links,
+        "n_clerical": e.n_clerical,
+        "pair_precision": e.pair_precision,
+        "top_link_precision": e.top_link_precision,
+        "lambda": e.lambda_,
+        "expected_lambda": e.expected_lambda,
+        "warnings": list(e.warnings),
+        "m_exact": {a.name: a.m[0] for a in e.attributes},
+        "u_exact": {a.name: a.u[0] for a in e.attributes},
     }
 
 
@@ -110,8 +133,10 @@ def worker_splink(orig: pd.DataFrame, rel: pd.DataFrame, estimation: str) -> dic
         return c.replace("-", "_")
 
     n = len(orig)
+
     def prep(d):
         return d.rename(columns=sql_name).assign(unique_id=np.arange(n), truth=np.arange(n))
+
     rss0 = peak_rss_mib()
     t0, c0 = time.perf_counter(), time.process_time()
     import duckdb
@@ -146,8 +171,13 @@ def worker_splink(orig: pd.DataFrame, rel: pd.DataFrame, estimation: str) -> dic
     row = linker.misc.query_sql(sql, output_type="pandas").iloc[0]
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     return {
-        "version": splink.__version__, "wall_s": wall, "cpu_s": cpu, "peak_rss_mib": peak_rss_mib(),
-        "rss_before_mib": rss0, "n_pairs": int(row["n_pairs"]), "top1": float(row["credit"]) / n,
+        "version": splink.__version__,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "peak_rss_mib": peak_rss_mib(),
+        "rss_before_mib": rss0,
+        "n_pairs": int(row["n_pairs"]),
+        "top1": float(row["credit"]) / n,
         "unique_top1": float(row["unique_own"]) / n,
     }
 
@@ -212,13 +242,17 @@ def main(argv: list[str] | None = None) -> int:
         for est in ("labels", "em"):
             res = run_worker(sys.executable, "privaudit", est, orig_path, rel_path)
             rows.append(("privaudit", est, res))
-            print(f"privaudit {est:6s}: wall {res['wall_s']:6.2f} s  cpu {res['cpu_s']:6.2f} s  "
-                  f"peak RSS {res['peak_rss_mib']:6.0f} MiB (before run {res['rss_before_mib']:.0f})  "
-                  f"pairs {res['n_pairs']:,}  own record in candidates {res['pair_recall']:.2%}")
-            print(f"    top-1 correct {res['top1']:.2%} (unique top {res['unique_top1']:.2%}); value (top link >= upper "
-                  f"and correct) {res['value']:.2%}; thresholds lower {res['lower']:.3f} upper {res['upper']:.3f}; "
-                  f"links {res['n_links']:,} (pair precision {res['pair_precision']:.4f}), clerical {res['n_clerical']:,}; "
-                  f"lambda {res['lambda']:.3g} vs expected {res['expected_lambda']:.3g}")
+            print(
+                f"privaudit {est:6s}: wall {res['wall_s']:6.2f} s  cpu {res['cpu_s']:6.2f} s  "
+                f"peak RSS {res['peak_rss_mib']:6.0f} MiB (before run {res['rss_before_mib']:.0f})  "
+                f"pairs {res['n_pairs']:,}  own record in candidates {res['pair_recall']:.2%}"
+            )
+            print(
+                f"    top-1 correct {res['top1']:.2%} (unique top {res['unique_top1']:.2%}); value (top link >= upper "
+                f"and correct) {res['value']:.2%}; thresholds lower {res['lower']:.3f} upper {res['upper']:.3f}; "
+                f"links {res['n_links']:,} (pair precision {res['pair_precision']:.4f}), clerical {res['n_clerical']:,}; "
+                f"lambda {res['lambda']:.3g} vs expected {res['expected_lambda']:.3g}"
+            )
             print("    m(exact): " + ", ".join(f"{k} {v:.3f}" for k, v in res["m_exact"].items()))
             print("    u(exact): " + ", ".join(f"{k} {v:.3f}" for k, v in res["u_exact"].items()))
             for w in res["warnings"]:
@@ -228,8 +262,10 @@ def main(argv: list[str] | None = None) -> int:
         if py is None:
             print("\nsplink: not importable (or --skip-splink); side-by-side comparison skipped")
         else:
-            print(f"\nsplink via {py} (DuckDB backend, memory_limit {SPLINK_MEMORY_LIMIT}; u by random "
-                  f"sampling of 1e7 pairs; EM sessions sampled to {SPLINK_EM_MAX_PAIRS:.0e} pairs; same blocking and levels):")
+            print(
+                f"\nsplink via {py} (DuckDB backend, memory_limit {SPLINK_MEMORY_LIMIT}; u by random "
+                f"sampling of 1e7 pairs; EM sessions sampled to {SPLINK_EM_MAX_PAIRS:.0e} pairs; same blocking and levels):"
+            )
             for est in ("labels", "em"):
                 try:
                     res = run_worker(py, "splink", est, orig_path, rel_path)
@@ -237,9 +273,11 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"splink {est}: failed: {exc}")
                     continue
                 rows.append(("splink", est, res))
-                print(f"splink {res['version']} {est:6s}: wall {res['wall_s']:6.2f} s  cpu {res['cpu_s']:6.2f} s  "
-                      f"peak RSS {res['peak_rss_mib']:6.0f} MiB  pairs {res['n_pairs']:,}  "
-                      f"top-1 correct {res['top1']:.2%} (unique top {res['unique_top1']:.2%})")
+                print(
+                    f"splink {res['version']} {est:6s}: wall {res['wall_s']:6.2f} s  cpu {res['cpu_s']:6.2f} s  "
+                    f"peak RSS {res['peak_rss_mib']:6.0f} MiB  pairs {res['n_pairs']:,}  "
+                    f"top-1 correct {res['top1']:.2%} (unique top {res['unique_top1']:.2%})"
+                )
         print("\nsummary (tool, estimation, wall s, peak RSS MiB, top-1 correct):")
         for tool, est, res in rows:
             print(f"  {tool:9s} {est:6s} {res['wall_s']:7.2f} {res['peak_rss_mib']:7.0f} {res['top1']:7.2%}")

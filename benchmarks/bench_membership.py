@@ -32,8 +32,11 @@ LEVELS = (2, 4, 8, 12, 16, 5, 7)
 def population(rng: np.random.Generator, n: int) -> pd.DataFrame:
     income = np.round(rng.lognormal(10, 0.6, n), 2)
     income[rng.random(n) < 0.02] = np.nan
-    frame = {"age": rng.integers(16, 95, n).astype(float), "income": income,
-             "hours": rng.integers(0, 80, n).astype(float)}
+    frame = {
+        "age": rng.integers(16, 95, n).astype(float),
+        "income": income,
+        "hours": rng.integers(0, 80, n).astype(float),
+    }
     for j, k in enumerate(LEVELS):
         frame[f"c{j}"] = pd.array(rng.choice([f"v{i}" for i in range(k)], n), dtype="string")
     return pd.DataFrame(frame)
@@ -49,18 +52,27 @@ def main() -> None:
     member = rng.random(len(pop)) < 0.5
     train, holdout = pop[member].reset_index(drop=True), pop[~member].reset_index(drop=True)
     n_copy = int(args.copies * args.rows)
-    synthetic = pd.concat([train.sample(n_copy, random_state=1), population(rng, args.rows - n_copy)],
-                          ignore_index=True)
-    policy = {"version": 1, "name": "bench-membership",
-              "columns": {"age": {"role": "quasi_identifier", "type": "numeric"},
-                          "income": {"role": "quasi_identifier", "type": "numeric"},
-                          "hours": {"role": "quasi_identifier", "type": "numeric"},
-                          **{f"c{j}": {"role": "quasi_identifier"} for j in range(len(LEVELS))}},
-              "checks": [{"id": "mi", "assessor": "membership_inference", "max_auc": 0.6, "max_tpr_at_fpr": 0.005},
-                         {"id": "eps", "assessor": "empirical_epsilon", "claimed_epsilon": 1.0,
-                          "random_split": True}]}
-    print(f"training {len(train):,}, holdout {len(holdout):,}, synthetic {len(synthetic):,} rows, 10 columns "
-          f"({n_copy:,} copied training rows)")
+    synthetic = pd.concat(
+        [train.sample(n_copy, random_state=1), population(rng, args.rows - n_copy)], ignore_index=True
+    )
+    policy = {
+        "version": 1,
+        "name": "bench-membership",
+        "columns": {
+            "age": {"role": "quasi_identifier", "type": "numeric"},
+            "income": {"role": "quasi_identifier", "type": "numeric"},
+            "hours": {"role": "quasi_identifier", "type": "numeric"},
+            **{f"c{j}": {"role": "quasi_identifier"} for j in range(len(LEVELS))},
+        },
+        "checks": [
+            {"id": "mi", "assessor": "membership_inference", "max_auc": 0.6, "max_tpr_at_fpr": 0.005},
+            {"id": "eps", "assessor": "empirical_epsilon", "claimed_epsilon": 1.0, "random_split": True},
+        ],
+    }
+    print(
+        f"training {len(train):,}, holdout {len(holdout):,}, synthetic {len(synthetic):,} rows, 10 columns "
+        f"({n_copy:,} copied training rows)"
+    )
     start = time.perf_counter()
     result = run_audit(synthetic, policy, original=train, control=holdout)
     audit = time.perf_counter() - start
@@ -91,9 +103,11 @@ def main() -> None:
     exact = np.log(gaussian_kde(sz.T, bw_method=len(sz) ** (-1 / 10) / np.sqrt(1.0))(pz[sample].T))
     t_exact = time.perf_counter() - t
     full = len(pz) / len(sample)
-    print(f"KDE on 2,000 records: truncated {t_ours:.2f} s, scipy gaussian_kde {t_exact:.2f} s "
-          f"(ratio {t_exact / max(t_ours, 1e-9):.0f}x; extrapolated to {len(pz):,} records: "
-          f"{t_ours * full:.0f} s against {t_exact * full:.0f} s)")
+    print(
+        f"KDE on 2,000 records: truncated {t_ours:.2f} s, scipy gaussian_kde {t_exact:.2f} s "
+        f"(ratio {t_exact / max(t_ours, 1e-9):.0f}x; extrapolated to {len(pz):,} records: "
+        f"{t_ours * full:.0f} s against {t_exact * full:.0f} s)"
+    )
     print(f"rank correlation of the two log densities: {pd.Series(ours).corr(pd.Series(exact), method='spearman'):.3f}")
 
 

@@ -30,14 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from privaudit.remediation.microaggregation import mdav, microaggregate  # noqa: E402
 
-DEFAULT_DATA = (Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
-                / "casc" / "CASCrefmicrodata.csv")
+DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "casc" / "CASCrefmicrodata.csv"
 QIS = ["TAXINC", "POTHVAL"]
 SENSITIVE = ["FEDTAX", "FICA"]
 KS = [2, 5, 10]
 TS = [0.05, 0.1, 0.25]
-ALGS = {"merge": "Alg1 merge", "k-anonymity-first": "Alg2 k-first",
-        "t-closeness-first": "Alg3 t-first"}
+ALGS = {"merge": "Alg1 merge", "k-anonymity-first": "Alg2 k-first", "t-closeness-first": "Alg3 t-first"}
 
 
 def run_casc(path: Path) -> pd.DataFrame:
@@ -47,32 +45,48 @@ def run_casc(path: Path) -> pd.DataFrame:
     for sname in SENSITIVE:
         s = d[sname].to_numpy()
         corr = ", ".join(f"{q} {np.corrcoef(d[q], d[sname])[0, 1]:+.2f}" for q in QIS)
-        print(f"\n=== sensitive {sname}: {np.unique(s).size} distinct values; "
-              f"correlation with {corr} ===")
-        print(f"{'k':>3} {'t':>5} {'algorithm':<13} {'k_eff':>5} {'#clus':>6} {'min':>5} "
-              f"{'mean':>7} {'maxEMD':>7} {'nSSE':>7} {'merges':>6} {'time s':>7}")
+        print(f"\n=== sensitive {sname}: {np.unique(s).size} distinct values; correlation with {corr} ===")
+        print(
+            f"{'k':>3} {'t':>5} {'algorithm':<13} {'k_eff':>5} {'#clus':>6} {'min':>5} "
+            f"{'mean':>7} {'maxEMD':>7} {'nSSE':>7} {'merges':>6} {'time s':>7}"
+        )
         for k in KS:
             t0 = time.perf_counter()
             base = microaggregate(X, s, k, None, "mdav")
             el = time.perf_counter() - t0
-            print(f"{k:>3} {'-':>5} {'MDAV only':<13} {k:>5} {base.n_clusters:>6} "
-                  f"{base.min_cluster_size:>5} {base.mean_cluster_size:>7.2f} "
-                  f"{base.max_emd:>7.4f} {base.normalized_sse:>7.4f} {'-':>6} {el:>7.3f}")
+            print(
+                f"{k:>3} {'-':>5} {'MDAV only':<13} {k:>5} {base.n_clusters:>6} "
+                f"{base.min_cluster_size:>5} {base.mean_cluster_size:>7.2f} "
+                f"{base.max_emd:>7.4f} {base.normalized_sse:>7.4f} {'-':>6} {el:>7.3f}"
+            )
             for t in TS:
                 for alg, label in ALGS.items():
                     t0 = time.perf_counter()
                     r = microaggregate(X, s, k, t, alg)
                     el = time.perf_counter() - t0
                     assert r.verification.ok
-                    rows.append(dict(sensitive=sname, k=k, t=t, algorithm=label,
-                                     k_eff=r.k_effective, clusters=r.n_clusters,
-                                     min_size=r.min_cluster_size,
-                                     mean_size=r.mean_cluster_size, max_emd=r.max_emd,
-                                     nsse=r.normalized_sse, merges=r.n_merges, seconds=el))
-                    print(f"{k:>3} {t:>5} {label:<13} {r.k_effective:>5} {r.n_clusters:>6} "
-                          f"{r.min_cluster_size:>5} {r.mean_cluster_size:>7.2f} "
-                          f"{r.max_emd:>7.4f} {r.normalized_sse:>7.4f} {r.n_merges:>6} "
-                          f"{el:>7.3f}")
+                    rows.append(
+                        dict(
+                            sensitive=sname,
+                            k=k,
+                            t=t,
+                            algorithm=label,
+                            k_eff=r.k_effective,
+                            clusters=r.n_clusters,
+                            min_size=r.min_cluster_size,
+                            mean_size=r.mean_cluster_size,
+                            max_emd=r.max_emd,
+                            nsse=r.normalized_sse,
+                            merges=r.n_merges,
+                            seconds=el,
+                        )
+                    )
+                    print(
+                        f"{k:>3} {t:>5} {label:<13} {r.k_effective:>5} {r.n_clusters:>6} "
+                        f"{r.min_cluster_size:>5} {r.mean_cluster_size:>7.2f} "
+                        f"{r.max_emd:>7.4f} {r.normalized_sse:>7.4f} {r.n_merges:>6} "
+                        f"{el:>7.3f}"
+                    )
     return pd.DataFrame(rows)
 
 
@@ -86,12 +100,16 @@ def summarise(df: pd.DataFrame) -> None:
         best = g.loc[g.nsse.idxmin()]
         wins_sse += best.algorithm == a3.algorithm
         smallest = g[g.mean_size <= g.mean_size.min() + 1e-12].algorithm.tolist()
-        print(f"{sname:<7} k={k:<3} t={t:<5} smallest mean size: "
-              f"{' = '.join(smallest):<28} lowest nSSE: {best.algorithm:<13}"
-              f" (Alg3 {a3.nsse:.4f} vs best other "
-              f"{g[g.algorithm != a3.algorithm].nsse.min():.4f})")
-    print(f"Algorithm 3 smallest mean cluster size in {wins_size}/{total} settings, "
-          f"lowest normalised SSE in {wins_sse}/{total}.")
+        print(
+            f"{sname:<7} k={k:<3} t={t:<5} smallest mean size: "
+            f"{' = '.join(smallest):<28} lowest nSSE: {best.algorithm:<13}"
+            f" (Alg3 {a3.nsse:.4f} vs best other "
+            f"{g[g.algorithm != a3.algorithm].nsse.min():.4f})"
+        )
+    print(
+        f"Algorithm 3 smallest mean cluster size in {wins_size}/{total} settings, "
+        f"lowest normalised SSE in {wins_sse}/{total}."
+    )
     print("Total time per algorithm (s):")
     print(df.groupby("algorithm").seconds.sum().round(2).to_string())
 

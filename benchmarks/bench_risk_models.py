@@ -52,11 +52,16 @@ def main() -> None:
     frame["w"] = rng.uniform(50, 150, args.rows)
     columns = {c: {"role": "quasi_identifier"} for c in ("age", "sex", "race", "marital", "education", "zip3")}
     columns["age"]["type"] = "numeric"
-    columns |= {"occupation": {"role": "sensitive"}, "income": {"role": "sensitive", "type": "numeric"},
-                "hh": {"role": "household_id"}, "w": {"role": "weight", "type": "numeric"}}
+    columns |= {
+        "occupation": {"role": "sensitive"},
+        "income": {"role": "sensitive", "type": "numeric"},
+        "hh": {"role": "household_id"},
+        "w": {"role": "weight", "type": "numeric"},
+    }
     registry = get_registry()
-    policy = policy_from_dict({"columns": columns, "checks": [dict(c, id=f"c{i}") for i, (_, c) in
-                                                              enumerate(CHECKS)]}, registry)
+    policy = policy_from_dict(
+        {"columns": columns, "checks": [dict(c, id=f"c{i}") for i, (_, c) in enumerate(CHECKS)]}, registry
+    )
     from privaudit.core.data import load_input
 
     t = time.perf_counter()

@@ -26,9 +26,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass"]
-ARX = {"dankar": ([0, 3, 0, 0, 1, 0, 0], 687, 0.07647316317142856),
-       "zayatz": ([0, 2, 0, 0, 1, 0, 0], 966, 0.07139848854285714),
-       "snb": ([0, 3, 0, 0, 1, 1, 0], 919, 0.12137288605714286)}
+ARX = {
+    "dankar": ([0, 3, 0, 0, 1, 0, 0], 687, 0.07647316317142856),
+    "zayatz": ([0, 2, 0, 0, 1, 0, 0], 966, 0.07139848854285714),
+    "snb": ([0, 3, 0, 0, 1, 1, 0], 919, 0.12137288605714286),
+}
 
 
 def main() -> None:
@@ -40,19 +42,45 @@ def main() -> None:
             for q in QIS:
                 (folder / f"{q}.csv").write_bytes((ROOT / "policies/hierarchies/adult" / f"{q}.csv").read_bytes())
                 lines.append(f"  {q}: {{role: quasi_identifier, type: nominal, hierarchy: {q}.csv}}")
-            lines += ["  occupation: {role: other}", "  salary-class: {role: other}", "checks:",
-                      f"  - {{id: pu, assessor: uniqueness, population_model: {model}, max_share: 0.01, "
-                      "population_size: 300000, snb: arx}"]
+            lines += [
+                "  occupation: {role: other}",
+                "  salary-class: {role: other}",
+                "checks:",
+                f"  - {{id: pu, assessor: uniqueness, population_model: {model}, max_share: 0.01, "
+                "population_size: 300000, snb: arx}",
+            ]
             (folder / "p.yaml").write_text("\n".join(lines) + "\n")
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "privaudit", "remediate", str(ROOT / "examples/adult/adult.csv"),
-                            "--policy", str(folder / "p.yaml"), "--method", "generalize", "--option", "metric=Loss",
-                            "--option", "max_suppression=0.04", "--out", str(folder / "o.csv"), "--json",
-                            str(folder / "o.json"), "--quiet"], check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "privaudit",
+                    "remediate",
+                    str(ROOT / "examples/adult/adult.csv"),
+                    "--policy",
+                    str(folder / "p.yaml"),
+                    "--method",
+                    "generalize",
+                    "--option",
+                    "metric=Loss",
+                    "--option",
+                    "max_suppression=0.04",
+                    "--out",
+                    str(folder / "o.csv"),
+                    "--json",
+                    str(folder / "o.json"),
+                    "--quiet",
+                ],
+                check=True,
+            )
             seconds = time.perf_counter() - start
             rem = json.loads((folder / "o.json").read_text())["remediation"]
-            same = ([rem["changes"]["levels"][q] for q in QIS] == levels and rem["loss"]["records_suppressed"] ==
-                    suppressed and abs(rem["loss"]["alteration"] / 100 - loss) <= 1e-8 * loss)
+            same = (
+                [rem["changes"]["levels"][q] for q in QIS] == levels
+                and rem["loss"]["records_suppressed"] == suppressed
+                and abs(rem["loss"]["alteration"] / 100 - loss) <= 1e-8 * loss
+            )
             print(f"{model:8} {str(same):12} {seconds:>8.1f}")
 
 

@@ -40,9 +40,12 @@ checks:
   - {assessor: k_anonymity, k: 5}
   - {assessor: l_diversity, sensitive: disease, l: 2}
 """
-SERIES = SINGLE + """  - {assessor: composition, sensitive: disease}
+SERIES = (
+    SINGLE
+    + """  - {assessor: composition, sensitive: disease}
   - {assessor: m_invariance, sensitive: disease, m: 2}
 """
+)
 
 
 def releases(folder: Path, rows: int, seed: int = 7) -> list[Path]:
@@ -58,9 +61,15 @@ def releases(folder: Path, rows: int, seed: int = 7) -> list[Path]:
     for i, band in enumerate(bands):
         pick = np.sort(rng.choice(population, rows, replace=False))
         lo = band(age[pick])
-        frame = pd.DataFrame({"id": ids[pick], "age": np.char.add(np.char.add(lo.astype(str), "-"),
-                                                                  (lo + (4 if i == 1 else 9)).astype(str)),
-                              "sex": sex[pick], "zip3": zip3[pick], "disease": disease[pick]})
+        frame = pd.DataFrame(
+            {
+                "id": ids[pick],
+                "age": np.char.add(np.char.add(lo.astype(str), "-"), (lo + (4 if i == 1 else 9)).astype(str)),
+                "sex": sex[pick],
+                "zip3": zip3[pick],
+                "disease": disease[pick],
+            }
+        )
         path = folder / f"release{i}.parquet"
         frame.sample(frac=1.0, random_state=i).to_parquet(path, index=False)
         paths.append(path)
@@ -92,14 +101,18 @@ def main() -> None:
             series_cpu.append(time.process_time() - c)
         comp = next(c for c in result.checks if c.assessor == "composition").details
         a, b = statistics.median(single), statistics.median(series)
-        print(f"rows per release: {args.rows:,}; people linked in 2+ releases: {comp['people_linked']:,}; "
-              f"below l={comp['l']:g}: {comp['people_below_l']:,} (disclosed {comp['people_disclosed']:,})")
+        print(
+            f"rows per release: {args.rows:,}; people linked in 2+ releases: {comp['people_linked']:,}; "
+            f"below l={comp['l']:g}: {comp['people_below_l']:,} (disclosed {comp['people_disclosed']:,})"
+        )
         print(f"(a) one release alone:            {a:7.2f} s  (runs: {', '.join(f'{x:.2f}' for x in single)})")
         print(f"(b) with two previous + 2 checks: {b:7.2f} s  (runs: {', '.join(f'{x:.2f}' for x in series)})")
         print(f"ratio b / a: {b / a:.2f} (bound: 3)")
         ca, cb = statistics.median(single_cpu), statistics.median(series_cpu)
-        print(f"CPU seconds of this process (what a loaded machine does not inflate): (a) {ca:.2f}, (b) {cb:.2f}, "
-              f"ratio {cb / ca:.2f}")
+        print(
+            f"CPU seconds of this process (what a loaded machine does not inflate): (a) {ca:.2f}, (b) {cb:.2f}, "
+            f"ratio {cb / ca:.2f}"
+        )
 
 
 if __name__ == "__main__":

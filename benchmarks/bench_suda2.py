@@ -92,13 +92,19 @@ def main() -> None:
     if args.skip_large:
         return
     big = timed(f"make {args.large:,} rows", lambda: codes_of(synthetic(args.large, zip_skew=1.33)))
-    r = timed(f"fast SUDA2, {args.large:,} rows, 6 QIs, MSU size <= {args.max_size}",
-              lambda: suda2(big, max_size=args.max_size))
-    print(f"  {int((r.scores > 0).sum()):,} special uniques, MSUs by size {r.msus_by_size.tolist()}, "
-          f"{r.subsets_visited} subsets visited")
+    r = timed(
+        f"fast SUDA2, {args.large:,} rows, 6 QIs, MSU size <= {args.max_size}",
+        lambda: suda2(big, max_size=args.max_size),
+    )
+    print(
+        f"  {int((r.scores > 0).sum()):,} special uniques, MSUs by size {r.msus_by_size.tolist()}, "
+        f"{r.subsets_visited} subsets visited"
+    )
     r = timed(f"fast SUDA2, {args.large:,} rows, 6 QIs, all sizes", lambda: suda2(big))
-    print(f"  {int((r.scores > 0).sum()):,} special uniques, MSUs by size {r.msus_by_size.tolist()}, "
-          f"{r.subsets_visited} subsets visited")
+    print(
+        f"  {int((r.scores > 0).sum()):,} special uniques, MSUs by size {r.msus_by_size.tolist()}, "
+        f"{r.subsets_visited} subsets visited"
+    )
 
 
 if __name__ == "__main__":

@@ -105,8 +105,17 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-COLUMNS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
-           "salary-class"]
+COLUMNS = [
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+    "occupation",
+    "salary-class",
+]
 
 
 def swapped(frame: pd.DataFrame, share: float, rng: np.random.Generator) -> pd.DataFrame:
@@ -134,10 +143,14 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--skip-anonymeter", action="store_true")
     parser.add_argument("--ten-columns", action="store_true", help="add a continuous tenth column (see above)")
-    parser.add_argument("--anonymeter-singling-out", nargs="+", default=[], metavar="MODE",
-                        choices=["univariate", "multivariate"],
-                        help="also time anonymeter's SinglingOutEvaluator in these modes (multivariate: over 25 "
-                             "minutes on 10^5 rows)")
+    parser.add_argument(
+        "--anonymeter-singling-out",
+        nargs="+",
+        default=[],
+        metavar="MODE",
+        choices=["univariate", "multivariate"],
+        help="also time anonymeter's SinglingOutEvaluator in these modes (multivariate: over 25 minutes on 10^5 rows)",
+    )
     args = parser.parse_args()
     global COLUMNS
     train, control, synthetic = tables(args.rows, args.ten_columns)
@@ -145,19 +158,32 @@ def main() -> None:
     if args.ten_columns:
         COLUMNS = ["hours"] + COLUMNS
         aux[0].append("hours")
-    policy = {"release": "synthetic",
-              "columns": {c: {"role": "sensitive" if c in ("occupation", "salary-class") else "quasi_identifier"}
-                          for c in COLUMNS},
-              "checks": [  # the peers' attacks with the same parameters as anonymeter's below
-                  {"assessor": "distance_to_closest_record"},
-                  {"assessor": "singling_out", "n_attacks": 500, "max_risk": 0.1},
-                  {"assessor": "singling_out", "id": "singling_out_univariate", "mode": "univariate",
-                   "n_attacks": 500, "max_risk": 0.1},
-                  {"assessor": "linkability", "aux_columns": aux, "n_neighbors": 10, "n_attacks": 2000,
-                   "max_risk": 0.1},
-                  {"assessor": "inference", "secret": "salary-class", "aux_columns": COLUMNS[:-1], "n_attacks": 2000,
-                   "max_risk": 0.1},
-                  {"assessor": "cap", "min_protection": 0.5}]}
+    policy = {
+        "release": "synthetic",
+        "columns": {
+            c: {"role": "sensitive" if c in ("occupation", "salary-class") else "quasi_identifier"} for c in COLUMNS
+        },
+        "checks": [  # the peers' attacks with the same parameters as anonymeter's below
+            {"assessor": "distance_to_closest_record"},
+            {"assessor": "singling_out", "n_attacks": 500, "max_risk": 0.1},
+            {
+                "assessor": "singling_out",
+                "id": "singling_out_univariate",
+                "mode": "univariate",
+                "n_attacks": 500,
+                "max_risk": 0.1,
+            },
+            {"assessor": "linkability", "aux_columns": aux, "n_neighbors": 10, "n_attacks": 2000, "max_risk": 0.1},
+            {
+                "assessor": "inference",
+                "secret": "salary-class",
+                "aux_columns": COLUMNS[:-1],
+                "n_attacks": 2000,
+                "max_risk": 0.1,
+            },
+            {"assessor": "cap", "min_protection": 0.5},
+        ],
+    }
     policy["columns"]["age"]["type"] = "numeric"
     if args.ten_columns:
         policy["columns"]["hours"]["type"] = "numeric"
@@ -180,18 +206,24 @@ def main() -> None:
         print("anonymeter is not installed: pip install anonymeter")
         return
     t = time.perf_counter()
-    LinkabilityEvaluator(ori=train, syn=synthetic, control=control, n_attacks=2000, aux_cols=aux,
-                         n_neighbors=10).evaluate(n_jobs=1)
+    LinkabilityEvaluator(
+        ori=train, syn=synthetic, control=control, n_attacks=2000, aux_cols=aux, n_neighbors=10
+    ).evaluate(n_jobs=1)
     link = time.perf_counter() - t
     t = time.perf_counter()
-    InferenceEvaluator(ori=train, syn=synthetic, control=control, aux_cols=COLUMNS[:-1], secret="salary-class",
-                       n_attacks=2000).evaluate(n_jobs=1)
+    InferenceEvaluator(
+        ori=train, syn=synthetic, control=control, aux_cols=COLUMNS[:-1], secret="salary-class", n_attacks=2000
+    ).evaluate(n_jobs=1)
     inference = time.perf_counter() - t
-    print(f"anonymeter: linkability {link:.1f} s, inference {inference:.1f} s (2,000 attacks each); "
-          f"privaudit's whole chapter / anonymeter's two attacks = {seconds / (link + inference):.2f}")
+    print(
+        f"anonymeter: linkability {link:.1f} s, inference {inference:.1f} s (2,000 attacks each); "
+        f"privaudit's whole chapter / anonymeter's two attacks = {seconds / (link + inference):.2f}"
+    )
     by_id = {c.id: c.seconds for c in result.checks}
-    print(f"same attacks: linkability {link / by_id['linkability']:.1f}x, inference "
-          f"{inference / by_id['inference']:.1f}x faster than anonymeter")
+    print(
+        f"same attacks: linkability {link / by_id['linkability']:.1f}x, inference "
+        f"{inference / by_id['inference']:.1f}x faster than anonymeter"
+    )
     if not args.anonymeter_singling_out:
         return
     from anonymeter.evaluators import SinglingOutEvaluator
@@ -206,11 +238,12 @@ def main() -> None:
     for mode in args.anonymeter_singling_out:
         check = "singling_out_univariate" if mode == "univariate" else "singling_out"
         t = time.perf_counter()
-        SinglingOutEvaluator(ori=typed[0], syn=typed[1], control=typed[2], n_attacks=500,
-                             n_cols=3).evaluate(mode=mode)
+        SinglingOutEvaluator(ori=typed[0], syn=typed[1], control=typed[2], n_attacks=500, n_cols=3).evaluate(mode=mode)
         took = time.perf_counter() - t
-        print(f"anonymeter singling out ({mode}, 500 attacks, n_cols 3): {took:.1f} s; privaudit "
-              f"{by_id[check]:.1f} s: {took / by_id[check]:.1f}x faster")
+        print(
+            f"anonymeter singling out ({mode}, 500 attacks, n_cols 3): {took:.1f} s; privaudit "
+            f"{by_id[check]:.1f} s: {took / by_id[check]:.1f}x faster"
+        )
 
 
 if __name__ == "__main__":

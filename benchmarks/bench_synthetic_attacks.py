@@ -34,9 +34,16 @@ def people(n: int, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     age, job = rng.integers(18, 90, n), rng.integers(0, 20, n)
     disease = np.where(rng.random(n) < 0.3, (age // 15 + job) % 6, rng.integers(0, 6, n))
-    return pd.DataFrame({"age": age, "income": (rng.lognormal(10, 0.6, n) // 10 * 10).astype(int),
-                         "zip": [f"z{z:03d}" for z in rng.integers(0, 100, n)], "job": [f"j{j}" for j in job],
-                         "sex": rng.choice(["F", "M"], n), "disease": [f"d{d}" for d in disease]})
+    return pd.DataFrame(
+        {
+            "age": age,
+            "income": (rng.lognormal(10, 0.6, n) // 10 * 10).astype(int),
+            "zip": [f"z{z:03d}" for z in rng.integers(0, 100, n)],
+            "job": [f"j{j}" for j in job],
+            "sex": rng.choice(["F", "M"], n),
+            "disease": [f"d{d}" for d in disease],
+        }
+    )
 
 
 def timed(fn):
@@ -57,27 +64,46 @@ def main() -> None:
     synth = pd.concat([train.iloc[:leaked], people(n - leaked, 3)], ignore_index=True)
 
     ours = {
-        "singling out (multivariate)": lambda: singling_out_attack(
-            train, synth, control, list(NUMERIC), NUMERIC, mode="multivariate", n_attacks=k, n_cols=3).outcome.risk,
-        "singling out (univariate)": lambda: singling_out_attack(
-            train, synth, control, list(NUMERIC), NUMERIC, mode="univariate", n_attacks=k).outcome.risk,
+        "singling out (multivariate)": lambda: (
+            singling_out_attack(
+                train, synth, control, list(NUMERIC), NUMERIC, mode="multivariate", n_attacks=k, n_cols=3
+            ).outcome.risk
+        ),
+        "singling out (univariate)": lambda: (
+            singling_out_attack(
+                train, synth, control, list(NUMERIC), NUMERIC, mode="univariate", n_attacks=k
+            ).outcome.risk
+        ),
         "linkability": lambda: linkability_attack(train, synth, control, (FIRST, SECOND), NUMERIC, n_attacks=k).risk,
-        "inference (disease)": lambda: inference_attack(train, synth, control, AUX, "disease", NUMERIC,
-                                                        n_attacks=k).risk,
+        "inference (disease)": lambda: (
+            inference_attack(train, synth, control, AUX, "disease", NUMERIC, n_attacks=k).risk
+        ),
     }
     theirs = {}
     if not args.skip_anonymeter:
         import anonymeter.evaluators as am
 
         theirs = {
-            "singling out (multivariate)": lambda: am.SinglingOutEvaluator(
-                train, synth, n_attacks=k, n_cols=3, control=control, seed=0).evaluate("multivariate").risk(),
-            "singling out (univariate)": lambda: am.SinglingOutEvaluator(
-                train, synth, n_attacks=k, control=control, seed=0).evaluate("univariate").risk(),
-            "linkability": lambda: am.LinkabilityEvaluator(
-                train, synth, (FIRST, SECOND), n_attacks=k, control=control).evaluate(n_jobs=-1).risk(),
-            "inference (disease)": lambda: am.InferenceEvaluator(
-                train, synth, AUX, "disease", n_attacks=k, control=control).evaluate(n_jobs=-1).risk(),
+            "singling out (multivariate)": lambda: (
+                am.SinglingOutEvaluator(train, synth, n_attacks=k, n_cols=3, control=control, seed=0)
+                .evaluate("multivariate")
+                .risk()
+            ),
+            "singling out (univariate)": lambda: (
+                am.SinglingOutEvaluator(train, synth, n_attacks=k, control=control, seed=0)
+                .evaluate("univariate")
+                .risk()
+            ),
+            "linkability": lambda: (
+                am.LinkabilityEvaluator(train, synth, (FIRST, SECOND), n_attacks=k, control=control)
+                .evaluate(n_jobs=-1)
+                .risk()
+            ),
+            "inference (disease)": lambda: (
+                am.InferenceEvaluator(train, synth, AUX, "disease", n_attacks=k, control=control)
+                .evaluate(n_jobs=-1)
+                .risk()
+            ),
         }
     print(f"{n:,} training, control and synthetic records; {k} attacks; a quarter of the rows leaked\n")
     print(f"{'attack':30s} {'privaudit s':>12s} {'risk':>18s} {'anonymeter s':>13s} {'risk':>18s}")

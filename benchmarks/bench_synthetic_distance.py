@@ -25,8 +25,16 @@ import pandas as pd
 from privaudit.risk.synthetic.distance import distance_to_closest_record
 
 EDUCATION = ["none", "primary", "lower-secondary", "secondary", "vocational", "bachelor", "master", "doctorate"]
-KINDS = {"age": "numeric", "income": "numeric", "hours": "numeric", "sex": "nominal", "region": "nominal",
-         "occupation": "nominal", "education": "ordinal", "marital": "nominal"}
+KINDS = {
+    "age": "numeric",
+    "income": "numeric",
+    "hours": "numeric",
+    "sex": "nominal",
+    "region": "nominal",
+    "occupation": "nominal",
+    "education": "ordinal",
+    "marital": "nominal",
+}
 
 
 def table(rng: np.random.Generator, n: int) -> pd.DataFrame:
@@ -35,14 +43,18 @@ def table(rng: np.random.Generator, n: int) -> pd.DataFrame:
     income[rng.random(n) < 0.02] = np.nan
     marital = rng.choice(["single", "married", "divorced", "widowed"], n).astype(object)
     marital[rng.random(n) < 0.03] = None
-    return pd.DataFrame({
-        "age": age, "income": income, "hours": rng.integers(0, 80, n).astype(float),
-        "sex": pd.array(rng.choice(["f", "m"], n), dtype="string"),
-        "region": pd.array(rng.choice([f"r{i:02d}" for i in range(12)], n), dtype="string"),
-        "occupation": pd.array(rng.choice([f"occ{i:03d}" for i in range(300)], n), dtype="string"),
-        "education": pd.Categorical(rng.choice(EDUCATION, n), categories=EDUCATION, ordered=True),
-        "marital": pd.array(marital, dtype="string"),
-    })
+    return pd.DataFrame(
+        {
+            "age": age,
+            "income": income,
+            "hours": rng.integers(0, 80, n).astype(float),
+            "sex": pd.array(rng.choice(["f", "m"], n), dtype="string"),
+            "region": pd.array(rng.choice([f"r{i:02d}" for i in range(12)], n), dtype="string"),
+            "occupation": pd.array(rng.choice([f"occ{i:03d}" for i in range(300)], n), dtype="string"),
+            "education": pd.Categorical(rng.choice(EDUCATION, n), categories=EDUCATION, ordered=True),
+            "marital": pd.array(marital, dtype="string"),
+        }
+    )
 
 
 def main() -> None:
@@ -59,23 +71,31 @@ def main() -> None:
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     tracemalloc.start()
     started = time.perf_counter()
-    result = distance_to_closest_record(synthetic, training, None if args.no_control else holdout, KINDS,
-                                workers=args.workers)
+    result = distance_to_closest_record(
+        synthetic, training, None if args.no_control else holdout, KINDS, workers=args.workers
+    )
     seconds = time.perf_counter() - started
     _, traced = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"rows: {args.rows:,} synthetic x {args.rows:,} training"
-          + ("" if args.no_control else f" (+ {args.rows:,} holdout)") + f", {len(KINDS)} columns")
+    print(
+        f"rows: {args.rows:,} synthetic x {args.rows:,} training"
+        + ("" if args.no_control else f" (+ {args.rows:,} holdout)")
+        + f", {len(KINDS)} columns"
+    )
     print(f"wall: {seconds:.1f} s")
-    print(f"peak traced allocation during the run: {traced / 2**20:.0f} MiB; peak RSS {rss:.0f} MiB "
-          f"(before the run: {rss_before:.0f} MiB)")
+    print(
+        f"peak traced allocation during the run: {traced / 2**20:.0f} MiB; peak RSS {rss:.0f} MiB "
+        f"(before the run: {rss_before:.0f} MiB)"
+    )
     print(f"exact copies: {result.exact_share:.2%}; median DCR {np.median(result.dcr):.4f}")
     if result.has_control:
         lo, hi = result.closer_interval()
-        print(f"closer to training: {result.closer_share:.2%} [{lo:.2%}, {hi:.2%}] (expected "
-              f"{result.expected_closer:.0%}); below holdout p5 ({result.holdout_p5:.4f}): "
-              f"{result.below_holdout_p5 / result.n_synthetic:.2%}; ties {result.closer_ties:,}")
+        print(
+            f"closer to training: {result.closer_share:.2%} [{lo:.2%}, {hi:.2%}] (expected "
+            f"{result.expected_closer:.0%}); below holdout p5 ({result.holdout_p5:.4f}): "
+            f"{result.below_holdout_p5 / result.n_synthetic:.2%}; ties {result.closer_ties:,}"
+        )
 
 
 if __name__ == "__main__":

@@ -44,41 +44,51 @@ def tables(n: int, seed: int = 7) -> tuple[pd.DataFrame, pd.DataFrame]:
     region = rng.integers(0, 500, n)
     regions = np.array([f"R{i:03d}" for i in range(500)])
     education = rng.integers(0, 16, n)
-    original = pd.DataFrame({
-        "age": age.astype(float),
-        "sex": pd.Categorical.from_codes(rng.integers(0, 2, n), ["f", "m"]),
-        "region": pd.Categorical.from_codes(region, regions),
-        "education": pd.Categorical.from_codes(education, [f"E{i:02d}" for i in range(16)]),
-        "income": rng.lognormal(10, 0.6, n),
-        "hours": rng.normal(38, 8, n),
-    })
+    original = pd.DataFrame(
+        {
+            "age": age.astype(float),
+            "sex": pd.Categorical.from_codes(rng.integers(0, 2, n), ["f", "m"]),
+            "region": pd.Categorical.from_codes(region, regions),
+            "education": pd.Categorical.from_codes(education, [f"E{i:02d}" for i in range(16)]),
+            "income": rng.lognormal(10, 0.6, n),
+            "hours": rng.normal(38, 8, n),
+        }
+    )
     bands = [f"{lo}-{lo + 9}" for lo in range(10, 100, 10)]
     suppressed = rng.random(n) < 0.02
     band = np.where(suppressed, -1, age // 10 - 1)
     district = np.where(suppressed, -1, region // 10)
-    release = pd.DataFrame({
-        "age": pd.Categorical.from_codes(band, bands),
-        "sex": pd.Categorical.from_codes(np.where(suppressed, -1, original["sex"].cat.codes), ["f", "m"]),
-        "region": pd.Categorical.from_codes(district, [f"D{i:02d}" for i in range(50)]),
-        "education": pd.Categorical.from_codes(np.where(suppressed, -1, education),
-                                               [f"E{i:02d}" for i in range(16)]),
-        "income": original["income"] * rng.normal(1, 0.05, n),
-        "hours": original["hours"] + rng.normal(0, 1, n),
-    })
+    release = pd.DataFrame(
+        {
+            "age": pd.Categorical.from_codes(band, bands),
+            "sex": pd.Categorical.from_codes(np.where(suppressed, -1, original["sex"].cat.codes), ["f", "m"]),
+            "region": pd.Categorical.from_codes(district, [f"D{i:02d}" for i in range(50)]),
+            "education": pd.Categorical.from_codes(
+                np.where(suppressed, -1, education), [f"E{i:02d}" for i in range(16)]
+            ),
+            "income": original["income"] * rng.normal(1, 0.05, n),
+            "hours": original["hours"] + rng.normal(0, 1, n),
+        }
+    )
     return original, release
 
 
 def policy(folder: Path, utility) -> dict:
     (folder / "age.csv").write_text("".join(f"{a};{a // 10 * 10}-{a // 10 * 10 + 9};*\n" for a in range(18, 91)))
     (folder / "region.csv").write_text("".join(f"R{i:03d};D{i // 10:02d};*\n" for i in range(500)))
-    p = {"version": 1, "name": "utility benchmark", "columns": {
-        "age": {"role": "quasi_identifier", "hierarchy": str(folder / "age.csv")},
-        "sex": {"role": "quasi_identifier"},
-        "region": {"role": "quasi_identifier", "hierarchy": str(folder / "region.csv")},
-        "education": {"role": "quasi_identifier"},
-        "income": {"role": "other", "type": "numeric"},
-        "hours": {"role": "other", "type": "numeric"}},
-        "checks": [{"assessor": "k_anonymity", "k": 5}]}
+    p = {
+        "version": 1,
+        "name": "utility benchmark",
+        "columns": {
+            "age": {"role": "quasi_identifier", "hierarchy": str(folder / "age.csv")},
+            "sex": {"role": "quasi_identifier"},
+            "region": {"role": "quasi_identifier", "hierarchy": str(folder / "region.csv")},
+            "education": {"role": "quasi_identifier"},
+            "income": {"role": "other", "type": "numeric"},
+            "hours": {"role": "other", "type": "numeric"},
+        },
+        "checks": [{"assessor": "k_anonymity", "k": 5}],
+    }
     if utility is not None:
         p["utility"] = utility
     return p
@@ -114,10 +124,14 @@ def main() -> None:
     print(f"rows {args.rows:,}; classes {ctx.summary.n_classes:,}")
     print("                                              wall s   CPU s   ratio to the audit (wall, CPU)")
     print(f"class audit (coding, summary, k-anonymity)  {audit:7.2f} {c_audit:7.2f}")
-    print(f"utility, release only ({len(alone)} entries)        {t_alone:7.2f} {c_alone:7.2f}   "
-          f"{t_alone / audit:.2f}, {c_alone / c_audit:.2f}")
-    print(f"utility, against the original ({len(both)} entries) {t_both:7.2f} {c_both:7.2f}   "
-          f"{t_both / audit:.2f}, {c_both / c_audit:.2f}")
+    print(
+        f"utility, release only ({len(alone)} entries)        {t_alone:7.2f} {c_alone:7.2f}   "
+        f"{t_alone / audit:.2f}, {c_alone / c_audit:.2f}"
+    )
+    print(
+        f"utility, against the original ({len(both)} entries) {t_both:7.2f} {c_both:7.2f}   "
+        f"{t_both / audit:.2f}, {c_both / c_audit:.2f}"
+    )
     for e in both:
         if e["column"] is None:
             v = "—" if e["value"] is None else f"{e['value']:.4f}"

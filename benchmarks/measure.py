@@ -77,8 +77,9 @@ def audit_check(folder, check_id: str, engine: str, memory_limit: str, repo) -> 
 
     options = {"memory_limit": memory_limit} if engine == "duckdb" else {}
     t0 = time.perf_counter()
-    result = run_audit(folder / "released.csv", folder / "policy.yaml", original=folder / "original.csv",
-                       engine=engine, **options)
+    result = run_audit(
+        folder / "released.csv", folder / "policy.yaml", original=folder / "original.csv", engine=engine, **options
+    )
     wall = time.perf_counter() - t0
     check = next(c for c in result.checks if c.id == check_id)
     if check.status == "error":

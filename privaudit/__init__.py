@@ -8,19 +8,43 @@ light (a Ctrl-C while the command starts is answered by the command, not by a tr
 
 __version__ = "0.1.0"
 
-__all__ = ["Assessor", "AuditContext", "ClassRule", "ClassSummary", "Details", "Measurement", "Params",
-           "SyntheticDefault", "Remediation", "Remediator",
-           "SensitiveCounts", "audit", "diff", "explore", "hookimpl", "remediate", "__version__"]
+__all__ = [
+    "Assessor",
+    "AuditContext",
+    "ClassRule",
+    "ClassSummary",
+    "Details",
+    "Measurement",
+    "Params",
+    "SyntheticDefault",
+    "Remediation",
+    "Remediator",
+    "SensitiveCounts",
+    "audit",
+    "diff",
+    "explore",
+    "hookimpl",
+    "remediate",
+    "__version__",
+]
 
 _LAZY = {
-    "Assessor": "privaudit.assessors.api", "Measurement": "privaudit.assessors.api", "Params": "privaudit.assessors.api",
-    "Details": "privaudit.assessors.api", "ClassRule": "privaudit.assessors.api",
+    "Assessor": "privaudit.assessors.api",
+    "Measurement": "privaudit.assessors.api",
+    "Params": "privaudit.assessors.api",
+    "Details": "privaudit.assessors.api",
+    "ClassRule": "privaudit.assessors.api",
     "SyntheticDefault": "privaudit.assessors.api",
     "hookimpl": "privaudit.core.hookspecs",
-    "Remediation": "privaudit.remediation.api", "Remediator": "privaudit.remediation.api",
+    "Remediation": "privaudit.remediation.api",
+    "Remediator": "privaudit.remediation.api",
     "AuditContext": "privaudit.core.context",
-    "audit": "privaudit.api", "remediate": "privaudit.api", "diff": "privaudit.api", "explore": "privaudit.api",
-    "ClassSummary": "privaudit.core.summary", "SensitiveCounts": "privaudit.core.summary",
+    "audit": "privaudit.api",
+    "remediate": "privaudit.api",
+    "diff": "privaudit.api",
+    "explore": "privaudit.api",
+    "ClassSummary": "privaudit.core.summary",
+    "SensitiveCounts": "privaudit.core.summary",
 }
 
 

@@ -53,8 +53,19 @@ class AuditReport:
 
     @property
     def checks(self) -> list[CheckView]:
-        return [CheckView(c["id"], c["assessor"], c["status"], c["severity"], c["value"], c["threshold"],
-                          c["message"], c["details"]) for c in self.to_dict()["checks"]]
+        return [
+            CheckView(
+                c["id"],
+                c["assessor"],
+                c["status"],
+                c["severity"],
+                c["value"],
+                c["threshold"],
+                c["message"],
+                c["details"],
+            )
+            for c in self.to_dict()["checks"]
+        ]
 
     @property
     def utility(self) -> list[dict]:
@@ -113,8 +124,10 @@ def _engine_for(data: Any, engine: str | None, options: dict[str, Any]) -> tuple
         if options.get("connection") is not None:
             raise DataError("a DuckDB connection as data and connection= as well: pass one of them")
         if options.get("table") is None:
-            raise DataError("a DuckDB connection needs the table to audit: table=\"NAME\" (a table, view or "
-                            "schema-qualified name of the connection)")
+            raise DataError(
+                'a DuckDB connection needs the table to audit: table="NAME" (a table, view or '
+                "schema-qualified name of the connection)"
+            )
         options["connection"], data = data, None
     if engine is not None:
         return data, engine
@@ -125,9 +138,17 @@ def _engine_for(data: Any, engine: str | None, options: dict[str, Any]) -> tuple
     return data, "in-process"
 
 
-def audit(data: Any, policy: Any, original: Any = None, control: Any = None, engine: str | None = None,
-          progress: Any = None, previous: Any = None, check_timeout: float | None = None,
-          **engine_options: Any) -> AuditReport:
+def audit(
+    data: Any,
+    policy: Any,
+    original: Any = None,
+    control: Any = None,
+    engine: str | None = None,
+    progress: Any = None,
+    previous: Any = None,
+    check_timeout: float | None = None,
+    **engine_options: Any,
+) -> AuditReport:
     """Audit ``data`` against ``policy`` (see the module's docstring). ``check_timeout``: seconds a check may
     run (default: the policy's ``check_timeout``, else no limit); one that runs longer is an error, as is
     any check whose plugin raises or returns what the API does not allow (``docs/faults.md``). ``engine``: ``None`` (default) is
@@ -145,9 +166,19 @@ def audit(data: Any, policy: Any, original: Any = None, control: Any = None, eng
     try:
         if previous is not None and not isinstance(previous, (list, tuple)):
             previous = [previous]
-        return AuditReport(run_audit(data, policy, original=original, control=control, engine=engine,
-                                     progress=bar, previous=previous or None, check_timeout=check_timeout,
-                                     **engine_options))
+        return AuditReport(
+            run_audit(
+                data,
+                policy,
+                original=original,
+                control=control,
+                engine=engine,
+                progress=bar,
+                previous=previous or None,
+                check_timeout=check_timeout,
+                **engine_options,
+            )
+        )
     finally:
         if bar is not None and hasattr(bar, "close"):
             bar.close()
@@ -168,8 +199,9 @@ def diff(base: Any, new: Any, tolerance: str | float | None = None, allow_change
         return read_report(item, label), str(item)
 
     (b, bname), (n, nname) = report_of(base, "base"), report_of(new, "new")
-    return compare(b, n, parse_tolerance(None if tolerance is None else str(tolerance)), allow_changed_policy,
-                   (bname, nname))
+    return compare(
+        b, n, parse_tolerance(None if tolerance is None else str(tolerance)), allow_changed_policy, (bname, nname)
+    )
 
 
 @dataclass
@@ -182,12 +214,15 @@ class RemediationReport:
     offered: bool  # True when the re-audit passed (the command line writes the table only then)
 
     def _repr_html_(self) -> str:
-        return (f"<p>remediation {'offered' if self.offered else 'not offered: its re-audit fails'}</p>"
-                + self.after._repr_html_())
+        return (
+            f"<p>remediation {'offered' if self.offered else 'not offered: its re-audit fails'}</p>"
+            + self.after._repr_html_()
+        )
 
 
-def remediate(data: Any, policy: Any, method: str | None = None, progress: Any = None,
-              **options: Any) -> RemediationReport:
+def remediate(
+    data: Any, policy: Any, method: str | None = None, progress: Any = None, **options: Any
+) -> RemediationReport:
     """Transform ``data`` with ``method`` (or the policy's) and re-audit it; nothing is written. ``options``
     are the method's (``privaudit remediate --list``); ``progress`` as for :func:`audit`."""
     from privaudit.core.progress import api_progress
@@ -199,8 +234,9 @@ def remediate(data: Any, policy: Any, method: str | None = None, progress: Any =
     finally:
         if bar is not None and hasattr(bar, "close"):
             bar.close()
-    return RemediationReport(AuditReport(outcome.before), AuditReport(outcome.after), outcome.remediation.table,
-                             outcome.offered)
+    return RemediationReport(
+        AuditReport(outcome.before), AuditReport(outcome.after), outcome.remediation.table, outcome.offered
+    )
 
 
 @dataclass
@@ -223,8 +259,14 @@ class ExploreReport:
         return self.report.to_html()
 
 
-def explore(data: Any, policy: Any, methods: Any = None, max_candidates: int | None = None,
-            utility: str | None = None, progress: Any = None) -> ExploreReport:
+def explore(
+    data: Any,
+    policy: Any,
+    methods: Any = None,
+    max_candidates: int | None = None,
+    utility: str | None = None,
+    progress: Any = None,
+) -> ExploreReport:
     """Evaluate a family of candidate releases of ``data`` (generalization lattice nodes, suppression budgets,
     microaggregation at several k, randomized response where the policy has an RR bound; ``methods``
     narrows them, ``max_candidates`` caps them) and place each on the risk-utility map
@@ -235,12 +277,19 @@ def explore(data: Any, policy: Any, methods: Any = None, max_candidates: int | N
 
     bar = api_progress(progress)
     try:
-        found = explore_release(data, policy, "explored.csv", methods, max_candidates or DEFAULT_MAX_CANDIDATES,
-                                utility, progress=bar)
+        found = explore_release(
+            data, policy, "explored.csv", methods, max_candidates or DEFAULT_MAX_CANDIDATES, utility, progress=bar
+        )
     finally:
         if bar is not None and hasattr(bar, "close"):
             bar.close()
     ex = found.exploration
     table = None if ex.recommended is None else ex.candidates[ex.recommended].table
-    return ExploreReport(found.report.explore["candidates"], ex.recommended, found.report.explore["risk_measure"],
-                         ex.utility_measure, table, AuditReport(found.report))
+    return ExploreReport(
+        found.report.explore["candidates"],
+        ex.recommended,
+        found.report.explore["risk_measure"],
+        ex.utility_measure,
+        table,
+        AuditReport(found.report),
+    )

@@ -56,14 +56,16 @@ from privaudit.core.summary import ClassSummary
 from privaudit.report.json_report import report_dict
 
 
-def load_policy(policy: str | Path | Mapping[str, Any], *, registry: Registry | None = None,
-                allow_outside_paths: bool = False):
+def load_policy(
+    policy: str | Path | Mapping[str, Any], *, registry: Registry | None = None, allow_outside_paths: bool = False
+):
     """A :class:`~privaudit.core.policy.Policy` from a YAML file or a dict, resolved against ``registry``
     (default: the installed plugins), as an audit opens it."""
     from privaudit.core.audit import open_policy
 
-    return open_policy(dict(policy) if isinstance(policy, Mapping) else policy, registry or get_registry(),
-                       allow_outside_paths)
+    return open_policy(
+        dict(policy) if isinstance(policy, Mapping) else policy, registry or get_registry(), allow_outside_paths
+    )
 
 
 def registry_with(*plugins: Any, entry_points: bool = True) -> Registry:
@@ -73,8 +75,12 @@ def registry_with(*plugins: Any, entry_points: bool = True) -> Registry:
 
 
 @contextlib.contextmanager
-def _files_for(frame: pd.DataFrame, policy: Mapping[str, Any], files: Mapping[str, str] | None = None,
-               original: pd.DataFrame | None = None) -> Iterator[tuple[Path, Path, Path | None]]:
+def _files_for(
+    frame: pd.DataFrame,
+    policy: Mapping[str, Any],
+    files: Mapping[str, str] | None = None,
+    original: pd.DataFrame | None = None,
+) -> Iterator[tuple[Path, Path, Path | None]]:
     """A temporary folder holding ``data.csv``, ``policy.yaml`` (plus ``files``, ``original.csv``)."""
     doc = {"version": 1, "name": "test", **policy}
     with tempfile.TemporaryDirectory(prefix="privaudit-test-") as tmp:
@@ -90,8 +96,14 @@ def _files_for(frame: pd.DataFrame, policy: Mapping[str, Any], files: Mapping[st
         yield folder / "data.csv", folder / "policy.yaml", original_path
 
 
-def audit_frame(frame: pd.DataFrame, policy: Mapping[str, Any], *, registry: Registry | None = None,
-                files: Mapping[str, str] | None = None, original: pd.DataFrame | None = None) -> AuditResult:
+def audit_frame(
+    frame: pd.DataFrame,
+    policy: Mapping[str, Any],
+    *,
+    registry: Registry | None = None,
+    files: Mapping[str, str] | None = None,
+    original: pd.DataFrame | None = None,
+) -> AuditResult:
     """Audit ``frame`` against ``policy`` (a dict; ``version`` and ``name`` are filled in) through the
     same loading path as the CLI. ``files`` are extra files (hierarchies ...) written beside the policy."""
     with _files_for(frame, policy, files, original) as (data, policy_path, original_path):
@@ -107,8 +119,13 @@ def check_result(result: AuditResult, check_id: str) -> dict:
 
 
 # ------------------------------------------------------------------------ one assessor, no audit
-def audit_context(frame: pd.DataFrame, policy: Mapping[str, Any], *, registry: Registry | None = None,
-                  files: Mapping[str, str] | None = None) -> AuditContext:
+def audit_context(
+    frame: pd.DataFrame,
+    policy: Mapping[str, Any],
+    *,
+    registry: Registry | None = None,
+    files: Mapping[str, str] | None = None,
+) -> AuditContext:
     """The context an assessor's ``run(ctx, params)`` receives for ``frame`` under ``policy``: the
     policy and the table are loaded exactly as the CLI loads them (types, missing tokens,
     hierarchies); ``ctx.summary`` is built on first use."""
@@ -121,8 +138,14 @@ def audit_context(frame: pd.DataFrame, policy: Mapping[str, Any], *, registry: R
     return AuditContext(loaded, table.frame)
 
 
-def summary_of(frame: pd.DataFrame, quasi_identifiers: Sequence[str], sensitive: Mapping[str, str] | Sequence[str] = (),
-               *, types: Mapping[str, str] | None = None, missing_qi: str = "value") -> ClassSummary:
+def summary_of(
+    frame: pd.DataFrame,
+    quasi_identifiers: Sequence[str],
+    sensitive: Mapping[str, str] | Sequence[str] = (),
+    *,
+    types: Mapping[str, str] | None = None,
+    missing_qi: str = "value",
+) -> ClassSummary:
     """The class summary of ``frame``: classes of ``quasi_identifiers`` and, per ``sensitive`` column,
     the sparse class x value count matrix (``summary.sensitive[col]``).
 
@@ -141,8 +164,14 @@ def _with_check(policy: Mapping[str, Any], check: Mapping[str, Any]) -> dict:
     return {**policy, "checks": [*policy.get("checks", []), dict(check)]}
 
 
-def run_assessor(frame: pd.DataFrame, policy: Mapping[str, Any], check: Mapping[str, Any], *,
-                 registry: Registry | None = None, files: Mapping[str, str] | None = None) -> Measurement:
+def run_assessor(
+    frame: pd.DataFrame,
+    policy: Mapping[str, Any],
+    check: Mapping[str, Any],
+    *,
+    registry: Registry | None = None,
+    files: Mapping[str, str] | None = None,
+) -> Measurement:
     """Run one check on ``frame`` and return the assessor's :class:`Measurement` (numpy values as the
     assessor returned them, before the JSON report converts them).
 
@@ -154,9 +183,14 @@ def run_assessor(frame: pd.DataFrame, policy: Mapping[str, Any], check: Mapping[
     return resolved.assessor.run(ctx, resolved.params)
 
 
-def class_violations(frame: pd.DataFrame, policy: Mapping[str, Any], check: Mapping[str, Any], *,
-                     registry: Registry | None = None, files: Mapping[str, str] | None = None
-                     ) -> tuple[np.ndarray, ClassSummary]:
+def class_violations(
+    frame: pd.DataFrame,
+    policy: Mapping[str, Any],
+    check: Mapping[str, Any],
+    *,
+    registry: Registry | None = None,
+    files: Mapping[str, str] | None = None,
+) -> tuple[np.ndarray, ClassSummary]:
     """One check's per-class violation mask (its assessor's ``class_violations``) and the summary whose
     classes it indexes. Fails when the assessor declares no ``class_violations``."""
     ctx = audit_context(frame, _with_check(policy, check), registry=registry, files=files)
@@ -167,8 +201,10 @@ def class_violations(frame: pd.DataFrame, policy: Mapping[str, Any], check: Mapp
     mask = np.asarray(fn(ctx, resolved.params))
     summary = ctx.summary
     if mask.dtype != bool or mask.shape != (summary.n_classes,):
-        raise AssertionError(f"class_violations of {resolved.assessor.name!r} must be a bool array of one value "
-                             f"per class ({summary.n_classes}); got dtype {mask.dtype}, shape {mask.shape}")
+        raise AssertionError(
+            f"class_violations of {resolved.assessor.name!r} must be a bool array of one value "
+            f"per class ({summary.n_classes}); got dtype {mask.dtype}, shape {mask.shape}"
+        )
     return mask, summary
 
 
@@ -220,8 +256,14 @@ def run_cli(*args: Any) -> CliRun:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(argv)
     for flag, value in zip(argv, argv[1:], strict=False):
-        if code in (0, 1) and flag == "--json" and value != "-" and Path(value).is_file() and _has_jsonschema() \
-                and argv[:1] != ["diff"]:  # privaudit diff --json writes a comparison, not an audit report
+        if (
+            code in (0, 1)
+            and flag == "--json"
+            and value != "-"
+            and Path(value).is_file()
+            and _has_jsonschema()
+            and argv[:1] != ["diff"]
+        ):  # privaudit diff --json writes a comparison, not an audit report
             assert_valid_report(Path(value))
     return CliRun(code, out.getvalue(), err.getvalue())
 

@@ -35,15 +35,43 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         pdf = Path(tmp) / "report.pdf"
         env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH}
-        done = subprocess.run([sys.executable, "-m", "privaudit", "audit", str(RELEASE), "--policy", str(POLICY),
-                               "--pdf", str(pdf), "--quiet"], env=env, cwd=ROOT)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "privaudit",
+                "audit",
+                str(RELEASE),
+                "--policy",
+                str(POLICY),
+                "--pdf",
+                str(pdf),
+                "--quiet",
+            ],
+            env=env,
+            cwd=ROOT,
+        )
         if done.returncode not in (0, 1) or not pdf.exists():  # 1 = the example fails its policy: still a report
             print(f"render_thumbnails: the audit ended with exit code {done.returncode}", file=sys.stderr)
             return 2
         for page in (1, 2):
             stem = Path(tmp) / f"page-{page}"
-            subprocess.run(["pdftoppm", "-png", "-r", str(args.dpi), "-f", str(page), "-l", str(page),
-                            "-singlefile", str(pdf), str(stem)], check=True)
+            subprocess.run(
+                [
+                    "pdftoppm",
+                    "-png",
+                    "-r",
+                    str(args.dpi),
+                    "-f",
+                    str(page),
+                    "-l",
+                    str(page),
+                    "-singlefile",
+                    str(pdf),
+                    str(stem),
+                ],
+                check=True,
+            )
             target = OUT / f"report-page-{page}.png"
             shutil.move(str(stem.with_suffix(".png")), target)
             print(f"wrote {target.relative_to(ROOT)}")

@@ -6,8 +6,7 @@ import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
 
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
-        "track", "wbr"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
 
 
 class Node:
@@ -26,9 +25,13 @@ class Node:
                 yield from c.iter()
 
     def find_all(self, tag: str | None = None, cls: str | None = None, id: str | None = None) -> list[Node]:
-        return [n for n in self.iter()
-                if (tag is None or n.tag == tag) and (cls is None or cls in n.classes)
-                and (id is None or n.attrs.get("id") == id)]
+        return [
+            n
+            for n in self.iter()
+            if (tag is None or n.tag == tag)
+            and (cls is None or cls in n.classes)
+            and (id is None or n.attrs.get("id") == id)
+        ]
 
     def find(self, tag: str | None = None, cls: str | None = None, id: str | None = None) -> Node:
         found = self.find_all(tag, cls, id)
@@ -90,8 +93,9 @@ def pdf_pages_text(data: bytes) -> list[str]:
     import subprocess
 
     if shutil.which("pdftotext"):
-        text = subprocess.run(["pdftotext", "-enc", "UTF-8", "-", "-"], input=data, capture_output=True,
-                              check=True).stdout.decode("utf-8")
+        text = subprocess.run(
+            ["pdftotext", "-enc", "UTF-8", "-", "-"], input=data, capture_output=True, check=True
+        ).stdout.decode("utf-8")
         pages = text.split("\f")
         if pages and not pages[-1].strip():
             pages.pop()

@@ -32,8 +32,9 @@ def test_audit_a_dataframe_like_the_file(frame, tmp_path):
     run_cli("audit", RELEASE, "--policy", POLICY, "--json", tmp_path / "r.json", "--quiet")
     from_file = json.loads((tmp_path / "r.json").read_text())
     assert report.passed and report.exit_code == 0
-    assert [(c.id, c.status, c.value) for c in report.checks] == \
-        [(c["id"], c["status"], c["value"]) for c in from_file["checks"]]
+    assert [(c.id, c.status, c.value) for c in report.checks] == [
+        (c["id"], c["status"], c["value"]) for c in from_file["checks"]
+    ]
     assert report.to_dict()["input"]["path"] == "<pandas DataFrame>"
     arrow = privaudit.audit(pa.Table.from_pandas(frame), POLICY)
     assert [c.value for c in arrow.checks] == [c.value for c in report.checks]
@@ -43,8 +44,10 @@ def test_audit_a_dataframe_like_the_file(frame, tmp_path):
 
 
 def test_a_dict_policy_and_bad_input(frame):
-    policy = {"columns": {"sex": {"role": "quasi_identifier"}, "occupation": {"role": "sensitive"}},
-              "checks": [{"assessor": "k_anonymity", "k": 2}]}
+    policy = {
+        "columns": {"sex": {"role": "quasi_identifier"}, "occupation": {"role": "sensitive"}},
+        "checks": [{"assessor": "k_anonymity", "k": 2}],
+    }
     report = privaudit.audit(frame, policy)
     assert report.passed and report.to_dict()["policy"]["name"] == "policy given as a dict"
     with pytest.raises(PrivauditError, match="checks\\[0\\]: k: a number is expected, not true"):
@@ -82,18 +85,27 @@ def test_a_notebook_shows_the_report_inline(tmp_path):
     import nbclient
     import nbformat
 
-    notebook = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("import pandas as pd\nimport privaudit\n"
-                                  f"frame = pd.read_csv({str(RELEASE)!r}, sep=';', dtype=str, keep_default_na=False)"),
-        nbformat.v4.new_code_cell(f"privaudit.audit(frame, {str(POLICY)!r})"),
-        nbformat.v4.new_code_cell("from privaudit.core.progress import api_progress, in_notebook\n"
-                                  "print(in_notebook(), type(api_progress(None)).__name__)"),
-    ])
-    nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                "import pandas as pd\nimport privaudit\n"
+                f"frame = pd.read_csv({str(RELEASE)!r}, sep=';', dtype=str, keep_default_na=False)"
+            ),
+            nbformat.v4.new_code_cell(f"privaudit.audit(frame, {str(POLICY)!r})"),
+            nbformat.v4.new_code_cell(
+                "from privaudit.core.progress import api_progress, in_notebook\n"
+                "print(in_notebook(), type(api_progress(None)).__name__)"
+            ),
+        ]
+    )
+    nbclient.NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
     outputs = notebook.cells[1].outputs
     html = next(o["data"]["text/html"] for o in outputs if o.get("output_type") == "execute_result")
-    assert '<span class="badge PASS">PASS</span> <strong>Adult census extract' in html and "<td>k_anonymity</td>" in html
+    assert (
+        '<span class="badge PASS">PASS</span> <strong>Adult census extract' in html and "<td>k_anonymity</td>" in html
+    )
     assert "<svg" in html  # the charts, inline
     assert notebook.cells[2].outputs[0]["text"].strip() == "True TqdmProgress"  # tqdm bars in a notebook
 
@@ -139,11 +151,19 @@ def test_usage_errors_are_one_line(capsys):
 # registry_with of a plugin module that is also installed (a plugin's tests after `pip install`)
 
 SMALL = pd.DataFrame({"zip": list("aaabbc"), "age": list("xxyyyz"), "disease": list("pqpqrr")})
-SMALL_POLICY = {"version": 1, "name": "qa", "columns": {"zip": {"role": "quasi_identifier"},
-                                                   "age": {"role": "quasi_identifier"},
-                                                   "disease": {"role": "sensitive"}},
-          "checks": [{"assessor": "k_anonymity", "k": 2},
-                     {"assessor": "l_diversity", "sensitive": "disease", "variant": "distinct", "l": 2}]}
+SMALL_POLICY = {
+    "version": 1,
+    "name": "qa",
+    "columns": {
+        "zip": {"role": "quasi_identifier"},
+        "age": {"role": "quasi_identifier"},
+        "disease": {"role": "sensitive"},
+    },
+    "checks": [
+        {"assessor": "k_anonymity", "k": 2},
+        {"assessor": "l_diversity", "sensitive": "disease", "variant": "distinct", "l": 2},
+    ],
+}
 
 
 def _figures(report):

@@ -19,26 +19,34 @@ N = 240
 
 def _table(seed: int, n: int = N) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({
-        "age": rng.integers(20, 60, n),
-        "sex": rng.choice(["f", "m"], n),
-        "zip": rng.choice(["z1", "z2", "z3"], n),
-        "job": rng.choice(["a", "b", "c", "d"], n),
-        "disease": rng.choice(["flu", "cold", "none"], n, p=[0.2, 0.3, 0.5]),
-        "income": rng.integers(10, 100, n) * 1000,
-    })
+    return pd.DataFrame(
+        {
+            "age": rng.integers(20, 60, n),
+            "sex": rng.choice(["f", "m"], n),
+            "zip": rng.choice(["z1", "z2", "z3"], n),
+            "job": rng.choice(["a", "b", "c", "d"], n),
+            "disease": rng.choice(["flu", "cold", "none"], n, p=[0.2, 0.3, 0.5]),
+            "income": rng.integers(10, 100, n) * 1000,
+        }
+    )
 
 
 RELEASE = _table(1)
-COLUMNS = {"age": {"role": "quasi_identifier", "type": "numeric"}, "sex": {"role": "quasi_identifier"},
-           "zip": {"role": "quasi_identifier"}, "job": {"role": "other"},
-           "disease": {"role": "sensitive"}, "income": {"role": "sensitive", "type": "numeric"}}
+COLUMNS = {
+    "age": {"role": "quasi_identifier", "type": "numeric"},
+    "sex": {"role": "quasi_identifier"},
+    "zip": {"role": "quasi_identifier"},
+    "job": {"role": "other"},
+    "disease": {"role": "sensitive"},
+    "income": {"role": "sensitive", "type": "numeric"},
+}
 #: a masked release of an original: ages moved by up to 2 years
 ORIGINAL = RELEASE.assign(age=RELEASE["age"] + np.random.default_rng(2).integers(-2, 3, N))
 #: a synthetic release: the training table's columns shuffled independently, and a holdout
 TRAINING, CONTROL = _table(3), _table(4, 150)
-SYNTHETIC = pd.DataFrame({c: TRAINING[c].sample(frac=1, random_state=i).to_numpy()
-                          for i, c in enumerate(TRAINING.columns)}).head(200)
+SYNTHETIC = pd.DataFrame(
+    {c: TRAINING[c].sample(frac=1, random_state=i).to_numpy() for i, c in enumerate(TRAINING.columns)}
+).head(200)
 #: a holdout as large as the training table, as a fair-coin split gives (the one-run epsilon bound refuses others)
 HOLDOUT = _table(6)
 #: releases of the same people with a record id: the audited one and an earlier one of 200 of them
@@ -60,34 +68,68 @@ CASES = [
     _case({"assessor": "t_closeness", "sensitive": "disease", "t": 0.3}),
     _case({"assessor": "uniqueness", "max_share": 0.1, "sampling_fraction": 0.2}),
     _case({"assessor": "interval_disclosure", "p": 10, "max_rate": 0.5}, original=ORIGINAL),
-    _case({"assessor": "rr_attribute_disclosure", "sensitive": "disease", "max_risk": 0.9, "qi": ["sex", "zip"],
-           "randomized": {"disease": {"keep_probability": 0.8}}}),
+    _case(
+        {
+            "assessor": "rr_attribute_disclosure",
+            "sensitive": "disease",
+            "max_risk": 0.9,
+            "qi": ["sex", "zip"],
+            "randomized": {"disease": {"keep_probability": 0.8}},
+        }
+    ),
     _case({"assessor": "record_linkage", "method": "probabilistic", "max_rate": 0.5}, original=ORIGINAL),
     _case({"assessor": "distance_to_closest_record"}, frame=SYNTHETIC, original=TRAINING, control=CONTROL),
     _case({"assessor": "suda2", "max_share": 0.5}),
-    _case({"assessor": "singling_out", "max_risk": 0.5, "n_attacks": 50}, frame=SYNTHETIC, original=TRAINING,
-          control=CONTROL),
-    _case({"assessor": "linkability", "max_risk": 0.5, "n_attacks": 50}, frame=SYNTHETIC, original=TRAINING,
-          control=CONTROL),
-    _case({"assessor": "inference", "max_risk": 0.5, "n_attacks": 50, "secret": "disease"}, frame=SYNTHETIC,
-          original=TRAINING, control=CONTROL),
+    _case(
+        {"assessor": "singling_out", "max_risk": 0.5, "n_attacks": 50},
+        frame=SYNTHETIC,
+        original=TRAINING,
+        control=CONTROL,
+    ),
+    _case(
+        {"assessor": "linkability", "max_risk": 0.5, "n_attacks": 50},
+        frame=SYNTHETIC,
+        original=TRAINING,
+        control=CONTROL,
+    ),
+    _case(
+        {"assessor": "inference", "max_risk": 0.5, "n_attacks": 50, "secret": "disease"},
+        frame=SYNTHETIC,
+        original=TRAINING,
+        control=CONTROL,
+    ),
     _case({"assessor": "cap", "min_protection": 0.1}, frame=SYNTHETIC, original=TRAINING),
-    _case({"assessor": "reidentification_risk", "max_risk": 0.5, "population": "population.csv"},
-          files={"population.csv": POPULATION.to_csv(index=False)}),
+    _case(
+        {"assessor": "reidentification_risk", "max_risk": 0.5, "population": "population.csv"},
+        files={"population.csv": POPULATION.to_csv(index=False)},
+    ),
     _case({"assessor": "k_map", "k": 2, "sampling_fraction": 0.3}),
-    _case({"assessor": "delta_presence", "delta_max": 0.9, "population": "population.csv"},
-          files={"population.csv": POPULATION.to_csv(index=False)}),
+    _case(
+        {"assessor": "delta_presence", "delta_max": 0.9, "population": "population.csv"},
+        files={"population.csv": POPULATION.to_csv(index=False)},
+    ),
     _case({"assessor": "risk_drivers"}),
     _case({"assessor": "model_risk", "max_risk": 100}),
     _case({"assessor": "utility", "measure": "granularity", "min": 0.1}),
-    _case({"assessor": "composition", "sensitive": "disease", "l": 2}, frame=SERIES, columns=SERIES_COLUMNS,
-          previous=[EARLIER]),
-    _case({"assessor": "m_invariance", "sensitive": "disease", "m": 2}, frame=SERIES, columns=SERIES_COLUMNS,
-          previous=[EARLIER]),
-    _case({"assessor": "membership_inference", "max_auc": 0.9}, frame=SYNTHETIC, original=TRAINING,
-          control=HOLDOUT),
-    _case({"assessor": "empirical_epsilon", "claimed_epsilon": 10, "random_split": True}, frame=SYNTHETIC,
-          original=TRAINING, control=HOLDOUT),
+    _case(
+        {"assessor": "composition", "sensitive": "disease", "l": 2},
+        frame=SERIES,
+        columns=SERIES_COLUMNS,
+        previous=[EARLIER],
+    ),
+    _case(
+        {"assessor": "m_invariance", "sensitive": "disease", "m": 2},
+        frame=SERIES,
+        columns=SERIES_COLUMNS,
+        previous=[EARLIER],
+    ),
+    _case({"assessor": "membership_inference", "max_auc": 0.9}, frame=SYNTHETIC, original=TRAINING, control=HOLDOUT),
+    _case(
+        {"assessor": "empirical_epsilon", "claimed_epsilon": 10, "random_split": True},
+        frame=SYNTHETIC,
+        original=TRAINING,
+        control=HOLDOUT,
+    ),
 ]
 
 

@@ -23,8 +23,10 @@ def test_arx_average_risk_on_adult():
     import privaudit
 
     adult = pd.read_csv(ROOT / "examples" / "adult" / "adult.csv", sep=";", dtype=str, keep_default_na=False)
-    policy = {"columns": {c: {"role": "quasi_identifier"} for c in adult.columns},
-              "checks": [{"id": "r", "assessor": "reidentification_risk", "max_risk": 1}]}
+    policy = {
+        "columns": {c: {"role": "quasi_identifier"} for c in adult.columns},
+        "checks": [{"id": "r", "assessor": "reidentification_risk", "max_risk": 1}],
+    }
     check = next(c for c in privaudit.audit(adult, policy).to_dict()["checks"] if c["id"] == "r")
     assert check["value"] == 0.6465751607983555  # ARX TestRiskMetrics.testAverageRisk2, exactly
     assert check["details"]["prosecutor"]["highest"] == 1.0
@@ -59,8 +61,9 @@ checks:
 
 def _files(tmp_path):
     release = pd.DataFrame({"age": ["30", "30", "40", "50"], "zip": ["1", "1", "2", "3"]})
-    population = pd.concat([release, pd.DataFrame({"age": ["30", "40", "40", "50", "50", "50"],
-                                                   "zip": ["1", "2", "2", "3", "3", "3"]})])
+    population = pd.concat(
+        [release, pd.DataFrame({"age": ["30", "40", "40", "50", "50", "50"], "zip": ["1", "2", "2", "3", "3", "3"]})]
+    )
     release.to_csv(tmp_path / "release.csv", index=False)
     population.to_csv(tmp_path / "population.csv", index=False)
     (tmp_path / "policy.yaml").write_text(POLICY)
@@ -70,8 +73,17 @@ def _files(tmp_path):
 def test_cli_journalist_with_a_population_table(tmp_path):
     _files(tmp_path)
     out = tmp_path / "r.json"
-    result = run_cli("audit", tmp_path / "release.csv", "--policy", tmp_path / "policy.yaml", "--json", out,
-                     "--html", tmp_path / "r.html", "--quiet")
+    result = run_cli(
+        "audit",
+        tmp_path / "release.csv",
+        "--policy",
+        tmp_path / "policy.yaml",
+        "--json",
+        out,
+        "--html",
+        tmp_path / "r.html",
+        "--quiet",
+    )
     assert result.code == 0, result.stderr
     check = next(c for c in json.loads(out.read_text())["checks"] if c["id"] == "j")
     # population classes: (30,1) 3, (40,2) 3, (50,3) 4 -> highest journalist risk 1/3
@@ -84,16 +96,28 @@ def test_report_section_renders(tmp_path):
     import privaudit
 
     release, _ = _files(tmp_path)
-    report = privaudit.audit(release, {"columns": {"age": {"role": "quasi_identifier"}},
-                                       "checks": [{"id": "p", "assessor": "reidentification_risk", "max_risk": 0.5}]})
+    report = privaudit.audit(
+        release,
+        {
+            "columns": {"age": {"role": "quasi_identifier"}},
+            "checks": [{"id": "p", "assessor": "reidentification_risk", "max_risk": 0.5}],
+        },
+    )
     assert_section_renders(report.result, "p")
 
 
-@pytest.mark.parametrize("edit, expected", [
-    (lambda t: t.replace("measure: highest", "model: marketer, measure: highest").replace("model: journalist, ", ""),
-     "the marketer model has only the average"),
-    (lambda t: t.replace("population: population.csv", "use_weights: true"), "no column with role 'weight'"),
-])
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        (
+            lambda t: t.replace("measure: highest", "model: marketer, measure: highest").replace(
+                "model: journalist, ", ""
+            ),
+            "the marketer model has only the average",
+        ),
+        (lambda t: t.replace("population: population.csv", "use_weights: true"), "no column with role 'weight'"),
+    ],
+)
 def test_bad_input_is_one_line(tmp_path, edit, expected):
     release, _ = _files(tmp_path)
     release.head(2).to_csv(tmp_path / "small.csv", index=False)

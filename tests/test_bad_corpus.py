@@ -30,8 +30,9 @@ def test_bad_case(name, tmp_path, run_cli):
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
     out = tmp_path / "out"
     out.mkdir()
-    code, stdout, stderr = run_cli("audit", data, "--policy", folder / "policy.yaml", "--json", out / "r.json",
-                                   "--html", out / "r.html")
+    code, stdout, stderr = run_cli(
+        "audit", data, "--policy", folder / "policy.yaml", "--json", out / "r.json", "--html", out / "r.html"
+    )
     lines = stderr.strip().splitlines()
     assert code == 2, (stdout, stderr)
     assert len(lines) == 1 and lines[0].startswith("privaudit: error: "), stderr
@@ -57,8 +58,9 @@ def test_formula_cells_are_data_not_errors(tmp_path, run_cli):
     data.write_text("sex,age,disease\nM,30,=cmd|' /C calc'!A0\nF,40,@SUM(A1)\nM,30,flu\n")
     (tmp_path / "sex.csv").write_text("M;*\nF;*\n")
     (tmp_path / "policy.yaml").write_text((CORPUS / "k-zero" / "policy.yaml").read_text().replace("k: 0}", "k: 1}"))
-    code, _, stderr = run_cli("remediate", data, "--policy", tmp_path / "policy.yaml", "--method", "suppress",
-                              "--out", tmp_path / "fixed.csv")
+    code, _, stderr = run_cli(
+        "remediate", data, "--policy", tmp_path / "policy.yaml", "--method", "suppress", "--out", tmp_path / "fixed.csv"
+    )
     assert code == 0, stderr
     text = (tmp_path / "fixed.csv").read_text()
     assert "'=cmd|' /C calc'!A0" in text and "'@SUM(A1)" in text

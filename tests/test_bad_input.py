@@ -34,34 +34,69 @@ CASES = {
     "missing file": (dict(data=None), "not found"),
     "empty file": (dict(data=""), "empty"),
     "header only": (dict(data="sex,age,disease\n"), "header but no data rows"),
-    "wrong delimiter": (dict(data="sex;age;disease\nM;30;flu\n", policy=GOOD_POLICY.replace("name:", "data: {delimiter: ','}\nname:")),
-                        "'sex' is absent from the data (wrong delimiter?)"),
+    "wrong delimiter": (
+        dict(data="sex;age;disease\nM;30;flu\n", policy=GOOD_POLICY.replace("name:", "data: {delimiter: ','}\nname:")),
+        "'sex' is absent from the data (wrong delimiter?)",
+    ),
     "non-UTF-8": (dict(data_bytes=b"sex,age,disease\nM,30,fl\xff\n"), "line 2: not valid UTF-8"),
     "ragged row": (dict(data="sex,age,disease\nM,30,flu\nF,40\n"), "line 3: expected 3 fields, found 2"),
     "absent policy column": (dict(data="sex,age\nM,30\n"), "policy column 'disease' is absent"),
     "duplicate columns": (dict(data="sex,age,age,disease\nM,1,2,flu\n"), "duplicate column name 'age'"),
-    "text in numeric column": (dict(data="sex,age,disease\nM,30,flu\nF,forty,cold\n"), "column 'age', line 3: 'forty' is not a number"),
-    "value absent from hierarchy": (dict(data="sex,age,disease\nM,30,flu\nX,40,cold\n"), "value 'X' is not in hierarchy sex.csv"),
+    "text in numeric column": (
+        dict(data="sex,age,disease\nM,30,flu\nF,forty,cold\n"),
+        "column 'age', line 3: 'forty' is not a number",
+    ),
+    "value absent from hierarchy": (
+        dict(data="sex,age,disease\nM,30,flu\nX,40,cold\n"),
+        "value 'X' is not in hierarchy sex.csv",
+    ),
     "hierarchy with two roots": (dict(hierarchy="M;*\nF;all\n"), "more than one root"),
     "hierarchy of uneven depth": (dict(hierarchy="M;m;*\nF;*\n"), "uneven depth"),
     "YAML syntax error": (dict(policy="version: 1\nname: [unclosed\ncolumns: {}\n"), "YAML syntax error at line"),
-    "unknown assessor": (dict(policy=GOOD_POLICY + "  - {assessor: k_anon, k: 2}\n"), "unknown assessor 'k_anon' (available:"),
+    "unknown assessor": (
+        dict(policy=GOOD_POLICY + "  - {assessor: k_anon, k: 2}\n"),
+        "unknown assessor 'k_anon' (available:",
+    ),
     "unknown parameter": (dict(policy=GOOD_POLICY.replace("k: 1}", "kk: 5}")), "checks[0]: kk: unknown field"),
-    "mistyped parameter": (dict(policy=GOOD_POLICY.replace("k: 1}", "k: five}")), "checks[0]: k: Input should be a valid integer"),
-    "k below 1": (dict(policy=GOOD_POLICY.replace("k: 1}", "k: 0}")), "checks[0]: k: Input should be greater than or equal to 1"),
-    "l below 1": (dict(policy=GOOD_POLICY.replace("l: 1}", "l: 0.5}")), "checks[1]: l: Input should be greater than or equal to 1"),
-    "t above 1": (dict(policy=GOOD_POLICY.replace("t: 0.5}", "t: 1.5}")), "checks[2]: t: Input should be less than or equal to 1"),
-    "t below 0": (dict(policy=GOOD_POLICY.replace("t: 0.5}", "t: -0.1}")), "checks[2]: t: Input should be greater than or equal to 0"),
-    "sensitive that is not sensitive": (dict(policy=GOOD_POLICY.replace("sensitive: disease, l", "sensitive: age, l")),
-                                        "column 'age' has role 'quasi_identifier'"),
+    "mistyped parameter": (
+        dict(policy=GOOD_POLICY.replace("k: 1}", "k: five}")),
+        "checks[0]: k: Input should be a valid integer",
+    ),
+    "k below 1": (
+        dict(policy=GOOD_POLICY.replace("k: 1}", "k: 0}")),
+        "checks[0]: k: Input should be greater than or equal to 1",
+    ),
+    "l below 1": (
+        dict(policy=GOOD_POLICY.replace("l: 1}", "l: 0.5}")),
+        "checks[1]: l: Input should be greater than or equal to 1",
+    ),
+    "t above 1": (
+        dict(policy=GOOD_POLICY.replace("t: 0.5}", "t: 1.5}")),
+        "checks[2]: t: Input should be less than or equal to 1",
+    ),
+    "t below 0": (
+        dict(policy=GOOD_POLICY.replace("t: 0.5}", "t: -0.1}")),
+        "checks[2]: t: Input should be greater than or equal to 0",
+    ),
+    "sensitive that is not sensitive": (
+        dict(policy=GOOD_POLICY.replace("sensitive: disease, l", "sensitive: age, l")),
+        "column 'age' has role 'quasi_identifier'",
+    ),
     "unknown role": (dict(policy=GOOD_POLICY.replace("role: sensitive", "role: secret")), "columns.disease.role"),
     "policy not a mapping": (dict(policy="- just\n- a list\n"), "a policy must be a YAML mapping"),
     "missing version": (dict(policy=GOOD_POLICY.replace("version: 1\n", "")), "version: required field is missing"),
-    "duplicate YAML key": (dict(policy=GOOD_POLICY.replace("name: bad-input tests", "name: a\nname: b")), "duplicate key 'name'"),
-    "path outside the policy folder": (dict(policy=GOOD_POLICY.replace("hierarchy: sex.csv", "hierarchy: ../sex.csv")),
-                                       "leads outside the policy's folder"),
-    "ordinal value not in order": (dict(policy=GOOD_POLICY.replace("{role: sensitive}", "{role: sensitive, type: ordinal, order: [flu]}")),
-                                   "'cold' is not in the policy's 'order'"),
+    "duplicate YAML key": (
+        dict(policy=GOOD_POLICY.replace("name: bad-input tests", "name: a\nname: b")),
+        "duplicate key 'name'",
+    ),
+    "path outside the policy folder": (
+        dict(policy=GOOD_POLICY.replace("hierarchy: sex.csv", "hierarchy: ../sex.csv")),
+        "leads outside the policy's folder",
+    ),
+    "ordinal value not in order": (
+        dict(policy=GOOD_POLICY.replace("{role: sensitive}", "{role: sensitive, type: ordinal, order: [flu]}")),
+        "'cold' is not in the policy's 'order'",
+    ),
 }
 
 

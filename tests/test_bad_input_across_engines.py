@@ -58,18 +58,29 @@ def _pq(path, **columns):
 
 DATASETS = {
     # before: chunked and duckdb read b.csv by the first file's column order ('flu' is not a number)
-    "csv columns reordered": (lambda d: ((d / "a.csv").write_text("sex,age,disease\nM,30,flu\n"),
-                                         (d / "b.csv").write_text("sex,disease,age\nM,flu,30\n")),
-                              "b.csv: partitions with different schemas: this file has columns"),
+    "csv columns reordered": (
+        lambda d: (
+            (d / "a.csv").write_text("sex,age,disease\nM,30,flu\n"),
+            (d / "b.csv").write_text("sex,disease,age\nM,flu,30\n"),
+        ),
+        "b.csv: partitions with different schemas: this file has columns",
+    ),
     # before: chunked and duckdb audited it (the missing column read as null), exit 0
-    "parquet column missing": (lambda d: (_pq(d / "a.parquet", sex=["M"], age=[30], disease=["flu"]),
-                                          _pq(d / "b.parquet", sex=["F"], disease=["cold"])),
-                               "b.parquet: partitions with different schemas: this file has columns"),
+    "parquet column missing": (
+        lambda d: (
+            _pq(d / "a.parquet", sex=["M"], age=[30], disease=["flu"]),
+            _pq(d / "b.parquet", sex=["F"], disease=["cold"]),
+        ),
+        "b.parquet: partitions with different schemas: this file has columns",
+    ),
     # before: duckdb gave an internal error (InvalidInputException)
-    "parquet types clash": (lambda d: (_pq(d / "a.parquet", sex=["M"], age=[30], disease=["flu"]),
-                                       _pq(d / "b.parquet", sex=["F"], age=["x"], disease=["cold"])),
-                            "partitions with different schemas (Unable to merge: Field age has incompatible "
-                            "types: int64 vs string)"),
+    "parquet types clash": (
+        lambda d: (
+            _pq(d / "a.parquet", sex=["M"], age=[30], disease=["flu"]),
+            _pq(d / "b.parquet", sex=["F"], age=["x"], disease=["cold"]),
+        ),
+        "partitions with different schemas (Unable to merge: Field age has incompatible types: int64 vs string)",
+    ),
 }
 
 
@@ -144,13 +155,19 @@ def test_a_failed_later_output_leaves_a_symlink_and_an_existing_file_as_they_wer
     link.symlink_to(target)
     existing = tmp_path / "summary.md"
     existing.write_text("old summary")
-    result = run_cli("audit", data, "--policy", policy, "--quiet", "--json", link, "--markdown", existing,
-                     "--sarif", "/dev/full")
+    result = run_cli(
+        "audit", data, "--policy", policy, "--quiet", "--json", link, "--markdown", existing, "--sarif", "/dev/full"
+    )
     assert result.code == 2 and "/dev/full: cannot be written" in result.stderr
     assert link.is_symlink() and link.resolve() == target.resolve()
     assert target.read_text() == "old report" and existing.read_text() == "old summary"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "link.json", "policy.yaml", "summary.md",
-                                                          "target.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "data.csv",
+        "link.json",
+        "policy.yaml",
+        "summary.md",
+        "target.json",
+    ]
 
 
 def test_outputs_are_written_through_a_symlink_once_all_are_written(tmp_path, workspace):
@@ -196,13 +213,16 @@ def test_longest_line_counts_across_blocks(tmp_path):
     assert longest_line(path) == ((1 << 24) + 5, 2)
 
 
-@pytest.mark.parametrize("engine, option, expected", [
-    ("chunked", "batch_rows=abc", "--engine-option batch_rows=abc: expected a whole number of at least 1"),
-    ("chunked", "block_bytes=-5", "--engine-option block_bytes=-5: expected a whole number of at least 1"),
-    ("duckdb", "threads=x", "--engine-option threads=x: expected a whole number of at least 0"),
-    ("duckdb", "memory_limit=lots", "--engine-option memory_limit=lots: DuckDB refuses it"),
-    ("duckdb", "temp_directory=/nonexistent-privaudit", "temp_directory=/nonexistent-privaudit: folder not found"),
-])
+@pytest.mark.parametrize(
+    "engine, option, expected",
+    [
+        ("chunked", "batch_rows=abc", "--engine-option batch_rows=abc: expected a whole number of at least 1"),
+        ("chunked", "block_bytes=-5", "--engine-option block_bytes=-5: expected a whole number of at least 1"),
+        ("duckdb", "threads=x", "--engine-option threads=x: expected a whole number of at least 0"),
+        ("duckdb", "memory_limit=lots", "--engine-option memory_limit=lots: DuckDB refuses it"),
+        ("duckdb", "temp_directory=/nonexistent-privaudit", "temp_directory=/nonexistent-privaudit: folder not found"),
+    ],
+)
 def test_a_bad_engine_option_value_is_one_line_not_an_internal_error(workspace, engine, option, expected):
     """Before: TypeError / ValueError / ParserException / FileNotFoundError reported as internal errors (or,
     for block_bytes=-5, a line blaming the data file)."""
@@ -260,5 +280,6 @@ def test_infinity_in_a_numeric_column_is_refused_like_nan(tmp_path, engine, kind
         _pq(data, sex=["M", "F"], age=[30.0, float("-inf")], disease=["flu", "cold"])
     result = _audit(data, write_policy(tmp_path, POLICY), engine)
     where = "line 3: 'inf'" if kind == "csv" else "row 2: '-inf'"
-    assert result.code == 2 and result.stderr.strip().endswith(f"column 'age', {where} is not a finite number"), \
+    assert result.code == 2 and result.stderr.strip().endswith(f"column 'age', {where} is not a finite number"), (
         result.stderr
+    )

@@ -40,8 +40,12 @@ def test_numeric_columns_are_binned_over_the_training_range():
     assert r.evaluated == 3 and r.cap == pytest.approx(1.0)
 
 
-POLICY = {"version": 1, "name": "cap", "columns": {"k": {"role": "quasi_identifier"}, "t": {"role": "sensitive"}},
-          "checks": [{"id": "cap", "assessor": "cap", "min_protection": 0.5}]}
+POLICY = {
+    "version": 1,
+    "name": "cap",
+    "columns": {"k": {"role": "quasi_identifier"}, "t": {"role": "sensitive"}},
+    "checks": [{"id": "cap", "assessor": "cap", "min_protection": 0.5}],
+}
 
 
 def test_cli_end_to_end(tmp_path):
@@ -49,8 +53,17 @@ def test_cli_end_to_end(tmp_path):
     TRAIN.to_csv(tmp_path / "copy.csv", index=False)
     (tmp_path / "policy.yaml").write_text(json.dumps(POLICY))
     out = tmp_path / "r.json"
-    result = run_cli("audit", tmp_path / "copy.csv", "--policy", tmp_path / "policy.yaml", "--original",
-                     tmp_path / "train.csv", "--json", out, "--quiet")
+    result = run_cli(
+        "audit",
+        tmp_path / "copy.csv",
+        "--policy",
+        tmp_path / "policy.yaml",
+        "--original",
+        tmp_path / "train.csv",
+        "--json",
+        out,
+        "--quiet",
+    )
     assert result.code == 1, result.stderr
     check = next(c for c in json.loads(out.read_text())["checks"] if c["id"] == "cap")
     assert check["status"] == "fail" and check["value"] == pytest.approx(0.375)
@@ -64,11 +77,14 @@ def test_report_section_renders():
     assert_section_renders(report.result, "cap")
 
 
-@pytest.mark.parametrize("check, expected", [
-    ({"target": "k"}, "target: 'k' is also a key"),
-    ({"keys": ["nope"]}, "keys: 'nope' is not a column"),
-    ({}, "--original"),
-])
+@pytest.mark.parametrize(
+    "check, expected",
+    [
+        ({"target": "k"}, "target: 'k' is also a key"),
+        ({"keys": ["nope"]}, "keys: 'nope' is not a column"),
+        ({}, "--original"),
+    ],
+)
 def test_bad_input_is_one_line(tmp_path, check, expected):
     TRAIN.to_csv(tmp_path / "d.csv", index=False)
     policy = {**POLICY, "checks": [{**POLICY["checks"][0], **check}]}

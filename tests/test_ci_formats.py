@@ -17,16 +17,30 @@ from privaudit.testing import run_cli
 def workspace(tmp_path):
     shutil.copytree(ROOT / "policies" / "hierarchies", tmp_path / "hierarchies")
     shutil.copy(ROOT / "examples" / "adult" / "release.csv", tmp_path / "release.csv")
-    text = (ROOT / "policies" / "adult.yaml").read_text().replace(
-        "- {assessor: k_anonymity, k: 5}", '- {id: "k-10", assessor: k_anonymity, k: 10}')
+    text = (
+        (ROOT / "policies" / "adult.yaml")
+        .read_text()
+        .replace("- {assessor: k_anonymity, k: 5}", '- {id: "k-10", assessor: k_anonymity, k: 10}')
+    )
     (tmp_path / "policy.yaml").write_text(text)
     return tmp_path
 
 
 def test_junit_markdown_and_json_agree(workspace):
     out = workspace
-    result = run_cli("audit", out / "release.csv", "--policy", out / "policy.yaml", "--json", out / "r.json",
-                     "--junit", out / "r.xml", "--markdown", out / "r.md", "--quiet")
+    result = run_cli(
+        "audit",
+        out / "release.csv",
+        "--policy",
+        out / "policy.yaml",
+        "--json",
+        out / "r.json",
+        "--junit",
+        out / "r.xml",
+        "--markdown",
+        out / "r.md",
+        "--quiet",
+    )
     assert result.code == 1, result.stderr
     report = json.loads((out / "r.json").read_text())
     suites = ET.parse(out / "r.xml").getroot()
@@ -45,15 +59,27 @@ def test_junit_markdown_and_json_agree(workspace):
 
 def test_fail_on_warning_and_github_annotations(workspace):
     policy = workspace / "policy.yaml"
-    policy.write_text(policy.read_text().replace('- {id: "k-10", assessor: k_anonymity, k: 10}',
-                                                 "- {assessor: k_anonymity, k: 5}"))
+    policy.write_text(
+        policy.read_text().replace('- {id: "k-10", assessor: k_anonymity, k: 10}', "- {assessor: k_anonymity, k: 5}")
+    )
     plain = run_cli("audit", workspace / "release.csv", "--policy", policy, "--quiet", "--annotations", "github")
     assert plain.code == 0
     lines = plain.stdout.splitlines()
     assert lines and all(line.startswith("::warning file=") for line in lines)
     assert any("title=privaudit tclose-occupation (t_closeness)::" in line for line in lines)
-    strict = run_cli("audit", workspace / "release.csv", "--policy", policy, "--quiet", "--fail-on", "warning",
-                     "--annotations", "github", "--junit", workspace / "strict.xml")
+    strict = run_cli(
+        "audit",
+        workspace / "release.csv",
+        "--policy",
+        policy,
+        "--quiet",
+        "--fail-on",
+        "warning",
+        "--annotations",
+        "github",
+        "--junit",
+        workspace / "strict.xml",
+    )
     assert strict.code == 1 and all(line.startswith("::error ") for line in strict.stdout.splitlines())
     assert ET.parse(workspace / "strict.xml").getroot().get("failures") == str(len(lines))
 
@@ -61,8 +87,19 @@ def test_fail_on_warning_and_github_annotations(workspace):
 def test_control_characters_and_markup_stay_data(workspace):
     policy = workspace / "policy.yaml"
     policy.write_text(policy.read_text().replace('id: "k-10"', 'id: "k<&>\\e[31m\\nx|y"'))
-    result = run_cli("audit", workspace / "release.csv", "--policy", policy, "--quiet", "--junit",
-                     workspace / "r.xml", "--markdown", workspace / "r.md", "--annotations", "github")
+    result = run_cli(
+        "audit",
+        workspace / "release.csv",
+        "--policy",
+        policy,
+        "--quiet",
+        "--junit",
+        workspace / "r.xml",
+        "--markdown",
+        workspace / "r.md",
+        "--annotations",
+        "github",
+    )
     assert result.code == 1
     case = [c for c in ET.parse(workspace / "r.xml").getroot().iter("testcase") if c.find("failure") is not None][0]
     assert case.get("name") == "k<&>\\x1b[31m\\nx|y"
@@ -82,8 +119,9 @@ def test_junit_validates_against_the_junit_xsd(workspace):
     schema = xmlschema.XMLSchema(SCHEMAS / "junit-10.xsd")
     for extra in ((), ("--fail-on", "warning")):
         out = workspace / f"r{len(extra)}.xml"
-        run_cli("audit", workspace / "release.csv", "--policy", workspace / "policy.yaml", "--junit", out, "--quiet",
-                *extra)
+        run_cli(
+            "audit", workspace / "release.csv", "--policy", workspace / "policy.yaml", "--junit", out, "--quiet", *extra
+        )
         schema.validate(out)  # raises on any deviation
 
 
@@ -91,8 +129,17 @@ def test_sarif_validates_and_agrees_with_the_json(workspace):
     import jsonschema
 
     out = workspace
-    result = run_cli("audit", out / "release.csv", "--policy", out / "policy.yaml", "--json", out / "r.json",
-                     "--sarif", out / "r.sarif", "--quiet")
+    result = run_cli(
+        "audit",
+        out / "release.csv",
+        "--policy",
+        out / "policy.yaml",
+        "--json",
+        out / "r.json",
+        "--sarif",
+        out / "r.sarif",
+        "--quiet",
+    )
     assert result.code == 1
     log = json.loads((out / "r.sarif").read_text())
     schema = json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text())
@@ -100,8 +147,9 @@ def test_sarif_validates_and_agrees_with_the_json(workspace):
     report = json.loads((out / "r.json").read_text())
     run = log["runs"][0]
     assert log["version"] == "2.1.0" and run["tool"]["driver"]["name"] == "privaudit"
-    assert run["invocations"][0]["exitCode"] == 1 and run["artifacts"][0]["hashes"]["sha-256"] == report["input"][
-        "sha256"]
+    assert (
+        run["invocations"][0]["exitCode"] == 1 and run["artifacts"][0]["hashes"]["sha-256"] == report["input"]["sha256"]
+    )
     by_check = {r["properties"]["check"]: r for r in run["results"]}
     assert set(by_check) == {c["id"] for c in report["checks"]}
     assert by_check["k-10"]["kind"] == "fail" and by_check["k-10"]["level"] == "error"
@@ -111,11 +159,13 @@ def test_sarif_validates_and_agrees_with_the_json(workspace):
     for c in report["checks"]:
         r = by_check[c["id"]]
         expected = {"pass": ("pass", "none"), "error": ("fail", "error")}.get(
-            c["status"], ("fail", "error" if c["severity"] == "error" else "warning"))
+            c["status"], ("fail", "error" if c["severity"] == "error" else "warning")
+        )
         assert (r["kind"], r["level"]) == expected and r["message"]["text"] == c["message"]
 
 
 def test_sarif_to_stdout(workspace):
-    result = run_cli("audit", workspace / "release.csv", "--policy", workspace / "policy.yaml", "--sarif", "-",
-                     "--quiet")
+    result = run_cli(
+        "audit", workspace / "release.csv", "--policy", workspace / "policy.yaml", "--sarif", "-", "--quiet"
+    )
     assert json.loads(result.stdout)["runs"][0]["invocations"][0]["exitCode"] == result.code == 1

@@ -52,8 +52,9 @@ def _run_audit_step(tmp_path, **inputs):
         env[var] = str(values[name])
     env["GITHUB_STEP_SUMMARY"] = str(tmp_path / "summary.md")
     env["GITHUB_OUTPUT"] = str(tmp_path / "outputs")
-    done = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        ["bash", "-e", "-c", step["run"]], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
     return done, (tmp_path / "outputs").read_text() if (tmp_path / "outputs").exists() else ""
 
 
@@ -80,13 +81,20 @@ def test_the_action_compares_with_a_baseline(tmp_path, privaudit_command):
     step summary."""
     from privaudit.testing import run_cli
 
-    (tmp_path / "policy.yaml").write_text("version: 1\nname: small\ncolumns:\n  age: {role: quasi_identifier}\n"
-                                          "  disease: {role: sensitive}\nchecks:\n  - {assessor: k_anonymity, k: 2}\n")
+    (tmp_path / "policy.yaml").write_text(
+        "version: 1\nname: small\ncolumns:\n  age: {role: quasi_identifier}\n"
+        "  disease: {role: sensitive}\nchecks:\n  - {assessor: k_anonymity, k: 2}\n"
+    )
     (tmp_path / "release.csv").write_text("age,disease\n30,a\n30,b\n40,a\n40,b\n")
-    assert run_cli("audit", tmp_path / "release.csv", "--policy", tmp_path / "policy.yaml", "--json",
-                   tmp_path / "base.json").code == 0
-    done, outputs = _run_audit_step(tmp_path, data="release.csv", policy="policy.yaml", baseline="base.json", json="",
-                                    html="", tolerance="1%")
+    assert (
+        run_cli(
+            "audit", tmp_path / "release.csv", "--policy", tmp_path / "policy.yaml", "--json", tmp_path / "base.json"
+        ).code
+        == 0
+    )
+    done, outputs = _run_audit_step(
+        tmp_path, data="release.csv", policy="policy.yaml", baseline="base.json", json="", html="", tolerance="1%"
+    )
     assert done.returncode == 0 and "exit-code=0" in outputs, done.stderr
     summary = (tmp_path / "summary.md").read_text()
     assert summary.startswith("## privaudit: PASS") and "## privaudit diff: ✅ no regression" in summary
@@ -101,15 +109,18 @@ def test_the_policy_check_hook_checks_every_file_it_is_given(tmp_path, privaudit
     hook = _hooks()["privaudit-policy-check"]
     assert re.search(hook["files"], "policies/adult.yaml")
     policies = [ROOT / "policies" / name for name in ("adult.yaml", "public-use-file.yaml")]
-    done = subprocess.run([*shlex.split(hook["entry"]), *map(str, policies)], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [*shlex.split(hook["entry"]), *map(str, policies)], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.count(": valid;") == 2
     broken = tmp_path / "broken.yaml"
-    broken.write_text("version: 1\nname: x\ncolumns: {a: {role: quasi_identifier}}\n"
-                      "checks: [{assessor: k_anonymity, kk: 5}]\n")
-    done = subprocess.run([*shlex.split(hook["entry"]), str(policies[0]), str(broken)], capture_output=True,
-                          text=True, timeout=120)
+    broken.write_text(
+        "version: 1\nname: x\ncolumns: {a: {role: quasi_identifier}}\nchecks: [{assessor: k_anonymity, kk: 5}]\n"
+    )
+    done = subprocess.run(
+        [*shlex.split(hook["entry"]), str(policies[0]), str(broken)], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "broken.yaml" in done.stderr
 
 
@@ -117,13 +128,21 @@ def test_the_policy_check_hook_checks_every_file_it_is_given(tmp_path, privaudit
 def test_the_audit_hook_gates_on_the_verdict(tmp_path, privaudit_command):
     hook = _hooks()["privaudit-audit"]
     assert hook["pass_filenames"] is False
-    done = subprocess.run([*shlex.split(hook["entry"]), str(RELEASE), "--policy", str(POLICY)], capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [*shlex.split(hook["entry"]), str(RELEASE), "--policy", str(POLICY)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     strict = POLICY.read_text().replace("- {assessor: k_anonymity, k: 5}", "- {assessor: k_anonymity, k: 50}")
     assert strict != POLICY.read_text()
     shutil.copytree(ROOT / "policies" / "hierarchies", tmp_path / "hierarchies")
     (tmp_path / "policy.yaml").write_text(strict)
-    done = subprocess.run([*shlex.split(hook["entry"]), str(RELEASE), "--policy", str(tmp_path / "policy.yaml")],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [*shlex.split(hook["entry"]), str(RELEASE), "--policy", str(tmp_path / "policy.yaml")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 1

@@ -69,11 +69,13 @@ def test_p_sensitive(small, audit_json):
 
 
 def test_l_diversity_variants(small, audit_json):
-    checks = "\n".join([
-        "  - {id: d, assessor: l_diversity, sensitive: disease, variant: distinct, l: 1}",
-        "  - {id: e, assessor: l_diversity, sensitive: disease, variant: entropy, l: 1}",
-        "  - {id: r, assessor: l_diversity, sensitive: disease, variant: recursive, l: 2, c: 3}",
-    ])
+    checks = "\n".join(
+        [
+            "  - {id: d, assessor: l_diversity, sensitive: disease, variant: distinct, l: 1}",
+            "  - {id: e, assessor: l_diversity, sensitive: disease, variant: entropy, l: 1}",
+            "  - {id: r, assessor: l_diversity, sensitive: disease, variant: recursive, l: 2, c: 3}",
+        ]
+    )
     _, c = checks_of(audit_json, *small(checks))
     assert c["d"]["value"] == 1
     assert c["e"]["value"] == pytest.approx(1.0)  # the single-record class
@@ -83,14 +85,18 @@ def test_l_diversity_variants(small, audit_json):
 
 def test_entropy_two_fifty_fifty_classes_give_exactly_two(small, audit_json):
     rows = "zip,age,disease,income\nA,1,x,1\nA,1,y,1\nB,1,x,1\nB,1,y,1\n"
-    _, c = checks_of(audit_json, *small("  - {id: e, assessor: l_diversity, sensitive: disease, variant: entropy, l: 2}", rows))
+    _, c = checks_of(
+        audit_json, *small("  - {id: e, assessor: l_diversity, sensitive: disease, variant: entropy, l: 2}", rows)
+    )
     assert c["e"]["value"] == 2.0 and c["e"]["status"] == "pass"
 
 
 def test_entropy_is_not_truncated_unlike_pycanon(small, audit_json):
     """Counts 2:1 give exp(H) = 1.8899 (pycanon truncates to 1)."""
     rows = "zip,age,disease,income\nA,1,x,1\nA,1,x,1\nA,1,y,1\n"
-    _, c = checks_of(audit_json, *small("  - {id: e, assessor: l_diversity, sensitive: disease, variant: entropy, l: 1.5}", rows))
+    _, c = checks_of(
+        audit_json, *small("  - {id: e, assessor: l_diversity, sensitive: disease, variant: entropy, l: 1.5}", rows)
+    )
     expected = math.exp(-(2 / 3 * math.log(2 / 3) + 1 / 3 * math.log(1 / 3)))
     assert c["e"]["value"] == pytest.approx(expected) and c["e"]["value"] == pytest.approx(1.8899, abs=1e-4)
     assert c["e"]["status"] == "pass"
@@ -100,10 +106,16 @@ def test_recursive_sorts_descending_unlike_pycanon(small, audit_json):
     """Counts 5,1,2 (l=2): r sorted descending = 5,2,1 -> 5 / (2+1) = 1.6667.
     Sorting ascending (pycanon) would give r = 1,2,5 -> 1 / 7."""
     rows = "zip,age,disease,income\n" + "".join(f"A,1,{v},1\n" for v in "xxxxxyzz")
-    _, c = checks_of(audit_json, *small("  - {id: r, assessor: l_diversity, sensitive: disease, variant: recursive, l: 2, c: 2}", rows))
+    _, c = checks_of(
+        audit_json,
+        *small("  - {id: r, assessor: l_diversity, sensitive: disease, variant: recursive, l: 2, c: 2}", rows),
+    )
     assert c["r"]["value"] == pytest.approx(5 / 3)
     assert c["r"]["status"] == "pass"
-    _, c = checks_of(audit_json, *small("  - {id: r, assessor: l_diversity, sensitive: disease, variant: recursive, l: 3, c: 5}", rows))
+    _, c = checks_of(
+        audit_json,
+        *small("  - {id: r, assessor: l_diversity, sensitive: disease, variant: recursive, l: 3, c: 5}", rows),
+    )
     assert c["r"]["value"] == pytest.approx(5.0) and c["r"]["status"] == "fail"  # 5/1 is not < 5
 
 
@@ -133,7 +145,8 @@ def test_wildcard_missing_semantics(tmp_path, audit_json):
     """sdcMicro's freqCalc: a missing key value matches any value."""
     rows = "zip,age,disease,income\nA,30,x,1\nA,30,y,1\nA,*,x,1\nB,40,y,1\n"
     text = POLICY.format(checks="  - {assessor: k_anonymity, k: 1}").replace(
-        "name: small", "name: small\ndata: {missing_qi: wildcard}")
+        "name: small", "name: small\ndata: {missing_qi: wildcard}"
+    )
     data = tmp_path / "data.csv"
     data.write_text(rows)
     _, report = audit_json(data, write_policy(tmp_path, text))
@@ -149,8 +162,10 @@ def test_wildcard_missing_semantics(tmp_path, audit_json):
 
 def test_sensitive_column_entirely_missing(small, audit_json):
     rows = "zip,age,disease,income\nA,1,,1\nB,2,,2\n"
-    checks = ("  - {id: l, assessor: l_diversity, sensitive: disease, l: 1}\n"
-              "  - {id: t, assessor: t_closeness, sensitive: disease, t: 0.5}")
+    checks = (
+        "  - {id: l, assessor: l_diversity, sensitive: disease, l: 1}\n"
+        "  - {id: t, assessor: t_closeness, sensitive: disease, t: 0.5}"
+    )
     code, c = checks_of(audit_json, *small(checks, rows))
     assert c["l"]["status"] == "fail" and c["l"]["value"] == 0  # no class holds a value
     assert c["t"]["status"] == "pass" and c["t"]["details"]["classes_without_values"] == 2

@@ -23,18 +23,44 @@ ADULT_POLICY = ROOT / "policies" / "adult.yaml"
 def test_exit_codes_and_report_keys(audit_json):
     code, report = audit_json(T / "table5.csv", T / "policy.yaml")
     assert code == 1
-    assert list(report) == ["schema_version", "tool", "generated_at", "engine", "input", "original", "policy",
-                            "scope", "summary", "checks", "utility"]
+    assert list(report) == [
+        "schema_version",
+        "tool",
+        "generated_at",
+        "engine",
+        "input",
+        "original",
+        "policy",
+        "scope",
+        "summary",
+        "checks",
+        "utility",
+    ]
     assert report["schema_version"] == 1
     assert report["tool"]["name"] == "privaudit"
     assert report["input"]["rows"] == 9 and len(report["input"]["sha256"]) == 64
     assert report["input"]["columns"] == ["ZIPCode", "Age", "Salary", "Disease"]
     assert report["policy"]["name"].startswith("t-closeness paper example")
-    assert report["summary"] == {"passed": False, "checks_total": 5, "checks_failed": 1, "checks_warned": 0,
-                                 "checks_errored": 0}
+    assert report["summary"] == {
+        "passed": False,
+        "checks_total": 5,
+        "checks_failed": 1,
+        "checks_warned": 0,
+        "checks_errored": 0,
+    }
     for check in report["checks"]:
-        assert set(check) == {"id", "assessor", "status", "severity", "value", "threshold", "params", "message",
-                              "details", "better"}  # better: which way the value improves (privaudit diff)
+        assert set(check) == {
+            "id",
+            "assessor",
+            "status",
+            "severity",
+            "value",
+            "threshold",
+            "params",
+            "message",
+            "details",
+            "better",
+        }  # better: which way the value improves (privaudit diff)
     assert report["checks"][0]["id"] == "direct_identifiers"  # always run
 
 
@@ -67,9 +93,13 @@ def test_json_is_byte_identical_and_infinity_is_a_string(tmp_path, run_cli, monk
 
 def test_infinity_written_as_string(tmp_path):
     frame = pd.DataFrame({"q": ["a", "a", "b", "b"], "s": ["x", "x", "x", "y"]})
-    result = audit_frame(frame, {"columns": {"q": {"role": "quasi_identifier"}, "s": {"role": "sensitive"}},
-                                 "checks": [{"assessor": "l_diversity", "sensitive": "s", "variant": "recursive",
-                                             "l": 2, "c": 2}]})
+    result = audit_frame(
+        frame,
+        {
+            "columns": {"q": {"role": "quasi_identifier"}, "s": {"role": "sensitive"}},
+            "checks": [{"assessor": "l_diversity", "sensitive": "s", "variant": "recursive", "l": 2, "c": 2}],
+        },
+    )
     assert check_result(result, "l_diversity")["value"] == "inf"
 
 
@@ -82,17 +112,24 @@ class BoomPlugin:
     def privaudit_assessors(self):
         def run(ctx, params):
             raise RuntimeError("the fuse blew")
+
         return [Assessor("boom", BoomParams, run, "Boom", "identity", "nothing")]
 
 
 def test_assessor_that_raises_is_reported_as_error_and_audit_goes_on():
     frame = pd.DataFrame({"q": ["a", "a"], "s": ["x", "y"]})
-    result = audit_frame(frame, {"columns": {"q": {"role": "quasi_identifier"}, "s": {"role": "sensitive"}},
-                                 "checks": [{"assessor": "boom"}, {"assessor": "k_anonymity", "k": 2}]},
-                         registry=registry_with(BoomPlugin()))
+    result = audit_frame(
+        frame,
+        {
+            "columns": {"q": {"role": "quasi_identifier"}, "s": {"role": "sensitive"}},
+            "checks": [{"assessor": "boom"}, {"assessor": "k_anonymity", "k": 2}],
+        },
+        registry=registry_with(BoomPlugin()),
+    )
     boom = check_result(result, "boom")
-    assert boom["status"] == "error" and boom["message"] == ("assessor 'boom' of test_cli (not installed) raised "
-                                                              "RuntimeError: the fuse blew")
+    assert boom["status"] == "error" and boom["message"] == (
+        "assessor 'boom' of test_cli (not installed) raised RuntimeError: the fuse blew"
+    )
     assert check_result(result, "k_anonymity")["status"] == "pass"
     assert result.exit_code == 2
 
@@ -102,6 +139,7 @@ def test_duplicate_assessor_names_are_refused():
         @hookimpl
         def privaudit_assessors(self):
             return [Assessor("k_anonymity", BoomParams, lambda c, p: None, "x", "identity", "x")]
+
     import pytest
 
     from privaudit.core.errors import PrivauditError
@@ -112,15 +150,21 @@ def test_duplicate_assessor_names_are_refused():
 
 def test_check_ids_made_unique():
     frame = pd.DataFrame({"q": ["a", "a"], "s": ["x", "y"]})
-    result = audit_frame(frame, {"columns": {"q": {"role": "quasi_identifier"}, "s": {"role": "sensitive"}},
-                                 "checks": [{"assessor": "k_anonymity", "k": 1}, {"assessor": "k_anonymity", "k": 2}]})
+    result = audit_frame(
+        frame,
+        {
+            "columns": {"q": {"role": "quasi_identifier"}, "s": {"role": "sensitive"}},
+            "checks": [{"assessor": "k_anonymity", "k": 1}, {"assessor": "k_anonymity", "k": 2}],
+        },
+    )
     assert [c.id for c in result.checks] == ["direct_identifiers", "k_anonymity", "k_anonymity-2"]
 
 
 def test_direct_identifiers_fail(tmp_path):
     frame = pd.DataFrame({"name": ["Ann", ""], "q": ["a", "a"]})
-    result = audit_frame(frame, {"columns": {"name": {"role": "identifier"}, "q": {"role": "quasi_identifier"}},
-                                 "checks": []})
+    result = audit_frame(
+        frame, {"columns": {"name": {"role": "identifier"}, "q": {"role": "quasi_identifier"}}, "checks": []}
+    )
     d = check_result(result, "direct_identifiers")
     assert d["status"] == "fail" and d["value"] == 1 and d["details"]["present"] == ["name"]
 
@@ -151,14 +195,32 @@ def test_policy_check(run_cli):
 def test_original_joined_by_record_id(tmp_path):
     released = pd.DataFrame({"rid": ["3", "1", "2"], "q": ["a", "a", "a"], "s": ["x", "y", "z"]})
     original = pd.DataFrame({"rid": ["1", "2", "3"], "q": ["a1", "a2", "a3"], "s": ["y", "z", "x"]})
-    result = audit_frame(released, {"columns": {"rid": {"role": "record_id"}, "q": {"role": "quasi_identifier"},
-                                                "s": {"role": "sensitive"}}, "checks": []}, original=original)
+    result = audit_frame(
+        released,
+        {
+            "columns": {"rid": {"role": "record_id"}, "q": {"role": "quasi_identifier"}, "s": {"role": "sensitive"}},
+            "checks": [],
+        },
+        original=original,
+    )
     assert list(result.context.original["q"].astype(str)) == ["a3", "a1", "a2"]
 
 
 def test_console_script_runs():
-    proc = subprocess.run([sys.executable, "-m", "privaudit", "audit", str(T / "table4.csv"), "--policy",
-                           str(T / "policy.yaml"), "--quiet"], capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "privaudit",
+            "audit",
+            str(T / "table4.csv"),
+            "--policy",
+            str(T / "policy.yaml"),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 1 and proc.stdout == "" and proc.stderr == ""
 
 
@@ -173,5 +235,7 @@ def test_a_broken_installed_plugin_is_named(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "privaudit", "plugins"], capture_output=True, text=True, env=env)
     assert proc.returncode == 2 and proc.stdout == "", proc.stderr
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
-    assert ("plugin 'broken' (privaudit_broken_plugin) of the installed package privaudit-broken 1.2 failed to load: "
-            "No module named 'privaudit_broken_plugin'") in proc.stderr
+    assert (
+        "plugin 'broken' (privaudit_broken_plugin) of the installed package privaudit-broken 1.2 failed to load: "
+        "No module named 'privaudit_broken_plugin'"
+    ) in proc.stderr

@@ -14,9 +14,16 @@ from privaudit.common.thresholds import TIE_ATOL, TIE_RTOL, exceeds, reaches, ti
 from privaudit.core.errors import first_line
 
 
-@pytest.mark.parametrize(("message", "expected"), [
-    ("", "fallback"), ("\n", "fallback"), ("  \n\n", "fallback"), ("one\ntwo", "one"), ("\n  second line \n", "second line"),
-])
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("", "fallback"),
+        ("\n", "fallback"),
+        ("  \n\n", "fallback"),
+        ("one\ntwo", "one"),
+        ("\n  second line \n", "second line"),
+    ],
+)
 def test_first_line_never_crashes(message, expected):
     assert first_line(ValueError(message), "fallback") == expected
 

@@ -36,33 +36,56 @@ REGISTRY = registry_with(_plugin(MY_K), entry_points=False)
 
 RNG = np.random.default_rng(11)
 N = 300
-FRAME = pd.DataFrame({"age": RNG.integers(18, 80, N), "income": RNG.integers(10, 200, N) * 100,
-                      "zip": RNG.choice([f"z{i}" for i in range(12)], N), "disease": RNG.choice(list("abc"), N)})
+FRAME = pd.DataFrame(
+    {
+        "age": RNG.integers(18, 80, N),
+        "income": RNG.integers(10, 200, N) * 100,
+        "zip": RNG.choice([f"z{i}" for i in range(12)], N),
+        "disease": RNG.choice(list("abc"), N),
+    }
+)
 HIERARCHY = "".join(f"z{i};{'north' if i < 6 else 'south'};*\n" for i in range(12))
 
 
 def _policy(tmp_path, assessor: str, qis: dict) -> str:
     (tmp_path / "zip.csv").write_text(HIERARCHY)
     columns = {**qis, "disease": {"role": "sensitive"}}
-    doc = {"version": 1, "name": "capabilities", "columns": columns,
-           "checks": [{"id": "k", "assessor": assessor, "k": 4}]}
+    doc = {
+        "version": 1,
+        "name": "capabilities",
+        "columns": columns,
+        "checks": [{"id": "k", "assessor": assessor, "k": 4}],
+    }
     path = tmp_path / f"{assessor}.yaml"
     path.write_text(json.dumps(doc))
     return str(path)
 
 
-@pytest.mark.parametrize(("method", "qis"), [
-    ("generalize", {"zip": {"role": "quasi_identifier", "hierarchy": "zip.csv"}}),
-    ("suppress", {"zip": {"role": "quasi_identifier"}, "age": {"role": "quasi_identifier", "type": "numeric"}}),
-    ("microaggregate", {"age": {"role": "quasi_identifier", "type": "numeric"},
-                        "income": {"role": "quasi_identifier", "type": "numeric"}}),
-])
+@pytest.mark.parametrize(
+    ("method", "qis"),
+    [
+        ("generalize", {"zip": {"role": "quasi_identifier", "hierarchy": "zip.csv"}}),
+        ("suppress", {"zip": {"role": "quasi_identifier"}, "age": {"role": "quasi_identifier", "type": "numeric"}}),
+        (
+            "microaggregate",
+            {
+                "age": {"role": "quasi_identifier", "type": "numeric"},
+                "income": {"role": "quasi_identifier", "type": "numeric"},
+            },
+        ),
+    ],
+)
 def test_a_third_party_class_check_is_remediated_as_the_builtin(tmp_path, method, qis):
     FRAME.to_csv(tmp_path / "data.csv", index=False)
     outcomes = {}
     for name in ("k_anonymity", "my_k"):
-        outcomes[name] = remediate(tmp_path / "data.csv", _policy(tmp_path, name, qis), tmp_path / f"{name}.csv",
-                                   method=method, registry=REGISTRY)
+        outcomes[name] = remediate(
+            tmp_path / "data.csv",
+            _policy(tmp_path, name, qis),
+            tmp_path / f"{name}.csv",
+            method=method,
+            registry=REGISTRY,
+        )
     builtin, third = outcomes["k_anonymity"], outcomes["my_k"]
     assert builtin.output == third.output and builtin.offered == third.offered
     assert builtin.remediation.changes == third.remediation.changes
@@ -80,27 +103,42 @@ AGES = "".join(f"{a};{a // 10 * 10}-{a // 10 * 10 + 9};*\n" for a in range(18, 8
 def _risk_policy(tmp_path, check: dict, severity: str = "error") -> str:
     (tmp_path / "zip.csv").write_text(HIERARCHY)
     (tmp_path / "age.csv").write_text(AGES)
-    columns = {"zip": {"role": "quasi_identifier", "hierarchy": "zip.csv"},
-               "age": {"role": "quasi_identifier", "hierarchy": "age.csv"}, "disease": {"role": "sensitive"}}
-    doc = {"version": 1, "name": "capabilities", "columns": columns,
-           "checks": [{"id": "r", "severity": severity, **check}]}
+    columns = {
+        "zip": {"role": "quasi_identifier", "hierarchy": "zip.csv"},
+        "age": {"role": "quasi_identifier", "hierarchy": "age.csv"},
+        "disease": {"role": "sensitive"},
+    }
+    doc = {
+        "version": 1,
+        "name": "capabilities",
+        "columns": columns,
+        "checks": [{"id": "r", "severity": severity, **check}],
+    }
     path = tmp_path / f"{check['assessor']}.yaml"
     path.write_text(json.dumps(doc))
     return str(path)
 
 
-@pytest.mark.parametrize(("builtin", "copy", "params"), [
-    ("reidentification_risk", "my_risk", {"max_risk": 0.2}),
-    ("reidentification_risk", "my_risk", {"measure": "highest", "max_risk": 0.25}),
-    ("uniqueness", "my_unique", {"max_share": 0.02}),
-])
+@pytest.mark.parametrize(
+    ("builtin", "copy", "params"),
+    [
+        ("reidentification_risk", "my_risk", {"max_risk": 0.2}),
+        ("reidentification_risk", "my_risk", {"measure": "highest", "max_risk": 0.25}),
+        ("uniqueness", "my_unique", {"max_share": 0.02}),
+    ],
+)
 def test_a_third_party_risk_check_is_generalized_as_the_builtin(tmp_path, builtin, copy, params):
     """The generalizer steers a check by its declared sample criterion (ARX's risk-based model), not its name."""
     FRAME.to_csv(tmp_path / "data.csv", index=False)
     outcomes = {}
     for name in (builtin, copy):
-        outcomes[name] = remediate(tmp_path / "data.csv", _risk_policy(tmp_path, {"assessor": name, **params}),
-                                   tmp_path / f"{name}.csv", method="generalize", registry=RISK_REGISTRY)
+        outcomes[name] = remediate(
+            tmp_path / "data.csv",
+            _risk_policy(tmp_path, {"assessor": name, **params}),
+            tmp_path / f"{name}.csv",
+            method="generalize",
+            registry=RISK_REGISTRY,
+        )
     first, third = outcomes[builtin], outcomes[copy]
     assert first.before.checks[-1].status == "fail"  # there was something to steer
     assert first.output == third.output and first.offered == third.offered and first.offered
@@ -145,8 +183,13 @@ def test_without_declared_capabilities_a_class_check_is_not_steered(tmp_path):
     FRAME.to_csv(tmp_path / "data.csv", index=False)
     qis = {"age": {"role": "quasi_identifier", "type": "numeric"}}
     with pytest.raises(Exception, match="no error-severity check implying a class size"):
-        remediate(tmp_path / "data.csv", _policy(tmp_path, "bare_k", qis), tmp_path / "out.csv",
-                  method="microaggregate", registry=registry)
+        remediate(
+            tmp_path / "data.csv",
+            _policy(tmp_path, "bare_k", qis),
+            tmp_path / "out.csv",
+            method="microaggregate",
+            registry=registry,
+        )
 
 
 class WrongDetails(Details):
@@ -164,12 +207,18 @@ def _wrong(ctx, params) -> Measurement:
 def test_details_that_break_their_model_are_an_error_not_a_pass():
     wrong = Assessor("wrong_details", NoParams, _wrong, "wrong", "identity", "nothing", details=WrongDetails)
     registry = registry_with(_plugin(wrong), entry_points=False)
-    result = audit_frame(FRAME, {"columns": {"zip": {"role": "quasi_identifier"}},
-                                 "checks": [{"assessor": "wrong_details"}]}, registry=registry)
+    result = audit_frame(
+        FRAME,
+        {"columns": {"zip": {"role": "quasi_identifier"}}, "checks": [{"assessor": "wrong_details"}]},
+        registry=registry,
+    )
     entry = check_result(result, "wrong_details")
     assert entry["status"] == "error" and result.exit_code == 2
-    assert entry["message"] == ("details of wrong_details do not match its Details model: surprise: unknown field "
-                                "(allowed: figure)") or "surprise" in entry["message"]
+    assert (
+        entry["message"]
+        == ("details of wrong_details do not match its Details model: surprise: unknown field (allowed: figure)")
+        or "surprise" in entry["message"]
+    )
 
 
 class CopyDetails(Details):
@@ -179,12 +228,28 @@ class CopyDetails(Details):
 def test_a_third_party_synthetic_default_is_added(tmp_path):
     from privaudit.assessors.api import SyntheticDefault
 
-    copies = Assessor("copies", NoParams, lambda ctx, p: Measurement(0, 0, True, "none", {"rows": 0}), "copies",
-                      "identity", "copies", details=CopyDetails, synthetic_default=SyntheticDefault())
+    copies = Assessor(
+        "copies",
+        NoParams,
+        lambda ctx, p: Measurement(0, 0, True, "none", {"rows": 0}),
+        "copies",
+        "identity",
+        "copies",
+        details=CopyDetails,
+        synthetic_default=SyntheticDefault(),
+    )
     registry = registry_with(_plugin(copies), entry_points=False)
-    policy = {"version": 1, "name": "s", "release": "synthetic",
-              "columns": {"zip": {"role": "quasi_identifier"}, "age": {"role": "quasi_identifier", "type": "numeric"},
-                          "income": {"role": "quasi_identifier", "type": "numeric"}, "disease": {"role": "sensitive"}}}
+    policy = {
+        "version": 1,
+        "name": "s",
+        "release": "synthetic",
+        "columns": {
+            "zip": {"role": "quasi_identifier"},
+            "age": {"role": "quasi_identifier", "type": "numeric"},
+            "income": {"role": "quasi_identifier", "type": "numeric"},
+            "disease": {"role": "sensitive"},
+        },
+    }
     FRAME.to_csv(tmp_path / "data.csv", index=False)
     (tmp_path / "p.json").write_text(json.dumps(policy))
     from privaudit.core.policy import load_policy
@@ -195,13 +260,25 @@ def test_a_third_party_synthetic_default_is_added(tmp_path):
 
 def test_a_third_party_identifier_finding_is_masked(tmp_path):
     """A plugin declaring identifier_columns gets the columns it names masked in every check's worst classes."""
-    found = Assessor("emails", NoParams, lambda ctx, p: Measurement(1, 0, True, "found", {"rows": 1}), "emails",
-                     "identity", "e-mails", details=CopyDetails,
-                     identifier_columns=lambda details: {"zip": "email"})
+    found = Assessor(
+        "emails",
+        NoParams,
+        lambda ctx, p: Measurement(1, 0, True, "found", {"rows": 1}),
+        "emails",
+        "identity",
+        "e-mails",
+        details=CopyDetails,
+        identifier_columns=lambda details: {"zip": "email"},
+    )
     registry = registry_with(_plugin(found), entry_points=False)
-    result = audit_frame(FRAME, {"columns": {"zip": {"role": "quasi_identifier"}},
-                                 "checks": [{"assessor": "emails"}, {"assessor": "k_anonymity", "k": 50}]},
-                         registry=registry)
+    result = audit_frame(
+        FRAME,
+        {
+            "columns": {"zip": {"role": "quasi_identifier"}},
+            "checks": [{"assessor": "emails"}, {"assessor": "k_anonymity", "k": 50}],
+        },
+        registry=registry,
+    )
     rows = check_result(result, "k_anonymity")["details"]["worst_classes"]
     assert rows and all(r["values"]["zip"].endswith("***") for r in rows)
     assert all(not r["values"]["zip"].startswith("z1") or r["values"]["zip"] == "z***" for r in rows)
@@ -209,6 +286,7 @@ def test_a_third_party_identifier_finding_is_masked(tmp_path):
 
 def test_registry_travels_with_the_result(tmp_path):
     FRAME.to_csv(tmp_path / "data.csv", index=False)
-    result = run_audit(tmp_path / "data.csv", _policy(tmp_path, "my_k", {"zip": {"role": "quasi_identifier"}}),
-                       registry=REGISTRY)
+    result = run_audit(
+        tmp_path / "data.csv", _policy(tmp_path, "my_k", {"zip": {"role": "quasi_identifier"}}), registry=REGISTRY
+    )
     assert result.registry is REGISTRY and result.policy.registry is REGISTRY

@@ -11,25 +11,50 @@ import pytest
 from privaudit.testing import run_cli
 
 
-def check(id, value, threshold, status="pass", better=None, severity="error", params=None, details=None,
-          assessor=None):
+def check(id, value, threshold, status="pass", better=None, severity="error", params=None, details=None, assessor=None):
     # a hand-made check of an assessor no schema knows: its details are free (a built-in's are typed)
-    c = {"id": id, "assessor": assessor or f"hand_made_{id}", "status": status, "severity": severity, "value": value,
-         "threshold": threshold, "params": params or {}, "message": "m", "details": details or {}}
+    c = {
+        "id": id,
+        "assessor": assessor or f"hand_made_{id}",
+        "status": status,
+        "severity": severity,
+        "value": value,
+        "threshold": threshold,
+        "params": params or {},
+        "message": "m",
+        "details": details or {},
+    }
     if better:
         c["better"] = better
     return c
 
 
 def report(checks, qi=("age", "zip"), hierarchies=None, utility=None, path="release.csv"):
-    r = {"schema_version": 1, "tool": {"name": "privaudit", "version": "x"}, "generated_at": "2026-01-01T00:00:00Z",
-         "engine": "in-process", "input": {"path": path, "sha256": "0" * 64, "size": 1, "rows": 10, "columns": []},
-         "original": None, "policy": {"path": "p.yaml", "sha256": "0" * 64, "name": "p"},
-         "scope": {"quasi_identifiers": list(qi), "sensitive": ["disease"], "identifiers": [], "missing_qi": "value",
-                   "missing_tokens": ["", "*"], "hierarchies": hierarchies or {"age": "a" * 64}},
-         "summary": {"passed": all(c["status"] == "pass" for c in checks), "checks_total": len(checks),
-                     "checks_failed": 0, "checks_warned": 0, "checks_errored": 0},
-         "checks": checks}
+    r = {
+        "schema_version": 1,
+        "tool": {"name": "privaudit", "version": "x"},
+        "generated_at": "2026-01-01T00:00:00Z",
+        "engine": "in-process",
+        "input": {"path": path, "sha256": "0" * 64, "size": 1, "rows": 10, "columns": []},
+        "original": None,
+        "policy": {"path": "p.yaml", "sha256": "0" * 64, "name": "p"},
+        "scope": {
+            "quasi_identifiers": list(qi),
+            "sensitive": ["disease"],
+            "identifiers": [],
+            "missing_qi": "value",
+            "missing_tokens": ["", "*"],
+            "hierarchies": hierarchies or {"age": "a" * 64},
+        },
+        "summary": {
+            "passed": all(c["status"] == "pass" for c in checks),
+            "checks_total": len(checks),
+            "checks_failed": 0,
+            "checks_warned": 0,
+            "checks_errored": 0,
+        },
+        "checks": checks,
+    }
     if utility is not None:
         r["utility"] = utility
     return r
@@ -68,16 +93,20 @@ def test_tolerance_absolute_and_percent(tmp_path):
     new = report([check("uniqueness", 0.104, 0.5, better="lower")])
     assert diff(tmp_path, base, new)[0].code == 1
     assert diff(tmp_path, base, new, "--tolerance", "0.005")[0].code == 0
-    assert diff(tmp_path, base, new, "--tolerance", "5%")[0].code == 0   # 5 % of 0.10 = 0.005 > 0.004
-    assert diff(tmp_path, base, new, "--tolerance", "3%")[0].code == 1   # 0.003 < 0.004
+    assert diff(tmp_path, base, new, "--tolerance", "5%")[0].code == 0  # 5 % of 0.10 = 0.005 > 0.004
+    assert diff(tmp_path, base, new, "--tolerance", "3%")[0].code == 1  # 0.003 < 0.004
     r, d = diff(tmp_path, base, new, "--tolerance", "5%")
     assert rows(d)["uniqueness"]["worse"] is True and rows(d)["uniqueness"]["beyond_tolerance"] is False
 
 
 def test_pass_to_fail_is_a_regression_even_within_tolerance_and_warnings_are_not(tmp_path):
     base = report([check("t", 0.2, 0.2, better="lower"), check("w", 0.1, 0.2, better="lower", severity="warning")])
-    new = report([check("t", 0.2000001, 0.2, "fail", better="lower"),
-                  check("w", 0.9, 0.2, "fail", better="lower", severity="warning")])
+    new = report(
+        [
+            check("t", 0.2000001, 0.2, "fail", better="lower"),
+            check("w", 0.9, 0.2, "fail", better="lower", severity="warning"),
+        ]
+    )
     r, d = diff(tmp_path, base, new, "--tolerance", "1")
     assert r.code == 1 and d["regressions"] == ["t"]
     assert rows(d)["t"]["status_changed"] and rows(d)["w"]["worse"] and not rows(d)["w"]["regression"]
@@ -104,13 +133,17 @@ def test_improvement_exits_0(tmp_path):
 
 def test_utility_changes_when_both_reports_carry_them(tmp_path):
     """The utility list of issue 28: {measure, column, value, raw, details}, value 1 = nothing lost."""
-    util = [{"measure": "marginal", "column": "age", "value": 0.9, "raw": 0.1, "details": {}},
-            {"measure": "correlation", "column": None, "value": 0.8, "raw": 0.2, "details": {}}]
+    util = [
+        {"measure": "marginal", "column": "age", "value": 0.9, "raw": 0.1, "details": {}},
+        {"measure": "correlation", "column": None, "value": 0.8, "raw": 0.2, "details": {}},
+    ]
     changed = copy.deepcopy(util)
     changed[0]["value"] = 0.7
     changed[1]["value"] = 0.85
-    base, new = report([check("k", 5, 5, better="higher")], utility=util), \
-        report([check("k", 5, 5, better="higher")], utility=changed)
+    base, new = (
+        report([check("k", 5, 5, better="higher")], utility=util),
+        report([check("k", 5, 5, better="higher")], utility=changed),
+    )
     r, d = diff(tmp_path, base, new)
     assert r.code == 0  # utility is reported, not a privacy regression
     u = {(x["measure"], x["column"]): x for x in d["utility"]}
@@ -126,10 +159,20 @@ def test_utility_changes_when_both_reports_carry_them(tmp_path):
 
 def test_classes_below_k_and_new_sample_uniques(tmp_path):
     def kcheck(classes):
-        return check("k_anonymity", min(s for _, s in classes), 3, better="higher", params={"k": 3},
-                     status="pass" if min(s for _, s in classes) >= 3 else "fail",
-                     details={"worst_classes": [{"class": i, "values": {"age": a}, "size": s, "record_size": s}
-                                                for i, (a, s) in enumerate(classes)]})
+        return check(
+            "k_anonymity",
+            min(s for _, s in classes),
+            3,
+            better="higher",
+            params={"k": 3},
+            status="pass" if min(s for _, s in classes) >= 3 else "fail",
+            details={
+                "worst_classes": [
+                    {"class": i, "values": {"age": a}, "size": s, "record_size": s} for i, (a, s) in enumerate(classes)
+                ]
+            },
+        )
+
     base = report([kcheck([("30-39", 2), ("40-49", 4)])])
     new = report([kcheck([("30-39", 2), ("40-49", 1), ("50-59", 2)])])
     r, d = diff(tmp_path, base, new)
@@ -138,16 +181,22 @@ def test_classes_below_k_and_new_sample_uniques(tmp_path):
     assert [c["values"]["age"] for c in d["classes"]["new_sample_uniques"]] == ["40-49"]
 
 
-@pytest.mark.parametrize("change, expected", [
-    ({"qi": ("age",)}, "quasi-identifiers ['age', 'zip'] -> ['age']"),
-    ({"hierarchies": {"age": "b" * 64}}, "hierarchies of age differ (by digest)"),
-    ({"params": {"population_size": 1000}}, "population model population_size 500 -> 1000"),
-    ({"params": {"population_size": 500, "max_share": 0.2}}, "parameters max_share None -> 0.2"),
-])
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        ({"qi": ("age",)}, "quasi-identifiers ['age', 'zip'] -> ['age']"),
+        ({"hierarchies": {"age": "b" * 64}}, "hierarchies of age differ (by digest)"),
+        ({"params": {"population_size": 1000}}, "population model population_size 500 -> 1000"),
+        ({"params": {"population_size": 500, "max_share": 0.2}}, "parameters max_share None -> 0.2"),
+    ],
+)
 def test_different_policies_are_refused_unless_allowed(tmp_path, change, expected):
     base = report([check("uniqueness", 0.1, 0.2, better="lower", params={"population_size": 500})])
-    new = report([check("uniqueness", 0.1, 0.2, better="lower", params=change.get("params", {"population_size": 500}))],
-                 qi=change.get("qi", ("age", "zip")), hierarchies=change.get("hierarchies"))
+    new = report(
+        [check("uniqueness", 0.1, 0.2, better="lower", params=change.get("params", {"population_size": 500}))],
+        qi=change.get("qi", ("age", "zip")),
+        hierarchies=change.get("hierarchies"),
+    )
     r, d = diff(tmp_path, base, new)
     assert r.code == 2 and d is None
     assert expected in r.stderr and "--allow-changed-policy" in r.stderr and r.stderr.count("\n") == 1
@@ -156,12 +205,15 @@ def test_different_policies_are_refused_unless_allowed(tmp_path, change, expecte
     assert r.stdout.splitlines()[0].startswith("policy changes") and expected in r.stdout.splitlines()[1]
 
 
-@pytest.mark.parametrize("content, expected", [
-    ("not json", "not JSON (line 1"),
-    ("[1, 2]", "not a privaudit JSON report"),
-    (json.dumps({"tool": {"name": "privaudit"}, "schema_version": 7}), "schema_version 7"),
-    (json.dumps({"tool": {"name": "privaudit"}, "schema_version": 1, "checks": [{"id": 1}]}), "checks: not a list"),
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        ("not json", "not JSON (line 1"),
+        ("[1, 2]", "not a privaudit JSON report"),
+        (json.dumps({"tool": {"name": "privaudit"}, "schema_version": 7}), "schema_version 7"),
+        (json.dumps({"tool": {"name": "privaudit"}, "schema_version": 1, "checks": [{"id": 1}]}), "checks: not a list"),
+    ],
+)
 def test_bad_reports_are_one_line_and_exit_2(tmp_path, content, expected):
     good = write(tmp_path, "good.json", report([check("k", 5, 5)]))
     bad = tmp_path / "bad.txt"  # (a bad report named .json would fail the suite's schema check of left files)
@@ -209,8 +261,9 @@ def test_audit_baseline_in_one_step(tmp_path):
     assert run_cli("audit", tmp_path / "old.csv", "--policy", tmp_path / "policy.yaml", "--json", base).code == 0
     assert json.loads(base.read_text())["checks"][1]["better"] == "higher"
     md = tmp_path / "pr.md"
-    r = run_cli("audit", tmp_path / "new.csv", "--policy", tmp_path / "policy.yaml", "--baseline", base,
-                "--diff-markdown", md)
+    r = run_cli(
+        "audit", tmp_path / "new.csv", "--policy", tmp_path / "policy.yaml", "--baseline", base, "--diff-markdown", md
+    )
     assert r.code == 1, r.stderr
     assert "REGRESSION" in r.stdout and "k_anonymity" in md.read_text()
     # the same release against its own report: no regression, exit 0 although nothing changed
@@ -222,8 +275,9 @@ def test_audit_baseline_in_one_step(tmp_path):
     r = run_cli("audit", tmp_path / "new.csv", "--policy", tmp_path / "policy.yaml", "--baseline", failing)
     assert r.code == 1 and "no regression" in r.stdout, r.stdout
     # bad baseline: one line before any work; a diff output without a baseline is refused
-    r = run_cli("audit", tmp_path / "new.csv", "--policy", tmp_path / "policy.yaml", "--baseline",
-                tmp_path / "policy.yaml")
+    r = run_cli(
+        "audit", tmp_path / "new.csv", "--policy", tmp_path / "policy.yaml", "--baseline", tmp_path / "policy.yaml"
+    )
     assert r.code == 2 and "not JSON" in r.stderr
     r = run_cli("audit", tmp_path / "new.csv", "--policy", tmp_path / "policy.yaml", "--diff-json", tmp_path / "x")
     assert r.code == 2 and "--baseline" in r.stderr
@@ -231,13 +285,26 @@ def test_audit_baseline_in_one_step(tmp_path):
 
 def test_real_reports_hierarchy_change_is_refused(tmp_path):
     (tmp_path / "old.csv").write_text("age,zip,disease\n30,1,a\n30,1,b\n40,2,a\n40,2,b\n")
-    (tmp_path / "a.yaml").write_text(POLICY.replace("age: {role: quasi_identifier}",
-                                                    "age: {role: quasi_identifier, hierarchy: {'*': ['30', '40']}}"))
-    (tmp_path / "b.yaml").write_text(POLICY.replace("age: {role: quasi_identifier}",
-                                                    "age: {role: quasi_identifier, hierarchy: {'*': {'x': ['30', '40']}}}"))
+    (tmp_path / "a.yaml").write_text(
+        POLICY.replace("age: {role: quasi_identifier}", "age: {role: quasi_identifier, hierarchy: {'*': ['30', '40']}}")
+    )
+    (tmp_path / "b.yaml").write_text(
+        POLICY.replace(
+            "age: {role: quasi_identifier}", "age: {role: quasi_identifier, hierarchy: {'*': {'x': ['30', '40']}}}"
+        )
+    )
     for name in "ab":
-        assert run_cli("audit", tmp_path / "old.csv", "--policy", tmp_path / f"{name}.yaml", "--json",
-                       tmp_path / f"{name}.json").code == 0
+        assert (
+            run_cli(
+                "audit",
+                tmp_path / "old.csv",
+                "--policy",
+                tmp_path / f"{name}.yaml",
+                "--json",
+                tmp_path / f"{name}.json",
+            ).code
+            == 0
+        )
     r = run_cli("diff", tmp_path / "a.json", tmp_path / "b.json")
     assert r.code == 2 and "hierarchies of age differ (by digest)" in r.stderr
 
@@ -246,10 +313,14 @@ def test_python_api(tmp_path):
     import privaudit
 
     (tmp_path / "policy.yaml").write_text(POLICY)
-    old = privaudit.audit(__import__("pandas").DataFrame({"age": [30, 30, 40, 40], "zip": [1, 1, 2, 2],
-                                                          "disease": list("abab")}), tmp_path / "policy.yaml")
-    new = privaudit.audit(__import__("pandas").DataFrame({"age": [30, 30, 40, 41], "zip": [1, 1, 2, 2],
-                                                          "disease": list("abab")}), tmp_path / "policy.yaml")
+    old = privaudit.audit(
+        __import__("pandas").DataFrame({"age": [30, 30, 40, 40], "zip": [1, 1, 2, 2], "disease": list("abab")}),
+        tmp_path / "policy.yaml",
+    )
+    new = privaudit.audit(
+        __import__("pandas").DataFrame({"age": [30, 30, 40, 41], "zip": [1, 1, 2, 2], "disease": list("abab")}),
+        tmp_path / "policy.yaml",
+    )
     d = privaudit.diff(old, new)
     assert d["regressions"] == ["k_anonymity"] and d["exit_code"] == 1
     assert privaudit.diff(old.to_dict(), old, tolerance="5%")["exit_code"] == 0

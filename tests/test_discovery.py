@@ -26,33 +26,39 @@ def kind_of(values, header="col_17"):
 
 
 # ---------------------------------------------------------------------------------------- recognizers
-@pytest.mark.parametrize("kind, valid, invalid", [
-    ("email", ["ana.lopez@example.org", "j.smith+x@mail.co.uk"], ["ana.lopez@", "example.org"]),
-    ("iban", ["DE89 3704 0044 0532 0130 00", "GB82WEST12345698765432"], ["DE89370400440532013001"]),
-    ("payment_card", ["4111 1111 1111 1111", "5555-5555-5555-4444"], ["4111 1111 1111 1112"]),
-    ("us_ssn", ["123-45-6789", "234-56-7890"], ["000-45-6789", "666-12-3456"]),
-    ("fr_nir", ["2 55 08 14 168 025 38"], ["2 55 08 14 168 025 39"]),
-    ("es_dni", ["12345678Z", "X1234567L"], ["12345678A"]),
-    ("gb_nino", ["AB 12 34 56 C", "JG103759A"], ["BG123456A", "QQ123456A"]),
-    ("it_codice_fiscale", ["RSSMRA85T10A562S"], ["RSSMRA85T10A562T"]),
-    ("ipv4", ["192.168.1.20", "10.0.0.1"], ["300.1.1.1"]),
-    ("ipv6", ["2001:db8::1", "fe80::1ff:fe23:4567:890a"], ["2001:db8:::1"]),
-    ("uuid", ["123e4567-e89b-12d3-a456-426614174000"], ["123e4567-e89b-12d3-a456"]),
-    ("url", ["https://example.org/patient/17", "www.example.com"], ["example"]),
-    ("phone_international", ["+49 30 12345678", "+1 (415) 555-0132"], ["+1 2"]),
-])
+@pytest.mark.parametrize(
+    "kind, valid, invalid",
+    [
+        ("email", ["ana.lopez@example.org", "j.smith+x@mail.co.uk"], ["ana.lopez@", "example.org"]),
+        ("iban", ["DE89 3704 0044 0532 0130 00", "GB82WEST12345698765432"], ["DE89370400440532013001"]),
+        ("payment_card", ["4111 1111 1111 1111", "5555-5555-5555-4444"], ["4111 1111 1111 1112"]),
+        ("us_ssn", ["123-45-6789", "234-56-7890"], ["000-45-6789", "666-12-3456"]),
+        ("fr_nir", ["2 55 08 14 168 025 38"], ["2 55 08 14 168 025 39"]),
+        ("es_dni", ["12345678Z", "X1234567L"], ["12345678A"]),
+        ("gb_nino", ["AB 12 34 56 C", "JG103759A"], ["BG123456A", "QQ123456A"]),
+        ("it_codice_fiscale", ["RSSMRA85T10A562S"], ["RSSMRA85T10A562T"]),
+        ("ipv4", ["192.168.1.20", "10.0.0.1"], ["300.1.1.1"]),
+        ("ipv6", ["2001:db8::1", "fe80::1ff:fe23:4567:890a"], ["2001:db8:::1"]),
+        ("uuid", ["123e4567-e89b-12d3-a456-426614174000"], ["123e4567-e89b-12d3-a456"]),
+        ("url", ["https://example.org/patient/17", "www.example.com"], ["example"]),
+        ("phone_international", ["+49 30 12345678", "+1 (415) 555-0132"], ["+1 2"]),
+    ],
+)
 def test_each_kind_by_its_values_alone(kind, valid, invalid):
     """A meaningless header: the values (forms and check digits) must be enough."""
     assert kind_of(valid * 20) == kind
     assert kind_of(invalid * 20) != kind
 
 
-@pytest.mark.parametrize("kind, header, values", [
-    ("de_tax_id", "Steuer-ID", ["86095742719"]),  # 11 digits: a tax id only with a header (and its check digit)
-    ("nl_bsn", "BSN", ["111222333"]),
-    ("licence_plate", "Kennzeichen", ["B-MW 1234", "M-AB 123"]),
-    ("vin", "vin", ["1M8GDM9AXKP042788"]),
-])
+@pytest.mark.parametrize(
+    "kind, header, values",
+    [
+        ("de_tax_id", "Steuer-ID", ["86095742719"]),  # 11 digits: a tax id only with a header (and its check digit)
+        ("nl_bsn", "BSN", ["111222333"]),
+        ("licence_plate", "Kennzeichen", ["B-MW 1234", "M-AB 123"]),
+        ("vin", "vin", ["1M8GDM9AXKP042788"]),
+    ],
+)
 def test_weak_kinds_need_their_header(kind, header, values):
     values = values * 30
     assert kind_of(values, header) == kind
@@ -63,8 +69,14 @@ def test_telephone_numbers_in_four_national_formats_under_a_meaningless_header()
     """libphonenumber's metadata (phonenumbers) reads Berlin in international form, Paris, New York and
     London national numbers in one column; random digit strings of the same shapes are not valid numbers
     of any plan the column uses (issue #27: the hand-written patterns missed this column)."""
-    phones = ["+49 30 1234 5678", "01 42 68 53 00", "(212) 253-0123", "020 7946 0958", "0171 2345678",
-              "030 1234567"] * 20
+    phones = [
+        "+49 30 1234 5678",
+        "01 42 68 53 00",
+        "(212) 253-0123",
+        "020 7946 0958",
+        "0171 2345678",
+        "030 1234567",
+    ] * 20
     assert kind_of(phones) == "phone"
     assert kind_of(["00 00 00 00 00", "(000) 000-0000", "000 0000 0000"] * 40) is None
     assert kind_of(["+49 30 1234 5678", "+33 1 42 68 53 00"] * 30) == "phone_international"
@@ -81,8 +93,12 @@ def test_check_digits_come_from_python_stdnum():
 
 
 def test_street_addresses_in_several_languages():
-    for values in (["221B Baker Street", "10 Downing Street"], ["Hauptstraße 12", "Kastanienallee 7a"],
-                   ["12 rue de Rivoli", "3 avenue Foch"], ["Calle Mayor 5", "Via Roma 10"]):
+    for values in (
+        ["221B Baker Street", "10 Downing Street"],
+        ["Hauptstraße 12", "Kastanienallee 7a"],
+        ["12 rue de Rivoli", "3 avenue Foch"],
+        ["Calle Mayor 5", "Via Roma 10"],
+    ):
         assert kind_of(values * 30) == "street_address", values
 
 
@@ -102,15 +118,22 @@ def test_person_names_from_the_name_lists():
     names = [f"{rng.choice(first)} {rng.choice(last)}" for _ in range(500)]
     assert kind_of(names) == "person_name"
     assert kind_of([f"{b}, {a}" for a, b in (n.split() for n in names)]) == "person_name"
-    organisations = [f"{rng.choice(['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli'])} "
-                     f"{rng.choice(['Corp', 'GmbH', 'Ltd', 'SA', 'Inc'])}" for _ in range(500)]
+    organisations = [
+        f"{rng.choice(['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli'])} "
+        f"{rng.choice(['Corp', 'GmbH', 'Ltd', 'SA', 'Inc'])}"
+        for _ in range(500)
+    ]
     assert kind_of(organisations, "employer") is None
     assert kind_of(list(rng.choice(first, 500)), "first_name") == "person_name"  # a first-name column
 
 
 def test_free_text_holding_identifiers():
-    texts = [f"Patient called from +44 20 7946 09{i % 100:02d} about the results" if i % 4 == 0 else
-             "Follow-up visit scheduled, no complications reported" for i in range(400)]
+    texts = [
+        f"Patient called from +44 20 7946 09{i % 100:02d} about the results"
+        if i % 4 == 0
+        else "Follow-up visit scheduled, no complications reported"
+        for i in range(400)
+    ]
     assert kind_of(texts, "notes") == "free_text:phone_international"
     assert kind_of(["Follow-up visit scheduled, no complications reported"] * 400, "notes") is None
 
@@ -134,11 +157,18 @@ def test_masked_examples_never_show_a_value():
         assert example not in emails and "***" in example
 
 
-@pytest.mark.parametrize("path", [
-    ROOT / "examples/adult/adult.csv", ROOT / "examples/adult/release.csv", DATA / "casc/CASCrefmicrodata.csv",
-    DATA / "sdcmicro/testdata.csv", DATA / "sdcmicro/testdata2.csv", DATA / "sdcmicro/francdat.csv",
-    DATA / "sdcmicro/free1.csv",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        ROOT / "examples/adult/adult.csv",
+        ROOT / "examples/adult/release.csv",
+        DATA / "casc/CASCrefmicrodata.csv",
+        DATA / "sdcmicro/testdata.csv",
+        DATA / "sdcmicro/testdata2.csv",
+        DATA / "sdcmicro/francdat.csv",
+        DATA / "sdcmicro/free1.csv",
+    ],
+)
 def test_no_false_alarms_on_the_shipped_data(path):
     """Codes, counts, years, money amounts, weights and categories of real public data: nothing found."""
     frame = pd.read_csv(path, sep=None, engine="python", dtype=str, keep_default_na=False)
@@ -160,8 +190,10 @@ def test_an_undeclared_column_of_emails_fails_the_gate_on_every_engine(with_emai
     out = tmp_path / "report.json"
     result = run_cli("audit", with_email, "--policy", POLICY, "--engine", engine, "--json", out)
     assert result.code == 1, result.stderr
-    assert "undeclared column 'contact_email' (e-mail addresses, 100% of sampled values) holds direct identifiers" \
+    assert (
+        "undeclared column 'contact_email' (e-mail addresses, 100% of sampled values) holds direct identifiers"
         in result.stdout
+    )
     check = json.loads(out.read_text())["checks"][0]
     assert check["assessor"] == "direct_identifiers" and check["status"] == "fail" and check["value"] == 1
     finding = check["details"]["undeclared_findings"][0]
@@ -180,7 +212,9 @@ def test_a_declared_column_is_trusted_with_a_warning(with_email, tmp_path):
     assert result.code == 0, result.stderr + result.stdout
     check = json.loads(out.read_text())["checks"][0]
     assert check["status"] == "pass" and check["details"]["declared_warnings"][0]["column"] == "contact_email"
-    assert "warning: declared column 'contact_email' (e-mail addresses) looks like direct identifiers" in check["message"]
+    assert (
+        "warning: declared column 'contact_email' (e-mail addresses) looks like direct identifiers" in check["message"]
+    )
     html = (tmp_path / "report.html").read_text()
     assert "Declared columns that look like direct identifiers (warnings)" in html and "person1@mail1.org" not in html
 

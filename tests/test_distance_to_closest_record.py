@@ -29,11 +29,15 @@ KINDS = {"age": "numeric", "income": "numeric", "sex": "nominal", "job": "nomina
 def frame(rows: list[tuple]) -> pd.DataFrame:
     """Rows (age, income, sex, job, grade) typed as the loader types them; None = missing."""
     f = pd.DataFrame(rows, columns=list(KINDS))
-    return pd.DataFrame({
-        "age": pd.to_numeric(f["age"]).astype(float), "income": pd.to_numeric(f["income"]).astype(float),
-        "sex": pd.array(f["sex"], dtype="string"), "job": pd.array(f["job"], dtype="string"),
-        "grade": pd.Categorical(f["grade"], categories=LEVELS, ordered=True),
-    })
+    return pd.DataFrame(
+        {
+            "age": pd.to_numeric(f["age"]).astype(float),
+            "income": pd.to_numeric(f["income"]).astype(float),
+            "sex": pd.array(f["sex"], dtype="string"),
+            "job": pd.array(f["job"], dtype="string"),
+            "grade": pd.Categorical(f["grade"], categories=LEVELS, ordered=True),
+        }
+    )
 
 
 def test_gower_by_hand():
@@ -79,15 +83,24 @@ def naive_gower(a: pd.DataFrame, b: pd.DataFrame, kinds: dict, training: pd.Data
     return out / len(kinds)
 
 
-value_rows = st.tuples(st.one_of(st.none(), st.integers(0, 6)), st.one_of(st.none(), st.sampled_from([0.0, 0.5, 2.5, 9.0])),
-                       st.one_of(st.none(), st.sampled_from("fm")), st.sampled_from(["a", "b", "c", None]),
-                       st.one_of(st.none(), st.sampled_from(LEVELS)))
+value_rows = st.tuples(
+    st.one_of(st.none(), st.integers(0, 6)),
+    st.one_of(st.none(), st.sampled_from([0.0, 0.5, 2.5, 9.0])),
+    st.one_of(st.none(), st.sampled_from("fm")),
+    st.sampled_from(["a", "b", "c", None]),
+    st.one_of(st.none(), st.sampled_from(LEVELS)),
+)
 
 
 @pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(value_rows, min_size=1, max_size=25), st.lists(value_rows, min_size=1, max_size=30),
-       st.integers(1, 7), st.integers(1, 9), st.integers(1, 2))
+@given(
+    st.lists(value_rows, min_size=1, max_size=25),
+    st.lists(value_rows, min_size=1, max_size=30),
+    st.integers(1, 7),
+    st.integers(1, 9),
+    st.integers(1, 2),
+)
 def test_blocked_search_equals_brute_force(query_rows, reference_rows, block, tile, workers):
     queries, reference = frame(query_rows), frame(reference_rows)
     space, (r, q) = GowerSpace.build(KINDS, reference, queries)
@@ -103,7 +116,6 @@ def test_blocked_search_equals_brute_force(query_rows, reference_rows, block, ti
     assert (counts == (brute <= radius[:, None] + 1e-10).sum(axis=1)).all()
 
 
-
 def test_joined_and_pruned_search_equals_the_full_matrix():
     """Records repeating nominal patterns (settled by the join on nominal codes) and others (searched, with
     tiles skipped by their bounds), a high-cardinality nominal column (compared code by code), missing
@@ -111,9 +123,15 @@ def test_joined_and_pruned_search_equals_the_full_matrix():
     rng = np.random.default_rng(11)
 
     def draw(n):
-        f = pd.DataFrame({"age": rng.integers(18, 30, n).astype(float), "income": rng.choice([0.0, 1.5, 2.5, 7.0], n),
-                          "sex": rng.choice(["f", "m"], n), "job": rng.choice([f"j{i}" for i in range(90)], n),
-                          "grade": rng.choice(LEVELS, n)})
+        f = pd.DataFrame(
+            {
+                "age": rng.integers(18, 30, n).astype(float),
+                "income": rng.choice([0.0, 1.5, 2.5, 7.0], n),
+                "sex": rng.choice(["f", "m"], n),
+                "job": rng.choice([f"j{i}" for i in range(90)], n),
+                "grade": rng.choice(LEVELS, n),
+            }
+        )
         f.loc[rng.random(n) < 0.05, "income"] = np.nan
         f["job"] = f["job"].where(rng.random(n) < 0.9, "j1")
         return typed(f)
@@ -131,6 +149,7 @@ def test_joined_and_pruned_search_equals_the_full_matrix():
         first_tied = by_key[(full[:, by_key] == ordered[:, :1]).argmax(axis=1)]
         assert np.array_equal(nb.index, first_tied)
 
+
 def test_binomial_interval_and_p_value():
     lo, hi = binomial_interval(50, 100)
     assert lo == pytest.approx(0.3983, abs=1e-4) and hi == pytest.approx(0.6017, abs=1e-4)  # Clopper-Pearson
@@ -147,8 +166,15 @@ def population(rng: np.random.Generator, n: int) -> pd.DataFrame:
     age = rng.integers(18, 90, n).astype(float)
     income = np.round(rng.normal(2000 + 30 * age, 400), 0)
     income[rng.random(n) < 0.05] = np.nan
-    return pd.DataFrame({"age": age, "income": income, "sex": rng.choice(["f", "m"], n),
-                         "job": rng.choice([f"j{i}" for i in range(40)], n), "grade": rng.choice(LEVELS, n)})
+    return pd.DataFrame(
+        {
+            "age": age,
+            "income": income,
+            "sex": rng.choice(["f", "m"], n),
+            "job": rng.choice([f"j{i}" for i in range(40)], n),
+            "grade": rng.choice(LEVELS, n),
+        }
+    )
 
 
 def typed(f: pd.DataFrame) -> pd.DataFrame:
@@ -220,8 +246,13 @@ def test_cli_end_to_end(tmp_path):
     assert c["status"] == "pass", (run.stderr, c["message"])
     d = c["details"]
     assert d["columns"] == ["age", "income", "sex", "job", "grade"]  # no identifier, record id or weight
-    assert d["treatment"] == {"age": "numeric", "income": "numeric", "sex": "nominal", "job": "nominal",
-                              "grade": "ordinal"}
+    assert d["treatment"] == {
+        "age": "numeric",
+        "income": "numeric",
+        "sex": "nominal",
+        "job": "nominal",
+        "grade": "ordinal",
+    }
     assert d["n_synthetic"] == d["n_training"] == d["n_control"] == 300
     assert d["expected_closer"] == 0.5 and d["closer_interval"][0] <= 0.5 <= d["closer_interval"][1]
     assert set(d["dcr_quantiles"]) == {"synthetic_to_training", "holdout_to_training", "synthetic_to_holdout"}
@@ -247,8 +278,10 @@ def test_cli_end_to_end(tmp_path):
 def test_report_section_renders():
     rng = np.random.default_rng(3)
     training, synthetic = population(rng, 120), population(rng, 80)
-    policy = {"columns": {k: v for k, v in POLICY_COLUMNS.items() if k not in ("rid", "name", "w")},
-              "checks": [{"id": "dcr", "assessor": "distance_to_closest_record", "max_exact_copies": 0.05}]}
+    policy = {
+        "columns": {k: v for k, v in POLICY_COLUMNS.items() if k not in ("rid", "name", "w")},
+        "checks": [{"id": "dcr", "assessor": "distance_to_closest_record", "max_exact_copies": 0.05}],
+    }
     result = audit_frame(synthetic, policy, original=training)
     assert check_result(result, "dcr")["status"] == "pass"
     html = assert_section_renders(result, "dcr")
@@ -257,8 +290,9 @@ def test_report_section_renders():
 
 def test_bad_inputs(tmp_path):
     rng = np.random.default_rng(2)
-    synth, pol, train, holdout = write_inputs(tmp_path, rng, "fresh", "  - {assessor: distance_to_closest_record}",
-                                              control_drop="job")
+    synth, pol, train, holdout = write_inputs(
+        tmp_path, rng, "fresh", "  - {assessor: distance_to_closest_record}", control_drop="job"
+    )
     run = run_cli("audit", synth, "--policy", pol, "--original", train, "--control", holdout)
     assert run.code == 2
     lines = [ln for ln in run.stderr.splitlines() if ln.strip()]
@@ -267,8 +301,11 @@ def test_bad_inputs(tmp_path):
     run = run_cli("audit", synth, "--policy", pol)
     assert run.code == 2 and "--original" in run.stderr
     # a record id is not a synthesised value
-    pol.write_text(pol.read_text().replace("{assessor: distance_to_closest_record}",
-                                           "{assessor: distance_to_closest_record, columns: [rid, age]}"))
+    pol.write_text(
+        pol.read_text().replace(
+            "{assessor: distance_to_closest_record}", "{assessor: distance_to_closest_record, columns: [rid, age]}"
+        )
+    )
     run = run_cli("audit", synth, "--policy", pol, "--original", train)
     assert run.code == 2 and "'rid' has role 'record_id'" in run.stderr
 
@@ -282,14 +319,17 @@ def test_exact_copies_are_judged_against_the_holdouts_own_share():
         return pd.DataFrame({"a": rng.choice(list("xy"), n), "b": rng.choice(list("pq"), n)})
 
     train, holdout, fresh = draw(400), draw(400), draw(400)
-    policy = {"columns": {"a": {"role": "quasi_identifier"}, "b": {"role": "quasi_identifier"}},
-              "checks": [{"id": "dcr", "assessor": "distance_to_closest_record"}]}
+    policy = {
+        "columns": {"a": {"role": "quasi_identifier"}, "b": {"role": "quasi_identifier"}},
+        "checks": [{"id": "dcr", "assessor": "distance_to_closest_record"}],
+    }
     import privaudit
 
     report = privaudit.audit(fresh, policy, original=train, control=holdout)
     check = report.to_dict()["checks"][1]
     assert check["details"]["exact_copies_share"] == 1.0 == check["details"]["exact_copies_limit"]
     assert check["status"] == "pass", check["message"]
-    strict = privaudit.audit(fresh, {**policy, "checks": [{**policy["checks"][0], "max_exact_copies": 0.5}]},
-                             original=train, control=holdout)
+    strict = privaudit.audit(
+        fresh, {**policy, "checks": [{**policy["checks"][0], "max_exact_copies": 0.5}]}, original=train, control=holdout
+    )
     assert strict.to_dict()["checks"][1]["status"] == "fail"

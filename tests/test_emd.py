@@ -12,10 +12,17 @@ from test_golden_tcloseness import emd_by_lp
 from privaudit.risk import emd
 
 # A 3-level tree over 6 leaves with an uneven fan-out: leaf -> group -> branch -> root
-PATHS = np.array([
-    ["a", "g1", "b1", "*"], ["b", "g1", "b1", "*"], ["c", "g2", "b1", "*"],
-    ["d", "g3", "b2", "*"], ["e", "g3", "b2", "*"], ["f", "g4", "b2", "*"],
-], dtype=object)
+PATHS = np.array(
+    [
+        ["a", "g1", "b1", "*"],
+        ["b", "g1", "b1", "*"],
+        ["c", "g2", "b1", "*"],
+        ["d", "g3", "b2", "*"],
+        ["e", "g3", "b2", "*"],
+        ["f", "g4", "b2", "*"],
+    ],
+    dtype=object,
+)
 
 
 def ground(distance: str, m: int) -> np.ndarray:

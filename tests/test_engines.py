@@ -52,7 +52,9 @@ ENGINE_OPTIONS = [
     pytest.param("duckdb", {}, id="duckdb", marks=needs_duckdb),
 ]
 
-DISEASES = "disease;group;*\nflu;resp;*\ncold;resp;*\nasthma;resp;*\nulcer;digest;*\ngastritis;digest;*\ncolitis;digest;*\n"
+DISEASES = (
+    "disease;group;*\nflu;resp;*\ncold;resp;*\nasthma;resp;*\nulcer;digest;*\ngastritis;digest;*\ncolitis;digest;*\n"
+)
 AGE_BANDS = "".join(f"{a};{a // 10 * 10}-{a // 10 * 10 + 9};*\n" for a in range(0, 100))
 
 POLICY = """version: 1
@@ -98,23 +100,26 @@ def messy_table(n: int, seed: int, coarse: bool = False) -> pd.DataFrame:
     age[rng.random(n) < 0.1] = "19.0"
     age[rng.random(n) < 0.05] = " 20 "
     age[rng.random(n) < 0.03] = ""
-    return pd.DataFrame({
-        "id": pick([f"p{i}" for i in range(50)] + [""] * 50, 0.3),
-        "age": age,
-        "sex": pick(["M", "F", "x y"]),
-        "edu": pick(["none", "primary", "secondary", "tertiary"]),
-        "zip": pick(["z1", "Z1", "z10"] if coarse else ["z1", "Z1", "z10", "z2", "é3", "a b", " z2"]),
-        "disease": pick(["flu", "cold", "asthma", "ulcer", "gastritis", "colitis"]),
-        "income": pick(["1000", "2000", "2500.5", "3000", "1e3", "4000"]),
-        "grade": pick(["low", "mid", "high"]),
-        "w": pick(["1", "2", "0.5", "4.25", "10"]),  # dyadic: weight sums are exact in any order
-        "note": pick(["1", "2.5", "-3"]),
-        "extra": pick(["a", "b", "=1+1"]),
-    })
+    return pd.DataFrame(
+        {
+            "id": pick([f"p{i}" for i in range(50)] + [""] * 50, 0.3),
+            "age": age,
+            "sex": pick(["M", "F", "x y"]),
+            "edu": pick(["none", "primary", "secondary", "tertiary"]),
+            "zip": pick(["z1", "Z1", "z10"] if coarse else ["z1", "Z1", "z10", "z2", "é3", "a b", " z2"]),
+            "disease": pick(["flu", "cold", "asthma", "ulcer", "gastritis", "colitis"]),
+            "income": pick(["1000", "2000", "2500.5", "3000", "1e3", "4000"]),
+            "grade": pick(["low", "mid", "high"]),
+            "w": pick(["1", "2", "0.5", "4.25", "10"]),  # dyadic: weight sums are exact in any order
+            "note": pick(["1", "2.5", "-3"]),
+            "extra": pick(["a", "b", "=1+1"]),
+        }
+    )
 
 
-def make_release(folder: Path, n: int = 1500, seed: int = 0, coarse: bool = False, show: bool = False,
-                 data_options: str = "") -> Path:
+def make_release(
+    folder: Path, n: int = 1500, seed: int = 0, coarse: bool = False, show: bool = False, data_options: str = ""
+) -> Path:
     """``data.csv``, ``data.parquet`` (native and dictionary types, 400-row groups) and the policy."""
     folder.mkdir(parents=True, exist_ok=True)
     frame = messy_table(n, seed, coarse)
@@ -181,7 +186,9 @@ def test_adult_release_with_hierarchies(tmp_path, engine, options):
     adult = ROOT / "examples" / "adult" / "adult.csv"
     hierarchy = DATA / "engines" / "adult_hierarchy_occupation.csv"
     shutil.copy(hierarchy, tmp_path / hierarchy.name)
-    policy = write_policy(tmp_path, """version: 1
+    policy = write_policy(
+        tmp_path,
+        """version: 1
 name: adult
 data: {delimiter: ";"}
 columns:
@@ -200,7 +207,8 @@ checks:
   - {id: to, assessor: t_closeness, sensitive: salary-class, t: 0.2}
   - {id: th, assessor: t_closeness, sensitive: occupation, t: 0.3, distance: hierarchical}
   - {assessor: uniqueness}
-""")
+""",
+    )
     if options:
         options = {**options, "block_bytes": 200_000}
     reference = report(adult, policy)
@@ -219,17 +227,27 @@ def test_packed_key_wider_than_62_bits(tmp_path, engine, options):
     frame["s"] = rng.choice(["a", "b", "c"], n)
     frame.to_csv(tmp_path / "data.csv", index=False)
     columns = "".join(f"  q{i}: {{role: quasi_identifier{', type: numeric' if i % 2 else ''}}}\n" for i in range(7))
-    policy = write_policy(tmp_path, "version: 1\nname: wide\ncolumns:\n" + columns + "  s: {role: sensitive}\n"
-                          "checks:\n  - {assessor: k_anonymity, k: 2}\n  - {assessor: l_diversity, sensitive: s, l: 2}\n"
-                          "report: {max_classes: 200, show_sensitive_values: true}\n")
+    policy = write_policy(
+        tmp_path,
+        "version: 1\nname: wide\ncolumns:\n" + columns + "  s: {role: sensitive}\n"
+        "checks:\n  - {assessor: k_anonymity, k: 2}\n  - {assessor: l_diversity, sensitive: s, l: 2}\n"
+        "report: {max_classes: 200, show_sensitive_values: true}\n",
+    )
     _assert_same(report(tmp_path / "data.csv", policy), report(tmp_path / "data.csv", policy, engine, **options))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    rows=st.lists(st.tuples(st.sampled_from(["a", "b", " b", "", "*", "Ω"]), st.sampled_from(["1", "2", "2.0", "10", ""]),
-                            st.sampled_from(["lo", "hi", ""]), st.sampled_from(["x", "y", "z", ""])),
-                  min_size=1, max_size=60),
+    rows=st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b", " b", "", "*", "Ω"]),
+            st.sampled_from(["1", "2", "2.0", "10", ""]),
+            st.sampled_from(["lo", "hi", ""]),
+            st.sampled_from(["x", "y", "z", ""]),
+        ),
+        min_size=1,
+        max_size=60,
+    ),
     batch=st.integers(1, 7),
     partition=st.integers(1, 30),
     stride=st.integers(1, 5),
@@ -241,18 +259,30 @@ def test_chunked_summary_equals_build_summary(tmp_path_factory, rows, batch, par
     folder = tmp_path_factory.mktemp("prop")
     frame = pd.DataFrame(rows, columns=["n", "num", "ord", "s"])
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), folder / "t.parquet", row_group_size=batch)
-    policy = load_policy(write_policy(folder, """version: 1
+    policy = load_policy(
+        write_policy(
+            folder,
+            """version: 1
 name: prop
 columns:
   n: {role: quasi_identifier}
   num: {role: quasi_identifier, type: numeric}
   ord: {role: quasi_identifier, type: ordinal, order: [lo, hi]}
   s: {role: sensitive}
-"""))
+""",
+        )
+    )
     table = load_table(folder / "t.parquet", policy)
     expected = build_summary(table.frame, ["n", "num", "ord"], {"s": ("nominal", None)})
-    got = summarize(folder / "t.parquet", policy, "chunked", batch_rows=batch, partition_rows=partition,
-                    sample_stride=stride, dense_cells=1 << 20 if dense else 0).summary
+    got = summarize(
+        folder / "t.parquet",
+        policy,
+        "chunked",
+        batch_rows=batch,
+        partition_rows=partition,
+        sample_stride=stride,
+        dense_cells=1 << 20 if dense else 0,
+    ).summary
     assert got.class_of is None and got.n_records == len(frame)
     np.testing.assert_array_equal(got.sizes, expected.sizes)
     np.testing.assert_array_equal(got.class_fk, expected.class_fk)
@@ -292,16 +322,20 @@ def test_parquet_with_native_types(tmp_path, engine, options):
     rng = np.random.default_rng(8)
     n = 800
     income = rng.choice([1000.0, 2500.5, 3000.0, np.nan], n)
-    table = pa.table({
-        "id": pa.array(np.where(rng.random(n) < 0.5, -9, rng.integers(1, 50, n)), pa.int64()),
-        "age": pa.array(rng.integers(17, 30, n), pa.int16()),
-        "sex": pa.array(rng.choice(["M", "F"], n)).dictionary_encode(),
-        "income": pa.array(income, pa.float64(), mask=np.isnan(income)),
-        "w": pa.array(rng.choice([1.0, 2.0, 0.25], n), pa.float64()),
-        "flag": pa.array(rng.random(n) < 0.5),
-    })
+    table = pa.table(
+        {
+            "id": pa.array(np.where(rng.random(n) < 0.5, -9, rng.integers(1, 50, n)), pa.int64()),
+            "age": pa.array(rng.integers(17, 30, n), pa.int16()),
+            "sex": pa.array(rng.choice(["M", "F"], n)).dictionary_encode(),
+            "income": pa.array(income, pa.float64(), mask=np.isnan(income)),
+            "w": pa.array(rng.choice([1.0, 2.0, 0.25], n), pa.float64()),
+            "flag": pa.array(rng.random(n) < 0.5),
+        }
+    )
     pq.write_table(table, tmp_path / "t.parquet", row_group_size=150)
-    policy = write_policy(tmp_path, """version: 1
+    policy = write_policy(
+        tmp_path,
+        """version: 1
 name: native
 data: {missing: ["-9"]}
 columns:
@@ -316,7 +350,8 @@ checks:
   - {assessor: t_closeness, sensitive: income, t: 0.3}
   - {assessor: uniqueness}
 report: {show_sensitive_values: true}
-""")
+""",
+    )
     _assert_same(report(tmp_path / "t.parquet", policy), report(tmp_path / "t.parquet", policy, engine, **options))
     loaded = load_policy(policy)
     ref, got = summarize(tmp_path / "t.parquet", loaded), summarize(tmp_path / "t.parquet", loaded, engine, **options)
@@ -332,8 +367,14 @@ def test_uniqueness_against_a_population_file(releases, tmp_path, engine, option
         shutil.copy(folder / name, tmp_path / name)
     population = pd.concat([messy_table(1500, 1), messy_table(3000, 9)])
     population.to_csv(tmp_path / "population.csv", index=False)
-    policy = write_policy(tmp_path, (folder / "policy.yaml").read_text().replace(
-        "{assessor: uniqueness, sampling_fraction: 0.1}", "{assessor: uniqueness, population: population.csv}"))
+    policy = write_policy(
+        tmp_path,
+        (folder / "policy.yaml")
+        .read_text()
+        .replace(
+            "{assessor: uniqueness, sampling_fraction: 0.1}", "{assessor: uniqueness, population: population.csv}"
+        ),
+    )
     for fmt in ("csv", "parquet"):
         reference = report(tmp_path / f"data.{fmt}", policy)
         assert 0 < reference["checks"][-1]["details"]["pu_given_su"] < 1
@@ -342,8 +383,13 @@ def test_uniqueness_against_a_population_file(releases, tmp_path, engine, option
 
 def test_missing_weights_count_as_one(tmp_path):
     (tmp_path / "data.csv").write_text("q,w\na,2\na,\nb,NA\nb,0.5\n")
-    policy = load_policy(write_policy(tmp_path, "version: 1\nname: w\ndata: {missing: [NA]}\ncolumns:\n"
-                                      "  q: {role: quasi_identifier}\n  w: {role: weight, type: numeric}\n"))
+    policy = load_policy(
+        write_policy(
+            tmp_path,
+            "version: 1\nname: w\ndata: {missing: [NA]}\ncolumns:\n"
+            "  q: {role: quasi_identifier}\n  w: {role: weight, type: numeric}\n",
+        )
+    )
     np.testing.assert_array_equal(summarize(tmp_path / "data.csv", policy, "chunked").summary.weight_sums, [3.0, 1.5])
 
 
@@ -368,7 +414,9 @@ def test_malformed_corpus_gives_the_in_process_errors(engine):
         data = next(p for p in case.iterdir() if p.name.startswith("data."))
         reference = _cli("audit", data, "--policy", case / "policy.yaml", "--quiet")
         assert reference[0] == 2
-        assert _cli("audit", data, "--policy", case / "policy.yaml", "--quiet", "--engine", engine) == reference, case.name
+        assert _cli("audit", data, "--policy", case / "policy.yaml", "--quiet", "--engine", engine) == reference, (
+            case.name
+        )
 
 
 ORDER_CASES = {
@@ -391,7 +439,9 @@ def test_errors_that_depend_on_row_order(tmp_path, engine, case):
     (tmp_path / "data.csv").write_text(text)
     (tmp_path / "age.csv").write_text(AGE_BANDS)
     order = "[a, c]" if case == "ordinal-unlisted" else "[a, b, c]"
-    policy = write_policy(tmp_path, f"""version: 1
+    policy = write_policy(
+        tmp_path,
+        f"""version: 1
 name: order
 columns:
   q: {{role: quasi_identifier, type: ordinal, order: {order}}}
@@ -399,7 +449,8 @@ columns:
   w: {{role: weight, type: numeric}}
 checks:
   - {{assessor: k_anonymity, k: 1}}
-""")
+""",
+    )
     reference = _cli("audit", tmp_path / "data.csv", "--policy", policy, "--quiet")
     assert reference[0] == 2 and phrase in reference[1]
     got = _cli("audit", tmp_path / "data.csv", "--policy", policy, "--quiet", "--engine", engine)
@@ -413,8 +464,11 @@ def test_bad_value_in_a_late_batch_names_its_line(tmp_path, engine):
     lines = ["q,age"] + [f"{'ab'[i % 2]},{20 + i % 50}" for i in range(5000)]
     lines[4321] = "a,forty"
     (tmp_path / "data.csv").write_text("\n".join(lines) + "\n")
-    policy = write_policy(tmp_path, "version: 1\nname: late\ncolumns:\n  q: {role: quasi_identifier}\n"
-                          "  age: {role: quasi_identifier, type: numeric}\n")
+    policy = write_policy(
+        tmp_path,
+        "version: 1\nname: late\ncolumns:\n  q: {role: quasi_identifier}\n"
+        "  age: {role: quasi_identifier, type: numeric}\n",
+    )
     options = {"batch_rows": 500, "block_bytes": 2_000} if engine == "chunked" else {}
     with pytest.raises(DataError, match="column 'age', line 4322: 'forty' is not a number"):
         summarize(tmp_path / "data.csv", load_policy(policy), engine, **options)
@@ -426,17 +480,23 @@ def test_wildcard_refused_only_when_a_qi_value_is_missing(releases, tmp_path, en
     code, err = _cli("audit", folder / "data.csv", "--policy", folder / "policy.yaml", "--quiet", "--engine", engine)
     assert code == 2 and "'wildcard'" in err and "--engine in-process" in err and len(err.splitlines()) == 1
     (tmp_path / "full.csv").write_text("a,b,s\nx,1,u\nx,1,v\ny,2,u\n")
-    policy = write_policy(tmp_path, "version: 1\nname: w\ndata: {missing_qi: wildcard}\ncolumns:\n"
-                          "  a: {role: quasi_identifier}\n  b: {role: quasi_identifier}\n  s: {role: sensitive}\n"
-                          "checks:\n  - {assessor: k_anonymity, k: 2}\n  - {assessor: l_diversity, sensitive: s, l: 2}\n")
+    policy = write_policy(
+        tmp_path,
+        "version: 1\nname: w\ndata: {missing_qi: wildcard}\ncolumns:\n"
+        "  a: {role: quasi_identifier}\n  b: {role: quasi_identifier}\n  s: {role: sensitive}\n"
+        "checks:\n  - {assessor: k_anonymity, k: 2}\n  - {assessor: l_diversity, sensitive: s, l: 2}\n",
+    )
     _assert_same(report(tmp_path / "full.csv", policy), report(tmp_path / "full.csv", policy, engine))
 
 
 def test_checks_needing_the_whole_table_are_refused_before_any_work(tmp_path):
     (tmp_path / "data.csv").write_text("q,s\na,x\n")
-    policy = write_policy(tmp_path, "version: 1\nname: rr\ncolumns:\n  q: {role: quasi_identifier}\n"
-                          "  s: {role: sensitive}\nchecks:\n  - {assessor: rr_attribute_disclosure, sensitive: s, "
-                          "max_risk: 0.5, randomized: {s: {keep_probability: 0.8}}}\n")
+    policy = write_policy(
+        tmp_path,
+        "version: 1\nname: rr\ncolumns:\n  q: {role: quasi_identifier}\n"
+        "  s: {role: sensitive}\nchecks:\n  - {assessor: rr_attribute_disclosure, sensitive: s, "
+        "max_risk: 0.5, randomized: {s: {keep_probability: 0.8}}}\n",
+    )
     code, err = _cli("audit", tmp_path / "missing.csv", "--policy", policy, "--engine", "chunked")
     assert code == 2 and "needs the whole table in memory: use --engine in-process (this audit uses chunked)" in err
 
@@ -509,8 +569,10 @@ def test_spark_fine_release_and_wide_key(spark, tmp_path, releases):
     columns packed beside the classes' keys, and quasi-identifiers whose key needs two BIGINT parts;
     texts with quotes and backslashes coded inline."""
     folder = releases["fine"]
-    _assert_same(report(folder / "data.parquet", folder / "policy.yaml"),
-                 report(folder / "data.parquet", folder / "policy.yaml", "spark", spark=spark))
+    _assert_same(
+        report(folder / "data.parquet", folder / "policy.yaml"),
+        report(folder / "data.parquet", folder / "policy.yaml", "spark", spark=spark),
+    )
     rng = np.random.default_rng(5)
     n = 3000
     frame = pd.DataFrame({f"q{i}": rng.integers(0, 600, n).astype(str) for i in range(7)})
@@ -519,18 +581,22 @@ def test_spark_fine_release_and_wide_key(spark, tmp_path, releases):
     frame["t"] = rng.choice(["1", "2", "3.5"], n)
     frame.to_csv(tmp_path / "data.csv", index=False)
     columns = "".join(f"  q{i}: {{role: quasi_identifier{', type: numeric' if i % 2 else ''}}}\n" for i in range(7))
-    policy = write_policy(tmp_path, "version: 1\nname: wide\ncolumns:\n" + columns + "  s: {role: sensitive}\n"
-                          "  t: {role: sensitive, type: numeric}\n"
-                          "checks:\n  - {assessor: k_anonymity, k: 2}\n  - {assessor: l_diversity, sensitive: s, l: 2}\n"
-                          "  - {assessor: t_closeness, sensitive: t, t: 0.2}\n"
-                          "report: {max_classes: 200, show_sensitive_values: true}\n")
+    policy = write_policy(
+        tmp_path,
+        "version: 1\nname: wide\ncolumns:\n" + columns + "  s: {role: sensitive}\n"
+        "  t: {role: sensitive, type: numeric}\n"
+        "checks:\n  - {assessor: k_anonymity, k: 2}\n  - {assessor: l_diversity, sensitive: s, l: 2}\n"
+        "  - {assessor: t_closeness, sensitive: t, t: 0.2}\n"
+        "report: {max_classes: 200, show_sensitive_values: true}\n",
+    )
     _assert_same(report(tmp_path / "data.csv", policy), report(tmp_path / "data.csv", policy, "spark", spark=spark))
 
 
 @pytest.mark.slow
 @needs_spark
-@pytest.mark.parametrize("name", ["ragged-too-few", "latin1-in-utf8", "truncated-quote", "text-in-numeric",
-                                  "value-not-in-hierarchy"])
+@pytest.mark.parametrize(
+    "name", ["ragged-too-few", "latin1-in-utf8", "truncated-quote", "text-in-numeric", "value-not-in-hierarchy"]
+)
 def test_spark_bad_input_gives_the_in_process_errors(spark, name):
     case = CORPUS / name
     data = next(p for p in case.iterdir() if p.name.startswith("data."))

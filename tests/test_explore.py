@@ -30,10 +30,15 @@ checks:
 
 def _table(path, n=240, seed=1):
     rng = np.random.default_rng(seed)
-    pd.DataFrame({"age": rng.integers(18, 80, n), "sex": rng.choice(["F", "M"], n),
-                  "zip": rng.choice(["13053", "13068", "14850", "14853", "13011"], n),
-                  "income": rng.integers(1000, 9000, n),
-                  "diagnosis": rng.choice(["flu", "cold", "hiv", "none"], n)}).to_csv(path, index=False)
+    pd.DataFrame(
+        {
+            "age": rng.integers(18, 80, n),
+            "sex": rng.choice(["F", "M"], n),
+            "zip": rng.choice(["13053", "13068", "14850", "14853", "13011"], n),
+            "income": rng.integers(1000, 9000, n),
+            "diagnosis": rng.choice(["flu", "cold", "hiv", "none"], n),
+        }
+    ).to_csv(path, index=False)
     return path
 
 
@@ -45,8 +50,19 @@ def explored(tmp_path_factory):
     folder = tmp_path_factory.mktemp("explore")
     data = _table(folder / "t.csv")
     policy = write_policy(folder, POLICY)
-    run = run_cli("remediate", data, "--policy", policy, "--explore", "--out", folder / "out.csv",
-                  "--json", folder / "r.json", "--html", folder / "r.html")
+    run = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--explore",
+        "--out",
+        folder / "out.csv",
+        "--json",
+        folder / "r.json",
+        "--html",
+        folder / "r.html",
+    )
     return folder, run, json.loads((folder / "r.json").read_text())
 
 
@@ -61,8 +77,13 @@ def test_explore_map_json(explored):
     assert ex["risk_bound"] == pytest.approx(1 / 3)
     # frontier as defined: no other candidate at most as risky and at least as useful, one strictly
     for i, c in enumerate(cands):
-        dominated = any(o["risk"] <= c["risk"] and o["utility"] >= c["utility"]
-                        and (o["risk"] < c["risk"] or o["utility"] > c["utility"]) for j, o in enumerate(cands) if j != i)
+        dominated = any(
+            o["risk"] <= c["risk"]
+            and o["utility"] >= c["utility"]
+            and (o["risk"] < c["risk"] or o["utility"] > c["utility"])
+            for j, o in enumerate(cands)
+            if j != i
+        )
         assert c["frontier"] == (not dominated)
     rec = ex["recommended"]
     passing = [c for c in cands if c["passes"] and c["frontier"]]
@@ -92,8 +113,10 @@ def test_explore_writes_the_recommended_release_reaudited(explored, run_cli):
     if rec["method"] == "generalize" and 0 < rec["options"]["levels"]["age"]:
         written = folder / f"out.{built['age']['file']}"
         assert written.exists()
-        policy = POLICY.replace("age: {role: quasi_identifier, type: numeric}",
-                                f"age: {{role: quasi_identifier, hierarchy: {written.name}}}")
+        policy = POLICY.replace(
+            "age: {role: quasi_identifier, type: numeric}",
+            f"age: {{role: quasi_identifier, hierarchy: {written.name}}}",
+        )
         code, _, err = run_cli("audit", folder / "out.csv", "--policy", write_policy(folder, policy, "again.yaml"))
         assert code == 0, err
 
@@ -110,8 +133,9 @@ def test_explore_html_map(explored):
 
 def test_methods_and_cap(tmp_path, run_cli):
     data, policy = _table(tmp_path / "t.csv"), write_policy(tmp_path, POLICY)
-    code, out, err = run_cli("remediate", data, "--policy", policy, "--explore", "--methods", "suppress",
-                             "--json", tmp_path / "r.json")
+    code, out, err = run_cli(
+        "remediate", data, "--policy", policy, "--explore", "--methods", "suppress", "--json", tmp_path / "r.json"
+    )
     cands = json.loads((tmp_path / "r.json").read_text())["explore"]["candidates"]
     assert cands and {c["method"] for c in cands} == {"suppress"}
     budgets = [c["options"]["max_suppression"] for c in cands]
@@ -120,13 +144,16 @@ def test_methods_and_cap(tmp_path, run_cli):
     assert len(json.loads((tmp_path / "r.json").read_text())["explore"]["candidates"]) <= 3
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--explore", "--method", "generalize"], "--explore evaluates several methods"),
-    (["--explore", "--methods", "generalize,shuffle"], "unknown method 'shuffle'"),
-    (["--explore", "--utility", "nonsense"], "--utility: unknown or unusable measure 'nonsense'"),
-    (["--explore", "--max-candidates", "0"], "--max-candidates: give a number of at least 1"),
-    (["--methods", "suppress", "--out", "x.csv"], "--methods is an option of --explore"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--explore", "--method", "generalize"], "--explore evaluates several methods"),
+        (["--explore", "--methods", "generalize,shuffle"], "unknown method 'shuffle'"),
+        (["--explore", "--utility", "nonsense"], "--utility: unknown or unusable measure 'nonsense'"),
+        (["--explore", "--max-candidates", "0"], "--max-candidates: give a number of at least 1"),
+        (["--methods", "suppress", "--out", "x.csv"], "--methods is an option of --explore"),
+    ],
+)
 def test_bad_explore_input(tmp_path, run_cli, args, message):
     data, policy = _table(tmp_path / "t.csv", n=30), write_policy(tmp_path, POLICY)
     code, out, err = run_cli("remediate", data, "--policy", policy, *args)
@@ -135,13 +162,30 @@ def test_bad_explore_input(tmp_path, run_cli, args, message):
 
 def test_microaggregation_candidates_at_several_k(tmp_path, run_cli):
     rng = np.random.default_rng(4)
-    pd.DataFrame({"age": rng.integers(18, 80, 120), "height": rng.normal(170, 10, 120).round(1),
-                  "d": rng.choice(["a", "b"], 120)}).to_csv(tmp_path / "m.csv", index=False)
-    policy = write_policy(tmp_path, "version: 1\nname: m\ncolumns:\n  age: {role: quasi_identifier, type: numeric}\n"
-                          "  height: {role: quasi_identifier, type: numeric}\n  d: {role: sensitive}\n"
-                          "checks:\n  - {assessor: k_anonymity, k: 4}\n")
-    code, out, err = run_cli("remediate", tmp_path / "m.csv", "--policy", policy, "--explore", "--methods",
-                             "microaggregate,suppress", "--json", tmp_path / "r.json")
+    pd.DataFrame(
+        {
+            "age": rng.integers(18, 80, 120),
+            "height": rng.normal(170, 10, 120).round(1),
+            "d": rng.choice(["a", "b"], 120),
+        }
+    ).to_csv(tmp_path / "m.csv", index=False)
+    policy = write_policy(
+        tmp_path,
+        "version: 1\nname: m\ncolumns:\n  age: {role: quasi_identifier, type: numeric}\n"
+        "  height: {role: quasi_identifier, type: numeric}\n  d: {role: sensitive}\n"
+        "checks:\n  - {assessor: k_anonymity, k: 4}\n",
+    )
+    code, out, err = run_cli(
+        "remediate",
+        tmp_path / "m.csv",
+        "--policy",
+        policy,
+        "--explore",
+        "--methods",
+        "microaggregate,suppress",
+        "--json",
+        tmp_path / "r.json",
+    )
     ex = json.loads((tmp_path / "r.json").read_text())["explore"]
     micro = [c for c in ex["candidates"] if c["method"] == "microaggregate"]
     assert [c["options"]["k"] for c in micro] == [2, 4, 8, 12, 20]
@@ -152,8 +196,21 @@ def test_microaggregation_candidates_at_several_k(tmp_path, run_cli):
     assert ex["candidates"][ex["recommended"]]["method"] == "microaggregate"
     assert ex["candidates"][ex["recommended"]]["options"]["k"] == 4
     # non-uniform entropy needs released values in the original's domain: centroids have no figure, the map says so
-    run_cli("remediate", tmp_path / "m.csv", "--policy", policy, "--explore", "--methods", "microaggregate",
-            "--utility", "non_uniform_entropy", "--max-candidates", "2", "--json", tmp_path / "g.json")
+    run_cli(
+        "remediate",
+        tmp_path / "m.csv",
+        "--policy",
+        policy,
+        "--explore",
+        "--methods",
+        "microaggregate",
+        "--utility",
+        "non_uniform_entropy",
+        "--max-candidates",
+        "2",
+        "--json",
+        tmp_path / "g.json",
+    )
     ex = json.loads((tmp_path / "g.json").read_text())["explore"]
     assert all(c["utility"] is None and not c["frontier"] for c in ex["candidates"]) and ex["recommended"] is None
     assert any(n.startswith("non_uniform_entropy: no figure for 2 of 2 candidates") for n in ex["notes"])
@@ -162,18 +219,31 @@ def test_microaggregation_candidates_at_several_k(tmp_path, run_cli):
 @pytest.mark.slow
 def test_randomization_candidates_where_the_policy_has_an_rr_bound(tmp_path, run_cli):
     data = write_rr_table(tmp_path / "rr.csv", 600)
-    policy = write_policy(tmp_path, "version: 1\nname: rr\ncolumns:\n  sex: {role: quasi_identifier}\n"
-                          "  region: {role: quasi_identifier}\n  disease: {role: sensitive}\nchecks:\n"
-                          "  - {id: rr, assessor: rr_attribute_disclosure, sensitive: disease, max_risk: 0.6}\n")
-    code, out, err = run_cli("remediate", data, "--policy", policy, "--explore", "--methods", "randomize",
-                             "--json", tmp_path / "r.json")
+    policy = write_policy(
+        tmp_path,
+        "version: 1\nname: rr\ncolumns:\n  sex: {role: quasi_identifier}\n"
+        "  region: {role: quasi_identifier}\n  disease: {role: sensitive}\nchecks:\n"
+        "  - {id: rr, assessor: rr_attribute_disclosure, sensitive: disease, max_risk: 0.6}\n",
+    )
+    code, out, err = run_cli(
+        "remediate", data, "--policy", policy, "--explore", "--methods", "randomize", "--json", tmp_path / "r.json"
+    )
     ex = json.loads((tmp_path / "r.json").read_text())["explore"]
     rr = ex["candidates"]
     assert len(rr) == 5 and {c["method"] for c in rr} == {"randomize"}
     assert [c["options"]["max_risk"] for c in rr] == pytest.approx([0.3, 0.45, 0.6, 0.75, 0.9])
     assert all(c["passes"] for c in rr if c["options"]["max_risk"] <= 0.6)
-    code, _, err = run_cli("remediate", data, "--policy", policy, "--explore", "--methods", "microaggregate,randomize",
-                           "--json", tmp_path / "r.json")
+    code, _, err = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--explore",
+        "--methods",
+        "microaggregate,randomize",
+        "--json",
+        tmp_path / "r.json",
+    )
     notes = json.loads((tmp_path / "r.json").read_text())["explore"]["notes"]
     assert any(n.startswith("microaggregate: left out") for n in notes)
 
@@ -195,8 +265,11 @@ def test_frontier_and_recommendation_by_brute_force(points):
     cands = [Candidate("m", {}, None, None, risk=r / 5, utility=u / 5, passes=p) for r, u, p in points]
     mark_frontier(cands)
     for c in cands:
-        better = [o for o in cands if o is not c and o.risk <= c.risk and o.utility >= c.utility
-                  and (o.risk < c.risk or o.utility > c.utility)]
+        better = [
+            o
+            for o in cands
+            if o is not c and o.risk <= c.risk and o.utility >= c.utility and (o.risk < c.risk or o.utility > c.utility)
+        ]
         assert c.frontier == (not better)
     rec = recommend(cands)
     ok = [c for c in cands if c.passes and c.frontier]
@@ -210,8 +283,20 @@ def test_generalize_builds_a_hierarchy_for_a_numeric_qi(tmp_path, run_cli):
     data = _table(tmp_path / "t.csv", n=400)
     policy = write_policy(tmp_path, POLICY)
     out = tmp_path / "g.csv"
-    code, stdout, err = run_cli("remediate", data, "--policy", policy, "--method", "generalize", "--option",
-                                "write_hierarchies=true", "--out", out, "--json", tmp_path / "g.json")
+    code, stdout, err = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--method",
+        "generalize",
+        "--option",
+        "write_hierarchies=true",
+        "--out",
+        out,
+        "--json",
+        tmp_path / "g.json",
+    )
     assert code == 0, err
     report = json.loads((tmp_path / "g.json").read_text())
     built = report["remediation"]["built_hierarchies"]
@@ -227,8 +312,20 @@ def test_generalize_builds_a_hierarchy_for_a_numeric_qi(tmp_path, run_cli):
     hierarchy = (tmp_path / "g.hierarchy-age.csv").read_text().splitlines()
     assert hierarchy[0].split(";")[1:] and hierarchy[0].endswith(";*")
     # without building, age is kept or suppressed whole
-    code, _, err = run_cli("remediate", data, "--policy", policy, "--method", "generalize", "--option",
-                           "build_hierarchies=false", "--out", tmp_path / "h.csv", "--json", tmp_path / "h.json")
+    code, _, err = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--method",
+        "generalize",
+        "--option",
+        "build_hierarchies=false",
+        "--out",
+        tmp_path / "h.csv",
+        "--json",
+        tmp_path / "h.json",
+    )
     kept = json.loads((tmp_path / "h.json").read_text())["remediation"]
     assert "built_hierarchies" not in kept
 
@@ -236,8 +333,19 @@ def test_generalize_builds_a_hierarchy_for_a_numeric_qi(tmp_path, run_cli):
 def test_nothing_passes_nothing_written(tmp_path, run_cli):
     data = _table(tmp_path / "t.csv", n=60)
     policy = write_policy(tmp_path, POLICY.replace("k: 3", "k: 1000"))
-    code, out, err = run_cli("remediate", data, "--policy", policy, "--explore", "--methods", "generalize,suppress",
-                             "--out", tmp_path / "o.csv", "--json", tmp_path / "r.json")
+    code, out, err = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--explore",
+        "--methods",
+        "generalize,suppress",
+        "--out",
+        tmp_path / "o.csv",
+        "--json",
+        tmp_path / "r.json",
+    )
     report = json.loads((tmp_path / "r.json").read_text())
     assert code == 1 and not (tmp_path / "o.csv").exists() and "nothing recommended" in out
     assert report["explore"]["recommended"] is None and not any(c["passes"] for c in report["explore"]["candidates"])
@@ -246,10 +354,15 @@ def test_nothing_passes_nothing_written(tmp_path, run_cli):
 
 def test_risk_based_policy_on_the_map(tmp_path, run_cli):
     data = _table(tmp_path / "t.csv", n=200)
-    policy = write_policy(tmp_path, POLICY.replace("{id: k3, assessor: k_anonymity, k: 3}",
-                                                   "{id: avg, assessor: reidentification_risk, max_risk: 0.2}"))
-    code, out, err = run_cli("remediate", data, "--policy", policy, "--explore", "--max-candidates", "12",
-                             "--json", tmp_path / "r.json")
+    policy = write_policy(
+        tmp_path,
+        POLICY.replace(
+            "{id: k3, assessor: k_anonymity, k: 3}", "{id: avg, assessor: reidentification_risk, max_risk: 0.2}"
+        ),
+    )
+    code, out, err = run_cli(
+        "remediate", data, "--policy", policy, "--explore", "--max-candidates", "12", "--json", tmp_path / "r.json"
+    )
     ex = json.loads((tmp_path / "r.json").read_text())["explore"]
     assert code == 0 and ex["risk_bound"] == 0.2 and ex["risk_bound_source"] == "average risk bound of check 'avg'"
     # the map's risk is the check's own figure here (average prosecutor risk), so pass <=> risk <= bound

@@ -54,36 +54,49 @@ def pc_text(column) -> list[str]:
 
 
 def test_parquet_numbers_load_as_their_text_would(tmp_path):
-    parquet, csv = _write_both(tmp_path, {
-        "age": pa.array([30, 41, None, -1, 30], pa.int16()),
-        "zip": pa.array(["a", "b", "a", None, "a"]),
-        "w": pa.array([1.5, 2.0, 3.0, 1.0, 2.5], pa.float64()),
-        "income": pa.array([100, 200, 300, 400, 100], pa.int64()),
-    })
+    parquet, csv = _write_both(
+        tmp_path,
+        {
+            "age": pa.array([30, 41, None, -1, 30], pa.int16()),
+            "zip": pa.array(["a", "b", "a", None, "a"]),
+            "w": pa.array([1.5, 2.0, 3.0, 1.0, 2.5], pa.float64()),
+            "income": pa.array([100, 200, 300, 400, 100], pa.int64()),
+        },
+    )
     policy = load_policy(write_policy(tmp_path, POLICY))
     native, text = load_table(parquet, policy).frame, load_table(csv, policy).frame
     pd.testing.assert_frame_equal(native, text)
     assert native["age"].isna().tolist() == [False, False, True, True, False]  # null and the "-1" token
 
 
-@pytest.mark.parametrize("column, message", [
-    (pa.array([1.0, float("nan"), 2.0, 3.0, 4.0]), "column 'w', row 2: 'nan' is not a number"),
-    (pa.array([1.0, 2.0, 0.0, 3.0, 4.0]), "column 'w', row 3: weights must be positive numbers"),
-])
+@pytest.mark.parametrize(
+    "column, message",
+    [
+        (pa.array([1.0, float("nan"), 2.0, 3.0, 4.0]), "column 'w', row 2: 'nan' is not a number"),
+        (pa.array([1.0, 2.0, 0.0, 3.0, 4.0]), "column 'w', row 3: weights must be positive numbers"),
+    ],
+)
 def test_parquet_numbers_errors_name_the_row(tmp_path, column, message):
-    parquet, _ = _write_both(tmp_path, {
-        "age": pa.array([30, 41, 30, 41, 30], pa.int16()), "zip": pa.array(list("ababa")), "w": column,
-        "income": pa.array([1, 2, 3, 4, 5]),
-    })
+    parquet, _ = _write_both(
+        tmp_path,
+        {
+            "age": pa.array([30, 41, 30, 41, 30], pa.int16()),
+            "zip": pa.array(list("ababa")),
+            "w": column,
+            "income": pa.array([1, 2, 3, 4, 5]),
+        },
+    )
     policy = load_policy(write_policy(tmp_path, POLICY))
     with pytest.raises(DataError, match=message):
         load_table(parquet, policy)
 
 
-count_matrices = st.integers(1, 30).flatmap(lambda n: st.tuples(
-    st.lists(st.lists(st.integers(0, 6), min_size=4, max_size=4), min_size=n, max_size=n),
-    st.integers(1, 7),
-))
+count_matrices = st.integers(1, 30).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.lists(st.integers(0, 6), min_size=4, max_size=4), min_size=n, max_size=n),
+        st.integers(1, 7),
+    )
+)
 
 
 @pytest.mark.slow
@@ -94,12 +107,19 @@ def test_blockwise_figures_equal_one_block(case):
     counts = sp.csr_matrix(np.array(rows, dtype=np.int64))
     q = np.array([0.1, 0.2, 0.3, 0.4])
     paths = np.array([["a", "x", "*"], ["b", "x", "*"], ["c", "y", "*"], ["d", "y", "*"]], dtype=object)
-    sc = summary.SensitiveCounts("s", np.array(list("abcd"), dtype=object), counts,
-                                 np.asarray(counts.sum(axis=0)).ravel(), 0)
+    sc = summary.SensitiveCounts(
+        "s", np.array(list("abcd"), dtype=object), counts, np.asarray(counts.sum(axis=0)).ravel(), 0
+    )
 
     def figures():
-        return [emd.emd_ordered(counts, q), emd.emd_equal(counts, q), emd.emd_hierarchical(counts, q, paths),
-                entropy_per_class(sc), recursive_ratio_per_class(sc, 2), recursive_ratio_per_class(sc, 3)]
+        return [
+            emd.emd_ordered(counts, q),
+            emd.emd_equal(counts, q),
+            emd.emd_hierarchical(counts, q, paths),
+            entropy_per_class(sc),
+            recursive_ratio_per_class(sc, 2),
+            recursive_ratio_per_class(sc, 3),
+        ]
 
     whole = figures()
     old = summary.BLOCK_ENTRIES
@@ -133,8 +153,12 @@ def test_class_value_counts_dense_and_sorted_agree(sizes, m, rnd):
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.integers(0, 5), min_size=1, max_size=200), st.integers(1, 25), st.booleans(),
-       st.randoms(use_true_random=False))
+@given(
+    st.lists(st.integers(0, 5), min_size=1, max_size=200),
+    st.integers(1, 25),
+    st.booleans(),
+    st.randoms(use_true_random=False),
+)
 def test_worst_classes_are_those_of_a_full_sort(keys, limit, masked, rnd):
     key = np.array(keys, dtype=float)
     mask = np.array([rnd.random() < 0.5 for _ in keys]) if masked else None
@@ -150,8 +174,13 @@ def test_worst_classes_from_millions_of_ties_are_the_first_ids():
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.one_of(st.integers(-5, 40).map(float), st.just(float("nan")), st.just(2.5),
-                          st.just(float("inf"))), min_size=1, max_size=60))
+@given(
+    st.lists(
+        st.one_of(st.integers(-5, 40).map(float), st.just(float("nan")), st.just(2.5), st.just(float("inf"))),
+        min_size=1,
+        max_size=60,
+    )
+)
 def test_small_integer_codes_equal_sorted_factorization(values):
     old = summary._CHUNK
     summary._CHUNK = 4  # the fast path is taken from _CHUNK values on, in chunks of _CHUNK

@@ -16,12 +16,26 @@ from privaudit.cli import main
 VALUES = st.sampled_from(["a", "b", "c", "", "*", "?", " a ", "=x", "1", "2.5", "-3", "é", "<b>"])
 CHECKS = st.one_of(
     st.builds(lambda k: {"assessor": "k_anonymity", "k": k}, st.integers(-1, 6)),
-    st.builds(lambda p, k: {"assessor": "p_sensitive_k_anonymity", "p": p, "k": k}, st.integers(0, 4), st.integers(1, 4)),
-    st.builds(lambda v, l, c: {"assessor": "l_diversity", "sensitive": "s", "variant": v, "l": l,
-                               **({"c": c} if v == "recursive" else {})},
-              st.sampled_from(["distinct", "entropy", "recursive"]), st.integers(0, 4), st.floats(0.5, 5)),
-    st.builds(lambda t, d: {"assessor": "t_closeness", "sensitive": "s", "t": t, "distance": d},
-              st.floats(-0.5, 1.5), st.sampled_from(["auto", "ordered", "equal"])),
+    st.builds(
+        lambda p, k: {"assessor": "p_sensitive_k_anonymity", "p": p, "k": k}, st.integers(0, 4), st.integers(1, 4)
+    ),
+    st.builds(
+        lambda v, l, c: {
+            "assessor": "l_diversity",
+            "sensitive": "s",
+            "variant": v,
+            "l": l,
+            **({"c": c} if v == "recursive" else {}),
+        },
+        st.sampled_from(["distinct", "entropy", "recursive"]),
+        st.integers(0, 4),
+        st.floats(0.5, 5),
+    ),
+    st.builds(
+        lambda t, d: {"assessor": "t_closeness", "sensitive": "s", "t": t, "distance": d},
+        st.floats(-0.5, 1.5),
+        st.sampled_from(["auto", "ordered", "equal"]),
+    ),
     st.builds(lambda m: {"assessor": "uniqueness", "max_share": m}, st.floats(0, 1)),
 )
 
@@ -33,15 +47,25 @@ def cases(draw):
     s_type = draw(st.sampled_from(["nominal", "numeric", "ordinal"]))
     rows = [[draw(VALUES) for _ in range(3)] for _ in range(n)]
     delimiter = draw(st.sampled_from([",", ";"]))
-    text = delimiter.join(["q1", "q2", "s"]) + "\n" + "".join(
-        delimiter.join(f'"{v}"' if delimiter in v or '"' in v else v for v in r) + "\n" for r in rows)
-    columns = {"q1": {"role": "quasi_identifier", "type": q_type}, "q2": {"role": "quasi_identifier"},
-               "s": {"role": "sensitive", "type": s_type}}
+    text = (
+        delimiter.join(["q1", "q2", "s"])
+        + "\n"
+        + "".join(delimiter.join(f'"{v}"' if delimiter in v or '"' in v else v for v in r) + "\n" for r in rows)
+    )
+    columns = {
+        "q1": {"role": "quasi_identifier", "type": q_type},
+        "q2": {"role": "quasi_identifier"},
+        "s": {"role": "sensitive", "type": s_type},
+    }
     if s_type == "ordinal":
         columns["s"]["order"] = ["a", "b", "c", "1", "2.5", "-3"]
-    policy = {"version": 1, "name": "fuzz", "data": {"missing_qi": draw(st.sampled_from(["value", "wildcard"])),
-                                                      "missing": ["?"]},
-              "columns": columns, "checks": draw(st.lists(CHECKS, max_size=4))}
+    policy = {
+        "version": 1,
+        "name": "fuzz",
+        "data": {"missing_qi": draw(st.sampled_from(["value", "wildcard"])), "missing": ["?"]},
+        "columns": columns,
+        "checks": draw(st.lists(CHECKS, max_size=4)),
+    }
     return text, policy
 
 

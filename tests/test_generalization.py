@@ -103,12 +103,14 @@ def test_edge_weights_and_cost_matrix_by_hand():
     assert np.isnan(w[node(d, "*")])
     leaves = [node(d, x) for x in ("a1", "a2", "a3", "b1")]
     M = cost_matrix(d, costs, np.array(leaves))  # M(v, v') = C(LCA(v, v')) - C(v)
-    assert M == pytest.approx(np.array([[0, .5, .5, .75], [.5, 0, .5, .75], [.5, .5, 0, .75], [.75, .75, .75, 0]]))
+    assert M == pytest.approx(
+        np.array([[0, 0.5, 0.5, 0.75], [0.5, 0, 0.5, 0.75], [0.5, 0.5, 0, 0.75], [0.75, 0.75, 0.75, 0]])
+    )
     M = cost_matrix(d, node_costs(d, "Distortion"), np.array(leaves))
     assert M[0, 1] == pytest.approx(1 / 3) and M[0, 3] == pytest.approx(1) and M[3, 0] == pytest.approx(1)
     # cost matrix over internal nodes too: M(A, a1) = C(LCA(A, a1)) - C(A) = 0, M(a1, A) = C(A)
     M = cost_matrix(d, costs, np.array([node(d, "A"), node(d, "a1")]))
-    assert M == pytest.approx(np.array([[0, 0], [.5, 0]]))
+    assert M == pytest.approx(np.array([[0, 0], [0.5, 0]]))
 
 
 def test_attribute_weights_by_hand():
@@ -147,42 +149,60 @@ def test_lca_and_missing_node():
     d = tiny_domain()
     a1, a2, b1, A = (node(d, x) for x in ("a1", "a2", "b1", "A"))
     assert d.root == d.missing and d.canonical[node(d, "*")] == d.missing  # "*" is published as missing
-    assert d.lca(np.array([a1, a1, a1, A, a1]), np.array([a2, b1, a1, a2, d.missing])).tolist() == \
-        [A, d.missing, a1, A, d.missing]
+    assert d.lca(np.array([a1, a1, a1, A, a1]), np.array([a2, b1, a1, a2, d.missing])).tolist() == [
+        A,
+        d.missing,
+        a1,
+        A,
+        d.missing,
+    ]
     assert d.lca_with(a1)[[a2, b1, A]].tolist() == [A, d.missing, A]
 
 
 # ----------------------------------------------------------------------------- column typing rules
 def test_numeric_qi_with_hierarchy_is_refused():
-    policy = make_policy({"age": {"role": "quasi_identifier", "type": "numeric", "hierarchy": AGE}},
-                         [{"assessor": "k_anonymity", "k": 2}])
+    policy = make_policy(
+        {"age": {"role": "quasi_identifier", "type": "numeric", "hierarchy": AGE}},
+        [{"assessor": "k_anonymity", "k": 2}],
+    )
     frame = pd.DataFrame({"age": [20.0, 30.0, 40.0]})
     with pytest.raises(ValueError, match="typed numeric, so it cannot hold generalized labels such as '<40'"):
         run(context(frame, policy), GeneralizeOptions())
 
 
 def test_ordinal_qi_needs_every_label_in_order():
-    columns = {"age": {"role": "quasi_identifier", "type": "ordinal", "order": ["20", "30", "40", "50", "60"],
-                       "hierarchy": AGE}}
+    columns = {
+        "age": {
+            "role": "quasi_identifier",
+            "type": "ordinal",
+            "order": ["20", "30", "40", "50", "60"],
+            "hierarchy": AGE,
+        }
+    }
     policy = make_policy(columns, [{"assessor": "k_anonymity", "k": 2}])
-    frame = pd.DataFrame({"age": pd.Categorical(["20", "30", "40"], categories=["20", "30", "40", "50", "60"],
-                                                ordered=True)})
+    frame = pd.DataFrame(
+        {"age": pd.Categorical(["20", "30", "40"], categories=["20", "30", "40", "50", "60"], ordered=True)}
+    )
     with pytest.raises(ValueError, match="label '<40' is not in its 'order'"):
         run(context(frame, policy), GeneralizeOptions())
     columns["age"]["order"] = ["20", "30", "<40", "40", "50", "60", ">=40"]
     policy = make_policy(columns, [{"assessor": "k_anonymity", "k": 2}])
-    frame = pd.DataFrame({"age": pd.Categorical(["20", "30", "40", "50"], categories=columns["age"]["order"],
-                                                ordered=True)})
+    frame = pd.DataFrame(
+        {"age": pd.Categorical(["20", "30", "40", "50"], categories=columns["age"]["order"], ordered=True)}
+    )
     out = run(context(frame, policy), GeneralizeOptions()).table
     assert out["age"].cat.ordered and list(out["age"]) == ["<40", "<40", ">=40", ">=40"]
 
 
 def test_qi_without_hierarchy_is_kept_or_suppressed():
-    policy = make_policy({"zip": {"role": "quasi_identifier", "hierarchy": ZIP},
-                          "score": {"role": "quasi_identifier", "type": "numeric"}},
-                         [{"assessor": "k_anonymity", "k": 2}])
-    frame = pd.DataFrame({"zip": categorical(["13053", "13068", "14850", "14853"]),
-                          "score": [1.0, 1.0, 2.0, 3.0]})
+    policy = make_policy(
+        {
+            "zip": {"role": "quasi_identifier", "hierarchy": ZIP},
+            "score": {"role": "quasi_identifier", "type": "numeric"},
+        },
+        [{"assessor": "k_anonymity", "k": 2}],
+    )
+    frame = pd.DataFrame({"zip": categorical(["13053", "13068", "14850", "14853"]), "score": [1.0, 1.0, 2.0, 3.0]})
     for algorithm in ("lattice", "gaa"):
         result = run(context(frame, policy), GeneralizeOptions(algorithm=algorithm, build_hierarchies=False))
         score = result.table["score"]
@@ -197,22 +217,24 @@ def test_qi_without_hierarchy_is_kept_or_suppressed():
 def small_case(draw):
     n = draw(st.integers(1, 24))
     # values may be missing or already generalized in the release
-    zips = draw(st.lists(st.sampled_from(["13053", "13068", "14850", "14853", "130**", None]), min_size=n,
-                         max_size=n))
+    zips = draw(st.lists(st.sampled_from(["13053", "13068", "14850", "14853", "130**", None]), min_size=n, max_size=n))
     ages = draw(st.lists(st.sampled_from(["20", "30", "40", "50", "60"]), min_size=n, max_size=n))
     sexes = draw(st.lists(st.sampled_from(["M", "F"]), min_size=n, max_size=n))
     disease = draw(st.lists(st.sampled_from(["flu", "cold", "hiv"]), min_size=n, max_size=n))
-    frame = pd.DataFrame({"zip": categorical(zips), "age": categorical(ages), "sex": categorical(sexes),
-                          "disease": categorical(disease)})
+    frame = pd.DataFrame(
+        {"zip": categorical(zips), "age": categorical(ages), "sex": categorical(sexes), "disease": categorical(disease)}
+    )
     checks = [{"assessor": "k_anonymity", "k": draw(st.integers(1, 4))}]
     if draw(st.booleans()):
         checks.append({"assessor": "l_diversity", "sensitive": "disease", "l": 2})
     if draw(st.booleans()):
         checks.append({"assessor": "t_closeness", "sensitive": "disease", "t": 0.4})
-    columns = {"zip": {"role": "quasi_identifier", "hierarchy": ZIP},
-               "age": {"role": "quasi_identifier", "hierarchy": AGE},
-               "sex": {"role": "quasi_identifier", "hierarchy": SEX},
-               "disease": {"role": "sensitive"}}
+    columns = {
+        "zip": {"role": "quasi_identifier", "hierarchy": ZIP},
+        "age": {"role": "quasi_identifier", "hierarchy": AGE},
+        "sex": {"role": "quasi_identifier", "hierarchy": SEX},
+        "disease": {"role": "sensitive"},
+    }
     return frame, make_policy(columns, checks, draw(st.sampled_from(["value", "wildcard"])))
 
 
@@ -271,8 +293,11 @@ def test_lattice_prunes_on_adult_sample():
 # ----------------------------------------------------------------------------- GAA
 @pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=cases(), metric=st.sampled_from(ALL_METRICS), strategy=st.sampled_from(["S1", "S2", "S3", "S4", "S5",
-                                                                                   "S6", "S7"]))
+@given(
+    case=cases(),
+    metric=st.sampled_from(ALL_METRICS),
+    strategy=st.sampled_from(["S1", "S2", "S3", "S4", "S5", "S6", "S7"]),
+)
 def test_gaa_satisfies_the_policy(case, metric, strategy):
     frame, policy = case
     ctx = context(frame, policy)
@@ -313,10 +338,16 @@ def test_gaa_strategies_steer_by_diversity_and_closeness():
     # Whatever a1 joins, a2 or a2 + a1 stays all flu: the table's l is 1 and its t is 1 for every partner, so
     # every strategy falls back on the cost and its first-listed tie, a2 (the strategies' discriminating
     # cases are the paper's examples in test_generalization_paper.py).
-    policy = make_policy({"x": {"role": "quasi_identifier", "hierarchy": TINY}, "d": {"role": "sensitive"}},
-                         [{"assessor": "k_anonymity", "k": 2}])
-    frame = pd.DataFrame({"x": categorical(["a1", "a2", "a2", "a3", "a3", "b1", "b1", "b1"]),
-                          "d": categorical(["flu", "flu", "flu", "cold", "hiv", "flu", "cold", "hiv"])})
+    policy = make_policy(
+        {"x": {"role": "quasi_identifier", "hierarchy": TINY}, "d": {"role": "sensitive"}},
+        [{"assessor": "k_anonymity", "k": 2}],
+    )
+    frame = pd.DataFrame(
+        {
+            "x": categorical(["a1", "a2", "a2", "a3", "a3", "b1", "b1", "b1"]),
+            "d": categorical(["flu", "flu", "flu", "cold", "hiv", "flu", "cold", "hiv"]),
+        }
+    )
     ctx = context(frame, policy)
     problem = GeneralizationProblem.from_context(ctx)
     model = ClassModel(policy, frame, ctx.summary)
@@ -356,11 +387,14 @@ def adult_case(tmp_path):
     return folder / "adult_sample.csv", folder / "policy.yaml"
 
 
-@pytest.mark.parametrize("options", [
-    ["algorithm=lattice", "metric=NLLM"],
-    ["algorithm=lattice", "metric=NCP", "max_suppression=0.05"],
-    ["algorithm=gaa", "metric=WNLLM", "strategy=S5", "weighting=w2"],
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["algorithm=lattice", "metric=NLLM"],
+        ["algorithm=lattice", "metric=NCP", "max_suppression=0.05"],
+        ["algorithm=gaa", "metric=WNLLM", "strategy=S5", "weighting=w2"],
+    ],
+)
 @pytest.mark.slow
 def test_cli_remediate_then_audit_passes(adult_case, tmp_path, run_cli, options):
     data, policy = adult_case
@@ -392,9 +426,18 @@ def test_cli_numeric_qi_error_is_one_line(tmp_path, run_cli):
     (tmp_path / "policy.yaml").write_text(
         "version: 1\nname: t\ncolumns:\n"
         "  age: {role: quasi_identifier, type: numeric, hierarchy: {'*': {'<40': ['20', '30'], '>=40': ['40']}}}\n"
-        "  d: {role: sensitive}\nchecks:\n  - {assessor: k_anonymity, k: 2}\n")
-    code, _, err = run_cli("remediate", tmp_path / "data.csv", "--policy", tmp_path / "policy.yaml", "--method",
-                           "generalize", "--out", tmp_path / "o.csv")
+        "  d: {role: sensitive}\nchecks:\n  - {assessor: k_anonymity, k: 2}\n"
+    )
+    code, _, err = run_cli(
+        "remediate",
+        tmp_path / "data.csv",
+        "--policy",
+        tmp_path / "policy.yaml",
+        "--method",
+        "generalize",
+        "--out",
+        tmp_path / "o.csv",
+    )
     assert code == 2 and "typed numeric" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o.csv").exists()
 
@@ -419,7 +462,8 @@ def test_rolled_up_snapshots_agree_with_the_audit_summary(case, suppression):
     counter = search.counter
     if counter is None or not counter.supported:
         assert policy.model.data.missing_qi == "wildcard" or any(
-            c.assessor.name == "t_closeness" for c in search.tagging_checks)
+            c.assessor.name == "t_closeness" for c in search.tagging_checks
+        )
         return
     for index in np.random.default_rng(0).permutation(len(search.lattice)):  # any order of roll-ups
         levels = search.lattice[index]

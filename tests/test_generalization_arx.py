@@ -66,14 +66,33 @@ def test_lattice_picks_arx_optimum_and_writes_arx_table(adult, metric, suppressi
         checks.append({"assessor": "l_diversity", "sensitive": "occupation", "variant": "distinct", "l": 2})
     columns = {q: {"role": "quasi_identifier", "type": "nominal", "hierarchy": f"{q}.csv"} for q in QIS}
     columns["occupation"] = {"role": "sensitive", "type": "nominal"}
-    policy = {"version": 1, "name": "adult as ARX", "data": {"delimiter": ";", "missing": ["?"]},
-              "columns": columns, "checks": checks}
+    policy = {
+        "version": 1,
+        "name": "adult as ARX",
+        "data": {"delimiter": ";", "missing": ["?"]},
+        "columns": columns,
+        "checks": checks,
+    }
     path = adult / f"policy-{metric}-{suppression}-{ldiv}.yaml"
     path.write_text(yaml.safe_dump(policy, sort_keys=False))
     out, report = adult / f"out-{metric}-{suppression}-{ldiv}.csv", adult / "report.json"
-    result = run_cli("remediate", adult / "adult.csv", "--policy", path, "--method", "generalize", "--option",
-                     f"metric={metric}", "--option", f"max_suppression={suppression}", "--out", out,
-                     "--json", report, "--quiet")
+    result = run_cli(
+        "remediate",
+        adult / "adult.csv",
+        "--policy",
+        path,
+        "--method",
+        "generalize",
+        "--option",
+        f"metric={metric}",
+        "--option",
+        f"max_suppression={suppression}",
+        "--out",
+        out,
+        "--json",
+        report,
+        "--quiet",
+    )
     assert result.code == 0, result.stderr
     remediation = json.loads(report.read_text())["remediation"]
     assert [remediation["changes"]["levels"][q] for q in QIS] == levels

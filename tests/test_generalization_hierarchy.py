@@ -21,14 +21,12 @@ from privaudit.testing import run_cli
 
 #: Figure 2a / Example 1: Race with omega(Cat, Felid) = 1, omega(Lion, Felid) = 1, omega(Dog, Mammal) = 4,
 #: omega(Felid, Mammal) = 3 -- an uneven tree (Dog sits directly under Mammal)
-RACE = {"tree": {"Mammal": {"Felid": ["Cat", "Lion"], "Dog": None}},
-        "weights": {"Cat": 1, "Lion": 1, "Dog": 4, "Felid": 3}}
+RACE = {
+    "tree": {"Mammal": {"Felid": ["Cat", "Lion"], "Dog": None}},
+    "weights": {"Cat": 1, "Lion": 1, "Dog": 4, "Felid": 3},
+}
 #: Example 1's costs matrix, rows and columns Cat, Lion, Dog, Felid, Mammal (Section 3.1)
-EXAMPLE_1 = [[0, 1, 4, 1, 4],
-             [1, 0, 4, 1, 4],
-             [4, 4, 0, 4, 4],
-             [0, 0, 3, 0, 3],
-             [0, 0, 0, 0, 0]]
+EXAMPLE_1 = [[0, 1, 4, 1, 4], [1, 0, 4, 1, 4], [4, 4, 0, 4, 4], [0, 0, 3, 0, 3], [0, 0, 0, 0, 0]]
 ORDER = [(0, "Cat"), (0, "Lion"), (0, "Dog"), (1, "Felid"), (2, "Mammal")]
 
 
@@ -53,8 +51,7 @@ def test_uneven_arx_csv_with_empty_trailing_cells(tmp_path):
     assert h.generalize(["Cat", "Dog"], 1).tolist() == ["Felid", "Dog"]
     assert h.generalize(["Cat", "Dog"], 2).tolist() == ["Mammal", "Mammal"]
     # unit weights: Cat -> Mammal 2 edges, Dog -> Mammal 1 edge
-    assert _matrix(h).tolist() == [[0, 1, 2, 1, 2], [1, 0, 2, 1, 2], [1, 1, 0, 1, 1], [0, 0, 1, 0, 1],
-                                   [0, 0, 0, 0, 0]]
+    assert _matrix(h).tolist() == [[0, 1, 2, 1, 2], [1, 0, 2, 1, 2], [1, 1, 0, 1, 1], [0, 0, 1, 0, 1], [0, 0, 0, 0, 0]]
 
 
 def test_seven_metrics_on_an_uneven_tree_count_lost_leaves():
@@ -64,8 +61,10 @@ def test_seven_metrics_on_an_uneven_tree_count_lost_leaves():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.integers(min_value=1, max_value=3), min_size=2, max_size=6),
-       st.lists(st.floats(min_value=0, max_value=10, allow_nan=False), min_size=20, max_size=20))
+@given(
+    st.lists(st.integers(min_value=1, max_value=3), min_size=2, max_size=6),
+    st.lists(st.floats(min_value=0, max_value=10, allow_nan=False), min_size=20, max_size=20),
+)
 def test_costs_matrix_is_the_weight_of_the_path_to_the_lca(depths, weights):
     """Definition 5 against a brute force on the tree: M(v, v') = sum of the weights on the path from v to
     LCA(v, v'), for uneven trees (leaf i hangs ``depths[i]`` edges below the root) and arbitrary weights."""
@@ -105,35 +104,54 @@ def _rows(tree):
                 out.append([label] + path[::-1])
             else:
                 walk(child, path + [label])
+
     walk(tree, [])
     return out
 
 
 # ------------------------------------------------------------------ end to end
 
+
 def _remediate(tmp_path, hierarchy, xs, *options):
     pd.DataFrame({"x": xs, "s": ["u"] * len(xs)}).to_csv(tmp_path / "release.csv", index=False)
-    policy = {"version": 1, "name": "weighted", "columns": {"x": {"role": "quasi_identifier", "hierarchy": hierarchy},
-                                                          "s": {"role": "sensitive"}},
-              "checks": [{"assessor": "k_anonymity", "k": 2}]}
+    policy = {
+        "version": 1,
+        "name": "weighted",
+        "columns": {"x": {"role": "quasi_identifier", "hierarchy": hierarchy}, "s": {"role": "sensitive"}},
+        "checks": [{"assessor": "k_anonymity", "k": 2}],
+    }
     (tmp_path / "policy.yaml").write_text(yaml.safe_dump(policy))
     args = []
     for o in options:
         args += ["--option", o]
-    return run_cli("remediate", tmp_path / "release.csv", "--policy", tmp_path / "policy.yaml", "--method",
-                   "generalize", *args, "--out", tmp_path / "fixed.csv", "--json", tmp_path / "r.json", "--quiet")
+    return run_cli(
+        "remediate",
+        tmp_path / "release.csv",
+        "--policy",
+        tmp_path / "policy.yaml",
+        "--method",
+        "generalize",
+        *args,
+        "--out",
+        tmp_path / "fixed.csv",
+        "--json",
+        tmp_path / "r.json",
+        "--quiet",
+    )
 
 
-@pytest.mark.parametrize("metric, expected", [
-    # weights Cat 3, Lion 3, Felid 0, Dog 1: mu_bar(Cat, Lion) = 3 + 3 = 6 > mu_bar(Cat, Dog) = 3 + 1 = 4
-    ("Weights", ["Mammal", "Lion", "Lion", "Mammal", "Mammal"]),
-    # NLLM ignores the explicit weights: Cat joins Lion under Felid (1/3 + 1/3 against 2/3 + 2/3)
-    ("NLLM", ["Felid", "Felid", "Felid", "Dog", "Dog"]),
-])
+@pytest.mark.parametrize(
+    "metric, expected",
+    [
+        # weights Cat 3, Lion 3, Felid 0, Dog 1: mu_bar(Cat, Lion) = 3 + 3 = 6 > mu_bar(Cat, Dog) = 3 + 1 = 4
+        ("Weights", ["Mammal", "Lion", "Lion", "Mammal", "Mammal"]),
+        # NLLM ignores the explicit weights: Cat joins Lion under Felid (1/3 + 1/3 against 2/3 + 2/3)
+        ("NLLM", ["Felid", "Felid", "Felid", "Dog", "Dog"]),
+    ],
+)
 def test_gaa_merges_by_the_hierarchy_weights(tmp_path, metric, expected):
     tree = {"tree": RACE["tree"], "weights": {"Cat": 3, "Lion": 3, "Felid": 0, "Dog": 1}}
-    result = _remediate(tmp_path, tree, ["Cat", "Lion", "Lion", "Dog", "Dog"], "algorithm=gaa",
-                        f"metric={metric}")
+    result = _remediate(tmp_path, tree, ["Cat", "Lion", "Lion", "Dog", "Dog"], "algorithm=gaa", f"metric={metric}")
     assert result.code == 0, result.stderr
     assert pd.read_csv(tmp_path / "fixed.csv", dtype=str)["x"].tolist() == expected
 
@@ -145,14 +163,17 @@ def test_lattice_on_an_uneven_weighted_hierarchy(tmp_path):
     assert pd.read_csv(tmp_path / "fixed.csv", dtype=str)["x"].tolist() == ["Felid"] * 3 + ["Dog"] * 2
 
 
-@pytest.mark.parametrize("hierarchy, message", [
-    ({"tree": RACE["tree"], "weights": {"Dog": -1}}, "node 'Dog': weight -1 is negative"),
-    ({"tree": RACE["tree"], "weights": {"Wolf": 1}}, "node 'Wolf': weighted but not in the tree"),
-    ({"tree": RACE["tree"], "weights": {"Dog": "heavy"}}, "node 'Dog': weight 'heavy' is not a number"),
-    ({"tree": RACE["tree"], "weights": {"Mammal": 1}}, "node 'Mammal': the root has no edge to weigh"),
-    ({"tree": RACE["tree"], "weights": [1, 2]}, "weights must be a mapping"),
-    ({"tree": {"A": [], "B": []}, "weights": {}}, "exactly one root"),
-])
+@pytest.mark.parametrize(
+    "hierarchy, message",
+    [
+        ({"tree": RACE["tree"], "weights": {"Dog": -1}}, "node 'Dog': weight -1 is negative"),
+        ({"tree": RACE["tree"], "weights": {"Wolf": 1}}, "node 'Wolf': weighted but not in the tree"),
+        ({"tree": RACE["tree"], "weights": {"Dog": "heavy"}}, "node 'Dog': weight 'heavy' is not a number"),
+        ({"tree": RACE["tree"], "weights": {"Mammal": 1}}, "node 'Mammal': the root has no edge to weigh"),
+        ({"tree": RACE["tree"], "weights": [1, 2]}, "weights must be a mapping"),
+        ({"tree": {"A": [], "B": []}, "weights": {}}, "exactly one root"),
+    ],
+)
 def test_bad_weighted_hierarchy_is_one_line_exit_2(tmp_path, hierarchy, message):
     result = _remediate(tmp_path, hierarchy, ["Cat", "Dog"])
     assert result.code == 2
@@ -175,8 +196,11 @@ def test_python_api_reports_the_weights_metric(tmp_path):
     import privaudit
 
     frame = pd.DataFrame({"x": ["Cat", "Lion", "Lion", "Dog", "Dog"], "s": ["u"] * 5})
-    policy = {"version": 1, "name": "w", "columns": {"x": {"role": "quasi_identifier", "hierarchy": RACE},
-                                                   "s": {"role": "sensitive"}},
-              "checks": [{"assessor": "k_anonymity", "k": 2}]}
+    policy = {
+        "version": 1,
+        "name": "w",
+        "columns": {"x": {"role": "quasi_identifier", "hierarchy": RACE}, "s": {"role": "sensitive"}},
+        "checks": [{"assessor": "k_anonymity", "k": 2}],
+    }
     outcome = privaudit.remediate(frame, policy, method="generalize", metric="Weights")
     assert outcome.table["x"].tolist() == ["Felid"] * 3 + ["Dog"] * 2

@@ -17,15 +17,31 @@ HIERARCHY = {"*": {"A": ["a1", "a2", "a3"], "B": ["b1"]}}
 
 def _remediate(tmp_path, rows: list[tuple[str, str]], strategy: str, metric: str = "NLLM") -> pd.DataFrame:
     pd.DataFrame(rows, columns=["x", "disease"]).to_csv(tmp_path / "release.csv", index=False)
-    policy = {"version": 1, "name": "gaa golden",
-              "columns": {"x": {"role": "quasi_identifier", "hierarchy": HIERARCHY},
-                          "disease": {"role": "sensitive"}},
-              "checks": [{"assessor": "k_anonymity", "k": 2}]}
+    policy = {
+        "version": 1,
+        "name": "gaa golden",
+        "columns": {"x": {"role": "quasi_identifier", "hierarchy": HIERARCHY}, "disease": {"role": "sensitive"}},
+        "checks": [{"assessor": "k_anonymity", "k": 2}],
+    }
     (tmp_path / "policy.yaml").write_text(yaml.safe_dump(policy))
     out = tmp_path / "fixed.csv"
-    result = run_cli("remediate", tmp_path / "release.csv", "--policy", tmp_path / "policy.yaml", "--method",
-                     "generalize", "--option", "algorithm=gaa", "--option", f"strategy={strategy}", "--option",
-                     f"metric={metric}", "--out", out, "--quiet")
+    result = run_cli(
+        "remediate",
+        tmp_path / "release.csv",
+        "--policy",
+        tmp_path / "policy.yaml",
+        "--method",
+        "generalize",
+        "--option",
+        "algorithm=gaa",
+        "--option",
+        f"strategy={strategy}",
+        "--option",
+        f"metric={metric}",
+        "--out",
+        out,
+        "--quiet",
+    )
     assert result.code == 0, result.stderr
     return pd.read_csv(out, dtype=str, keep_default_na=False)
 
@@ -35,8 +51,11 @@ def test_s2_maximises_the_entropy_l_diversity_of_the_whole_table(tmp_path):
     same with a2 and a3 (both go to A). With a2 the table's entropy l-diversity is min(exp H(4/5, 1/5) = 1.65,
     exp H(1/2, 1/2) = 2) = 1.65; with a3 it is min(exp H(3/5, 2/5) = 1.96, exp H(3/4, 1/4) = 1.75) = 1.75.
     S2 merges a1 with a3 (counting distinct values of the merged class alone, 2 = 2, would not tell)."""
-    rows = [("a1", "flu")] + [("a2", d) for d in ("flu", "flu", "flu", "cold")] + \
-        [("a3", d) for d in ("flu", "flu", "cold", "cold")]
+    rows = (
+        [("a1", "flu")]
+        + [("a2", d) for d in ("flu", "flu", "flu", "cold")]
+        + [("a3", d) for d in ("flu", "flu", "cold", "cold")]
+    )
     fixed = _remediate(tmp_path, rows, "S2")
     assert fixed["x"].tolist() == ["A", "a2", "a2", "a2", "a2", "A", "A", "A", "A"]
 
@@ -45,8 +64,11 @@ def test_s5_minimises_the_norm_1_t_closeness_of_the_whole_table(tmp_path):
     """Same table, S5: the table's distribution is (flu 6/9, cold 3/9). Merging a1 with a2: merged (4/5, 1/5)
     is 0.267 away, a3 (1/2, 1/2) 0.333: t_clo = 0.333. With a3: merged (3/5, 2/5) 0.133, a2 (3/4, 1/4) 0.167:
     t_clo = 0.167. S5 merges a1 with a3."""
-    rows = [("a1", "flu")] + [("a2", d) for d in ("flu", "flu", "flu", "cold")] + \
-        [("a3", d) for d in ("flu", "flu", "cold", "cold")]
+    rows = (
+        [("a1", "flu")]
+        + [("a2", d) for d in ("flu", "flu", "flu", "cold")]
+        + [("a3", d) for d in ("flu", "flu", "cold", "cold")]
+    )
     fixed = _remediate(tmp_path, rows, "S5")
     assert fixed["x"].tolist() == ["A", "a2", "a2", "a2", "a2", "A", "A", "A", "A"]
 

@@ -38,18 +38,27 @@ def two_sensitive_cases(draw):
     """Two l-diversity checks on two sensitive columns: the roll-up's generic path (no merge by class)."""
     n = draw(st.integers(1, 24))
     pick = lambda values: draw(st.lists(st.sampled_from(values), min_size=n, max_size=n))  # noqa: E731
-    frame = pd.DataFrame({"zip": categorical(pick(["13053", "13068", "14850", "14853", None])),
-                          "age": categorical(pick(["20", "30", "40", "50", "60"])),
-                          "sex": categorical(pick(["M", "F"])),
-                          "disease": categorical(pick(["flu", "cold", "hiv"])),
-                          "job": categorical(pick(["a", "b"]))})
-    checks = [{"assessor": "k_anonymity", "k": draw(st.integers(1, 3))},
-              {"assessor": "l_diversity", "sensitive": "disease", "l": 2},
-              {"assessor": "l_diversity", "sensitive": "job", "l": 2}]
-    columns = {"zip": {"role": "quasi_identifier", "hierarchy": ZIP},
-               "age": {"role": "quasi_identifier", "hierarchy": AGE},
-               "sex": {"role": "quasi_identifier", "hierarchy": SEX},
-               "disease": {"role": "sensitive"}, "job": {"role": "sensitive"}}
+    frame = pd.DataFrame(
+        {
+            "zip": categorical(pick(["13053", "13068", "14850", "14853", None])),
+            "age": categorical(pick(["20", "30", "40", "50", "60"])),
+            "sex": categorical(pick(["M", "F"])),
+            "disease": categorical(pick(["flu", "cold", "hiv"])),
+            "job": categorical(pick(["a", "b"])),
+        }
+    )
+    checks = [
+        {"assessor": "k_anonymity", "k": draw(st.integers(1, 3))},
+        {"assessor": "l_diversity", "sensitive": "disease", "l": 2},
+        {"assessor": "l_diversity", "sensitive": "job", "l": 2},
+    ]
+    columns = {
+        "zip": {"role": "quasi_identifier", "hierarchy": ZIP},
+        "age": {"role": "quasi_identifier", "hierarchy": AGE},
+        "sex": {"role": "quasi_identifier", "hierarchy": SEX},
+        "disease": {"role": "sensitive"},
+        "job": {"role": "sensitive"},
+    }
     return frame, make_policy(columns, checks)
 
 
@@ -98,21 +107,30 @@ def test_winner_records_from_the_snapshot_are_the_exact_step_s(case, suppression
 
 def test_loss_figures_from_node_counts_match_the_records():
     rng = np.random.default_rng(3)
-    frame = pd.DataFrame({"zip": categorical(rng.choice(["13053", "13068", "14850", "14853"], 200)),
-                          "age": categorical(rng.choice(["20", "30", "40", "50", "60"], 200)),
-                          "sex": categorical(rng.choice(["M", "F"], 200))})
-    policy = make_policy({"zip": {"role": "quasi_identifier", "hierarchy": ZIP},
-                          "age": {"role": "quasi_identifier", "hierarchy": AGE},
-                          "sex": {"role": "quasi_identifier", "hierarchy": SEX}},
-                         [{"assessor": "k_anonymity", "k": 5}])
+    frame = pd.DataFrame(
+        {
+            "zip": categorical(rng.choice(["13053", "13068", "14850", "14853"], 200)),
+            "age": categorical(rng.choice(["20", "30", "40", "50", "60"], 200)),
+            "sex": categorical(rng.choice(["M", "F"], 200)),
+        }
+    )
+    policy = make_policy(
+        {
+            "zip": {"role": "quasi_identifier", "hierarchy": ZIP},
+            "age": {"role": "quasi_identifier", "hierarchy": AGE},
+            "sex": {"role": "quasi_identifier", "hierarchy": SEX},
+        },
+        [{"assessor": "k_anonymity", "k": 5}],
+    )
     problem = GeneralizationProblem.from_context(context(frame, policy))
     search = LatticeSearch(problem, CostModel(problem.domains, "Loss"), 10)
     result = search.search()
     nodes = result.nodes
     figures = all_metrics(problem.domains, nodes)
     for metric in ALL_METRICS:
-        assert figures["alteration_pct"][metric] == pytest.approx(CostModel(problem.domains, metric).alteration(nodes),
-                                                                   rel=1e-12)
+        assert figures["alteration_pct"][metric] == pytest.approx(
+            CostModel(problem.domains, metric).alteration(nodes), rel=1e-12
+        )
     shares = generalization_shares(problem.domains, nodes)
     assert figures["generalized_values_pct"] == shares["generalized_values_pct"]
     assert figures["root_values_pct"] == shares["root_values_pct"]

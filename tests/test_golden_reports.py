@@ -13,10 +13,22 @@ G = "tests/data/golden"
 SCENARIOS = {
     "example": ["examples/adult/release.csv", "--policy", "policies/adult.yaml"],
     "class": ["tests/data/sdcmicro/testdata.csv", "--policy", f"{G}/class_checks.yaml"],
-    "masked": [f"{G}/masked400.csv", "--policy", f"{G}/masked_checks.yaml",
-               "--original", "tests/data/linkage_distance/adult_head400.csv"],
-    "synthetic": [f"{G}/synthetic300.csv", "--policy", f"{G}/synthetic_checks.yaml", "--original",
-                  f"{G}/population1000.csv", "--control", "tests/data/linkage_distance/adult_head400.csv"],
+    "masked": [
+        f"{G}/masked400.csv",
+        "--policy",
+        f"{G}/masked_checks.yaml",
+        "--original",
+        "tests/data/linkage_distance/adult_head400.csv",
+    ],
+    "synthetic": [
+        f"{G}/synthetic300.csv",
+        "--policy",
+        f"{G}/synthetic_checks.yaml",
+        "--original",
+        f"{G}/population1000.csv",
+        "--control",
+        "tests/data/linkage_distance/adult_head400.csv",
+    ],
 }
 
 

@@ -67,8 +67,9 @@ def test_paper_disease_figures_disagree_with_its_definition():
     """Class {1-3}: gastric ulcer, gastritis, stomach cancer vs the table (1,2,2,1,2,1 of 9)."""
     leaves = ["gastric ulcer", "gastritis", "stomach cancer", "flu", "bronchitis", "pneumonia"]
     stomach = {"gastric ulcer", "gastritis", "stomach cancer"}
-    d = np.array([[0 if a == b else (1 / 3 if (a in stomach) == (b in stomach) else 1) for b in leaves]
-                  for a in leaves])
+    d = np.array(
+        [[0 if a == b else (1 / 3 if (a in stomach) == (b in stomach) else 1) for b in leaves] for a in leaves]
+    )
     q = np.array([1, 2, 2, 1, 2, 1]) / 9
     p = np.array([1, 1, 1, 0, 0, 0]) / 3
     assert emd_by_lp(p, q, d) == pytest.approx(4 / 9)

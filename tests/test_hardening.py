@@ -56,8 +56,21 @@ def test_an_output_onto_a_policy_side_file_is_refused(workspace):
 def test_two_outputs_on_one_path_are_refused(workspace):
     one_line(audit(workspace, "--json", workspace / "r.out", "--html", workspace / "r.out"), "given for two outputs")
     one_line(audit(workspace, "--json", "-", "--html", "-"), "- (standard output) is given for two outputs")
-    one_line(run_cli("remediate", workspace / "release.csv", "--policy", workspace / "adult.yaml", "--method",
-                     "suppress", "--out", workspace / "x.csv", "--json", workspace / "x.csv"), "given for two outputs")
+    one_line(
+        run_cli(
+            "remediate",
+            workspace / "release.csv",
+            "--policy",
+            workspace / "adult.yaml",
+            "--method",
+            "suppress",
+            "--out",
+            workspace / "x.csv",
+            "--json",
+            workspace / "x.csv",
+        ),
+        "given for two outputs",
+    )
     assert not (workspace / "x.csv").exists() and not (workspace / "r.out").exists()
 
 
@@ -76,13 +89,24 @@ def test_randomize_artefacts_never_overwrite_an_input(tmp_path):
     frame.to_csv(tmp_path / "data.csv", index=False)
     (tmp_path / "policy.yaml").write_text(
         "version: 1\nname: rr\ncolumns:\n  zip: {role: quasi_identifier}\n  disease: {role: sensitive}\n"
-        "checks:\n  - {assessor: rr_attribute_disclosure, sensitive: disease, max_risk: 0.9}\n")
+        "checks:\n  - {assessor: rr_attribute_disclosure, sensitive: disease, max_risk: 0.9}\n"
+    )
     # randomize writes <out stem>.rr-<column>.csv (here it randomizes zip): that name is the released input
     victim = tmp_path / "fixed.rr-zip.csv"
     frame.to_csv(victim, index=False)
     before = victim.read_bytes()
-    result = run_cli("remediate", victim, "--policy", tmp_path / "policy.yaml", "--method", "randomize",
-                     "--option", "seed=1", "--out", tmp_path / "fixed.csv")
+    result = run_cli(
+        "remediate",
+        victim,
+        "--policy",
+        tmp_path / "policy.yaml",
+        "--method",
+        "randomize",
+        "--option",
+        "seed=1",
+        "--out",
+        tmp_path / "fixed.csv",
+    )
     assert result.code == 2 and "an output would overwrite an input file" in result.stderr, result.stderr
     assert victim.read_bytes() == before and not (tmp_path / "fixed.csv").exists()
 
@@ -123,10 +147,10 @@ def test_written_csv_headers_and_labels_are_neutralised(tmp_path):
     from privaudit.remediation.methods.randomize import matrix_csv
     from privaudit.risk.randomized_response import load_distortion_matrix
 
-    frame = pd.DataFrame({"=HYPERLINK(\"http://x\")": ["a", "=1+1"], "ok": [1, -2]})
+    frame = pd.DataFrame({'=HYPERLINK("http://x")': ["a", "=1+1"], "ok": [1, -2]})
     text = table_bytes(frame, tmp_path / "out.csv").decode()
     rows = list(csv.reader(io.StringIO(text)))
-    assert rows[0] == ["'=HYPERLINK(\"http://x\")", "ok"] and rows[2] == ["'=1+1", "-2"]
+    assert rows[0] == ['\'=HYPERLINK("http://x")', "ok"] and rows[2] == ["'=1+1", "-2"]
     labels = ["+x", "=HYPERLINK(1)", "@cold", "flu"]
     (tmp_path / "m.csv").write_bytes(matrix_csv(labels, __import__("numpy").eye(4)))
     written = (tmp_path / "m.csv").read_text()
@@ -140,10 +164,16 @@ _CELL = st.text(alphabet=st.sampled_from(list("ab;,\"'=+-@ \n\r\t*0.5")), max_si
 
 @pytest.mark.slow
 @settings(max_examples=60, deadline=None)
-@given(cells=st.lists(st.tuples(_CELL, _CELL, st.one_of(st.none(), st.floats(allow_nan=False, width=32)),
-                                st.integers(-3, 3)), min_size=0, max_size=12),
-       delimiter=st.sampled_from([",", ";", "\t", "|"]), categorical=st.booleans(),
-       missing=st.lists(st.booleans(), min_size=12, max_size=12))
+@given(
+    cells=st.lists(
+        st.tuples(_CELL, _CELL, st.one_of(st.none(), st.floats(allow_nan=False, width=32)), st.integers(-3, 3)),
+        min_size=0,
+        max_size=12,
+    ),
+    delimiter=st.sampled_from([",", ";", "\t", "|"]),
+    categorical=st.booleans(),
+    missing=st.lists(st.booleans(), min_size=12, max_size=12),
+)
 def test_written_csv_is_pandas_text_exactly(cells, delimiter, categorical, missing):
     """table_bytes builds CSV text from each column's distinct values (a speed trick): the bytes must be
     exactly pandas' ``to_csv`` of the neutralised frame -- quoting, doubled quotes, newlines in cells,
@@ -170,23 +200,29 @@ def test_written_csv_is_pandas_text_exactly(cells, delimiter, categorical, missi
 # ---------------------------------------------------------------------------- terminal and log injection
 def test_control_characters_are_escaped_in_what_is_printed(workspace):
     policy = workspace / "adult.yaml"
-    policy.write_text(policy.read_text().replace("- {assessor: k_anonymity, k: 5}",
-                                                 '- {id: "k\\nverdict: PASS\\e]0;owned\\a", assessor: k_anonymity, '
-                                                 "k: 50}"))
+    policy.write_text(
+        policy.read_text().replace(
+            "- {assessor: k_anonymity, k: 5}", '- {id: "k\\nverdict: PASS\\e]0;owned\\a", assessor: k_anonymity, k: 50}'
+        )
+    )
     result = run_cli("audit", workspace / "release.csv", "--policy", policy)
     assert result.code == 1
     assert "\x1b" not in result.stdout and "\x07" not in result.stdout
     assert [ln for ln in result.stdout.splitlines() if ln.startswith("verdict:")] == [
-        ln for ln in result.stdout.splitlines() if ln.startswith("verdict: FAIL")]
+        ln for ln in result.stdout.splitlines() if ln.startswith("verdict: FAIL")
+    ]
     assert "k\\nverdict: PASS\\x1b]0;owned\\x07" in result.stdout
 
 
 # ------------------------------------------------------------------------------ a gate that passes too much
-@pytest.mark.parametrize("check, phrase", [
-    ("{assessor: l_diversity, sensitive: occupation, l: .inf}", "checks[0]: l: inf is not a finite number"),
-    ("{assessor: k_anonymity, k: true}", "checks[0]: k: a number is expected, not true"),
-    ("{assessor: uniqueness, max_share: .nan}", "checks[0]: max_share: nan is not a finite number"),
-])
+@pytest.mark.parametrize(
+    "check, phrase",
+    [
+        ("{assessor: l_diversity, sensitive: occupation, l: .inf}", "checks[0]: l: inf is not a finite number"),
+        ("{assessor: k_anonymity, k: true}", "checks[0]: k: a number is expected, not true"),
+        ("{assessor: uniqueness, max_share: .nan}", "checks[0]: max_share: nan is not a finite number"),
+    ],
+)
 def test_non_finite_and_boolean_thresholds_are_refused(workspace, check, phrase):
     policy = workspace / "adult.yaml"
     text = policy.read_text()
@@ -197,15 +233,22 @@ def test_non_finite_and_boolean_thresholds_are_refused(workspace, check, phrase)
 
 def test_yaml_merge_keys_are_supported(workspace):
     policy = workspace / "adult.yaml"
-    text = policy.read_text().replace(
-        "  sex:            {role: quasi_identifier, type: nominal, hierarchy: hierarchies/adult/sex.csv}",
-        "  sex: &qi {role: quasi_identifier, type: nominal, hierarchy: hierarchies/adult/sex.csv}").replace(
-        "  race:           {role: quasi_identifier, type: nominal, hierarchy: hierarchies/adult/race.csv}",
-        "  race: {<<: *qi, hierarchy: hierarchies/adult/race.csv}")
+    text = (
+        policy.read_text()
+        .replace(
+            "  sex:            {role: quasi_identifier, type: nominal, hierarchy: hierarchies/adult/sex.csv}",
+            "  sex: &qi {role: quasi_identifier, type: nominal, hierarchy: hierarchies/adult/sex.csv}",
+        )
+        .replace(
+            "  race:           {role: quasi_identifier, type: nominal, hierarchy: hierarchies/adult/race.csv}",
+            "  race: {<<: *qi, hierarchy: hierarchies/adult/race.csv}",
+        )
+    )
     policy.write_text(text)
     assert audit(workspace).code == 0
-    duplicate = text.replace("  race: {<<: *qi, hierarchy: hierarchies/adult/race.csv}",
-                             "  race: {<<: *qi, role: sensitive, role: other}")
+    duplicate = text.replace(
+        "  race: {<<: *qi, hierarchy: hierarchies/adult/race.csv}", "  race: {<<: *qi, role: sensitive, role: other}"
+    )
     policy.write_text(duplicate)
     one_line(audit(workspace), "duplicate key 'role'")  # explicit duplicates are still refused
 
@@ -235,8 +278,10 @@ def test_interrupt_while_writing_removes_what_was_written(workspace, monkeypatch
 def test_a_field_over_128_kib_loads_on_every_engine(tmp_path, engine):
     data = tmp_path / "data.csv"
     data.write_bytes(b"sex,age,disease\nM,30," + b"x" * 200_000 + b"\nF,40,cold\n")
-    (tmp_path / "policy.yaml").write_text("version: 1\nname: big\ncolumns:\n  sex: {role: quasi_identifier}\n"
-                                          "  disease: {role: sensitive}\nchecks:\n  - {assessor: k_anonymity, k: 1}\n")
+    (tmp_path / "policy.yaml").write_text(
+        "version: 1\nname: big\ncolumns:\n  sex: {role: quasi_identifier}\n"
+        "  disease: {role: sensitive}\nchecks:\n  - {assessor: k_anonymity, k: 1}\n"
+    )
     result = run_cli("audit", data, "--policy", tmp_path / "policy.yaml", "--engine", engine, "--quiet")
     assert result.code == 0, result.stderr
 
@@ -254,9 +299,11 @@ def test_header_names_match_after_unicode_normalisation(tmp_path):
     """A header typed with a combining accent (NFD) matches the policy's precomposed name (NFC)."""
     data = tmp_path / "data.csv"
     data.write_bytes("cafe\u0301,disease\n1,flu\n2,cold\n".encode())
-    (tmp_path / "policy.yaml").write_text("version: 1\nname: x\ncolumns:\n  caf\u00e9: {role: quasi_identifier}\n"
-                                          "  disease: {role: sensitive}\nchecks:\n  - {assessor: k_anonymity, k: 1}\n",
-                                          encoding="utf-8")
+    (tmp_path / "policy.yaml").write_text(
+        "version: 1\nname: x\ncolumns:\n  caf\u00e9: {role: quasi_identifier}\n"
+        "  disease: {role: sensitive}\nchecks:\n  - {assessor: k_anonymity, k: 1}\n",
+        encoding="utf-8",
+    )
     for engine in ("in-process", "chunked", "duckdb"):
         result = run_cli("audit", data, "--policy", tmp_path / "policy.yaml", "--engine", engine, "--quiet")
         assert result.code == 0, (engine, result.stderr)

@@ -39,8 +39,19 @@ ADVERSARIAL = [
 ]
 
 #: headers that make every recognizer run (weak ones need their header), and one hostile header
-HEADERS = ["email", "phone", "national_id", "street_address", "iban", "ip_address", "url", "licence_plate",
-           "vin", "device_id", "mac_address"]
+HEADERS = [
+    "email",
+    "phone",
+    "national_id",
+    "street_address",
+    "iban",
+    "ip_address",
+    "url",
+    "licence_plate",
+    "vin",
+    "device_id",
+    "mac_address",
+]
 
 
 def test_a_100_kb_header_is_read_within_a_second():
@@ -69,12 +80,17 @@ def test_each_recognizer_returns_within_a_second_on_100_kb_adversarial_values(he
 def test_a_hierarchy_of_a_million_leaves_or_100000_levels_is_one_line(tmp_path):
     pd.DataFrame({"a": ["v0", "v1"] * 10, "s": ["x", "y"] * 10}).to_csv(tmp_path / "data.csv", index=False)
     (tmp_path / "wide.csv").write_text("".join(f"v{i};g{i % 1000};*\n" for i in range(1_000_000)))
-    (tmp_path / "deep.csv").write_text("".join(f"v{i};" + ";".join(f"l{j}" for j in range(1, 100_000)) + "\n"
-                                               for i in range(2)))
-    for name, phrase in (("wide", "1,000,000 leaves of 3 labels each; a hierarchy holds at most 1,000,000 labels"),
-                         ("deep", "99,999 levels; a hierarchy has at most 1,000")):
-        (tmp_path / "policy.yaml").write_text(f"version: 1\nname: h\ncolumns:\n  a: {{role: quasi_identifier, "
-                                              f"hierarchy: {name}.csv}}\n  s: {{role: sensitive}}\n")
+    (tmp_path / "deep.csv").write_text(
+        "".join(f"v{i};" + ";".join(f"l{j}" for j in range(1, 100_000)) + "\n" for i in range(2))
+    )
+    for name, phrase in (
+        ("wide", "1,000,000 leaves of 3 labels each; a hierarchy holds at most 1,000,000 labels"),
+        ("deep", "99,999 levels; a hierarchy has at most 1,000"),
+    ):
+        (tmp_path / "policy.yaml").write_text(
+            f"version: 1\nname: h\ncolumns:\n  a: {{role: quasi_identifier, "
+            f"hierarchy: {name}.csv}}\n  s: {{role: sensitive}}\n"
+        )
         started = time.process_time()
         result = run_cli("audit", tmp_path / "data.csv", "--policy", tmp_path / "policy.yaml")
         assert result.code == 2 and len(result.stderr.splitlines()) == 1, result.stderr
@@ -86,8 +102,10 @@ def test_a_hierarchy_of_a_million_leaves_or_100000_levels_is_one_line(tmp_path):
 def test_ten_thousand_scenarios_are_refused_in_one_line(tmp_path):
     pd.DataFrame({"a": ["1", "2"] * 5, "b": ["x", "y"] * 5}).to_csv(tmp_path / "data.csv", index=False)
     checks = "".join(f"  - {{id: s{i}, assessor: k_anonymity, k: 2, quasi_identifiers: [a]}}\n" for i in range(10_000))
-    (tmp_path / "policy.yaml").write_text("version: 1\nname: many\ncolumns:\n  a: {role: quasi_identifier}\n"
-                                          "  b: {role: quasi_identifier}\nchecks:\n" + checks)
+    (tmp_path / "policy.yaml").write_text(
+        "version: 1\nname: many\ncolumns:\n  a: {role: quasi_identifier}\n"
+        "  b: {role: quasi_identifier}\nchecks:\n" + checks
+    )
     result = run_cli("audit", tmp_path / "data.csv", "--policy", tmp_path / "policy.yaml")
     assert result.code == 2 and "10,000 checks; a policy holds at most 1,000" in result.stderr, result.stderr
 
@@ -98,11 +116,14 @@ def test_a_malformed_source_date_epoch_is_one_line(tmp_path, monkeypatch, value)
     pd.DataFrame({"a": ["1", "2"] * 5}).to_csv(tmp_path / "data.csv", index=False)
     (tmp_path / "policy.yaml").write_text("version: 1\nname: x\ncolumns:\n  a: {role: quasi_identifier}\n")
     monkeypatch.setenv("SOURCE_DATE_EPOCH", value)
-    result = run_cli("audit", tmp_path / "data.csv", "--policy", tmp_path / "policy.yaml", "--json",
-                     tmp_path / "r.json")
+    result = run_cli(
+        "audit", tmp_path / "data.csv", "--policy", tmp_path / "policy.yaml", "--json", tmp_path / "r.json"
+    )
     assert result.code == 2 and not (tmp_path / "r.json").exists()
-    assert result.stderr.strip() == (f"privaudit: error: SOURCE_DATE_EPOCH={value!r}: expected whole seconds since "
-                                     "1970-01-01 UTC, from 0 to 253402300799 (year 9999)")
+    assert result.stderr.strip() == (
+        f"privaudit: error: SOURCE_DATE_EPOCH={value!r}: expected whole seconds since "
+        "1970-01-01 UTC, from 0 to 253402300799 (year 9999)"
+    )
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "253402300799")  # the last second of year 9999 is fine
     assert run_cli("audit", tmp_path / "data.csv", "--policy", tmp_path / "policy.yaml", "--quiet").code == 0
 
@@ -110,8 +131,10 @@ def test_a_malformed_source_date_epoch_is_one_line(tmp_path, monkeypatch, value)
 @pytest.mark.parametrize("engine", ["in-process", "chunked", "duckdb"])
 @pytest.mark.parametrize("ending", ["\n", ""])
 def test_a_quoted_field_over_64_kib_on_the_last_line_is_read(tmp_path, engine, ending):
-    (tmp_path / "policy.yaml").write_text("version: 1\nname: big\ncolumns:\n  sex: {role: quasi_identifier}\n"
-                                          "  disease: {role: sensitive}\nchecks:\n  - {assessor: k_anonymity, k: 1}\n")
+    (tmp_path / "policy.yaml").write_text(
+        "version: 1\nname: big\ncolumns:\n  sex: {role: quasi_identifier}\n"
+        "  disease: {role: sensitive}\nchecks:\n  - {assessor: k_anonymity, k: 1}\n"
+    )
     data = tmp_path / "data.csv"
     data.write_text('sex,age,disease\nM,30,flu\nF,40,"' + "x" * 70_000 + '"' + ending)
     result = run_cli("audit", data, "--policy", tmp_path / "policy.yaml", "--engine", engine, "--quiet")
@@ -126,12 +149,19 @@ def test_a_quoted_field_over_64_kib_on_the_last_line_is_read(tmp_path, engine, e
 @pytest.mark.slow
 def test_an_ascii_terminal_with_non_ascii_names(tmp_path):
     (tmp_path / "data.csv").write_text("café,disease\né,flu\né,cold\nü,x\n", encoding="utf-8")
-    (tmp_path / "policy.yaml").write_text("version: 1\nname: ünï\ncolumns:\n  café: {role: quasi_identifier}\n"
-                                          "  disease: {role: sensitive}\nchecks:\n  - {id: kü, assessor: k_anonymity, "
-                                          "k: 2}\n", encoding="utf-8")
+    (tmp_path / "policy.yaml").write_text(
+        "version: 1\nname: ünï\ncolumns:\n  café: {role: quasi_identifier}\n"
+        "  disease: {role: sensitive}\nchecks:\n  - {id: kü, assessor: k_anonymity, "
+        "k: 2}\n",
+        encoding="utf-8",
+    )
     env = {**os.environ, "PYTHONPATH": pythonpath(), "PYTHONIOENCODING": "ascii", "LC_ALL": "C"}
-    proc = subprocess.run([sys.executable, "-m", "privaudit", "audit", "data.csv", "--policy", "policy.yaml",
-                           "--markdown", "summary.md"], cwd=tmp_path, env=env, capture_output=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "privaudit", "audit", "data.csv", "--policy", "policy.yaml", "--markdown", "summary.md"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+    )
     assert proc.returncode == 1, proc.stderr
     assert b"FAIL" in proc.stdout and b"k\\xfc" in proc.stdout and proc.stderr == b""
     assert "kü" in (tmp_path / "summary.md").read_text(encoding="utf-8")  # files stay UTF-8

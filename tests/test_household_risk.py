@@ -15,9 +15,13 @@ from privaudit.risk.household import household_risk
 from privaudit.testing import run_cli
 
 # classes on (age, sex): A = (30, m) 3 records, B = (40, f) 2 records, C = (50, f) 1 record
-FRAME = pd.DataFrame({"hh": ["h1", "h1", "h2", "h2", "h3", "h3"],
-                      "age": ["30", "40", "30", "40", "30", "50"],
-                      "sex": ["m", "f", "m", "f", "m", "f"]})
+FRAME = pd.DataFrame(
+    {
+        "hh": ["h1", "h1", "h2", "h2", "h3", "h3"],
+        "age": ["30", "40", "30", "40", "30", "50"],
+        "sex": ["m", "f", "m", "f", "m", "f"],
+    }
+)
 
 
 def test_hand_computed_household_risk():
@@ -32,18 +36,33 @@ def test_hand_computed_household_risk():
     np.testing.assert_allclose(h.record_risk, [both, both, both, both, 1, 1])
 
 
-POLICY = {"version": 1, "name": "households",
-          "columns": {"hh": {"role": "household_id"}, "age": {"role": "quasi_identifier"},
-                      "sex": {"role": "quasi_identifier"}},
-          "checks": [{"id": "u", "assessor": "uniqueness", "max_share": 1}]}
+POLICY = {
+    "version": 1,
+    "name": "households",
+    "columns": {
+        "hh": {"role": "household_id"},
+        "age": {"role": "quasi_identifier"},
+        "sex": {"role": "quasi_identifier"},
+    },
+    "checks": [{"id": "u", "assessor": "uniqueness", "max_share": 1}],
+}
 
 
 def test_cli_end_to_end(tmp_path):
     FRAME.to_csv(tmp_path / "d.csv", index=False)
     (tmp_path / "p.yaml").write_text(json.dumps(POLICY))
     out = tmp_path / "r.json"
-    result = run_cli("audit", tmp_path / "d.csv", "--policy", tmp_path / "p.yaml", "--json", out, "--records",
-                     tmp_path / "rec.csv", "--quiet")
+    result = run_cli(
+        "audit",
+        tmp_path / "d.csv",
+        "--policy",
+        tmp_path / "p.yaml",
+        "--json",
+        out,
+        "--records",
+        tmp_path / "rec.csv",
+        "--quiet",
+    )
     assert result.code == 0, result.stderr
     household = next(c for c in json.loads(out.read_text())["checks"] if c["id"] == "u")["details"]["household"]
     assert household["households"] == 3 and household["household_k"] == 1
@@ -60,8 +79,9 @@ def test_a_missing_household_id_and_other_engines(tmp_path):
     assert result.code == 2 and result.stderr.count("\n") == 1 and "row 2 has no household id" in result.stderr
     assert not out.exists()  # bad input: nothing written
     FRAME.to_csv(tmp_path / "d.csv", index=False)
-    result = run_cli("audit", tmp_path / "d.csv", "--policy", tmp_path / "p.yaml", "--json", out, "--quiet",
-                     "--engine", "chunked")
+    result = run_cli(
+        "audit", tmp_path / "d.csv", "--policy", tmp_path / "p.yaml", "--json", out, "--quiet", "--engine", "chunked"
+    )
     # an engine that cannot serve the check: one line naming the column and the way out, as for any check the
     # engine cannot run (core.audit.refuse_unrunnable), and no report
     assert result.code == 2 and result.stderr.count("\n") == 1, result.stderr

@@ -81,7 +81,22 @@ def test_p_equal_one_gives_one_over_f_without_warnings():
 @pytest.mark.parametrize("f", [1, 2, 3, 8])
 @pytest.mark.parametrize(
     "ratio",  # F / f
-    [1 + 1e-15, 1 + 1e-12, 1 + 1e-8, 1 + 1e-4, 1 / 0.9501, 1 / 0.95, 1 / 0.9499, 1.5, 2.0, 1.9999, 2.0001, 10, 1e3, 1e9],
+    [
+        1 + 1e-15,
+        1 + 1e-12,
+        1 + 1e-8,
+        1 + 1e-4,
+        1 / 0.9501,
+        1 / 0.95,
+        1 / 0.9499,
+        1.5,
+        2.0,
+        1.9999,
+        2.0001,
+        10,
+        1e3,
+        1e9,
+    ],
 )
 def test_matches_high_precision_reference(f, ratio):
     big_f = f * ratio

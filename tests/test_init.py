@@ -27,22 +27,42 @@ def test_init_drafts_a_policy_that_fits_and_audits(tmp_path):
     text = policy.read_text()
     doc = yaml.safe_load(text)
     roles = {name: spec["role"] for name, spec in doc["columns"].items()}
-    assert [c for c, r in roles.items() if r == "quasi_identifier"] == ["sex", "age", "race", "marital-status",
-                                                                        "education", "native-country", "workclass",
-                                                                        "occupation"]  # a key variable (issue #27)
+    assert [c for c, r in roles.items() if r == "quasi_identifier"] == [
+        "sex",
+        "age",
+        "race",
+        "marital-status",
+        "education",
+        "native-country",
+        "workclass",
+        "occupation",
+    ]  # a key variable (issue #27)
     assert roles["salary-class"] == "sensitive"
     # typed nominal: the hierarchy's labels (15-19 ...) must fit the same policy once generalized
     assert doc["columns"]["age"] == {"role": "quasi_identifier", "type": "nominal", "hierarchy": "hierarchies/age.csv"}
     assert (tmp_path / "hierarchies" / "age.csv").read_text().startswith("17;15-19;10-19;0-19;*\n")
-    assert "#   age: " in text and "# known from elsewhere: sex or gender (its header)" in text  # ranking and evidence comments
+    assert (
+        "#   age: " in text and "# known from elsewhere: sex or gender (its header)" in text
+    )  # ranking and evidence comments
     assert {c["assessor"] for c in doc["checks"]} == {"k_anonymity", "l_diversity", "t_closeness", "uniqueness"}
     assert doc["columns"]["race"]["special_category"] == "ethnicity"
     check = run_cli("policy", "check", policy, "--data", data)
     assert check.code == 0 and "valid" in check.stdout, check.stderr
     audit = run_cli("audit", data, "--policy", policy, "--quiet")
     assert audit.code in (0, 1), audit.stderr
-    fixed = run_cli("remediate", data, "--policy", policy, "--method", "generalize", "--option", "max_suppression=0.05",
-                    "--out", tmp_path / "fixed.csv", "--quiet")
+    fixed = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--method",
+        "generalize",
+        "--option",
+        "max_suppression=0.05",
+        "--out",
+        tmp_path / "fixed.csv",
+        "--quiet",
+    )
     assert fixed.code in (0, 1) and not fixed.stderr, fixed.stderr
     again = run_cli("init", data)
     assert again.code == 2 and "exists; --force overwrites it" in again.stderr
@@ -54,18 +74,22 @@ def test_init_reads_identifiers_dates_weights_ranges_and_mixed_columns(tmp_path)
     n = 400
     first = ["Maria", "John", "Jean", "Anna", "Lukas", "Sofia", "Pierre", "Lucia", "Jan", "Emma", "Paul", "Laura"]
     last = ["Schmidt", "Smith", "Dupont", "Rossi", "Garcia", "Jansen", "Martin", "Bianchi", "Nowak", "Keller"]
-    frame = pd.DataFrame({
-        "full_name": [f"{rng.choice(first)} {rng.choice(last)}" for _ in range(n)],
-        "email": [f"user{i}@example.org" for i in range(n)],
-        "date_of_birth": [f"19{rng.integers(40, 99)}-0{rng.integers(1, 9)}-1{rng.integers(0, 9)}" for _ in range(n)],
-        "zip": rng.choice(["10115", "80331", "20095", "50667"], n),
-        "income_band": rng.choice(["0-999", "1000-1999", "2000-2999"], n),
-        "diagnosis": rng.choice(["flu", "cold", "asthma"], n),
-        "weight": rng.uniform(10, 200, n).round(2),
-        "mixed": rng.choice(["1", "2", "3", "n/a", "unknown"], n),
-        "sex": rng.choice(["1", "2"], n),  # coded categories: a flat hierarchy, not intervals
-        "hh_id": np.arange(n) // 3,  # three records per household
-    })
+    frame = pd.DataFrame(
+        {
+            "full_name": [f"{rng.choice(first)} {rng.choice(last)}" for _ in range(n)],
+            "email": [f"user{i}@example.org" for i in range(n)],
+            "date_of_birth": [
+                f"19{rng.integers(40, 99)}-0{rng.integers(1, 9)}-1{rng.integers(0, 9)}" for _ in range(n)
+            ],
+            "zip": rng.choice(["10115", "80331", "20095", "50667"], n),
+            "income_band": rng.choice(["0-999", "1000-1999", "2000-2999"], n),
+            "diagnosis": rng.choice(["flu", "cold", "asthma"], n),
+            "weight": rng.uniform(10, 200, n).round(2),
+            "mixed": rng.choice(["1", "2", "3", "n/a", "unknown"], n),
+            "sex": rng.choice(["1", "2"], n),  # coded categories: a flat hierarchy, not intervals
+            "hh_id": np.arange(n) // 3,  # three records per household
+        }
+    )
     frame.to_csv(tmp_path / "patients.csv", index=False)
     out = tmp_path / "drafts" / "p.yaml"
     out.parent.mkdir()
@@ -79,8 +103,11 @@ def test_init_reads_identifiers_dates_weights_ranges_and_mixed_columns(tmp_path)
     assert "order" not in columns["date_of_birth"]  # with a hierarchy: nominal, its labels must fit
     dob = (out.parent / columns["date_of_birth"]["hierarchy"]).read_text().splitlines()[0].split(";")
     assert len(dob) == 5 and dob[1] == dob[0][:7] and dob[2] == dob[0][:4] and dob[3].endswith("0s") and dob[4] == "*"
-    assert columns["income_band"]["type"] == "ordinal" and columns["income_band"]["order"] == ["0-999", "1000-1999",
-                                                                                               "2000-2999"]
+    assert columns["income_band"]["type"] == "ordinal" and columns["income_band"]["order"] == [
+        "0-999",
+        "1000-1999",
+        "2000-2999",
+    ]
     assert columns["diagnosis"]["role"] == "sensitive" and columns["weight"]["role"] == "weight"
     assert columns["mixed"]["type"] == "nominal" and "mixed types" in text
     assert columns["sex"] == {"role": "quasi_identifier", "type": "nominal", "hierarchy": "hierarchies/sex.csv"}
@@ -96,12 +123,15 @@ def test_init_reads_identifiers_dates_weights_ranges_and_mixed_columns(tmp_path)
     assert audit.code in (0, 1), audit.stderr
 
 
-@pytest.mark.parametrize("content, expected", [
-    (b"", "the file is empty"),
-    (b"a,b\n", "the file has a header but no data rows"),
-    (b"a\n1\n2\n", "a table needs at least two columns to draft a policy (it has 1)"),
-    (b"a,b\n1,2,3\n", "line 2: expected 2 fields, found 3"),
-])
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (b"", "the file is empty"),
+        (b"a,b\n", "the file has a header but no data rows"),
+        (b"a\n1\n2\n", "a table needs at least two columns to draft a policy (it has 1)"),
+        (b"a,b\n1,2,3\n", "line 2: expected 2 fields, found 3"),
+    ],
+)
 def test_init_bad_input_is_one_line(tmp_path, content, expected):
     data = tmp_path / "data.csv"
     data.write_bytes(content)

@@ -31,28 +31,60 @@ from conftest import DATA, ROOT
 from privaudit.testing import run_cli
 
 TABLES = {
-    "testdata": (DATA / "sdcmicro" / "testdata.csv", {
-        "quasi_identifier": ["urbrur", "roof", "walls", "water", "electcon", "relat", "sex", "age", "hhcivil"],
-        "sensitive": ["expend", "income", "savings"],
-        "weight": ["sampling_weight"],
-        "household_id": ["ori_hid"],
-        "other": ["household_weights"],  # sdcMicro weighs persons by sampling_weight (w)
-    }, {}),
-    "adult": (ROOT / "examples" / "adult" / "adult.csv", {
-        "quasi_identifier": ["sex", "age", "race", "marital-status", "education", "native-country", "workclass",
-                             "occupation"],
-        "sensitive": ["salary-class"],
-    }, {"race": "ethnicity"}),
-    "fair": (DATA / "surveys" / "fair.csv", {
-        "quasi_identifier": ["age", "yrs_married", "children", "religious", "educ", "occupation", "occupation_husb"],
-        "sensitive": ["affairs"],
-        "other": ["rate_marriage"],  # an opinion of one's marriage: nobody can observe it
-    }, {"religious": "religion", "affairs": "sex_life"}),
-    "anes96": (DATA / "surveys" / "anes96.csv", {
-        "quasi_identifier": ["age", "educ"],
-        "sensitive": ["selfLR", "PID", "income", "vote"],
-        "other": ["popul", "TVnews", "ClinLR", "DoleLR"],
-    }, {"selfLR": "political", "PID": "political", "vote": "political"}),
+    "testdata": (
+        DATA / "sdcmicro" / "testdata.csv",
+        {
+            "quasi_identifier": ["urbrur", "roof", "walls", "water", "electcon", "relat", "sex", "age", "hhcivil"],
+            "sensitive": ["expend", "income", "savings"],
+            "weight": ["sampling_weight"],
+            "household_id": ["ori_hid"],
+            "other": ["household_weights"],  # sdcMicro weighs persons by sampling_weight (w)
+        },
+        {},
+    ),
+    "adult": (
+        ROOT / "examples" / "adult" / "adult.csv",
+        {
+            "quasi_identifier": [
+                "sex",
+                "age",
+                "race",
+                "marital-status",
+                "education",
+                "native-country",
+                "workclass",
+                "occupation",
+            ],
+            "sensitive": ["salary-class"],
+        },
+        {"race": "ethnicity"},
+    ),
+    "fair": (
+        DATA / "surveys" / "fair.csv",
+        {
+            "quasi_identifier": [
+                "age",
+                "yrs_married",
+                "children",
+                "religious",
+                "educ",
+                "occupation",
+                "occupation_husb",
+            ],
+            "sensitive": ["affairs"],
+            "other": ["rate_marriage"],  # an opinion of one's marriage: nobody can observe it
+        },
+        {"religious": "religion", "affairs": "sex_life"},
+    ),
+    "anes96": (
+        DATA / "surveys" / "anes96.csv",
+        {
+            "quasi_identifier": ["age", "educ"],
+            "sensitive": ["selfLR", "PID", "income", "vote"],
+            "other": ["popul", "TVnews", "ClinLR", "DoleLR"],
+        },
+        {"selfLR": "political", "PID": "political", "vote": "political"},
+    ),
 }
 
 
@@ -89,10 +121,14 @@ def test_fair_reproduces_the_issue_and_the_stricter_scenario_decides(tmp_path):
     assert f"{(f_k == 1).mean():.1%}" == "40.4%"
     result = run_cli("init", tmp_path / "fair.csv")
     assert "demographics: 0.0% (age)" in result.stdout
-    assert "all_key_variables: 40.4% (age, yrs_married, children, religious, educ, occupation, occupation_husb)" \
+    assert (
+        "all_key_variables: 40.4% (age, yrs_married, children, religious, educ, occupation, occupation_husb)"
         in result.stdout
-    assert "special categories: religious: religious or philosophical beliefs, GDPR Art. 9; affairs: sex life" \
+    )
+    assert (
+        "special categories: religious: religious or philosophical beliefs, GDPR Art. 9; affairs: sex life"
         in result.stdout
+    )
     text = (tmp_path / "fair.policy.yaml").read_text()
     assert "special category (GDPR Art. 9): sex life or sexual orientation, by its header" in text
     doc = yaml.safe_load(text)

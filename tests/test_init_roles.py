@@ -20,43 +20,104 @@ from privaudit.testing import run_cli
 FAIR = DATA / "surveys" / "fair.csv"
 
 
-@pytest.mark.parametrize("header, category", [
-    ("educ", "education"), ("Bildungsabschluss", "education"), ("niveau_etudes", "education"),
-    ("nivel_estudios", "education"), ("titolo_studio", "education"), ("opleidingsniveau", "education"),
-    ("yrs_married", "marital"), ("marstat", "marital"), ("Familienstand", "marital"), ("etat_civil", "marital"),
-    ("estado_civil", "marital"), ("stato_civile", "marital"), ("burgerlijke_staat", "marital"),
-    ("hhcivil", "marital"),
-    ("nchild", "household"), ("hhsize", "household"), ("hh_size", "household"), ("Kinderzahl", "household"),
-    ("nb_enfants", "household"), ("num_hijos", "household"), ("aantal_kinderen", "household"),
-    ("urbrur", "geography"), ("Gemeinde", "geography"), ("commune", "geography"), ("provincia", "geography"),
-    ("woonplaats", "geography"), ("ethnic", "ethnicity"), ("Beruf", "occupation"), ("profession", "occupation"),
-    ("ocupacion", "occupation"), ("occupazione", "occupation"), ("beroep", "occupation"), ("workclass", "occupation"),
-    ("Geschlecht", "sex"), ("sexe", "sex"), ("sesso", "sex"), ("geslacht", "sex"), ("leeftijd", "age"),
-    ("date_of_birth", "age"), ("Staatsangehörigkeit", "citizenship"), ("nacionalidad", "citizenship"),
-    ("roof", "dwelling"), ("electcon", "dwelling"), ("Konfession", "religion"),
-])
+@pytest.mark.parametrize(
+    "header, category",
+    [
+        ("educ", "education"),
+        ("Bildungsabschluss", "education"),
+        ("niveau_etudes", "education"),
+        ("nivel_estudios", "education"),
+        ("titolo_studio", "education"),
+        ("opleidingsniveau", "education"),
+        ("yrs_married", "marital"),
+        ("marstat", "marital"),
+        ("Familienstand", "marital"),
+        ("etat_civil", "marital"),
+        ("estado_civil", "marital"),
+        ("stato_civile", "marital"),
+        ("burgerlijke_staat", "marital"),
+        ("hhcivil", "marital"),
+        ("nchild", "household"),
+        ("hhsize", "household"),
+        ("hh_size", "household"),
+        ("Kinderzahl", "household"),
+        ("nb_enfants", "household"),
+        ("num_hijos", "household"),
+        ("aantal_kinderen", "household"),
+        ("urbrur", "geography"),
+        ("Gemeinde", "geography"),
+        ("commune", "geography"),
+        ("provincia", "geography"),
+        ("woonplaats", "geography"),
+        ("ethnic", "ethnicity"),
+        ("Beruf", "occupation"),
+        ("profession", "occupation"),
+        ("ocupacion", "occupation"),
+        ("occupazione", "occupation"),
+        ("beroep", "occupation"),
+        ("workclass", "occupation"),
+        ("Geschlecht", "sex"),
+        ("sexe", "sex"),
+        ("sesso", "sex"),
+        ("geslacht", "sex"),
+        ("leeftijd", "age"),
+        ("date_of_birth", "age"),
+        ("Staatsangehörigkeit", "citizenship"),
+        ("nacionalidad", "citizenship"),
+        ("roof", "dwelling"),
+        ("electcon", "dwelling"),
+        ("Konfession", "religion"),
+    ],
+)
 def test_key_variables_by_header_in_six_languages(header, category):
     found = key_variable(header)
     assert found is not None and found.key == category, header
 
 
-@pytest.mark.parametrize("header", ["rate_marriage", "job_satisfaction", "income", "affairs", "weight", "V3",
-                                    "schulden", "idle_time"])
+@pytest.mark.parametrize(
+    "header", ["rate_marriage", "job_satisfaction", "income", "affairs", "weight", "V3", "schulden", "idle_time"]
+)
 def test_not_key_variables(header):
     assert key_variable(header) is None, header
 
 
-@pytest.mark.parametrize("header, category", [
-    ("affairs", "sex_life"), ("sexual_orientation", "sex_life"), ("Seitensprung", "sex_life"),
-    ("religious", "religion"), ("Konfession", "religion"), ("diagnosis", "health"), ("Krankheit", "health"),
-    ("maladie", "health"), ("enfermedad", "health"), ("malattia", "health"), ("ziekte", "health"),
-    ("party_id", "political"), ("Wahlabsicht", "political"), ("union_member", "trade_union"),
-    ("Gewerkschaft", "trade_union"), ("syndicat", "trade_union"), ("vakbond", "trade_union"),
-    ("race", "ethnicity"), ("genotype", "genetic"), ("fingerprint", "biometric"), ("convicted", "criminal"),
-    ("Vorstrafen", "criminal"), ("casier_judiciaire", "criminal"), ("income", "economic"),
-    ("Einkommen", "economic"), ("salaire", "economic"), ("ingresos", "economic"), ("reddito", "economic"),
-    ("inkomen", "economic"), ("debt", "economic"), ("benefits", "economic"), ("schulden", "economic"),
-])
+@pytest.mark.parametrize(
+    "header, category",
+    [
+        ("affairs", "sex_life"),
+        ("sexual_orientation", "sex_life"),
+        ("Seitensprung", "sex_life"),
+        ("religious", "religion"),
+        ("Konfession", "religion"),
+        ("diagnosis", "health"),
+        ("Krankheit", "health"),
+        ("maladie", "health"),
+        ("enfermedad", "health"),
+        ("malattia", "health"),
+        ("ziekte", "health"),
+        ("party_id", "political"),
+        ("Wahlabsicht", "political"),
+        ("union_member", "trade_union"),
+        ("Gewerkschaft", "trade_union"),
+        ("syndicat", "trade_union"),
+        ("vakbond", "trade_union"),
+        ("race", "ethnicity"),
+        ("genotype", "genetic"),
+        ("fingerprint", "biometric"),
+        ("convicted", "criminal"),
+        ("Vorstrafen", "criminal"),
+        ("casier_judiciaire", "criminal"),
+        ("income", "economic"),
+        ("Einkommen", "economic"),
+        ("salaire", "economic"),
+        ("ingresos", "economic"),
+        ("reddito", "economic"),
+        ("inkomen", "economic"),
+        ("debt", "economic"),
+        ("benefits", "economic"),
+        ("schulden", "economic"),
+    ],
+)
 def test_special_categories_by_header_in_six_languages(header, category):
     found = special_category(header)
     assert found is not None and found.key == category, header
@@ -76,10 +137,16 @@ def test_special_categories_by_value_labels():
 
 def _coded(n=600, seed=3):
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({
-        "V1": rng.integers(1, 8, n).astype(str), "V2": rng.integers(1, 6, n).astype(str),
-        "V3": rng.integers(1, 9, n).astype(str), "V4": ["1"] * n,  # a constant makes nobody unique
-        "amount": rng.uniform(0, 1e4, n).round(2).astype(str), "sex": rng.choice(["1", "2"], n)})
+    return pd.DataFrame(
+        {
+            "V1": rng.integers(1, 8, n).astype(str),
+            "V2": rng.integers(1, 6, n).astype(str),
+            "V3": rng.integers(1, 9, n).astype(str),
+            "V4": ["1"] * n,  # a constant makes nobody unique
+            "amount": rng.uniform(0, 1e4, n).round(2).astype(str),
+            "sex": rng.choice(["1", "2"], n),
+        }
+    )
 
 
 def test_confidential_amounts_win_over_the_key_variable_their_header_also_names():
@@ -105,8 +172,9 @@ def test_key_variables_by_content_when_headers_say_nothing():
 
 def test_role_hints_fix_a_role_and_the_rest_is_drafted_around_it(tmp_path):
     shutil.copy(FAIR, tmp_path / "fair.csv")
-    result = run_cli("init", tmp_path / "fair.csv", "--role", "occupation_husb=other", "--role",
-                     "rate_marriage=sensitive")
+    result = run_cli(
+        "init", tmp_path / "fair.csv", "--role", "occupation_husb=other", "--role", "rate_marriage=sensitive"
+    )
     assert result.code == 0, result.stderr
     text = (tmp_path / "fair.policy.yaml").read_text()
     doc = yaml.safe_load(text)
@@ -118,15 +186,20 @@ def test_role_hints_fix_a_role_and_the_rest_is_drafted_around_it(tmp_path):
     assert "quasi_identifier: age, yrs_married, children, religious, educ, occupation\n" in result.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--role", "nope=quasi_identifier"], "fair.csv has no column 'nope'"),
-    (["--role", "educ=key"], "--role educ=key: unknown role 'key' (roles: identifier, quasi_identifier,"),
-    (["--role", "educ=quasi_identifier", "--role", "educ=other"],
-     "--role educ=other: the column 'educ' is given twice (already --role educ=quasi_identifier)"),
-    (["--role", "educ"], "--role educ: expected COLUMN=ROLE"),
-    (["--role", "educatoin=other"], "(did you mean 'educ'?)"),
-    (["--role", "affairs=weight"], "--role affairs=weight: a weight must be a positive number in every row of"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--role", "nope=quasi_identifier"], "fair.csv has no column 'nope'"),
+        (["--role", "educ=key"], "--role educ=key: unknown role 'key' (roles: identifier, quasi_identifier,"),
+        (
+            ["--role", "educ=quasi_identifier", "--role", "educ=other"],
+            "--role educ=other: the column 'educ' is given twice (already --role educ=quasi_identifier)",
+        ),
+        (["--role", "educ"], "--role educ: expected COLUMN=ROLE"),
+        (["--role", "educatoin=other"], "(did you mean 'educ'?)"),
+        (["--role", "affairs=weight"], "--role affairs=weight: a weight must be a positive number in every row of"),
+    ],
+)
 def test_bad_role_hints_are_one_line(tmp_path, args, message):
     shutil.copy(FAIR, tmp_path / "fair.csv")
     result = run_cli("init", tmp_path / "fair.csv", *args)
@@ -143,25 +216,41 @@ def test_reports_name_the_special_categories_present(tmp_path):
     doc["columns"]["affairs"].pop("special_category")  # a hand-written policy: the header still names it
     (tmp_path / "p.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
     out, html = tmp_path / "r.json", tmp_path / "r.html"
-    result = run_cli("audit", tmp_path / "fair.csv", "--policy", tmp_path / "p.yaml", "--json", out, "--html", html,
-                     "--quiet")
+    result = run_cli(
+        "audit", tmp_path / "fair.csv", "--policy", tmp_path / "p.yaml", "--json", out, "--html", html, "--quiet"
+    )
     assert result.code == 1, result.stderr
     special = json.loads(out.read_text())["scope"]["special_categories"]
     assert special == [
-        {"column": "religious", "category": "religion", "label": "religious or philosophical beliefs",
-         "article": "GDPR Art. 9", "by": "policy"},
-        {"column": "affairs", "category": "sex_life", "label": "sex life or sexual orientation",
-         "article": "GDPR Art. 9", "by": "header"}]
+        {
+            "column": "religious",
+            "category": "religion",
+            "label": "religious or philosophical beliefs",
+            "article": "GDPR Art. 9",
+            "by": "policy",
+        },
+        {
+            "column": "affairs",
+            "category": "sex_life",
+            "label": "sex life or sexual orientation",
+            "article": "GDPR Art. 9",
+            "by": "header",
+        },
+    ]
     page = html.read_text()
-    assert ("<th>special categories</th><td>religious (religious or philosophical beliefs, GDPR Art. 9); affairs "
-            "(sex life or sexual orientation, GDPR Art. 9)</td>") in page
+    assert (
+        "<th>special categories</th><td>religious (religious or philosophical beliefs, GDPR Art. 9); affairs "
+        "(sex life or sexual orientation, GDPR Art. 9)</td>"
+    ) in page
     assert "affairs (sex life or sexual orientation, GDPR Art. 9, by its header)." in page
 
 
 def test_an_unknown_special_category_is_one_line(tmp_path):
     pd.DataFrame({"a": ["1", "2"], "b": ["x", "y"]}).to_csv(tmp_path / "d.csv", index=False)
-    (tmp_path / "p.yaml").write_text("version: 1\nname: t\ncolumns:\n  a: {role: quasi_identifier}\n"
-                                     "  b: {role: sensitive, special_category: wealth}\nchecks: []\n")
+    (tmp_path / "p.yaml").write_text(
+        "version: 1\nname: t\ncolumns:\n  a: {role: quasi_identifier}\n"
+        "  b: {role: sensitive, special_category: wealth}\nchecks: []\n"
+    )
     result = run_cli("policy", "check", tmp_path / "p.yaml", "--data", tmp_path / "d.csv")
     assert result.code == 2 and "columns.b.special_category" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

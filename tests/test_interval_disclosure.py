@@ -149,8 +149,14 @@ values = arrays(np.float64, st.integers(2, 40), elements=st.floats(-1e3, 1e3, al
 
 
 @settings(max_examples=60, deadline=None)
-@given(values, st.data(), st.floats(0, 100), st.floats(0, 100), st.sampled_from(["rank", "sd"]),
-       st.sampled_from(["original", "released"]))
+@given(
+    values,
+    st.data(),
+    st.floats(0, 100),
+    st.floats(0, 100),
+    st.sampled_from(["rank", "sd"]),
+    st.sampled_from(["original", "released"]),
+)
 def test_monotone_in_p(x, data, p1, p2, method, sd_of):
     noise = data.draw(arrays(np.float64, x.size, elements=st.floats(-50, 50, allow_nan=False)))
     o = pd.DataFrame({"a": x, "b": x[::-1].copy()})

@@ -279,7 +279,10 @@ def mixed_problem(draw):
         hit = rng.random(m) < swap
         rel.loc[hit, f"c{j}"] = rng.integers(0, c + 1, int(hit.sum())).astype(str)  # may add a new value
     names = [f"x{j}" for j in range(p_num)] + [f"c{j}" for j in range(len(cards))]
-    attrs = [AttributeSpec(nm, "numeric" if nm[0] == "x" else "categorical", weight=w) for nm, w in zip(names, weights, strict=False)]
+    attrs = [
+        AttributeSpec(nm, "numeric" if nm[0] == "x" else "categorical", weight=w)
+        for nm, w in zip(names, weights, strict=False)
+    ]
     rows = np.sort(rng.choice(m, size=min(n, m), replace=False))
     return orig, rel, attrs, rows, k
 

@@ -40,9 +40,16 @@ checks:
 def tables(n: int = 300, seed: int = 2) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Coarse values (many exact ties), missing values on both sides, a rescaled numeric column."""
     rng = np.random.default_rng(seed)
-    original = pd.DataFrame({"rid": [f"r{i}" for i in range(n)], "age": rng.integers(18, 40, n).astype(float),
-                             "income": rng.integers(1, 6, n).astype(float) * 10, "zip": rng.choice(list("ABCD"), n),
-                             "sex": rng.choice(["m", "f"], n), "disease": rng.choice(["x", "y"], n)})
+    original = pd.DataFrame(
+        {
+            "rid": [f"r{i}" for i in range(n)],
+            "age": rng.integers(18, 40, n).astype(float),
+            "income": rng.integers(1, 6, n).astype(float) * 10,
+            "zip": rng.choice(list("ABCD"), n),
+            "sex": rng.choice(["m", "f"], n),
+            "disease": rng.choice(["x", "y"], n),
+        }
+    )
     original.loc[rng.random(n) < 0.05, "income"] = np.nan
     released = original.copy()
     released["age"] = released["age"] + rng.integers(-1, 2, n)
@@ -67,17 +74,21 @@ def write(tmp_path, original, released, fmt="csv"):
 
 def audit(tmp_path, paths, pol, *extra):
     out = tmp_path / "report.json"
-    code, _, err = run_cli("audit", paths["released"], "--policy", pol, "--original", paths["original"], "--json",
-                           out, *extra)
+    code, _, err = run_cli(
+        "audit", paths["released"], "--policy", pol, "--original", paths["original"], "--json", out, *extra
+    )
     assert out.exists(), err
     report = json.loads(out.read_text())
     return code, {c["id"]: c for c in report["checks"]}["d"], report["original"]
 
 
-@pytest.mark.parametrize("blocking, ids, fmt", [
-    ("[[zip], [sex, age]]", True, "csv"),
-    ("[[sex]]", False, "parquet"),
-])
+@pytest.mark.parametrize(
+    "blocking, ids, fmt",
+    [
+        ("[[zip], [sex, age]]", True, "csv"),
+        ("[[sex]]", False, "parquet"),
+    ],
+)
 @pytest.mark.slow
 def test_cli_duckdb_and_chunked_give_the_in_process_figures(tmp_path, blocking, ids, fmt):
     original, released = tables()
@@ -98,24 +109,39 @@ def test_cli_duckdb_and_chunked_give_the_in_process_figures(tmp_path, blocking, 
 def test_refusals_are_one_line(tmp_path):
     original, released = tables(60)
     paths = write(tmp_path, original, released)
-    cases = [("", "`blocking`"), (", assignment: one_to_one", "assignment: one_to_one"),
-             (", metric: mahalanobis", "metric: mahalanobis"), (", worst_case: true", "worst_case: true")]
+    cases = [
+        ("", "`blocking`"),
+        (", assignment: one_to_one", "assignment: one_to_one"),
+        (", metric: mahalanobis", "metric: mahalanobis"),
+        (", worst_case: true", "worst_case: true"),
+    ]
     for extra, expected in cases:
         pol = policy(tmp_path, extra)
-        code, _, err = run_cli("audit", paths["released"], "--policy", pol, "--original", paths["original"],
-                               "--engine", "duckdb")
+        code, _, err = run_cli(
+            "audit", paths["released"], "--policy", pol, "--original", paths["original"], "--engine", "duckdb"
+        )
         assert code == 2 and expected in err and "in memory" in err and len(err.strip().splitlines()) == 1, err
     # with blocking, under every engine: what the blocked linkage does not do is a policy error
-    for extra, expected in [(", blocking: [[zip]], assignment: one_to_one", "blocking"),
-                            (", blocking: [[zip]], worst_case: true", "worst_case"), (", blocking: []", "blocking"),
-                            (", blocking: [[disease]]", "disease")]:
+    for extra, expected in [
+        (", blocking: [[zip]], assignment: one_to_one", "blocking"),
+        (", blocking: [[zip]], worst_case: true", "worst_case"),
+        (", blocking: []", "blocking"),
+        (", blocking: [[disease]]", "disease"),
+    ]:
         for engine in ("in-process", "duckdb"):
             pol = policy(tmp_path, extra)
-            code, _, err = run_cli("audit", paths["released"], "--policy", pol, "--original", paths["original"],
-                                   "--engine", engine)
+            code, _, err = run_cli(
+                "audit", paths["released"], "--policy", pol, "--original", paths["original"], "--engine", engine
+            )
             assert code == 2 and expected in err and len(err.strip().splitlines()) == 1, err
-    text = policy(tmp_path, ", blocking: [[sex]]").read_text().replace(
-        "zip: {role: quasi_identifier}", "zip: {role: quasi_identifier, hierarchy: {A: ['*'], B: ['*'], C: ['*'], D: ['*']}}")
+    text = (
+        policy(tmp_path, ", blocking: [[sex]]")
+        .read_text()
+        .replace(
+            "zip: {role: quasi_identifier}",
+            "zip: {role: quasi_identifier, hierarchy: {A: ['*'], B: ['*'], C: ['*'], D: ['*']}}",
+        )
+    )
     pol = write_policy(tmp_path, text, "hierarchy.yaml")
     code, _, err = run_cli("audit", paths["released"], "--policy", pol, "--original", paths["original"])
     assert code == 2 and "hierarchy" in err and len(err.strip().splitlines()) == 1, err
@@ -132,8 +158,12 @@ def _coded(frame: pd.DataFrame, ids: dict) -> dict:
     return out
 
 
-SPECS = [AttributeSpec("age", "numeric"), AttributeSpec("income", "numeric", weight=2.0),
-         AttributeSpec("zip", "categorical"), AttributeSpec("sex", "categorical", weight=0.5)]
+SPECS = [
+    AttributeSpec("age", "numeric"),
+    AttributeSpec("income", "numeric", weight=2.0),
+    AttributeSpec("zip", "categorical"),
+    AttributeSpec("sex", "categorical", weight=0.5),
+]
 
 
 @pytest.mark.parametrize("blocking", [[["sex"]], [["zip"], ["sex", "age"]], [["zip", "sex"], ["income"]]])
@@ -147,8 +177,16 @@ def test_sql_equals_in_process(blocking):
     idx = intruder_sample(len(original), 0.7, 3)
     ids = {c: pd.unique(pd.concat([original[c], released[c]]).dropna()) for c in ("zip", "sex")}
     con = duckdb.connect()
-    con.register("l", pa.table({"privaudit_lid": np.arange(len(idx)), "privaudit_own": idx,
-                                **_coded(original.iloc[idx].reset_index(drop=True), ids)}))
+    con.register(
+        "l",
+        pa.table(
+            {
+                "privaudit_lid": np.arange(len(idx)),
+                "privaudit_own": idx,
+                **_coded(original.iloc[idx].reset_index(drop=True), ids),
+            }
+        ),
+    )
     con.register("r", pa.table({"privaudit_rid": np.arange(len(released)), **_coded(released, ids)}))
     con.register("o", pa.table(_coded(original, ids)))
     got = distance_linkage_sql(con, "l", "r", "o", SPECS, blocking)

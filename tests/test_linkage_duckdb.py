@@ -37,9 +37,16 @@ checks:
 
 def tables(n: int = 300, seed: int = 2) -> tuple[pd.DataFrame, pd.DataFrame]:
     rng = np.random.default_rng(seed)
-    original = pd.DataFrame({"rid": [f"r{i}" for i in range(n)], "age": rng.integers(18, 90, n),
-                             "zip": rng.choice(list("ABCDEFGH"), n), "job": rng.choice([f"j{i}" for i in range(12)], n),
-                             "sex": rng.choice(["m", "f"], n), "disease": rng.choice(["x", "y"], n)})
+    original = pd.DataFrame(
+        {
+            "rid": [f"r{i}" for i in range(n)],
+            "age": rng.integers(18, 90, n),
+            "zip": rng.choice(list("ABCDEFGH"), n),
+            "job": rng.choice([f"j{i}" for i in range(12)], n),
+            "sex": rng.choice(["m", "f"], n),
+            "disease": rng.choice(["x", "y"], n),
+        }
+    )
     released = original.copy()
     released["age"] = released["age"] + rng.integers(-2, 3, n)
     released["job"] = np.where(rng.random(n) < 0.2, "j0", released["job"])
@@ -48,8 +55,11 @@ def tables(n: int = 300, seed: int = 2) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def policy(tmp_path, estimation="labels", blocking="", ids=True):
-    text = (POLICY.replace("IDS", "  rid: {role: record_id}\n" if ids else "").replace("ESTIMATION", estimation)
-            .replace("BLOCKING", f", blocking: {blocking}" if blocking else ""))
+    text = (
+        POLICY.replace("IDS", "  rid: {role: record_id}\n" if ids else "")
+        .replace("ESTIMATION", estimation)
+        .replace("BLOCKING", f", blocking: {blocking}" if blocking else "")
+    )
     return write_policy(tmp_path, text)
 
 
@@ -61,10 +71,13 @@ def audit(tmp_path, released, original, pol, *extra):
     return code, checks["fs"], json.loads(out.read_text())["original"]
 
 
-@pytest.mark.parametrize("estimation, blocking, ids, fmt", [
-    ("labels", "[[zip], [job, sex]]", True, "csv"),
-    ("both", "", False, "parquet"),
-])
+@pytest.mark.parametrize(
+    "estimation, blocking, ids, fmt",
+    [
+        ("labels", "[[zip], [job, sex]]", True, "csv"),
+        ("both", "", False, "parquet"),
+    ],
+)
 def test_cli_duckdb_gives_the_in_process_figures(tmp_path, estimation, blocking, ids, fmt):
     original, released = tables()
     if ids:  # a shuffled release joined by record_id
@@ -76,8 +89,16 @@ def test_cli_duckdb_gives_the_in_process_figures(tmp_path, estimation, blocking,
     pol = policy(tmp_path, estimation, blocking, ids)
     code_a, a, orig_a = audit(tmp_path, paths["released"], paths["original"], pol)
     for engine in ("duckdb", "chunked"):
-        code_b, b, orig_b = audit(tmp_path, paths["released"], paths["original"], pol, "--engine", engine,
-                                  "--engine-option", "memory_limit=1GB" if engine == "duckdb" else "batch_rows=64")
+        code_b, b, orig_b = audit(
+            tmp_path,
+            paths["released"],
+            paths["original"],
+            pol,
+            "--engine",
+            engine,
+            "--engine-option",
+            "memory_limit=1GB" if engine == "duckdb" else "batch_rows=64",
+        )
         assert (code_b, b["status"], b["value"], b["details"]) == (code_a, a["status"], a["value"], a["details"])
         assert orig_b == orig_a
     assert a["details"]["n_intruder"] == 180 and a["details"]["candidate_pairs"] > 0
@@ -88,31 +109,60 @@ def test_cli_bad_inputs_are_one_line(tmp_path):
     original.to_csv(tmp_path / "original.csv", index=False)
     released.to_csv(tmp_path / "released.csv", index=False)
     pol = policy(tmp_path)
-    code, _, err = run_cli("audit", tmp_path / "released.csv", "--policy", pol, "--original",
-                           tmp_path / "nowhere.csv", "--engine", "duckdb")
+    code, _, err = run_cli(
+        "audit",
+        tmp_path / "released.csv",
+        "--policy",
+        pol,
+        "--original",
+        tmp_path / "nowhere.csv",
+        "--engine",
+        "duckdb",
+    )
     assert code == 2 and "nowhere.csv" in err and len(err.strip().splitlines()) == 1
     original.drop(columns=["zip"]).to_csv(tmp_path / "narrow.csv", index=False)
-    code, _, err = run_cli("audit", tmp_path / "released.csv", "--policy", pol, "--original",
-                           tmp_path / "narrow.csv", "--engine", "duckdb")
+    code, _, err = run_cli(
+        "audit", tmp_path / "released.csv", "--policy", pol, "--original", tmp_path / "narrow.csv", "--engine", "duckdb"
+    )
     assert code == 2 and "zip" in err and len(err.strip().splitlines()) == 1
     # the original's rows must match the release's, as in process (same line)
     original.iloc[:45].to_csv(tmp_path / "short.csv", index=False)
     for ids in (False, True):
         pol = policy(tmp_path, ids=ids)
-        lines = [run_cli("audit", tmp_path / "released.csv", "--policy", pol, "--original", tmp_path / "short.csv",
-                         *engine)[::2] for engine in ((), ("--engine", "duckdb"))]
+        lines = [
+            run_cli("audit", tmp_path / "released.csv", "--policy", pol, "--original", tmp_path / "short.csv", *engine)[
+                ::2
+            ]
+            for engine in ((), ("--engine", "duckdb"))
+        ]
         assert lines[0] == lines[1] and lines[0][0] == 2 and len(lines[0][1].strip().splitlines()) == 1
     assert "record_id 'r45' is not in" in lines[0][1]
     # a blocking column that is not among the intruder's columns is a policy error
     bad = policy(tmp_path, blocking="[[disease]]")
-    code, _, err = run_cli("audit", tmp_path / "released.csv", "--policy", bad, "--original",
-                           tmp_path / "original.csv", "--engine", "duckdb")
+    code, _, err = run_cli(
+        "audit",
+        tmp_path / "released.csv",
+        "--policy",
+        bad,
+        "--original",
+        tmp_path / "original.csv",
+        "--engine",
+        "duckdb",
+    )
     assert code == 2 and "disease" in err and len(err.strip().splitlines()) == 1
     # the distance method still needs the tables in memory
     text = pol.read_text().split("checks:")[0] + "checks:\n  - {id: d, assessor: record_linkage, max_rate: 0.5}\n"
     dist = write_policy(tmp_path, text, "distance.yaml")
-    code, _, err = run_cli("audit", tmp_path / "released.csv", "--policy", dist, "--original",
-                           tmp_path / "original.csv", "--engine", "duckdb")
+    code, _, err = run_cli(
+        "audit",
+        tmp_path / "released.csv",
+        "--policy",
+        dist,
+        "--original",
+        tmp_path / "original.csv",
+        "--engine",
+        "duckdb",
+    )
     assert code == 2 and "in memory" in err
 
 
@@ -139,8 +189,16 @@ def test_sql_pairs_equal_in_process(blocking):
     idx = intruder_sample(len(original), 0.5, 3)
     ids = {c: pd.unique(pd.concat([original[c], released[c]]).dropna()) for c in cols[1:]}
     con = duckdb.connect()
-    con.register("l", pa.table({"privaudit_lid": np.arange(len(idx)), "privaudit_own": idx,
-                                **_coded(original.iloc[idx].reset_index(drop=True), ids)}))
+    con.register(
+        "l",
+        pa.table(
+            {
+                "privaudit_lid": np.arange(len(idx)),
+                "privaudit_own": idx,
+                **_coded(original.iloc[idx].reset_index(drop=True), ids),
+            }
+        ),
+    )
     con.register("r", pa.table({"privaudit_rid": np.arange(len(released)), **_coded(released, ids)}))
     got = probabilistic_linkage_sql(con, "l", "r", specs, blocking=blocking, estimation="both")
     assert got == expected

@@ -56,8 +56,10 @@ def test_worst_case_linkage_is_reported_as_a_bound(casc):
 
     original = pd.read_csv(CASC)[["TAXINC", "POTHVAL", "FEDTAX"]].astype(float).iloc[:300]
     release = casc.iloc[:300].round(0)
-    policy = {"columns": {c: {"role": "quasi_identifier", "type": "numeric"} for c in ("TAXINC", "POTHVAL", "FEDTAX")},
-              "checks": [{"assessor": "record_linkage", "max_rate": 0.5, "worst_case": True}]}
+    policy = {
+        "columns": {c: {"role": "quasi_identifier", "type": "numeric"} for c in ("TAXINC", "POTHVAL", "FEDTAX")},
+        "checks": [{"assessor": "record_linkage", "max_rate": 0.5, "worst_case": True}],
+    }
     result = audit_frame(release, policy, original=original)
     check = check_result(result, "record_linkage")
     d = check["details"]

@@ -23,7 +23,17 @@ from privaudit.risk.linkage.intruder import intruder_sample
 
 DATA = Path(__file__).resolve().parent / "data" / "linkage_probabilistic"
 ADULT = Path(__file__).resolve().parents[1] / "examples" / "adult" / "adult.csv"  # ARX's adult.csv (see README: Data)
-ADULT_COLUMNS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation", "salary-class"]
+ADULT_COLUMNS = [
+    "sex",
+    "age",
+    "race",
+    "marital-status",
+    "education",
+    "native-country",
+    "workclass",
+    "occupation",
+    "salary-class",
+]
 
 
 def adult_comparisons(tolerances=(1, 5)):
@@ -113,8 +123,12 @@ def test_labels_hand_made_frequencies_and_decisions():
     # Non-matching pairs (20): age differences give one <=1 (31 vs 30), two <=5 (30 vs 33, 52 vs 50),
     # 17 disagreements; sex agrees on 8 of them.
     r = probabilistic_linkage(
-        HAND_ORIGINAL, HAND_RELEASED, HAND_SPECS, blocking=[],
-        max_false_match_rate=0.1, max_false_non_match_rate=0.05,
+        HAND_ORIGINAL,
+        HAND_RELEASED,
+        HAND_SPECS,
+        blocking=[],
+        max_false_match_rate=0.1,
+        max_false_non_match_rate=0.05,
     )
     e = r.get("labels")
     age, sex = e.attributes
@@ -157,17 +171,24 @@ def test_missing_values_are_neutral_and_excluded_from_m_u():
 
 # --------------------------------------------------------------------------- identity releases
 
+
 def test_identity_release_with_distinctive_values_links_everything():
     rng = np.random.default_rng(5)
     n = 400
-    df = pd.DataFrame({
-        "id": [f"p{i:04d}" for i in rng.permutation(n)],
-        "zip": rng.integers(0, 20, n).astype(str),
-        "age": rng.integers(18, 90, n),
-        "sex": rng.choice(["M", "F"], n),
-    })
-    specs = [ComparisonSpec("id", "categorical"), ComparisonSpec("zip", "categorical"),
-             ComparisonSpec("age", "numeric", (2,)), ComparisonSpec("sex", "categorical")]
+    df = pd.DataFrame(
+        {
+            "id": [f"p{i:04d}" for i in rng.permutation(n)],
+            "zip": rng.integers(0, 20, n).astype(str),
+            "age": rng.integers(18, 90, n),
+            "sex": rng.choice(["M", "F"], n),
+        }
+    )
+    specs = [
+        ComparisonSpec("id", "categorical"),
+        ComparisonSpec("zip", "categorical"),
+        ComparisonSpec("age", "numeric", (2,)),
+        ComparisonSpec("sex", "categorical"),
+    ]
     r = probabilistic_linkage(df, df, specs, blocking=[["zip"], ["sex"]], estimation="both")
     assert r.pair_recall == 1.0
     assert r.get("labels").value == pytest.approx(1.0)
@@ -229,12 +250,20 @@ def reference_linkage(orig, rel, specs, blocking, weights, upper):
     return len(pairs), credit.sum() / n, credit[own["top"].to_numpy() >= upper].sum() / n
 
 
-small_tables = st.integers(20, 60).flatmap(lambda n: st.fixed_dictionaries({
-    "a": st.lists(st.sampled_from("xyz"), min_size=n, max_size=n),
-    "b": st.lists(st.sampled_from("pq"), min_size=n, max_size=n),
-    "c": st.lists(st.integers(0, 3), min_size=n, max_size=n),
-    "age": st.lists(st.integers(20, 30), min_size=n, max_size=n),
-})).map(pd.DataFrame)
+small_tables = (
+    st.integers(20, 60)
+    .flatmap(
+        lambda n: st.fixed_dictionaries(
+            {
+                "a": st.lists(st.sampled_from("xyz"), min_size=n, max_size=n),
+                "b": st.lists(st.sampled_from("pq"), min_size=n, max_size=n),
+                "c": st.lists(st.integers(0, 3), min_size=n, max_size=n),
+                "age": st.lists(st.integers(20, 30), min_size=n, max_size=n),
+            }
+        )
+    )
+    .map(pd.DataFrame)
+)
 
 
 @pytest.mark.slow
@@ -242,12 +271,18 @@ small_tables = st.integers(20, 60).flatmap(lambda n: st.fixed_dictionaries({
 @given(small_tables, st.integers(0, 10_000), st.integers(1, 500))
 def test_vectorised_scan_matches_brute_force(df, seed, chunk):
     rel = perturb(df, seed, swap=0.3, age_noise=3)
-    specs = [ComparisonSpec("a", "categorical"), ComparisonSpec("b", "categorical"),
-             ComparisonSpec("c", "categorical"), ComparisonSpec("age", "numeric", (1, 2.5))]
+    specs = [
+        ComparisonSpec("a", "categorical"),
+        ComparisonSpec("b", "categorical"),
+        ComparisonSpec("c", "categorical"),
+        ComparisonSpec("age", "numeric", (1, 2.5)),
+    ]
     blocking = [["a"], ["b", "c"]]
     r = probabilistic_linkage(df, rel, specs, blocking=blocking, chunk_size=chunk)
     e = r.get("labels")
-    n_pairs, top1, value = reference_linkage(df, rel, specs, blocking, [a.weights for a in e.attributes], e.thresholds.upper)
+    n_pairs, top1, value = reference_linkage(
+        df, rel, specs, blocking, [a.weights for a in e.attributes], e.thresholds.upper
+    )
     assert r.n_candidate_pairs == n_pairs
     assert e.top1_correct == pytest.approx(top1, abs=1e-12)
     assert e.value == pytest.approx(value, abs=1e-12)
@@ -263,11 +298,15 @@ def test_packed_and_generic_paths_agree_with_many_columns_and_missing():
     df["num"] = rng.normal(0, 1, n).round(2)
     rel = perturb(df, 7, swap=0.2)
     rel["num"] = df["num"] + rng.normal(0, 0.3, n)
-    specs = [ComparisonSpec(c, "categorical") for c in df.columns if c != "num"] + [ComparisonSpec("num", "numeric", (0.1, 0.5))]
+    specs = [ComparisonSpec(c, "categorical") for c in df.columns if c != "num"] + [
+        ComparisonSpec("num", "numeric", (0.1, 0.5))
+    ]
     blocking = [["k0", "k1"], ["k2", "k3"], ["miss"]]
     r = probabilistic_linkage(df, rel, specs, blocking=blocking, chunk_size=997)
     e = r.get("labels")
-    n_pairs, top1, value = reference_linkage(df, rel, specs, blocking, [a.weights for a in e.attributes], e.thresholds.upper)
+    n_pairs, top1, value = reference_linkage(
+        df, rel, specs, blocking, [a.weights for a in e.attributes], e.thresholds.upper
+    )
     assert r.n_candidate_pairs == n_pairs
     assert e.top1_correct == pytest.approx(top1, abs=1e-12)
     assert e.value == pytest.approx(value, abs=1e-12)
@@ -286,11 +325,15 @@ def test_large_pattern_space_uses_sparse_counts_and_per_pair_deduplication():
     rel = df.copy()
     for i in range(12):
         rel[f"x{i}"] = df[f"x{i}"] + rng.normal(0, 0.4, n).round(1)
-    specs = [ComparisonSpec(f"x{i}", "numeric", (0.15, 0.55, 1.05)) for i in range(12)] + [ComparisonSpec("g", "categorical")]
+    specs = [ComparisonSpec(f"x{i}", "numeric", (0.15, 0.55, 1.05)) for i in range(12)] + [
+        ComparisonSpec("g", "categorical")
+    ]
     blocking = [["g"], ["h"]]
     r = probabilistic_linkage(df, rel, specs, blocking=blocking, estimation="both", chunk_size=777)
     for e in r.estimations:
-        n_pairs, top1, value = reference_linkage(df, rel, specs, blocking, [a.weights for a in e.attributes], e.thresholds.upper)
+        n_pairs, top1, value = reference_linkage(
+            df, rel, specs, blocking, [a.weights for a in e.attributes], e.thresholds.upper
+        )
         assert r.n_candidate_pairs == n_pairs
         assert e.top1_correct == pytest.approx(top1, abs=1e-12)
         assert e.value == pytest.approx(value, abs=1e-12)
@@ -309,8 +352,18 @@ def adult_small():
 def _summary(r):
     out = [r.n_candidate_pairs, r.pair_recall]
     for e in r.estimations:
-        out += [e.value, e.top1_correct, e.unique_top1_correct, e.n_links, e.n_clerical, e.lambda_,
-                e.thresholds.lower, e.thresholds.upper, [(a.m, a.u, a.weights) for a in e.attributes], e.warnings]
+        out += [
+            e.value,
+            e.top1_correct,
+            e.unique_top1_correct,
+            e.n_links,
+            e.n_clerical,
+            e.lambda_,
+            e.thresholds.lower,
+            e.thresholds.upper,
+            [(a.m, a.u, a.weights) for a in e.attributes],
+            e.warnings,
+        ]
     return out
 
 
@@ -419,15 +472,20 @@ def test_candidate_pairs_are_the_deduplicated_union(df, chunk):
 
 
 def test_default_blocking_prefers_effective_number_of_values():
-    df = pd.DataFrame({
-        "skewed": ["a"] * 90 + [f"r{i}" for i in range(10)],  # 11 values, one dominant
-        "even": [f"e{i % 8}" for i in range(100)],  # 8 balanced values
-        "binary": ["x", "y"] * 50,
-    })
+    df = pd.DataFrame(
+        {
+            "skewed": ["a"] * 90 + [f"r{i}" for i in range(10)],  # 11 values, one dominant
+            "even": [f"e{i % 8}" for i in range(100)],  # 8 balanced values
+            "binary": ["x", "y"] * 50,
+        }
+    )
     assert default_blocking(df, ["skewed", "even", "binary"], n_rules=2) == [["even"], ["binary"]]
     # too many pairs with single columns: all pairs of the three best columns instead
     assert default_blocking(df, ["skewed", "even", "binary"], max_pairs=1000) == [
-        ["even", "binary"], ["even", "skewed"], ["binary", "skewed"]]
+        ["even", "binary"],
+        ["even", "skewed"],
+        ["binary", "skewed"],
+    ]
     assert default_blocking(df, ["skewed", "even", "binary"], max_pairs=None) == [["even"], ["binary"], ["skewed"]]
 
 
@@ -454,13 +512,26 @@ def test_intruder_sample():
 def test_sample_and_progress(adult_small):
     df, rel = adult_small
     calls = []
-    r = probabilistic_linkage(df, rel, adult_comparisons(), rows=100, estimation="both", chunk_size=5000,
-                              progress=lambda done, total: calls.append((done, total)))
+    r = probabilistic_linkage(
+        df,
+        rel,
+        adult_comparisons(),
+        rows=100,
+        estimation="both",
+        chunk_size=5000,
+        progress=lambda done, total: calls.append((done, total)),
+    )
     assert r.n_intruder == 100 and r.n_released == len(df)
     assert calls and calls[-1][0] == calls[-1][1]
     assert all(a[0] <= b[0] for a, b in zip(calls, calls[1:], strict=False))
-    assert r.blocking == tuple(map(tuple, default_blocking(df.iloc[intruder_sample(len(df), 100, 0)],
-                                                          [c for c in ADULT_COLUMNS if c != "age"], n_other=len(df))))
+    assert r.blocking == tuple(
+        map(
+            tuple,
+            default_blocking(
+                df.iloc[intruder_sample(len(df), 100, 0)], [c for c in ADULT_COLUMNS if c != "age"], n_other=len(df)
+            ),
+        )
+    )
 
 
 def test_input_validation():
@@ -485,18 +556,24 @@ def test_em_diagnostics_flag_household_structure():
     rng = np.random.default_rng(8)
     n_hh, size = 150, 4
     hh = np.repeat(np.arange(n_hh), size)
-    df = pd.DataFrame({
-        "surname": np.array([f"s{i}" for i in rng.integers(0, 60, n_hh)])[hh],
-        "street": np.array([f"st{i}" for i in rng.integers(0, 40, n_hh)])[hh],
-        "town": np.array([f"t{i}" for i in rng.integers(0, 5, n_hh)])[hh],
-        "age": rng.integers(0, 90, n_hh * size),
-        "sex": rng.choice(["M", "F"], n_hh * size),
-    })
+    df = pd.DataFrame(
+        {
+            "surname": np.array([f"s{i}" for i in rng.integers(0, 60, n_hh)])[hh],
+            "street": np.array([f"st{i}" for i in rng.integers(0, 40, n_hh)])[hh],
+            "town": np.array([f"t{i}" for i in rng.integers(0, 5, n_hh)])[hh],
+            "age": rng.integers(0, 90, n_hh * size),
+            "sex": rng.choice(["M", "F"], n_hh * size),
+        }
+    )
     rel = df.copy()
     rel["age"] = df["age"] + rng.integers(-15, 16, len(df))
     rel["sex"] = np.where(rng.random(len(df)) < 0.4, rng.choice(["M", "F"], len(df)), df["sex"])
-    specs = [ComparisonSpec("surname", "categorical"), ComparisonSpec("street", "categorical"),
-             ComparisonSpec("age", "numeric", (2, 10)), ComparisonSpec("sex", "categorical")]
+    specs = [
+        ComparisonSpec("surname", "categorical"),
+        ComparisonSpec("street", "categorical"),
+        ComparisonSpec("age", "numeric", (2, 10)),
+        ComparisonSpec("sex", "categorical"),
+    ]
     r = probabilistic_linkage(df, rel, specs, blocking=[["town"]], estimation="both", em_u="em")
     em = r.get("em")
     assert em.warnings, "implausible EM fit must carry a warning"

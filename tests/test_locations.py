@@ -65,15 +65,30 @@ def test_the_fingerprint_follows_the_content(tmp_path, frame):
     assert run_audit(tmp_path, POLICY).table.sha256 != first
 
 
-@pytest.mark.parametrize("make, expected", [
-    (lambda d: None, "no CSV or Parquet file is in this released table location"),
-    (lambda d: ((d / "a.csv").write_text("sex;age\nMale;30-39\n"), (d / "b.parquet").write_bytes(b"PAR1")),
-     "mixes CSV and Parquet files"),
-    (lambda d: ((d / "a.csv").write_text("sex;age\nMale;30-39\n"), (d / "b.csv").write_text("sex;race\nMale;White\n")),
-     "b.csv: partitions with different schemas"),
-    (lambda d: ((d / "a.csv").write_text("sex;age\nMale;30-39\n"), (d / "b.csv").write_text("sex;age\nMale;30-39;x\n")),
-     "b.csv: line 2: expected 2 fields, found 3"),
-])
+@pytest.mark.parametrize(
+    "make, expected",
+    [
+        (lambda d: None, "no CSV or Parquet file is in this released table location"),
+        (
+            lambda d: ((d / "a.csv").write_text("sex;age\nMale;30-39\n"), (d / "b.parquet").write_bytes(b"PAR1")),
+            "mixes CSV and Parquet files",
+        ),
+        (
+            lambda d: (
+                (d / "a.csv").write_text("sex;age\nMale;30-39\n"),
+                (d / "b.csv").write_text("sex;race\nMale;White\n"),
+            ),
+            "b.csv: partitions with different schemas",
+        ),
+        (
+            lambda d: (
+                (d / "a.csv").write_text("sex;age\nMale;30-39\n"),
+                (d / "b.csv").write_text("sex;age\nMale;30-39;x\n"),
+            ),
+            "b.csv: line 2: expected 2 fields, found 3",
+        ),
+    ],
+)
 def test_bad_locations_are_one_line(tmp_path, run_cli, make, expected):
     folder = tmp_path / "release"
     folder.mkdir()
@@ -98,13 +113,23 @@ def s3(tmp_path_factory):
     server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
-    env = {"AWS_ENDPOINT_URL": f"http://{host}:{port}", "AWS_ACCESS_KEY_ID": "privaudit-test",
-           "AWS_SECRET_ACCESS_KEY": "privaudit-test", "AWS_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true"}
+    env = {
+        "AWS_ENDPOINT_URL": f"http://{host}:{port}",
+        "AWS_ACCESS_KEY_ID": "privaudit-test",
+        "AWS_SECRET_ACCESS_KEY": "privaudit-test",
+        "AWS_REGION": "us-east-1",
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
     with pytest.MonkeyPatch.context() as mp:
         for key, value in env.items():
             mp.setenv(key, value)
-        client = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], region_name="us-east-1",
-                              aws_access_key_id="privaudit-test", aws_secret_access_key="privaudit-test")
+        client = boto3.client(
+            "s3",
+            endpoint_url=env["AWS_ENDPOINT_URL"],
+            region_name="us-east-1",
+            aws_access_key_id="privaudit-test",
+            aws_secret_access_key="privaudit-test",
+        )
         client.create_bucket(Bucket="releases")
         yield client
     server.stop()
@@ -163,8 +188,10 @@ def datasets(tmp_path_factory, small):
     """The same 3,000 rows as one CSV file, a Hive-partitioned Parquet folder and a partitioned CSV folder."""
     root = tmp_path_factory.mktemp("datasets")
     small.to_csv(root / "one.csv", sep=";", index=False)
-    for name, write in (("parquet", lambda d, f: f.to_parquet(d / "part.parquet", index=False)),
-                        ("csv", lambda d, f: f.to_csv(d / "part.csv", sep=";", index=False))):
+    for name, write in (
+        ("parquet", lambda d, f: f.to_parquet(d / "part.parquet", index=False)),
+        ("csv", lambda d, f: f.to_csv(d / "part.csv", sep=";", index=False)),
+    ):
         for region, part in (("north", small.iloc[:1000]), ("south", small.iloc[1000:])):
             folder = root / name / f"region={region}"
             folder.mkdir(parents=True)
@@ -196,23 +223,44 @@ def test_duckdb_connection_and_table(datasets, small, tmp_path, run_cli):
     with duckdb.connect(str(database)) as file_con:
         file_con.execute("CREATE SCHEMA lake; CREATE TABLE lake.adult AS SELECT * FROM small")
     out = tmp_path / "r.json"
-    code, _, err = run_cli("audit", "--table", "lake.adult", "--engine", "duckdb", "--engine-option",
-                           f"database={database}", "--engine-option", "threads=1", "--policy", POLICY, "--json", out,
-                           "--quiet")
+    code, _, err = run_cli(
+        "audit",
+        "--table",
+        "lake.adult",
+        "--engine",
+        "duckdb",
+        "--engine-option",
+        f"database={database}",
+        "--engine-option",
+        "threads=1",
+        "--policy",
+        POLICY,
+        "--json",
+        out,
+        "--quiet",
+    )
     assert code == run_audit(datasets / "one.csv", POLICY).exit_code, err
     assert {c["id"]: (c["status"], c["value"]) for c in json.loads(out.read_text())["checks"]} == expected
 
 
-@pytest.mark.parametrize("args, expected", [
-    (["--table", "t"], "--engine-option table: the in-process engine takes no options"),
-    (["--engine", "duckdb", "--table", "t"], "--table t: the duckdb engine needs the database holding it"),
-    (["--engine", "duckdb", "--table", "t", "--engine-option", "database=missing.duckdb"],
-     "missing.duckdb: DuckDB database not found"),
-    (["--engine", "chunked", "--engine-option", "threads=2", "REL"], "--engine-option threads: the chunked engine takes"),
-    (["--engine", "duckdb", "--engine-option", "threads"], "--engine-option 'threads': expected NAME=VALUE"),
-    (["REL", "--table", "t"], "give either RELEASED"),
-    ([], "audit needs RELEASED"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["--table", "t"], "--engine-option table: the in-process engine takes no options"),
+        (["--engine", "duckdb", "--table", "t"], "--table t: the duckdb engine needs the database holding it"),
+        (
+            ["--engine", "duckdb", "--table", "t", "--engine-option", "database=missing.duckdb"],
+            "missing.duckdb: DuckDB database not found",
+        ),
+        (
+            ["--engine", "chunked", "--engine-option", "threads=2", "REL"],
+            "--engine-option threads: the chunked engine takes",
+        ),
+        (["--engine", "duckdb", "--engine-option", "threads"], "--engine-option 'threads': expected NAME=VALUE"),
+        (["REL", "--table", "t"], "give either RELEASED"),
+        ([], "audit needs RELEASED"),
+    ],
+)
 def test_engine_options_and_tables_bad_input(run_cli, args, expected):
     args = [str(RELEASE) if a == "REL" else a for a in args]
     code, _, err = run_cli("audit", *args, "--policy", POLICY)

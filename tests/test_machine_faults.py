@@ -38,8 +38,9 @@ def small_disk(tmp_path):
     """A 1 MiB tmpfs the test fills (root only): unmounted afterwards."""
     disk = tmp_path / "disk"
     disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)], capture_output=True,
-                             text=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)], capture_output=True, text=True
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here (needs root): {mounted.stderr.strip()}")
     try:
@@ -66,8 +67,9 @@ def test_a_disk_that_fills_leaves_earlier_outputs_and_no_partial_one(tmp_path, s
     (small_disk / "r.json").write_text("the previous JSON report")
     (small_disk / "r.html").write_text("the previous HTML report")
     fill(small_disk, 8 * 1024)  # room for the JSON report, not for the HTML one
-    result = run_cli("audit", data, "--policy", policy, "--json", small_disk / "r.json", "--html",
-                     small_disk / "r.html", "--quiet")
+    result = run_cli(
+        "audit", data, "--policy", policy, "--json", small_disk / "r.json", "--html", small_disk / "r.html", "--quiet"
+    )
     assert result.code == 2
     one_line(result.stderr, f"{small_disk / 'r.html'}: cannot be written (No space left on device)")
     assert (small_disk / "r.json").read_text() == "the previous JSON report"  # staged, then dropped
@@ -79,8 +81,19 @@ def test_a_disk_that_fills_leaves_no_remediated_table(tmp_path, small_disk):
     data, policy = workspace(tmp_path, [], [{"id": "k", "assessor": "k_anonymity", "k": 2}])
     fill(small_disk, 0)
     out = small_disk / "fixed.csv"
-    result = run_cli("remediate", data, "--policy", policy, "--method", "suppress", "--out", out, "--json",
-                     small_disk / "r.json", "--quiet")
+    result = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--method",
+        "suppress",
+        "--out",
+        out,
+        "--json",
+        small_disk / "r.json",
+        "--quiet",
+    )
     assert result.code == 2
     one_line(result.stderr, "fixed.csv: cannot be written (No space left on device)")
     assert sorted(p.name for p in small_disk.iterdir()) == ["filler"]
@@ -106,8 +119,20 @@ def test_killed_at_random_moments_no_partial_output_and_no_stale_temporary(tmp_p
     data, policy = workspace(tmp_path, [], K)
     out = tmp_path / "out"
     out.mkdir()
-    command = [sys.executable, "-m", "privaudit", "audit", str(data), "--policy", str(policy), "--json",
-               str(out / "r.json"), "--html", str(out / "r.html"), "--quiet"]
+    command = [
+        sys.executable,
+        "-m",
+        "privaudit",
+        "audit",
+        str(data),
+        "--policy",
+        str(policy),
+        "--json",
+        str(out / "r.json"),
+        "--html",
+        str(out / "r.html"),
+        "--quiet",
+    ]
     env = {**os.environ, "PYTHONPATH": pythonpath()}
     started = time.monotonic()
     assert subprocess.run(command, env=env, capture_output=True).returncode == 0
@@ -128,8 +153,10 @@ def test_killed_at_random_moments_no_partial_output_and_no_stale_temporary(tmp_p
     (out / f".r.json.{dead_pid()}{TEMPORARY}").write_bytes(b"{partial")
     alive = out / f".r.json.{os.getpid()}.x{TEMPORARY}"  # a running writer's: kept
     alive.write_bytes(b"in progress")
-    assert run_cli("audit", data, "--policy", policy, "--json", out / "r.json", "--html", out / "r.html",
-                   "--quiet").code == 0
+    assert (
+        run_cli("audit", data, "--policy", policy, "--json", out / "r.json", "--html", out / "r.html", "--quiet").code
+        == 0
+    )
     assert sorted(p.name for p in out.iterdir()) == sorted(["r.json", "r.html", alive.name])
     whole_or_absent(out)
 
@@ -140,9 +167,13 @@ def test_sigterm_is_handled_as_ctrl_c(tmp_path):
     data, policy = workspace(tmp_path, ["hang"], K)
     out = tmp_path / "r.json"
     env = {**os.environ, "PYTHONPATH": pythonpath(site)}
-    proc = subprocess.Popen([sys.executable, "-m", "privaudit", "audit", str(data), "--policy", str(policy),
-                             "--json", str(out), "--quiet"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "privaudit", "audit", str(data), "--policy", str(policy), "--json", str(out), "--quiet"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stderr.readline().strip() == "hanging"  # the audit is inside a check
     proc.send_signal(signal.SIGTERM)
     rest, err = proc.communicate(timeout=60)
@@ -155,7 +186,7 @@ def test_sigterm_is_handled_as_ctrl_c(tmp_path):
 def big_release(folder: Path, megabytes: int) -> Path:
     data = folder / "big.csv"
     line = b"10001,31,flu\n"
-    data.write_bytes(b"zip,age,disease\n" + line * (megabytes * 2 ** 20 // len(line)))
+    data.write_bytes(b"zip,age,disease\n" + line * (megabytes * 2**20 // len(line)))
     return data
 
 
@@ -169,12 +200,21 @@ def test_memory_limits_give_one_line_naming_the_step(tmp_path):
         for command in (f"ulimit -v {600 * 1024}; exec {audit}", f"exec {audit} --max-memory 1G"):
             proc = subprocess.run(["bash", "-c", command], env=env, capture_output=True, text=True, timeout=120)
             assert proc.returncode == 2, proc.stderr
-            one_line(proc.stderr, f"{big}: about 768 MiB once loaded in memory", "the memory limit leaves",
-                     "--engine chunked or --engine duckdb")
+            one_line(
+                proc.stderr,
+                f"{big}: about 768 MiB once loaded in memory",
+                "the memory limit leaves",
+                "--engine chunked or --engine duckdb",
+            )
     finally:
         big.unlink()
-    proc = subprocess.run([sys.executable, "-m", "privaudit", "audit", str(data), "--policy", str(policy),
-                           "--max-memory", "512M"], env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "privaudit", "audit", str(data), "--policy", str(policy), "--max-memory", "512M"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2
     one_line(proc.stderr, "--max-memory 512M: privaudit needs at least 1024 MiB")
 
@@ -235,8 +275,13 @@ def test_two_runs_writing_one_report_at_once(tmp_path):
         runs.append(workspace(folder, [], K))
     target = tmp_path / "r.json"
     env = {**os.environ, "PYTHONPATH": pythonpath()}
-    procs = [subprocess.Popen([sys.executable, "-m", "privaudit", "audit", str(d), "--policy", str(p), "--json",
-                               str(target), "--quiet"], env=env) for d, p in runs]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "privaudit", "audit", str(d), "--policy", str(p), "--json", str(target), "--quiet"],
+            env=env,
+        )
+        for d, p in runs
+    ]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     report = json.loads(target.read_text())
     assert report["input"]["path"] in {str(d) for d, _ in runs}

@@ -35,8 +35,10 @@ def appendix_d_p_value(m, r, v, eps, delta):
     return min(beta + alpha * delta * 2 * m, 1.0)
 
 
-@pytest.mark.parametrize("m,r,v,eps,delta", [(1000, 100, 80, 0.5, 0.0), (1000, 100, 80, 0.5, 1e-5),
-                                             (10_000, 500, 420, 1.2, 1e-6), (200, 200, 150, 2.0, 1e-3)])
+@pytest.mark.parametrize(
+    "m,r,v,eps,delta",
+    [(1000, 100, 80, 0.5, 0.0), (1000, 100, 80, 0.5, 1e-5), (10_000, 500, 420, 1.2, 1e-6), (200, 200, 150, 2.0, 1e-3)],
+)
 def test_p_value_is_the_papers_appendix_d_procedure(m, r, v, eps, delta):
     assert one_run_p_value(m, r, v, eps, delta) == pytest.approx(appendix_d_p_value(m, r, v, eps, delta), rel=1e-10)
 

@@ -14,11 +14,16 @@ import yaml
 from privaudit.testing import run_cli
 
 POLICY = {
-    "version": 1, "name": "membership",
-    "columns": {"id": {"role": "record_id"}, "age": {"role": "quasi_identifier", "type": "numeric"},
-                "income": {"role": "quasi_identifier", "type": "numeric"},
-                "zip": {"role": "quasi_identifier"}, "job": {"role": "quasi_identifier"},
-                "sex": {"role": "quasi_identifier"}},
+    "version": 1,
+    "name": "membership",
+    "columns": {
+        "id": {"role": "record_id"},
+        "age": {"role": "quasi_identifier", "type": "numeric"},
+        "income": {"role": "quasi_identifier", "type": "numeric"},
+        "zip": {"role": "quasi_identifier"},
+        "job": {"role": "quasi_identifier"},
+        "sex": {"role": "quasi_identifier"},
+    },
 }
 MI = {"id": "mi", "assessor": "membership_inference", "max_auc": 0.6, "max_tpr_at_fpr": 0.05}
 EPS = {"id": "eps", "assessor": "empirical_epsilon", "claimed_epsilon": 1.0, "random_split": True}
@@ -26,10 +31,16 @@ EPS = {"id": "eps", "assessor": "empirical_epsilon", "claimed_epsilon": 1.0, "ra
 
 def population(n: int, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"id": [f"p{seed}-{i}" for i in range(n)], "age": rng.integers(18, 90, n),
-                         "income": (rng.lognormal(10, 0.6, n) // 10 * 10).astype(int),
-                         "zip": [f"z{z:03d}" for z in rng.integers(0, 60, n)],
-                         "job": [f"j{j}" for j in rng.integers(0, 15, n)], "sex": rng.choice(["F", "M"], n)})
+    return pd.DataFrame(
+        {
+            "id": [f"p{seed}-{i}" for i in range(n)],
+            "age": rng.integers(18, 90, n),
+            "income": (rng.lognormal(10, 0.6, n) // 10 * 10).astype(int),
+            "zip": [f"z{z:03d}" for z in rng.integers(0, 60, n)],
+            "job": [f"j{j}" for j in rng.integers(0, 15, n)],
+            "sex": rng.choice(["F", "M"], n),
+        }
+    )
 
 
 def coin_split(pop: pd.DataFrame, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -48,8 +59,15 @@ def write(tmp_path, synthetic, train, holdout, checks, policy=POLICY):
     train.to_csv(tmp_path / "train.csv", index=False)
     holdout.to_csv(tmp_path / "holdout.csv", index=False)
     (tmp_path / "policy.yaml").write_text(yaml.safe_dump({**policy, "checks": checks}, sort_keys=False))
-    return [tmp_path / "synth.csv", "--policy", tmp_path / "policy.yaml", "--original", tmp_path / "train.csv",
-            "--control", tmp_path / "holdout.csv"]
+    return [
+        tmp_path / "synth.csv",
+        "--policy",
+        tmp_path / "policy.yaml",
+        "--original",
+        tmp_path / "train.csv",
+        "--control",
+        tmp_path / "holdout.csv",
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -123,8 +141,13 @@ def test_laplace_count_generator_bound_stays_below_its_epsilon_over_seeds():
 
 def test_laplace_count_generator_through_the_cli(tmp_path, split):
     train, holdout = split
-    args = write(tmp_path, laplace_count_release(train, holdout, 1.0, 9), train, holdout,
-                 [{**EPS, "claimed_epsilon": 1.0}, {**EPS, "id": "too_small", "claimed_epsilon": 0.05}])
+    args = write(
+        tmp_path,
+        laplace_count_release(train, holdout, 1.0, 9),
+        train,
+        holdout,
+        [{**EPS, "claimed_epsilon": 1.0}, {**EPS, "id": "too_small", "claimed_epsilon": 0.05}],
+    )
     out = tmp_path / "r.json"
     run = run_cli("audit", *args, "--json", out)
     checks = checks_of(out)
@@ -144,7 +167,11 @@ def repeated(tmp_path, split, eps: float | None, n: int = 120, seed: int = 0):
     folder.mkdir()
     for j in range(n):
         member = bool(rng.random() < 0.5)
-        p = (1.0 if member else 0.0) if eps is None else (1 / (1 + math.exp(-eps)) if member else 1 / (1 + math.exp(eps)))
+        p = (
+            (1.0 if member else 0.0)
+            if eps is None
+            else (1 / (1 + math.exp(-eps)) if member else 1 / (1 + math.exp(eps)))
+        )
         release = marginals(holdout, 60, 1000 * seed + j)
         if rng.random() < p:
             release = pd.concat([release.iloc[1:], target], ignore_index=True)
@@ -157,8 +184,13 @@ def repeated(tmp_path, split, eps: float | None, n: int = 120, seed: int = 0):
 def test_repeated_releases_bound_below_the_mechanisms_epsilon(tmp_path, split):
     manifest = repeated(tmp_path, split, 1.0)
     train, holdout = split
-    check = {"id": "eps", "assessor": "empirical_epsilon", "mode": "repeated", "manifest": manifest,
-             "claimed_epsilon": 1.0}
+    check = {
+        "id": "eps",
+        "assessor": "empirical_epsilon",
+        "mode": "repeated",
+        "manifest": manifest,
+        "claimed_epsilon": 1.0,
+    }
     out = tmp_path / "r.json"
     run = run_cli("audit", *write(tmp_path, marginals(holdout, 60, 1), train, holdout, [check]), "--json", out)
     c = checks_of(out)["eps"]
@@ -169,11 +201,22 @@ def test_repeated_releases_bound_below_the_mechanisms_epsilon(tmp_path, split):
 def test_repeated_releases_of_a_leaky_generator_disprove_the_claim(tmp_path, split):
     manifest = repeated(tmp_path, split, None)
     train, holdout = split
-    check = {"id": "eps", "assessor": "empirical_epsilon", "mode": "repeated", "manifest": manifest,
-             "claimed_epsilon": 1.0}
+    check = {
+        "id": "eps",
+        "assessor": "empirical_epsilon",
+        "mode": "repeated",
+        "manifest": manifest,
+        "claimed_epsilon": 1.0,
+    }
     out = tmp_path / "r.json"
-    run = run_cli("audit", *write(tmp_path, marginals(holdout, 60, 1), train, holdout, [check]), "--json", out,
-                  "--html", tmp_path / "r.html")
+    run = run_cli(
+        "audit",
+        *write(tmp_path, marginals(holdout, 60, 1), train, holdout, [check]),
+        "--json",
+        out,
+        "--html",
+        tmp_path / "r.html",
+    )
     c = checks_of(out)["eps"]
     assert run.code == 1 and c["value"] > 2.0 and "cannot be ε = 1 DP" in c["message"], c
     html = (tmp_path / "r.html").read_text()
@@ -198,8 +241,10 @@ def test_a_bound_without_a_random_split_statement_is_refused(tmp_path, split):
 def test_claimed_epsilon_must_be_positive(tmp_path, split):
     train, holdout = split
     for bad in (0, -1):
-        one_line(run_cli("audit", *write(tmp_path, train, train, holdout, [{**EPS, "claimed_epsilon": bad}])),
-                 "claimed_epsilon")
+        one_line(
+            run_cli("audit", *write(tmp_path, train, train, holdout, [{**EPS, "claimed_epsilon": bad}])),
+            "claimed_epsilon",
+        )
 
 
 def test_a_manifest_naming_absent_records_is_refused(tmp_path, split):
@@ -209,8 +254,13 @@ def test_a_manifest_naming_absent_records_is_refused(tmp_path, split):
     frame.loc[3, "target"] = "nobody"
     frame.to_csv(path, index=False)
     train, holdout = split
-    check = {"id": "eps", "assessor": "empirical_epsilon", "mode": "repeated", "manifest": manifest,
-             "claimed_epsilon": 1.0}
+    check = {
+        "id": "eps",
+        "assessor": "empirical_epsilon",
+        "mode": "repeated",
+        "manifest": manifest,
+        "claimed_epsilon": 1.0,
+    }
     args = write(tmp_path, marginals(holdout, 60, 1), train, holdout, [check])
     one_line(run_cli("audit", *args), "manifest.csv", "row 5", "'nobody'", "not a id")
 
@@ -237,8 +287,9 @@ def test_python_api_and_typed_details(split):
     from privaudit.report.membership_section import roc_loglog_chart
 
     train, holdout = split
-    report = privaudit.audit(train.sample(frac=0.5, random_state=1), {**POLICY, "checks": [MI, EPS]},
-                             original=train, control=holdout)
+    report = privaudit.audit(
+        train.sample(frac=0.5, random_state=1), {**POLICY, "checks": [MI, EPS]}, original=train, control=holdout
+    )
     checks = {c["id"]: c for c in report.to_dict()["checks"]}
     mi = membership_inference.Details.model_validate(checks["mi"]["details"])
     eps = empirical_epsilon.Details.model_validate(checks["eps"]["details"])
@@ -283,12 +334,15 @@ def test_bound_scores_do_not_depend_on_the_split():
         train, holdout = coin_split(pop, seed)
         sc = membership_scores(train, holdout, release, list(numeric), numeric)
         ids = pd.concat([train["id"], holdout["id"]], ignore_index=True)
-        per_id.append(pd.DataFrame({"distance": sc.distance, "density": sc.density["population"]}, index=ids).sort_index())
+        per_id.append(
+            pd.DataFrame({"distance": sc.distance, "density": sc.density["population"]}, index=ids).sort_index()
+        )
     pd.testing.assert_frame_equal(per_id[0], per_id[1], check_exact=True)
 
 
-@pytest.mark.parametrize("limits,best", [({"max_auc": 0.6}, "density"),
-                                         ({"max_auc": 0.6, "max_tpr_at_fpr": 0.005}, "distance")])
+@pytest.mark.parametrize(
+    "limits,best", [({"max_auc": 0.6}, "density"), ({"max_auc": 0.6, "max_tpr_at_fpr": 0.005}, "distance")]
+)
 def test_the_reported_attack_is_the_one_closest_to_the_limits(monkeypatch, split, limits, best):
     """Chance AUC but ten times chance at 0.1 % FPR (the distance attack here) is what a TPR limit is for:
     the reported attack has the largest figure / limit over the gated figures."""
@@ -301,15 +355,23 @@ def test_the_reported_attack_is_the_one_closest_to_the_limits(monkeypatch, split
         figures.calls += 1
         a, t = fixed[name]
         point = {"value": t, "ci": [0.0, 1.0], "fpr": 0.001, "threshold": 0.0, "tp": 1}
-        return {"auc": {"value": a, "ci": [0.4, 0.6]}, "tpr_at_fpr": {"0.001": point, "0.01": point},
-                "advantage": {"value": 0.01, "ci": [0.0, 0.1]}, "roc": {"fpr": [0.001, 1.0], "tpr": [t, 1.0]}}
+        return {
+            "auc": {"value": a, "ci": [0.4, 0.6]},
+            "tpr_at_fpr": {"0.001": point, "0.01": point},
+            "advantage": {"value": 0.01, "ci": [0.0, 0.1]},
+            "roc": {"fpr": [0.001, 1.0], "tpr": [t, 1.0]},
+        }
 
     figures.calls = 0
     monkeypatch.setattr(mi, "attack_figures", figures)
     import privaudit
 
     train, holdout = split
-    report = privaudit.audit(marginals(holdout, 300, 2), {**POLICY, "checks": [{"id": "mi", "assessor":
-                             "membership_inference", **limits}]}, original=train, control=holdout)
+    report = privaudit.audit(
+        marginals(holdout, 300, 2),
+        {**POLICY, "checks": [{"id": "mi", "assessor": "membership_inference", **limits}]},
+        original=train,
+        control=holdout,
+    )
     check = {c["id"]: c for c in report.to_dict()["checks"]}["mi"]
     assert check["details"]["best_attack"] == best

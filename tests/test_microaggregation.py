@@ -24,8 +24,7 @@ from privaudit.remediation.microaggregation import (
     verify,
 )
 
-FAST = settings(max_examples=40, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CASC = Path(__file__).resolve().parent / "data" / "casc" / "CASCrefmicrodata.csv"  # see its PROVENANCE.md
 
 
@@ -43,6 +42,7 @@ def table(draw, min_n=1, max_n=40, max_p=3):
 
 
 # --------------------------------------------------------------------- EMD
+
 
 @given(table(min_n=2), st.data())
 @FAST
@@ -100,6 +100,7 @@ def test_swap_deltas_match_recomputation(tab, data):
 
 # -------------------------------------------------------------------- MDAV
 
+
 @given(table(min_n=1, max_n=60), st.integers(1, 6))
 @FAST
 def test_mdav_cluster_sizes_between_k_and_2k_minus_1(tab, k):
@@ -152,6 +153,7 @@ def test_mdav_large_groups_and_progress():
 
 # --------------------------------------------------------------------- SSE
 
+
 @given(table(min_n=1))
 @FAST
 def test_sse_is_zero_when_k_is_1(tab):
@@ -176,6 +178,7 @@ def test_normalized_sse_single_cluster_is_one_and_scale_free():
 
 # --------------------------------------------------- t-close microaggregation
 
+
 def test_t_closeness_first_k_golden():
     # n = 1080, k = 5, t = 0.1: n / (2 (n-1) t + 1) = 1080 / 216.8 = 4.98 -> 5;
     # 1080 mod 5 = 0, so k' = 5 and Algorithm 3 builds 216 clusters of 5.
@@ -191,13 +194,16 @@ def test_t_closeness_first_k_golden():
     assert t_closeness_first_k(10, 20, 0.5) == 10
 
 
-@pytest.mark.parametrize("n,k,t,sizes", [
-    (1080, 5, 0.1, {5: 216}),
-    # k' = 5, floor(1003/5) = 200 clusters; the 1003 mod 5 = 3 left-over records in the middle stratum
-    # go one per cluster to the first three clusters (|S_3| > |S_1| while it holds extras)
-    (1003, 5, 0.1, {5: 197, 6: 3}),
-    (1080, 2, 0.05, {10: 108}),
-])
+@pytest.mark.parametrize(
+    "n,k,t,sizes",
+    [
+        (1080, 5, 0.1, {5: 216}),
+        # k' = 5, floor(1003/5) = 200 clusters; the 1003 mod 5 = 3 left-over records in the middle stratum
+        # go one per cluster to the first three clusters (|S_3| > |S_1| while it holds extras)
+        (1003, 5, 0.1, {5: 197, 6: 3}),
+        (1080, 2, 0.05, {10: 108}),
+    ],
+)
 def test_t_closeness_first_cluster_sizes_golden(n, k, t, sizes):
     rng = np.random.default_rng(n)
     X = rng.normal(size=(n, 2))
@@ -213,16 +219,16 @@ def test_t_closeness_first_cluster_sizes_golden(n, k, t, sizes):
     q = n // kp
     ranks = np.argsort(np.argsort(s, kind="stable"), kind="stable")
     mid = kp // 2
-    stratum = np.where(ranks < mid * q, ranks // q,
-                       np.where(ranks < (mid + 1) * q + n % kp, mid, (ranks - n % kp) // q))
+    stratum = np.where(
+        ranks < mid * q, ranks // q, np.where(ranks < (mid + 1) * q + n % kp, mid, (ranks - n % kp) // q)
+    )
     for c in range(res.n_clusters):
         st_c = stratum[res.labels == c]
         assert set(st_c) == set(range(kp))
         assert np.all(np.bincount(st_c, minlength=kp)[np.arange(kp) != mid] == 1)
 
 
-@given(table(min_n=2, max_n=50), st.integers(1, 5),
-       st.floats(0.0, 0.6), st.sampled_from(ALGORITHMS[1:]))
+@given(table(min_n=2, max_n=50), st.integers(1, 5), st.floats(0.0, 0.6), st.sampled_from(ALGORITHMS[1:]))
 @FAST
 def test_every_algorithm_output_passes_verify(tab, k, t, algorithm):
     X, s = tab

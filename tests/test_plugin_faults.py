@@ -43,13 +43,25 @@ def install(folder: Path) -> Path:
 
 def workspace(folder: Path, hows: list[str], extra: list[dict] | None = None) -> tuple[Path, Path]:
     rng = np.random.default_rng(7)
-    frame = pd.DataFrame({"zip": rng.choice(["100", "200", "300"], 300), "age": rng.choice(["20", "30"], 300),
-                          "disease": rng.choice(["flu", "cold", "cancer"], 300)})
+    frame = pd.DataFrame(
+        {
+            "zip": rng.choice(["100", "200", "300"], 300),
+            "age": rng.choice(["20", "30"], 300),
+            "disease": rng.choice(["flu", "cold", "cancer"], 300),
+        }
+    )
     frame.to_csv(folder / "data.csv", index=False)
     checks = [{"id": how, "assessor": "misbehave", "how": how} for how in hows] + (extra or [])
-    policy = {"version": 1, "name": "faults", "columns": {"zip": {"role": "quasi_identifier"},
-                                                          "age": {"role": "quasi_identifier"},
-                                                          "disease": {"role": "sensitive"}}, "checks": checks}
+    policy = {
+        "version": 1,
+        "name": "faults",
+        "columns": {
+            "zip": {"role": "quasi_identifier"},
+            "age": {"role": "quasi_identifier"},
+            "disease": {"role": "sensitive"},
+        },
+        "checks": checks,
+    }
     (folder / "policy.yaml").write_text(yaml.safe_dump(policy, sort_keys=False))
     return folder / "data.csv", folder / "policy.yaml"
 
@@ -61,8 +73,9 @@ def pythonpath(*first: Path) -> str:
 
 def privaudit(site: Path, *args, timeout: float = 120) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": pythonpath(site)}
-    return subprocess.run([sys.executable, "-m", "privaudit", *map(str, args)], capture_output=True, text=True,
-                          env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "privaudit", *map(str, args)], capture_output=True, text=True, env=env, timeout=timeout
+    )
 
 
 @pytest.fixture
@@ -102,9 +115,14 @@ FINE = ["print", "print_fd", "replace_column", "pass"]
 @pytest.mark.slow
 def test_a_misbehaving_plugin_never_passes_and_never_stops_the_audit(tmp_path):
     site = install(tmp_path)
-    data, policy = workspace(tmp_path, [*RAISING, *FINE, "inf"],
-                             [{"id": "k", "assessor": "k_anonymity", "k": 2},
-                              {"id": "l", "assessor": "l_diversity", "sensitive": "disease", "l": 2}])
+    data, policy = workspace(
+        tmp_path,
+        [*RAISING, *FINE, "inf"],
+        [
+            {"id": "k", "assessor": "k_anonymity", "k": 2},
+            {"id": "l", "assessor": "l_diversity", "sensitive": "disease", "l": 2},
+        ],
+    )
     proc = privaudit(site, "audit", data, "--policy", policy, "--json", "-", "--quiet")
     assert proc.returncode == 2, proc.stderr
     report = json.loads(proc.stdout)  # what the plugin printed did not corrupt the report on stdout
@@ -126,16 +144,31 @@ def test_a_check_that_hangs_ends_at_its_time_limit(tmp_path):
     site = install(tmp_path)
     data, policy = workspace(tmp_path, ["hang", "busy"], [{"id": "k", "assessor": "k_anonymity", "k": 2}])
     out = tmp_path / "r.json"
-    proc = privaudit(site, "audit", data, "--policy", policy, "--check-timeout", "0.5", "--sarif", "-", "--json", out,
-                     "--quiet", timeout=60)
+    proc = privaudit(
+        site,
+        "audit",
+        data,
+        "--policy",
+        policy,
+        "--check-timeout",
+        "0.5",
+        "--sarif",
+        "-",
+        "--json",
+        out,
+        "--quiet",
+        timeout=60,
+    )
     assert proc.returncode == 2, proc.stderr
     sarif = json.loads(proc.stdout)
     assert sarif["runs"][0]["results"]  # standard output is the SARIF document, whole
     checks = {c["id"]: c for c in json.loads(out.read_text())["checks"]}
     for how in ("hang", "busy"):
         assert checks[how]["status"] == "error"
-        assert checks[how]["message"] == (f"assessor 'misbehave' of {LABEL} did not finish within the time limit of "
-                                          "0.5 s (--check-timeout, or the policy's check_timeout)")
+        assert checks[how]["message"] == (
+            f"assessor 'misbehave' of {LABEL} did not finish within the time limit of "
+            "0.5 s (--check-timeout, or the policy's check_timeout)"
+        )
     assert checks["k"]["status"] == "pass"
 
 
@@ -171,10 +204,12 @@ def test_writes_to_shared_arrays_leave_other_checks_figures_unchanged(tmp_path, 
     from privaudit.core import audit as audit_module
 
     monkeypatch.setattr(audit_module, "CHECK_WORKERS", 1)
-    builtin = [{"id": "k", "assessor": "k_anonymity", "k": 2},
-               {"id": "l", "assessor": "l_diversity", "sensitive": "disease", "l": 2},
-               {"id": "t", "assessor": "t_closeness", "sensitive": "disease", "t": 0.5},
-               {"id": "u", "assessor": "uniqueness", "max_share": 0.5}]
+    builtin = [
+        {"id": "k", "assessor": "k_anonymity", "k": 2},
+        {"id": "l", "assessor": "l_diversity", "sensitive": "disease", "l": 2},
+        {"id": "t", "assessor": "t_closeness", "sensitive": "disease", "t": 0.5},
+        {"id": "u", "assessor": "uniqueness", "max_share": 0.5},
+    ]
     data, policy = workspace(tmp_path, ["write_sizes", "write_counts", "write_table", "replace_column"], builtin)
     spoiled = audit_module.run_audit(data, policy)
     clean = audit_module.run_audit(data, workspace(tmp_path, [], builtin)[1])
@@ -183,25 +218,45 @@ def test_writes_to_shared_arrays_leave_other_checks_figures_unchanged(tmp_path, 
         if c.id in figures:
             assert (c.status, c.value, c.details) == figures[c.id], c.id
     statuses = {c.id: c.status for c in spoiled.checks}
-    assert [statuses[h] for h in ("write_sizes", "write_counts", "write_table", "replace_column")] == \
-        ["error", "error", "error", "pass"]
+    assert [statuses[h] for h in ("write_sizes", "write_counts", "write_table", "replace_column")] == [
+        "error",
+        "error",
+        "error",
+        "pass",
+    ]
     assert spoiled.context.table["zip"].nunique() == 3  # the table itself was not changed
 
 
-@pytest.mark.parametrize("how, phrase", [
-    ("exit0", "called sys.exit(0)"),
-    ("raise", "raised RuntimeError: the remediator broke"),
-    ("extra_column", "changed the table's columns"),
-    ("extra_rows", "returned 301 records for 300 in, 0 removed"),
-    ("not_a_remediation", "returned DataFrame, not a Remediation holding a table"),
-    ("write_table", ": assignment destination is read-only"),
-])
+@pytest.mark.parametrize(
+    "how, phrase",
+    [
+        ("exit0", "called sys.exit(0)"),
+        ("raise", "raised RuntimeError: the remediator broke"),
+        ("extra_column", "changed the table's columns"),
+        ("extra_rows", "returned 301 records for 300 in, 0 removed"),
+        ("not_a_remediation", "returned DataFrame, not a Remediation holding a table"),
+        ("write_table", ": assignment destination is read-only"),
+    ],
+)
 def test_a_misbehaving_remediator_leaves_no_output_and_names_itself(tmp_path, installed, how, phrase):
     data, policy = workspace(tmp_path, [], [{"id": "k", "assessor": "k_anonymity", "k": 200}])
     before = data.read_bytes()
     out, report = tmp_path / "fixed.csv", tmp_path / "r.json"
-    result = run_cli("remediate", data, "--policy", policy, "--method", "misremediate", "--option", f"how={how}",
-                     "--out", out, "--json", report, "--quiet")
+    result = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--method",
+        "misremediate",
+        "--option",
+        f"how={how}",
+        "--out",
+        out,
+        "--json",
+        report,
+        "--quiet",
+    )
     assert result.code == 2, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and f"remediation 'misremediate' of {LABEL}" in lines[0] and phrase in lines[0], lines
@@ -210,15 +265,21 @@ def test_a_misbehaving_remediator_leaves_no_output_and_names_itself(tmp_path, in
 
 
 BROKEN = {
-    "exits_on_import": ("import sys\nsys.exit(0)\n",
-                        "called sys.exit(0) while loading (fix or uninstall that package)"),
-    "hook_raises": ("from privaudit import hookimpl\n\n@hookimpl\ndef privaudit_assessors():\n"
-                    "    raise RuntimeError('no list today')\n",
-                    "the privaudit_assessors hook of plugin 'hook_raises' of privaudit-broken-hook-raises 0.9 raised "
-                    "RuntimeError: no list today"),
-    "lists_garbage": ("from privaudit import hookimpl\n\n@hookimpl\ndef privaudit_assessors():\n"
-                      "    print('garbage')\n    return ['k_anonymity']\n",
-                      "listed str, not an Assessor (fix or uninstall that package)"),
+    "exits_on_import": (
+        "import sys\nsys.exit(0)\n",
+        "called sys.exit(0) while loading (fix or uninstall that package)",
+    ),
+    "hook_raises": (
+        "from privaudit import hookimpl\n\n@hookimpl\ndef privaudit_assessors():\n"
+        "    raise RuntimeError('no list today')\n",
+        "the privaudit_assessors hook of plugin 'hook_raises' of privaudit-broken-hook-raises 0.9 raised "
+        "RuntimeError: no list today",
+    ),
+    "lists_garbage": (
+        "from privaudit import hookimpl\n\n@hookimpl\ndef privaudit_assessors():\n"
+        "    print('garbage')\n    return ['k_anonymity']\n",
+        "listed str, not an Assessor (fix or uninstall that package)",
+    ),
 }
 
 
@@ -254,8 +315,13 @@ def test_the_python_api_takes_a_time_limit_and_names_the_plugin(tmp_path, instal
     report = privaudit.audit(data, policy, check_timeout=0.3)
     assert not report.passed and report.exit_code == 2
     checks = {c["id"]: c for c in report.to_dict()["checks"]}
-    assert {i: checks[i]["status"] for i in checks} == {"direct_identifiers": "pass", "busy": "error",
-                                                          "exit0": "error", "nan": "error", "k": "pass"}
+    assert {i: checks[i]["status"] for i in checks} == {
+        "direct_identifiers": "pass",
+        "busy": "error",
+        "exit0": "error",
+        "nan": "error",
+        "k": "pass",
+    }
     assert all(LABEL in checks[i]["message"] for i in ("busy", "exit0", "nan"))
 
 
@@ -263,8 +329,10 @@ def test_plugin_code_at_policy_load_and_in_its_report_section_cannot_exit_0(tmp_
     data, policy = workspace(tmp_path, [], [{"assessor": "exits_in_validation"}])
     result = run_cli("audit", data, "--policy", policy, "--json", tmp_path / "r.json")
     assert result.code == 2 and not (tmp_path / "r.json").exists()
-    assert result.stderr.strip() == (f"privaudit: error: {policy}: checks[0]: assessor 'exits_in_validation''s "
-                                     f"validate_policy of {LABEL} called sys.exit(0)")
+    assert result.stderr.strip() == (
+        f"privaudit: error: {policy}: checks[0]: assessor 'exits_in_validation''s "
+        f"validate_policy of {LABEL} called sys.exit(0)"
+    )
     data, policy = workspace(tmp_path, [], [{"assessor": "exits_in_section"}])
     result = run_cli("audit", data, "--policy", policy, "--html", tmp_path / "r.html", "--quiet")
     assert result.code == 0, result.stderr  # the check passed; its section falls back to the generic one

@@ -46,14 +46,37 @@ def test_ctrl_c_leaves_no_output(tmp_path):
     out.mkdir()
     # a slow audit: Fellegi-Sunter linkage of the adult extract against itself with no blocking (9e8 pairs)
     policy = tmp_path / "policy.yaml"
-    policy.write_text((ROOT / "policies" / "adult.yaml").read_text().replace(
-        "checks:\n", "checks:\n  - {assessor: record_linkage, method: probabilistic, blocking: [], estimation: both, "
-                     "max_rate: 1}\n")
-        .replace("hierarchies/", str(ROOT / "policies" / "hierarchies") + "/"))
-    proc = subprocess.Popen([sys.executable, "-m", "privaudit", "audit", str(ROOT / "examples" / "adult" / "release.csv"),
-                             "--policy", str(policy), "--original", str(ROOT / "examples" / "adult" / "release.csv"),
-                             "--allow-outside-paths", "--json", str(out / "r.json"), "--pdf", str(out / "r.pdf")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    policy.write_text(
+        (ROOT / "policies" / "adult.yaml")
+        .read_text()
+        .replace(
+            "checks:\n",
+            "checks:\n  - {assessor: record_linkage, method: probabilistic, blocking: [], estimation: both, "
+            "max_rate: 1}\n",
+        )
+        .replace("hierarchies/", str(ROOT / "policies" / "hierarchies") + "/")
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "privaudit",
+            "audit",
+            str(ROOT / "examples" / "adult" / "release.csv"),
+            "--policy",
+            str(policy),
+            "--original",
+            str(ROOT / "examples" / "adult" / "release.csv"),
+            "--allow-outside-paths",
+            "--json",
+            str(out / "r.json"),
+            "--pdf",
+            str(out / "r.pdf"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(5)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)

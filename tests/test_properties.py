@@ -33,12 +33,20 @@ POLICY = {
     ],
 }
 
-tables = st.integers(4, 40).flatmap(lambda n: st.fixed_dictionaries({
-    "age": st.lists(st.integers(20, 59), min_size=n, max_size=n),
-    "sex": st.lists(st.sampled_from("MF"), min_size=n, max_size=n),
-    "disease": st.lists(st.sampled_from(["flu", "cold", "cancer", "hiv"]), min_size=n, max_size=n),
-    "income": st.lists(st.integers(1, 6), min_size=n, max_size=n),
-})).map(pd.DataFrame)
+tables = (
+    st.integers(4, 40)
+    .flatmap(
+        lambda n: st.fixed_dictionaries(
+            {
+                "age": st.lists(st.integers(20, 59), min_size=n, max_size=n),
+                "sex": st.lists(st.sampled_from("MF"), min_size=n, max_size=n),
+                "disease": st.lists(st.sampled_from(["flu", "cold", "cancer", "hiv"]), min_size=n, max_size=n),
+                "income": st.lists(st.integers(1, 6), min_size=n, max_size=n),
+            }
+        )
+    )
+    .map(pd.DataFrame)
+)
 
 
 def figures(frame):
@@ -46,8 +54,13 @@ def figures(frame):
     return {c["id"]: c["value"] for c in report["checks"]}
 
 
-settings.register_profile("privaudit", deadline=None, max_examples=25, derandomize=bool(os.environ.get("CI")),
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "privaudit",
+    deadline=None,
+    max_examples=25,
+    derandomize=bool(os.environ.get("CI")),
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile("privaudit")
 
 

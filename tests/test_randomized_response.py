@@ -134,9 +134,14 @@ def test_monte_carlo_attack_agrees_with_formula():
     n = 200_000
     cells = rng.choice(18, size=n, p=pi.ravel())
     orig = np.column_stack(np.unravel_index(cells, pi.shape))
-    df = pd.DataFrame({c: np.asarray(lab, dtype=object)[orig[:, i]] for i, (c, lab) in enumerate(zip(names, labels, strict=False))})
-    mats = {"sex": (SEX, distortion_matrix_keep(2, 0.75)), "age": (labels[1], distortion_matrix_keep(3, 0.6)),
-            "disease": (DISEASE, distortion_matrix_keep(3, 0.7))}
+    df = pd.DataFrame(
+        {c: np.asarray(lab, dtype=object)[orig[:, i]] for i, (c, lab) in enumerate(zip(names, labels, strict=False))}
+    )
+    mats = {
+        "sex": (SEX, distortion_matrix_keep(2, 0.75)),
+        "age": (labels[1], distortion_matrix_keep(3, 0.6)),
+        "disease": (DISEASE, distortion_matrix_keep(3, 0.7)),
+    }
     released = randomize(df, mats, seed=11)
     rel = np.column_stack([pd.Index(lab).get_indexer(released[c]) for c, lab in zip(names, labels, strict=False)])
 

@@ -47,8 +47,20 @@ def test_full_qi_randomization_falls_to_the_joint(tmp_path, data, audit_json):
 def test_randomize_remediation_publishes_matrices_that_pass_the_audit(tmp_path, data, run_cli):
     policy = write_policy(tmp_path, POLICY.replace("RANDOMIZED", ""))
     out, report = tmp_path / "release.csv", tmp_path / "r.json"
-    code, stdout, err = run_cli("remediate", data, "--policy", policy, "--method", "randomize", "--option",
-                                "seed=7", "--out", out, "--json", report)
+    code, stdout, err = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--method",
+        "randomize",
+        "--option",
+        "seed=7",
+        "--out",
+        out,
+        "--json",
+        report,
+    )
     assert code == 0, err
     rem = json.loads(report.read_text())["remediation"]
     keep = rem["changes"]["keep_probabilities"]
@@ -61,19 +73,38 @@ def test_randomize_remediation_publishes_matrices_that_pass_the_audit(tmp_path, 
         assert np.allclose(matrix.to_numpy().sum(axis=0), 1.0)
         assert np.allclose(np.diag(matrix.to_numpy()), keep[column])
     # a data user audits the published release with the published matrices
-    published = POLICY.replace("RANDOMIZED", ", randomized: {sex: {matrix: release.rr-sex.csv}, "
-                               "region: {matrix: release.rr-region.csv}}")
+    published = POLICY.replace(
+        "RANDOMIZED", ", randomized: {sex: {matrix: release.rr-sex.csv}, region: {matrix: release.rr-region.csv}}"
+    )
     code, _, err = run_cli("audit", out, "--policy", write_policy(tmp_path, published, "published.yaml"))
     assert code in (0, 1), err  # estimated from the noisy release: the figure is reported, not guaranteed
     # deterministic for a seed
-    assert run_cli("remediate", data, "--policy", policy, "--method", "randomize", "--option", "seed=7",
-                   "--out", tmp_path / "again.csv")[0] == 0
+    assert (
+        run_cli(
+            "remediate",
+            data,
+            "--policy",
+            policy,
+            "--method",
+            "randomize",
+            "--option",
+            "seed=7",
+            "--out",
+            tmp_path / "again.csv",
+        )[0]
+        == 0
+    )
     assert (tmp_path / "again.csv").read_bytes() == out.read_bytes()
 
 
 def test_randomize_needs_an_rr_check(tmp_path, data, run_cli):
-    policy = write_policy(tmp_path, POLICY.replace("{id: rr, assessor: rr_attribute_disclosure, sensitive: disease, "
-                                                   "max_risk: 0.6RANDOMIZED}", "{assessor: k_anonymity, k: 2}"))
+    policy = write_policy(
+        tmp_path,
+        POLICY.replace(
+            "{id: rr, assessor: rr_attribute_disclosure, sensitive: disease, max_risk: 0.6RANDOMIZED}",
+            "{assessor: k_anonymity, k: 2}",
+        ),
+    )
     code, _, err = run_cli("remediate", data, "--policy", policy, "--method", "randomize", "--out", tmp_path / "o.csv")
     assert code == 2 and "no error-severity rr_attribute_disclosure check" in err
 
@@ -83,14 +114,40 @@ def test_option_max_risk_aims_below_the_checks_bound(tmp_path, data, run_cli):
     """``--option max_risk=0.45`` aims at that bound instead of the check's 0.6; the re-audit still judges the
     release by the policy's bound."""
     policy = write_policy(tmp_path, POLICY.replace("RANDOMIZED", ""))
-    code, _, err = run_cli("remediate", data, "--policy", policy, "--method", "randomize", "--option", "seed=7",
-                           "--option", "max_risk=0.45", "--out", tmp_path / "o.csv", "--json", tmp_path / "r.json")
+    code, _, err = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--method",
+        "randomize",
+        "--option",
+        "seed=7",
+        "--option",
+        "max_risk=0.45",
+        "--out",
+        tmp_path / "o.csv",
+        "--json",
+        tmp_path / "r.json",
+    )
     assert code == 0, err
     rem = json.loads((tmp_path / "r.json").read_text())["remediation"]
     assert rem["options"]["max_risk"] == 0.45
     assert rem["loss"]["achieved_risk"] <= 0.45 + 1e-9 and rem["after"]["passed"]
-    code, _, err = run_cli("remediate", data, "--policy", policy, "--method", "randomize", "--option", "seed=7",
-                           "--out", tmp_path / "d.csv", "--json", tmp_path / "d.json")
+    code, _, err = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--method",
+        "randomize",
+        "--option",
+        "seed=7",
+        "--out",
+        tmp_path / "d.csv",
+        "--json",
+        tmp_path / "d.json",
+    )
     default = json.loads((tmp_path / "d.json").read_text())["remediation"]
     assert code == 0, err
     assert default["loss"]["achieved_risk"] > 0.45 + 1e-9  # the check's own bound asks for less

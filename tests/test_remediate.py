@@ -40,8 +40,9 @@ def test_suppression_fixes_and_writes(case, tmp_path, run_cli):
     data, policy = case
     before = data.read_bytes()
     out, report = tmp_path / "fixed.csv", tmp_path / "r.json"
-    code, stdout, err = run_cli("remediate", data, "--policy", policy, "--method", "suppress", "--out", out,
-                                "--json", report)
+    code, stdout, err = run_cli(
+        "remediate", data, "--policy", policy, "--method", "suppress", "--out", out, "--json", report
+    )
     assert code == 0, err
     assert data.read_bytes() == before
     fixed = pd.read_csv(out, dtype=str, keep_default_na=False)
@@ -66,8 +67,20 @@ def test_deterministic(case, tmp_path, run_cli):
 def test_over_budget_writes_no_table_but_the_report(case, tmp_path, run_cli):
     data, policy = case
     out, report = tmp_path / "fixed.csv", tmp_path / "r.json"
-    code, stdout, _ = run_cli("remediate", data, "--policy", policy, "--method", "suppress", "--option",
-                              "max_suppression=0.05", "--out", out, "--json", report)
+    code, stdout, _ = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--method",
+        "suppress",
+        "--option",
+        "max_suppression=0.05",
+        "--out",
+        out,
+        "--json",
+        report,
+    )
     assert code == 1 and not out.exists()
     rem = json.loads(report.read_text())["remediation"]
     assert rem["offered"] is False and "exceed the budget" in rem["notes"][0]
@@ -77,8 +90,9 @@ def test_over_budget_writes_no_table_but_the_report(case, tmp_path, run_cli):
 def test_records_mode_removes_records(case, tmp_path, run_cli):
     data, policy = case
     out = tmp_path / "fixed.csv"
-    code, _, err = run_cli("remediate", data, "--policy", policy, "--method", "suppress", "--option", "mode=records",
-                           "--out", out)
+    code, _, err = run_cli(
+        "remediate", data, "--policy", policy, "--method", "suppress", "--option", "mode=records", "--out", out
+    )
     assert code == 0, err
     assert len(pd.read_csv(out)) == 36
 
@@ -87,13 +101,15 @@ def test_method_from_policy_and_option_errors(case, tmp_path, run_cli):
     data, policy = case
     policy.write_text(POLICY + "remediation: {method: suppress, options: {max_suppression: 0.5}}\n")
     assert run_cli("remediate", data, "--policy", policy, "--out", tmp_path / "f.csv")[0] == 0
-    code, _, err = run_cli("remediate", data, "--policy", policy, "--option", "max_supression=1", "--out",
-                           tmp_path / "g.csv")
+    code, _, err = run_cli(
+        "remediate", data, "--policy", policy, "--option", "max_supression=1", "--out", tmp_path / "g.csv"
+    )
     assert code == 2 and "did you mean 'max_suppression'" in err and not (tmp_path / "g.csv").exists()
     code, _, err = run_cli("remediate", data, "--policy", policy, "--method", "magic", "--out", tmp_path / "g.csv")
     assert code == 2 and "unknown remediation method 'magic' (available:" in err
-    code, _, err = run_cli("remediate", data, "--policy", policy, "--option", "columns=[disease]", "--out",
-                           tmp_path / "g.csv")
+    code, _, err = run_cli(
+        "remediate", data, "--policy", policy, "--option", "columns=[disease]", "--out", tmp_path / "g.csv"
+    )
     assert code == 2 and "'disease' is not a quasi-identifier" in err
 
 

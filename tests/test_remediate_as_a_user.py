@@ -70,10 +70,12 @@ def _test2(tmp_path, remediation: str = "") -> tuple:
     data.write_text(TEST2)
     zips = pd.read_csv(data, sep=";", dtype=str)["ZIPCode"].unique()
     pd.DataFrame([[z, z[:4] + "*", z[:3] + "**", "*"] for z in zips]).to_csv(
-        tmp_path / "zip.csv", sep=";", header=False, index=False)
+        tmp_path / "zip.csv", sep=";", header=False, index=False
+    )
     ages = pd.read_csv(data, sep=";", dtype=str)["Age"].unique()
     pd.DataFrame([[a, f"{int(a) // 10 * 10}-{int(a) // 10 * 10 + 9}", "*"] for a in ages]).to_csv(
-        tmp_path / "age.csv", sep=";", header=False, index=False)
+        tmp_path / "age.csv", sep=";", header=False, index=False
+    )
     policy = tmp_path / "test2.yaml"
     policy.write_text(TEST2_POLICY.replace("REMEDIATION", remediation))
     return data, policy
@@ -84,8 +86,7 @@ def test_microaggregated_output_is_written_as_read_and_reaudits_identically(tmp_
     data.write_text(FRANCDAT)
     policy.write_text(FRANCDAT_POLICY)
     out, report = tmp_path / "out.csv", tmp_path / "r.json"
-    run = run_cli("remediate", data, "--policy", policy, "--method", "microaggregate", "--out", out,
-                  "--json", report)
+    run = run_cli("remediate", data, "--policy", policy, "--method", "microaggregate", "--out", out, "--json", report)
     assert run.code == 0, run.stderr
     rows = out.read_text().splitlines()
     assert rows[0] == "Num1,Key1,Num2,Num3,w"
@@ -105,8 +106,10 @@ def test_parquet_output_reads_back_as_the_csv(tmp_path):
     data.write_text(FRANCDAT)
     policy.write_text(FRANCDAT_POLICY)
     for out in ("out.csv", "out.parquet"):
-        assert run_cli("remediate", data, "--policy", policy, "--method", "microaggregate",
-                       "--out", tmp_path / out).code == 0
+        assert (
+            run_cli("remediate", data, "--policy", policy, "--method", "microaggregate", "--out", tmp_path / out).code
+            == 0
+        )
     csv_frame = pd.read_csv(tmp_path / "out.csv")
     parquet = pd.read_parquet(tmp_path / "out.parquet")
     assert list(parquet.columns) == list(csv_frame.columns)
@@ -116,11 +119,27 @@ def test_parquet_output_reads_back_as_the_csv(tmp_path):
 def test_bad_options_are_one_line_exit_2_and_nothing_written(tmp_path):
     data, policy = _test2(tmp_path)
     out = tmp_path / "out.csv"
-    for method, option in [("generalize", "max_suppression=2"), ("generalize", "metric=Nope"),
-                           ("generalize", "strategy=S9"), ("suppress", "max_suppression=2"),
-                           ("suppress", "mode=nope")]:
-        run = run_cli("remediate", data, "--policy", policy, "--method", method, "--option", option,
-                      "--out", out, "--json", tmp_path / "r.json")
+    for method, option in [
+        ("generalize", "max_suppression=2"),
+        ("generalize", "metric=Nope"),
+        ("generalize", "strategy=S9"),
+        ("suppress", "max_suppression=2"),
+        ("suppress", "mode=nope"),
+    ]:
+        run = run_cli(
+            "remediate",
+            data,
+            "--policy",
+            policy,
+            "--method",
+            method,
+            "--option",
+            option,
+            "--out",
+            out,
+            "--json",
+            tmp_path / "r.json",
+        )
         assert run.code == 2 and len(run.stderr.strip().splitlines()) == 1, (option, run.stderr)
         assert option.split("=")[0] in run.stderr
         assert not out.exists() and not (tmp_path / "r.json").exists()
@@ -132,8 +151,21 @@ def test_policy_remediation_block_and_option_override(tmp_path):
     assert run_cli("remediate", data, "--policy", policy, "--out", tmp_path / "o.csv", "--json", report).code == 0
     options = json.loads(report.read_text())["remediation"]["options"]
     assert options["algorithm"] == "gaa" and options["metric"] == "Loss"
-    assert run_cli("remediate", data, "--policy", policy, "--option", "algorithm=lattice", "--out",
-                   tmp_path / "o2.csv", "--json", report).code == 0
+    assert (
+        run_cli(
+            "remediate",
+            data,
+            "--policy",
+            policy,
+            "--option",
+            "algorithm=lattice",
+            "--out",
+            tmp_path / "o2.csv",
+            "--json",
+            report,
+        ).code
+        == 0
+    )
     remediation = json.loads(report.read_text())["remediation"]
     assert remediation["options"]["algorithm"] == "lattice" and remediation["options"]["metric"] == "Loss"
     out = pd.read_csv(tmp_path / "o2.csv", sep=";", dtype=str)
@@ -143,8 +175,23 @@ def test_policy_remediation_block_and_option_override(tmp_path):
 def test_html_chapter_says_passing_lattice_nodes_include_implied_ones(tmp_path):
     data, policy = _test2(tmp_path)
     report, html = tmp_path / "r.json", tmp_path / "r.html"
-    assert run_cli("remediate", data, "--policy", policy, "--method", "generalize", "--out", tmp_path / "o.csv",
-                   "--json", report, "--html", html).code == 0
+    assert (
+        run_cli(
+            "remediate",
+            data,
+            "--policy",
+            policy,
+            "--method",
+            "generalize",
+            "--out",
+            tmp_path / "o.csv",
+            "--json",
+            report,
+            "--html",
+            html,
+        ).code
+        == 0
+    )
     changes = json.loads(report.read_text())["remediation"]["changes"]
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html.read_text()))
     assert f"lattice nodes evaluated {changes['nodes_evaluated']} " in text
@@ -153,14 +200,18 @@ def test_html_chapter_says_passing_lattice_nodes_include_implied_ones(tmp_path):
 
 def test_randomized_output_can_be_audited_again_as_the_note_says(tmp_path):
     data = write_rr_table(tmp_path / "rr.csv", 600)
-    policy_text = ("version: 1\nname: rr\ncolumns:\n  sex: {role: quasi_identifier}\n"
-                   "  region: {role: quasi_identifier}\n  disease: {role: sensitive}\n"
-                   "checks:\n  - {id: rr, assessor: rr_attribute_disclosure, sensitive: disease, max_risk: 0.8EXTRA}\n")
+    policy_text = (
+        "version: 1\nname: rr\ncolumns:\n  sex: {role: quasi_identifier}\n"
+        "  region: {role: quasi_identifier}\n  disease: {role: sensitive}\n"
+        "checks:\n  - {id: rr, assessor: rr_attribute_disclosure, sensitive: disease, max_risk: 0.8EXTRA}\n"
+    )
     policy = tmp_path / "rr.yaml"
     policy.write_text(policy_text.replace("EXTRA", ""))
     out, report = tmp_path / "out.csv", tmp_path / "r.json"
-    assert run_cli("remediate", data, "--policy", policy, "--method", "randomize", "--out", out,
-                   "--json", report).code == 0
+    assert (
+        run_cli("remediate", data, "--policy", policy, "--method", "randomize", "--out", out, "--json", report).code
+        == 0
+    )
     remediated = json.loads(report.read_text())
     note = next(n for n in remediated["remediation"]["notes"] if "to audit the output" in n)
     published = re.search(r"randomized: (\{.*\}), and give", note).group(1)
@@ -174,12 +225,30 @@ def test_removed_records_are_said_in_words_and_the_rest_keep_their_order(tmp_pat
     rows = ["a,x,1", "a,x,2", "a,x,3", "b,y,4", "a,x,5", "b,y,6", "b,y,7", "c,z,8"]
     data, policy = tmp_path / "d.csv", tmp_path / "d.yaml"
     data.write_text("q1,q2,s\n" + "\n".join(rows) + "\n")
-    policy.write_text("version: 1\nname: d\ncolumns:\n  q1: {role: quasi_identifier}\n"
-                      "  q2: {role: quasi_identifier}\n  s: {role: sensitive, type: numeric}\n"
-                      "checks:\n  - {assessor: k_anonymity, k: 2}\n")
+    policy.write_text(
+        "version: 1\nname: d\ncolumns:\n  q1: {role: quasi_identifier}\n"
+        "  q2: {role: quasi_identifier}\n  s: {role: sensitive, type: numeric}\n"
+        "checks:\n  - {assessor: k_anonymity, k: 2}\n"
+    )
     out, report, html = tmp_path / "o.csv", tmp_path / "r.json", tmp_path / "r.html"
-    run = run_cli("remediate", data, "--policy", policy, "--method", "suppress", "--option", "mode=records",
-                  "--option", "max_suppression=0.2", "--out", out, "--json", report, "--html", html)
+    run = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--method",
+        "suppress",
+        "--option",
+        "mode=records",
+        "--option",
+        "max_suppression=0.2",
+        "--out",
+        out,
+        "--json",
+        report,
+        "--html",
+        html,
+    )
     assert run.code == 0, run.stderr
     assert "1 records removed: the output has 7 of the input's 8 rows" in run.stdout
     assert out.read_text().splitlines()[1:] == rows[:-1]

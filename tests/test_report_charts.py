@@ -42,16 +42,39 @@ counts_st = st.lists(st.integers(min_value=0, max_value=10**6), min_size=1, max_
 
 
 @settings(max_examples=60, deadline=None)
-@given(counts=counts_st, t=st.floats(min_value=0, max_value=1), infinite=st.integers(0, 1000),
-       log=st.sampled_from([None, True, False]))
+@given(
+    counts=counts_st,
+    t=st.floats(min_value=0, max_value=1),
+    infinite=st.integers(0, 1000),
+    log=st.sampled_from([None, True, False]),
+)
 @example(counts=[0, 0, 0, 1, 0, 0, 0], t=0.5, infinite=1, log=None)  # a bin centred on t: 0.1-unit rounding
 def test_histogram_is_well_formed_and_proportional(counts, t, infinite, log):
     edges = [i / len(counts) for i in range(len(counts) + 1)]
-    svg = charts.histogram_chart(edges, counts, title="h", x_label="x", y_label="y", threshold=t,
-                                 threshold_label=f"t = {t:.2f}", fail_side="above", infinite=infinite, log_y=log)
-    assert svg == charts.histogram_chart(edges, counts, title="h", x_label="x", y_label="y", threshold=t,
-                                         threshold_label=f"t = {t:.2f}", fail_side="above", infinite=infinite,
-                                         log_y=log)
+    svg = charts.histogram_chart(
+        edges,
+        counts,
+        title="h",
+        x_label="x",
+        y_label="y",
+        threshold=t,
+        threshold_label=f"t = {t:.2f}",
+        fail_side="above",
+        infinite=infinite,
+        log_y=log,
+    )
+    assert svg == charts.histogram_chart(
+        edges,
+        counts,
+        title="h",
+        x_label="x",
+        y_label="y",
+        threshold=t,
+        threshold_label=f"t = {t:.2f}",
+        fail_side="above",
+        infinite=infinite,
+        log_y=log,
+    )
     root = parse(svg)
     inside_viewbox(root)
     drawn = data_bars(root)
@@ -80,8 +103,7 @@ def test_histogram_is_well_formed_and_proportional(counts, t, infinite, log):
 
 
 @settings(max_examples=40, deadline=None)
-@given(sizes=st.lists(st.integers(1, 500), min_size=1, max_size=60, unique=True),
-       k=st.integers(1, 30), data=st.data())
+@given(sizes=st.lists(st.integers(1, 500), min_size=1, max_size=60, unique=True), k=st.integers(1, 30), data=st.data())
 def test_category_chart_labels_do_not_overlap(sizes, k, data):
     sizes = sorted(sizes)
     counts = data.draw(st.lists(st.integers(1, 10**5), min_size=len(sizes), max_size=len(sizes)))
@@ -99,16 +121,20 @@ def test_category_chart_labels_do_not_overlap(sizes, k, data):
 
 
 def test_labels_are_escaped():
-    svg = charts.category_chart(["<b>1</b>", "&2"], [1, 2], [False, True], title="<script>x</script>",
-                                x_label='"quoted"', y_label="y")
+    svg = charts.category_chart(
+        ["<b>1</b>", "&2"], [1, 2], [False, True], title="<script>x</script>", x_label='"quoted"', y_label="y"
+    )
     text = str(svg)
     assert "<script>" not in text and "<b>" not in text and "&lt;b&gt;1&lt;/b&gt;" in text
     parse(svg)  # still well-formed XML
 
 
 def test_log_axis_for_skewed_counts():
-    root = parse(charts.category_chart(["1", "2", "3"], [100_000, 10, 1], [True, False, False], title="t",
-                                       x_label="x", y_label="classes"))
+    root = parse(
+        charts.category_chart(
+            ["1", "2", "3"], [100_000, 10, 1], [True, False, False], title="t", x_label="x", y_label="classes"
+        )
+    )
     labels = [t.text for t in root.iter(f"{NS}text")]
     assert "classes (log scale)" in labels and "100,000" in labels and "10" in labels
     assert len(data_bars(root)) == 3 and min(float(r.get("height")) for r in data_bars(root)) > 0

@@ -34,16 +34,22 @@ def registry():
 def spoofed(registry):
     """A release whose quasi-identifier name holds U+202E and whose sensitive value holds ESC, BEL and U+202E."""
     n = 40
-    frame = pd.DataFrame({
-        f"zip{RLO}txt.exe": [f"z{i % 4}" for i in range(n)],
-        "age": [str(20 + i % 2) for i in range(n)],
-        "diag": ["flu"] * 20 + [f"\x1b[31mred\x07{RLO}gnp.exe"] + ["cold"] * 19,
-    })
-    policy = {"columns": {f"zip{RLO}txt.exe": {"role": "quasi_identifier"}, "age": {"role": "quasi_identifier"},
-                          "diag": {"role": "sensitive"}},
-              "checks": [{"assessor": "k_anonymity", "k": 3},
-                         {"assessor": "t_closeness", "sensitive": "diag", "t": 0.05}],
-              "report": {"show_sensitive_values": True}}
+    frame = pd.DataFrame(
+        {
+            f"zip{RLO}txt.exe": [f"z{i % 4}" for i in range(n)],
+            "age": [str(20 + i % 2) for i in range(n)],
+            "diag": ["flu"] * 20 + [f"\x1b[31mred\x07{RLO}gnp.exe"] + ["cold"] * 19,
+        }
+    )
+    policy = {
+        "columns": {
+            f"zip{RLO}txt.exe": {"role": "quasi_identifier"},
+            "age": {"role": "quasi_identifier"},
+            "diag": {"role": "sensitive"},
+        },
+        "checks": [{"assessor": "k_anonymity", "k": 3}, {"assessor": "t_closeness", "sensitive": "diag", "t": 0.05}],
+        "report": {"show_sensitive_values": True},
+    }
     result = audit_frame(frame, policy, registry=registry)
     return result, render_html(result, registry)
 
@@ -76,12 +82,30 @@ def test_the_json_keeps_the_data_exact(spoofed):
 
 
 def test_markdown_cells_hold_text_not_markup():
-    report = {"input": {"path": "rel`ease|.csv", "rows": 3}, "policy": {"name": "p <b>bold</b>"},
-              "checks": [{"id": "k`id", "assessor": "k_anonymity", "status": "fail", "severity": "error",
-                          "value": 1, "threshold": 5,
-                          "message": f"column '<img src=https://x.example/t.png>' [a](http://x) {RLO}|x"},
-                         {"id": "t", "assessor": "t_closeness", "status": "fail", "severity": "warning",
-                          "value": 0.5, "threshold": 0.2, "message": "ok"}]}
+    report = {
+        "input": {"path": "rel`ease|.csv", "rows": 3},
+        "policy": {"name": "p <b>bold</b>"},
+        "checks": [
+            {
+                "id": "k`id",
+                "assessor": "k_anonymity",
+                "status": "fail",
+                "severity": "error",
+                "value": 1,
+                "threshold": 5,
+                "message": f"column '<img src=https://x.example/t.png>' [a](http://x) {RLO}|x",
+            },
+            {
+                "id": "t",
+                "assessor": "t_closeness",
+                "status": "fail",
+                "severity": "warning",
+                "value": 0.5,
+                "threshold": 0.2,
+                "message": "ok",
+            },
+        ],
+    }
     md = markdown(report)
     assert re.search(r"(?<!\\)<", md) is None  # every "<" escaped: nothing renders as HTML
     assert "\\<img src=https://x.example/t.png\\>" in md
@@ -96,8 +120,10 @@ def test_markdown_cells_hold_text_not_markup():
 def test_no_synthetic_chapter_for_a_distance_check_alone(registry):
     frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0] * 3, "b": list("xyzxyz") * 3})
     original = frame.assign(a=frame["a"] + 0.25)
-    policy = {"columns": {"a": {"role": "quasi_identifier", "type": "numeric"}, "b": {"role": "quasi_identifier"}},
-              "checks": [{"assessor": "distance_to_closest_record"}]}
+    policy = {
+        "columns": {"a": {"role": "quasi_identifier", "type": "numeric"}, "b": {"role": "quasi_identifier"}},
+        "checks": [{"assessor": "distance_to_closest_record"}],
+    }
     html = render_html(audit_frame(frame, policy, registry=registry, original=original), registry)
     assert 'id="synthetic"' not in html  # before: a page holding one sentence claiming the release is synthetic
     assert "Distance to closest record" in html
@@ -107,9 +133,11 @@ def test_no_synthetic_chapter_for_a_distance_check_alone(registry):
 def test_long_ids_and_names_wrap_inside_the_page(registry):
     long_qi = "Q" * 120
     frame = pd.DataFrame({long_qi: [f"z{i % 4}" for i in range(20)], "dx": ["a", "b"] * 10})
-    policy = {"name": "N" * 100,
-              "columns": {long_qi: {"role": "quasi_identifier"}, "dx": {"role": "sensitive"}},
-              "checks": [{"assessor": "reidentification_risk", "max_risk": 0.5}]}
+    policy = {
+        "name": "N" * 100,
+        "columns": {long_qi: {"role": "quasi_identifier"}, "dx": {"role": "sensitive"}},
+        "checks": [{"assessor": "reidentification_risk", "max_risk": 0.5}],
+    }
     result = audit_frame(frame, policy, registry=registry)
     html = render_html(result, registry)
     cell = parse_html(html).find("td", cls="id")
@@ -137,11 +165,21 @@ def test_a_figure_equal_to_the_bound_up_to_rounding_is_drawn_on_its_verdicts_sid
 
 def test_identifiers_the_scan_finds_are_masked_in_the_worst_classes(registry):
     n = 30
-    frame = pd.DataFrame({"email": [f"alice{i}@corp.example.com" for i in range(n)],
-                          "age": [str(20 + i % 3) for i in range(n)], "dx": ["flu", "cold", "hiv"] * 10})
-    policy = {"columns": {"email": {"role": "quasi_identifier"}, "age": {"role": "quasi_identifier"},
-                          "dx": {"role": "sensitive"}},
-              "checks": [{"assessor": "k_anonymity", "k": 3}, {"assessor": "l_diversity", "sensitive": "dx", "l": 2}]}
+    frame = pd.DataFrame(
+        {
+            "email": [f"alice{i}@corp.example.com" for i in range(n)],
+            "age": [str(20 + i % 3) for i in range(n)],
+            "dx": ["flu", "cold", "hiv"] * 10,
+        }
+    )
+    policy = {
+        "columns": {
+            "email": {"role": "quasi_identifier"},
+            "age": {"role": "quasi_identifier"},
+            "dx": {"role": "sensitive"},
+        },
+        "checks": [{"assessor": "k_anonymity", "k": 3}, {"assessor": "l_diversity", "sensitive": "dx", "l": 2}],
+    }
     result = audit_frame(frame, policy, registry=registry)
     raw = {c.id: c for c in result.checks}["k_anonymity"].details["worst_classes"]
     assert raw[0]["values"]["email"].endswith("@corp.example.com")  # the audit keeps what it measured

@@ -62,7 +62,10 @@ def test_cover_states_the_verdict_and_the_inputs(t4):
     assert verdict.startswith("FAIL")
     assert "2 failed, 0 warned, 0 errored of 5 checks" in verdict
     assert tree.find("body").attrs["data-verdict"] == "FAIL"
-    cover = {r.find("th").clean_text(): r.find("td").clean_text() for r in tree.find("table", cls="cover-facts").find_all("tr")}
+    cover = {
+        r.find("th").clean_text(): r.find("td").clean_text()
+        for r in tree.find("table", cls="cover-facts").find_all("tr")
+    }
     assert cover["released file"] == "table4.csv"
     assert cover["SHA-256"] == hashlib.sha256((T / "table4.csv").read_bytes()).hexdigest()
     assert cover["policy SHA-256"] == hashlib.sha256((T / "policy.yaml").read_bytes()).hexdigest()
@@ -112,8 +115,10 @@ def test_one_section_per_check_with_figure_and_plain_sentence(t4):
         assert fmt(check.value) in measure
         assert sec.find("p", cls="summary-sentence").clean_text()
     k = section(tree, result, "k_anonymity").find("p", cls="summary-sentence").clean_text()
-    assert k == ("Everyone hides in a group of at least 3 records sharing their ZIPCode and Age: an intruder who "
-                 "knows these values cannot narrow a person down further (k = 3).")
+    assert k == (
+        "Everyone hides in a group of at least 3 records sharing their ZIPCode and Age: an intruder who "
+        "knows these values cannot narrow a person down further (k = 3)."
+    )
     salary = section(tree, result, "t-salary").find("p", cls="summary-sentence").clean_text()
     assert salary.startswith("6 people (66.7%) are in groups whose Salary distribution is further than t = 0.2")
     disease = section(tree, result, "t-disease").find("p", cls="summary-sentence").clean_text()
@@ -126,8 +131,10 @@ def test_worst_classes_table_shows_the_failing_classes(t4):
     header = [th.clean_text() for th in table.find("thead").find_all("th")]
     assert header == ["ZIPCode", "Age", "records", "EMD", "sensitive values (count)"]
     rows = table_rows(table)
-    assert rows == [["476**", "2*", "3", "0.375", "3 (1), 4 (1), 5 (1)"],  # classes of 3 = largest k: shown
-                    ["476**", "3*", "3", "0.2361", "7 (1), 9 (1), 10 (1)"]]  # 17/72
+    assert rows == [
+        ["476**", "2*", "3", "0.375", "3 (1), 4 (1), 5 (1)"],  # classes of 3 = largest k: shown
+        ["476**", "3*", "3", "0.2361", "7 (1), 9 (1), 10 (1)"],
+    ]  # 17/72
     caption = section(tree, result, "t-salary").find("p", cls="table-caption").clean_text()
     assert caption == "All 2 classes further than t = 0.2"
 
@@ -157,8 +164,9 @@ def test_charts_draw_the_histogram_and_the_threshold(t4):
     assert sorted(f for *_, f in drawn) == sorted([charts.FAIL_FILL, charts.FAIL_FILL, charts.PASS_FILL])
     assert len({h for _, _, h, _ in drawn}) == 1  # one class each: equal heights
     # the threshold line sits left of the failing bars and right of the passing one
-    line = [ln for ln in section(tree, result, "t-salary").find("svg").find_all("line")
-            if ln.attrs.get("stroke-dasharray")][0]
+    line = [
+        ln for ln in section(tree, result, "t-salary").find("svg").find_all("line") if ln.attrs.get("stroke-dasharray")
+    ][0]
     x_t = float(line.attrs["x1"])
     for x, w, _, fill in drawn:
         assert (x > x_t) if fill == charts.FAIL_FILL else (x + w < x_t)
@@ -205,8 +213,22 @@ def test_html_is_byte_identical_across_runs(tmp_path):
     for seed in ("1", "2"):
         out = tmp_path / f"r{seed}.html"
         env = {**os.environ, "SOURCE_DATE_EPOCH": EPOCH, "PYTHONHASHSEED": seed}
-        subprocess.run([sys.executable, "-m", "privaudit", "audit", str(T / "table4.csv"), "--policy",
-                        str(T / "policy.yaml"), "--html", str(out), "--quiet"], env=env, cwd=ROOT)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "privaudit",
+                "audit",
+                str(T / "table4.csv"),
+                "--policy",
+                str(T / "policy.yaml"),
+                "--html",
+                str(out),
+                "--quiet",
+            ],
+            env=env,
+            cwd=ROOT,
+        )
         outputs.append(out.read_bytes())
     assert outputs[0] == outputs[1]
     assert b"2023-11-14 22:13:20 UTC" in outputs[0]
@@ -233,8 +255,12 @@ checks:
 report: {{max_classes: {cap}, show_sensitive_values: {show}}}
 """
 
-ROWS = ([{"zip": "1000", "age": "30", "dx": "flu"}] * 2 + [{"zip": "2000", "age": "40", "dx": "hiv"}]
-        + [{"zip": "3000", "age": "50", "dx": "cold"}] + [{"zip": "4000", "age": "", "dx": "flu"}])
+ROWS = (
+    [{"zip": "1000", "age": "30", "dx": "flu"}] * 2
+    + [{"zip": "2000", "age": "40", "dx": "hiv"}]
+    + [{"zip": "3000", "age": "50", "dx": "cold"}]
+    + [{"zip": "4000", "age": "", "dx": "flu"}]
+)
 
 
 def test_sensitive_values_of_small_classes_are_withheld(tmp_path):
@@ -250,8 +276,13 @@ def test_p_sensitive_section(tmp_path):
     data, policy = small_table(tmp_path, ROWS, POLICY.format(missing="value", cap=20, show="false"))
     result, _, tree = audit_and_render(data, policy)
     sec = section(tree, result, "psens")
-    assert sec.find("p", cls="summary-sentence").clean_text().startswith(
-        "5 people (100.0%) are in groups smaller than k = 2 or with fewer than p = 2 different values of dx")
+    assert (
+        sec.find("p", cls="summary-sentence")
+        .clean_text()
+        .startswith(
+            "5 people (100.0%) are in groups smaller than k = 2 or with fewer than p = 2 different values of dx"
+        )
+    )
     assert summary_rows(tree)["psens"][3:5] == ["p ≥ 2, k ≥ 2", "p = 1, k = 1"]
     assert [r[-1] for r in table_rows(sec.find("table", cls="classes"))] == ["1", "1", "1", "1"]
 
@@ -276,7 +307,9 @@ def test_wildcard_semantics_explained_and_fk_column(tmp_path):
     data, policy = small_table(tmp_path, ROWS, POLICY.format(missing="wildcard", cap=20, show="false"))
     result, _, tree = audit_and_render(data, policy)
     assert "sdcMicro" in tree.find("section", id="scope").clean_text()
-    header = [th.clean_text() for th in section(tree, result, "k_anonymity").find("table", cls="classes").find_all("th")]
+    header = [
+        th.clean_text() for th in section(tree, result, "k_anonymity").find("table", cls="classes").find_all("th")
+    ]
     assert header[:4] == ["zip", "age", "records", "f_k"]
 
 
@@ -301,7 +334,9 @@ def test_146000_classes_stay_small(tmp_path):
     frame = pd.DataFrame({"a": ids // 1000, "b": ids % 1000, "s": rng.choice(["u", "v", "w"], len(ids))})
     data = tmp_path / "big.csv"
     frame.to_csv(data, index=False)
-    policy = write_policy(tmp_path, """version: 1
+    policy = write_policy(
+        tmp_path,
+        """version: 1
 name: big
 columns:
   a: {role: quasi_identifier}
@@ -312,18 +347,25 @@ checks:
   - {assessor: uniqueness}
   - {id: ldiv, assessor: l_diversity, sensitive: s, l: 2}
   - {id: tc, assessor: t_closeness, sensitive: s, t: 0.3}
-""")
+""",
+    )
     result, html, tree = audit_and_render(data, policy)
     assert len(html.encode()) < 5_000_000
     k = section(tree, result, "k_anonymity")
-    facts = {r.find("th").clean_text(): r.find("td").clean_text() for r in k.find("table", cls="facts-table").find_all("tr")}
+    facts = {
+        r.find("th").clean_text(): r.find("td").clean_text() for r in k.find("table", cls="facts-table").find_all("tr")
+    }
     assert facts["classes (groups of look-alikes)"] == "146,000"
     assert facts["records alone in their class"] == "142,000"
     for check_id in ("k_anonymity", "uniqueness", "ldiv", "tc"):
         table = section(tree, result, check_id).find("table", cls="classes")
         assert len(table_rows(table)) == 20
-    assert section(tree, result, "k_anonymity").find("p", cls="summary-sentence").clean_text().startswith(
-        "142,000 people are alone in their group")
+    assert (
+        section(tree, result, "k_anonymity")
+        .find("p", cls="summary-sentence")
+        .clean_text()
+        .startswith("142,000 people are alone in their group")
+    )
 
 
 # ------------------------------------------------------------------------------------ plugins
@@ -337,11 +379,22 @@ def plugin_registry(run, section=None):
     class Plugin:
         @hookimpl
         def privaudit_assessors(self):
-            return [Assessor(name="score", params=ScoreParams, run=run, title="Score check", protects="identity",
-                             measures="a plugin's score", formula="score = 42", reference="Plugin et al. (2024)")]
+            return [
+                Assessor(
+                    name="score",
+                    params=ScoreParams,
+                    run=run,
+                    title="Score check",
+                    protects="identity",
+                    measures="a plugin's score",
+                    formula="score = 42",
+                    reference="Plugin et al. (2024)",
+                )
+            ]
 
     plugins = [Plugin()]
     if section is not None:
+
         class SectionPlugin:
             @hookimpl
             def privaudit_report_section(self, check, audit):
@@ -373,8 +426,13 @@ def test_error_check_shows_its_message(tmp_path):
     assert summary_rows(tree)["my-score"][-1] == "ERROR"
     sec = section(tree, result, "my-score")
     assert "could not be completed" in sec.clean_text()
-    assert sec.find("p", cls="error-message").clean_text().endswith(  # after the plugin's package (core/guard.py)
-        " raised RuntimeError: the score could not be computed <b>here</b>")
+    assert (
+        sec.find("p", cls="error-message")
+        .clean_text()
+        .endswith(  # after the plugin's package (core/guard.py)
+            " raised RuntimeError: the score could not be computed <b>here</b>"
+        )
+    )
     assert not sec.find_all("b")  # the message is text, not markup
 
 
@@ -401,11 +459,23 @@ def test_plugin_section_with_its_own_chart(tmp_path):
         return Measurement(0.2, params.limit, True, "fine", {"hist": [1, 4, 2]})
 
     def draw(check, audit):
-        svg = charts.histogram_chart([0, 1, 2, 3], check["details"]["hist"], title="Scores", x_label="score",
-                                     y_label="records", threshold=check["threshold"], threshold_label="limit",
-                                     fail_side="above")
-        return ReportSection(summary="Nobody scores too high.", value_text="0.2 points", threshold_text="≤ 0.5 points",
-                             figures=[Figure(svg, "Scores of everyone.")], limitations="does not know everything.")
+        svg = charts.histogram_chart(
+            [0, 1, 2, 3],
+            check["details"]["hist"],
+            title="Scores",
+            x_label="score",
+            y_label="records",
+            threshold=check["threshold"],
+            threshold_label="limit",
+            fail_side="above",
+        )
+        return ReportSection(
+            summary="Nobody scores too high.",
+            value_text="0.2 points",
+            threshold_text="≤ 0.5 points",
+            figures=[Figure(svg, "Scores of everyone.")],
+            limitations="does not know everything.",
+        )
 
     data, policy = small_table(tmp_path, ROWS, SCORE_POLICY)
     result, _, tree = audit_and_render(data, policy, plugin_registry(run, draw))
@@ -435,7 +505,11 @@ def test_broken_plugin_section_falls_back_to_generic(tmp_path):
 def test_figure_accepts_only_safe_markup():
     with pytest.raises(TypeError):
         Figure("<svg></svg>")
-    for bad in ('<svg><image href="file:///etc/passwd"/></svg>', "<svg><script>alert(1)</script></svg>",
-                '<svg><rect style="fill:url(http://x/y)"/></svg>', '<svg onload="alert(1)"></svg>'):
+    for bad in (
+        '<svg><image href="file:///etc/passwd"/></svg>',
+        "<svg><script>alert(1)</script></svg>",
+        '<svg><rect style="fill:url(http://x/y)"/></svg>',
+        '<svg onload="alert(1)"></svg>',
+    ):
         with pytest.raises(ValueError):
             Figure(Markup(bad))

@@ -33,8 +33,21 @@ def rendered(tmp_path_factory):
     stderr = io.StringIO()
     try:
         with contextlib.redirect_stderr(stderr):
-            code = main(["audit", str(released), "--policy", str(policy), "--json", str(out / "r.json"),
-                         "--html", str(out / "r.html"), "--pdf", str(out / "r.pdf"), "--quiet"])
+            code = main(
+                [
+                    "audit",
+                    str(released),
+                    "--policy",
+                    str(policy),
+                    "--json",
+                    str(out / "r.json"),
+                    "--html",
+                    str(out / "r.html"),
+                    "--pdf",
+                    str(out / "r.pdf"),
+                    "--quiet",
+                ]
+            )
     finally:
         if saved is None:
             os.environ.pop("SOURCE_DATE_EPOCH")
@@ -59,8 +72,10 @@ def test_first_page_states_the_verdict(rendered):
     s = report["summary"]
     verdict = "PASS" if s["passed"] else "FAIL"
     assert verdict in first
-    assert (f"{s['checks_failed']} failed, {s['checks_warned']} warned, {s['checks_errored']} errored of "
-            f"{s['checks_total']} checks") in first
+    assert (
+        f"{s['checks_failed']} failed, {s['checks_warned']} warned, {s['checks_errored']} errored of "
+        f"{s['checks_total']} checks"
+    ) in first
     assert report["input"]["sha256"] in first and report["policy"]["sha256"] in first
     assert "2023-11-14 22:13:20 UTC" in first
 
@@ -94,8 +109,15 @@ def test_bookmarks_per_chapter_and_check(rendered):
     report, _, pdf, _, _ = rendered
     outline = pdf_outline_titles(pdf)
     top = [title for depth, title in outline if depth == 0]
-    assert top == [report["policy"]["name"], "Summary of checks", "Utility", "The checks", "Attacker model and scope",
-                   "Methodology", "Sign-off"]
+    assert top == [
+        report["policy"]["name"],
+        "Summary of checks",
+        "Utility",
+        "The checks",
+        "Attacker model and scope",
+        "Methodology",
+        "Sign-off",
+    ]
     checks = [title for depth, title in outline if depth == 1]
     assert len(checks) == len(report["checks"])
     for number, (title, check) in enumerate(zip(checks, report["checks"], strict=False), start=1):
@@ -124,6 +146,7 @@ def test_a4_pages_embedded_dejavu_fonts_and_dates(rendered):
 # veraPDF does not install from this machine's registries (a Java application, not on PyPI, Debian or npm), so
 # conformance is checked with what pypdf can read: the PDF/A identification in the XMP metadata, the output
 # intent with its ICC profile, fonts embedded, no encryption or JavaScript, and the attachments themselves.
+
 
 def test_the_pdf_carries_the_report_and_the_policy(rendered):
     report, _, pdf, _, _ = rendered
@@ -170,8 +193,10 @@ def test_a_dict_policy_is_attached_as_its_canonical_form(tmp_path):
     import privaudit
 
     frame = pd.DataFrame({"age": ["30", "30", "40", "40"], "zip": ["1", "1", "2", "2"]})
-    policy = {"columns": {"age": {"role": "quasi_identifier"}, "zip": {"role": "quasi_identifier"}},
-              "checks": [{"assessor": "k_anonymity", "k": 2}]}
+    policy = {
+        "columns": {"age": {"role": "quasi_identifier"}, "zip": {"role": "quasi_identifier"}},
+        "checks": [{"assessor": "k_anonymity", "k": 2}],
+    }
     report = privaudit.audit(frame, policy)
     report.to_pdf(tmp_path / "a.pdf")
     attachments = pypdf.PdfReader(tmp_path / "a.pdf").attachments

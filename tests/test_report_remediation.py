@@ -32,15 +32,23 @@ ADULT = ROOT / "examples" / "adult" / "adult.csv"
 POLICY = ROOT / "policies" / "adult.yaml"
 HIERARCHIES = ROOT / "policies" / "hierarchies" / "adult"
 LEVELS = {"sex": 0, "age": 2, "race": 1, "marital-status": 1, "education": 1, "native-country": 1, "workclass": 1}
-STATUS = {("pass", "error"): "PASS", ("fail", "error"): "FAIL", ("pass", "warning"): "PASS",
-          ("fail", "warning"): "WARN", ("error", "error"): "ERROR", ("error", "warning"): "ERROR"}
+STATUS = {
+    ("pass", "error"): "PASS",
+    ("fail", "error"): "FAIL",
+    ("pass", "warning"): "PASS",
+    ("fail", "warning"): "WARN",
+    ("error", "error"): "ERROR",
+    ("error", "warning"): "ERROR",
+}
 
 
 def failing_release(path, rows=3000):
     original = pd.read_csv(ADULT, sep=";", dtype=str, keep_default_na=False, nrows=rows)
     release = original.copy()
     for column, level in LEVELS.items():
-        release[column] = Hierarchy.from_csv(HIERARCHIES / f"{column}.csv").generalize(original[column], level).to_numpy()
+        release[column] = (
+            Hierarchy.from_csv(HIERARCHIES / f"{column}.csv").generalize(original[column], level).to_numpy()
+        )
     release.to_csv(path, sep=";", index=False)
     return path
 
@@ -65,17 +73,42 @@ def suppressed(tmp_path_factory):
     """(exit code, JSON report, HTML tree, PDF bytes, PDF page texts, folder) of one suppress run (budget 30 % of the records: a 3,000-record sample has many small classes)."""
     out = tmp_path_factory.mktemp("remediation")
     released = failing_release(out / "failing.csv")
-    code, err = run("remediate", released, "--policy", POLICY, "--method", "suppress", "--option",
-                    "max_suppression=0.3", "--out", out / "fixed.csv", "--json", out / "r.json", "--html", out / "r.html", "--pdf", out / "r.pdf", "--quiet")
+    code, err = run(
+        "remediate",
+        released,
+        "--policy",
+        POLICY,
+        "--method",
+        "suppress",
+        "--option",
+        "max_suppression=0.3",
+        "--out",
+        out / "fixed.csv",
+        "--json",
+        out / "r.json",
+        "--html",
+        out / "r.html",
+        "--pdf",
+        out / "r.pdf",
+        "--quiet",
+    )
     assert code == 0, err
     pdf = (out / "r.pdf").read_bytes()
-    return (code, json.loads((out / "r.json").read_text()), parse_html((out / "r.html").read_text()), pdf,
-            pdf_pages_text(pdf), out)
+    return (
+        code,
+        json.loads((out / "r.json").read_text()),
+        parse_html((out / "r.html").read_text()),
+        pdf,
+        pdf_pages_text(pdf),
+        out,
+    )
 
 
 def cover_facts(tree):
-    return {r.find("th").clean_text(): r.find("td").clean_text()
-            for r in tree.find("table", cls="cover-facts").find_all("tr")}
+    return {
+        r.find("th").clean_text(): r.find("td").clean_text()
+        for r in tree.find("table", cls="cover-facts").find_all("tr")
+    }
 
 
 def pairs(tree, cls):
@@ -92,7 +125,11 @@ def test_cover_names_the_input_and_the_remediated_file(suppressed):
     assert "failing.csv → fixed.csv" in tree.find("body").attrs["data-dataset"]
     facts = cover_facts(tree)
     assert facts["input file"] == "failing.csv, 3,000 rows"
-    assert facts["input SHA-256"] == hashlib.sha256((out / "failing.csv").read_bytes()).hexdigest() == rem["input"]["sha256"]
+    assert (
+        facts["input SHA-256"]
+        == hashlib.sha256((out / "failing.csv").read_bytes()).hexdigest()
+        == rem["input"]["sha256"]
+    )
     assert facts["remediated file"] == "fixed.csv (written)"
     assert facts["SHA-256"] == hashlib.sha256((out / "fixed.csv").read_bytes()).hexdigest()
     assert facts["method"] == "Local suppression (suppress)"
@@ -109,7 +146,12 @@ def test_remediation_chapter_offers_the_output(suppressed):
     assert "offered" in offer.classes
     assert offer.clean_text() == "OFFERED The remediated table passes the policy and was written to fixed.csv."
     assert [h.clean_text() for h in chapter.find_all("h3")] == [
-        "What was done", "Checks before and after", "What changed", "Information loss", "Notes"]
+        "What was done",
+        "Checks before and after",
+        "What changed",
+        "Information loss",
+        "Notes",
+    ]
     options = pairs(chapter, "options")
     assert options == {"mode": "cells", "largest share of records that may be suppressed": "30%", "columns": "default"}
     # the chapter comes right after the cover, before the summary of checks
@@ -169,20 +211,47 @@ def test_pdf_has_the_remediation_chapter_and_its_bookmark(suppressed):
     assert share(report["remediation"]["loss"]["share_suppressed"]) in text
     outline = pdf_outline_titles(pdf)
     top = [t for depth, t in outline if depth == 0]
-    assert top == [report["policy"]["name"], "Remediation", "Summary of checks", "Utility", "The checks",
-                   "Attacker model and scope", "Methodology", "Sign-off"]
+    assert top == [
+        report["policy"]["name"],
+        "Remediation",
+        "Summary of checks",
+        "Utility",
+        "The checks",
+        "Attacker model and scope",
+        "Methodology",
+        "Sign-off",
+    ]
     first_check = next(i for i, (d, t) in enumerate(outline) if t == "Summary of checks")
     assert [t for d, t in outline[:first_check] if d == 1] == [
-        "What was done", "Checks before and after", "What changed", "Information loss", "Notes"]
+        "What was done",
+        "Checks before and after",
+        "What changed",
+        "Information loss",
+        "Notes",
+    ]
     for number, page in enumerate(pages, start=1):
         assert f"page {number} of {len(pages)}" in page
 
 
 def test_not_offered_says_so_and_writes_no_file(tmp_path):
     released = failing_release(tmp_path / "failing.csv", rows=1500)
-    code, err = run("remediate", released, "--policy", POLICY, "--method", "suppress", "--option",
-                    "max_suppression=0.001", "--out", tmp_path / "fixed.csv", "--html", tmp_path / "r.html",
-                    "--json", tmp_path / "r.json", "--quiet")
+    code, err = run(
+        "remediate",
+        released,
+        "--policy",
+        POLICY,
+        "--method",
+        "suppress",
+        "--option",
+        "max_suppression=0.001",
+        "--out",
+        tmp_path / "fixed.csv",
+        "--html",
+        tmp_path / "r.html",
+        "--json",
+        tmp_path / "r.json",
+        "--quiet",
+    )
     assert code == 1, err
     assert not (tmp_path / "fixed.csv").exists()
     rem = json.loads((tmp_path / "r.json").read_text())["remediation"]
@@ -190,8 +259,10 @@ def test_not_offered_says_so_and_writes_no_file(tmp_path):
     offer = tree.find(id="remediation-offer")
     assert "not-offered" in offer.classes
     failing = rem["after"]["checks_failed"] + rem["after"]["checks_errored"]
-    assert offer.clean_text() == (f"NOT OFFERED The best attempt still fails {failing} checks of error severity: "
-                                  f"no file was written (fixed.csv was not created).")
+    assert offer.clean_text() == (
+        f"NOT OFFERED The best attempt still fails {failing} checks of error severity: "
+        f"no file was written (fixed.csv was not created)."
+    )
     assert cover_facts(tree)["remediated file"] == "fixed.csv (not written: best attempt)"
     notes = [li.clean_text() for li in tree.find("ul", cls="notes").find_all("li")]
     assert notes == rem["notes"] and "would exceed the budget" in notes[0]
@@ -212,16 +283,32 @@ checks:
 
 def test_randomize_report_lists_published_parameters(tmp_path):
     data = write_rr_table(tmp_path / "original.csv", 2000)
-    code, err = run("remediate", data, "--policy", write_policy(tmp_path, RR_POLICY), "--method", "randomize",
-                    "--option", "seed=7", "--out", tmp_path / "release.csv", "--html", tmp_path / "r.html",
-                    "--json", tmp_path / "r.json", "--quiet")
+    code, err = run(
+        "remediate",
+        data,
+        "--policy",
+        write_policy(tmp_path, RR_POLICY),
+        "--method",
+        "randomize",
+        "--option",
+        "seed=7",
+        "--out",
+        tmp_path / "release.csv",
+        "--html",
+        tmp_path / "r.html",
+        "--json",
+        tmp_path / "r.json",
+        "--quiet",
+    )
     assert code == 0, err
     rem = json.loads((tmp_path / "r.json").read_text())["remediation"]
     tree = parse_html((tmp_path / "r.html").read_text())
     chapter = tree.find("section", id="remediation")
     keep = rem["changes"]["keep_probabilities"]
-    changes = {r.find_all("td")[0].clean_text(): r.find_all("td")[1]
-               for r in tree.find("table", cls="changes").find("tbody").find_all("tr")}
+    changes = {
+        r.find_all("td")[0].clean_text(): r.find_all("td")[1]
+        for r in tree.find("table", cls="changes").find("tbody").find_all("tr")
+    }
     cell = changes["keep probability per column"].clean_text()
     assert cell == "  ".join(f"{c}: {fmt(p)}" for c, p in keep.items()).replace("  ", " ")
     assert len(changes["keep probability per column"].find_all("span", cls="kv")) == len(keep)
@@ -239,8 +326,15 @@ def test_randomize_report_lists_published_parameters(tmp_path):
 
 
 def test_a_plain_audit_has_no_remediation_chapter(tmp_path):
-    code, _ = run("audit", DATA / "tcloseness" / "table4.csv", "--policy", DATA / "tcloseness" / "policy.yaml",
-                  "--html", tmp_path / "a.html", "--quiet")
+    code, _ = run(
+        "audit",
+        DATA / "tcloseness" / "table4.csv",
+        "--policy",
+        DATA / "tcloseness" / "policy.yaml",
+        "--html",
+        tmp_path / "a.html",
+        "--quiet",
+    )
     tree = parse_html((tmp_path / "a.html").read_text())
     assert not tree.find_all("section", id="remediation") and not tree.find_all(id="flow")
     assert tree.find("p", cls="kicker").clean_text() == "Privacy audit report"
@@ -265,15 +359,25 @@ def test_percentages_print_as_they_are(x, key):
 
 
 def test_nested_figures_become_cells_and_tables():
-    loss = {"metric": "NLLM", "alteration_pct": {"NLLM": 12.5, "LLM": 40.0},
-            "per_column": {"age": {"generalized_values_pct": 100.0, "root_values_pct": 0.0},
-                           "sex": {"generalized_values_pct": 0.0, "root_values_pct": 0.0}},
-            "records_suppressed": 1234, "max_cluster_emd": None, "levels": {}}
+    loss = {
+        "metric": "NLLM",
+        "alteration_pct": {"NLLM": 12.5, "LLM": 40.0},
+        "per_column": {
+            "age": {"generalized_values_pct": 100.0, "root_values_pct": 0.0},
+            "sex": {"generalized_values_pct": 0.0, "root_values_pct": 0.0},
+        },
+        "records_suppressed": 1234,
+        "max_cluster_emd": None,
+        "levels": {},
+    }
     rows, tables = readable(loss, "column")
     assert rows[0] == ["metric", "NLLM"]
     assert rows[1] == ["alteration under each metric", KeyValues((("NLLM", "12.5%"), ("LLM", "40%")))]
-    assert rows[2:] == [["records suppressed", "1,234"], ["largest cluster EMD", "—"],
-                        ["hierarchy level chosen per column", "none"]]
+    assert rows[2:] == [
+        ["records suppressed", "1,234"],
+        ["largest cluster EMD", "—"],
+        ["hierarchy level chosen per column", "none"],
+    ]
     (table,) = tables
     assert table.caption == "Per column"
     assert table.columns == ["column", "values generalized", "values generalized to the root (*)"]

@@ -21,9 +21,12 @@ from privaudit.report.pdf import DataOnlyFetcher, render_pdf
 from privaudit.report.sections import DataTable
 
 # a 1 x 1 PNG
-PNG = base64.b64encode(bytes.fromhex(
-    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cf"
-    "c0f01f0005000201e5270ddc0000000049454e44ae426082")).decode()
+PNG = base64.b64encode(
+    bytes.fromhex(
+        "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cf"
+        "c0f01f0005000201e5270ddc0000000049454e44ae426082"
+    )
+).decode()
 
 
 @pytest.fixture
@@ -66,8 +69,13 @@ def test_fetcher_refuses_file_and_http_urls_in_the_document(server, tmp_path):
     pdf = render_pdf(html, fetcher=fetcher)
     assert hits == []
     refused = set(fetcher.refused)
-    for url in (f"{base}/linked.css", f"{base}/imported.css", f"file://{secret}", f"{base}/image.png",
-                f"{base}/font.ttf"):
+    for url in (
+        f"{base}/linked.css",
+        f"{base}/imported.css",
+        f"file://{secret}",
+        f"{base}/image.png",
+        f"{base}/font.ttf",
+    ):
         assert url in refused, (url, refused)
     assert not any(u.startswith("data:") for u in refused)
     text = " ".join(pdf_pages_text(pdf))
@@ -85,7 +93,7 @@ def test_data_urls_still_load():
     assert fetcher.refused == ["file:///etc/passwd", "FILE:///etc/passwd"]
 
 
-HOSTILE = ['<script>alert(1)</script>', '<img src="file:///etc/passwd">', '"><b>bold</b>']
+HOSTILE = ["<script>alert(1)</script>", '<img src="file:///etc/passwd">', '"><b>bold</b>']
 
 
 @pytest.fixture
@@ -98,7 +106,9 @@ def hostile_report(server, tmp_path, monkeypatch):
     rows = [{"zip<i>": v, "dx": "a"} for v in values] + [{"zip<i>": "lonely", "dx": link}]  # classes of one
     data = tmp_path / "hostile.csv"
     pd.DataFrame(rows).to_csv(data, index=False)
-    policy = write_policy(tmp_path, f"""version: 1
+    policy = write_policy(
+        tmp_path,
+        f"""version: 1
 name: '<script>alert("name")</script> {base}/policy-name'
 columns:
   zip<i>: {{role: quasi_identifier}}
@@ -107,7 +117,8 @@ checks:
   - {{id: '<b>k</b>', assessor: k_anonymity, k: 2}}
   - {{id: ldiv, assessor: l_diversity, sensitive: dx, l: 2}}
 report: {{show_sensitive_values: true}}
-""")
+""",
+    )
     result = run_audit(data, policy)
     return render_html(result), hits, values
 

@@ -17,8 +17,15 @@ from privaudit.testing import assert_valid_report, run_cli
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     out = tmp_path_factory.mktemp("schema") / "r.json"
-    result = run_cli("audit", ROOT / "examples" / "adult" / "release.csv", "--policy", ROOT / "policies" / "adult.yaml",
-                     "--json", out, "--quiet")
+    result = run_cli(
+        "audit",
+        ROOT / "examples" / "adult" / "release.csv",
+        "--policy",
+        ROOT / "policies" / "adult.yaml",
+        "--json",
+        out,
+        "--quiet",
+    )
     assert result.code == 0, result.stderr
     return json.loads(out.read_text())
 
@@ -31,17 +38,20 @@ def test_the_cli_prints_a_valid_schema(report):
     assert schema["properties"]["schema_version"] == {"const": report["schema_version"]}
 
 
-@pytest.mark.parametrize("drift", [
-    lambda r: r.pop("summary"),
-    lambda r: r["input"].update(sha256="not a hash"),
-    lambda r: r["checks"][0].update(status="maybe"),
-    lambda r: r["checks"][0].update(value=float("nan")) or r["checks"][0].update(value="NaN"),
-    lambda r: r.update(extra_key=1),
-    lambda r: r["scope"].update(missing_qi="sometimes"),
-    lambda r: r["checks"][1]["details"].update(surprise=1),  # k_anonymity's details model is closed
-    lambda r: r["checks"][1]["details"].pop("records_below_k"),
-    lambda r: r["checks"][1]["details"].update(classes="many"),
-])
+@pytest.mark.parametrize(
+    "drift",
+    [
+        lambda r: r.pop("summary"),
+        lambda r: r["input"].update(sha256="not a hash"),
+        lambda r: r["checks"][0].update(status="maybe"),
+        lambda r: r["checks"][0].update(value=float("nan")) or r["checks"][0].update(value="NaN"),
+        lambda r: r.update(extra_key=1),
+        lambda r: r["scope"].update(missing_qi="sometimes"),
+        lambda r: r["checks"][1]["details"].update(surprise=1),  # k_anonymity's details model is closed
+        lambda r: r["checks"][1]["details"].pop("records_below_k"),
+        lambda r: r["checks"][1]["details"].update(classes="many"),
+    ],
+)
 def test_a_drifting_report_is_caught(report, drift):
     broken = copy.deepcopy(report)
     drift(broken)
@@ -55,8 +65,10 @@ def test_remediation_and_api_reports_follow_it(tmp_path):
     import privaudit
 
     frame = pd.DataFrame({"age": ["30", "30", "40", "41"], "zip": ["1", "1", "2", "2"]})
-    policy = {"columns": {"age": {"role": "quasi_identifier"}, "zip": {"role": "quasi_identifier"}},
-              "checks": [{"assessor": "k_anonymity", "k": 2}]}
+    policy = {
+        "columns": {"age": {"role": "quasi_identifier"}, "zip": {"role": "quasi_identifier"}},
+        "checks": [{"assessor": "k_anonymity", "k": 2}],
+    }
     assert_valid_report(privaudit.audit(frame, policy).to_dict())
     outcome = privaudit.remediate(frame, policy, method="suppress", max_suppression=1.0)
     assert_valid_report(outcome.after.to_dict())

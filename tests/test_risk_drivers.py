@@ -22,13 +22,16 @@ def _recount(frame: pd.DataFrame, columns: list[str]) -> tuple[int, float]:
 
 @pytest.mark.slow
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from("xyz"), st.sampled_from("01")), min_size=1,
-                max_size=40))
+@given(
+    st.lists(st.tuples(st.sampled_from("abc"), st.sampled_from("xyz"), st.sampled_from("01")), min_size=1, max_size=40)
+)
 @example(rows=[("a", "x", "0"), ("a", "y", "1")])  # categorical columns: unobserved combinations are no classes
 def test_regrouping_the_summary_equals_a_recount(rows):
     frame = pd.DataFrame(rows, columns=["p", "q", "r"])
-    policy = {"columns": {c: {"role": "quasi_identifier"} for c in "pqr"},
-              "checks": [{"id": "d", "assessor": "risk_drivers"}]}
+    policy = {
+        "columns": {c: {"role": "quasi_identifier"} for c in "pqr"},
+        "checks": [{"id": "d", "assessor": "risk_drivers"}],
+    }
     details = check_result(audit_frame(frame, policy), "d")["details"]
     assert (details["baseline"]["sample_uniques"], details["baseline"]["average_risk"]) == _recount(frame, list("pqr"))
     for driver in details["drivers"]:
@@ -42,13 +45,25 @@ def test_generalized_one_level_and_the_cli(tmp_path):
     frame = pd.DataFrame({"age": ["31", "32", "33", "41", "41"], "sex": ["m", "f", "m", "f", "f"]})
     frame.to_csv(tmp_path / "d.csv", index=False)
     (tmp_path / "age.csv").write_text("31;30-39;*\n32;30-39;*\n33;30-39;*\n41;40-49;*\n", encoding="utf-8")
-    policy = {"version": 1, "name": "drivers", "columns": {"age": {"role": "quasi_identifier", "hierarchy": "age.csv"},
-                                                          "sex": {"role": "quasi_identifier"}},
-              "checks": [{"id": "d", "assessor": "risk_drivers"}]}
+    policy = {
+        "version": 1,
+        "name": "drivers",
+        "columns": {"age": {"role": "quasi_identifier", "hierarchy": "age.csv"}, "sex": {"role": "quasi_identifier"}},
+        "checks": [{"id": "d", "assessor": "risk_drivers"}],
+    }
     (tmp_path / "p.yaml").write_text(json.dumps(policy))
     out = tmp_path / "r.json"
-    result = run_cli("audit", tmp_path / "d.csv", "--policy", tmp_path / "p.yaml", "--json", out, "--html",
-                     tmp_path / "r.html", "--quiet")
+    result = run_cli(
+        "audit",
+        tmp_path / "d.csv",
+        "--policy",
+        tmp_path / "p.yaml",
+        "--json",
+        out,
+        "--html",
+        tmp_path / "r.html",
+        "--quiet",
+    )
     assert result.code == 0, result.stderr
     details = next(c for c in json.loads(out.read_text())["checks"] if c["id"] == "d")["details"]
     assert details["baseline"]["sample_uniques"] == 3  # (31,m) (32,f) (33,m); (41,f) twice
@@ -61,8 +76,10 @@ def test_generalized_one_level_and_the_cli(tmp_path):
 
 def test_threshold_and_section():
     frame = pd.DataFrame({"a": list("aabc"), "b": list("xxyz")})
-    policy = {"columns": {"a": {"role": "quasi_identifier"}, "b": {"role": "quasi_identifier"}},
-              "checks": [{"id": "d", "assessor": "risk_drivers", "max_share": 0.25}]}
+    policy = {
+        "columns": {"a": {"role": "quasi_identifier"}, "b": {"role": "quasi_identifier"}},
+        "checks": [{"id": "d", "assessor": "risk_drivers", "max_share": 0.25}],
+    }
     result = audit_frame(frame, policy)
     check = check_result(result, "d")
     assert check["value"] == 0.5 and check["status"] == "fail"

@@ -18,8 +18,24 @@ POLICY = str(ROOT / "policies/adult.yaml")
 
 
 def _audit(path, out, *extra):
-    return subprocess.run([sys.executable, "-m", "privaudit", "audit", str(path), "--policy", POLICY, "--json",
-                           str(out), "--quiet", *extra], capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "privaudit",
+            "audit",
+            str(path),
+            "--policy",
+            POLICY,
+            "--json",
+            str(out),
+            "--quiet",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.mark.slow
@@ -37,11 +53,18 @@ def test_a_ragged_row_found_by_spark_is_the_in_process_line(tmp_path):
 
 @pytest.mark.slow
 def test_a_jvm_that_cannot_start_is_one_line(tmp_path):
-    done = _audit(ROOT / "examples/adult/release.csv", tmp_path / "r.json", "--engine", "spark",
-                  "--engine-option", "driver_memory=lots")
+    done = _audit(
+        ROOT / "examples/adult/release.csv",
+        tmp_path / "r.json",
+        "--engine",
+        "spark",
+        "--engine-option",
+        "driver_memory=lots",
+    )
     assert done.returncode == 2 and not (tmp_path / "r.json").exists()
     assert done.stderr.splitlines() == [
-        "privaudit: error: the Spark engine's JVM did not start: Invalid maximum heap size: -Xmxlots"], done.stderr
+        "privaudit: error: the Spark engine's JVM did not start: Invalid maximum heap size: -Xmxlots"
+    ], done.stderr
 
 
 @pytest.mark.slow
@@ -50,8 +73,16 @@ def test_jvm_log_keeps_the_jvms_own_output(tmp_path):
     FILE to investigate a failure (without it, a temporary file deleted at exit). The command's stderr is
     still privaudit's one line; the log is an output, so it may not name an input."""
     log = tmp_path / "jvm.log"
-    done = _audit(ROOT / "examples/adult/release.csv", tmp_path / "r.json", "--engine", "spark",
-                  "--engine-option", "driver_memory=lots", "--engine-option", f"jvm_log={log}")
+    done = _audit(
+        ROOT / "examples/adult/release.csv",
+        tmp_path / "r.json",
+        "--engine",
+        "spark",
+        "--engine-option",
+        "driver_memory=lots",
+        "--engine-option",
+        f"jvm_log={log}",
+    )
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert "Invalid maximum heap size: -Xmxlots" in done.stderr and "Invalid maximum heap size" in log.read_text()
     release = tmp_path / "release.csv"
@@ -60,7 +91,16 @@ def test_jvm_log_keeps_the_jvms_own_output(tmp_path):
     done = _audit(release, tmp_path / "r.json", "--engine", "spark", "--engine-option", f"jvm_log={release}")
     assert done.returncode == 2 and "an output would overwrite an input file" in done.stderr, done.stderr
     assert release.read_bytes() == before
-    done = _audit(release, tmp_path / "r.json", "--engine", "spark", "--engine-option", "jvm_log=-",
-                  "--engine-option", "master=local[1]")
+    done = _audit(
+        release,
+        tmp_path / "r.json",
+        "--engine",
+        "spark",
+        "--engine-option",
+        "jvm_log=-",
+        "--engine-option",
+        "master=local[1]",
+    )
     assert done.returncode == 2 and done.stderr.splitlines() == [
-        "privaudit: error: --engine-option jvm_log=-: give a file (standard output and error are privaudit's own)"]
+        "privaudit: error: --engine-option jvm_log=-: give a file (standard output and error are privaudit's own)"
+    ]

@@ -18,9 +18,24 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("pyspark") is None, rea
 
 def _report(tmp_path, name, *extra):
     out = tmp_path / f"{name}.json"
-    done = subprocess.run([sys.executable, "-m", "privaudit", "audit", str(ROOT / "examples/adult/release.csv"),
-                           "--policy", str(ROOT / "policies/adult.yaml"), "--json", str(out), "--quiet", *extra],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "privaudit",
+            "audit",
+            str(ROOT / "examples/adult/release.csv"),
+            "--policy",
+            str(ROOT / "policies/adult.yaml"),
+            "--json",
+            str(out),
+            "--quiet",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stderr == "" and done.stdout == ""  # --quiet: the JVMs' notices go to their logs, not the terminal
     return json.loads(out.read_text())
@@ -29,8 +44,16 @@ def _report(tmp_path, name, *extra):
 @pytest.mark.slow
 def test_local_cluster_gives_the_in_process_report(tmp_path):
     reference = _report(tmp_path, "in-process")
-    cluster = _report(tmp_path, "cluster", "--engine", "spark", "--engine-option", "master=local-cluster[2,1,1024]",
-                      "--engine-option", "shuffle_partitions=4")
+    cluster = _report(
+        tmp_path,
+        "cluster",
+        "--engine",
+        "spark",
+        "--engine-option",
+        "master=local-cluster[2,1,1024]",
+        "--engine-option",
+        "shuffle_partitions=4",
+    )
     assert cluster["engine"] == "spark"
     for key in ("checks", "scope", "policy"):
         assert cluster[key] == reference[key], key

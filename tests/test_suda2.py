@@ -36,20 +36,47 @@ def codes(frame: pd.DataFrame) -> np.ndarray:
 def test_book_example():
     # test_suda2.R "suda2 book example" (Templ 2017, Table 3.x): su$score[5:8] == c(4, 2, 6, 8); the whole
     # vector 0 0 0 0 4 2 6 8 is printed by sdcMicro in issue #263
-    tab = pd.DataFrame({"age": ["20s"] * 7 + ["60s"], "gender": ["male"] * 4 + ["female"] * 3 + ["male"],
-                        "income": ["50k+", "50k+"] + ["50k-"] * 6,
-                        "education": ["highschool"] * 4 + ["university", "highschool", "middleschool", "university"]})
+    tab = pd.DataFrame(
+        {
+            "age": ["20s"] * 7 + ["60s"],
+            "gender": ["male"] * 4 + ["female"] * 3 + ["male"],
+            "income": ["50k+", "50k+"] + ["50k-"] * 6,
+            "education": ["highschool"] * 4 + ["university", "highschool", "middleschool", "university"],
+        }
+    )
     assert suda2(codes(tab)).scores.tolist() == [0, 0, 0, 0, 4, 2, 6, 8]
 
 
-GUIDELINE = pd.DataFrame({
-    "Residence": ["Urban", "Urban", "Urban", "Urban", "Rural", "Urban", "Urban", "Urban", "Urban", "Urban"],
-    "Gender": ["Female", "Female", "Female", "Male", "Female", "Male", "Female", "Male", "Female", "Female"],
-    "Education": ["Secondary incomplete", "Secondary incomplete", "Primary incomplete", "Secondary complete",
-                  "Secondary complete", "Secondary complete", "Primary complete", "Post-secondary",
-                  "Secondary incomplete", "Secondary incomplete"],
-    "Labor": ["Employed", "Employed", "Non-LF", "Employed", "Unemployed", "Employed", "Non-LF", "Unemployed",
-              "Non-LF", "Non-LF"]})
+GUIDELINE = pd.DataFrame(
+    {
+        "Residence": ["Urban", "Urban", "Urban", "Urban", "Rural", "Urban", "Urban", "Urban", "Urban", "Urban"],
+        "Gender": ["Female", "Female", "Female", "Male", "Female", "Male", "Female", "Male", "Female", "Female"],
+        "Education": [
+            "Secondary incomplete",
+            "Secondary incomplete",
+            "Primary incomplete",
+            "Secondary complete",
+            "Secondary complete",
+            "Secondary complete",
+            "Primary complete",
+            "Post-secondary",
+            "Secondary incomplete",
+            "Secondary incomplete",
+        ],
+        "Labor": [
+            "Employed",
+            "Employed",
+            "Non-LF",
+            "Employed",
+            "Unemployed",
+            "Employed",
+            "Non-LF",
+            "Unemployed",
+            "Non-LF",
+            "Non-LF",
+        ],
+    }
+)
 
 
 def test_sdc_guideline_example():
@@ -60,8 +87,10 @@ def test_sdc_guideline_example():
     np.testing.assert_allclose(ihsn, [0, 0, 1.75, 0, 3.25, 0, 1.75, 2.75, 0, 0], rtol=1e-12)
 
 
-@pytest.mark.parametrize("order, expected", [("abc", [50, 37.5, 37.5]), ("acb", [50, 37.5, 37.5]),
-                                             ("cab", [37.5, 50, 37.5]), ("cba", [37.5, 37.5, 50])])
+@pytest.mark.parametrize(
+    "order, expected",
+    [("abc", [50, 37.5, 37.5]), ("acb", [50, 37.5, 37.5]), ("cab", [37.5, 50, 37.5]), ("cba", [37.5, 37.5, 50])],
+)
 def test_contributions_simple_example(order, expected):
     # test_suda2.R "suda2 simple example contrubtion" 1-4 (issue #275)
     data = pd.DataFrame({"a": [2, 1, 1], "b": [0, 3, 0], "c": [0, 6, 0]})[list(order)]
@@ -212,12 +241,31 @@ def test_cli_end_to_end(tmp_path):
     data = tmp_path / "data.csv"
     pd.read_csv(DATA / "testdata2.csv").to_csv(data, index=False)
     columns = {c: {"role": "quasi_identifier"} for c in KEYS7}
-    (tmp_path / "policy.yaml").write_text(json.dumps({
-        "version": 1, "name": "suda2", "columns": columns, "checks": [{"id": "suda", "assessor": "suda2", "max_share": 1.0}]}))
+    (tmp_path / "policy.yaml").write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "name": "suda2",
+                "columns": columns,
+                "checks": [{"id": "suda", "assessor": "suda2", "max_share": 1.0}],
+            }
+        )
+    )
     out_json, out_html = tmp_path / "r.json", tmp_path / "r.html"
     out_records = tmp_path / "records.csv"
-    result = run_cli("audit", data, "--policy", tmp_path / "policy.yaml", "--json", out_json, "--html", out_html,
-                     "--records", out_records, "--quiet")
+    result = run_cli(
+        "audit",
+        data,
+        "--policy",
+        tmp_path / "policy.yaml",
+        "--json",
+        out_json,
+        "--html",
+        out_html,
+        "--records",
+        out_records,
+        "--quiet",
+    )
     assert result.code == 0, result.stderr
     check = next(c for c in json.loads(out_json.read_text())["checks"] if c["id"] == "suda")
     r = suda2(pd.read_csv(DATA / "testdata2.csv")[KEYS7].to_numpy())
@@ -230,12 +278,14 @@ def test_cli_end_to_end(tmp_path):
     assert "Special uniques (SUDA2)" in out_html.read_text()
 
 
-@pytest.mark.parametrize("bad, expected", [({"dis_fraction": 0}, "dis_fraction"), ({"max_size": 9}, "max_size"),
-                                           ({"qi": ["nope"]}, "qi")])
+@pytest.mark.parametrize(
+    "bad, expected", [({"dis_fraction": 0}, "dis_fraction"), ({"max_size": 9}, "max_size"), ({"qi": ["nope"]}, "qi")]
+)
 def test_bad_parameter_exit_2(tmp_path, bad, expected):
     GUIDELINE.to_csv(tmp_path / "data.csv", index=False)
-    (tmp_path / "policy.yaml").write_text(json.dumps({"version": 1, "name": "bad", **POLICY,
-                                                      "checks": [{"assessor": "suda2", **bad}]}))
+    (tmp_path / "policy.yaml").write_text(
+        json.dumps({"version": 1, "name": "bad", **POLICY, "checks": [{"assessor": "suda2", **bad}]})
+    )
     result = run_cli("audit", tmp_path / "data.csv", "--policy", tmp_path / "policy.yaml")
     lines = result.stderr.strip().splitlines()
     assert result.code == 2 and len(lines) == 1 and expected in lines[0], result.stderr

@@ -13,17 +13,27 @@ import pytest
 from privaudit.risk.synthetic_attacks import singling_out_attack
 from privaudit.testing import run_cli
 
-COLUMNS = {"age": {"role": "quasi_identifier", "type": "numeric"}, "sex": {"role": "quasi_identifier"},
-           "zip": {"role": "quasi_identifier"}, "job": {"role": "quasi_identifier"},
-           "disease": {"role": "sensitive"}}
+COLUMNS = {
+    "age": {"role": "quasi_identifier", "type": "numeric"},
+    "sex": {"role": "quasi_identifier"},
+    "zip": {"role": "quasi_identifier"},
+    "job": {"role": "quasi_identifier"},
+    "disease": {"role": "sensitive"},
+}
 
 
 def _people(n: int, rng: np.random.Generator) -> pd.DataFrame:
     age = rng.integers(18, 90, n)
     job = rng.integers(0, 8, n)
-    return pd.DataFrame({"age": age, "sex": rng.choice(["f", "m"], n), "zip": rng.choice(list("abcdefgh"), n),
-                         "job": [f"j{j}" for j in job],
-                         "disease": [f"d{(a // 15 + j) % 4}" for a, j in zip(age, job, strict=False)]})
+    return pd.DataFrame(
+        {
+            "age": age,
+            "sex": rng.choice(["f", "m"], n),
+            "zip": rng.choice(list("abcdefgh"), n),
+            "job": [f"j{j}" for j in job],
+            "disease": [f"d{(a // 15 + j) % 4}" for a, j in zip(age, job, strict=False)],
+        }
+    )
 
 
 @pytest.fixture
@@ -33,8 +43,9 @@ def files(tmp_path):
     train.to_csv(tmp_path / "train.csv", index=False)
     holdout.to_csv(tmp_path / "holdout.csv", index=False)
     train.to_csv(tmp_path / "copy.csv", index=False)
-    pd.DataFrame({c: train[c].sample(n=400, replace=True, random_state=i).to_numpy()
-                  for i, c in enumerate(train.columns)}).to_csv(tmp_path / "marginals.csv", index=False)
+    pd.DataFrame(
+        {c: train[c].sample(n=400, replace=True, random_state=i).to_numpy() for i, c in enumerate(train.columns)}
+    ).to_csv(tmp_path / "marginals.csv", index=False)
     holdout.iloc[:0].to_csv(tmp_path / "empty.csv", index=False)
     holdout.iloc[:3].to_csv(tmp_path / "tiny.csv", index=False)
     holdout.drop(columns=["job"]).to_csv(tmp_path / "no_job.csv", index=False)
@@ -51,8 +62,20 @@ def _policy(path, checks=None):
 
 def _audit(files, release, policy, *extra):
     out = files / f"{release}.json"
-    result = run_cli("audit", files / f"{release}.csv", "--policy", policy, "--original", files / "train.csv",
-                     "--control", files / "holdout.csv", "--json", out, "--quiet", *extra)
+    result = run_cli(
+        "audit",
+        files / f"{release}.csv",
+        "--policy",
+        policy,
+        "--original",
+        files / "train.csv",
+        "--control",
+        files / "holdout.csv",
+        "--json",
+        out,
+        "--quiet",
+        *extra,
+    )
     return result, {c["assessor"]: c for c in json.loads(out.read_text())["checks"]}
 
 
@@ -86,19 +109,29 @@ def test_asking_for_more_attacks_than_predicates_does_not_lower_the_risk(files):
     assert f"over {many.n_predicates} multivariate predicates (of 20000 requested" in checks["singling_out"]["message"]
 
 
-@pytest.mark.parametrize("change, expected", [
-    ({"control": "empty.csv"}, "no data rows"),
-    # 3 control records pulled the control rate to 1/2: a copy's linkability risk fell from 0.10 to 0.00
-    ({"control": "tiny.csv", "checks": [{"assessor": "linkability", "max_risk": 0.1}]},
-     "--control: 3 record(s), fewer than the 100 the linkability attack needs"),
-    ({"control": "no_job.csv"}, "'job' is absent"),
-    ({"control": None}, "--control FILE"),
-    ({"checks": [{"assessor": "inference", "secret": "salary", "max_risk": 0.1}]}, "secret: 'salary'"),
-    ({"checks": [{"assessor": "linkability", "aux_columns": [["age"], ["zipcode"]], "max_risk": 0.1}]},
-     "aux_columns[1]: 'zipcode'"),
-    ({"checks": [{"assessor": "inference", "aux_columns": ["age", "nope"], "max_risk": 0.1}]}, "aux_columns: 'nope'"),
-    ({"checks": [{"assessor": "singling_out", "n_attacks": 10**9, "max_risk": 0.1}]}, "n_attacks"),
-])
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        ({"control": "empty.csv"}, "no data rows"),
+        # 3 control records pulled the control rate to 1/2: a copy's linkability risk fell from 0.10 to 0.00
+        (
+            {"control": "tiny.csv", "checks": [{"assessor": "linkability", "max_risk": 0.1}]},
+            "--control: 3 record(s), fewer than the 100 the linkability attack needs",
+        ),
+        ({"control": "no_job.csv"}, "'job' is absent"),
+        ({"control": None}, "--control FILE"),
+        ({"checks": [{"assessor": "inference", "secret": "salary", "max_risk": 0.1}]}, "secret: 'salary'"),
+        (
+            {"checks": [{"assessor": "linkability", "aux_columns": [["age"], ["zipcode"]], "max_risk": 0.1}]},
+            "aux_columns[1]: 'zipcode'",
+        ),
+        (
+            {"checks": [{"assessor": "inference", "aux_columns": ["age", "nope"], "max_risk": 0.1}]},
+            "aux_columns: 'nope'",
+        ),
+        ({"checks": [{"assessor": "singling_out", "n_attacks": 10**9, "max_risk": 0.1}]}, "n_attacks"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(files, change, expected):
     policy = _policy(files / "p.yaml", change.get("checks"))
     control = change.get("control", "holdout.csv")

@@ -35,17 +35,29 @@ def people(n: int, seed: int) -> pd.DataFrame:
     age = rng.integers(18, 90, n)
     job = rng.integers(0, 20, n)
     disease = np.where(rng.random(n) < 0.3, (age // 15 + job) % 6, rng.integers(0, 6, n))
-    return pd.DataFrame({"age": age, "income": (rng.lognormal(10, 0.6, n) // 10 * 10).astype(int),
-                         "zip": [f"z{z:03d}" for z in rng.integers(0, 100, n)], "job": [f"j{j}" for j in job],
-                         "sex": rng.choice(["F", "M"], n), "disease": [f"d{d}" for d in disease]})
+    return pd.DataFrame(
+        {
+            "age": age,
+            "income": (rng.lognormal(10, 0.6, n) // 10 * 10).astype(int),
+            "zip": [f"z{z:03d}" for z in rng.integers(0, 100, n)],
+            "job": [f"j{j}" for j in job],
+            "sex": rng.choice(["F", "M"], n),
+            "disease": [f"d{d}" for d in disease],
+        }
+    )
 
 
 @pytest.fixture(scope="module")
 def data():
     train, control, outsiders = people(600, 1), people(600, 2), people(600, 3)
     half = pd.concat([train.iloc[:300], outsiders.iloc[300:]], ignore_index=True)  # half the rows leaked
-    return {"train": train, "control": control, "copy": train.sample(frac=1, random_state=4).reset_index(drop=True),
-            "independent": outsiders, "half": half}
+    return {
+        "train": train,
+        "control": control,
+        "copy": train.sample(frac=1, random_state=4).reset_index(drop=True),
+        "independent": outsiders,
+        "half": half,
+    }
 
 
 # ----------------------------------------------------------------------------------------- rates
@@ -77,7 +89,9 @@ def test_residual_risk_formula_and_propagated_interval():
     risk = residual_risk(attack, control)
     expected = (attack.value - control.value) / (1 - control.value)
     assert risk.value == pytest.approx(expected) and risk.raw == pytest.approx(expected)
-    error = math.hypot(attack.error / (1 - control.value), control.error * (attack.value - 1) / (1 - control.value) ** 2)
+    error = math.hypot(
+        attack.error / (1 - control.value), control.error * (attack.value - 1) / (1 - control.value) ** 2
+    )
     assert (risk.lower, risk.upper) == pytest.approx((expected - error, expected + error))
     easier_control = residual_risk(wilson(10, 200), wilson(40, 200))
     assert easier_control.raw < 0 and easier_control.value == 0 and easier_control.lower == 0
@@ -93,10 +107,15 @@ def test_outcome_warns_when_the_attack_does_not_beat_the_baseline():
 
 def test_predicate_counts_agree_with_pandas():
     table = np.array([[1.0, 0.0], [2.0, np.nan], [2.0, 1.0], [np.nan, 1.0], [5.0, 0.0]])
-    one = Predicates(np.array([[0], [0], [0], [1], [1], [0]]), np.array([[EQ], [NE], [LE], [ISNA], [NOTNA], [GE]], np.int8),
-                     np.array([[2.0], [2.0], [2.0], [np.nan], [np.nan], [5.0]]))
+    one = Predicates(
+        np.array([[0], [0], [0], [1], [1], [0]]),
+        np.array([[EQ], [NE], [LE], [ISNA], [NOTNA], [GE]], np.int8),
+        np.array([[2.0], [2.0], [2.0], [np.nan], [np.nan], [5.0]]),
+    )
     assert count_matches(table, one).tolist() == [2, 2, 3, 1, 4, 1]
-    two = Predicates(np.array([[0, 1], [0, 1]]), np.array([[EQ, EQ], [NE, NE]], np.int8), np.array([[2.0, 1.0], [2.0, 1.0]]))
+    two = Predicates(
+        np.array([[0, 1], [0, 1]]), np.array([[EQ, EQ], [NE, NE]], np.int8), np.array([[2.0, 1.0], [2.0, 1.0]])
+    )
     assert count_matches(table, two).tolist() == [1, 2]  # a missing value satisfies no comparison
 
 
@@ -105,14 +124,17 @@ def test_counting_by_key_agrees_with_comparing_every_record():
 
     rng = np.random.default_rng(0)
     n = 2000
-    table = np.column_stack([rng.integers(0, 50, n), rng.integers(0, 3, n), rng.integers(0, 5, n),
-                             rng.normal(size=n).round(1)]).astype(float)
+    table = np.column_stack(
+        [rng.integers(0, 50, n), rng.integers(0, 3, n), rng.integers(0, 5, n), rng.normal(size=n).round(1)]
+    ).astype(float)
     table[rng.random(n) < 0.05, 1] = np.nan
     table[rng.random(n) < 0.05, 0] = np.nan
     numeric = np.array([True, False, False, True])
-    for preds in (multivariate_predicates(table, numeric, 200, 2, 10_000, rng),
-                  multivariate_predicates(table, numeric, 200, 3, 10_000, rng),
-                  random_predicates(table, numeric, 200, 3, rng)):
+    for preds in (
+        multivariate_predicates(table, numeric, 200, 2, 10_000, rng),
+        multivariate_predicates(table, numeric, 200, 3, 10_000, rng),
+        random_predicates(table, numeric, 200, 3, rng),
+    ):
         assert len(preds) and (count_matches(table, preds) == count_matches(table, preds, numeric)).all()
         # a shared cache of sorted keys, a value the table lacks, and the fallback without an integer key
         cache: dict = {}
@@ -129,19 +151,22 @@ def test_counting_by_key_agrees_with_comparing_every_record():
             so._table_key = saved
 
 
-
 def test_binary_search_on_one_numeric_condition_agrees_with_comparing_every_record():
     """Every operator on the numeric column, with values the table holds, lacks, and missing ones."""
     from privaudit.risk.synthetic_attacks.singling_out import multivariate_predicates, random_predicates
 
     rng = np.random.default_rng(3)
     n = 1500
-    table = np.column_stack([rng.normal(size=n).round(1), rng.integers(0, 3, n), rng.integers(0, 5, n),
-                             rng.integers(0, 4, n)]).astype(float)  # one numeric column, three coded ones
+    table = np.column_stack(
+        [rng.normal(size=n).round(1), rng.integers(0, 3, n), rng.integers(0, 5, n), rng.integers(0, 4, n)]
+    ).astype(float)  # one numeric column, three coded ones
     table[rng.random(n) < 0.05, 0] = np.nan
     table[rng.random(n) < 0.05, 1] = np.nan
     numeric = np.array([True, False, False, False])
-    for preds in (multivariate_predicates(table, numeric, 150, 3, 10_000, rng), random_predicates(table, numeric, 300, 2, rng)):
+    for preds in (
+        multivariate_predicates(table, numeric, 150, 3, 10_000, rng),
+        random_predicates(table, numeric, 300, 2, rng),
+    ):
         on_number = numeric[preds.cols]
         ops = np.where(on_number, rng.integers(0, 8, preds.ops.shape), preds.ops).astype(np.int8)
         odd = on_number & (rng.random(ops.shape) < 0.3)
@@ -188,8 +213,9 @@ def test_a_copy_of_the_training_records_is_high_risk(data):
     train, control, copy = data["train"], data["control"], data["copy"]
     link = linkability_attack(train, copy, control, (FIRST, SECOND), NUMERIC, n_attacks=300, seed=1)
     infer = inference_attack(train, copy, control, AUX, "disease", NUMERIC, n_attacks=300, seed=1)
-    single = singling_out_attack(train, copy, control, list(NUMERIC), NUMERIC, mode="multivariate",
-                                 n_attacks=200, seed=1).outcome
+    single = singling_out_attack(
+        train, copy, control, list(NUMERIC), NUMERIC, mode="multivariate", n_attacks=200, seed=1
+    ).outcome
     for result in (link, infer, single):
         assert result.risk.value > 0.8 and result.risk.lower > 0.6, result
         assert result.beats_baseline
@@ -199,8 +225,9 @@ def test_an_independent_draw_is_near_zero_risk(data):
     train, control, fresh = data["train"], data["control"], data["independent"]
     link = linkability_attack(train, fresh, control, (FIRST, SECOND), NUMERIC, n_attacks=300, seed=1)
     infer = inference_attack(train, fresh, control, AUX, "disease", NUMERIC, n_attacks=300, seed=1)
-    single = singling_out_attack(train, fresh, control, list(NUMERIC), NUMERIC, mode="univariate",
-                                 n_attacks=200, seed=1).outcome
+    single = singling_out_attack(
+        train, fresh, control, list(NUMERIC), NUMERIC, mode="univariate", n_attacks=200, seed=1
+    ).outcome
     for result in (link, infer, single):
         assert result.risk.value < 0.1 and result.risk.lower == 0, result
 
@@ -226,9 +253,12 @@ def test_linkability_and_inference_risks_agree_with_anonymeter(data):
     np.random.seed(0)  # anonymeter samples with pandas' global generator
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        link = am.LinkabilityEvaluator(train, half, (FIRST, SECOND), n_attacks=len(train), n_neighbors=1,
-                                       control=control).evaluate(n_jobs=1)
-        infer = am.InferenceEvaluator(train, half, AUX, "disease", n_attacks=len(train), control=control).evaluate(n_jobs=1)
+        link = am.LinkabilityEvaluator(
+            train, half, (FIRST, SECOND), n_attacks=len(train), n_neighbors=1, control=control
+        ).evaluate(n_jobs=1)
+        infer = am.InferenceEvaluator(train, half, AUX, "disease", n_attacks=len(train), control=control).evaluate(
+            n_jobs=1
+        )
     ours_link = linkability_attack(train, half, control, (FIRST, SECOND), NUMERIC, n_attacks=len(train), seed=0)
     ours_infer = inference_attack(train, half, control, AUX, "disease", NUMERIC, n_attacks=len(train), seed=0)
     for ours, theirs in ((ours_link, link), (ours_infer, infer)):
@@ -249,10 +279,16 @@ def test_singling_out_risk_agrees_with_anonymeter(data, mode):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for seed in range(5):
-            theirs.append(am.SinglingOutEvaluator(train, half, n_attacks=150, n_cols=3, control=control,
-                                                  seed=seed).evaluate(mode).risk())
-            ours.append(singling_out_attack(train, half, control, list(NUMERIC), NUMERIC, mode=mode, n_attacks=150,
-                                            n_cols=3, seed=seed).outcome.risk)
+            theirs.append(
+                am.SinglingOutEvaluator(train, half, n_attacks=150, n_cols=3, control=control, seed=seed)
+                .evaluate(mode)
+                .risk()
+            )
+            ours.append(
+                singling_out_attack(
+                    train, half, control, list(NUMERIC), NUMERIC, mode=mode, n_attacks=150, n_cols=3, seed=seed
+                ).outcome.risk
+            )
     ours_mean, theirs_mean = np.mean([r.value for r in ours]), np.mean([r.value for r in theirs])
     ours_ci = np.mean([[r.lower, r.upper] for r in ours], axis=0)
     theirs_ci = np.mean([r.ci for r in theirs], axis=0)
@@ -263,11 +299,16 @@ def test_singling_out_risk_agrees_with_anonymeter(data, mode):
 
 # ----------------------------------------------------------------------------------------- CLI
 POLICY = {
-    "version": 1, "name": "synthetic",
-    "columns": {"age": {"role": "quasi_identifier", "type": "numeric"},
-                "income": {"role": "quasi_identifier", "type": "numeric"},
-                "zip": {"role": "quasi_identifier"}, "job": {"role": "quasi_identifier"},
-                "sex": {"role": "quasi_identifier"}, "disease": {"role": "sensitive"}},
+    "version": 1,
+    "name": "synthetic",
+    "columns": {
+        "age": {"role": "quasi_identifier", "type": "numeric"},
+        "income": {"role": "quasi_identifier", "type": "numeric"},
+        "zip": {"role": "quasi_identifier"},
+        "job": {"role": "quasi_identifier"},
+        "sex": {"role": "quasi_identifier"},
+        "disease": {"role": "sensitive"},
+    },
 }
 
 
@@ -279,17 +320,30 @@ def _write(tmp_path, data, synthetic: str, checks: list[dict]) -> tuple:
     return tmp_path / "synth.csv", tmp_path / "policy.yaml", tmp_path / "train.csv", tmp_path / "holdout.csv"
 
 
-CHECKS = [{"id": "so", "assessor": "singling_out", "n_attacks": 100, "max_risk": 0.3},
-          {"id": "link", "assessor": "linkability", "n_attacks": 200, "max_risk": 0.3,
-           "aux_columns": [FIRST, SECOND]},
-          {"id": "inf", "assessor": "inference", "secret": "disease", "n_attacks": 200, "max_risk": 0.3}]
+CHECKS = [
+    {"id": "so", "assessor": "singling_out", "n_attacks": 100, "max_risk": 0.3},
+    {"id": "link", "assessor": "linkability", "n_attacks": 200, "max_risk": 0.3, "aux_columns": [FIRST, SECOND]},
+    {"id": "inf", "assessor": "inference", "secret": "disease", "n_attacks": 200, "max_risk": 0.3},
+]
 
 
 def test_cli_audit_of_a_leaky_release(tmp_path, data):
     synth, pol, train, holdout = _write(tmp_path, data, "copy", CHECKS)
     out = tmp_path / "report.json"
-    run = run_cli("audit", synth, "--policy", pol, "--original", train, "--control", holdout, "--json", out,
-                  "--html", tmp_path / "report.html")
+    run = run_cli(
+        "audit",
+        synth,
+        "--policy",
+        pol,
+        "--original",
+        train,
+        "--control",
+        holdout,
+        "--json",
+        out,
+        "--html",
+        tmp_path / "report.html",
+    )
     assert run.code == 1, run.stderr
     checks = {c["id"]: c for c in json.loads(out.read_text())["checks"]}
     for name in ("so", "link", "inf"):
@@ -318,8 +372,13 @@ def test_report_sections_render(data):
     from privaudit.core.audit import run_audit
     from privaudit.testing import assert_section_renders
 
-    policy = {**POLICY, "checks": [*CHECKS[:2], {**CHECKS[2], "secret": ["disease", "job"],
-                                                   "aux_columns": ["age", "income", "zip", "sex"]}]}
+    policy = {
+        **POLICY,
+        "checks": [
+            *CHECKS[:2],
+            {**CHECKS[2], "secret": ["disease", "job"], "aux_columns": ["age", "income", "zip", "sex"]},
+        ],
+    }
     result = run_audit(data["half"], policy, original=data["train"], control=data["control"])
     for check_id in ("so", "link", "inf"):
         assert_section_renders(result, check_id)
@@ -347,8 +406,9 @@ def test_the_predicate_search_stops_once_every_draw_was_seen(monkeypatch):
     from privaudit.risk.synthetic_attacks import singling_out as so
 
     rng = np.random.default_rng(3)
-    table = np.column_stack([rng.integers(18, 60, 25), rng.integers(0, 3, 25), rng.normal(40, 9, 25).round(),
-                             rng.integers(0, 2, 25)]).astype(float)
+    table = np.column_stack(
+        [rng.integers(18, 60, 25), rng.integers(0, 3, 25), rng.normal(40, 9, 25).round(), rng.integers(0, 2, 25)]
+    ).astype(float)
     table[rng.random(25) < 0.1, 2] = np.nan
     numeric = np.array([True, False, True, False])
 

@@ -27,7 +27,9 @@ def test_box_counts_equal_counting_every_position(y, data):
     expected = [int(((y[a:b] >= c) & (y[a:b] < d)).sum()) for a, b, c, d in zip(lo, hi, y_lo, y_hi, strict=False)]
     assert index.count_boxes(lo, hi, y_lo, y_hi).tolist() == expected
     ordered = np.minimum(lo, hi), np.maximum(lo, hi)
-    assert index.count(*ordered, y_hi).tolist() == [int((y[a:b] < d).sum()) for a, b, d in zip(*ordered, y_hi, strict=False)]
+    assert index.count(*ordered, y_hi).tolist() == [
+        int((y[a:b] < d).sum()) for a, b, d in zip(*ordered, y_hi, strict=False)
+    ]
 
 
 @settings(max_examples=40, deadline=None)
@@ -37,8 +39,9 @@ def test_two_numeric_conditions_agree_with_comparing_every_record(seed):
     the table holds, lacks and missing ones, counted by key against comparing every record."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 60))
-    table = np.column_stack([rng.integers(0, 6, n), rng.integers(0, 3, n), rng.integers(0, 5, n) / 2,
-                             rng.integers(0, 4, n)]).astype(float)  # numeric: columns 0 and 2
+    table = np.column_stack(
+        [rng.integers(0, 6, n), rng.integers(0, 3, n), rng.integers(0, 5, n) / 2, rng.integers(0, 4, n)]
+    ).astype(float)  # numeric: columns 0 and 2
     for j in range(3):
         table[rng.random(n) < 0.15, j] = np.nan
     numeric = np.array([True, False, True, False])
@@ -53,6 +56,9 @@ def test_two_numeric_conditions_agree_with_comparing_every_record(seed):
     ops[:, 1] = np.where(np.isnan(vals[:, 1]), 6, ops[:, 1])  # as the attack writes them: a missing code is ISNA
     preds = Predicates(cols, ops.astype(np.int8), vals)
     assert (count_matches(table, preds, numeric) == count_matches(table, preds)).all()
-    wider = Predicates(np.tile([0, 1, 2, 3], (m, 1)), np.column_stack([preds.ops, np.zeros(m, np.int8)]),
-                       np.column_stack([vals, table[rows, 3]]))
+    wider = Predicates(
+        np.tile([0, 1, 2, 3], (m, 1)),
+        np.column_stack([preds.ops, np.zeros(m, np.int8)]),
+        np.column_stack([vals, table[rows, 3]]),
+    )
     assert (count_matches(table, wider, numeric) == count_matches(table, wider)).all()

@@ -14,24 +14,44 @@ from privaudit.risk.synthetic_attacks.shared import EncodedTables
 
 COLUMNS = ["age", "income", "zip", "job", "sex", "disease"]
 POLICY = {
-    "version": 1, "name": "synthetic",
-    "columns": {"age": {"role": "quasi_identifier", "type": "numeric"},
-                "income": {"role": "quasi_identifier", "type": "numeric"},
-                "zip": {"role": "quasi_identifier"}, "job": {"role": "quasi_identifier"},
-                "sex": {"role": "quasi_identifier"}, "disease": {"role": "sensitive"}},
+    "version": 1,
+    "name": "synthetic",
+    "columns": {
+        "age": {"role": "quasi_identifier", "type": "numeric"},
+        "income": {"role": "quasi_identifier", "type": "numeric"},
+        "zip": {"role": "quasi_identifier"},
+        "job": {"role": "quasi_identifier"},
+        "sex": {"role": "quasi_identifier"},
+        "disease": {"role": "sensitive"},
+    },
 }
-CHECKS = [{"id": "so", "assessor": "singling_out", "n_attacks": 60, "max_risk": 0.3},
-          {"id": "so1", "assessor": "singling_out", "mode": "univariate", "n_attacks": 60, "max_risk": 0.3},
-          {"id": "link", "assessor": "linkability", "n_attacks": 100, "max_risk": 0.3, "n_neighbors": 3,
-           "aux_columns": [["age", "income"], ["zip", "job", "sex"]]},
-          {"id": "inf", "assessor": "inference", "secret": "disease", "n_attacks": 100, "max_risk": 0.3}]
+CHECKS = [
+    {"id": "so", "assessor": "singling_out", "n_attacks": 60, "max_risk": 0.3},
+    {"id": "so1", "assessor": "singling_out", "mode": "univariate", "n_attacks": 60, "max_risk": 0.3},
+    {
+        "id": "link",
+        "assessor": "linkability",
+        "n_attacks": 100,
+        "max_risk": 0.3,
+        "n_neighbors": 3,
+        "aux_columns": [["age", "income"], ["zip", "job", "sex"]],
+    },
+    {"id": "inf", "assessor": "inference", "secret": "disease", "n_attacks": 100, "max_risk": 0.3},
+]
 
 
 def people(n: int, seed: int) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"age": rng.integers(18, 40, n), "income": rng.integers(0, 8, n) * 1000,
-                         "zip": [f"z{z}" for z in rng.integers(0, 6, n)], "job": [f"j{j}" for j in rng.integers(0, 4, n)],
-                         "sex": rng.choice(["F", "M"], n), "disease": [f"d{d}" for d in rng.integers(0, 3, n)]})
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 40, n),
+            "income": rng.integers(0, 8, n) * 1000,
+            "zip": [f"z{z}" for z in rng.integers(0, 6, n)],
+            "job": [f"j{j}" for j in rng.integers(0, 4, n)],
+            "sex": rng.choice(["F", "M"], n),
+            "disease": [f"d{d}" for d in rng.integers(0, 3, n)],
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -68,10 +88,20 @@ def test_one_audit_encodes_each_column_once_and_reports_what_separate_audits_do(
 def test_shared_distinct_rows_are_those_drop_duplicates_keeps():
     # numbers as text ("7" and "7.0" are different records, equal numbers), missing values, a categorical
     # column with other categories in one frame, an integer column read as numeric
-    a = pd.DataFrame({"n": ["7", "7.0", "7", None, "x", "y", "7"], "c": ["a", "b", "a", None, None, "b", "a"],
-                      "i": [1, 2, 1, 3, 3, 2, 1]})
-    b = pd.DataFrame({"n": [7.0, np.nan, 7.0, -0.0, 0.0, np.nan], "c": pd.Categorical(["b", "z", "b", "a", "a", "z"]),
-                      "i": [5, 5, 5, 6, 6, 7]})
+    a = pd.DataFrame(
+        {
+            "n": ["7", "7.0", "7", None, "x", "y", "7"],
+            "c": ["a", "b", "a", None, None, "b", "a"],
+            "i": [1, 2, 1, 3, 3, 2, 1],
+        }
+    )
+    b = pd.DataFrame(
+        {
+            "n": [7.0, np.nan, 7.0, -0.0, 0.0, np.nan],
+            "c": pd.Categorical(["b", "z", "b", "a", "a", "z"]),
+            "i": [5, 5, 5, 6, 6, 7],
+        }
+    )
     c = pd.DataFrame({"n": [1.5, 1.5], "c": pd.Categorical(["a", "a"], categories=["a", "q"]), "i": [1, 1]})
     numeric = {"n": True, "c": False, "i": True}
     for columns in (["n", "c", "i"], ["c"], ["i", "n"]):

@@ -32,8 +32,9 @@ def test_windows_equal_a_search_over_every_record(monkeypatch, k):
         for j in np.flatnonzero(numeric):
             if rng.random() < 0.5:  # continuous, with a few repeats
                 candidates[:, j] = rng.normal(size=n).round(int(rng.integers(0, 3)))
-                queries[:, j] = np.where(rng.random(25) < 0.3, candidates[rng.integers(0, n, 25), j],
-                                         rng.normal(size=25).round(2))
+                queries[:, j] = np.where(
+                    rng.random(25) < 0.3, candidates[rng.integers(0, n, 25), j], rng.normal(size=25).round(2)
+                )
             else:  # values whose sums round differently in different orders
                 values = np.array([0.1, 0.2, 0.3, 1 / 3])
                 candidates[:, j], queries[:, j] = values[rng.integers(0, 4, n)], values[rng.integers(0, 4, 25)]

@@ -13,19 +13,34 @@ from __future__ import annotations
 import pytest
 from conftest import DATA, ROOT, write_policy
 
-ADULT_POLICY = """version: 1
+ADULT_POLICY = (
+    """version: 1
 name: adult, all columns quasi-identifying
 data: {delimiter: ";"}
 columns:
-""" + "".join(f"  {c}: {{role: quasi_identifier}}\n" for c in
-              ["sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation",
-               "salary-class"]) + """checks:
+"""
+    + "".join(
+        f"  {c}: {{role: quasi_identifier}}\n"
+        for c in [
+            "sex",
+            "age",
+            "race",
+            "marital-status",
+            "education",
+            "native-country",
+            "workclass",
+            "occupation",
+            "salary-class",
+        ]
+    )
+    + """checks:
   - {id: f01, assessor: uniqueness, max_share: 1, sampling_fraction: 0.1}
   - {id: f02, assessor: uniqueness, max_share: 1, sampling_fraction: 0.2}
   - {id: f02arx, assessor: uniqueness, max_share: 1, population_size: 150810, snb: arx}
   - {id: f001, assessor: uniqueness, max_share: 1, sampling_fraction: 0.01}
   - {id: f1, assessor: uniqueness, max_share: 1, sampling_fraction: 1.0}
 """
+)
 
 
 def test_arx_adult_golden(tmp_path, audit_json):
@@ -74,6 +89,8 @@ def test_sdcmicro_individual_risk(tmp_path, audit_json):
 
 
 def test_population_parameters_validated(tmp_path, run_cli):
-    policy = write_policy(tmp_path, ADULT_POLICY.replace("sampling_fraction: 0.1}", "sampling_fraction: 0.1, population_size: 5}"))
+    policy = write_policy(
+        tmp_path, ADULT_POLICY.replace("sampling_fraction: 0.1}", "sampling_fraction: 0.1, population_size: 5}")
+    )
     code, _, err = run_cli("audit", ROOT / "examples" / "adult" / "adult.csv", "--policy", policy)
     assert code == 2 and "give sampling_fraction or population_size, not both" in err

@@ -129,15 +129,26 @@ def test_a_family_can_be_added_by_one_line(monkeypatch):
 
 # ---------------------------------------------------------------- through the CLI
 
-ORIGINAL = pd.DataFrame({"age": [21, 22, 35, 36, 50, 51, 52, 23, 24, 37],
-                         "sex": list("mfmfmfmfmf"),
-                         "income": [10, 20, 30, 40, 50, 60, 70, 80, 90, 100.0]})
+ORIGINAL = pd.DataFrame(
+    {
+        "age": [21, 22, 35, 36, 50, 51, 52, 23, 24, 37],
+        "sex": list("mfmfmfmfmf"),
+        "income": [10, 20, 30, 40, 50, 60, 70, 80, 90, 100.0],
+    }
+)
 
 
 def write(tmp_path: Path, checks: list, utility=None, release=None) -> tuple[Path, Path, Path]:
-    policy = {"version": 1, "name": "utility", "columns": {
-        "age": {"role": "quasi_identifier", "type": "numeric"}, "sex": {"role": "quasi_identifier"},
-        "income": {"role": "sensitive", "type": "numeric"}}, "checks": checks}
+    policy = {
+        "version": 1,
+        "name": "utility",
+        "columns": {
+            "age": {"role": "quasi_identifier", "type": "numeric"},
+            "sex": {"role": "quasi_identifier"},
+            "income": {"role": "sensitive", "type": "numeric"},
+        },
+        "checks": checks,
+    }
     if utility is not None:
         policy["utility"] = utility
     (tmp_path / "policy.yaml").write_text(yaml.safe_dump(policy, sort_keys=False))
@@ -169,8 +180,11 @@ def test_cli_report_lists_utility_and_a_gate_warns(tmp_path):
 
 
 def test_cli_gate_as_error_fails_the_audit_and_policy_chooses_measures(tmp_path):
-    policy, release, original = write(tmp_path, [{"assessor": "utility", "measure": "aecs", "min": 0.99,
-                                                  "severity": "error"}], utility=["granularity"])
+    policy, release, original = write(
+        tmp_path,
+        [{"assessor": "utility", "measure": "aecs", "min": 0.99, "severity": "error"}],
+        utility=["granularity"],
+    )
     out = tmp_path / "report.json"
     run = run_cli("audit", release, "--policy", policy, "--original", original, "--json", out)
     assert run.code == 1, run.stderr
@@ -186,8 +200,14 @@ def test_utility_none_and_release_only_without_original(tmp_path):
     policy, release, _ = write(tmp_path, [])
     assert run_cli("audit", release, "--policy", policy, "--json", out).code == 0
     measures = {e["measure"] for e in json.loads(out.read_text())["utility"]}
-    assert measures == {"granularity", "generalization_intensity", "discernibility", "aecs", "ambiguity",
-                        "suppressed_cells"}
+    assert measures == {
+        "granularity",
+        "generalization_intensity",
+        "discernibility",
+        "aecs",
+        "ambiguity",
+        "suppressed_cells",
+    }
 
 
 @pytest.mark.slow
@@ -203,15 +223,23 @@ def test_out_of_memory_engine_gives_the_same_release_figures(tmp_path):
     assert reports[0] == reports[1] == reports[2]
 
 
-@pytest.mark.parametrize("checks, utility, extra, words", [
-    ([{"assessor": "utility", "measure": "granularityy", "min": 0.5}], None, [], "unknown utility measure 'granularityy'"),
-    ([], ["non_uniform_entropy"], [], "utility measure 'non_uniform_entropy' needs the original table"),
-    ([{"assessor": "utility", "measure": "aecs", "min": 0.5}], None, [], "'aecs' needs the original table"),
-    ([], ["nonsense"], [], "utility[0]: unknown utility measure 'nonsense'"),
-    ([], [{"granularity": {"target": "nope"}}], [], "utility[0].granularity.target: 'nope' is not a column"),
-    ([{"assessor": "utility", "measure": "granularity", "min": 1.5}], None, [], "min"),
-    ([], ["il1s"], ["--engine", "chunked", "--original"], "whole tables in memory"),
-])
+@pytest.mark.parametrize(
+    "checks, utility, extra, words",
+    [
+        (
+            [{"assessor": "utility", "measure": "granularityy", "min": 0.5}],
+            None,
+            [],
+            "unknown utility measure 'granularityy'",
+        ),
+        ([], ["non_uniform_entropy"], [], "utility measure 'non_uniform_entropy' needs the original table"),
+        ([{"assessor": "utility", "measure": "aecs", "min": 0.5}], None, [], "'aecs' needs the original table"),
+        ([], ["nonsense"], [], "utility[0]: unknown utility measure 'nonsense'"),
+        ([], [{"granularity": {"target": "nope"}}], [], "utility[0].granularity.target: 'nope' is not a column"),
+        ([{"assessor": "utility", "measure": "granularity", "min": 1.5}], None, [], "min"),
+        ([], ["il1s"], ["--engine", "chunked", "--original"], "whole tables in memory"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(tmp_path, checks, utility, extra, words):
     policy, release, original = write(tmp_path, checks, utility=utility)
     args = ["audit", release, "--policy", policy, *extra]
@@ -240,11 +268,11 @@ def test_html_chapter_summary_notebook_and_to_dict_show_the_same_numbers(tmp_pat
     from privaudit.report.text import share
 
     html = report.to_html()
-    chapter = html[html.index('<section id="utility"'):html.index('<section id="checks"')]
+    chapter = html[html.index('<section id="utility"') : html.index('<section id="checks"')]
     assert f"The release keeps {share(kept)} of the original&#39;s granularity" in chapter
     assert f"age lost most: it keeps {share(figures[('granularity', 'age')]['value'])}" in chapter
     assert "<svg" in chapter and "Per column (kept)" in chapter
-    assert 'id="utility-headline"' in html[:html.index('<section id="utility"')]  # the summary's sentence
+    assert 'id="utility-headline"' in html[: html.index('<section id="utility"')]  # the summary's sentence
     notebook = report._repr_html_()
     assert f"The release keeps {share(kept)}" in notebook
 
@@ -262,20 +290,36 @@ def test_chapter_absent_without_figures(tmp_path):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-ROWS = st.lists(st.tuples(st.integers(1, 4), st.sampled_from("mf"), st.floats(-5, 5, allow_nan=False),
-                          st.floats(-5, 5, allow_nan=False), st.integers(0, 2)), min_size=3, max_size=25)
+ROWS = st.lists(
+    st.tuples(
+        st.integers(1, 4),
+        st.sampled_from("mf"),
+        st.floats(-5, 5, allow_nan=False),
+        st.floats(-5, 5, allow_nan=False),
+        st.integers(0, 2),
+    ),
+    min_size=3,
+    max_size=25,
+)
 
 
 def property_inputs(rows, generalize: bool) -> UtilityInputs:
-    original = pd.DataFrame({"age": [str(a) for a, *_ in rows], "sex": [s for _, s, *_ in rows],
-                             "x": [x for *_, x, _, _ in rows], "y": [y for *_, y, _ in rows]})
+    original = pd.DataFrame(
+        {
+            "age": [str(a) for a, *_ in rows],
+            "sex": [s for _, s, *_ in rows],
+            "x": [x for *_, x, _, _ in rows],
+            "y": [y for *_, y, _ in rows],
+        }
+    )
     release = original.copy()
     if generalize:
         level = [g for *_, g in rows]
         release["age"] = [AGE.loc[a, lv] if lv < 2 else None for a, lv in zip(original["age"], level, strict=False)]
         release["x"] = release["x"] + 0.5
-    return UtilityInputs(build_summary(release, ["age", "sex"]), ["age", "sex"], {"age": AGE}, release, original,
-                         numeric=["x", "y"])
+    return UtilityInputs(
+        build_summary(release, ["age", "sex"]), ["age", "sex"], {"age": AGE}, release, original, numeric=["x", "y"]
+    )
 
 
 @settings(max_examples=25, deadline=None)
@@ -312,8 +356,9 @@ def test_sdcmicro_figures_live_run_on_casc(tmp_path):
     masked = pd.read_csv(data / "utility" / "casc_masked.csv")[columns].astype(float)
     original["q"] = masked["q"] = "u"
     inputs = UtilityInputs(build_summary(masked, ["q"]), ["q"], {}, masked, original, numeric=columns)
-    got = by_key(measure_all(inputs, ["il1s", "eigen", "mean_deviation", "variance_deviation",
-                                      "correlation_deviation"]))
+    got = by_key(
+        measure_all(inputs, ["il1s", "eigen", "mean_deviation", "variance_deviation", "correlation_deviation"])
+    )
     assert got[("il1s", None)]["raw"] == pytest.approx(60.131166258053383, rel=1e-12)
     assert got[("eigen", None)]["raw"] == pytest.approx(0.03459811905836347, rel=1e-10)
     assert got[("mean_deviation", None)]["raw"] == pytest.approx(0.001309437902205072, rel=1e-12)
@@ -326,8 +371,20 @@ def test_remediation_report_says_what_generalization_cost(tmp_path):
     values; the re-audit (with the input as its original) now says how much of the table is left."""
     data = Path(__file__).resolve().parent / "data" / "generalization"
     out, report, html = tmp_path / "out.csv", tmp_path / "r.json", tmp_path / "r.html"
-    run = run_cli("remediate", data / "adult_sample.csv", "--policy", data / "policy.yaml", "--method", "generalize",
-                  "--out", out, "--json", report, "--html", html)
+    run = run_cli(
+        "remediate",
+        data / "adult_sample.csv",
+        "--policy",
+        data / "policy.yaml",
+        "--method",
+        "generalize",
+        "--out",
+        out,
+        "--json",
+        report,
+        "--html",
+        html,
+    )
     assert run.code == 0, run.stderr
     got = by_key(json.loads(report.read_text())["utility"])
     kept = got[("granularity", None)]["value"]
@@ -350,14 +407,18 @@ def test_terminal_says_what_the_release_keeps(tmp_path):
 def test_hostile_column_name_is_escaped_in_the_chapter(tmp_path):
     import privaudit
 
-    name = '<script>alert(1)</script>\u202e'
+    name = "<script>alert(1)</script>\u202e"
     frame = pd.DataFrame({name: ["a", "b", "*", "a"], "sex": list("mfmf")})
     frame.to_csv(tmp_path / "r.csv", index=False)
-    policy = {"version": 1, "name": "hostile", "columns": {name: {"role": "quasi_identifier"},
-                                                             "sex": {"role": "quasi_identifier"}}, "checks": []}
+    policy = {
+        "version": 1,
+        "name": "hostile",
+        "columns": {name: {"role": "quasi_identifier"}, "sex": {"role": "quasi_identifier"}},
+        "checks": [],
+    }
     (tmp_path / "p.yaml").write_text(yaml.safe_dump(policy))
     html = privaudit.audit(tmp_path / "r.csv", tmp_path / "p.yaml").to_html()
-    chapter = html[html.index('<section id="utility"'):html.index('<section id="checks"')]
+    chapter = html[html.index('<section id="utility"') : html.index('<section id="checks"')]
     assert "<script>" not in chapter and "&lt;script&gt;" in chapter and "\u202e" not in chapter
     run = run_cli("audit", tmp_path / "r.csv", "--policy", tmp_path / "p.yaml")
     assert "\u202e" not in run.stdout
@@ -365,9 +426,17 @@ def test_hostile_column_name_is_escaped_in_the_chapter(tmp_path):
 
 def test_original_joined_by_record_id_as_record_linkage_aligns_it(tmp_path):
     """A shuffled release with a record_id column gives the figures of the row-aligned one."""
-    policy = {"version": 1, "name": "ids", "columns": {
-        "id": {"role": "record_id"}, "age": {"role": "quasi_identifier", "type": "numeric"},
-        "sex": {"role": "quasi_identifier"}, "income": {"role": "sensitive", "type": "numeric"}}, "checks": []}
+    policy = {
+        "version": 1,
+        "name": "ids",
+        "columns": {
+            "id": {"role": "record_id"},
+            "age": {"role": "quasi_identifier", "type": "numeric"},
+            "sex": {"role": "quasi_identifier"},
+            "income": {"role": "sensitive", "type": "numeric"},
+        },
+        "checks": [],
+    }
     (tmp_path / "p.yaml").write_text(yaml.safe_dump(policy))
     original = ORIGINAL.assign(id=range(100, 110))
     release = original.astype({"age": object}).copy()
@@ -376,8 +445,10 @@ def test_original_joined_by_record_id_as_record_linkage_aligns_it(tmp_path):
     original.to_csv(tmp_path / "o.csv", index=False)
     release.to_csv(tmp_path / "aligned.csv", index=False)
     release.sample(frac=1, random_state=3).to_csv(tmp_path / "shuffled.csv", index=False)
-    figures = [run_audit(tmp_path / f, tmp_path / "p.yaml", original=tmp_path / "o.csv").utility
-               for f in ("aligned.csv", "shuffled.csv")]
+    figures = [
+        run_audit(tmp_path / f, tmp_path / "p.yaml", original=tmp_path / "o.csv").utility
+        for f in ("aligned.csv", "shuffled.csv")
+    ]
     a, b = by_key(figures[0]), by_key(figures[1])
     assert a.keys() == b.keys()
     for key in a:

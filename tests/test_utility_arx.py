@@ -30,9 +30,17 @@ RUNS = ["k5s0", "k5s4", "k10s2"]
 
 def policy() -> dict:
     hier = ROOT / "generalization" / "hierarchies"
-    return {"version": 1, "name": "arx quality", "data": {"delimiter": ";"},
-            "columns": {**{q: {"role": "quasi_identifier", "hierarchy": str(hier / f"{q}.csv")} for q in QIS},
-                        "occupation": {"role": "other"}, "salary-class": {"role": "other"}}, "checks": []}
+    return {
+        "version": 1,
+        "name": "arx quality",
+        "data": {"delimiter": ";"},
+        "columns": {
+            **{q: {"role": "quasi_identifier", "hierarchy": str(hier / f"{q}.csv")} for q in QIS},
+            "occupation": {"role": "other"},
+            "salary-class": {"role": "other"},
+        },
+        "checks": [],
+    }
 
 
 def arx_figures(run: str) -> list[tuple[str, str | None, float]]:
@@ -90,8 +98,17 @@ def test_cli_prints_arx_figures_in_the_json_report(tmp_path):
 
     (tmp_path / "policy.yaml").write_text(yaml.safe_dump(policy()))
     out = tmp_path / "report.json"
-    run = run_cli("audit", ROOT / "utility" / "arx_output_k10s2.csv", "--policy", tmp_path / "policy.yaml",
-                  "--original", SAMPLE, "--json", out, "--allow-outside-paths")
+    run = run_cli(
+        "audit",
+        ROOT / "utility" / "arx_output_k10s2.csv",
+        "--policy",
+        tmp_path / "policy.yaml",
+        "--original",
+        SAMPLE,
+        "--json",
+        out,
+        "--allow-outside-paths",
+    )
     assert run.code == 0, run.stderr
     report = json.loads(out.read_text())
     got = {(e["measure"], e["column"]): e for e in report["utility"]}

@@ -86,10 +86,12 @@ def test_a_release_that_keeps_the_signal_scores_near_one_and_one_that_drops_it_n
 def test_generalized_release_is_evaluated_on_its_own_values_or_on_the_original():
     original = _table(120, seed=2)
     release = original.assign(age=(original["age"].astype(int) // 20 * 20).astype(str) + "-")
-    on_release = classification_accuracy(release, original, "target", features=["a", "age"],
-                                         models=("logistic",), **FAST)[0]
-    on_original = classification_accuracy(release, original, "target", features=["a", "age"],
-                                          models=("logistic",), evaluate_on="original", **FAST)[0]
+    on_release = classification_accuracy(
+        release, original, "target", features=["a", "age"], models=("logistic",), **FAST
+    )[0]
+    on_original = classification_accuracy(
+        release, original, "target", features=["a", "age"], models=("logistic",), evaluate_on="original", **FAST
+    )[0]
     assert on_release["details"]["evaluate_on"] == "release" and on_original["details"]["evaluate_on"] == "original"
     # tested on the original, the release model meets ages it never saw: only the 'a' indicators still help
     assert on_original["raw"] <= on_release["raw"] + 1e-12
@@ -166,8 +168,11 @@ def test_without_scikit_learn_the_error_says_what_to_install(monkeypatch):
 @st.composite
 def _small(draw):
     n = draw(st.integers(8, 24))
-    rows = draw(st.lists(st.tuples(st.sampled_from("pqr"), st.sampled_from("uv"), st.sampled_from("AB")),
-                         min_size=n, max_size=n))
+    rows = draw(
+        st.lists(
+            st.tuples(st.sampled_from("pqr"), st.sampled_from("uv"), st.sampled_from("AB")), min_size=n, max_size=n
+        )
+    )
     return pd.DataFrame(rows, columns=["f1", "f2", "target"])
 
 
@@ -192,11 +197,14 @@ def test_a_table_read_as_numbers_and_one_read_as_text_are_the_same_values():
     rng = np.random.default_rng(8)
     age = rng.choice([20, 30, 40, 50], 90)
     flag = rng.random(90) < 0.5
-    for feature, values, target in (("age", age, np.where(age > 35, "old", "young")),
-                                    ("flag", flag, np.where(flag, "on", "off"))):
+    for feature, values, target in (
+        ("age", age, np.where(age > 35, "old", "young")),
+        ("flag", flag, np.where(flag, "on", "off")),
+    ):
         original = pd.DataFrame({feature: values, "target": target})
         release = original.astype({feature: float if feature == "age" else bool}).astype(str)
-        out = classification_accuracy(release, original, "target", models=("logistic",), evaluate_on="original",
-                                      **FAST)[0]
+        out = classification_accuracy(
+            release, original, "target", models=("logistic",), evaluate_on="original", **FAST
+        )[0]
         assert out["details"]["original_accuracy"] == 1.0
         assert out["value"] == pytest.approx(1.0), feature

@@ -43,8 +43,11 @@ def _compare(real, synthetic, metadata, thresholds=None):
     """Our figures against sdmetrics' QualityReport on the same tables; returns (ours, theirs)."""
     report = _sdmetrics_report(real, synthetic, metadata, thresholds)
     kinds = {c: m["sdtype"] for c, m in metadata["columns"].items() if m["sdtype"] != "id"}
-    kw = {} if thresholds is None else dict(zip(("real_correlation_threshold", "real_association_threshold"),
-                                                thresholds, strict=False))
+    kw = (
+        {}
+        if thresholds is None
+        else dict(zip(("real_correlation_threshold", "real_association_threshold"), thresholds, strict=False))
+    )
     ours = quality_report(real, synthetic, kinds, **kw)
     measures = _by_measure(ours)
 
@@ -60,8 +63,10 @@ def _compare(real, synthetic, metadata, thresholds=None):
             assert e["value"] == pytest.approx(row.Score, abs=1e-12), row.Column
 
     pairs = report.get_details("Column Pair Trends")
-    mine = {tuple(e["details"]["columns"]): e
-            for e in measures.get("correlation_similarity", []) + measures.get("contingency_similarity", [])}
+    mine = {
+        tuple(e["details"]["columns"]): e
+        for e in measures.get("correlation_similarity", []) + measures.get("contingency_similarity", [])
+    }
     assert len(mine) == len(pairs)
     for row in pairs.to_dict("records"):
         e = mine[(row["Column 1"], row["Column 2"])]
@@ -126,24 +131,33 @@ def test_missing_values_synthetic_only_categories_and_dates_match_sdmetrics():
 
     def table(n, shift, extra_category):
         x = rng.normal(shift, 1, n)
-        frame = pd.DataFrame({
-            "x": x,
-            "y": 2 * x + rng.normal(0, 0.5, n),
-            "z": rng.integers(0, 5, n).astype(float),
-            "city": rng.choice(["a", "b", "c"] + (["d"] if extra_category else []), n),
-            "flag": rng.random(n) < 0.3,
-            "when": pd.to_datetime("2020-01-01") + pd.to_timedelta(rng.integers(0, 400, n), unit="D"),
-        })
+        frame = pd.DataFrame(
+            {
+                "x": x,
+                "y": 2 * x + rng.normal(0, 0.5, n),
+                "z": rng.integers(0, 5, n).astype(float),
+                "city": rng.choice(["a", "b", "c"] + (["d"] if extra_category else []), n),
+                "flag": rng.random(n) < 0.3,
+                "when": pd.to_datetime("2020-01-01") + pd.to_timedelta(rng.integers(0, 400, n), unit="D"),
+            }
+        )
         frame.loc[rng.random(n) < 0.1, "x"] = np.nan
         frame.loc[rng.random(n) < 0.1, "city"] = None
         frame["city2"] = np.where(frame["x"].fillna(0) > shift, "hi", "lo")
         return frame
 
     real, synthetic = table(n_real, 0.0, False), table(n_synth, 0.3, True)
-    metadata = {"columns": {"x": {"sdtype": "numerical"}, "y": {"sdtype": "numerical"},
-                            "z": {"sdtype": "numerical"}, "city": {"sdtype": "categorical"},
-                            "flag": {"sdtype": "boolean"}, "when": {"sdtype": "datetime"},
-                            "city2": {"sdtype": "categorical"}}}
+    metadata = {
+        "columns": {
+            "x": {"sdtype": "numerical"},
+            "y": {"sdtype": "numerical"},
+            "z": {"sdtype": "numerical"},
+            "city": {"sdtype": "categorical"},
+            "flag": {"sdtype": "boolean"},
+            "when": {"sdtype": "datetime"},
+            "city2": {"sdtype": "categorical"},
+        }
+    }
     for thresholds in (None, (0, 0)):
         _compare(real, synthetic, metadata, thresholds)
 
@@ -151,8 +165,15 @@ def test_missing_values_synthetic_only_categories_and_dates_match_sdmetrics():
 def test_hand_computed_figures():
     real = pd.DataFrame({"n": [1.0, 2.0, 3.0, 4.0], "c": ["a", "a", "b", "b"]})
     synthetic = pd.DataFrame({"n": [1.0, 2.0, 2.0, 9.0], "c": ["a", "a", "a", "z"]})
-    out = _by_measure(quality_report(real, synthetic, {"n": "numerical", "c": "categorical"},
-                                     real_correlation_threshold=0, real_association_threshold=0))
+    out = _by_measure(
+        quality_report(
+            real,
+            synthetic,
+            {"n": "numerical", "c": "categorical"},
+            real_correlation_threshold=0,
+            real_association_threshold=0,
+        )
+    )
     ks = out["ks_complement"][0]
     # F_real(2) = 0.5, F_synth(2) = 0.75; at 3: 0.75 vs 0.75 ... D = 0.25
     assert ks["raw"] == pytest.approx(0.25) and ks["value"] == pytest.approx(0.75)
@@ -226,12 +247,14 @@ def _tables(draw):
         def column(elements):
             return draw(st.lists(elements, min_size=n, max_size=n))
 
-        return pd.DataFrame({
-            "n1": column(st.one_of(st.none(), st.floats(-5, 5))),
-            "n2": column(_value),
-            "c1": column(st.sampled_from(["p", "q", "r", None])),
-            "b": column(st.booleans()),
-        }).astype({"n1": float, "n2": float})
+        return pd.DataFrame(
+            {
+                "n1": column(st.one_of(st.none(), st.floats(-5, 5))),
+                "n2": column(_value),
+                "c1": column(st.sampled_from(["p", "q", "r", None])),
+                "b": column(st.booleans()),
+            }
+        ).astype({"n1": float, "n2": float})
 
     return frame(n_real), frame(n_synth), columns
 
@@ -253,8 +276,9 @@ def test_identical_tables_score_one(tables):
 @given(_tables(), st.sampled_from([(0.0, 0.0), (0.5, 0.3)]))
 def test_every_figure_is_within_zero_and_one(tables, thresholds):
     real, synthetic, kinds = tables
-    out = quality_report(real, synthetic, kinds, real_correlation_threshold=thresholds[0],
-                         real_association_threshold=thresholds[1])
+    out = quality_report(
+        real, synthetic, kinds, real_correlation_threshold=thresholds[0], real_association_threshold=thresholds[1]
+    )
     for e in out:
         if e["value"] is not None:
             assert -1e-12 <= e["value"] <= 1 + 1e-12, e
@@ -288,5 +312,10 @@ def test_dense_and_sorted_cell_counts_agree_with_scipy(monkeypatch):
 
 def test_infer_kinds_reads_the_dtypes():
     frame = pd.DataFrame({"b": [True], "d": pd.to_datetime(["2020-01-01"]), "n": [1.5], "i": [3], "c": ["x"]})
-    assert infer_kinds(frame) == {"b": "boolean", "d": "datetime", "n": "numerical", "i": "numerical",
-                                  "c": "categorical"}
+    assert infer_kinds(frame) == {
+        "b": "boolean",
+        "d": "datetime",
+        "n": "numerical",
+        "i": "numerical",
+        "c": "categorical",
+    }

@@ -30,12 +30,17 @@ from privaudit.core.hookspecs import hookimpl
 
 class CapParams(Params):
     better: ClassVar[str] = "higher"  # which way the value improves (privaudit diff)
-    keys: list[str] | None = Field(default=None, description="Columns the attacker knows (default: the "
-                                   "quasi-identifiers).")
-    target: str | list[str] | None = Field(default=None, description="The column(s) to attribute (default: every "
-                                           "sensitive column).")
-    unmatched: Literal["skip", "zero"] = Field(default="skip", description="Real records whose key is not in the "
-                                               "synthetic table: not counted (CategoricalCAP) or CAP 0 (ZeroCAP).")
+    keys: list[str] | None = Field(
+        default=None, description="Columns the attacker knows (default: the quasi-identifiers)."
+    )
+    target: str | list[str] | None = Field(
+        default=None, description="The column(s) to attribute (default: every sensitive column)."
+    )
+    unmatched: Literal["skip", "zero"] = Field(
+        default="skip",
+        description="Real records whose key is not in the "
+        "synthetic table: not counted (CategoricalCAP) or CAP 0 (ZeroCAP).",
+    )
     bins: int = Field(default=10, ge=2, le=10_000, description="Equal-width intervals of numeric columns.")
     min_protection: float = Field(ge=0, le=1, description="Smallest allowed disclosure protection.")
 
@@ -95,19 +100,37 @@ def run(ctx, params: CapParams) -> Measurement:
     numeric = {c for c in ctx.policy.columns if ctx.policy.columns[c].type == "numeric"}
     per_target = []
     for target in targets_of(params, ctx.policy):
-        r = correct_attribution_probability(ctx.training, ctx.table, keys, target, numeric, params.bins,
-                                            params.unmatched)
-        per_target.append({"target": target, "cap": r.cap, "safety": r.safety, "baseline_safety": r.baseline_safety,
-                           "protection": r.protection, "evaluated": r.evaluated, "unmatched": r.unmatched,
-                           "records": r.records, "target_values": r.target_values})
+        r = correct_attribution_probability(
+            ctx.training, ctx.table, keys, target, numeric, params.bins, params.unmatched
+        )
+        per_target.append(
+            {
+                "target": target,
+                "cap": r.cap,
+                "safety": r.safety,
+                "baseline_safety": r.baseline_safety,
+                "protection": r.protection,
+                "evaluated": r.evaluated,
+                "unmatched": r.unmatched,
+                "records": r.records,
+                "target_values": r.target_values,
+            }
+        )
     worst = min(per_target, key=lambda t: t["protection"])
     value = worst["protection"]
     passed = reaches(value, params.min_protection)
-    message = (f"disclosure protection {value:.3f} for {worst['target']!r} (CAP {worst['cap']:.3f} against a random "
-               f"guess's {1 - worst['baseline_safety']:.3f}; {worst['evaluated']} of {worst['records']} training "
-               f"records' keys found in the release); min_protection {params.min_protection:g}")
-    details = {"keys": keys, "unmatched": params.unmatched, "bins": params.bins, "worst_target": worst["target"],
-               "targets": per_target}
+    message = (
+        f"disclosure protection {value:.3f} for {worst['target']!r} (CAP {worst['cap']:.3f} against a random "
+        f"guess's {1 - worst['baseline_safety']:.3f}; {worst['evaluated']} of {worst['records']} training "
+        f"records' keys found in the release); min_protection {params.min_protection:g}"
+    )
+    details = {
+        "keys": keys,
+        "unmatched": params.unmatched,
+        "bins": params.bins,
+        "worst_target": worst["target"],
+        "targets": per_target,
+    }
     return Measurement(value, params.min_protection, passed, message, details)
 
 
@@ -122,29 +145,56 @@ def report_section(check, audit):
         return rs.ReportSection(summary=check["message"])
     limit = float(p["min_protection"])
     worst = next(t for t in d.targets if t.target == d.worst_target)
-    summary = (f"An intruder who knows a person's {rt.qi_phrase(d.keys)} and looks them up in the synthetic "
-               f"release guesses their {worst.target} right with probability {rt.share(worst.cap)} on average, "
-               f"against {rt.share(1 - worst.baseline_safety)} for a random guess: the release keeps "
-               f"{rt.share(worst.protection)} of a random table's protection.")
+    summary = (
+        f"An intruder who knows a person's {rt.qi_phrase(d.keys)} and looks them up in the synthetic "
+        f"release guesses their {worst.target} right with probability {rt.share(worst.cap)} on average, "
+        f"against {rt.share(1 - worst.baseline_safety)} for a random guess: the release keeps "
+        f"{rt.share(worst.protection)} of a random table's protection."
+    )
     targets = d.targets
-    figure = rs.Figure(charts.share_bars_chart(
-        [t.target for t in targets], [t.protection for t in targets],
-        [not reaches(t.protection, limit) for t in targets], title="Disclosure protection per target",
-        x_label="protection (1 = as safe as random values)", limit=limit,
-        limit_label=f"min_protection = {rt.share(limit)}"),
-        "Disclosure protection (1 − CAP) / (1 − 1/m) of each target; bars below the line fail.")
-    rows = [[t.target, rt.share(t.cap), rt.share(1 - t.baseline_safety), rt.share(t.protection),
-             rt.fmt(t.evaluated), rt.fmt(t.unmatched)] for t in targets]
-    table = rs.DataTable(["target", "CAP", "random guess", "protection", "records evaluated", "keys not in release"],
-                         rows, caption="Correct attribution probability per target", numeric=frozenset({1, 2, 3, 4, 5}))
+    figure = rs.Figure(
+        charts.share_bars_chart(
+            [t.target for t in targets],
+            [t.protection for t in targets],
+            [not reaches(t.protection, limit) for t in targets],
+            title="Disclosure protection per target",
+            x_label="protection (1 = as safe as random values)",
+            limit=limit,
+            limit_label=f"min_protection = {rt.share(limit)}",
+        ),
+        "Disclosure protection (1 − CAP) / (1 − 1/m) of each target; bars below the line fail.",
+    )
+    rows = [
+        [
+            t.target,
+            rt.share(t.cap),
+            rt.share(1 - t.baseline_safety),
+            rt.share(t.protection),
+            rt.fmt(t.evaluated),
+            rt.fmt(t.unmatched),
+        ]
+        for t in targets
+    ]
+    table = rs.DataTable(
+        ["target", "CAP", "random guess", "protection", "records evaluated", "keys not in release"],
+        rows,
+        caption="Correct attribution probability per target",
+        numeric=frozenset({1, 2, 3, 4, 5}),
+    )
     return rs.ReportSection(
-        summary=summary, value_text=rt.share(check["value"]), threshold_text=f"≥ {rt.share(limit)}",
-        paragraphs=[f"Real records whose key does not occur in the release are "
-                    f"{'counted as a wrong guess' if d.unmatched == 'zero' else 'not counted'}; numeric columns "
-                    f"are cut into {d.bins} equal-width intervals."],
-        figures=[figure], tables=[table],
+        summary=summary,
+        value_text=rt.share(check["value"]),
+        threshold_text=f"≥ {rt.share(limit)}",
+        paragraphs=[
+            f"Real records whose key does not occur in the release are "
+            f"{'counted as a wrong guess' if d.unmatched == 'zero' else 'not counted'}; numeric columns "
+            f"are cut into {d.bins} equal-width intervals."
+        ],
+        figures=[figure],
+        tables=[table],
         limitations="CAP looks at exact key matches only: an intruder who uses near matches or a model of the "
-        "release (see the inference check) may do better.")
+        "release (see the inference check) may do better.",
+    )
 
 
 ASSESSOR = Assessor(

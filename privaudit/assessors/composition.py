@@ -39,10 +39,18 @@ from privaudit.report.text import fmt
 class CompositionParams(Params):
     better: ClassVar[str] = "lower"  # the value is a share of people at risk: lower is better
     sensitive: str = Field(description="The sensitive column whose values the intruder intersects.")
-    l: float | None = Field(default=None, gt=1, description="Fewer than l values left is a failure; default: "
-                            "the largest l of the policy's l-diversity checks on this column, else 2.")
-    max_share: float = Field(default=0.0, ge=0, le=1, description="Largest allowed share of the people in two "
-                             "or more releases left with fewer than l values.")
+    l: float | None = Field(
+        default=None,
+        gt=1,
+        description="Fewer than l values left is a failure; default: "
+        "the largest l of the policy's l-diversity checks on this column, else 2.",
+    )
+    max_share: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="Largest allowed share of the people in two or more releases left with fewer than l values.",
+    )
 
 
 class Step(BaseModel):
@@ -94,8 +102,11 @@ def resolved_l(policy, params: CompositionParams) -> tuple[float, str]:
     """``l`` and where it came from: the parameter, the policy's l-diversity checks on the column, or 2."""
     if params.l is not None:
         return float(params.l), "parameter"
-    ls = [float(c.params.l) for c in policy.checks
-          if c.assessor.name == "l_diversity" and getattr(c.params, "sensitive", None) == params.sensitive]
+    ls = [
+        float(c.params.l)
+        for c in policy.checks
+        if c.assessor.name == "l_diversity" and getattr(c.params, "sensitive", None) == params.sensitive
+    ]
     return (max(ls), "the policy's l-diversity check") if ls else (2.0, "default")
 
 
@@ -120,8 +131,14 @@ def examples(ctx, comp, domain, failing: np.ndarray, order_key: np.ndarray) -> l
         row = release.summary.describe([cls])[0]
         row.pop("class")
         left = int(comp.remaining[c, -1])
-        out = {"release": r, "release_path": release.path, **row, "people": int(comp.people[c]),
-               "releases": int(comp.present[c, -1]), "remaining": left}
+        out = {
+            "release": r,
+            "release_path": release.path,
+            **row,
+            "people": int(comp.people[c]),
+            "releases": int(comp.present[c, -1]),
+            "remaining": left,
+        }
         if left == 1 and ctx.may_show_sensitive(int(comp.people[c])):
             value = comp.remaining_values(c)
             out["sensitive_values"] = {_label(domain[value[0]]): int(comp.people[c])}
@@ -147,14 +164,25 @@ def run(ctx, params: CompositionParams) -> Measurement:
     for j, release in enumerate(series.releases):
         seen = comp.present[:, j] >= 1
         rem = comp.remaining[:, j]
-        steps.append({"release": release.path, "people": int(comp.people[seen].sum()),
-                      "linked": int(comp.people[comp.present[:, j] >= 2].sum()),
-                      "below_l": int(comp.people[seen & (rem < l)].sum()),
-                      "disclosed": int(comp.people[seen & (rem == 1)].sum())})
+        steps.append(
+            {
+                "release": release.path,
+                "people": int(comp.people[seen].sum()),
+                "linked": int(comp.people[comp.present[:, j] >= 2].sum()),
+                "below_l": int(comp.people[seen & (rem < l)].sum()),
+                "disclosed": int(comp.people[seen & (rem == 1)].sum()),
+            }
+        )
     details = {
-        "sensitive": params.sensitive, "l": l, "l_from": l_from, "linking": series.linking,
-        "releases": len(series.releases), "people_linked": n_linked, "people_below_l": n_below,
-        "people_disclosed": n_disclosed, "people_no_value": int(comp.people[empty].sum()),
+        "sensitive": params.sensitive,
+        "l": l,
+        "l_from": l_from,
+        "linking": series.linking,
+        "releases": len(series.releases),
+        "people_linked": n_linked,
+        "people_below_l": n_below,
+        "people_disclosed": n_disclosed,
+        "people_no_value": int(comp.people[empty].sum()),
         "share_below_l": share if n_linked else None,
         "share_disclosed": n_disclosed / n_linked if n_linked else None,
         "series_steps": steps,
@@ -167,8 +195,10 @@ def run(ctx, params: CompositionParams) -> Measurement:
         combo = comp.combo_of[rows]
         per_record["values_left"] = np.where(linked[combo], left[combo], np.nan)
     passed = not exceeds(share, params.max_share)
-    message = (f"{fmt(n_below)} of {fmt(n_linked)} people in 2+ of {len(series.releases)} releases keep fewer than "
-               f"l={fmt(l)} values of {params.sensitive!r} across them ({fmt(n_disclosed)} down to one value)")
+    message = (
+        f"{fmt(n_below)} of {fmt(n_linked)} people in 2+ of {len(series.releases)} releases keep fewer than "
+        f"l={fmt(l)} values of {params.sensitive!r} across them ({fmt(n_disclosed)} down to one value)"
+    )
     return Measurement(share, params.max_share, passed, message, details, per_record=per_record)
 
 
@@ -181,26 +211,50 @@ def report_section(check, audit):
     d = CompositionDetails.model_validate(check["details"])
     col, l = d.sensitive, rt.fmt(d.l)
     if d.people_below_l:
-        summary = (f"{rt.fmt(d.people_below_l)} of the {rt.people(d.people_linked)} in two or more releases "
-                   f"({rt.percent(d.people_below_l, d.people_linked)}) keep fewer than l = {l} possible {col} values "
-                   f"once an intruder intersects their classes across the releases"
-                   + (f"; for {rt.people(d.people_disclosed)} a single value is left: it is disclosed."
-                      if d.people_disclosed else "."))
+        summary = (
+            f"{rt.fmt(d.people_below_l)} of the {rt.people(d.people_linked)} in two or more releases "
+            f"({rt.percent(d.people_below_l, d.people_linked)}) keep fewer than l = {l} possible {col} values "
+            f"once an intruder intersects their classes across the releases"
+            + (
+                f"; for {rt.people(d.people_disclosed)} a single value is left: it is disclosed."
+                if d.people_disclosed
+                else "."
+            )
+        )
     else:
-        summary = (f"Every one of the {rt.people(d.people_linked)} in two or more releases keeps at least "
-                   f"l = {l} possible {col} values after intersecting their classes across the releases.")
-    table = rf.worst_classes_table(check, audit, [("people", "people"), ("remaining", "values left")],
-                                   failing=None, what="combinations of classes leaving fewer than l values (each shown by its class in the "
-                                   "first release it is in)",
-                                   sensitive=True)
+        summary = (
+            f"Every one of the {rt.people(d.people_linked)} in two or more releases keeps at least "
+            f"l = {l} possible {col} values after intersecting their classes across the releases."
+        )
+    table = rf.worst_classes_table(
+        check,
+        audit,
+        [("people", "people"), ("remaining", "values left")],
+        failing=None,
+        what="combinations of classes leaving fewer than l values (each shown by its class in the "
+        "first release it is in)",
+        sensitive=True,
+    )
     return rs.ReportSection(
-        summary=summary, value_text=rt.share(check["value"]) if check.get("value") is not None else None,
+        summary=summary,
+        value_text=rt.share(check["value"]) if check.get("value") is not None else None,
         threshold_text=f"share ≤ {rt.share(check['threshold'])}",
-        facts=rt.facts(("sensitive column", col), ("l", f"{l} ({d.l_from})"), ("linking", d.linking),
-                       ("releases", d.releases), ("people in two or more releases", d.people_linked),
-                       ("fewer than l values left", f"{rt.fmt(d.people_below_l)} ({rt.percent(d.people_below_l, d.people_linked)})"),
-                       ("one value left (disclosed)", f"{rt.fmt(d.people_disclosed)} ({rt.percent(d.people_disclosed, d.people_linked)})"),
-                       ("no common value", d.people_no_value)),
+        facts=rt.facts(
+            ("sensitive column", col),
+            ("l", f"{l} ({d.l_from})"),
+            ("linking", d.linking),
+            ("releases", d.releases),
+            ("people in two or more releases", d.people_linked),
+            (
+                "fewer than l values left",
+                f"{rt.fmt(d.people_below_l)} ({rt.percent(d.people_below_l, d.people_linked)})",
+            ),
+            (
+                "one value left (disclosed)",
+                f"{rt.fmt(d.people_disclosed)} ({rt.percent(d.people_disclosed, d.people_linked)})",
+            ),
+            ("no common value", d.people_no_value),
+        ),
         tables=[t for t in [table] if t],
         limitations="assumes the intruder knows who is in which release and their quasi-identifiers; it does not "
         "weigh how likely each remaining value is (a skewed intersection leaks more than its count says).",

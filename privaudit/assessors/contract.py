@@ -62,8 +62,13 @@ class AssessorCase:
         return str(self.check["assessor"])
 
     def policy_dict(self, check: Mapping[str, Any] | None = None) -> dict:
-        return {"version": 1, "name": f"contract of {self.assessor}", **self.policy, "columns": dict(self.columns),
-                "checks": [{"id": "contract", **dict(check or self.check)}]}
+        return {
+            "version": 1,
+            "name": f"contract of {self.assessor}",
+            **self.policy,
+            "columns": dict(self.columns),
+            "checks": [{"id": "contract", **dict(check or self.check)}],
+        }
 
 
 @contextlib.contextmanager
@@ -74,10 +79,14 @@ def case_files(case: AssessorCase, check: Mapping[str, Any] | None = None) -> It
         folder = Path(tmp)
         for name, text in case.files.items():
             (folder / name).write_text(text, encoding="utf-8")
-        (folder / "policy.yaml").write_text(yaml.safe_dump(case.policy_dict(check), sort_keys=False),
-                                            encoding="utf-8")
-        paths: dict[str, Any] = {"data": folder / "data.csv", "policy": folder / "policy.yaml",
-                                 "original": None, "control": None, "previous": []}
+        (folder / "policy.yaml").write_text(yaml.safe_dump(case.policy_dict(check), sort_keys=False), encoding="utf-8")
+        paths: dict[str, Any] = {
+            "data": folder / "data.csv",
+            "policy": folder / "policy.yaml",
+            "original": None,
+            "control": None,
+            "previous": [],
+        }
         case.frame.to_csv(folder / "data.csv", index=False)
         for i, table in enumerate(case.previous):
             table.to_csv(folder / f"previous-{i}.csv", index=False)
@@ -93,8 +102,15 @@ def _audit(case: AssessorCase, registry: Any, engine: str = "in-process") -> Any
     from privaudit.core.audit import run_audit
 
     with case_files(case) as p:
-        return run_audit(p["data"], p["policy"], original=p["original"], control=p["control"], registry=registry,
-                         engine=engine, previous=p["previous"])
+        return run_audit(
+            p["data"],
+            p["policy"],
+            original=p["original"],
+            control=p["control"],
+            registry=registry,
+            engine=engine,
+            previous=p["previous"],
+        )
 
 
 def _entry(result: Any) -> dict:
@@ -158,8 +174,9 @@ def engines_for(case: AssessorCase, registry: Any) -> list[str]:
     records = bool(assessor.needs & {"table", "original", "training", "control"}) and not out_of_memory
     if case.control is not None or case.previous:
         records = True
-    return [name for name, spec in ENGINES.items()
-            if spec.available and name != "spark" and (spec.in_memory or not records)]
+    return [
+        name for name, spec in ENGINES.items() if spec.available and name != "spark" and (spec.in_memory or not records)
+    ]
 
 
 def check_same_on_every_engine(case: AssessorCase, registry: Any) -> None:
@@ -170,8 +187,10 @@ def check_same_on_every_engine(case: AssessorCase, registry: Any) -> None:
         other = _entry(_audit(case, registry, engine))
         for key in ("status", "value", "threshold", "message", "details"):
             if other[key] != first[key]:
-                raise AssertionError(f"{case.assessor}: {key} differs between engines {engines[0]} and {engine}: "
-                                     f"{str(first[key])[:200]} != {str(other[key])[:200]}")
+                raise AssertionError(
+                    f"{case.assessor}: {key} differs between engines {engines[0]} and {engine}: "
+                    f"{str(first[key])[:200]} != {str(other[key])[:200]}"
+                )
 
 
 def _snapshot(summary: Any) -> dict[str, Any]:
@@ -196,7 +215,11 @@ def _snapshot(summary: Any) -> dict[str, Any]:
 
 def _same(a: Any, b: Any) -> bool:
     if isinstance(a, np.ndarray):
-        return isinstance(b, np.ndarray) and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+        return (
+            isinstance(b, np.ndarray)
+            and a.shape == b.shape
+            and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+        )
     if isinstance(a, pd.DataFrame):
         return isinstance(b, pd.DataFrame) and a.equals(b)
     return a == b
@@ -245,8 +268,11 @@ def section_shown(result: Any, check_id: str, section: Any, registry: Any) -> st
         raise AssertionError("a plugin section failed while rendering the report")
     if section is None:
         return html
-    expected = [str(escape(t)) for t in [section.summary, *(f.caption for f in section.figures),
-                                         *(t.caption for t in section.tables)] if t]
+    expected = [
+        str(escape(t))
+        for t in [section.summary, *(f.caption for f in section.figures), *(t.caption for t in section.tables)]
+        if t
+    ]
     expected += [str(f.svg) for f in section.figures]  # trusted markup, inlined as is
     for needle in expected:
         if needle not in html:

@@ -64,16 +64,22 @@ def run(ctx, params: DeltaPresenceParams) -> Measurement:
     above, below = exceeds(delta, params.delta_max), ~reaches(delta, params.delta_min)
     value = float(delta.max())
     details = {
-        "delta_min_measured": float(delta.min()), "delta_max_measured": value,
-        "population_classes": int(len(delta)), "population_records": int(pop_sizes.sum()),
-        "classes_above": int(above.sum()), "records_above": int(in_release[above].sum()),
-        "classes_below": int(below.sum()), "population_records_below": int(pop_sizes[below].sum()),
+        "delta_min_measured": float(delta.min()),
+        "delta_max_measured": value,
+        "population_classes": int(len(delta)),
+        "population_records": int(pop_sizes.sum()),
+        "classes_above": int(above.sum()),
+        "records_above": int(in_release[above].sum()),
+        "classes_below": int(below.sum()),
+        "population_records_below": int(pop_sizes[below].sum()),
         "histogram": np.histogram(delta, bins=np.linspace(0, 1, 11))[0].tolist(),
     }
     passed = not above.any() and not below.any()
-    message = (f"δ ranges over {details['delta_min_measured']:.3g}–{value:.3g} across {len(delta)} population "
-               f"classes (allowed {params.delta_min:g}–{params.delta_max:g}); {details['classes_above']} above, "
-               f"{details['classes_below']} below")
+    message = (
+        f"δ ranges over {details['delta_min_measured']:.3g}–{value:.3g} across {len(delta)} population "
+        f"classes (allowed {params.delta_min:g}–{params.delta_max:g}); {details['classes_above']} above, "
+        f"{details['classes_below']} below"
+    )
     return Measurement(value, {"delta_min": params.delta_min, "delta_max": params.delta_max}, passed, message, details)
 
 
@@ -85,21 +91,34 @@ def report_section(check, audit):
     if check["status"] == "error":
         return rs.ReportSection(summary=check["message"])
     d, p = DeltaPresenceDetails.model_validate(check["details"]), check["params"]
-    summary = (f"Knowing that a person belongs to the population, an intruder can tell they are in the release with "
-               f"probability at most {rt.share(d.delta_max_measured)} (the policy allows "
-               f"{rt.share(p['delta_max'])}); {rt.fmt(d.classes_above)} of {rt.fmt(d.population_classes)} "
-               "population groups exceed it.")
+    summary = (
+        f"Knowing that a person belongs to the population, an intruder can tell they are in the release with "
+        f"probability at most {rt.share(d.delta_max_measured)} (the policy allows "
+        f"{rt.share(p['delta_max'])}); {rt.fmt(d.classes_above)} of {rt.fmt(d.population_classes)} "
+        "population groups exceed it."
+    )
     edges = [i / 10 for i in range(11)]
-    figure = rs.Figure(charts.histogram_chart(
-        edges, d.histogram, title="δ of the population groups", x_label="δ = share of the group in the release",
-        y_label="population groups", threshold=float(p["delta_max"]), threshold_label="δ_max",
-        failing=[e > float(p["delta_max"]) for e in edges[1:]]),
-        "Population groups by the share of their people who are in the release; bars right of δ_max fail.")
-    return rs.ReportSection(summary=summary, value_text=rt.share(check["value"]),
-                            threshold_text=f"{rt.share(p['delta_min'])} ≤ δ ≤ {rt.share(p['delta_max'])}",
-                            figures=[figure],
-                            limitations="δ-presence hides membership in the release; it does not stop "
-                            "re-identification of a person known to be in it (see k-anonymity).")
+    figure = rs.Figure(
+        charts.histogram_chart(
+            edges,
+            d.histogram,
+            title="δ of the population groups",
+            x_label="δ = share of the group in the release",
+            y_label="population groups",
+            threshold=float(p["delta_max"]),
+            threshold_label="δ_max",
+            failing=[e > float(p["delta_max"]) for e in edges[1:]],
+        ),
+        "Population groups by the share of their people who are in the release; bars right of δ_max fail.",
+    )
+    return rs.ReportSection(
+        summary=summary,
+        value_text=rt.share(check["value"]),
+        threshold_text=f"{rt.share(p['delta_min'])} ≤ δ ≤ {rt.share(p['delta_max'])}",
+        figures=[figure],
+        limitations="δ-presence hides membership in the release; it does not stop "
+        "re-identification of a person known to be in it (see k-anonymity).",
+    )
 
 
 ASSESSOR = Assessor(

@@ -77,24 +77,42 @@ def run(ctx, params: DirectIdentifiersParams) -> Measurement:
     undeclared, warnings, scanned = findings(ctx)
     parts = []
     if present:
-        parts.append(f"identifier column{'s' * (len(present) > 1)} {', '.join(map(repr, present))} still "
-                     f"{'hold values' if len(present) > 1 else 'holds values'}")
+        parts.append(
+            f"identifier column{'s' * (len(present) > 1)} {', '.join(map(repr, present))} still "
+            f"{'hold values' if len(present) > 1 else 'holds values'}"
+        )
     if undeclared:
-        parts.append("undeclared column" + "s" * (len(undeclared) > 1) + " " +
-                     ", ".join(f"{f.column!r} ({f.label}, {f.share:.0%} of sampled values)" for f in undeclared) +
-                     (" hold" if len(undeclared) > 1 else " holds") + " direct identifiers")
+        parts.append(
+            "undeclared column"
+            + "s" * (len(undeclared) > 1)
+            + " "
+            + ", ".join(f"{f.column!r} ({f.label}, {f.share:.0%} of sampled values)" for f in undeclared)
+            + (" hold" if len(undeclared) > 1 else " holds")
+            + " direct identifiers"
+        )
     if not parts:
-        parts.append(f"no identifier column holds a value ({len(declared)} declared)"
-                     + ("; no undeclared column holds direct identifiers" if scanned else ""))
+        parts.append(
+            f"no identifier column holds a value ({len(declared)} declared)"
+            + ("; no undeclared column holds direct identifiers" if scanned else "")
+        )
     if warnings:
-        parts.append("warning: declared column" + "s" * (len(warnings) > 1) + " " +
-                     ", ".join(f"{f.column!r} ({f.label})" for f in warnings) +
-                     (" look" if len(warnings) > 1 else " looks") + " like direct identifiers")
+        parts.append(
+            "warning: declared column"
+            + "s" * (len(warnings) > 1)
+            + " "
+            + ", ".join(f"{f.column!r} ({f.label})" for f in warnings)
+            + (" look" if len(warnings) > 1 else " looks")
+            + " like direct identifiers"
+        )
     value = len(present) + len(undeclared)
-    details = {"identifier_columns": declared, "present": present,
-               "undeclared_findings": [f.to_dict() for f in undeclared],
-               "declared_warnings": [f.to_dict() for f in warnings],
-               "scanned": scanned, "sample_rows": SAMPLE_ROWS}
+    details = {
+        "identifier_columns": declared,
+        "present": present,
+        "undeclared_findings": [f.to_dict() for f in undeclared],
+        "declared_warnings": [f.to_dict() for f in warnings],
+        "scanned": scanned,
+        "sample_rows": SAMPLE_ROWS,
+    }
     return Measurement(value, 0, value == 0, "; ".join(parts), details)
 
 
@@ -120,31 +138,54 @@ def report_section(check, audit):
     warned = d.declared_warnings or []
     names = present + [f.column for f in found]
     if names:
-        summary = (f"Column{'s' * (len(names) > 1)} {', '.join(names)} {'name' if len(names) > 1 else 'names'} people "
-                   "outright: anyone holding the file can read who the records are about.")
+        summary = (
+            f"Column{'s' * (len(names) > 1)} {', '.join(names)} {'name' if len(names) > 1 else 'names'} people "
+            "outright: anyone holding the file can read who the records are about."
+        )
     else:
-        summary = (f"No column names a person outright ({len(declared)} identifier column"
-                   f"{'s' * (len(declared) != 1)} declared, none holds a value"
-                   + ("; no other column looks like names, contact details, account or national identification "
-                      "numbers, addresses or record keys)." if (True if d.scanned is None else d.scanned) else ")."))
+        summary = (
+            f"No column names a person outright ({len(declared)} identifier column"
+            f"{'s' * (len(declared) != 1)} declared, none holds a value"
+            + (
+                "; no other column looks like names, contact details, account or national identification "
+                "numbers, addresses or record keys)."
+                if (True if d.scanned is None else d.scanned)
+                else ")."
+            )
+        )
     tables = []
     rows = [[c, "holds values" if c in present else "empty or removed"] for c in declared]
     if rows:
         tables.append(rs.DataTable(["identifier column", "in the release"], rows))
-    for title, items in (("Undeclared columns holding direct identifiers", found),
-                         ("Declared columns that look like direct identifiers (warnings)", warned)):
+    for title, items in (
+        ("Undeclared columns holding direct identifiers", found),
+        ("Declared columns that look like direct identifiers (warnings)", warned),
+    ):
         if items:
-            tables.append(rs.DataTable(
-                ["column", "holds", "share of sampled values", "examples (masked)", "evidence"],
-                [[f.column, f.label, rt.share(f.share), ", ".join(f.examples), "; ".join(f.evidence)]
-                 for f in items], caption=title, kind="details", widths=("16%", "18%", "12%", "24%")))
+            tables.append(
+                rs.DataTable(
+                    ["column", "holds", "share of sampled values", "examples (masked)", "evidence"],
+                    [
+                        [f.column, f.label, rt.share(f.share), ", ".join(f.examples), "; ".join(f.evidence)]
+                        for f in items
+                    ],
+                    caption=title,
+                    kind="details",
+                    widths=("16%", "18%", "12%", "24%"),
+                )
+            )
     paragraphs = []
     if not (True if d.scanned is None else d.scanned):
-        paragraphs.append("The columns were not scanned for undeclared identifiers: the table is in an engine's "
-                          "catalog and no sample of it could be read.")
+        paragraphs.append(
+            "The columns were not scanned for undeclared identifiers: the table is in an engine's "
+            "catalog and no sample of it could be read."
+        )
     return rs.ReportSection(
-        summary=summary, value_text=f"{check['value']} column{'s' * (check['value'] != 1)}",
-        threshold_text="0 columns", paragraphs=paragraphs, tables=tables,
+        summary=summary,
+        value_text=f"{check['value']} column{'s' * (check['value'] != 1)}",
+        threshold_text="0 columns",
+        paragraphs=paragraphs,
+        tables=tables,
         limitations=f"the scan reads each column's first {(SAMPLE_ROWS if d.sample_rows is None else d.sample_rows):,} rows and recognises "
         "identifiers by their header, form and check digits, and people's names by name lists; identifiers of "
         "an unusual form, or names the lists lack, can go unseen.",

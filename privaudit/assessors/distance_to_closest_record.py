@@ -45,19 +45,37 @@ HISTOGRAM_BINS = 30
 
 class SyntheticDistanceParams(Params):
     better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
-    columns: list[str] | None = Field(default=None, description="Columns compared (default: every policy "
-                                      "column but identifiers, record ids and weights).")
-    max_exact_copies: float | None = Field(default=None, ge=0, le=1, description="Largest allowed share of "
-                                           "synthetic records equal to a training record on the compared columns "
-                                           "(default: the holdout's own share, or 0 without a holdout).")
-    closer_margin: float = Field(default=0.0, ge=0, le=1, description="Tolerated excess of the share closer to "
-                                 "training over its expected value n_train / (n_train + n_holdout).")
-    confidence: float = Field(default=0.95, ge=0.5, lt=1, description="Confidence of the interval of the share "
-                              "closer to training.")
+    columns: list[str] | None = Field(
+        default=None,
+        description="Columns compared (default: every policy column but identifiers, record ids and weights).",
+    )
+    max_exact_copies: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Largest allowed share of "
+        "synthetic records equal to a training record on the compared columns "
+        "(default: the holdout's own share, or 0 without a holdout).",
+    )
+    closer_margin: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="Tolerated excess of the share closer to "
+        "training over its expected value n_train / (n_train + n_holdout).",
+    )
+    confidence: float = Field(
+        default=0.95, ge=0.5, lt=1, description="Confidence of the interval of the share closer to training."
+    )
     interval: Literal["clopper-pearson", "wilson"] = "clopper-pearson"
-    max_below_holdout_p5: float | None = Field(default=None, ge=0, le=1, description="Largest allowed share of "
-                                               "synthetic records closer to training than the holdout's 5th "
-                                               "percentile of distance (about 5% expected); not checked by default.")
+    max_below_holdout_p5: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Largest allowed share of "
+        "synthetic records closer to training than the holdout's 5th "
+        "percentile of distance (about 5% expected); not checked by default.",
+    )
 
 
 class DcrHistogram(Details):
@@ -84,8 +102,9 @@ class SyntheticDistanceDetails(Details):
     exact_copies: int
     exact_copies_share: float
     exact_copies_limit: float
-    dcr_quantiles: dict[str, dict[str, float] | None] = Field(description="distances by pair of tables: "
-                                                               "{p5: ..., p50: ...} (null: no finite distance)")
+    dcr_quantiles: dict[str, dict[str, float] | None] = Field(
+        description="distances by pair of tables: {p5: ..., p50: ...} (null: no finite distance)"
+    )
     nndr_quantiles: dict[str, dict[str, float] | None]
     holdout_exact_copies: int | None = None
     holdout_exact_share: float | None = None
@@ -136,9 +155,11 @@ def _histogram(dcr: np.ndarray, holdout: np.ndarray | None, p5: float | None) ->
     if p5 is not None and 0 < p5 < hi:
         keep = (np.abs(edges - p5) > hi * 1e-3) | (edges == 0) | (edges == hi)
         edges = np.sort(np.concatenate([edges[keep], [p5]]))
-    out = {"edges": [float(e) for e in edges],
-           "synthetic": [int(c) for c in np.histogram(dcr[dcr > 0], bins=edges)[0]],
-           "synthetic_copies": int(np.count_nonzero(dcr == 0))}
+    out = {
+        "edges": [float(e) for e in edges],
+        "synthetic": [int(c) for c in np.histogram(dcr[dcr > 0], bins=edges)[0]],
+        "synthetic_copies": int(np.count_nonzero(dcr == 0)),
+    }
     if holdout is not None:
         out["holdout"] = [int(c) for c in np.histogram(holdout[holdout > 0], bins=edges)[0]]
         out["holdout_copies"] = int(np.count_nonzero(holdout == 0))
@@ -168,15 +189,24 @@ def run(ctx, params: SyntheticDistanceParams) -> Measurement:
     failed: dict[str, str] = {}  # what fails, by the fact it is about (the message states each fact once)
     copies_limit = exact_copies_limit(params, r)
     if exceeds(r.exact_share, copies_limit):
-        basis = (f"max_exact_copies {copies_limit:g}" if params.max_exact_copies is not None else
-                 f"the holdout's own share {share(copies_limit)}" if r.has_control else "max_exact_copies 0")
+        basis = (
+            f"max_exact_copies {copies_limit:g}"
+            if params.max_exact_copies is not None
+            else f"the holdout's own share {share(copies_limit)}"
+            if r.has_control
+            else "max_exact_copies 0"
+        )
         failed["copies"] = f"{share(r.exact_share)} exact copies of training records ({basis})"
     details = {
         "columns": columns,
         "treatment": dict(zip(r.space.columns, r.space.treated, strict=False)),
         "distance": "gower",
-        "n_synthetic": r.n_synthetic, "n_training": r.n_training, "n_control": r.n_control,
-        "exact_copies": r.exact_copies, "exact_copies_share": r.exact_share, "exact_copies_limit": copies_limit,
+        "n_synthetic": r.n_synthetic,
+        "n_training": r.n_training,
+        "n_control": r.n_control,
+        "exact_copies": r.exact_copies,
+        "exact_copies_share": r.exact_share,
+        "exact_copies_limit": copies_limit,
         "dcr_quantiles": {"synthetic_to_training": quantiles(r.dcr)},
         "nndr_quantiles": {"synthetic": quantiles(r.nndr)},
     }
@@ -186,44 +216,64 @@ def run(ctx, params: SyntheticDistanceParams) -> Measurement:
         limit = min(1.0, expected + params.closer_margin)
         below = r.below_holdout_p5 / r.n_synthetic if r.n_synthetic else 0.0
         if exceeds(lo, limit):
-            failed["closer"] = (f"{share(r.closer_share)} of synthetic records are closer to training than to the "
-                                f"holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}, expected "
-                                f"{share(expected)}"
-                                f"{f' + margin {params.closer_margin:g}' if params.closer_margin else ''})")
+            failed["closer"] = (
+                f"{share(r.closer_share)} of synthetic records are closer to training than to the "
+                f"holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}, expected "
+                f"{share(expected)}"
+                f"{f' + margin {params.closer_margin:g}' if params.closer_margin else ''})"
+            )
         if params.max_below_holdout_p5 is not None and exceeds(below, params.max_below_holdout_p5):
-            failed["below"] = (f"{share(below)} of synthetic records lie below the holdout's 5th percentile of "
-                               f"distance (max_below_holdout_p5 {params.max_below_holdout_p5:g})")
+            failed["below"] = (
+                f"{share(below)} of synthetic records lie below the holdout's 5th percentile of "
+                f"distance (max_below_holdout_p5 {params.max_below_holdout_p5:g})"
+            )
         details["dcr_quantiles"]["holdout_to_training"] = quantiles(r.holdout_dcr)
         details["dcr_quantiles"]["synthetic_to_holdout"] = quantiles(r.dcr_to_control)
         details["nndr_quantiles"]["holdout"] = quantiles(r.holdout_nndr)
-        details.update({
-            "holdout_exact_copies": r.holdout_exact, "holdout_exact_share": r.holdout_exact / r.n_control,
-            "holdout_p5": r.holdout_p5, "below_holdout_p5": r.below_holdout_p5, "share_below_holdout_p5": below,
-            "share_closer_to_training": r.closer_share, "closer_interval": [lo, hi],
-            "confidence": params.confidence, "interval": params.interval, "expected_closer": expected,
-            "closer_margin": params.closer_margin, "closer_limit": limit, "closer_ties": r.closer_ties,
-            "closer_p_value": r.closer_p_value(params.closer_margin),
-        })
+        details.update(
+            {
+                "holdout_exact_copies": r.holdout_exact,
+                "holdout_exact_share": r.holdout_exact / r.n_control,
+                "holdout_p5": r.holdout_p5,
+                "below_holdout_p5": r.below_holdout_p5,
+                "share_below_holdout_p5": below,
+                "share_closer_to_training": r.closer_share,
+                "closer_interval": [lo, hi],
+                "confidence": params.confidence,
+                "interval": params.interval,
+                "expected_closer": expected,
+                "closer_margin": params.closer_margin,
+                "closer_limit": limit,
+                "closer_ties": r.closer_ties,
+                "closer_p_value": r.closer_p_value(params.closer_margin),
+            }
+        )
         value = r.closer_share
         threshold = {"max_exact_copies": copies_limit, "closer_to_training": limit}
         if params.max_below_holdout_p5 is not None:
             threshold["max_below_holdout_p5"] = params.max_below_holdout_p5
         facts = {
-            "closer": (f"{share(r.closer_share)} of {fmt(r.n_synthetic)} synthetic records are closer to a training "
-                       f"record than to the holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}; "
-                       f"expected {share(expected)})"),
+            "closer": (
+                f"{share(r.closer_share)} of {fmt(r.n_synthetic)} synthetic records are closer to a training "
+                f"record than to the holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}; "
+                f"expected {share(expected)})"
+            ),
             "copies": f"exact copies {share(r.exact_share)} (holdout: {share(details['holdout_exact_share'])})",
             "below": f"below the holdout's 5th percentile {share(below)}",
         }
     else:
-        details["note"] = ("the comparison with fresh records (closer to training than to a holdout, the holdout's "
-                           "5th percentile) needs a holdout table: pass --control FILE")
+        details["note"] = (
+            "the comparison with fresh records (closer to training than to a holdout, the holdout's "
+            "5th percentile) needs a holdout table: pass --control FILE"
+        )
         value = r.exact_share
         threshold = {"max_exact_copies": copies_limit}
         median = details["dcr_quantiles"]["synthetic_to_training"]["p50"]
         facts = {
-            "copies": (f"{share(r.exact_share)} of {fmt(r.n_synthetic)} synthetic records are exact copies of a "
-                       "training record"),
+            "copies": (
+                f"{share(r.exact_share)} of {fmt(r.n_synthetic)} synthetic records are exact copies of a "
+                "training record"
+            ),
             "median": f"median distance to the closest training record {fmt(median, 3)} (Gower)",
             "control": "without --control the comparison with a holdout is not made",
         }
@@ -249,19 +299,23 @@ def report_section(check, audit):
     control = d.n_control is not None
     if control:
         lo, hi = d.closer_interval
-        summary = (f"{rt.share(d.share_closer_to_training)} of the {rt.fmt(n)} synthetic records lie closer to a "
-                   f"record of the training data than to any record of the holdout, against "
-                   f"{rt.share(d.expected_closer)} expected of records that copy nobody ({d.confidence:.0%} "
-                   f"interval {rt.share(lo)}–{rt.share(hi)}); {copies} are exact copies of a training record on "
-                   f"the {columns} compared columns (holdout records: {rt.share(d.holdout_exact_share)}).")
+        summary = (
+            f"{rt.share(d.share_closer_to_training)} of the {rt.fmt(n)} synthetic records lie closer to a "
+            f"record of the training data than to any record of the holdout, against "
+            f"{rt.share(d.expected_closer)} expected of records that copy nobody ({d.confidence:.0%} "
+            f"interval {rt.share(lo)}–{rt.share(hi)}); {copies} are exact copies of a training record on "
+            f"the {columns} compared columns (holdout records: {rt.share(d.holdout_exact_share)})."
+        )
         value_text = rt.share(d.share_closer_to_training)
-        threshold_text = (f"interval ≤ {rt.share(d.closer_limit)}, copies ≤ {rt.share(d.exact_copies_limit)}")
+        threshold_text = f"interval ≤ {rt.share(d.closer_limit)}, copies ≤ {rt.share(d.exact_copies_limit)}"
     else:
         median = (d.dcr_quantiles["synthetic_to_training"] or {}).get("p50")
-        summary = (f"{copies} of the {rt.fmt(n)} synthetic records are exact copies of a training record on the "
-                   f"{columns} compared columns; the median distance to the closest training record is "
-                   f"{rt.fmt(median, 3)}. Whether synthetic records are closer to the training records than fresh "
-                   "records would be needs a holdout table (--control FILE).")
+        summary = (
+            f"{copies} of the {rt.fmt(n)} synthetic records are exact copies of a training record on the "
+            f"{columns} compared columns; the median distance to the closest training record is "
+            f"{rt.fmt(median, 3)}. Whether synthetic records are closer to the training records than fresh "
+            "records would be needs a holdout table (--control FILE)."
+        )
         value_text = copies
         threshold_text = f"copies ≤ {rt.share(d.exact_copies_limit)}"
     paragraphs = [
@@ -274,7 +328,8 @@ def report_section(check, audit):
             f"A generator that does not copy its training records places a synthetic record nearest to a training "
             f"record as often as the training records' share of training and holdout together "
             f"({rt.share(d.expected_closer)}); ties count by the share of training records among the nearest. "
-            f"The check fails when even the lower end of the interval exceeds {rt.share(d.closer_limit)}.")
+            f"The check fails when even the lower end of the interval exceeds {rt.share(d.closer_limit)}."
+        )
     for reason in d.failed or []:
         paragraphs.append(f"Fails: {reason}.")
     figures, tables = [], []
@@ -288,13 +343,21 @@ def report_section(check, audit):
                 continue
             failing = [p5 is not None and who == "synthetic" and float(b) <= p5 + 1e-15 for b in edges[1:]]
             svg = charts.histogram_chart(
-                edges, counts, title=f"Distance of the {label} to the closest training record",
-                x_label="Gower distance to the closest training record", y_label="records",
-                threshold=p5, threshold_label="holdout 5th percentile" if p5 is not None else "",
-                failing=failing, extra_bars=[("copies", float(getattr(hist, f"{who}_copies") or 0), who == "synthetic")],
-                legend=("below the holdout's 5th percentile", "farther") if any(failing) else None)
-            caption = (f"Distances to the closest training record of the {label}; the bar 'copies' counts records at "
-                       "distance 0 (equal on every compared column)")
+                edges,
+                counts,
+                title=f"Distance of the {label} to the closest training record",
+                x_label="Gower distance to the closest training record",
+                y_label="records",
+                threshold=p5,
+                threshold_label="holdout 5th percentile" if p5 is not None else "",
+                failing=failing,
+                extra_bars=[("copies", float(getattr(hist, f"{who}_copies") or 0), who == "synthetic")],
+                legend=("below the holdout's 5th percentile", "farther") if any(failing) else None,
+            )
+            caption = (
+                f"Distances to the closest training record of the {label}; the bar 'copies' counts records at "
+                "distance 0 (equal on every compared column)"
+            )
             caption += "; the dashed line marks the holdout's 5th percentile." if p5 is not None else "."
             figures.append(rs.Figure(svg, caption))
     rows = []
@@ -302,8 +365,10 @@ def report_section(check, audit):
     for key in q_syn:
         row = [key.replace("p", "") + "%", rt.fmt(q_syn.get(key), 3)]
         if control:
-            row += [rt.fmt((d.dcr_quantiles.get("holdout_to_training") or {}).get(key), 3),
-                    rt.fmt((d.dcr_quantiles.get("synthetic_to_holdout") or {}).get(key), 3)]
+            row += [
+                rt.fmt((d.dcr_quantiles.get("holdout_to_training") or {}).get(key), 3),
+                rt.fmt((d.dcr_quantiles.get("synthetic_to_holdout") or {}).get(key), 3),
+            ]
         row.append(rt.fmt((d.nndr_quantiles.get("synthetic") or {}).get(key), 3))
         if control:
             row.append(rt.fmt((d.nndr_quantiles.get("holdout") or {}).get(key), 3))
@@ -314,19 +379,35 @@ def report_section(check, audit):
     head.append("NNDR synthetic")
     if control:
         head.append("NNDR holdout")
-    tables.append(rs.DataTable(head, rows, caption="Quantiles of the distance to the closest record (DCR) and of the "
-                               "nearest-neighbour distance ratio (NNDR)",
-                               numeric=frozenset(range(1, len(head))), kind="details"))
-    facts = rt.facts(("synthetic records", n), ("training records", d.n_training),
-                     ("holdout records", d.n_control), ("compared columns", ", ".join(d.columns)),
-                     ("exact copies", f"{rt.fmt(d.exact_copies)} ({copies})"),
-                     ("holdout's 5th percentile of DCR", None if p5 is None else rt.fmt(p5, 3)),
-                     ("below it", None if p5 is None else rt.share(d.share_below_holdout_p5)),
-                     ("ties (as near to training as to holdout)", d.closer_ties),
-                     ("one-sided p-value", None if d.closer_p_value is None else f"{d.closer_p_value:.3g}"))
+    tables.append(
+        rs.DataTable(
+            head,
+            rows,
+            caption="Quantiles of the distance to the closest record (DCR) and of the "
+            "nearest-neighbour distance ratio (NNDR)",
+            numeric=frozenset(range(1, len(head))),
+            kind="details",
+        )
+    )
+    facts = rt.facts(
+        ("synthetic records", n),
+        ("training records", d.n_training),
+        ("holdout records", d.n_control),
+        ("compared columns", ", ".join(d.columns)),
+        ("exact copies", f"{rt.fmt(d.exact_copies)} ({copies})"),
+        ("holdout's 5th percentile of DCR", None if p5 is None else rt.fmt(p5, 3)),
+        ("below it", None if p5 is None else rt.share(d.share_below_holdout_p5)),
+        ("ties (as near to training as to holdout)", d.closer_ties),
+        ("one-sided p-value", None if d.closer_p_value is None else f"{d.closer_p_value:.3g}"),
+    )
     return rs.ReportSection(
-        summary=summary, value_text=value_text, threshold_text=threshold_text, paragraphs=paragraphs, facts=facts,
-        figures=figures, tables=tables,
+        summary=summary,
+        value_text=value_text,
+        threshold_text=threshold_text,
+        paragraphs=paragraphs,
+        facts=facts,
+        figures=figures,
+        tables=tables,
         limitations="distances see only the compared columns and one way of weighing them: a generator can leak a "
         "person's rare combination of a few values without its record being closest on the whole; passing is no "
         "proof against membership or attribute inference, nor a differential-privacy guarantee.",

@@ -45,32 +45,49 @@ from privaudit.core.hookspecs import hookimpl
 
 #: a fair coin gives training and holdout sizes this unlikely (two-sided binomial test) at most this often
 SPLIT_P_VALUE = 1e-6
-REFERENCE = ("Steinke, Nasr & Jagielski, Privacy Auditing with One (1) Training Run (NeurIPS 2023, arXiv:2305.08846), "
-             "Algorithm 1, Theorem 3.1, §5 and Appendix D; Jagielski, Ullman & Oprea, Auditing Differentially Private Machine "
-             "Learning (NeurIPS 2020); Houssiau et al., TAPAS (2022), tapas/report/report.py; Clopper & Pearson, "
-             "Biometrika 26 (1934)")
+REFERENCE = (
+    "Steinke, Nasr & Jagielski, Privacy Auditing with One (1) Training Run (NeurIPS 2023, arXiv:2305.08846), "
+    "Algorithm 1, Theorem 3.1, §5 and Appendix D; Jagielski, Ullman & Oprea, Auditing Differentially Private Machine "
+    "Learning (NeurIPS 2020); Houssiau et al., TAPAS (2022), tapas/report/report.py; Clopper & Pearson, "
+    "Biometrika 26 (1934)"
+)
 
 
 class EpsilonParams(Params):
     claimed_epsilon: float = Field(gt=0, description="The ε the vendor claims the release satisfies.")
     claimed_delta: float = Field(default=0.0, ge=0, lt=1, description="The δ of the claim.")
     confidence: float = Field(default=0.95, ge=0.5, lt=1, description="Confidence 1 − β of the lower bound.")
-    mode: Literal["one_run", "repeated"] = Field(default="one_run", description="one_run: Steinke et al.'s bound "
-                                                 "from the release and its random training/holdout split; "
-                                                 "repeated: Clopper–Pearson bound from releases listed in manifest.")
-    random_split: bool = Field(default=False, description="The policy's statement that every record of training ∪ "
-                               "holdout went to training by an independent fair coin (one_run needs it).")
+    mode: Literal["one_run", "repeated"] = Field(
+        default="one_run",
+        description="one_run: Steinke et al.'s bound "
+        "from the release and its random training/holdout split; "
+        "repeated: Clopper–Pearson bound from releases listed in manifest.",
+    )
+    random_split: bool = Field(
+        default=False,
+        description="The policy's statement that every record of training ∪ "
+        "holdout went to training by an independent fair coin (one_run needs it).",
+    )
     manifest: str | None = Field(default=None, description="CSV of the repeated releases: release, target, member.")
-    columns: list[str] | None = Field(default=None, description="Columns the attacks compare (default: every "
-                                      "policy column but identifiers, record ids and weights).")
-    attacks: list[Literal["distance", "density"]] = Field(default=list(ATTACKS), min_length=1,
-                                                           description="Attacks whose guesses the bound uses.")
+    columns: list[str] | None = Field(
+        default=None,
+        description="Columns the attacks compare (default: every "
+        "policy column but identifiers, record ids and weights).",
+    )
+    attacks: list[Literal["distance", "density"]] = Field(
+        default=list(ATTACKS), min_length=1, description="Attacks whose guesses the bound uses."
+    )
     dims: int = Field(default=6, ge=1, le=50, description="Principal components the neighbour search uses.")
     neighbours: int = Field(default=8, ge=2, le=256, description="Nearest points each kernel density sums over.")
-    bandwidth: float = Field(default=1.0, gt=0, le=10, description="Factor on Scott's bandwidth of the density "
-                             "attack's kernels (1: DOMIAS's default).")
-    seed: int = Field(default=0, description="Seed of the tie-breaking order (one_run) and of the trials' shuffle "
-                      "(repeated).")
+    bandwidth: float = Field(
+        default=1.0,
+        gt=0,
+        le=10,
+        description="Factor on Scott's bandwidth of the density attack's kernels (1: DOMIAS's default).",
+    )
+    seed: int = Field(
+        default=0, description="Seed of the tie-breaking order (one_run) and of the trials' shuffle (repeated)."
+    )
 
 
 class Details(ApiDetails):
@@ -107,8 +124,10 @@ class Details(ApiDetails):
 
 def validate(params: EpsilonParams, policy) -> str | None:
     if params.mode == "one_run" and not params.random_split:
-        return ("random_split: the one-run bound holds only if the training/holdout split was random (each record "
-                "put in training by a fair coin); state it with random_split: true, or use mode: repeated")
+        return (
+            "random_split: the one-run bound holds only if the training/holdout split was random (each record "
+            "put in training by a fair coin); state it with random_split: true, or use mode: repeated"
+        )
     if params.mode == "repeated":
         if not params.manifest:
             return "manifest: mode repeated needs the manifest of releases (CSV: release, target, member)"
@@ -124,9 +143,11 @@ def _check_split(n_t: int, n_h: int) -> None:
 
     p = float(stats.binomtest(n_t, n_t + n_h, 0.5).pvalue)
     if p < SPLIT_P_VALUE:
-        raise DataError(f"--original/--control: {n_t} training and {n_h} holdout records: a fair-coin split (which "
-                        f"random_split states and the one-run bound needs) gives such sizes with probability "
-                        f"{p:.1e}; audit a random half-split, or use mode: repeated")
+        raise DataError(
+            f"--original/--control: {n_t} training and {n_h} holdout records: a fair-coin split (which "
+            f"random_split states and the one-run bound needs) gives such sizes with probability "
+            f"{p:.1e}; audit a random half-split, or use mode: repeated"
+        )
 
 
 def _claim(params) -> str:
@@ -144,24 +165,41 @@ def run_one_run(ctx, params: EpsilonParams) -> Measurement:
     bound = one_run_audit(per_attack, sc.member, beta=beta, delta=params.claimed_delta, seed=params.seed)
     attack = "none"  # no attack proves any ε > 0
     if bound.epsilon > 0:
-        per = [one_run_audit([s], sc.member, beta=beta * len(per_attack), delta=params.claimed_delta, seed=params.seed)
-               for s in per_attack]
+        per = [
+            one_run_audit([s], sc.member, beta=beta * len(per_attack), delta=params.claimed_delta, seed=params.seed)
+            for s in per_attack
+        ]
         attack = params.attacks[int(np.argmax([b.epsilon for b in per]))]
     eps = bound.epsilon
     passed = not exceeds(eps, params.claimed_epsilon)
     level = f"{params.confidence:.0%}"
     if not passed:
-        message = (f"this release cannot be {_claim(params)} DP: its membership attack alone proves ε ≥ {eps:.2f} at "
-                   f"{level} ({bound.correct} of {bound.guesses} guesses right on {bound.m} records whose membership "
-                   f"was random; Steinke et al. one-run bound)")
+        message = (
+            f"this release cannot be {_claim(params)} DP: its membership attack alone proves ε ≥ {eps:.2f} at "
+            f"{level} ({bound.correct} of {bound.guesses} guesses right on {bound.m} records whose membership "
+            f"was random; Steinke et al. one-run bound)"
+        )
     else:
-        message = (f"ε ≥ {eps:.2f} at {level} from a one-run membership audit ({bound.correct} of {bound.guesses} "
-                   f"guesses right on {bound.m} records): does not contradict the claim {_claim(params)}")
-    details = Details(mode="one_run", columns=columns, claimed_epsilon=params.claimed_epsilon,
-                      claimed_delta=params.claimed_delta, confidence=params.confidence, epsilon_lower_bound=eps,
-                      attack=attack, records=bound.m, guesses=bound.guesses, correct=bound.correct,
-                      positive_guesses=bound.positive_guesses, options=bound.options, n_training=len(ctx.training),
-                      n_holdout=len(ctx.control)).model_dump(exclude_none=True)
+        message = (
+            f"ε ≥ {eps:.2f} at {level} from a one-run membership audit ({bound.correct} of {bound.guesses} "
+            f"guesses right on {bound.m} records): does not contradict the claim {_claim(params)}"
+        )
+    details = Details(
+        mode="one_run",
+        columns=columns,
+        claimed_epsilon=params.claimed_epsilon,
+        claimed_delta=params.claimed_delta,
+        confidence=params.confidence,
+        epsilon_lower_bound=eps,
+        attack=attack,
+        records=bound.m,
+        guesses=bound.guesses,
+        correct=bound.correct,
+        positive_guesses=bound.positive_guesses,
+        options=bound.options,
+        n_training=len(ctx.training),
+        n_holdout=len(ctx.control),
+    ).model_dump(exclude_none=True)
     return Measurement(eps, params.claimed_epsilon, passed, message, details)
 
 
@@ -178,15 +216,21 @@ def report_section(check, audit):
 
 
 ASSESSOR = Assessor(
-    name="empirical_epsilon", params=EpsilonParams, run=run, title="Empirical ε lower bound (synthetic)",
+    name="empirical_epsilon",
+    params=EpsilonParams,
+    run=run,
+    title="Empirical ε lower bound (synthetic)",
     protects="identity",
     measures="the smallest ε the release's differential-privacy claim can have, as proved by membership attacks at "
     "the stated confidence",
     formula="one_run: largest ε with P[Bin(r, e^ε/(1+e^ε)) ≥ v] + 2mδ·max_i (1/i)Σ_{j≤i} P[Bin = v−j] < β/options "
     "(Steinke et al., Appendix D); repeated: log((TPR_low − δ)/FPR_high), Clopper–Pearson at 1 − β/2 each (TAPAS); "
     "pass iff the bound ≤ claimed_epsilon",
-    reference=REFERENCE, needs=frozenset({"training", "control", "table"}), validate_policy=validate,
-    report_section=report_section, details=Details,
+    reference=REFERENCE,
+    needs=frozenset({"training", "control", "table"}),
+    validate_policy=validate,
+    report_section=report_section,
+    details=Details,
 )
 
 
@@ -212,7 +256,9 @@ def _read_manifest(ctx, params: EpsilonParams):
         raise DataError(f"{path}: not a readable CSV manifest ({first_line(exc, type(exc).__name__)})") from None
     missing = [c for c in ("release", "target", "member") if c not in manifest.columns]
     if missing:
-        raise DataError(f"{path}: the manifest lacks the column(s) {', '.join(missing)} (needs release, target, member)")
+        raise DataError(
+            f"{path}: the manifest lacks the column(s) {', '.join(missing)} (needs release, target, member)"
+        )
     if len(manifest) < 10:
         raise DataError(f"{path}: {len(manifest)} release(s); the Clopper–Pearson bound needs at least 10 trials")
     bad = ~manifest["member"].isin(["0", "1"])
@@ -220,15 +266,16 @@ def _read_manifest(ctx, params: EpsilonParams):
         row = int(np.flatnonzero(bad)[0])
         raise DataError(f"{path}: row {row + 2}: member must be 0 or 1, not {manifest['member'].iloc[row]!r}")
     record_id = ctx.policy.columns_with("record_id")[0]
-    population = pd.concat([ctx.training[record_id].astype(str), ctx.control[record_id].astype(str)],
-                           ignore_index=True)
+    population = pd.concat([ctx.training[record_id].astype(str), ctx.control[record_id].astype(str)], ignore_index=True)
     position = pd.Series(np.arange(len(population)), index=population.to_numpy())
     position = position[~position.index.duplicated(keep="first")]
     absent = ~manifest["target"].isin(position.index)
     if absent.any():
         row = int(np.flatnonzero(absent)[0])
-        raise DataError(f"{path}: row {row + 2}: target {manifest['target'].iloc[row]!r} is not a {record_id} of "
-                        f"--original or --control ({int(absent.sum())} such row(s))")
+        raise DataError(
+            f"{path}: row {row + 2}: target {manifest['target'].iloc[row]!r} is not a {record_id} of "
+            f"--original or --control ({int(absent.sum())} such row(s))"
+        )
     folder = path.parent.resolve()
     releases = {}
     for name in dict.fromkeys(manifest["release"]):
@@ -249,28 +296,62 @@ def run_repeated(ctx, params: EpsilonParams) -> Measurement:
     columns = compared_columns(params, ctx.policy)
     releases, targets, member, path = _read_manifest(ctx, params)
     if member.all() or not member.any():
-        raise DataError(f"{path}: every release has member {int(member[0])}; the bound needs releases made with "
-                        "and without the target")
+        raise DataError(
+            f"{path}: every release has member {int(member[0])}; the bound needs releases made with "
+            "and without the target"
+        )
     numeric = {c: ctx.policy.columns[c].type == "numeric" for c in columns}
-    scores = target_scores(ctx.training, ctx.control, releases, targets, columns, numeric, dims=params.dims,
-                           neighbours=params.neighbours, bandwidth=params.bandwidth)
+    scores = target_scores(
+        ctx.training,
+        ctx.control,
+        releases,
+        targets,
+        columns,
+        numeric,
+        dims=params.dims,
+        neighbours=params.neighbours,
+        bandwidth=params.bandwidth,
+    )
     order = np.random.default_rng(params.seed).permutation(len(member))  # trials in a random order (TAPAS splits)
-    b = clopper_pearson_epsilon([scores[a][order] for a in params.attacks], member[order],
-                                confidence=params.confidence, delta=params.claimed_delta)
+    b = clopper_pearson_epsilon(
+        [scores[a][order] for a in params.attacks],
+        member[order],
+        confidence=params.confidence,
+        delta=params.claimed_delta,
+    )
     eps = b.epsilon
     passed = not exceeds(eps, params.claimed_epsilon)
     level = f"{params.confidence:.0%}"
     side = "TN/FN" if b.inverse else "TP/FP"
-    rates = (f"{b.tp} of {b.n_pos} {'non-member' if b.inverse else 'member'} trials and {b.fp} of {b.n_neg} others "
-             f"flagged ({side}), on {b.n_test} trials after choosing on {b.n_validation}")
-    message = ((f"this release cannot be {_claim(params)} DP: its membership attack alone proves ε ≥ {eps:.2f} at "
-                f"{level} ({rates}; Clopper–Pearson bound)") if not passed else
-               f"ε ≥ {eps:.2f} at {level} from {len(member)} repeated releases ({rates}): does not contradict the "
-               f"claim {_claim(params)}")
-    details = Details(mode="repeated", columns=columns, claimed_epsilon=params.claimed_epsilon,
-                      claimed_delta=params.claimed_delta, confidence=params.confidence, epsilon_lower_bound=eps,
-                      attack=params.attacks[b.attack], trials=len(member), validation_trials=b.n_validation,
-                      threshold=b.threshold, inverse=b.inverse, tp=b.tp, fp=b.fp, positives=b.n_pos,
-                      negatives=b.n_neg,
-                      epsilon_upper=b.epsilon_high if math.isfinite(b.epsilon_high) else None).model_dump(exclude_none=True)
+    rates = (
+        f"{b.tp} of {b.n_pos} {'non-member' if b.inverse else 'member'} trials and {b.fp} of {b.n_neg} others "
+        f"flagged ({side}), on {b.n_test} trials after choosing on {b.n_validation}"
+    )
+    message = (
+        (
+            f"this release cannot be {_claim(params)} DP: its membership attack alone proves ε ≥ {eps:.2f} at "
+            f"{level} ({rates}; Clopper–Pearson bound)"
+        )
+        if not passed
+        else f"ε ≥ {eps:.2f} at {level} from {len(member)} repeated releases ({rates}): does not contradict the "
+        f"claim {_claim(params)}"
+    )
+    details = Details(
+        mode="repeated",
+        columns=columns,
+        claimed_epsilon=params.claimed_epsilon,
+        claimed_delta=params.claimed_delta,
+        confidence=params.confidence,
+        epsilon_lower_bound=eps,
+        attack=params.attacks[b.attack],
+        trials=len(member),
+        validation_trials=b.n_validation,
+        threshold=b.threshold,
+        inverse=b.inverse,
+        tp=b.tp,
+        fp=b.fp,
+        positives=b.n_pos,
+        negatives=b.n_neg,
+        epsilon_upper=b.epsilon_high if math.isfinite(b.epsilon_high) else None,
+    ).model_dump(exclude_none=True)
     return Measurement(eps, params.claimed_epsilon, passed, message, details)

@@ -13,8 +13,15 @@ import numpy as np
 from privaudit.common.thresholds import TOLERANCE, exceeds, reaches
 from privaudit.core.policy import Policy
 
-__all__ = ["TOLERANCE", "check_sensitive", "exceeds", "population_classes", "reaches", "size_histogram",
-           "value_histogram"]
+__all__ = [
+    "TOLERANCE",
+    "check_sensitive",
+    "exceeds",
+    "population_classes",
+    "reaches",
+    "size_histogram",
+    "value_histogram",
+]
 
 
 def check_sensitive(policy: Policy, names: Sequence[str] | None, field: str = "sensitive") -> str | None:
@@ -40,8 +47,13 @@ def size_histogram(sizes: np.ndarray, max_bins: int = 60) -> list[list[int]]:
     return [[int(v), int(c)] for v, c in zip(values, counts, strict=False)]
 
 
-def value_histogram(values: np.ndarray, bins: int = 20, lo: float | None = None, hi: float | None = None,
-                    weights: np.ndarray | None = None) -> dict:
+def value_histogram(
+    values: np.ndarray,
+    bins: int = 20,
+    lo: float | None = None,
+    hi: float | None = None,
+    weights: np.ndarray | None = None,
+) -> dict:
     """Histogram of per-class figures (finite values only) with equal-width bins; with ``weights`` (class
     sizes) it counts records instead of classes."""
     keep = np.isfinite(values)
@@ -51,8 +63,11 @@ def value_histogram(values: np.ndarray, bins: int = 20, lo: float | None = None,
     if hi <= lo:
         hi = lo + 1.0
     counts, edges = np.histogram(finite, bins=bins, range=(lo, hi), weights=None if weights is None else weights[keep])
-    return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts],
-            "infinite": int(np.isinf(values).sum())}
+    return {
+        "edges": [float(e) for e in edges],
+        "counts": [int(c) for c in counts],
+        "infinite": int(np.isinf(values).sum()),
+    }
 
 
 def population_classes(ctx, population: str, field: str = "population"):

@@ -32,8 +32,11 @@ from privaudit.core.hookspecs import hookimpl
 class KAnonymityParams(Params):
     better: ClassVar[str] = "higher"  # which way the value improves (privaudit diff)
     k: int = Field(ge=1, description="Smallest allowed class size.")
-    m: int | None = Field(default=None, ge=1, description="k^m-anonymity: an intruder knows at most m of the "
-                          "quasi-identifiers (default: all of them).")
+    m: int | None = Field(
+        default=None,
+        ge=1,
+        description="k^m-anonymity: an intruder knows at most m of the quasi-identifiers (default: all of them).",
+    )
 
 
 class KAnonymityWorstClass(WorstClass):
@@ -112,8 +115,10 @@ def run(ctx, params: KAnonymityParams) -> Measurement:
         details["m"] = params.m
         details["weakest_subset"] = weakest
     if records_below:
-        message = (f"{fmt(records_below)} records in {fmt(classes_below)} classes are in classes smaller "
-                   f"than k={k}; the smallest has {fmt(value)}")
+        message = (
+            f"{fmt(records_below)} records in {fmt(classes_below)} classes are in classes smaller "
+            f"than k={k}; the smallest has {fmt(value)}"
+        )
     else:
         message = f"every record shares its quasi-identifiers with at least {fmt(value)} records (k={k})"
     return Measurement(value, k, value >= k, message, details)
@@ -129,24 +134,41 @@ def report_section(check, audit):
     know = rt.qi_phrase(check.get("quasi_identifiers") or audit.policy.quasi_identifiers)
     below, alone = d.records_below_k, d.sample_uniques
     if alone:
-        summary = (f"{rt.people(alone)} {'is' if alone == 1 else 'are'} alone in their group: anyone who knows "
-                   f"{know} can find their record.")
+        summary = (
+            f"{rt.people(alone)} {'is' if alone == 1 else 'are'} alone in their group: anyone who knows "
+            f"{know} can find their record."
+        )
     elif below:
-        summary = (f"{rt.people(below)} {'is' if below == 1 else 'are'} in groups of fewer than k = {k}: anyone "
-                   f"who knows {know} can narrow them down to {rt.fmt(value)} records.")
+        summary = (
+            f"{rt.people(below)} {'is' if below == 1 else 'are'} in groups of fewer than k = {k}: anyone "
+            f"who knows {know} can narrow them down to {rt.fmt(value)} records."
+        )
     else:
-        summary = (f"Everyone hides in a group of at least {rt.fmt(value)} records sharing {know}: an intruder "
-                   f"who knows these values cannot narrow a person down further (k = {k}).")
+        summary = (
+            f"Everyone hides in a group of at least {rt.fmt(value)} records sharing {know}: an intruder "
+            f"who knows these values cannot narrow a person down further (k = {k})."
+        )
     if alone and below > alone:
         summary += f" In all, {rt.people(below)} ({rt.percent(below, d.records)}) are in groups smaller than k = {k}."
     return rs.ReportSection(
-        summary=summary, value_text=rt.fmt(value), threshold_text=f"k ≥ {k}",
-        facts=rt.facts(("classes (groups of look-alikes)", d.classes), ("records", d.records),
-                       ("records in classes smaller than k", f"{rt.fmt(below)} ({rt.percent(below, d.records)})"),
-                       ("classes smaller than k", d.classes_below_k), ("records alone in their class", alone)),
+        summary=summary,
+        value_text=rt.fmt(value),
+        threshold_text=f"k ≥ {k}",
+        facts=rt.facts(
+            ("classes (groups of look-alikes)", d.classes),
+            ("records", d.records),
+            ("records in classes smaller than k", f"{rt.fmt(below)} ({rt.percent(below, d.records)})"),
+            ("classes smaller than k", d.classes_below_k),
+            ("records alone in their class", alone),
+        ),
         figures=[f for f in [rf.size_histogram_figure(d.class_size_histogram, k, "Class sizes")] if f],
-        tables=[t for t in [rf.worst_classes_table(check, audit, failing=d.classes_below_k,
-                                                   what=f"classes smaller than k = {k}")] if t],
+        tables=[
+            t
+            for t in [
+                rf.worst_classes_table(check, audit, failing=d.classes_below_k, what=f"classes smaller than k = {k}")
+            ]
+            if t
+        ],
         limitations="does not protect sensitive values: if everyone in a group shares the same diagnosis, "
         "finding the group reveals it (homogeneity attack), and an intruder's background knowledge can rule "
         "values out; columns not declared as quasi-identifiers are assumed unknown to the intruder.",

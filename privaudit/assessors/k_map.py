@@ -79,8 +79,10 @@ def run(ctx, params: KMapParams) -> Measurement:
     if params.population is not None:
         big_f, _, _, path = population_classes(ctx, params.population)
         if np.isnan(big_f).any():
-            raise DataError(f"{path}: the population table does not contain the release "
-                            f"({int(np.isnan(big_f).sum())} classes of the release are not in it)")
+            raise DataError(
+                f"{path}: the population table does not contain the release "
+                f"({int(np.isnan(big_f).sum())} classes of the release are not in it)"
+            )
         per_class, limit = big_f, params.k
         details.update(population="file", population_records=int(np.nansum(big_f)))
     else:
@@ -91,16 +93,30 @@ def run(ctx, params: KMapParams) -> Measurement:
             raise ValueError(f"population_size {params.population_size} is smaller than the release ({s.n_records})")
         d = derived_k(params.k, fraction, params.significance, params.estimator, s.n_records)
         per_class, limit = sizes, d.k
-        details.update(population="estimate", estimator=params.estimator, significance=params.significance,
-                       sampling_fraction=fraction, derived_k=d.k, type1_error=d.type1_error, poisson_mean=d.lam)
+        details.update(
+            population="estimate",
+            estimator=params.estimator,
+            significance=params.significance,
+            sampling_fraction=fraction,
+            derived_k=d.k,
+            type1_error=d.type1_error,
+            poisson_mean=d.lam,
+        )
     failing = per_class < limit
     value = float(per_class.min())
-    details.update(classes=int(s.n_classes), classes_failing=int(failing.sum()),
-                   records_failing=int(np.asarray(s.sizes)[failing].sum()), threshold_used=limit,
-                   worst_classes=ctx.worst_classes(per_class, failing=failing, extra={"matches": per_class}))
+    details.update(
+        classes=int(s.n_classes),
+        classes_failing=int(failing.sum()),
+        records_failing=int(np.asarray(s.sizes)[failing].sum()),
+        threshold_used=limit,
+        worst_classes=ctx.worst_classes(per_class, failing=failing, extra={"matches": per_class}),
+    )
     passed = reaches(value, limit)
-    where = (("person" if value == 1 else "people") + " of the population" if details["population"] == "file" else
-             f"{'record' if value == 1 else 'records'} (derived k' = {limit} for k = {params.k} at sampling fraction {details['sampling_fraction']:.3g})")
+    where = (
+        ("person" if value == 1 else "people") + " of the population"
+        if details["population"] == "file"
+        else f"{'record' if value == 1 else 'records'} (derived k' = {limit} for k = {params.k} at sampling fraction {details['sampling_fraction']:.3g})"
+    )
     message = f"the smallest class matches {value:g} {where}; {fmt(details['classes_failing'])} classes below"
     return Measurement(value, limit, passed, message, details)
 
@@ -114,20 +130,33 @@ def report_section(check, audit):
         return rs.ReportSection(summary=check["message"])
     d = KMapDetails.model_validate(check["details"])
     if d.population == "file":
-        summary = (f"Every group of the release matches at least {rt.fmt(check['value'])} people of the population "
-                   f"(k-map asks for {d.k}); {rt.fmt(d.classes_failing)} groups match fewer.")
+        summary = (
+            f"Every group of the release matches at least {rt.fmt(check['value'])} people of the population "
+            f"(k-map asks for {d.k}); {rt.fmt(d.classes_failing)} groups match fewer."
+        )
     else:
-        summary = (f"The population is estimated from a sampling fraction of {rt.share(d.sampling_fraction)}: a "
-                   f"group of at least {d.derived_k} records in the release matches at least {d.k} people of "
-                   f"the population with probability {rt.share(1 - d.type1_error)} ({d.estimator.replace('_', ' ')} "
-                   f"estimate); the smallest group has {rt.fmt(check['value'])} records.")
-    table = worst_classes_table(check, audit, figures=[("matches", "matches")], failing=d.classes_failing,
-                                what="groups matching fewer than required")
+        summary = (
+            f"The population is estimated from a sampling fraction of {rt.share(d.sampling_fraction)}: a "
+            f"group of at least {d.derived_k} records in the release matches at least {d.k} people of "
+            f"the population with probability {rt.share(1 - d.type1_error)} ({d.estimator.replace('_', ' ')} "
+            f"estimate); the smallest group has {rt.fmt(check['value'])} records."
+        )
+    table = worst_classes_table(
+        check,
+        audit,
+        figures=[("matches", "matches")],
+        failing=d.classes_failing,
+        what="groups matching fewer than required",
+    )
     tables = [table] if table is not None else []
-    return rs.ReportSection(summary=summary, value_text=rt.fmt(check["value"]),
-                            threshold_text=f"≥ {rt.fmt(d.threshold_used)}", tables=tables,
-                            limitations="k-map counts matches on the quasi-identifiers in the population; it says "
-                            "nothing about what the matched records reveal.")
+    return rs.ReportSection(
+        summary=summary,
+        value_text=rt.fmt(check["value"]),
+        threshold_text=f"≥ {rt.fmt(d.threshold_used)}",
+        tables=tables,
+        limitations="k-map counts matches on the quasi-identifiers in the population; it says "
+        "nothing about what the matched records reveal.",
+    )
 
 
 def sample_criterion(params: KMapParams, n_records: int) -> SampleCriterion | None:

@@ -81,8 +81,12 @@ def rule(params: LDiversityParams, policy) -> ClassRule:
     """Every class must reach l on the sensitive column; distinct l-diversity is a count of distinct values,
     which can only grow as classes merge."""
     distinct = params.variant == "distinct"
-    return ClassRule(min_distinct={params.sensitive: params.l} if distinct else {},
-                     diversity={params.sensitive: params.l}, monotone=distinct, exact=distinct)
+    return ClassRule(
+        min_distinct={params.sensitive: params.l} if distinct else {},
+        diversity={params.sensitive: params.l},
+        monotone=distinct,
+        exact=distinct,
+    )
 
 
 def violations(ctx, params: LDiversityParams) -> np.ndarray:
@@ -98,13 +102,17 @@ def run(ctx, params: LDiversityParams) -> Measurement:
         passed = value < params.c
         threshold = {"c": params.c, "l": params.l}
         worst_key, descending = per_class, True
-        message = f"largest r1/(r_l+...+r_m) over classes: {fmt(value)} (must stay below c={params.c:g}, l={params.l:g})"
+        message = (
+            f"largest r1/(r_l+...+r_m) over classes: {fmt(value)} (must stay below c={params.c:g}, l={params.l:g})"
+        )
     else:
         value = float(per_class.min())
         passed = not failing.any()
         threshold = params.l
         worst_key, descending = per_class, False
-        what = ("distinct value" if value == 1 else "distinct values") if params.variant == "distinct" else "exp(entropy)"
+        what = (
+            ("distinct value" if value == 1 else "distinct values") if params.variant == "distinct" else "exp(entropy)"
+        )
         message = f"least diverse class: {fmt(value)} {what} of {params.sensitive!r} (l={params.l:g})"
     if params.variant == "distinct":
         value = int(value)
@@ -115,8 +123,13 @@ def run(ctx, params: LDiversityParams) -> Measurement:
         "records_failing": int(s.sizes[failing].sum()),
         "missing_sensitive": sc.missing,
         "per_class_histogram": value_histogram(per_class, lo=0.0 if params.variant != "recursive" else None),
-        "worst_classes": ctx.worst_classes(worst_key, failing=failing, sensitive=params.sensitive,
-                                           descending=descending, extra={"diversity": per_class}),
+        "worst_classes": ctx.worst_classes(
+            worst_key,
+            failing=failing,
+            sensitive=params.sensitive,
+            descending=descending,
+            extra={"diversity": per_class},
+        ),
     }
     return Measurement(value, threshold, bool(passed), message, details)
 
@@ -136,21 +149,29 @@ def report_section(check, audit):
         c = p["c"]
         threshold_text, value_text = f"ratio < c = {rt.fmt(c)} (l = {rt.fmt(l)})", rt.fmt(check["value"])
         axis, line, side = "r₁ / (r_l + … + r_m) per class", f"c = {rt.fmt(c)}", "above"
-        summary = (f"{who} where one {col} value dominates (r₁ ≥ c·(r_l + … + r_m), c = {rt.fmt(c)}, l = {rt.fmt(l)}): "
-                   f"finding their group makes that value a good guess." if bad else
-                   f"In every group no {col} value dominates (c = {rt.fmt(c)}, l = {rt.fmt(l)}): finding a person's "
-                   f"group leaves several plausible values.")
+        summary = (
+            f"{who} where one {col} value dominates (r₁ ≥ c·(r_l + … + r_m), c = {rt.fmt(c)}, l = {rt.fmt(l)}): "
+            f"finding their group makes that value a good guess."
+            if bad
+            else f"In every group no {col} value dominates (c = {rt.fmt(c)}, l = {rt.fmt(l)}): finding a person's "
+            f"group leaves several plausible values."
+        )
     else:
         threshold_text, value_text, side, line = f"l ≥ {rt.fmt(l)}", rt.fmt(check["value"]), "below", f"l = {rt.fmt(l)}"
         kind = "different values" if variant == "distinct" else "equally likely values (exp of the entropy)"
         axis = f"{'distinct values' if variant == 'distinct' else 'exp(entropy)'} of {col} per class"
-        consequence = (f"finding their group narrows their {col} down to fewer than {rt.fmt(l)} possibilities"
-                       if variant == "distinct" else
-                       f"finding their group makes their {col} as easy to guess as a choice among fewer than "
-                       f"{rt.fmt(l)} equally likely values")
-        summary = (f"{who} with fewer than l = {rt.fmt(l)} {kind} of {col}: {consequence}." if bad else
-                   f"Every group has at least l = {rt.fmt(l)} {kind} of {col}: finding a person's group leaves at "
-                   f"least {rt.fmt(l)} possibilities.")
+        consequence = (
+            f"finding their group narrows their {col} down to fewer than {rt.fmt(l)} possibilities"
+            if variant == "distinct"
+            else f"finding their group makes their {col} as easy to guess as a choice among fewer than "
+            f"{rt.fmt(l)} equally likely values"
+        )
+        summary = (
+            f"{who} with fewer than l = {rt.fmt(l)} {kind} of {col}: {consequence}."
+            if bad
+            else f"Every group has at least l = {rt.fmt(l)} {kind} of {col}: finding a person's group leaves at "
+            f"least {rt.fmt(l)} possibilities."
+        )
         if bad and variant == "distinct" and check["value"] == 1:
             summary += f" In the worst groups everyone shares one {col} value: finding the group reveals it."
     bound = c if variant == "recursive" else l
@@ -165,18 +186,42 @@ def report_section(check, audit):
         except Exception:  # no class summary at hand (e.g. a report rebuilt elsewhere): the assessor's bins
             pass
     figure = rf.value_histogram_figure(
-        hist, bound, side, f"Diversity of {col} per class", axis, line, integers=variant == "distinct",
+        hist,
+        bound,
+        side,
+        f"Diversity of {col} per class",
+        axis,
+        line,
+        integers=variant == "distinct",
         failing_total=d.classes_failing,
-        caption=f"Classes by the diversity of their {col} values; the dashed line marks the policy's bound.")
+        caption=f"Classes by the diversity of their {col} values; the dashed line marks the policy's bound.",
+    )
     return rs.ReportSection(
-        summary=summary, value_text=value_text, threshold_text=threshold_text,
-        facts=rt.facts(("variant", variant), ("classes", d.classes), ("classes failing", d.classes_failing),
-                       ("records in those classes", f"{rt.fmt(bad)} ({rt.percent(bad, n)})"),
-                       ("records with a missing value", d.missing_sensitive)),
+        summary=summary,
+        value_text=value_text,
+        threshold_text=threshold_text,
+        facts=rt.facts(
+            ("variant", variant),
+            ("classes", d.classes),
+            ("classes failing", d.classes_failing),
+            ("records in those classes", f"{rt.fmt(bad)} ({rt.percent(bad, n)})"),
+            ("records with a missing value", d.missing_sensitive),
+        ),
         figures=[figure] if figure else [],
-        tables=[x for x in [rf.worst_classes_table(check, audit, [("diversity", "diversity")],
-                                                   failing=d.classes_failing, what="classes that fail",
-                                                   sensitive=True)] if x],
+        tables=[
+            x
+            for x in [
+                rf.worst_classes_table(
+                    check,
+                    audit,
+                    [("diversity", "diversity")],
+                    failing=d.classes_failing,
+                    what="classes that fail",
+                    sensitive=True,
+                )
+            ]
+            if x
+        ],
         limitations="ignores how the values are spread in the whole table and what they mean: skewed or "
         "semantically similar values (three kinds of cancer) still leak (skewness and similarity attacks); "
         "it does not stop re-identification on its own.",

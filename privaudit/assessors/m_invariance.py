@@ -36,8 +36,9 @@ from privaudit.risk.composition import m_unique
 class MInvarianceParams(Params):
     better: ClassVar[str] = "lower"  # the value counts records and people breaking m-invariance
     sensitive: str = Field(description="The sensitive column.")
-    m: int = Field(default=2, ge=2, description="Each group must hold at least m records, all with different "
-                   "sensitive values.")
+    m: int = Field(
+        default=2, ge=2, description="Each group must hold at least m records, all with different sensitive values."
+    )
 
 
 class ReleaseFigures(BaseModel):
@@ -89,8 +90,14 @@ def run(ctx, params: MInvarianceParams) -> Measurement:
         ok = m_unique(s.sizes, s.sensitive[params.sensitive].distinct, params.m)
         records = int(s.sizes[~ok].sum())
         bad_records += records
-        per_release.append({"path": release.path, "classes": s.n_classes, "classes_not_m_unique": int((~ok).sum()),
-                            "records_not_m_unique": records})
+        per_release.append(
+            {
+                "path": release.path,
+                "classes": s.n_classes,
+                "classes_not_m_unique": int((~ok).sum()),
+                "records_not_m_unique": records,
+            }
+        )
     linked = comp.releases_in >= 2
     changed = linked & comp.changed
     n_linked, n_changed = int(comp.people[linked].sum()), int(comp.people[changed].sum())
@@ -105,17 +112,35 @@ def run(ctx, params: MInvarianceParams) -> Measurement:
         cls = group if release.members is None else int(release.members.indices[release.members.indptr[group]])
         row = release.summary.describe([cls])[0]
         row.pop("class")
-        rows.append({"release": r, "release_path": release.path, **row, "people": int(comp.people[c]),
-                     "releases": int(comp.present[c, -1])})
-    details = {"sensitive": params.sensitive, "m": params.m, "linking": series.linking, "per_release": per_release,
-               "people_linked": n_linked, "people_changed": n_changed,
-               "share_changed": n_changed / n_linked if n_linked else None, "worst_classes": rows}
+        rows.append(
+            {
+                "release": r,
+                "release_path": release.path,
+                **row,
+                "people": int(comp.people[c]),
+                "releases": int(comp.present[c, -1]),
+            }
+        )
+    details = {
+        "sensitive": params.sensitive,
+        "m": params.m,
+        "linking": series.linking,
+        "per_release": per_release,
+        "people_linked": n_linked,
+        "people_changed": n_changed,
+        "share_changed": n_changed / n_linked if n_linked else None,
+        "worst_classes": rows,
+    }
     MInvarianceDetails.model_validate(details)
     value = bad_records + n_changed
-    unique_part = ", ".join(f"{fmt(p['records_not_m_unique'])} records in groups that are not {params.m}-unique in "
-                            f"{p['path']}" for p in per_release if p["records_not_m_unique"])
-    message = (f"{fmt(n_changed)} of {fmt(n_linked)} people in 2+ releases change signature of {params.sensitive!r}"
-               + (f"; {unique_part}" if unique_part else f"; every release is {params.m}-unique"))
+    unique_part = ", ".join(
+        f"{fmt(p['records_not_m_unique'])} records in groups that are not {params.m}-unique in {p['path']}"
+        for p in per_release
+        if p["records_not_m_unique"]
+    )
+    message = f"{fmt(n_changed)} of {fmt(n_linked)} people in 2+ releases change signature of {params.sensitive!r}" + (
+        f"; {unique_part}" if unique_part else f"; every release is {params.m}-unique"
+    )
     return Measurement(value, 0, value == 0, message, details)
 
 
@@ -130,27 +155,50 @@ def report_section(check, audit):
     broken = [r for r in d.per_release if r.records_not_m_unique]
     parts = []
     if d.people_changed:
-        parts.append(f"{rt.fmt(d.people_changed)} of the {rt.people(d.people_linked)} in two or more releases "
-                     f"({rt.percent(d.people_changed, d.people_linked)}) fall in groups with different sets of {col} "
-                     "values from one release to another: intersecting them narrows their value down")
+        parts.append(
+            f"{rt.fmt(d.people_changed)} of the {rt.people(d.people_linked)} in two or more releases "
+            f"({rt.percent(d.people_changed, d.people_linked)}) fall in groups with different sets of {col} "
+            "values from one release to another: intersecting them narrows their value down"
+        )
     if broken:
-        parts.append(f"{len(broken)} of {len(d.per_release)} releases {'is' if len(broken) == 1 else 'are'} not {m}-unique (a group smaller than {m} or "
-                     f"repeating a {col} value)")
-    summary = ("; ".join(parts) + ".") if parts else (
-        f"The series is {m}-invariant: every release is {m}-unique and each of the {rt.people(d.people_linked)} in "
-        f"two or more releases has the same set of {col} values in their group every time.")
-    releases = rs.DataTable(["release", "classes", "not m-unique", "records in them"],
-                            [[r.path, rt.fmt(r.classes), rt.fmt(r.classes_not_m_unique), rt.fmt(r.records_not_m_unique)]
-                             for r in d.per_release], caption=f"m-uniqueness of each release (m = {m})",
-                            numeric=frozenset({1, 2, 3}))
-    table = rf.worst_classes_table(check, audit, [("people", "people")], failing=None,
-                                   what="combinations of groups whose signature changed (each shown by its class in the first "
-                                   "release it is in)")
+        parts.append(
+            f"{len(broken)} of {len(d.per_release)} releases {'is' if len(broken) == 1 else 'are'} not {m}-unique (a group smaller than {m} or "
+            f"repeating a {col} value)"
+        )
+    summary = (
+        ("; ".join(parts) + ".")
+        if parts
+        else (
+            f"The series is {m}-invariant: every release is {m}-unique and each of the {rt.people(d.people_linked)} in "
+            f"two or more releases has the same set of {col} values in their group every time."
+        )
+    )
+    releases = rs.DataTable(
+        ["release", "classes", "not m-unique", "records in them"],
+        [
+            [r.path, rt.fmt(r.classes), rt.fmt(r.classes_not_m_unique), rt.fmt(r.records_not_m_unique)]
+            for r in d.per_release
+        ],
+        caption=f"m-uniqueness of each release (m = {m})",
+        numeric=frozenset({1, 2, 3}),
+    )
+    table = rf.worst_classes_table(
+        check,
+        audit,
+        [("people", "people")],
+        failing=None,
+        what="combinations of groups whose signature changed (each shown by its class in the first release it is in)",
+    )
     return rs.ReportSection(
-        summary=summary, threshold_text="0",
-        facts=rt.facts(("sensitive column", col), ("m", m), ("linking", d.linking),
-                       ("people in two or more releases", d.people_linked),
-                       ("signature changed", d.people_changed)),
+        summary=summary,
+        threshold_text="0",
+        facts=rt.facts(
+            ("sensitive column", col),
+            ("m", m),
+            ("linking", d.linking),
+            ("people in two or more releases", d.people_linked),
+            ("signature changed", d.people_changed),
+        ),
         tables=[t for t in [releases, table] if t],
         limitations="m-invariance protects the sensitive values of people who stay in the series; it says nothing "
         "about re-identification, nor about a skewed signature (several similar values).",

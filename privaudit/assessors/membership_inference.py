@@ -35,25 +35,36 @@ ATTACK_NAMES = {"distance": "distance to closest synthetic record", "density": "
 FPRS = (0.001, 0.01)
 #: fewest training and holdout records the attacks run on
 MIN_RECORDS = 20
-REFERENCE = ("van Breugel, Sun, Qian & van der Schaar, Membership Inference Attacks against Synthetic Data through "
-             "Overfitting Detection (AISTATS 2023); Carlini, Chien, Nasr, Song, Terzis & Tramèr, Membership Inference "
-             "Attacks From First Principles (IEEE S&P 2022); Chen, Yu, Zhang & Fritz, GAN-Leaks (CCS 2020); "
-             "Hanley & McNeil, Radiology 143 (1982)")
+REFERENCE = (
+    "van Breugel, Sun, Qian & van der Schaar, Membership Inference Attacks against Synthetic Data through "
+    "Overfitting Detection (AISTATS 2023); Carlini, Chien, Nasr, Song, Terzis & Tramèr, Membership Inference "
+    "Attacks From First Principles (IEEE S&P 2022); Chen, Yu, Zhang & Fritz, GAN-Leaks (CCS 2020); "
+    "Hanley & McNeil, Radiology 143 (1982)"
+)
 
 
 class MembershipParams(Params):
-    columns: list[str] | None = Field(default=None, description="Columns the attacks compare (default: every "
-                                      "policy column but identifiers, record ids and weights).")
-    attacks: list[Literal["distance", "density"]] = Field(default=list(ATTACKS), min_length=1,
-                                                           description="Attacks run (the check reports the better).")
+    columns: list[str] | None = Field(
+        default=None,
+        description="Columns the attacks compare (default: every "
+        "policy column but identifiers, record ids and weights).",
+    )
+    attacks: list[Literal["distance", "density"]] = Field(
+        default=list(ATTACKS), min_length=1, description="Attacks run (the check reports the better)."
+    )
     dims: int = Field(default=6, ge=1, le=50, description="Principal components the neighbour search uses.")
     neighbours: int = Field(default=8, ge=2, le=256, description="Nearest points each kernel density sums over.")
-    bandwidth: float = Field(default=1.0, gt=0, le=10, description="Factor on Scott's bandwidth of the density "
-                             "attack's kernels (1: DOMIAS's default).")
+    bandwidth: float = Field(
+        default=1.0,
+        gt=0,
+        le=10,
+        description="Factor on Scott's bandwidth of the density attack's kernels (1: DOMIAS's default).",
+    )
     confidence: float = Field(default=0.95, gt=0, lt=1, description="Level of the confidence intervals.")
     max_auc: float | None = Field(default=None, ge=0, le=1, description="Largest allowed AUC of the better attack.")
-    max_tpr_at_fpr: float | None = Field(default=None, ge=0, le=1, description="Largest allowed true-positive rate "
-                                         "at the false-positive rate at_fpr.")
+    max_tpr_at_fpr: float | None = Field(
+        default=None, ge=0, le=1, description="Largest allowed true-positive rate at the false-positive rate at_fpr."
+    )
     at_fpr: Literal[0.001, 0.01] = Field(default=0.001, description="FPR at which max_tpr_at_fpr applies.")
 
 
@@ -77,7 +88,7 @@ class AttackFigures(BaseModel):
     auc: Interval
     tpr_at_fpr: dict[str, TprAt]
     advantage: Interval
-    roc: dict[str, list[float]]       # {"fpr": [...], "tpr": [...]} on a log grid of FPR
+    roc: dict[str, list[float]]  # {"fpr": [...], "tpr": [...]} on a log grid of FPR
 
 
 class Details(ApiDetails):
@@ -140,8 +151,10 @@ def scores_of(ctx, params):
     columns = compared_columns(params, ctx.policy)
     for option, table in (("--original", ctx.training), ("--control", ctx.control)):
         if len(table) < MIN_RECORDS:
-            raise DataError(f"{option}: {len(table)} record(s); the membership attacks need at least {MIN_RECORDS} "
-                            "training and holdout records")
+            raise DataError(
+                f"{option}: {len(table)} record(s); the membership attacks need at least {MIN_RECORDS} "
+                "training and holdout records"
+            )
     if len(ctx.table) == 0:
         raise DataError("the synthetic release has no records to attack with")
     key = (tuple(columns), params.dims, params.neighbours, params.bandwidth)
@@ -151,8 +164,16 @@ def scores_of(ctx, params):
         hit = cache.get(key)
         if hit is None or not all(a is b for a, b in zip(hit[0], frames, strict=False)):
             numeric = {c: ctx.policy.columns[c].type == "numeric" for c in columns}
-            scores = membership_scores(ctx.training, ctx.control, ctx.table, columns, numeric, dims=params.dims,
-                                       neighbours=params.neighbours, bandwidth=params.bandwidth)
+            scores = membership_scores(
+                ctx.training,
+                ctx.control,
+                ctx.table,
+                columns,
+                numeric,
+                dims=params.dims,
+                neighbours=params.neighbours,
+                bandwidth=params.bandwidth,
+            )
             cache[key] = hit = (frames, scores)
         return columns, hit[1]
 
@@ -162,14 +183,20 @@ def attack_figures(scores, member, confidence: float) -> dict:
 
     r = summarize(scores, member, FPRS, confidence)
     fpr, tpr = log_grid_curve(scores, member)
-    return {"auc": {"value": r.auc, "ci": list(r.auc_ci)}, "tpr_at_fpr": r.tpr_at_fpr,
-            "advantage": {"value": r.advantage, "ci": list(r.advantage_ci)}, "roc": {"fpr": fpr, "tpr": tpr}}
+    return {
+        "auc": {"value": r.auc, "ci": list(r.auc_ci)},
+        "tpr_at_fpr": r.tpr_at_fpr,
+        "advantage": {"value": r.advantage, "ci": list(r.advantage_ci)},
+        "roc": {"fpr": fpr, "tpr": tpr},
+    }
 
 
 def run(ctx, params: MembershipParams) -> Measurement:
     columns, sc = scores_of(ctx, params)
-    figures = {a: attack_figures(sc.distance if a == "distance" else sc.density["holdout"], sc.member,
-                                 params.confidence) for a in params.attacks}
+    figures = {
+        a: attack_figures(sc.distance if a == "distance" else sc.density["holdout"], sc.member, params.confidence)
+        for a in params.attacks
+    }
     at = f"{params.at_fpr:g}"
     gate = [g for g, limit in (("auc", params.max_auc), ("tpr_at_fpr", params.max_tpr_at_fpr)) if limit is not None]
 
@@ -179,8 +206,7 @@ def run(ctx, params: MembershipParams) -> Measurement:
     limits = {"auc": params.max_auc, "tpr_at_fpr": params.max_tpr_at_fpr}
 
     def closeness(a: str) -> float:  # how far the attack goes towards (or past) the check's limits
-        return max(figure(a, g) / limits[g] if limits[g] else (float("inf") if figure(a, g) > 0 else 0.0)
-                   for g in gate)
+        return max(figure(a, g) / limits[g] if limits[g] else (float("inf") if figure(a, g) > 0 else 0.0) for g in gate)
 
     best = max(params.attacks, key=lambda a: (closeness(a), *(figure(a, g) for g in gate)))
     f = figures[best]
@@ -188,21 +214,34 @@ def run(ctx, params: MembershipParams) -> Measurement:
     if params.max_auc is not None and exceeds(f["auc"]["value"], params.max_auc):
         failed.append(f"AUC {f['auc']['value']:.3f} > max_auc {params.max_auc:g}")
     if params.max_tpr_at_fpr is not None and exceeds(f["tpr_at_fpr"][at]["value"], params.max_tpr_at_fpr):
-        failed.append(f"TPR at {params.at_fpr:.1%} FPR {f['tpr_at_fpr'][at]['value']:.4f} > max_tpr_at_fpr "
-                      f"{params.max_tpr_at_fpr:g}")
+        failed.append(
+            f"TPR at {params.at_fpr:.1%} FPR {f['tpr_at_fpr'][at]['value']:.4f} > max_tpr_at_fpr "
+            f"{params.max_tpr_at_fpr:g}"
+        )
     level = f"{params.confidence:.0%}"
     value = figure(best, gate[0])
     threshold = params.max_auc if gate[0] == "auc" else params.max_tpr_at_fpr
     tpr1, tpr2 = f["tpr_at_fpr"]["0.001"], f["tpr_at_fpr"]["0.01"]
-    message = (f"membership attack ({ATTACK_NAMES[best]}) on {len(ctx.training)} training and {len(ctx.control)} "
-               f"holdout records: AUC {f['auc']['value']:.3f} ({level} CI {f['auc']['ci'][0]:.3f}–"
-               f"{f['auc']['ci'][1]:.3f}), TPR {tpr1['value']:.4f} at 0.1% FPR and {tpr2['value']:.4f} at 1% FPR, "
-               f"advantage {f['advantage']['value']:.3f}"
-               + (f"; fails: {'; '.join(failed)}" if failed else ""))
-    details = Details(columns=columns, n_training=len(ctx.training), n_holdout=len(ctx.control),
-                      n_synthetic=len(ctx.table), dims=sc.dims, neighbours=sc.neighbours, bandwidth=params.bandwidth,
-                      confidence=params.confidence,
-                      gate=gate, at_fpr=params.at_fpr, best_attack=best, attacks=figures).model_dump()
+    message = (
+        f"membership attack ({ATTACK_NAMES[best]}) on {len(ctx.training)} training and {len(ctx.control)} "
+        f"holdout records: AUC {f['auc']['value']:.3f} ({level} CI {f['auc']['ci'][0]:.3f}–"
+        f"{f['auc']['ci'][1]:.3f}), TPR {tpr1['value']:.4f} at 0.1% FPR and {tpr2['value']:.4f} at 1% FPR, "
+        f"advantage {f['advantage']['value']:.3f}" + (f"; fails: {'; '.join(failed)}" if failed else "")
+    )
+    details = Details(
+        columns=columns,
+        n_training=len(ctx.training),
+        n_holdout=len(ctx.control),
+        n_synthetic=len(ctx.table),
+        dims=sc.dims,
+        neighbours=sc.neighbours,
+        bandwidth=params.bandwidth,
+        confidence=params.confidence,
+        gate=gate,
+        at_fpr=params.at_fpr,
+        best_attack=best,
+        attacks=figures,
+    ).model_dump()
     return Measurement(float(value), threshold, not failed, message, details)
 
 
@@ -213,7 +252,10 @@ def report_section(check, audit):
 
 
 ASSESSOR = Assessor(
-    name="membership_inference", params=MembershipParams, run=run, title="Membership inference (synthetic)",
+    name="membership_inference",
+    params=MembershipParams,
+    run=run,
+    title="Membership inference (synthetic)",
     protects="identity",
     measures="how well an attacker holding the synthetic release tells the people it was generated from from "
     "comparable people it was not",
@@ -221,8 +263,11 @@ ASSESSOR = Assessor(
     "closest other population record) and log(p_syn(x)/p_holdout(x)) (Gaussian KDEs, DOMIAS); for the better "
     "attack AUC (Mann–Whitney; Hanley–McNeil interval), TPR at FPR <= 0.1 % and 1 % (Clopper–Pearson), "
     "advantage max(TPR - FPR); pass iff AUC <= max_auc and TPR at at_fpr <= max_tpr_at_fpr",
-    reference=REFERENCE, needs=frozenset({"training", "control", "table"}), validate_policy=validate,
-    report_section=report_section, details=Details,
+    reference=REFERENCE,
+    needs=frozenset({"training", "control", "table"}),
+    validate_policy=validate,
+    report_section=report_section,
+    details=Details,
 )
 
 

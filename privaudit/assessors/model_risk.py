@@ -64,12 +64,22 @@ def run(ctx, params: ModelRiskParams) -> Measurement:
     weight = ctx.policy.columns_with("weight")
     weights = ctx.table[weight[0]].to_numpy(dtype=float) if weight else None
     r = model_risk(ctx.table, variables, weights, params.method, np.inf if params.bound is None else params.bound)
-    details = {"method": r.method, "variables": variables, "tau1": r.tau1, "tau2": r.tau2, "cells": r.cells,
-               "sample_unique_cells": r.sample_unique_cells, "grid_cells": r.grid_cells, "bound": params.bound,
-               "weight_column": weight[0] if weight else None}
+    details = {
+        "method": r.method,
+        "variables": variables,
+        "tau1": r.tau1,
+        "tau2": r.tau2,
+        "cells": r.cells,
+        "sample_unique_cells": r.sample_unique_cells,
+        "grid_cells": r.grid_cells,
+        "bound": params.bound,
+        "weight_column": weight[0] if weight else None,
+    }
     value = details[params.measure]
-    message = (f"log-linear model risk ({r.method}): τ1 {r.tau1:.4g}, τ2 {r.tau2:.4g} over {r.cells} cells with "
-               f"{r.sample_unique_cells} sample uniques; {params.measure} max_risk {params.max_risk:g}")
+    message = (
+        f"log-linear model risk ({r.method}): τ1 {r.tau1:.4g}, τ2 {r.tau2:.4g} over {r.cells} cells with "
+        f"{r.sample_unique_cells} sample uniques; {params.measure} max_risk {params.max_risk:g}"
+    )
     return Measurement(value, params.max_risk, not exceeds(value, params.max_risk), message, details)
 
 
@@ -80,17 +90,26 @@ def report_section(check, audit):
     if check["status"] == "error":
         return rs.ReportSection(summary=check["message"])
     d, p = ModelRiskDetails.model_validate(check["details"]), check["params"]
-    summary = (f"A log-linear model of {rt.qi_phrase(d.variables)} estimates τ1 = {rt.fmt(d.tau1, 4)} (sample "
-               f"uniques that are also unique in the population) and τ2 = {rt.fmt(d.tau2, 4)} (expected correct "
-               f"matches of sample uniques), per non-empty cell; the policy limits {p['measure']} to "
-               f"{rt.fmt(p['max_risk'], 4)}.")
+    summary = (
+        f"A log-linear model of {rt.qi_phrase(d.variables)} estimates τ1 = {rt.fmt(d.tau1, 4)} (sample "
+        f"uniques that are also unique in the population) and τ2 = {rt.fmt(d.tau2, 4)} (expected correct "
+        f"matches of sample uniques), per non-empty cell; the policy limits {p['measure']} to "
+        f"{rt.fmt(p['max_risk'], 4)}."
+    )
     return rs.ReportSection(
-        summary=summary, value_text=rt.fmt(check["value"], 4), threshold_text=f"{p['measure']} ≤ {rt.fmt(p['max_risk'], 4)}",
-        facts=rt.facts(("method", d.method), ("non-empty cells", d.cells),
-                       ("sample-unique cells", d.sample_unique_cells), ("cells of the full grid", d.grid_cells),
-                       ("sampling weights", d.weight_column or "none (1 per record)")),
+        summary=summary,
+        value_text=rt.fmt(check["value"], 4),
+        threshold_text=f"{p['measure']} ≤ {rt.fmt(p['max_risk'], 4)}",
+        facts=rt.facts(
+            ("method", d.method),
+            ("non-empty cells", d.cells),
+            ("sample-unique cells", d.sample_unique_cells),
+            ("cells of the full grid", d.grid_cells),
+            ("sampling weights", d.weight_column or "none (1 per record)"),
+        ),
         limitations="the model has main effects only; interactions between the key variables are not modelled, "
-        "so risks in cells that such interactions make rare are understated.")
+        "so risks in cells that such interactions make rare are understated.",
+    )
 
 
 ASSESSOR = Assessor(

@@ -74,12 +74,15 @@ def run(ctx, params: PSensitiveParams) -> Measurement:
         "per_attribute": per_attribute,
         "classes_failing": int(failing.sum()),
         "records_failing": int(s.sizes[failing].sum()),
-        "worst_classes": ctx.worst_classes(distinct.astype(float), failing=failing,
-                                           extra={"distinct_values": distinct}),
+        "worst_classes": ctx.worst_classes(
+            distinct.astype(float), failing=failing, extra={"distinct_values": distinct}
+        ),
     }
     passed = smallest >= params.k and value >= params.p
-    message = (f"fewest distinct sensitive values in a class: {fmt(value)} (p={params.p}); "
-               f"smallest class: {fmt(smallest)} (k={params.k})")
+    message = (
+        f"fewest distinct sensitive values in a class: {fmt(value)} (p={params.p}); "
+        f"smallest class: {fmt(smallest)} (k={params.k})"
+    )
     return Measurement(value, {"p": params.p, "k": params.k}, passed, message, details)
 
 
@@ -93,21 +96,36 @@ def report_section(check, audit):
     p, k, n, bad = prm["p"], prm["k"], audit.table.rows, d.records_failing
     columns = ", ".join(d.per_attribute)
     if bad:
-        summary = (f"{rt.people(bad)} ({rt.percent(bad, n)}) {'is' if bad == 1 else 'are'} in groups smaller than "
-                   f"k = {k} or with fewer than p = {p} different values of {columns}: finding their group narrows "
-                   f"a sensitive value down to fewer than {p} possibilities, or the person to fewer than {k} records.")
+        summary = (
+            f"{rt.people(bad)} ({rt.percent(bad, n)}) {'is' if bad == 1 else 'are'} in groups smaller than "
+            f"k = {k} or with fewer than p = {p} different values of {columns}: finding their group narrows "
+            f"a sensitive value down to fewer than {p} possibilities, or the person to fewer than {k} records."
+        )
     else:
-        summary = (f"Every group has at least k = {k} records and p = {p} different values of {columns}: finding a "
-                   f"person's group leaves at least {p} possibilities for each sensitive value.")
+        summary = (
+            f"Every group has at least k = {k} records and p = {p} different values of {columns}: finding a "
+            f"person's group leaves at least {p} possibilities for each sensitive value."
+        )
     return rs.ReportSection(
-        summary=summary, value_text=f"p = {rt.fmt(check['value'])}, k = {rt.fmt(d.smallest_class)}",
+        summary=summary,
+        value_text=f"p = {rt.fmt(check['value'])}, k = {rt.fmt(d.smallest_class)}",
         threshold_text=f"p ≥ {p}, k ≥ {k}",
-        facts=rt.facts(("classes", d.classes), ("smallest class", d.smallest_class),
-                       *[(f"fewest distinct values of {c}", v) for c, v in d.per_attribute.items()],
-                       ("classes failing", d.classes_failing),
-                       ("records in those classes", f"{rt.fmt(bad)} ({rt.percent(bad, n)})")),
-        tables=[x for x in [rf.worst_classes_table(check, audit, [("distinct_values", "distinct values")],
-                                                   failing=d.classes_failing)] if x],
+        facts=rt.facts(
+            ("classes", d.classes),
+            ("smallest class", d.smallest_class),
+            *[(f"fewest distinct values of {c}", v) for c, v in d.per_attribute.items()],
+            ("classes failing", d.classes_failing),
+            ("records in those classes", f"{rt.fmt(bad)} ({rt.percent(bad, n)})"),
+        ),
+        tables=[
+            x
+            for x in [
+                rf.worst_classes_table(
+                    check, audit, [("distinct_values", "distinct values")], failing=d.classes_failing
+                )
+            ]
+            if x
+        ],
         limitations="p different values can still be skewed (one value in almost every record) or mean nearly "
         "the same thing; it does not bound how likely each value is.",
     )

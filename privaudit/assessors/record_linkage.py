@@ -77,14 +77,18 @@ class RecordLinkageParams(Params):
         :func:`privaudit.core.audit.refuse_unrunnable` before any work."""
         if self.method == "probabilistic":
             return None
-        for wrong, given in ((self.assignment == "one_to_one", "assignment: one_to_one"),
-                             (self.metric == "mahalanobis", "metric: mahalanobis"),
-                             (self.worst_case, "worst_case: true")):
+        for wrong, given in (
+            (self.assignment == "one_to_one", "assignment: one_to_one"),
+            (self.metric == "mahalanobis", "metric: mahalanobis"),
+            (self.worst_case, "worst_case: true"),
+        ):
             if wrong:
                 return f"record_linkage (distance) with {given} needs the tables in memory"
         if self.blocking is None:
-            return ("record_linkage (distance) past memory needs `blocking` (rules of columns; the intruder "
-                    "compares the records agreeing on one), or the tables in memory")
+            return (
+                "record_linkage (distance) past memory needs `blocking` (rules of columns; the intruder "
+                "compares the records agreeing on one), or the tables in memory"
+            )
         return None
 
     @model_validator(mode="after")
@@ -190,22 +194,33 @@ def validate(params: RecordLinkageParams, policy) -> str | None:
     if params.method == "distance" and params.blocking is not None:
         if not params.blocking or not all(params.blocking):
             return "blocking: give at least one rule of at least one column"
-        for wrong, given in ((params.assignment == "one_to_one", "assignment: one_to_one"),
-                             (params.metric == "mahalanobis", "metric: mahalanobis"), (params.worst_case, "worst_case")):
+        for wrong, given in (
+            (params.assignment == "one_to_one", "assignment: one_to_one"),
+            (params.metric == "mahalanobis", "metric: mahalanobis"),
+            (params.worst_case, "worst_case"),
+        ):
             if wrong:
                 return f"blocking: the distance method blocks only without {given}"
         for name in columns:
             if policy.columns[name].type != "numeric" and name in policy.hierarchies:
-                return (f"blocking: column {name!r} has a hierarchy; the blocked distance method compares "
-                        "categories as equal or not (drop the hierarchy or the blocking)")
+                return (
+                    f"blocking: column {name!r} has a hierarchy; the blocked distance method compares "
+                    "categories as equal or not (drop the hierarchy or the blocking)"
+                )
     if params.intruder.rows > 1 and not float(params.intruder.rows).is_integer():
         return "intruder.rows: a count must be a whole number (or give a fraction <= 1)"
     return None
 
 
 def _plain(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    return pd.DataFrame({c: frame[c].astype(object).where(frame[c].notna(), np.nan)
-                         if isinstance(frame[c].dtype, pd.CategoricalDtype) else frame[c] for c in columns})
+    return pd.DataFrame(
+        {
+            c: frame[c].astype(object).where(frame[c].notna(), np.nan)
+            if isinstance(frame[c].dtype, pd.CategoricalDtype)
+            else frame[c]
+            for c in columns
+        }
+    )
 
 
 def _rows(params: RecordLinkageParams) -> float | int:
@@ -224,16 +239,30 @@ def run_distance(ctx, params: RecordLinkageParams, columns: list[str], report) -
         return run_distance_sql(ctx, params, columns, report)
     specs = _attribute_specs(ctx, params, columns)
     if params.blocking is not None:
-        blocked = blocked_distance_linkage(_plain(ctx.original, columns), _plain(ctx.table, columns), specs,
-                                           params.blocking, rows=_rows(params), seed=params.intruder.seed,
-                                           progress=report)
+        blocked = blocked_distance_linkage(
+            _plain(ctx.original, columns),
+            _plain(ctx.table, columns),
+            specs,
+            params.blocking,
+            rows=_rows(params),
+            seed=params.intruder.seed,
+            progress=report,
+        )
         linked = np.full(len(ctx.table), np.nan)
         linked[blocked.own] = blocked.credit
         return blocked.rate, blocked.to_dict(), {"linked": linked}
-    result = distance_linkage(_plain(ctx.original, columns), _plain(ctx.table, columns), specs,
-                              rows=_rows(params), seed=params.intruder.seed, metric=params.metric,
-                              assignment=params.assignment, worst_case=params.worst_case,
-                              class_sizes=ctx.summary.record_size, progress=report)
+    result = distance_linkage(
+        _plain(ctx.original, columns),
+        _plain(ctx.table, columns),
+        specs,
+        rows=_rows(params),
+        seed=params.intruder.seed,
+        metric=params.metric,
+        assignment=params.assignment,
+        worst_case=params.worst_case,
+        class_sizes=ctx.summary.record_size,
+        progress=report,
+    )
     details = result.to_dict()
     linked = np.full(len(ctx.table), np.nan)  # NaN: not in the intruder's file
     linked[result.intruder_rows] = result.credit
@@ -243,17 +272,28 @@ def run_distance(ctx, params: RecordLinkageParams, columns: list[str], report) -
 def _attribute_specs(ctx, params: RecordLinkageParams, columns: list[str]):
     from privaudit.risk.linkage import AttributeSpec
 
-    return [AttributeSpec(c, "numeric" if ctx.policy.columns[c].type == "numeric" else "categorical",
-                          hierarchy=ctx.policy.hierarchies.get(c) if ctx.policy.columns[c].type != "numeric" else None,
-                          weight=float((params.weights or {}).get(c, 1.0)))
-            for c in columns]
+    return [
+        AttributeSpec(
+            c,
+            "numeric" if ctx.policy.columns[c].type == "numeric" else "categorical",
+            hierarchy=ctx.policy.hierarchies.get(c) if ctx.policy.columns[c].type != "numeric" else None,
+            weight=float((params.weights or {}).get(c, 1.0)),
+        )
+        for c in columns
+    ]
 
 
 def _comparison_specs(ctx, params: RecordLinkageParams, columns: list[str]):
     from privaudit.risk.linkage.fellegi_sunter import ComparisonSpec
 
-    return [ComparisonSpec(c, "numeric" if ctx.policy.columns[c].type == "numeric" else "categorical",
-                           tuple(params.tolerances.get(c, ()))) for c in columns]
+    return [
+        ComparisonSpec(
+            c,
+            "numeric" if ctx.policy.columns[c].type == "numeric" else "categorical",
+            tuple(params.tolerances.get(c, ())),
+        )
+        for c in columns
+    ]
 
 
 def run_probabilistic(ctx, params: RecordLinkageParams, columns: list[str], report) -> tuple[float, dict, dict]:
@@ -262,37 +302,59 @@ def run_probabilistic(ctx, params: RecordLinkageParams, columns: list[str], repo
     if ctx.original is None and getattr(ctx, "files", None) is not None:
         result = run_probabilistic_sql(ctx, params, columns, report)
     else:
-        result = probabilistic_linkage(_plain(ctx.original, columns), _plain(ctx.table, columns),
-                                       _comparison_specs(ctx, params, columns),
-                                       blocking=params.blocking, rows=_rows(params), seed=params.intruder.seed,
-                                       estimation=params.estimation,
-                                       max_false_match_rate=params.max_false_match_rate,
-                                       max_false_non_match_rate=params.max_false_non_match_rate, progress=report)
+        result = probabilistic_linkage(
+            _plain(ctx.original, columns),
+            _plain(ctx.table, columns),
+            _comparison_specs(ctx, params, columns),
+            blocking=params.blocking,
+            rows=_rows(params),
+            seed=params.intruder.seed,
+            estimation=params.estimation,
+            max_false_match_rate=params.max_false_match_rate,
+            max_false_non_match_rate=params.max_false_non_match_rate,
+            progress=report,
+        )
 
     def clean(x):
         return None if isinstance(x, float) and math.isnan(x) else x
 
     details = {
-        "n_intruder": result.n_intruder, "n_released": result.n_released,
-        "candidate_pairs": result.n_candidate_pairs, "pair_recall": result.pair_recall,
-        "blocking": [list(b) for b in result.blocking], "worst_estimation": result.worst,
+        "n_intruder": result.n_intruder,
+        "n_released": result.n_released,
+        "candidate_pairs": result.n_candidate_pairs,
+        "pair_recall": result.pair_recall,
+        "blocking": [list(b) for b in result.blocking],
+        "worst_estimation": result.worst,
         "warnings": list(result.warnings),
-        "estimations": [{
-            "estimation": e.estimation, "rate": e.value, "top1_correct": e.top1_correct,
-            "link_precision": clean(e.top_link_precision), "links": e.n_links, "clerical_pairs": e.n_clerical,
-            "thresholds": {"lower": e.thresholds.lower, "upper": e.thresholds.upper,
-                           "false_match_rate": e.thresholds.false_match_rate,
-                           "false_non_match_rate": e.thresholds.false_non_match_rate},
-            "match_prior": e.lambda_, "expected_match_prior": e.expected_lambda,
-            "attributes": [{"name": a.name, "levels": list(a.levels), "m": list(a.m), "u": list(a.u)}
-                           for a in e.attributes],
-            "warnings": list(e.warnings),
-        } for e in result.estimations],
+        "estimations": [
+            {
+                "estimation": e.estimation,
+                "rate": e.value,
+                "top1_correct": e.top1_correct,
+                "link_precision": clean(e.top_link_precision),
+                "links": e.n_links,
+                "clerical_pairs": e.n_clerical,
+                "thresholds": {
+                    "lower": e.thresholds.lower,
+                    "upper": e.thresholds.upper,
+                    "false_match_rate": e.thresholds.false_match_rate,
+                    "false_non_match_rate": e.thresholds.false_non_match_rate,
+                },
+                "match_prior": e.lambda_,
+                "expected_match_prior": e.expected_lambda,
+                "attributes": [
+                    {"name": a.name, "levels": list(a.levels), "m": list(a.m), "u": list(a.u)} for a in e.attributes
+                ],
+                "warnings": list(e.warnings),
+            }
+            for e in result.estimations
+        ],
     }
     return float(result.value), details, {}
 
 
 # --------------------------------------------------------------------------- out of memory (DuckDB)
+
 
 def run_probabilistic_sql(ctx, params: RecordLinkageParams, columns: list[str], report):
     """The probabilistic linkage with the tables read and paired by DuckDB (``--engine duckdb`` or
@@ -305,9 +367,16 @@ def run_probabilistic_sql(ctx, params: RecordLinkageParams, columns: list[str], 
     with linkage_connection(ctx.files, "record_linkage (probabilistic)") as con:
         coded_pair(con, ctx.policy, ctx.files, columns, _rows(params), params.intruder.seed)
         return probabilistic_linkage_sql(
-            con, LEFT, RELEASE, _comparison_specs(ctx, params, columns), blocking=params.blocking,
-            estimation=params.estimation, max_false_match_rate=params.max_false_match_rate,
-            max_false_non_match_rate=params.max_false_non_match_rate, progress=report)
+            con,
+            LEFT,
+            RELEASE,
+            _comparison_specs(ctx, params, columns),
+            blocking=params.blocking,
+            estimation=params.estimation,
+            max_false_match_rate=params.max_false_match_rate,
+            max_false_non_match_rate=params.max_false_non_match_rate,
+            progress=report,
+        )
 
 
 def run_distance_sql(ctx, params: RecordLinkageParams, columns: list[str], report) -> tuple[float, dict, dict]:
@@ -320,8 +389,9 @@ def run_distance_sql(ctx, params: RecordLinkageParams, columns: list[str], repor
     with linkage_connection(ctx.files, "record_linkage (distance)") as con:
         coded_pair(con, ctx.policy, ctx.files, columns, _rows(params), params.intruder.seed)
         original = aligned_original(con, ctx.policy)
-        result = distance_linkage_sql(con, LEFT, RELEASE, original, _attribute_specs(ctx, params, columns),
-                                      params.blocking, progress=report)
+        result = distance_linkage_sql(
+            con, LEFT, RELEASE, original, _attribute_specs(ctx, params, columns), params.blocking, progress=report
+        )
     return result.rate, result.to_dict(), {}
 
 
@@ -336,10 +406,13 @@ def run(ctx, params: RecordLinkageParams) -> Measurement:
     value, details, per_record = runner(ctx, params, columns, report)
     details = {"method": params.method, "known_columns": columns, **details}
     n = details.get("n_intruder", 0)
-    message = (f"an intruder holding {fmt(n)} original records ({', '.join(columns)}) links {value:.2%} of them "
-               f"to their own released record ({params.method} linkage; max_rate {params.max_rate:g})")
-    return Measurement(value, params.max_rate, not exceeds(value, params.max_rate), message, details,
-                       per_record=per_record)
+    message = (
+        f"an intruder holding {fmt(n)} original records ({', '.join(columns)}) links {value:.2%} of them "
+        f"to their own released record ({params.method} linkage; max_rate {params.max_rate:g})"
+    )
+    return Measurement(
+        value, params.max_rate, not exceeds(value, params.max_rate), message, details, per_record=per_record
+    )
 
 
 def report_section(check, audit):
@@ -353,67 +426,116 @@ def report_section(check, audit):
     n, value, limit = int(d.n_intruder or 0), float(check["value"]), float(p["max_rate"])
     known = rt.qi_phrase(d.known_columns)
     linked = int(round(value * n))
-    summary = (f"An intruder who already holds {rt.fmt(n)} people's original records ({known}) links "
-               f"{rt.people(linked)} ({rt.share(value)}) to their own released record: for them the masking does "
-               f"not prevent re-identification.")
+    summary = (
+        f"An intruder who already holds {rt.fmt(n)} people's original records ({known}) links "
+        f"{rt.people(linked)} ({rt.share(value)}) to their own released record: for them the masking does "
+        f"not prevent re-identification."
+    )
     paragraphs = [f"The check allows at most {rt.share(limit)} correct links; it measured {rt.share(value)}."]
     figures, tables = [], []
     if d.method == "distance":
-        how = (f"{d.metric} distance over standardized attributes, "
-               f"{'a one-to-one global assignment' if d.assignment == 'one_to_one' else 'nearest released record'}")
+        how = (
+            f"{d.metric} distance over standardized attributes, "
+            f"{'a one-to-one global assignment' if d.assignment == 'one_to_one' else 'nearest released record'}"
+        )
         paragraphs.append(f"Linkage: {how}. A record tied with k candidates counts 1/k.")
         if d.worst_case_rate is not None:
-            paragraphs.append(f"With the attribute weights that maximise correct links (the maximum-knowledge "
-                              f"intruder) the rate is {rt.share(d.worst_case_rate)}, against "
-                              f"{rt.share(d.rate)} with the plain weights; the check uses the larger. That "
-                              "worst case is an upper bound on what an intruder who does not know the "
-                              "original can achieve, not an attack one is expected to run (Torra's slides: "
-                              "the weights are learnt from the true links).")
+            paragraphs.append(
+                f"With the attribute weights that maximise correct links (the maximum-knowledge "
+                f"intruder) the rate is {rt.share(d.worst_case_rate)}, against "
+                f"{rt.share(d.rate)} with the plain weights; the check uses the larger. That "
+                "worst case is an upper bound on what an intruder who does not know the "
+                "original can achieve, not an attack one is expected to run (Torra's slides: "
+                "the weights are learnt from the true links)."
+            )
         by_size = d.rate_by_class_size or []
         if by_size:
             labels = [f"class size {b.class_size}" for b in by_size]
             shares = [float(b.rate) for b in by_size]
-            svg = charts.share_bars_chart(labels, shares, [exceeds(s, limit) for s in shares],
-                                          title="Correct links by the size of the record's class",
-                                          x_label="share of intruder records linked correctly", limit=limit,
-                                          limit_label=f"max_rate = {rt.share(limit)}")
-            figures.append(rs.Figure(svg, "Records in small classes are the easiest to link; the dashed line "
-                                          "marks max_rate."))
-            tables.append(rs.DataTable(["class size", "intruder records", "linked correctly", "rate"],
-                                   [[b.class_size, rt.fmt(b.records), rt.fmt(b.correct), rt.share(b.rate)]
-                                    for b in by_size], caption="Correct links by class size",
-                                   numeric=frozenset({1, 2, 3}), kind="details"))
-        facts = rt.facts(("intruder records", n), ("released records", d.n_released),
-                         ("correct links", rt.fmt(d.correct)),
-                         ("distinct links (nearest < half the second)", rt.share(d.distinct_share or 0)),
-                         ("precision of distinct links", None if d.distinct_precision is None
-                          else rt.share(d.distinct_precision)),
-                         ("blocking", "; ".join(" + ".join(b) for b in d.blocking or []) or None),
-                         ("own record among the candidates", None if d.pair_recall is None
-                          else rt.share(d.pair_recall)))
+            svg = charts.share_bars_chart(
+                labels,
+                shares,
+                [exceeds(s, limit) for s in shares],
+                title="Correct links by the size of the record's class",
+                x_label="share of intruder records linked correctly",
+                limit=limit,
+                limit_label=f"max_rate = {rt.share(limit)}",
+            )
+            figures.append(
+                rs.Figure(svg, "Records in small classes are the easiest to link; the dashed line marks max_rate.")
+            )
+            tables.append(
+                rs.DataTable(
+                    ["class size", "intruder records", "linked correctly", "rate"],
+                    [[b.class_size, rt.fmt(b.records), rt.fmt(b.correct), rt.share(b.rate)] for b in by_size],
+                    caption="Correct links by class size",
+                    numeric=frozenset({1, 2, 3}),
+                    kind="details",
+                )
+            )
+        facts = rt.facts(
+            ("intruder records", n),
+            ("released records", d.n_released),
+            ("correct links", rt.fmt(d.correct)),
+            ("distinct links (nearest < half the second)", rt.share(d.distinct_share or 0)),
+            ("precision of distinct links", None if d.distinct_precision is None else rt.share(d.distinct_precision)),
+            ("blocking", "; ".join(" + ".join(b) for b in d.blocking or []) or None),
+            ("own record among the candidates", None if d.pair_recall is None else rt.share(d.pair_recall)),
+        )
         if d.blocking:
-            paragraphs.append("Blocking: each intruder record is compared only with the released records that "
-                              "agree with it on a blocking rule; a record with no candidate is not linked.")
+            paragraphs.append(
+                "Blocking: each intruder record is compared only with the released records that "
+                "agree with it on a blocking rule; a record with no candidate is not linked."
+            )
     else:
         rows = []
         for e in d.estimations:
-            rows.append([e.estimation, rt.share(e.rate), rt.share(e.top1_correct),
-                         "–" if e.link_precision is None else rt.share(e.link_precision),
-                         rt.fmt(e.clerical_pairs), f"{e.match_prior:.3g} (expected {e.expected_match_prior:.3g})"])
+            rows.append(
+                [
+                    e.estimation,
+                    rt.share(e.rate),
+                    rt.share(e.top1_correct),
+                    "–" if e.link_precision is None else rt.share(e.link_precision),
+                    rt.fmt(e.clerical_pairs),
+                    f"{e.match_prior:.3g} (expected {e.expected_match_prior:.3g})",
+                ]
+            )
             for warning in e.warnings or []:
                 paragraphs.append(f"Warning ({e.estimation}): {warning}")
-        tables.append(rs.DataTable(["m/u from", "linked above threshold", "top-1 correct", "link precision",
-                                "clerical pairs", "match prior"], rows,
-                               caption="Fellegi–Sunter linkage per estimation of m and u (the check uses the worst)",
-                               numeric=frozenset({1, 2, 3, 4}), kind="details"))
-        paragraphs.append("With m and u from the true pairs the model is the worst-case intruder; EM models an "
-                          "intruder without labels, whose estimates can be implausible (see the warnings).")
-        facts = rt.facts(("intruder records", n), ("candidate pairs", d.candidate_pairs),
-                         ("own record among the candidates", rt.share(d.pair_recall or 0)),
-                         ("blocking", "; ".join(" + ".join(b) for b in d.blocking or []) or None))
+        tables.append(
+            rs.DataTable(
+                [
+                    "m/u from",
+                    "linked above threshold",
+                    "top-1 correct",
+                    "link precision",
+                    "clerical pairs",
+                    "match prior",
+                ],
+                rows,
+                caption="Fellegi–Sunter linkage per estimation of m and u (the check uses the worst)",
+                numeric=frozenset({1, 2, 3, 4}),
+                kind="details",
+            )
+        )
+        paragraphs.append(
+            "With m and u from the true pairs the model is the worst-case intruder; EM models an "
+            "intruder without labels, whose estimates can be implausible (see the warnings)."
+        )
+        facts = rt.facts(
+            ("intruder records", n),
+            ("candidate pairs", d.candidate_pairs),
+            ("own record among the candidates", rt.share(d.pair_recall or 0)),
+            ("blocking", "; ".join(" + ".join(b) for b in d.blocking or []) or None),
+        )
     return rs.ReportSection(
-        summary=summary, value_text=rt.share(value), threshold_text=f"≤ {rt.share(limit)}", paragraphs=paragraphs,
-        facts=facts, figures=figures, tables=tables,
+        summary=summary,
+        value_text=rt.share(value),
+        threshold_text=f"≤ {rt.share(limit)}",
+        paragraphs=paragraphs,
+        facts=facts,
+        figures=figures,
+        tables=tables,
         limitations="models one intruder file and one linkage method: an intruder with more attributes, other "
         "sources or a better method can link more; it says nothing about what the linked records reveal.",
     )

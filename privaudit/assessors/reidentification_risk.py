@@ -33,10 +33,10 @@ class ReidentificationRiskParams(Params):
     model: Literal["prosecutor", "journalist", "marketer"] = "prosecutor"
     measure: Literal["average", "highest", "records_at_risk"] = "average"
     max_risk: float = Field(ge=0, le=1, description="Largest allowed value of the chosen measure.")
-    risk_threshold: float = Field(default=0.2, gt=0, le=1, description="Record risk above which a record is at "
-                                  "risk.")
-    population: str | None = Field(default=None, description="CSV/Parquet of a population containing the "
-                                   "release (same quasi-identifier columns).")
+    risk_threshold: float = Field(default=0.2, gt=0, le=1, description="Record risk above which a record is at risk.")
+    population: str | None = Field(
+        default=None, description="CSV/Parquet of a population containing the release (same quasi-identifier columns)."
+    )
     use_weights: bool = Field(default=False, description="Estimate F_k by the class's sum of weights.")
 
     @model_validator(mode="after")
@@ -90,8 +90,10 @@ def population_sizes(ctx, params: ReidentificationRiskParams) -> tuple[np.ndarra
     big_f, _, _, path = population_classes(ctx, params.population)
     if np.isnan(big_f).any() or (big_f < s.sizes).any():
         lacking = int(np.count_nonzero(np.isnan(big_f) | (big_f < s.sizes)))
-        raise DataError(f"{path}: the population table does not contain the release ({lacking} classes of the "
-                        "release have fewer records in it)")
+        raise DataError(
+            f"{path}: the population table does not contain the release ({lacking} classes of the "
+            "release have fewer records in it)"
+        )
     return big_f, "file"
 
 
@@ -104,9 +106,11 @@ def run(ctx, params: ReidentificationRiskParams) -> Measurement:
     details = {**risks.to_dict(), "population": source, "classes": int(s.n_classes), "records": int(s.n_records)}
     value = details[params.model][params.measure]
     passed = not exceeds(value, params.max_risk)
-    message = (f"{params.model} risk, {params.measure.replace('_', ' ')}: {value:.4g} (max_risk {params.max_risk:g}); "
-               f"prosecutor highest {risks.prosecutor.highest:.3g}, average {risks.prosecutor.average:.3g}, "
-               f"{risks.prosecutor.records_at_risk:.2%} of records above {params.risk_threshold:g}")
+    message = (
+        f"{params.model} risk, {params.measure.replace('_', ' ')}: {value:.4g} (max_risk {params.max_risk:g}); "
+        f"prosecutor highest {risks.prosecutor.highest:.3g}, average {risks.prosecutor.average:.3g}, "
+        f"{risks.prosecutor.records_at_risk:.2%} of records above {params.risk_threshold:g}"
+    )
     return Measurement(value, params.max_risk, passed, message, details)
 
 
@@ -118,26 +122,49 @@ def report_section(check, audit):
     if check["status"] == "error":
         return rs.ReportSection(summary=check["message"])
     d, p = ReidentificationRiskDetails.model_validate(check["details"]), check["params"]
-    source = {"file": "a population table", "weights": "the sampling weights",
-              "release": "the release itself (no population given: journalist and marketer equal prosecutor)"}[
-        d.population]
-    summary = (f"Under the {p['model']} model the {p['measure'].replace('_', ' ')} re-identification risk is "
-               f"{rt.share(check['value'])} (the policy allows {rt.share(p['max_risk'])}).")
-    rows = [[model, rt.share(getattr(d, model).highest), rt.share(getattr(d, model).average),
-             rt.share(getattr(d, model).records_at_risk)] for model in ("prosecutor", "journalist")]
+    source = {
+        "file": "a population table",
+        "weights": "the sampling weights",
+        "release": "the release itself (no population given: journalist and marketer equal prosecutor)",
+    }[d.population]
+    summary = (
+        f"Under the {p['model']} model the {p['measure'].replace('_', ' ')} re-identification risk is "
+        f"{rt.share(check['value'])} (the policy allows {rt.share(p['max_risk'])})."
+    )
+    rows = [
+        [
+            model,
+            rt.share(getattr(d, model).highest),
+            rt.share(getattr(d, model).average),
+            rt.share(getattr(d, model).records_at_risk),
+        ]
+        for model in ("prosecutor", "journalist")
+    ]
     rows.append(["marketer", "—", rt.share(d.marketer.average), "—"])
-    table = rs.DataTable(["attacker model", "highest risk", "average risk (success rate)",
-                          f"records with risk > {rt.share(d.threshold)}"], rows,
-                         caption="Re-identification risk under the three attacker models",
-                         numeric=frozenset({1, 2, 3}))
+    table = rs.DataTable(
+        [
+            "attacker model",
+            "highest risk",
+            "average risk (success rate)",
+            f"records with risk > {rt.share(d.threshold)}",
+        ],
+        rows,
+        caption="Re-identification risk under the three attacker models",
+        numeric=frozenset({1, 2, 3}),
+    )
     return rs.ReportSection(
-        summary=summary, value_text=rt.share(check["value"]), threshold_text=f"≤ {rt.share(p['max_risk'])}",
-        paragraphs=["The prosecutor knows their target is in the release; the journalist targets someone of the "
-                    "population; the marketer tries to re-identify as many people as possible. Population class "
-                    f"sizes come from {source}."],
+        summary=summary,
+        value_text=rt.share(check["value"]),
+        threshold_text=f"≤ {rt.share(p['max_risk'])}",
+        paragraphs=[
+            "The prosecutor knows their target is in the release; the journalist targets someone of the "
+            "population; the marketer tries to re-identify as many people as possible. Population class "
+            f"sizes come from {source}."
+        ],
         tables=[table],
         limitations="the models count exact matches on the quasi-identifiers; an intruder with other knowledge "
-        "or approximate matching is not modelled.")
+        "or approximate matching is not modelled.",
+    )
 
 
 def sample_criterion(params: ReidentificationRiskParams, n_records: int) -> SampleCriterion | None:
@@ -152,12 +179,17 @@ def sample_criterion(params: ReidentificationRiskParams, n_records: int) -> Samp
     if params.population is not None or params.use_weights:
         return None
     if params.measure == "average":
-        return SampleCriterion(f"AverageReidentificationRisk({params.max_risk:g})", average(float(params.max_risk)),
-                               average_risk=float(params.max_risk) if params.model == "prosecutor" else None)
+        return SampleCriterion(
+            f"AverageReidentificationRisk({params.max_risk:g})",
+            average(float(params.max_risk)),
+            average_risk=float(params.max_risk) if params.model == "prosecutor" else None,
+        )
     if params.measure == "highest":
         return SampleCriterion(f"highest risk {params.max_risk:g}", smallest(size_threshold(float(params.max_risk))))
-    return SampleCriterion(f"records at risk {params.max_risk:g} (threshold {params.risk_threshold:g})",
-                           share_below(1.0 / float(params.risk_threshold), float(params.max_risk)))
+    return SampleCriterion(
+        f"records at risk {params.max_risk:g} (threshold {params.risk_threshold:g})",
+        share_below(1.0 / float(params.risk_threshold), float(params.max_risk)),
+    )
 
 
 ASSESSOR = Assessor(

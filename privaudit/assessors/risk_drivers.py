@@ -30,8 +30,12 @@ from privaudit.core.hookspecs import hookimpl
 
 class RiskDriversParams(Params):
     better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
-    max_share: float | None = Field(default=None, ge=0, le=1, description="Largest allowed share of sample uniques "
-                                    "(default: informational, always passes).")
+    max_share: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Largest allowed share of sample uniques (default: informational, always passes).",
+    )
 
 
 class DriverFigures(Details):
@@ -88,30 +92,51 @@ def run(ctx, params: RiskDriversParams) -> Measurement:
     for q in qi:
         rest = [c for c in qi if c != q]
         uniques, risk = _figures(groups, rest, n)
-        entry = {"column": q, "removed": {"sample_uniques": uniques, "average_risk": risk,
-                                          "drop_uniques": base_uniques - uniques, "drop_risk": base_risk - risk},
-                 "generalized": None}
+        entry = {
+            "column": q,
+            "removed": {
+                "sample_uniques": uniques,
+                "average_risk": risk,
+                "drop_uniques": base_uniques - uniques,
+                "drop_risk": base_risk - risk,
+            },
+            "generalized": None,
+        }
         hierarchy = ctx.policy.hierarchies.get(q)
         if hierarchy is not None and hierarchy.height >= 1:
             up = groups.copy()
             mapped = hierarchy.generalize(_as_labels(up[q]).astype(object), 1)
             up[q] = mapped.fillna(_as_labels(up[q])).to_numpy()  # values outside the tree stay as they are
             g_uniques, g_risk = _figures(up, qi, n)
-            entry["generalized"] = {"sample_uniques": g_uniques, "average_risk": g_risk,
-                                    "drop_uniques": base_uniques - g_uniques, "drop_risk": base_risk - g_risk}
+            entry["generalized"] = {
+                "sample_uniques": g_uniques,
+                "average_risk": g_risk,
+                "drop_uniques": base_uniques - g_uniques,
+                "drop_risk": base_risk - g_risk,
+            }
         drivers.append(entry)
     drivers.sort(key=lambda d: (-d["removed"]["drop_uniques"], -d["removed"]["drop_risk"]))
-    details = {"baseline": {"sample_uniques": base_uniques, "average_risk": base_risk, "records": n},
-               "drivers": drivers}
+    details = {
+        "baseline": {"sample_uniques": base_uniques, "average_risk": base_risk, "records": n},
+        "drivers": drivers,
+    }
     top = drivers[0] if drivers else None
-    lead = (f"removing {top['column']!r} removes {top['removed']['drop_uniques']} of {base_uniques} sample uniques"
-            if top else "no quasi-identifier")
+    lead = (
+        f"removing {top['column']!r} removes {top['removed']['drop_uniques']} of {base_uniques} sample uniques"
+        if top
+        else "no quasi-identifier"
+    )
     if params.max_share is None:
         value = top["removed"]["drop_uniques"] if top else 0
         return Measurement(value, None, True, f"{lead} (informational)", details)
     share = base_uniques / n
-    return Measurement(share, params.max_share, not exceeds(share, params.max_share),
-                       f"{share:.2%} sample uniques (max_share {params.max_share:g}); {lead}", details)
+    return Measurement(
+        share,
+        params.max_share,
+        not exceeds(share, params.max_share),
+        f"{share:.2%} sample uniques (max_share {params.max_share:g}); {lead}",
+        details,
+    )
 
 
 def report_section(check, audit):
@@ -125,33 +150,69 @@ def report_section(check, audit):
     base = d.baseline
     drivers = d.drivers
     total = max(base.sample_uniques, 1)
-    figures = [rs.Figure(charts.share_bars_chart(
-        [x.column for x in drivers], [x.removed.drop_uniques / total for x in drivers],
-        [False] * len(drivers), title="Sample uniques removed by dropping each quasi-identifier",
-        x_label="share of the sample uniques that would no longer be unique"),
-        "For each quasi-identifier, the share of the release's sample uniques that stop being unique when it is "
-        "left out of the release.")]
+    figures = [
+        rs.Figure(
+            charts.share_bars_chart(
+                [x.column for x in drivers],
+                [x.removed.drop_uniques / total for x in drivers],
+                [False] * len(drivers),
+                title="Sample uniques removed by dropping each quasi-identifier",
+                x_label="share of the sample uniques that would no longer be unique",
+            ),
+            "For each quasi-identifier, the share of the release's sample uniques that stop being unique when it is "
+            "left out of the release.",
+        )
+    ]
     generalized = [x for x in drivers if x.generalized is not None]
     if generalized:
-        figures.append(rs.Figure(charts.share_bars_chart(
-            [x.column for x in generalized], [x.generalized.drop_uniques / total for x in generalized],
-            [False] * len(generalized), title="Sample uniques removed by generalizing each one level",
-            x_label="share of the sample uniques that would no longer be unique"),
-            "The same when the quasi-identifier is generalized one level up its hierarchy instead."))
-    rows = [[x.column, rt.fmt(x.removed.drop_uniques), rt.share(x.removed.drop_risk),
-             "—" if x.generalized is None else rt.fmt(x.generalized.drop_uniques),
-             "—" if x.generalized is None else rt.share(x.generalized.drop_risk)] for x in drivers]
-    table = rs.DataTable(["quasi-identifier", "uniques removed (dropped)", "average risk drop (dropped)",
-                          "uniques removed (one level up)", "average risk drop (one level up)"], rows,
-                         caption="What each quasi-identifier contributes to the risk", numeric=frozenset({1, 2, 3, 4}))
+        figures.append(
+            rs.Figure(
+                charts.share_bars_chart(
+                    [x.column for x in generalized],
+                    [x.generalized.drop_uniques / total for x in generalized],
+                    [False] * len(generalized),
+                    title="Sample uniques removed by generalizing each one level",
+                    x_label="share of the sample uniques that would no longer be unique",
+                ),
+                "The same when the quasi-identifier is generalized one level up its hierarchy instead.",
+            )
+        )
+    rows = [
+        [
+            x.column,
+            rt.fmt(x.removed.drop_uniques),
+            rt.share(x.removed.drop_risk),
+            "—" if x.generalized is None else rt.fmt(x.generalized.drop_uniques),
+            "—" if x.generalized is None else rt.share(x.generalized.drop_risk),
+        ]
+        for x in drivers
+    ]
+    table = rs.DataTable(
+        [
+            "quasi-identifier",
+            "uniques removed (dropped)",
+            "average risk drop (dropped)",
+            "uniques removed (one level up)",
+            "average risk drop (one level up)",
+        ],
+        rows,
+        caption="What each quasi-identifier contributes to the risk",
+        numeric=frozenset({1, 2, 3, 4}),
+    )
     top = drivers[0].column if drivers else "—"
-    summary = (f"Of the {rt.fmt(base.sample_uniques)} records alone in their group, most would stop being unique "
-               f"by leaving out {top!r}; the table shows each quasi-identifier's share of the risk.")
-    return rs.ReportSection(summary=summary, figures=figures, tables=[table],
-                            value_text=rt.fmt(check["value"]) if check["threshold"] is None else rt.share(check["value"]),
-                            threshold_text="informational" if check["threshold"] is None else f"≤ {rt.share(check['threshold'])}",
-                            limitations="each quasi-identifier is changed alone; the effect of changing two at once is "
-                            "not the sum of their effects.")
+    summary = (
+        f"Of the {rt.fmt(base.sample_uniques)} records alone in their group, most would stop being unique "
+        f"by leaving out {top!r}; the table shows each quasi-identifier's share of the risk."
+    )
+    return rs.ReportSection(
+        summary=summary,
+        figures=figures,
+        tables=[table],
+        value_text=rt.fmt(check["value"]) if check["threshold"] is None else rt.share(check["value"]),
+        threshold_text="informational" if check["threshold"] is None else f"≤ {rt.share(check['threshold'])}",
+        limitations="each quasi-identifier is changed alone; the effect of changing two at once is "
+        "not the sum of their effects.",
+    )
 
 
 ASSESSOR = Assessor(

@@ -71,8 +71,12 @@ class RRDetails(Details):
 
 def response_bound(params: RRParams, policy) -> ResponseBound:
     """The bound this check sets, and how chosen keep probabilities are published in its ``randomized``."""
-    return ResponseBound(params.sensitive, tuple(_qi(params, policy)), params.max_risk,
-                         lambda keep: {"randomized": {c: {"keep_probability": p} for c, p in keep.items()}})
+    return ResponseBound(
+        params.sensitive,
+        tuple(_qi(params, policy)),
+        params.max_risk,
+        lambda keep: {"randomized": {c: {"keep_probability": p} for c, p in keep.items()}},
+    )
 
 
 def _qi(params: RRParams, policy) -> list[str]:
@@ -122,8 +126,9 @@ def run(ctx, params: RRParams) -> Measurement:
     released = _as_labels(ctx.table, columns)
     original = _as_labels(ctx.original, columns) if (ctx.original is not None and params.use_original) else None
     matrices = matrices_for(params, ctx.policy, released, original)
-    result = rr_attribute_disclosure(released, qi, params.sensitive, matrices, original=original,
-                                     max_risk=params.max_risk)
+    result = rr_attribute_disclosure(
+        released, qi, params.sensitive, matrices, original=original, max_risk=params.max_risk
+    )
     cell = {k: str(v) for k, v in result.argmax.items()}
     if not ctx.policy.report.show_sensitive_values:
         cell[params.sensitive] = "(hidden)"
@@ -142,9 +147,11 @@ def run(ctx, params: RRParams) -> Measurement:
     if len(finite):
         counts, edges = np.histogram(finite, bins=20, range=(0.0, 1.0))
         details["risk_histogram"] = {"edges": edges.tolist(), "counts": counts.tolist(), "infinite": 0}
-    message = (f"an intruder's best guess of {params.sensitive!r} from the quasi-identifiers is right with "
-               f"probability up to {fmt(result.value)} (max_risk {params.max_risk:g}); "
-               f"{(result.share_above or 0):.2%} of records are above it")
+    message = (
+        f"an intruder's best guess of {params.sensitive!r} from the quasi-identifiers is right with "
+        f"probability up to {fmt(result.value)} (max_risk {params.max_risk:g}); "
+        f"{(result.share_above or 0):.2%} of records are above it"
+    )
     return Measurement(result.value, params.max_risk, not exceeds(result.value, params.max_risk), message, details)
 
 
@@ -163,25 +170,34 @@ def report_section(check, audit):
     above = int(round((d.share_above or 0.0) * records))
     know = rt.qi_phrase(qi)
     if above:
-        summary = (f"{rt.people(above)} ({rt.percent(above, records)}) can have their {s} guessed right with a "
-                   f"probability above {rt.fmt(limit)} by an intruder who knows {know} and the published "
-                   f"randomization; at worst {rt.fmt(value, 3)}.")
+        summary = (
+            f"{rt.people(above)} ({rt.percent(above, records)}) can have their {s} guessed right with a "
+            f"probability above {rt.fmt(limit)} by an intruder who knows {know} and the published "
+            f"randomization; at worst {rt.fmt(value, 3)}."
+        )
     else:
-        summary = (f"Nobody's {s} can be guessed right with a probability above {rt.fmt(limit)} by an intruder who "
-                   f"knows {know} and the published randomization; the highest is {rt.fmt(value, 3)}.")
+        summary = (
+            f"Nobody's {s} can be guessed right with a probability above {rt.fmt(limit)} by an intruder who "
+            f"knows {know} and the published randomization; the highest is {rt.fmt(value, 3)}."
+        )
     keep, files = d.keep_probabilities or {}, d.matrix_files or {}
     randomized = any(v is not None for v in keep.values()) or any(files.values())
-    meaning = ("the randomization blurs the released values, but the intruder undoes part of it with the "
-               "published matrices (Guo, Ying & Wu's reconstruction probability)." if randomized else
-               f"nothing is randomized, so this is the share of {s} values in the person's group (the l-diversity "
-               f"risk).")
+    meaning = (
+        "the randomization blurs the released values, but the intruder undoes part of it with the "
+        "published matrices (Guo, Ying & Wu's reconstruction probability)."
+        if randomized
+        else f"nothing is randomized, so this is the share of {s} values in the person's group (the l-diversity risk)."
+    )
     paragraphs = [
         f"A risk of {rt.fmt(value, 2)} means that such a guess is right about {rt.fmt(round(100 * value))} times "
         f"in 100: {meaning}",
         "The joint distribution of the original values is "
-        + ("taken from the original table (what the auditor knows; the worst case)." if d.joint_from == "original"
-           else "estimated from the release by inverting the randomization (π̂ = P⁻¹λ; negative cells are set to 0 "
-                "and the rest renormalised).")
+        + (
+            "taken from the original table (what the auditor knows; the worst case)."
+            if d.joint_from == "original"
+            else "estimated from the release by inverting the randomization (π̂ = P⁻¹λ; negative cells are set to 0 "
+            "and the rest renormalised)."
+        )
         + f" Records are placed by their {('released' if d.records_mapped_to is None else d.records_mapped_to)} values.",
     ]
     rows = []
@@ -190,30 +206,55 @@ def report_section(check, audit):
         if files.get(column):
             rows.append([column, role, "published matrix", files[column]])
         elif keep.get(column) is not None:
-            rows.append([column, role, rt.fmt(keep[column], 4),
-                         f"kept with probability {rt.fmt(keep[column], 4)}, else replaced by another value at random"])
+            rows.append(
+                [
+                    column,
+                    role,
+                    rt.fmt(keep[column], 4),
+                    f"kept with probability {rt.fmt(keep[column], 4)}, else replaced by another value at random",
+                ]
+            )
         else:
             rows.append([column, role, "1", "not randomized"])
-    table = rs.DataTable(["column", "role", "keep probability", "randomization"], rows,
-                     caption="Published randomization per column", numeric=frozenset({2}), kind="details",
-                     widths=("18%", "19%", "15%"))
+    table = rs.DataTable(
+        ["column", "role", "keep probability", "randomization"],
+        rows,
+        caption="Published randomization per column",
+        numeric=frozenset({2}),
+        kind="details",
+        widths=("18%", "19%", "15%"),
+    )
     figures = []
     if hist:
         figure = rf.value_histogram_figure(
-            hist.model_dump(), limit, "above", f"Risk of reconstructing {s}", f"Pr({s} | quasi-identifiers) of the record's cell",
-            f"max_risk = {rt.fmt(limit)}", y_label="records", failing_total=above,
+            hist.model_dump(),
+            limit,
+            "above",
+            f"Risk of reconstructing {s}",
+            f"Pr({s} | quasi-identifiers) of the record's cell",
+            f"max_risk = {rt.fmt(limit)}",
+            y_label="records",
+            failing_total=above,
             caption=f"Records by the probability that an intruder reconstructs their {s}; the dashed line marks "
-                    f"max_risk.")
+            f"max_risk.",
+        )
         if figure:
             figures.append(figure)
     cell = d.riskiest_cell or {}
     return rs.ReportSection(
-        summary=summary, value_text=rt.fmt(value), threshold_text=f"risk ≤ {rt.fmt(limit)}",
+        summary=summary,
+        value_text=rt.fmt(value),
+        threshold_text=f"risk ≤ {rt.fmt(limit)}",
         paragraphs=paragraphs,
-        facts=rt.facts(("records", records), ("records above max_risk", f"{rt.fmt(above)} ({rt.percent(above, records)})"),
-                       ("riskiest cell", ", ".join(f"{k} = {v}" for k, v in cell.items()) or None),
-                       ("cells of the contingency table", d.cells), ("joint distribution", d.joint_from)),
-        figures=figures, tables=[table],
+        facts=rt.facts(
+            ("records", records),
+            ("records above max_risk", f"{rt.fmt(above)} ({rt.percent(above, records)})"),
+            ("riskiest cell", ", ".join(f"{k} = {v}" for k, v in cell.items()) or None),
+            ("cells of the contingency table", d.cells),
+            ("joint distribution", d.joint_from),
+        ),
+        figures=figures,
+        tables=[table],
         limitations="assumes the intruder knows only the quasi-identifiers and the published matrices; it bounds "
         "the guess of one sensitive value, not re-identification, and an estimated joint can under- or overstate "
         "the risk on small tables.",

@@ -18,12 +18,18 @@ def _class_based(assessor: str) -> bool:
     from privaudit.core.plugins import get_registry
 
     found = get_registry().assessors.get(assessor)
-    return found is not None and (found.class_violations is not None or (
-        found.protects == "identity" and not found.needs and not found.always))
+    return found is not None and (
+        found.class_violations is not None or (found.protects == "identity" and not found.needs and not found.always)
+    )
 
 
-def starter_checks(profile: dict | None, sensitive: list[str], has_qi: bool, has_weight: bool,
-                   scenarios: dict[str, list[str]] | None = None) -> list[dict]:
+def starter_checks(
+    profile: dict | None,
+    sensitive: list[str],
+    has_qi: bool,
+    has_weight: bool,
+    scenarios: dict[str, list[str]] | None = None,
+) -> list[dict]:
     """A profile's checks (its sensitive-column checks repeated for each drafted sensitive column), or the
     starter set; with several attacker scenarios, each class-based check once per scenario (its id names
     the scenario; the verdict is the stricter)."""

@@ -45,12 +45,18 @@ DIS_EDGES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 class Suda2Params(Params):
     better: ClassVar[str] = "lower"  # which way the value improves (privaudit diff)
     qi: list[str] | None = Field(default=None, description="Quasi-identifiers (default: all of the policy's).")
-    max_size: int | None = Field(default=None, ge=1, description="Largest MSU size searched (default: the "
-                                 "number of quasi-identifiers, as sdcMicro).")
-    dis_fraction: float = Field(default=0.01, gt=0, le=1, description="Sampling fraction for the DIS-SUDA "
-                                "scores (sdcMicro's DisFraction).")
-    original_scores: bool = Field(default=True, description="Elliot's SUDA scores (sdcMicro's default); false: "
-                                  "the IHSN scores of sdcMicro before 5.0.3.")
+    max_size: int | None = Field(
+        default=None,
+        ge=1,
+        description="Largest MSU size searched (default: the number of quasi-identifiers, as sdcMicro).",
+    )
+    dis_fraction: float = Field(
+        default=0.01, gt=0, le=1, description="Sampling fraction for the DIS-SUDA scores (sdcMicro's DisFraction)."
+    )
+    original_scores: bool = Field(
+        default=True,
+        description="Elliot's SUDA scores (sdcMicro's default); false: the IHSN scores of sdcMicro before 5.0.3.",
+    )
     max_share: float = Field(default=0.0, ge=0, le=1, description="Largest allowed share of special uniques.")
     max_dis_score: float | None = Field(default=None, ge=0, le=1, description="Largest allowed DIS-SUDA score.")
 
@@ -103,8 +109,12 @@ def code_matrix(table: pd.DataFrame, columns: list[str]) -> np.ndarray:
 def compute(ctx, params: Suda2Params) -> SudaResult:
     """SUDA2 of the released table under a check's parameters."""
     qi = _qi(params, ctx.policy)
-    return suda2(code_matrix(ctx.table, qi), max_size=params.max_size, dis_fraction=params.dis_fraction,
-                 original_scores=params.original_scores)
+    return suda2(
+        code_matrix(ctx.table, qi),
+        max_size=params.max_size,
+        dis_fraction=params.dis_fraction,
+        original_scores=params.original_scores,
+    )
 
 
 def dis_table(dis: np.ndarray) -> list[list]:
@@ -147,11 +157,17 @@ def run(ctx, params: Suda2Params) -> Measurement:
         details["records_above_dis_score"] = above
         passed = passed and above == 0
         threshold = {"max_share": params.max_share, "max_dis_score": params.max_dis_score}
-    message = (f"{fmt(special)} of {fmt(n)} records ({value:.2%}) are special uniques (unique on a subset of "
-               f"{len(qi)} quasi-identifiers); SUDA scores sum to {fmt(details['score_sum'])}, highest DIS-SUDA "
-               f"score {fmt(details['dis_score_max'])}")
-    per_record = {"suda_score": r.scores, "dis_suda_score": r.dis_scores, "msus": r.msu_counts,
-                  "smallest_msu": r.min_msu_size}  # --records: suda_score:<check id>, ...
+    message = (
+        f"{fmt(special)} of {fmt(n)} records ({value:.2%}) are special uniques (unique on a subset of "
+        f"{len(qi)} quasi-identifiers); SUDA scores sum to {fmt(details['score_sum'])}, highest DIS-SUDA "
+        f"score {fmt(details['dis_score_max'])}"
+    )
+    per_record = {
+        "suda_score": r.scores,
+        "dis_suda_score": r.dis_scores,
+        "msus": r.msu_counts,
+        "smallest_msu": r.min_msu_size,
+    }  # --records: suda_score:<check id>, ...
     return Measurement(value, threshold, passed, message, details, per_record=per_record)
 
 
@@ -168,12 +184,16 @@ def report_section(check, audit):
     smallest = next((i + 1 for i, c in enumerate(by_size) if c), None)
     if special:
         size = f"{smallest} value{'s' if smallest != 1 else ''}" if smallest else "a few values"
-        summary = (f"{rt.people(special)} ({rt.percent(special, n)}) can be singled out by part of {know}: each is "
-                   f"the only one in the release with some combination of these values, the shortest such "
-                   f"combinations having {size}.")
+        summary = (
+            f"{rt.people(special)} ({rt.percent(special, n)}) can be singled out by part of {know}: each is "
+            f"the only one in the release with some combination of these values, the shortest such "
+            f"combinations having {size}."
+        )
     else:
-        summary = (f"Nobody can be singled out by {know} or any part of them: every combination of these values is "
-                   f"shared by at least two records.")
+        summary = (
+            f"Nobody can be singled out by {know} or any part of them: every combination of these values is "
+            f"shared by at least two records."
+        )
     paragraphs = [
         f"SUDA scores each minimal sample unique by how few values it needs (weights {', '.join(rt.fmt(w) for w in d.weights)} "
         f"for sizes 1 to {len(d.weights)}); a record's score is the sum over its minimal sample uniques. The scores "
@@ -187,29 +207,55 @@ def report_section(check, audit):
     if special and contributions:
         labels = list(contributions)
         shares = [min(max(float(contributions[c]) / 100.0, 0.0), 1.0) for c in labels]
-        svg = charts.share_bars_chart(labels, shares, [False] * len(labels), title="Contribution of each variable",
-                                      x_label="share of the total SUDA score")
-        figures.append(rs.Figure(svg, "Share of the total SUDA score coming from minimal sample uniques that "
-                                      "contain each variable (sdcMicro's attribute contributions; a minimal sample "
-                                      "unique of several variables counts for each, so shares add up to more than "
-                                      "100%)."))
-    table = rs.DataTable(["DIS-SUDA score", "records"], [[a, rt.fmt(b)] for a, b in d.dis_score_table],
-                         caption="Records by DIS-SUDA score", numeric=frozenset({1}), kind="details")
+        svg = charts.share_bars_chart(
+            labels,
+            shares,
+            [False] * len(labels),
+            title="Contribution of each variable",
+            x_label="share of the total SUDA score",
+        )
+        figures.append(
+            rs.Figure(
+                svg,
+                "Share of the total SUDA score coming from minimal sample uniques that "
+                "contain each variable (sdcMicro's attribute contributions; a minimal sample "
+                "unique of several variables counts for each, so shares add up to more than "
+                "100%).",
+            )
+        )
+    table = rs.DataTable(
+        ["DIS-SUDA score", "records"],
+        [[a, rt.fmt(b)] for a, b in d.dis_score_table],
+        caption="Records by DIS-SUDA score",
+        numeric=frozenset({1}),
+        kind="details",
+    )
     size_rows = [[str(i + 1), rt.fmt(w), rt.fmt(c)] for i, (w, c) in enumerate(zip(d.weights, by_size, strict=False))]
-    sizes = rs.DataTable(["MSU size", "score of one", "MSUs found"], size_rows, caption="Minimal sample uniques by size",
-                         numeric=frozenset({0, 1, 2}), kind="details")
+    sizes = rs.DataTable(
+        ["MSU size", "score of one", "MSUs found"],
+        size_rows,
+        caption="Minimal sample uniques by size",
+        numeric=frozenset({0, 1, 2}),
+        kind="details",
+    )
     threshold = f"≤ {rt.share(p['max_share'])}"
     if p.get("max_dis_score") is not None:
         threshold += f", DIS ≤ {rt.fmt(p['max_dis_score'])}"
     return rs.ReportSection(
-        summary=summary, value_text=rt.share(check["value"]), threshold_text=threshold,
+        summary=summary,
+        value_text=rt.share(check["value"]),
+        threshold_text=threshold,
         paragraphs=paragraphs,
-        facts=rt.facts(("records", n), ("special uniques (score > 0)", f"{rt.fmt(special)} ({rt.percent(special, n)})"),
-                       ("unique on every quasi-identifier", d.sample_uniques),
-                       ("in pairs on every quasi-identifier", d.pairs),
-                       ("largest MSU size searched", d.max_size),
-                       ("records above the DIS-SUDA limit", d.records_above_dis_score)),
-        figures=figures, tables=[table, sizes],
+        facts=rt.facts(
+            ("records", n),
+            ("special uniques (score > 0)", f"{rt.fmt(special)} ({rt.percent(special, n)})"),
+            ("unique on every quasi-identifier", d.sample_uniques),
+            ("in pairs on every quasi-identifier", d.pairs),
+            ("largest MSU size searched", d.max_size),
+            ("records above the DIS-SUDA limit", d.records_above_dis_score),
+        ),
+        figures=figures,
+        tables=[table, sizes],
         limitations="counts uniqueness in the sample: the DIS-SUDA estimate of population uniqueness rests on the "
         "given sampling fraction and on SUDA's heuristic calibration; it assumes the intruder knows the listed "
         "quasi-identifiers exactly and that missing values reveal nothing.",

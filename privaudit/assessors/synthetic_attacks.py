@@ -36,12 +36,16 @@ from privaudit.assessors.helpers import exceeds
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
 
-REFERENCE = ("Giomi, Boenisch, Wehmeyer & Tasnádi, A Unified Framework for Quantifying Privacy Risk in "
-             "Synthetic Data, PoPETs 2023(2); Article 29 Working Party, Opinion 05/2014 on Anonymisation "
-             "Techniques (WP216); Wilson, JASA 22 (1927)")
-RISK_FORMULA = ("rates r = (s + z²/2)/(n + z²) (Wilson) of the attack on n training records and on n control "
-                "records; risk = (r_train − r_control)/(1 − r_control), interval by error propagation, clipped "
-                "to [0, 1]; pass iff risk (or its lower bound) <= max_risk")
+REFERENCE = (
+    "Giomi, Boenisch, Wehmeyer & Tasnádi, A Unified Framework for Quantifying Privacy Risk in "
+    "Synthetic Data, PoPETs 2023(2); Article 29 Working Party, Opinion 05/2014 on Anonymisation "
+    "Techniques (WP216); Wilson, JASA 22 (1927)"
+)
+RISK_FORMULA = (
+    "rates r = (s + z²/2)/(n + z²) (Wilson) of the attack on n training records and on n control "
+    "records; risk = (r_train − r_control)/(1 − r_control), interval by error propagation, clipped "
+    "to [0, 1]; pass iff risk (or its lower bound) <= max_risk"
+)
 NOT_RELEASED = ("identifier", "record_id", "weight")
 #: fewest training and control records an attack runs on (``n_attacks`` if smaller). Wilson's estimate moves
 #: a rate measured on n attacks towards 1/2 by up to z²/(2(n + z²)): 0.018 at n = 100, 0.28 at n = 3 (95 %),
@@ -57,29 +61,37 @@ class SyntheticAttackParams(Params):
     seed: int = Field(default=0, description="Seed of every random draw (targets, predicates, ties, baseline).")
     max_risk: float = Field(ge=0, le=1, description="Largest allowed risk.")
     judge_by: Literal["estimate", "lower_bound"] = Field(
-        default="estimate", description="Compare max_risk with the point estimate or the interval's lower bound.")
+        default="estimate", description="Compare max_risk with the point estimate or the interval's lower bound."
+    )
 
 
 class SinglingOutParams(SyntheticAttackParams):
     mode: Literal["univariate", "multivariate"] = "multivariate"
-    columns: list[str] | None = Field(default=None, description="Columns the predicates use (default: "
-                                      "quasi-identifiers and sensitive columns).")
+    columns: list[str] | None = Field(
+        default=None, description="Columns the predicates use (default: quasi-identifiers and sensitive columns)."
+    )
     n_cols: int = Field(default=3, ge=1, description="Conditions per multivariate predicate.")
     max_attempts: int = Field(default=10_000_000, ge=1, description="Most predicates tried (multivariate).")
 
 
 class LinkabilityParams(SyntheticAttackParams):
     aux_columns: tuple[list[str], list[str]] | None = Field(
-        default=None, description="The two attribute subsets the attacker's files hold (default: the "
-        "quasi-identifiers split in two halves).")
+        default=None,
+        description="The two attribute subsets the attacker's files hold (default: the "
+        "quasi-identifiers split in two halves).",
+    )
     n_neighbors: int = Field(default=1, ge=1, le=1000, description="Nearest synthetic records compared.")
 
 
 class InferenceParams(SyntheticAttackParams):
-    secret: str | list[str] | None = Field(default=None, description="The column to guess, or several (the "
-                                           "check reports the worst); default: every sensitive column.")
-    aux_columns: list[str] | None = Field(default=None, description="What the attacker knows (default: the "
-                                       "quasi-identifiers and the other sensitive columns).")
+    secret: str | list[str] | None = Field(
+        default=None,
+        description="The column to guess, or several (the check reports the worst); default: every sensitive column.",
+    )
+    aux_columns: list[str] | None = Field(
+        default=None,
+        description="What the attacker knows (default: the quasi-identifiers and the other sensitive columns).",
+    )
     tolerance: float = Field(default=0.05, ge=0, le=1, description="Relative error of a right numeric guess.")
 
 
@@ -143,8 +155,11 @@ def validate_linkability(params: LinkabilityParams, policy) -> str | None:
     for i, part in enumerate((first, second)):
         field = f"aux_columns[{i}]" if params.aux_columns is not None else "aux_columns"
         if not part:
-            return (f"{field}: an attribute subset is empty" if params.aux_columns is not None else
-                    "aux_columns: the policy has fewer than two quasi-identifiers to split; give aux_columns")
+            return (
+                f"{field}: an attribute subset is empty"
+                if params.aux_columns is not None
+                else "aux_columns: the policy has fewer than two quasi-identifiers to split; give aux_columns"
+            )
         problem = _column_problem(part, policy, field)
         if problem:
             return problem
@@ -193,9 +208,11 @@ def _refuse_small(ctx, params: SyntheticAttackParams, attack: str) -> None:
     need = min(params.n_attacks, MIN_TARGETS)
     for option, table in (("--original", ctx.training), ("--control", ctx.control)):
         if len(table) < need:
-            raise DataError(f"{option}: {len(table)} record(s), fewer than the {need} the {attack} attack needs "
-                            f"(its success rate on so few records is mostly the Wilson estimate's pull towards "
-                            f"50%); give a larger table or lower n_attacks")
+            raise DataError(
+                f"{option}: {len(table)} record(s), fewer than the {need} the {attack} attack needs "
+                f"(its success rate on so few records is mostly the Wilson estimate's pull towards "
+                f"50%); give a larger table or lower n_attacks"
+            )
 
 
 def _judged(risk: dict, judge_by: str) -> float:
@@ -206,13 +223,14 @@ def _measurement(what: str, result: dict, params: SyntheticAttackParams, scope: 
     risk, level = result["risk"], f"{params.confidence_level:.0%}"
     judged = _judged(risk, params.judge_by)
     passed = not exceeds(judged, params.max_risk)
-    message = (f"{what} risk {risk['value']:.3f} ({level} CI {risk['ci'][0]:.3f}–{risk['ci'][1]:.3f}) {scope}: "
-               f"attack rate {result['attack_rate']['value']:.3f}, control {result['control_rate']['value']:.3f}, "
-               f"baseline {result['baseline_rate']['value']:.3f}; max_risk {params.max_risk:g}"
-               + (" (judged by the lower bound)" if params.judge_by == "lower_bound" else ""))
+    message = (
+        f"{what} risk {risk['value']:.3f} ({level} CI {risk['ci'][0]:.3f}–{risk['ci'][1]:.3f}) {scope}: "
+        f"attack rate {result['attack_rate']['value']:.3f}, control {result['control_rate']['value']:.3f}, "
+        f"baseline {result['baseline_rate']['value']:.3f}; max_risk {params.max_risk:g}"
+        + (" (judged by the lower bound)" if params.judge_by == "lower_bound" else "")
+    )
     if not result["beats_baseline"]:
-        message += ("; warning: the attack does no better than the naive baseline, so this risk cannot be "
-                    "trusted")
+        message += "; warning: the attack does no better than the naive baseline, so this risk cannot be trusted"
     details = {**details, "risk_ci": list(risk["ci"])}
     return Measurement(float(risk["value"]), params.max_risk, passed, message, details)
 
@@ -223,17 +241,35 @@ def run_singling_out(ctx, params: SinglingOutParams) -> Measurement:
     _refuse_small(ctx, params, "singling-out")
     columns = singling_out_columns(params, ctx.policy)
     training, synthetic, control = _tables(ctx)
-    found = singling_out_attack(training, synthetic, control, columns, _numeric(ctx.policy, columns),
-                                mode=params.mode, n_attacks=params.n_attacks, n_cols=params.n_cols,
-                                max_attempts=params.max_attempts, confidence_level=params.confidence_level,
-                                seed=params.seed, tables=_encoded(ctx))
+    found = singling_out_attack(
+        training,
+        synthetic,
+        control,
+        columns,
+        _numeric(ctx.policy, columns),
+        mode=params.mode,
+        n_attacks=params.n_attacks,
+        n_cols=params.n_cols,
+        max_attempts=params.max_attempts,
+        confidence_level=params.confidence_level,
+        seed=params.seed,
+        tables=_encoded(ctx),
+    )
     result = found.outcome.to_dict()
-    details = {"attack": "singling_out", "mode": params.mode, "columns": columns,
-               "n_cols": 1 if params.mode == "univariate" else min(params.n_cols, len(columns)),
-               "n_predicates": found.n_predicates, "judge_by": params.judge_by, **result}
+    details = {
+        "attack": "singling_out",
+        "mode": params.mode,
+        "columns": columns,
+        "n_cols": 1 if params.mode == "univariate" else min(params.n_cols, len(columns)),
+        "n_predicates": found.n_predicates,
+        "judge_by": params.judge_by,
+        **result,
+    }
     scope = f"over {found.n_predicates} {params.mode} predicates" + (
-        f" (of {params.n_attacks} requested: no more single out the release)" if found.n_predicates < params.n_attacks
-        else "")
+        f" (of {params.n_attacks} requested: no more single out the release)"
+        if found.n_predicates < params.n_attacks
+        else ""
+    )
     return _measurement("singling-out", result, params, scope, details)
 
 
@@ -243,13 +279,26 @@ def run_linkability(ctx, params: LinkabilityParams) -> Measurement:
     _refuse_small(ctx, params, "linkability")
     first, second = linkability_columns(params, ctx.policy)
     training, synthetic, control = _tables(ctx)
-    found = linkability_attack(training, synthetic, control, (first, second), _numeric(ctx.policy, [*first, *second]),
-                               n_attacks=params.n_attacks, n_neighbors=params.n_neighbors,
-                               confidence_level=params.confidence_level, seed=params.seed,
-                               tables=_encoded(ctx))
+    found = linkability_attack(
+        training,
+        synthetic,
+        control,
+        (first, second),
+        _numeric(ctx.policy, [*first, *second]),
+        n_attacks=params.n_attacks,
+        n_neighbors=params.n_neighbors,
+        confidence_level=params.confidence_level,
+        seed=params.seed,
+        tables=_encoded(ctx),
+    )
     result = found.to_dict()
-    details = {"attack": "linkability", "aux_columns": [first, second], "n_neighbors": params.n_neighbors,
-               "judge_by": params.judge_by, **result}
+    details = {
+        "attack": "linkability",
+        "aux_columns": [first, second],
+        "n_neighbors": params.n_neighbors,
+        "judge_by": params.judge_by,
+        **result,
+    }
     scope = f"linking ({', '.join(first)}) to ({', '.join(second)}) over {params.n_neighbors} nearest record(s)"
     return _measurement("linkability", result, params, scope, details)
 
@@ -261,15 +310,29 @@ def run_inference(ctx, params: InferenceParams) -> Measurement:
     training, synthetic, control = _tables(ctx)
     per_secret = []
     for secret, aux in inference_columns(params, ctx.policy):
-        found = inference_attack(training, synthetic, control, aux, secret, _numeric(ctx.policy, [*aux, secret]),
-                                 n_attacks=params.n_attacks, tolerance=params.tolerance,
-                                 confidence_level=params.confidence_level, seed=params.seed,
-                                 tables=_encoded(ctx))
+        found = inference_attack(
+            training,
+            synthetic,
+            control,
+            aux,
+            secret,
+            _numeric(ctx.policy, [*aux, secret]),
+            n_attacks=params.n_attacks,
+            tolerance=params.tolerance,
+            confidence_level=params.confidence_level,
+            seed=params.seed,
+            tables=_encoded(ctx),
+        )
         per_secret.append({"secret": secret, "aux_columns": aux, **found.to_dict()})
     worst = max(per_secret, key=lambda r: (_judged(r["risk"], params.judge_by), r["risk"]["value"]))
-    details = {"attack": "inference", "worst_secret": worst["secret"], "tolerance": params.tolerance,
-               "judge_by": params.judge_by, "secrets": per_secret,
-               **{k: v for k, v in worst.items() if k not in ("secret",)}}
+    details = {
+        "attack": "inference",
+        "worst_secret": worst["secret"],
+        "tolerance": params.tolerance,
+        "judge_by": params.judge_by,
+        "secrets": per_secret,
+        **{k: v for k, v in worst.items() if k not in ("secret",)},
+    }
     scope = f"for {worst['secret']!r}" + (f" (the worst of {len(per_secret)} secrets)" if len(per_secret) > 1 else "")
     return _measurement("inference", worst, params, scope, details)
 
@@ -278,17 +341,28 @@ def run_inference(ctx, params: InferenceParams) -> Measurement:
 def _rate_row(label: str, rate: dict) -> list:
     from privaudit.report import text as rt
 
-    return [label, rt.share(rate["value"]), f"{rt.share(rate['ci'][0])} – {rt.share(rate['ci'][1])}",
-            rt.fmt(rate["trials"]), rt.fmt(round(float(rate["successes"]), 2))]
+    return [
+        label,
+        rt.share(rate["value"]),
+        f"{rt.share(rate['ci'][0])} – {rt.share(rate['ci'][1])}",
+        rt.fmt(rate["trials"]),
+        rt.fmt(round(float(rate["successes"]), 2)),
+    ]
 
 
 SCENARIO = {
-    "singling_out": ("isolate one record of the release with a predicate (\"the only {what}\")",
-                     "singled out by a predicate written on the release"),
-    "linkability": ("join two files about the same people through the release",
-                    "linked: both halves of their record lead to the same synthetic record"),
-    "inference": ("guess a sensitive attribute from the attributes they know, through the nearest synthetic "
-                  "record", "whose secret was guessed right"),
+    "singling_out": (
+        'isolate one record of the release with a predicate ("the only {what}")',
+        "singled out by a predicate written on the release",
+    ),
+    "linkability": (
+        "join two files about the same people through the release",
+        "linked: both halves of their record lead to the same synthetic record",
+    ),
+    "inference": (
+        "guess a sensitive attribute from the attributes they know, through the nearest synthetic record",
+        "whose secret was guessed right",
+    ),
 }
 
 
@@ -306,14 +380,18 @@ def report_section(check, audit):
     if kind == "singling_out":
         target = f"{rt.fmt(d.n_predicates)} {d.mode} predicates over {rt.qi_phrase(d.columns)}"
     elif kind == "linkability":
-        target = (f"files holding {rt.qi_phrase(d.aux_columns[0])} and {rt.qi_phrase(d.aux_columns[1])}, "
-                  f"{d.n_neighbors} nearest synthetic record(s)")
+        target = (
+            f"files holding {rt.qi_phrase(d.aux_columns[0])} and {rt.qi_phrase(d.aux_columns[1])}, "
+            f"{d.n_neighbors} nearest synthetic record(s)"
+        )
     else:
         target = f"the secret {d.worst_secret!r} from {rt.qi_phrase(d.aux_columns)}"
-    summary = (f"An attacker using the synthetic release succeeds on {rt.share(attack_rate.value)} of the people "
-               f"in the training data against {rt.share(control_rate.value)} of comparable people who were not "
-               f"in it ({target}): the release adds a {kind.replace('_', '-')} risk of {rt.share(risk.value)} "
-               f"({level} interval {rt.share(risk.ci[0])} – {rt.share(risk.ci[1])}).")
+    summary = (
+        f"An attacker using the synthetic release succeeds on {rt.share(attack_rate.value)} of the people "
+        f"in the training data against {rt.share(control_rate.value)} of comparable people who were not "
+        f"in it ({target}): the release adds a {kind.replace('_', '-')} risk of {rt.share(risk.value)} "
+        f"({level} interval {rt.share(risk.ci[0])} – {rt.share(risk.ci[1])})."
+    )
     goal, success = SCENARIO[kind]
     paragraphs = [
         f"The attacker tries to {goal.format(what='person with these attributes')}. Success rates are Wilson "
@@ -323,39 +401,87 @@ def report_section(check, audit):
         f"{'lower bound of the interval' if d.judge_by == 'lower_bound' else 'point estimate'}.",
     ]
     if not d.beats_baseline:
-        paragraphs.append(f"Warning: the attack does no better than the naive baseline ({rt.share(attack_rate.value)} "
-                          f"against {rt.share(baseline.value)}), so the risk it yields cannot be trusted.")
+        paragraphs.append(
+            f"Warning: the attack does no better than the naive baseline ({rt.share(attack_rate.value)} "
+            f"against {rt.share(baseline.value)}), so the risk it yields cannot be trusted."
+        )
     paragraphs += [f"Note: {n}" for n in d.notes if "naive baseline" not in n]
     shares = [attack_rate.value, control_rate.value, baseline.value]
     labels = ["training records", "control records", "naive baseline"]
     failing = [check.get("status") == "fail", False, False]
-    figures = [rs.Figure(charts.share_bars_chart(labels, shares, failing, title="Success rate of the attack",
-                                                 x_label=f"share of attacks that succeed ({success})"),
-                         "The gap between the training and the control bars is what the release gives away.")]
-    tables = [rs.DataTable(["attack", "success rate", f"{level} interval", "attacks", "successes"],
-                           [_rate_row("on training records", attack_rate.model_dump()), _rate_row("on control records", control_rate.model_dump()),
-                            _rate_row("naive baseline", baseline.model_dump())],
-                           caption=f"Success rates of the {kind.replace('_', '-')} attack",
-                           numeric=frozenset({1, 3, 4}), kind="details")]
+    figures = [
+        rs.Figure(
+            charts.share_bars_chart(
+                labels,
+                shares,
+                failing,
+                title="Success rate of the attack",
+                x_label=f"share of attacks that succeed ({success})",
+            ),
+            "The gap between the training and the control bars is what the release gives away.",
+        )
+    ]
+    tables = [
+        rs.DataTable(
+            ["attack", "success rate", f"{level} interval", "attacks", "successes"],
+            [
+                _rate_row("on training records", attack_rate.model_dump()),
+                _rate_row("on control records", control_rate.model_dump()),
+                _rate_row("naive baseline", baseline.model_dump()),
+            ],
+            caption=f"Success rates of the {kind.replace('_', '-')} attack",
+            numeric=frozenset({1, 3, 4}),
+            kind="details",
+        )
+    ]
     if kind == "inference" and len(d.secrets) > 1:
-        rows = [[s.secret, rt.share(s.risk.value), f"{rt.share(s.risk.ci[0])} – {rt.share(s.risk.ci[1])}",
-                 rt.share(s.attack_rate.value), rt.share(s.control_rate.value),
-                 rt.share(s.baseline_rate.value)] for s in d.secrets]
-        tables.append(rs.DataTable(["secret", "risk", f"{level} interval", "training", "control", "baseline"], rows,
-                                   caption="Inference risk per secret (the check uses the largest)",
-                                   numeric=frozenset({1, 3, 4, 5}), kind="details"))
-        figures.append(rs.Figure(charts.share_bars_chart(
-            [s.secret for s in d.secrets], [s.risk.value for s in d.secrets],
-            [exceeds(_judged(s.risk.model_dump(), d.judge_by), limit) for s in d.secrets],
-            title="Inference risk per secret", x_label="risk", limit=limit, limit_label=f"max_risk = {rt.share(limit)}"),
-            "The dashed line marks max_risk."))
-    facts = rt.facts(("risk", rt.share(risk.value)), (f"{level} interval", f"{rt.share(risk.ci[0])} – "
-                                                         f"{rt.share(risk.ci[1])}"),
-                     ("attacks on training / control records", f"{rt.fmt(d.n_attacks.training)} / "
-                                                               f"{rt.fmt(d.n_attacks.control)}"))
+        rows = [
+            [
+                s.secret,
+                rt.share(s.risk.value),
+                f"{rt.share(s.risk.ci[0])} – {rt.share(s.risk.ci[1])}",
+                rt.share(s.attack_rate.value),
+                rt.share(s.control_rate.value),
+                rt.share(s.baseline_rate.value),
+            ]
+            for s in d.secrets
+        ]
+        tables.append(
+            rs.DataTable(
+                ["secret", "risk", f"{level} interval", "training", "control", "baseline"],
+                rows,
+                caption="Inference risk per secret (the check uses the largest)",
+                numeric=frozenset({1, 3, 4, 5}),
+                kind="details",
+            )
+        )
+        figures.append(
+            rs.Figure(
+                charts.share_bars_chart(
+                    [s.secret for s in d.secrets],
+                    [s.risk.value for s in d.secrets],
+                    [exceeds(_judged(s.risk.model_dump(), d.judge_by), limit) for s in d.secrets],
+                    title="Inference risk per secret",
+                    x_label="risk",
+                    limit=limit,
+                    limit_label=f"max_risk = {rt.share(limit)}",
+                ),
+                "The dashed line marks max_risk.",
+            )
+        )
+    facts = rt.facts(
+        ("risk", rt.share(risk.value)),
+        (f"{level} interval", f"{rt.share(risk.ci[0])} – {rt.share(risk.ci[1])}"),
+        ("attacks on training / control records", f"{rt.fmt(d.n_attacks.training)} / {rt.fmt(d.n_attacks.control)}"),
+    )
     return rs.ReportSection(
-        summary=summary, value_text=rt.share(risk.value), threshold_text=f"≤ {rt.share(limit)}",
-        paragraphs=paragraphs, facts=facts, figures=figures, tables=tables,
+        summary=summary,
+        value_text=rt.share(risk.value),
+        threshold_text=f"≤ {rt.share(limit)}",
+        paragraphs=paragraphs,
+        facts=facts,
+        figures=figures,
+        tables=tables,
         limitations="measures one attack with the attributes given; a stronger attacker, other attributes or "
         "outside sources can do better, and the estimate carries the sampling error of n_attacks attacks.",
     )
@@ -424,31 +550,52 @@ DETAILS = {"singling_out": SinglingOutDetails, "linkability": LinkabilityDetails
 NEEDS = frozenset({"training", "control", "table"})
 
 SINGLING_OUT = Assessor(
-    name="singling_out", params=SinglingOutParams, details=SinglingOutDetails, run=run_singling_out, title="Singling-out risk (synthetic)",
+    name="singling_out",
+    params=SinglingOutParams,
+    details=SinglingOutDetails,
+    run=run_singling_out,
+    title="Singling-out risk (synthetic)",
     protects="identity",
     measures="how much more often predicates written on the synthetic release isolate exactly one of the people "
     "it was generated from than one of comparable people it was not",
     formula=f"success = a predicate singling out one synthetic record singles out one record; {RISK_FORMULA}",
-    reference=REFERENCE, needs=NEEDS, validate_policy=validate_singling_out, report_section=report_section,
+    reference=REFERENCE,
+    needs=NEEDS,
+    validate_policy=validate_singling_out,
+    report_section=report_section,
     synthetic_default=SyntheticDefault({"max_risk": 0.1}),
 )
 LINKABILITY = Assessor(
-    name="linkability", params=LinkabilityParams, details=LinkabilityDetails, run=run_linkability, title="Linkability risk (synthetic)",
+    name="linkability",
+    params=LinkabilityParams,
+    details=LinkabilityDetails,
+    run=run_linkability,
+    title="Linkability risk (synthetic)",
     protects="identity",
     measures="how much more often two partial records of one person can be joined through the synthetic release "
     "for the people it was generated from than for comparable people it was not",
     formula=f"success = the k Gower-nearest synthetic records of both attribute subsets intersect; {RISK_FORMULA}",
-    reference=REFERENCE, needs=NEEDS, validate_policy=validate_linkability, report_section=report_section,
+    reference=REFERENCE,
+    needs=NEEDS,
+    validate_policy=validate_linkability,
+    report_section=report_section,
     synthetic_default=SyntheticDefault({"max_risk": 0.1}, applies=lambda policy: len(policy.quasi_identifiers) >= 2),
 )
 INFERENCE = Assessor(
-    name="inference", params=InferenceParams, details=InferenceDetails, run=run_inference, title="Inference risk (synthetic)",
+    name="inference",
+    params=InferenceParams,
+    details=InferenceDetails,
+    run=run_inference,
+    title="Inference risk (synthetic)",
     protects="attribute",
     measures="how much better a sensitive attribute of the people the release was generated from is guessed "
     "from the nearest synthetic record than that of comparable people it was not generated from",
     formula=f"success = the Gower-nearest synthetic record's secret is right (numeric: within tolerance); "
     f"{RISK_FORMULA}; value = the largest risk over the secrets",
-    reference=REFERENCE, needs=NEEDS, validate_policy=validate_inference, report_section=report_section,
+    reference=REFERENCE,
+    needs=NEEDS,
+    validate_policy=validate_inference,
+    report_section=report_section,
     synthetic_default=SyntheticDefault({"max_risk": 0.1}, applies=lambda policy: bool(policy.sensitive)),
 )
 

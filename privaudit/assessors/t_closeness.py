@@ -85,12 +85,18 @@ def run(ctx, params: TClosenessParams) -> Measurement:
         "records_failing": int(s.sizes[failing].sum()),
         "classes_without_values": int((~defined).sum()),
         "per_class_histogram": value_histogram(per_class[defined], lo=0.0, hi=1.0),
-        "worst_classes": ctx.worst_classes(np.where(defined, per_class, -1.0), failing=failing,
-                                           sensitive=params.sensitive, descending=True,
-                                           extra={"emd": np.where(defined, per_class, np.nan)}),
+        "worst_classes": ctx.worst_classes(
+            np.where(defined, per_class, -1.0),
+            failing=failing,
+            sensitive=params.sensitive,
+            descending=True,
+            extra={"emd": np.where(defined, per_class, np.nan)},
+        ),
     }
-    message = (f"largest distance between a class's {params.sensitive!r} distribution and the table's: "
-               f"{fmt(value)} ({distance} EMD; t={params.t:g})")
+    message = (
+        f"largest distance between a class's {params.sensitive!r} distribution and the table's: "
+        f"{fmt(value)} ({distance} EMD; t={params.t:g})"
+    )
     return Measurement(value, params.t, not exceeds(value, params.t), message, details)
 
 
@@ -104,26 +110,52 @@ def report_section(check, audit):
     col, t, n = p["sensitive"], p["t"], audit.table.rows
     failing = d.records_failing
     if failing:
-        summary = (f"{rt.people(failing)} ({rt.percent(failing, n)}) {'is' if failing == 1 else 'are'} in groups whose "
-                   f"{col} distribution is further than t = {rt.fmt(t)} from the whole table's: finding their group "
-                   f"tells an intruder noticeably more about their {col} than the table as a whole does.")
+        summary = (
+            f"{rt.people(failing)} ({rt.percent(failing, n)}) {'is' if failing == 1 else 'are'} in groups whose "
+            f"{col} distribution is further than t = {rt.fmt(t)} from the whole table's: finding their group "
+            f"tells an intruder noticeably more about their {col} than the table as a whole does."
+        )
     else:
-        summary = (f"In every group the {col} distribution is within t = {rt.fmt(t)} of the whole table's: finding a "
-                   f"person's group tells an intruder little more about their {col} than the table as a whole.")
+        summary = (
+            f"In every group the {col} distribution is within t = {rt.fmt(t)} of the whole table's: finding a "
+            f"person's group tells an intruder little more about their {col} than the table as a whole."
+        )
     figure = rf.value_histogram_figure(
-        d.per_class_histogram.model_dump(), t, "above", f"Distance of each class's {col} from the table",
-        f"earth mover's distance ({d.distance} ground distance)", f"t = {rt.fmt(t)}",
+        d.per_class_histogram.model_dump(),
+        t,
+        "above",
+        f"Distance of each class's {col} from the table",
+        f"earth mover's distance ({d.distance} ground distance)",
+        f"t = {rt.fmt(t)}",
         caption=f"Classes by the distance between their {col} values and the whole table's; the dashed line marks t.",
-        failing_total=d.classes_failing)
+        failing_total=d.classes_failing,
+    )
     return rs.ReportSection(
-        summary=summary, value_text=rt.fmt(check["value"]), threshold_text=f"t ≤ {rt.fmt(t)}",
-        facts=rt.facts(("ground distance", d.distance), ("classes", d.classes),
-                       ("classes further than t", d.classes_failing),
-                       ("records in those classes", f"{rt.fmt(failing)} ({rt.percent(failing, n)})"),
-                       ("classes without a value", d.classes_without_values)),
+        summary=summary,
+        value_text=rt.fmt(check["value"]),
+        threshold_text=f"t ≤ {rt.fmt(t)}",
+        facts=rt.facts(
+            ("ground distance", d.distance),
+            ("classes", d.classes),
+            ("classes further than t", d.classes_failing),
+            ("records in those classes", f"{rt.fmt(failing)} ({rt.percent(failing, n)})"),
+            ("classes without a value", d.classes_without_values),
+        ),
         figures=[figure] if figure else [],
-        tables=[x for x in [rf.worst_classes_table(check, audit, [("emd", "EMD")], failing=d.classes_failing,
-                                                   what=f"classes further than t = {rt.fmt(t)}", sensitive=True)] if x],
+        tables=[
+            x
+            for x in [
+                rf.worst_classes_table(
+                    check,
+                    audit,
+                    [("emd", "EMD")],
+                    failing=d.classes_failing,
+                    what=f"classes further than t = {rt.fmt(t)}",
+                    sensitive=True,
+                )
+            ]
+            if x
+        ],
         limitations="bounds what a group adds to the whole table's distribution, not what that distribution itself "
         "reveals; it does not stop re-identification on its own, and a coarse ground distance can hide semantically "
         "close values.",

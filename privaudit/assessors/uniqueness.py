@@ -52,21 +52,31 @@ class UniquenessParams(Params):
     population_size: int | None = Field(default=None, ge=1, description="Size of the population sampled.")
     snb: Literal["corrected", "arx"] = Field(default="corrected", description="SNB model equations.")
     population_model: Literal["dankar", "pitman", "zayatz", "snb"] | None = Field(
-        default=None, description="Gate on population uniqueness instead (ARX's PopulationUniqueness): value = this "
-        "model's estimated share of population uniques; needs population_size or sampling_fraction.")
+        default=None,
+        description="Gate on population uniqueness instead (ARX's PopulationUniqueness): value = this "
+        "model's estimated share of population uniques; needs population_size or sampling_fraction.",
+    )
     individual_risk: Literal["approx", "exact"] = Field(
-        default="approx", description="Benedetti-Franconi individual risk: sdcMicro's approximation (its default in "
-        "measure_risk) or the exact series (indivRisk(method = 'exact')).")
-    qual: float = Field(default=1.0, gt=0, description="sdcMicro's qual factor: the individual risks are multiplied "
-                        "by it (a correction for the quality of the population estimate).")
+        default="approx",
+        description="Benedetti-Franconi individual risk: sdcMicro's approximation (its default in "
+        "measure_risk) or the exact series (indivRisk(method = 'exact')).",
+    )
+    qual: float = Field(
+        default=1.0,
+        gt=0,
+        description="sdcMicro's qual factor: the individual risks are multiplied "
+        "by it (a correction for the quality of the population estimate).",
+    )
 
     @model_validator(mode="after")
     def _one_population_figure(self) -> UniquenessParams:
         if self.sampling_fraction is not None and self.population_size is not None:
             raise ValueError("give sampling_fraction or population_size, not both")
         if self.population_model is not None and self.sampling_fraction is None and self.population_size is None:
-            raise ValueError(f"population_model {self.population_model!r} needs the population's size: give "
-                             "population_size or sampling_fraction")
+            raise ValueError(
+                f"population_model {self.population_model!r} needs the population's size: give "
+                "population_size or sampling_fraction"
+            )
         return self
 
 
@@ -124,14 +134,15 @@ def validate(params: UniquenessParams, policy) -> str | None:
     return None
 
 
-def population_unique_given_sample_unique(unique_keys: pd.DataFrame, population: pd.DataFrame,
-                                          qi: list[str]) -> tuple[float, int]:
+def population_unique_given_sample_unique(
+    unique_keys: pd.DataFrame, population: pd.DataFrame, qi: list[str]
+) -> tuple[float, int]:
     """P(PU | SU): share of the sample-unique keys (one row each) that are also unique in the population;
     also how many of them the population lacks."""
     sample = unique_keys
     both = pd.concat([sample[qi].astype("string"), population[qi].astype("string")], ignore_index=True)
     key = pack_keys([column_codes(both[c]) for c in qi], len(both))
-    ks, kp = key[: len(sample)], key[len(sample):]
+    ks, kp = key[: len(sample)], key[len(sample) :]
     uniq, counts = np.unique(kp, return_counts=True)
     su_keys = ks
     if len(su_keys) == 0:
@@ -149,19 +160,27 @@ def _household(ctx, column: str, class_risk: np.ndarray) -> tuple[dict, dict]:
     from privaudit.risk.household import household_risk
 
     if ctx.table is None:  # bad input for this engine: one line, exit 2, as refuse_unrunnable's
-        raise DataError(f"check uniqueness: household risk (column {column!r}, role household_id) needs the records: "
-                        "use --engine in-process (the chunked, DuckDB and Spark engines summarise classes only)")
+        raise DataError(
+            f"check uniqueness: household risk (column {column!r}, role household_id) needs the records: "
+            "use --engine in-process (the chunked, DuckDB and Spark engines summarise classes only)"
+        )
     ids = ctx.table[column]
     missing = ids.isna()
     if missing.any():
         first = int(np.flatnonzero(missing.to_numpy())[0])
-        raise DataError(f"column {column!r} (household_id): row {first + 1} has no household id; every record "
-                        "needs one")
+        raise DataError(
+            f"column {column!r} (household_id): row {first + 1} has no household id; every record needs one"
+        )
     s = ctx.summary
     h = household_risk(ids, np.asarray(class_risk)[s.class_of], s.class_of)
-    details = {"column": column, "households": h.households,
-               "expected_reidentifications": h.expected_reidentifications, "global_risk": h.global_risk,
-               "max_household_risk": h.max_household_risk, "household_k": h.household_k}
+    details = {
+        "column": column,
+        "households": h.households,
+        "expected_reidentifications": h.expected_reidentifications,
+        "global_risk": h.global_risk,
+        "max_household_risk": h.max_household_risk,
+        "household_k": h.household_k,
+    }
     return details, {"household_risk": h.record_risk}
 
 
@@ -188,12 +207,21 @@ def run(ctx, params: UniquenessParams) -> Measurement:
         # imported on use: the population models need scipy.special, ~0.25 s of every CLI start-up
         from privaudit.risk.population import population_uniqueness
 
-        est = population_uniqueness(s.sizes, sampling_fraction=params.sampling_fraction,
-                                    population_size=params.population_size, snb_variant=params.snb)
+        est = population_uniqueness(
+            s.sizes,
+            sampling_fraction=params.sampling_fraction,
+            population_size=params.population_size,
+            snb_variant=params.snb,
+        )
         details["population_uniqueness"] = {
-            "pitman": est.pitman, "zayatz": est.zayatz, "snb": est.snb, "dankar": est.dankar,
-            "model": est.dankar_model, "pitman_converged": est.pitman_converged,
-            "sampling_fraction": est.sampling_fraction, "population_size": est.population_size,
+            "pitman": est.pitman,
+            "zayatz": est.zayatz,
+            "snb": est.snb,
+            "dankar": est.dankar,
+            "model": est.dankar_model,
+            "pitman_converged": est.pitman_converged,
+            "sampling_fraction": est.sampling_fraction,
+            "population_size": est.population_size,
             "snb_equations": params.snb,
         }
     weights = ctx.policy.columns_with("weight")
@@ -223,11 +251,13 @@ def run(ctx, params: UniquenessParams) -> Measurement:
         details["population_records"] = len(population)
         details["sample_uniques_absent_from_population"] = absent
     details["worst_classes"] = ctx.worst_classes(class_fk, failing=class_fk == 1)
-    message = (f"{fmt(uniques)} of {fmt(s.n_records)} records ({value:.2%}) are unique on their "
-               f"quasi-identifiers; average re-identification risk {details['average_risk']:.4f}")
+    message = (
+        f"{fmt(uniques)} of {fmt(s.n_records)} records ({value:.2%}) are unique on their "
+        f"quasi-identifiers; average re-identification risk {details['average_risk']:.4f}"
+    )
     if params.population_model is not None:  # ARX's PopulationUniqueness: the model's share is the gated value
         value = float(details["population_uniqueness"][params.population_model])
-        message = (f"estimated population uniqueness ({params.population_model}) {value:.4%}; " + message)
+        message = f"estimated population uniqueness ({params.population_model}) {value:.4%}; " + message
     return Measurement(value, params.max_share, value <= params.max_share, message, details, per_record=per_record)
 
 
@@ -242,28 +272,41 @@ def report_section(check, audit):
     know = rt.qi_phrase(check.get("quasi_identifiers") or audit.policy.quasi_identifiers)
     u, n, above = d.sample_uniques, d.records, d.records_above_risk_threshold
     if u:
-        summary = (f"{rt.people(u)} ({rt.percent(u, n)}) {'is the only one' if u == 1 else 'are each the only one'} "
-                   f"in the release with {know}: anyone who knows these values can find their record.")
+        summary = (
+            f"{rt.people(u)} ({rt.percent(u, n)}) {'is the only one' if u == 1 else 'are each the only one'} "
+            f"in the release with {know}: anyone who knows these values can find their record."
+        )
     else:
-        summary = (f"Nobody is the only one in the release with {know}; the highest chance of picking the right "
-                   f"record is {rt.fmt(d.max_risk, 3)}.")
-    paragraphs = [f"An intruder who knows {know} and picks one of the matching records is right with probability "
-                  f"1/f_k: {rt.fmt(d.average_risk, 3)} on average; {rt.people(above)} "
-                  f"({rt.percent(above, n)}) have a risk above {rt.fmt(d.risk_threshold)}."]
+        summary = (
+            f"Nobody is the only one in the release with {know}; the highest chance of picking the right "
+            f"record is {rt.fmt(d.max_risk, 3)}."
+        )
+    paragraphs = [
+        f"An intruder who knows {know} and picks one of the matching records is right with probability "
+        f"1/f_k: {rt.fmt(d.average_risk, 3)} on average; {rt.people(above)} "
+        f"({rt.percent(above, n)}) have a risk above {rt.fmt(d.risk_threshold)}."
+    ]
     pop = d.population_uniqueness
     tables = []
     if pop and pop.dankar is not None:
         n_pop = pop.population_size
         how = {"census": "the release is the whole population", "none": "no record is unique in the release"}.get(
-            pop.model, f"{pop.model.capitalize() if pop.model != 'snb' else 'SNB'} model, chosen by "
-                          f"Dankar et al.'s rule")
+            pop.model,
+            f"{pop.model.capitalize() if pop.model != 'snb' else 'SNB'} model, chosen by Dankar et al.'s rule",
+        )
         estimate = f" (about {rt.fmt(round(pop.dankar * n_pop))} of {rt.fmt(n_pop)})" if n_pop else ""
-        paragraphs.append(f"In the population this release was sampled from ({rt.fmt(n_pop)} people, sampling fraction "
-                          f"{rt.fmt(pop.sampling_fraction, 3)}), an estimated {rt.share(pop.dankar)} of the "
-                          f"people{estimate} are the only one with {know} ({how}): matching such a person's record "
-                          f"identifies them for certain.")
-        names = {"pitman": "Pitman", "zayatz": "Zayatz", "snb": "SNB (shifted negative binomial)",
-                 "dankar": "Dankar et al.'s rule"}
+        paragraphs.append(
+            f"In the population this release was sampled from ({rt.fmt(n_pop)} people, sampling fraction "
+            f"{rt.fmt(pop.sampling_fraction, 3)}), an estimated {rt.share(pop.dankar)} of the "
+            f"people{estimate} are the only one with {know} ({how}): matching such a person's record "
+            f"identifies them for certain."
+        )
+        names = {
+            "pitman": "Pitman",
+            "zayatz": "Zayatz",
+            "snb": "SNB (shifted negative binomial)",
+            "dankar": "Dankar et al.'s rule",
+        }
         rows = []
         for key, name in names.items():
             v = getattr(pop, key)
@@ -273,42 +316,80 @@ def report_section(check, audit):
             elif key == "snb":
                 note = f"{('corrected' if pop.snb_equations is None else pop.snb_equations)} equations"
             elif key == "dankar":
-                note = "chose " + {"pitman": "Pitman", "zayatz": "Zayatz", "snb": "SNB", "census": "the sample (f = 1)",
-                                   "none": "none (no sample uniques)"}.get(pop.model, str(pop.model))
-            rows.append([name, rt.share(v) if v is not None else "no estimate",
-                         rt.fmt(round(v * n_pop)) if v is not None and n_pop else rt.MISSING, note])
-        tables.append(rs.DataTable(["model", "population uniques (share)", "people (estimate)", "note"], rows,
-                               caption="Estimated population uniqueness", numeric=frozenset({1, 2}),
-                               note="Shares of the population's people who are unique on the quasi-identifiers. "
-                                    "Dankar et al.'s rule: Pitman when the sampling fraction is at most 0.1 (Zayatz "
-                                    "if Pitman does not converge), else the smaller of Zayatz and SNB."))
+                note = "chose " + {
+                    "pitman": "Pitman",
+                    "zayatz": "Zayatz",
+                    "snb": "SNB",
+                    "census": "the sample (f = 1)",
+                    "none": "none (no sample uniques)",
+                }.get(pop.model, str(pop.model))
+            rows.append(
+                [
+                    name,
+                    rt.share(v) if v is not None else "no estimate",
+                    rt.fmt(round(v * n_pop)) if v is not None and n_pop else rt.MISSING,
+                    note,
+                ]
+            )
+        tables.append(
+            rs.DataTable(
+                ["model", "population uniques (share)", "people (estimate)", "note"],
+                rows,
+                caption="Estimated population uniqueness",
+                numeric=frozenset({1, 2}),
+                note="Shares of the population's people who are unique on the quasi-identifiers. "
+                "Dankar et al.'s rule: Pitman when the sampling fraction is at most 0.1 (Zayatz "
+                "if Pitman does not converge), else the smaller of Zayatz and SNB.",
+            )
+        )
     if d.expected_reidentifications is not None:
         weight = d.weight_column
-        basis = (f"with population class sizes F_k estimated from the sampling weights in {weight}" if weight else
-                 "with no sampling weights, taking each class's population size F_k as its size in the release")
-        paragraphs.append(f"If an intruder tries to re-identify every record, about "
-                          f"{rt.fmt(d.expected_reidentifications, 4)} of them are expected to be right "
-                          f"({rt.share(d.global_risk)} of the records; sdcMicro's individual risk, {basis}).")
+        basis = (
+            f"with population class sizes F_k estimated from the sampling weights in {weight}"
+            if weight
+            else "with no sampling weights, taking each class's population size F_k as its size in the release"
+        )
+        paragraphs.append(
+            f"If an intruder tries to re-identify every record, about "
+            f"{rt.fmt(d.expected_reidentifications, 4)} of them are expected to be right "
+            f"({rt.share(d.global_risk)} of the records; sdcMicro's individual risk, {basis})."
+        )
     if d.population_records is not None:
-        paragraphs.append(f"Against the population table ({rt.fmt(d.population_records)} records), "
-                          f"{rt.share(d.pu_given_su)} of the sample-unique records are unique in the population "
-                          f"too (P(PU|SU)); {rt.fmt(d.sample_uniques_absent_from_population)} are not in it.")
+        paragraphs.append(
+            f"Against the population table ({rt.fmt(d.population_records)} records), "
+            f"{rt.share(d.pu_given_su)} of the sample-unique records are unique in the population "
+            f"too (P(PU|SU)); {rt.fmt(d.sample_uniques_absent_from_population)} are not in it."
+        )
     figure = rf.value_histogram_figure(
-        d.risk_histogram.model_dump(), d.risk_threshold, "above", "Record re-identification risk",
-        "re-identification risk 1/f_k", f"risk threshold {rt.fmt(d.risk_threshold)}", y_label="records",
+        d.risk_histogram.model_dump(),
+        d.risk_threshold,
+        "above",
+        "Record re-identification risk",
+        "re-identification risk 1/f_k",
+        f"risk threshold {rt.fmt(d.risk_threshold)}",
+        y_label="records",
         failing=rb.reciprocal_bins_failing(d.risk_histogram.edges, d.risk_threshold),
-        caption="Records by their chance of being picked out: 1 / size of their group (1 alone, 0.5 in a pair …).")
+        caption="Records by their chance of being picked out: 1 / size of their group (1 alone, 0.5 in a pair …).",
+    )
     return rs.ReportSection(
-        summary=summary, value_text=rt.share(check["value"]), threshold_text=f"≤ {rt.share(p['max_share'])}",
+        summary=summary,
+        value_text=rt.share(check["value"]),
+        threshold_text=f"≤ {rt.share(p['max_share'])}",
         paragraphs=paragraphs,
-        facts=rt.facts(("records", n), ("sample-unique records", u), ("average risk", d.average_risk),
-                       ("highest risk", d.max_risk), ("expected re-identifications", d.expected_reidentifications),
-                       ("global risk", rt.share(d.global_risk) if d.global_risk is not None else None),
-                       ("weight column", d.weight_column),
-                       ("P(PU | SU)", d.pu_given_su),
-                       ("estimated population uniques", rt.share(pop.dankar) if pop and pop.dankar is not None else None)),
+        facts=rt.facts(
+            ("records", n),
+            ("sample-unique records", u),
+            ("average risk", d.average_risk),
+            ("highest risk", d.max_risk),
+            ("expected re-identifications", d.expected_reidentifications),
+            ("global risk", rt.share(d.global_risk) if d.global_risk is not None else None),
+            ("weight column", d.weight_column),
+            ("P(PU | SU)", d.pu_given_su),
+            ("estimated population uniques", rt.share(pop.dankar) if pop and pop.dankar is not None else None),
+        ),
         figures=[figure] if figure else [],
-        tables=tables + [t for t in [rf.worst_classes_table(check, audit, failing=u, what="classes of a single record")] if t],
+        tables=tables
+        + [t for t in [rf.worst_classes_table(check, audit, failing=u, what="classes of a single record")] if t],
         limitations="counts uniqueness in the sample only: a record unique here may have look-alikes in the "
         "population (and the reverse); the 1/f_k risk assumes the intruder knows the person is in the release.",
     )
@@ -325,9 +406,11 @@ def sample_criterion(params: UniquenessParams, n_records: int) -> SampleCriterio
         return None
     if params.population_model is not None:
         size = params.population_size or int(round(n_records / params.sampling_fraction))
-        return SampleCriterion(f"PopulationUniqueness({params.max_share:g}, {params.population_model.upper()}, "
-                               f"N = {size})", population(params.population_model, size, float(params.max_share),
-                                                          params.snb), monotone=False)
+        return SampleCriterion(
+            f"PopulationUniqueness({params.max_share:g}, {params.population_model.upper()}, N = {size})",
+            population(params.population_model, size, float(params.max_share), params.snb),
+            monotone=False,
+        )
     return SampleCriterion(f"SampleUniqueness({params.max_share:g})", share_below(2, float(params.max_share)))
 
 

@@ -25,11 +25,16 @@ from privaudit.core.hookspecs import hookimpl
 class UtilityParams(Params):
     DEFAULT_SEVERITY: ClassVar[str] = "warning"
 
-    measure: str = Field(description="A utility measure (privaudit.utility.MEASURES), e.g. granularity.",
-                         json_schema_extra=lambda schema: schema.update(enum=_available()))
+    measure: str = Field(
+        description="A utility measure (privaudit.utility.MEASURES), e.g. granularity.",
+        json_schema_extra=lambda schema: schema.update(enum=_available()),
+    )
     min: float = Field(ge=0, le=1, description="The least value (1 = nothing lost) the release must keep.")
-    column: str | None = Field(default=None, description="A quasi-identifier (or numeric column) whose own figure "
-                               "is gated; absent: the figure over all columns.")
+    column: str | None = Field(
+        default=None,
+        description="A quasi-identifier (or numeric column) whose own figure "
+        "is gated; absent: the figure over all columns.",
+    )
 
     @field_validator("measure")
     @classmethod
@@ -71,8 +76,10 @@ def run(ctx, params: UtilityParams) -> Measurement:
     found = [e for e in ctx.utility if e["measure"] == params.measure and e["column"] == params.column]
     where = f" of column {params.column!r}" if params.column else ""
     if not found:
-        raise ValueError(f"utility measure {params.measure!r} gave no figure{where} (is the column a "
-                         "quasi-identifier or a numeric column?)")
+        raise ValueError(
+            f"utility measure {params.measure!r} gave no figure{where} (is the column a "
+            "quasi-identifier or a numeric column?)"
+        )
     e = found[0]
     if e["value"] is None:
         why = e["details"].get("reason") or e["details"].get("error") or "no value"
@@ -80,8 +87,10 @@ def run(ctx, params: UtilityParams) -> Measurement:
     value = float(e["value"])
     passed = bool(reaches(value, params.min))
     details = Details(measure=params.measure, column=params.column, raw=e["raw"], figures=dict(e["details"]))
-    message = (f"{params.measure}{where}: the release keeps {value:.1%} (ARX's quality scale, 1 = nothing lost); "
-               f"at least {params.min:.1%} required")
+    message = (
+        f"{params.measure}{where}: the release keeps {value:.1%} (ARX's quality scale, 1 = nothing lost); "
+        f"at least {params.min:.1%} required"
+    )
     return Measurement(value, params.min, passed, message, details.model_dump())
 
 
@@ -92,16 +101,20 @@ def report_section(check, audit):
     d = Details.model_validate(check["details"])
     where = f" in {d.column}" if d.column else ""
     value = check["value"]
-    summary = (f"The release keeps {rt.share(value)} of the original's {d.measure.replace('_', ' ')}{where}; "
-               f"the policy asks for at least {rt.share(check['threshold'])}." if value is not None else
-               f"The {d.measure.replace('_', ' ')}{where} could not be measured: {check['message']}")
+    summary = (
+        f"The release keeps {rt.share(value)} of the original's {d.measure.replace('_', ' ')}{where}; "
+        f"the policy asks for at least {rt.share(check['threshold'])}."
+        if value is not None
+        else f"The {d.measure.replace('_', ' ')}{where} could not be measured: {check['message']}"
+    )
     return rs.ReportSection(
-        summary=summary, value_text=rt.share(value) if value is not None else None,
+        summary=summary,
+        value_text=rt.share(value) if value is not None else None,
         threshold_text=f"≥ {rt.share(check['threshold'])}",
-        facts=rt.facts(("measure", d.measure), ("column", d.column or "all quasi-identifiers"),
-                       ("raw figure", d.raw)),
+        facts=rt.facts(("measure", d.measure), ("column", d.column or "all quasi-identifiers"), ("raw figure", d.raw)),
         limitations="a utility figure says how much of the original's detail the release keeps, not whether "
-        "the release is fit for a particular analysis.")
+        "the release is fit for a particular analysis.",
+    )
 
 
 ASSESSOR = Assessor(

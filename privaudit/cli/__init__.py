@@ -43,9 +43,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="privaudit", description="Privacy audit and compliance checks for microdata releases."
-    )
+    parser = _Parser(prog="privaudit", description="Privacy audit and compliance checks for microdata releases.")
     parser.add_argument("--version", action="version", version=f"privaudit {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -124,8 +122,10 @@ def _main(argv: Sequence[str] | None, memory) -> int:
         if args.debug:
             raise
         first = first_line(exc)
-        print(f"privaudit: internal error: {type(exc).__name__}: {printable(first)} (run with --debug for details)",
-              file=sys.stderr)
+        print(
+            f"privaudit: internal error: {type(exc).__name__}: {printable(first)} (run with --debug for details)",
+            file=sys.stderr,
+        )
         return 2
 
 

@@ -24,28 +24,59 @@ RECORD_FORMATS = (".csv", *PARQUET_SUFFIXES)  # --records: Parquet by suffix, el
 
 def add_parser(sub) -> None:
     audit = sub.add_parser("audit", help="audit a released table against a policy")
-    audit.add_argument("released", nargs="?", help="the released table: a CSV or Parquet file, a directory, a glob "
-                       "or an object-store URI (s3://, gs://, abfs://)")
+    audit.add_argument(
+        "released",
+        nargs="?",
+        help="the released table: a CSV or Parquet file, a directory, a glob "
+        "or an object-store URI (s3://, gs://, abfs://)",
+    )
     audit.add_argument("--policy", required=True, help="policy YAML file")
-    audit.add_argument("--original", help="the original table (same rows, or joined by a record_id column); for a "
-                       "synthetic release, the training table it was generated from")
-    audit.add_argument("--control", help="a holdout (control) table from the same population, not used to make the "
-                       "release (synthetic-release checks)")
-    audit.add_argument("--previous", action="append", default=[], metavar="FILE",
-                       help="an earlier release of the same population (repeatable), for the checks that compose "
-                       "releases (see 'privaudit plugins')")
+    audit.add_argument(
+        "--original",
+        help="the original table (same rows, or joined by a record_id column); for a "
+        "synthetic release, the training table it was generated from",
+    )
+    audit.add_argument(
+        "--control",
+        help="a holdout (control) table from the same population, not used to make the "
+        "release (synthetic-release checks)",
+    )
+    audit.add_argument(
+        "--previous",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="an earlier release of the same population (repeatable), for the checks that compose "
+        "releases (see 'privaudit plugins')",
+    )
     from privaudit.engines import ENGINES
 
-    audit.add_argument("--engine", choices=list(ENGINES), default="in-process",
-                       help="who computes the class summary: " + "; ".join(f"{name}: {spec.description}"
-                                                                        for name, spec in ENGINES.items()))
-    audit.add_argument("--engine-option", action="append", default=[], metavar="KEY=VALUE",
-                       help="an option of the engine (repeatable): duckdb threads, memory_limit, temp_directory, "
-                       "database; spark master, shuffle_partitions, driver_memory; chunked batch_rows ...")
-    audit.add_argument("--table", help="audit this table of the engine's catalog instead of a file (duckdb: with "
-                       "--engine-option database=FILE; spark: a table of the session's catalog)")
-    audit.add_argument("--records", dest="records_out", metavar="OUT",
-                       help="write per-record risk here (.csv or .parquet; in-process engine)")
+    audit.add_argument(
+        "--engine",
+        choices=list(ENGINES),
+        default="in-process",
+        help="who computes the class summary: "
+        + "; ".join(f"{name}: {spec.description}" for name, spec in ENGINES.items()),
+    )
+    audit.add_argument(
+        "--engine-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of the engine (repeatable): duckdb threads, memory_limit, temp_directory, "
+        "database; spark master, shuffle_partitions, driver_memory; chunked batch_rows ...",
+    )
+    audit.add_argument(
+        "--table",
+        help="audit this table of the engine's catalog instead of a file (duckdb: with "
+        "--engine-option database=FILE; spark: a table of the session's catalog)",
+    )
+    audit.add_argument(
+        "--records",
+        dest="records_out",
+        metavar="OUT",
+        help="write per-record risk here (.csv or .parquet; in-process engine)",
+    )
     add_report_arguments(audit)
     from privaudit.cli.diff import add_baseline_arguments
 
@@ -65,8 +96,10 @@ def run(args) -> int:
         raise PrivauditError("audit needs RELEASED (a file, directory, glob or URI) or --table NAME")
 
     if args.records_out and args.engine != "in-process":
-        raise PrivauditError(f"--records needs the in-process engine (per-record view); the {args.engine} engine "
-                             "summarises classes, not records")
+        raise PrivauditError(
+            f"--records needs the in-process engine (per-record view); the {args.engine} engine "
+            "summarises classes, not records"
+        )
     if args.records_out and args.records_out != "-":  # a device or FIFO (no suffix) gets CSV
         suffix = Path(args.records_out).suffix.lower()
         if suffix and suffix not in RECORD_FORMATS:
@@ -81,8 +114,18 @@ def run(args) -> int:
     outputs += [p for p in diff_outputs.values() if p]
     if options.get("jvm_log") is not None:  # the spark engine's log is an output too: never over an input
         outputs.append(str(options["jvm_log"]))
-    check_outputs(outputs, [args.released, args.original, args.control, args.policy, *args.previous, args.baseline,
-                            *policy_files(args.policy)])
+    check_outputs(
+        outputs,
+        [
+            args.released,
+            args.original,
+            args.control,
+            args.policy,
+            *args.previous,
+            args.baseline,
+            *policy_files(args.policy),
+        ],
+    )
     base = None
     if args.baseline:  # read before any work: a bad baseline is one line, and no audit runs
         from privaudit.report.diff import parse_tolerance, read_report
@@ -91,9 +134,18 @@ def run(args) -> int:
         base = read_report(args.baseline, "baseline")
     bar = progress_bar(args)
     try:
-        result = run_audit(args.released, args.policy, original=args.original, control=args.control,
-                           previous=args.previous or None, allow_outside_paths=args.allow_outside_paths,
-                           progress=bar, engine=args.engine, check_timeout=args.check_timeout, **options)
+        result = run_audit(
+            args.released,
+            args.policy,
+            original=args.original,
+            control=args.control,
+            previous=args.previous or None,
+            allow_outside_paths=args.allow_outside_paths,
+            progress=bar,
+            engine=args.engine,
+            check_timeout=args.check_timeout,
+            **options,
+        )
     finally:
         bar.close()
     rendered = render_reports(result, args)
@@ -108,8 +160,14 @@ def run(args) -> int:
         from privaudit.report.diff import compare
         from privaudit.report.json_report import report_dict
 
-        comparison = compare(base, report_dict(result), tolerance, args.allow_changed_policy,
-                             (str(args.baseline), "this audit"), args.fail_on)
+        comparison = compare(
+            base,
+            report_dict(result),
+            tolerance,
+            args.allow_changed_policy,
+            (str(args.baseline), "this audit"),
+            args.fail_on,
+        )
         rendered += rendered_comparison(comparison, diff_outputs)
     write_all(rendered)  # all rendered before any is written
     if not args.quiet:

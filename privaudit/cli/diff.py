@@ -18,21 +18,36 @@ def add_parser(sub) -> None:
     diff.add_argument("new", help="the JSON report of the candidate")
     add_comparison_arguments(diff)
     diff.add_argument("--json", dest="json_out", metavar="OUT", help="write the comparison as JSON here ('-': stdout)")
-    diff.add_argument("--markdown", dest="markdown_out", metavar="OUT",
-                      help="write a Markdown summary here (a pull-request comment; '-': stdout)")
+    diff.add_argument(
+        "--markdown",
+        dest="markdown_out",
+        metavar="OUT",
+        help="write a Markdown summary here (a pull-request comment; '-': stdout)",
+    )
     diff.add_argument("--html", dest="html_out", metavar="OUT", help="write an HTML page here ('-': stdout)")
-    diff.add_argument("--fail-on", choices=["error", "warning"], default="error",
-                      help="which checks can regress: error-severity ones (default) or warnings too")
+    diff.add_argument(
+        "--fail-on",
+        choices=["error", "warning"],
+        default="error",
+        help="which checks can regress: error-severity ones (default) or warnings too",
+    )
     diff.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
 
 def add_comparison_arguments(parser) -> None:
-    parser.add_argument("--tolerance", metavar="T", default=None,
-                        help="how much worse a value may get before it counts: absolute (0.01) or relative to the "
-                        "value before (5%%); default 0")
-    parser.add_argument("--allow-changed-policy", action="store_true",
-                        help="compare reports of different quasi-identifiers, hierarchies, population model or check "
-                        "parameters (the changes are listed first)")
+    parser.add_argument(
+        "--tolerance",
+        metavar="T",
+        default=None,
+        help="how much worse a value may get before it counts: absolute (0.01) or relative to the "
+        "value before (5%%); default 0",
+    )
+    parser.add_argument(
+        "--allow-changed-policy",
+        action="store_true",
+        help="compare reports of different quasi-identifiers, hierarchies, population model or check "
+        "parameters (the changes are listed first)",
+    )
 
 
 def rendered(comparison: dict, outputs: dict[str, str | None]) -> list[tuple[str, str]]:
@@ -60,8 +75,7 @@ def run(args) -> int:
     check_outputs([p for p in outputs.values() if p], [args.base, args.new])
     tolerance = parse_tolerance(args.tolerance)
     base, new = read_report(args.base, "base"), read_report(args.new, "new")
-    comparison = compare(base, new, tolerance, args.allow_changed_policy, (str(args.base), str(args.new)),
-                         args.fail_on)
+    comparison = compare(base, new, tolerance, args.allow_changed_policy, (str(args.base), str(args.new)), args.fail_on)
     to_stdout = any(p == "-" for p in outputs.values())
     write_all(rendered(comparison, outputs))
     if not args.quiet and not to_stdout:
@@ -79,8 +93,12 @@ def baseline_outputs(args) -> dict[str, str | None]:
 
 
 def add_baseline_arguments(parser) -> None:
-    parser.add_argument("--baseline", metavar="BASE.json", help="compare the audit with this JSON report (as "
-                        "privaudit diff does); the exit code is then the comparison's: 1 on a regression")
+    parser.add_argument(
+        "--baseline",
+        metavar="BASE.json",
+        help="compare the audit with this JSON report (as "
+        "privaudit diff does); the exit code is then the comparison's: 1 on a regression",
+    )
     add_comparison_arguments(parser)
     parser.add_argument("--diff-json", metavar="OUT", help="with --baseline: write the comparison as JSON here")
     parser.add_argument("--diff-markdown", metavar="OUT", help="with --baseline: write the comparison as Markdown here")

@@ -15,11 +15,19 @@ def add_parser(sub) -> None:
     init = sub.add_parser("init", help="draft a policy from a table (roles, types, hierarchies, starter checks)")
     init.add_argument("data", help="the table (CSV or Parquet)")
     init.add_argument("--out", help="where to write the policy (default: DATA's name with .policy.yaml)")
-    init.add_argument("--profile", help="start from a ready policy's checks: a name in policies/ "
-                      "(hipaa-expert-determination, public-use-file, scientific-use-file) or a policy file")
-    init.add_argument("--role", action="append", default=[], metavar="COLUMN=ROLE",
-                      help="fix a column's role (repeatable; roles: identifier, quasi_identifier, sensitive, other, "
-                      "weight, record_id, household_id); the rest is drafted around it")
+    init.add_argument(
+        "--profile",
+        help="start from a ready policy's checks: a name in policies/ "
+        "(hipaa-expert-determination, public-use-file, scientific-use-file) or a policy file",
+    )
+    init.add_argument(
+        "--role",
+        action="append",
+        default=[],
+        metavar="COLUMN=ROLE",
+        help="fix a column's role (repeatable; roles: identifier, quasi_identifier, sensitive, other, "
+        "weight, record_id, household_id); the rest is drafted around it",
+    )
     init.add_argument("--force", action="store_true", help="overwrite existing files")
 
 
@@ -31,8 +39,9 @@ def _roles(items: list[str]) -> dict[str, str]:
         if not sep or not column or not role:
             raise PrivauditError(f"--role {item}: expected COLUMN=ROLE (for example --role age=quasi_identifier)")
         if column in roles:
-            raise PrivauditError(f"--role {item}: the column {column!r} is given twice "
-                                 f"(already --role {column}={roles[column]})")
+            raise PrivauditError(
+                f"--role {item}: the column {column!r} is given twice (already --role {column}={roles[column]})"
+            )
         roles[column] = role
     return roles
 
@@ -45,7 +54,9 @@ def _profile(name: str | None) -> tuple[dict | None, str | None]:
     path = next((p for p in candidates if p.is_file()), None)
     if path is None:
         known = sorted(p.stem for p in PROFILES.glob("*.yaml")) if PROFILES.is_dir() else []
-        raise PrivauditError(f"--profile {name}: no such profile" + (f" (available: {', '.join(known)})" if known else ""))
+        raise PrivauditError(
+            f"--profile {name}: no such profile" + (f" (available: {', '.join(known)})" if known else "")
+        )
     from privaudit.core.policy import read_policy_document
 
     doc = read_policy_document(path)[0]
@@ -102,8 +113,11 @@ def run(args) -> int:
     by_role: dict[str, list[str]] = {}
     for c in result.columns:
         by_role.setdefault(c.role, []).append(c.name)
-    print(f"wrote {printable(str(out))} ({len(result.columns)} columns, {len(result.checks)} checks"
-          + (f", {len(result.hierarchies)} hierarchies" if result.hierarchies else "") + ")")
+    print(
+        f"wrote {printable(str(out))} ({len(result.columns)} columns, {len(result.checks)} checks"
+        + (f", {len(result.hierarchies)} hierarchies" if result.hierarchies else "")
+        + ")"
+    )
     for role in ("identifier", "quasi_identifier", "sensitive", "weight", "household_id", "other"):
         if role in by_role:
             print(f"  {role}: {', '.join(printable(n) for n in by_role[role])}")
@@ -114,15 +128,21 @@ def run(args) -> int:
         name, worst = max(result.uniques.items(), key=lambda item: item[1])
         limits = result.unique_limits
         if worst > 0 and any(isinstance(m, (int, float)) and m < worst for m in limits):
-            print(f"  so the drafted uniqueness check fails ({worst:.1%} unique under {name}, at most "
-                  f"{min(m for m in limits if isinstance(m, (int, float))):.1%} allowed): generalize or suppress "
-                  "before release")
+            print(
+                f"  so the drafted uniqueness check fails ({worst:.1%} unique under {name}, at most "
+                f"{min(m for m in limits if isinstance(m, (int, float))):.1%} allowed): generalize or suppress "
+                "before release"
+            )
     if "quasi_identifier" not in by_role:
-        print("  no quasi-identifier drafted: no header names a key variable and no coded column makes records "
-              "unique; mark what an intruder can know (--role COLUMN=quasi_identifier) before trusting a PASS")
+        print(
+            "  no quasi-identifier drafted: no header names a key variable and no coded column makes records "
+            "unique; mark what an intruder can know (--role COLUMN=quasi_identifier) before trusting a PASS"
+        )
     specials = [c for c in result.columns if c.special_category]
     if specials:
-        print("  special categories: " + "; ".join(f"{printable(c.name)}: {LABELS[str(c.special_category)]}"
-                                                   for c in specials))
+        print(
+            "  special categories: "
+            + "; ".join(f"{printable(c.name)}: {LABELS[str(c.special_category)]}" for c in specials)
+        )
     print(f"next: privaudit policy check {printable(str(out))} --data {printable(str(data))}")
     return 0

@@ -16,21 +16,38 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--html", dest="html_out", metavar="OUT", help="write the HTML report here")
     parser.add_argument("--pdf", dest="pdf_out", metavar="OUT", help="write the PDF report here")
     parser.add_argument("--junit", dest="junit_out", metavar="OUT", help="write JUnit XML here (a test case per check)")
-    parser.add_argument("--sarif", dest="sarif_out", metavar="OUT",
-                        help="write SARIF 2.1.0 here (code scanning: a result per check)")
-    parser.add_argument("--markdown", dest="markdown_out", metavar="OUT",
-                        help="write a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)")
+    parser.add_argument(
+        "--sarif", dest="sarif_out", metavar="OUT", help="write SARIF 2.1.0 here (code scanning: a result per check)"
+    )
+    parser.add_argument(
+        "--markdown",
+        dest="markdown_out",
+        metavar="OUT",
+        help="write a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)",
+    )
     parser.add_argument("--annotations", choices=["github"], help="print GitHub Actions annotations for failing checks")
-    parser.add_argument("--fail-on", choices=["error", "warning"], default="error",
-                        help="which failing checks fail the run: error-severity ones (default) or warnings too")
+    parser.add_argument(
+        "--fail-on",
+        choices=["error", "warning"],
+        default="error",
+        help="which failing checks fail the run: error-severity ones (default) or warnings too",
+    )
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors; no progress bar")
-    parser.add_argument("--allow-outside-paths", action="store_true",
-                        help="let the policy reference files outside its own folder")
-    parser.add_argument("--check-timeout", type=_seconds, metavar="SECONDS",
-                        help="end a check that runs longer as an error (default: the policy's check_timeout, "
-                        "else no limit)")
-    parser.add_argument("--max-memory", metavar="SIZE", help="the most memory (address space) privaudit may use, "
-                        "e.g. 4G: running out is one line naming the step, not a crash")
+    parser.add_argument(
+        "--allow-outside-paths", action="store_true", help="let the policy reference files outside its own folder"
+    )
+    parser.add_argument(
+        "--check-timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="end a check that runs longer as an error (default: the policy's check_timeout, else no limit)",
+    )
+    parser.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="the most memory (address space) privaudit may use, "
+        "e.g. 4G: running out is one line naming the step, not a crash",
+    )
 
 
 def _seconds(text: str) -> float:
@@ -47,10 +64,19 @@ def _seconds(text: str) -> float:
 
 def report_outputs(args) -> list[str]:
     """The report paths the command line asked for; an empty one (``--json "$UNSET"``) is refused."""
-    flags = {"--json": args.json_out, "--html": args.html_out, "--pdf": args.pdf_out, "--junit": args.junit_out,
-             "--sarif": args.sarif_out, "--markdown": args.markdown_out}
-    for flag, path in [*flags.items(), ("--records", getattr(args, "records_out", None)),
-                       ("--out", getattr(args, "out", None))]:
+    flags = {
+        "--json": args.json_out,
+        "--html": args.html_out,
+        "--pdf": args.pdf_out,
+        "--junit": args.junit_out,
+        "--sarif": args.sarif_out,
+        "--markdown": args.markdown_out,
+    }
+    for flag, path in [
+        *flags.items(),
+        ("--records", getattr(args, "records_out", None)),
+        ("--out", getattr(args, "out", None)),
+    ]:
         if path is not None and not str(path).strip():
             raise PrivauditError(f"{flag}: the output path is empty")
     return [p for p in flags.values() if p]
@@ -177,7 +203,7 @@ def write_all(rendered: list[tuple[str, bytes | str]]) -> None:
         try:
             pending.commit()
         except BaseException:
-            for rest in staged[i + 1:]:
+            for rest in staged[i + 1 :]:
                 rest.discard()
             raise
 

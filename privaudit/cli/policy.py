@@ -9,8 +9,11 @@ def add_parser(sub) -> None:
     policy = sub.add_parser("policy", help="policy tools")
     psub = policy.add_subparsers(dest="policy_command", required=True, metavar="ACTION")
     psub.add_parser("schema", help="print the policy's JSON Schema (with plugin assessors)")
-    check = psub.add_parser("check", help="validate a policy, optionally against a table (its columns, values, "
-                            "undeclared columns and the direct identifiers the scan finds)")
+    check = psub.add_parser(
+        "check",
+        help="validate a policy, optionally against a table (its columns, values, "
+        "undeclared columns and the direct identifiers the scan finds)",
+    )
     check.add_argument("policy", nargs="+", help="policy YAML file(s)")
     check.add_argument("--data", help="a table whose columns and values the policy must fit")
     check.add_argument("--allow-outside-paths", action="store_true")
@@ -40,18 +43,21 @@ def check_one(path: str, args, registry) -> None:
         from privaudit.discovery.scan import SAMPLE_ROWS, scan_frame
 
         table = load_input(args.data, policy)
-        print(f"{path}: valid; {_count(len(policy.checks), 'check')}; fits {args.data} "
-              f"({_count(table.rows, 'row')})")
+        print(f"{path}: valid; {_count(len(policy.checks), 'check')}; fits {args.data} ({_count(table.rows, 'row')})")
         undeclared = [c for c in table.columns if c not in policy.columns]
         if undeclared:
             print(f"undeclared columns (not in the policy): {', '.join(undeclared)}")
         for f in scan_frame(table.frame.head(SAMPLE_ROWS)):  # the direct_identifiers check's scan
             spec = policy.columns.get(f.column)
-            if spec is not None and (spec.role == "identifier" or (spec.role in ("record_id", "household_id") and f.kind == "record_key")):
+            if spec is not None and (
+                spec.role == "identifier" or (spec.role in ("record_id", "household_id") and f.kind == "record_key")
+            ):
                 continue
             where = "undeclared" if spec is None else f"declared {spec.role}"
-            print(f"finding: {f.column} ({where}): {f.label}, {f.share:.0%} of sampled values; examples "
-                  f"{', '.join(f.examples)}")
+            print(
+                f"finding: {f.column} ({where}): {f.label}, {f.share:.0%} of sampled values; examples "
+                f"{', '.join(f.examples)}"
+            )
     else:
         print(f"{path}: valid; {_count(len(policy.checks), 'check')}; {_count(len(policy.columns), 'column')}")
 

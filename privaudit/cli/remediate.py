@@ -27,26 +27,42 @@ def add_parser(sub) -> None:
     remediate.add_argument("--list", action="store_true", help="list the remediation methods and exit")
     remediate.add_argument("--policy", help="policy YAML file (its checks are the targets)")
     remediate.add_argument("--method", help="remediation method (default: the policy's remediation.method)")
-    remediate.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                           help="a method option (repeatable), e.g. --option max_suppression=0.05")
+    remediate.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a method option (repeatable), e.g. --option max_suppression=0.05",
+    )
     remediate.add_argument("--out", help="where to write the remediated table (only when its re-audit passes)")
-    remediate.add_argument("--explore", action="store_true",
-                           help="evaluate a family of candidate releases and draw the risk-utility map; with --out, "
-                           "write the recommended one")
-    remediate.add_argument("--methods", help="--explore: the candidate methods, comma-separated "
-                           "(default: generalize,suppress,microaggregate,randomize)")
-    remediate.add_argument("--max-candidates", type=int, metavar="N", help="--explore: at most N candidates "
-                           "(default 40)")
-    remediate.add_argument("--utility", metavar="NAME", help="--explore: the utility axis (default discernibility, "
-                           "which every method can be scored by)")
+    remediate.add_argument(
+        "--explore",
+        action="store_true",
+        help="evaluate a family of candidate releases and draw the risk-utility map; with --out, "
+        "write the recommended one",
+    )
+    remediate.add_argument(
+        "--methods",
+        help="--explore: the candidate methods, comma-separated "
+        "(default: generalize,suppress,microaggregate,randomize)",
+    )
+    remediate.add_argument(
+        "--max-candidates", type=int, metavar="N", help="--explore: at most N candidates (default 40)"
+    )
+    remediate.add_argument(
+        "--utility",
+        metavar="NAME",
+        help="--explore: the utility axis (default discernibility, which every method can be scored by)",
+    )
     add_report_arguments(remediate)
 
 
 def _list(registry) -> int:
     for name in sorted(registry.remediators):
         r = registry.remediators[name]
-        fields = ", ".join(f"{f}={info.default!r}" if not info.is_required() else f
-                           for f, info in r.options.model_fields.items())
+        fields = ", ".join(
+            f"{f}={info.default!r}" if not info.is_required() else f for f, info in r.options.model_fields.items()
+        )
         print(f"{name:<16} {r.description}\n{'':<16} options: {fields or '(none)'}")
     return 0
 
@@ -59,8 +75,11 @@ def run(args) -> int:
         return _list(registry)
     if args.explore:
         return _explore(args, registry)
-    for flag, value in (("--methods", args.methods), ("--max-candidates", args.max_candidates),
-                        ("--utility", args.utility)):
+    for flag, value in (
+        ("--methods", args.methods),
+        ("--max-candidates", args.max_candidates),
+        ("--utility", args.utility),
+    ):
         if value is not None:
             raise PrivauditError(f"{flag} is an option of --explore")
     if not args.released or not args.policy or not args.out:
@@ -70,15 +89,24 @@ def run(args) -> int:
 
     suffix = Path(args.out).suffix.lower() if args.out != "-" else ""
     if suffix and suffix not in OUT_FORMATS:  # a device or FIFO (no suffix) gets CSV
-        raise PrivauditError(f"--out {args.out}: unknown format {suffix!r}; use .csv or .parquet (a table privaudit "
-                             "can read again)")
+        raise PrivauditError(
+            f"--out {args.out}: unknown format {suffix!r}; use .csv or .parquet (a table privaudit can read again)"
+        )
     inputs = [args.released, args.policy, *policy_files(args.policy)]
     check_outputs([args.out, *report_outputs(args)], inputs)
     bar = progress_bar(args)
     try:
-        outcome = remediate(args.released, args.policy, args.out, method=args.method,
-                            options=parse_options(args.option), registry=registry, progress=bar,
-                            allow_outside_paths=args.allow_outside_paths, check_timeout=args.check_timeout)
+        outcome = remediate(
+            args.released,
+            args.policy,
+            args.out,
+            method=args.method,
+            options=parse_options(args.option),
+            registry=registry,
+            progress=bar,
+            allow_outside_paths=args.allow_outside_paths,
+            check_timeout=args.check_timeout,
+        )
     finally:
         bar.close()
     rendered = render_reports(outcome.after, args)
@@ -108,15 +136,24 @@ def _explore(args, registry) -> int:
     if args.out is not None:
         suffix = Path(args.out).suffix.lower() if args.out != "-" else ""
         if suffix and suffix not in OUT_FORMATS:
-            raise PrivauditError(f"--out {args.out}: unknown format {suffix!r}; use .csv or .parquet (a table "
-                                 "privaudit can read again)")
+            raise PrivauditError(
+                f"--out {args.out}: unknown format {suffix!r}; use .csv or .parquet (a table privaudit can read again)"
+            )
     inputs = [args.released, args.policy, *policy_files(args.policy)]
     check_outputs([*([args.out] if args.out else []), *report_outputs(args)], inputs)
     bar = progress_bar(args)
     try:
-        found = explore_release(args.released, args.policy, args.out, methods,
-                                args.max_candidates or DEFAULT_MAX_CANDIDATES, args.utility, registry=registry,
-                                progress=bar, allow_outside_paths=args.allow_outside_paths)
+        found = explore_release(
+            args.released,
+            args.policy,
+            args.out,
+            methods,
+            args.max_candidates or DEFAULT_MAX_CANDIDATES,
+            args.utility,
+            registry=registry,
+            progress=bar,
+            allow_outside_paths=args.allow_outside_paths,
+        )
     finally:
         bar.close()
     rendered = render_reports(found.report, args)
@@ -135,15 +172,19 @@ def _explore(args, registry) -> int:
 
 def _print_exploration(found, out: str | None) -> None:
     ex = found.exploration
-    print(f"explored {len(ex.candidates)} candidates: risk = {found.report.explore['risk_measure']}, "
-          f"utility = {ex.utility_measure}")
+    print(
+        f"explored {len(ex.candidates)} candidates: risk = {found.report.explore['risk_measure']}, "
+        f"utility = {ex.utility_measure}"
+    )
     print(f"  {'#':>3} {'method':<15} {'risk':>8} {'utility':>8}  pass  frontier  options")
     for i, c in enumerate(ex.candidates):
         mark = "*" if i == ex.recommended else " "
         utility = "-" if c.utility is None else f"{c.utility:.4f}"
         options = ", ".join(f"{k}={v}" for k, v in c.options.items() if k != "seed")
-        print(f"{mark} {i:>3} {c.method:<15} {c.risk:>8.4f} {utility:>8}  {'yes' if c.passes else 'no ':<4}  "
-              f"{'yes' if c.frontier else 'no':<8}  {printable(options)}")
+        print(
+            f"{mark} {i:>3} {c.method:<15} {c.risk:>8.4f} {utility:>8}  {'yes' if c.passes else 'no ':<4}  "
+            f"{'yes' if c.frontier else 'no':<8}  {printable(options)}"
+        )
     for note in ex.notes:
         print(f"  note: {printable(note)}")
     if ex.recommended is None:
@@ -161,14 +202,19 @@ def _print_exploration(found, out: str | None) -> None:
 
 def _print_outcome(outcome, out: str) -> None:
     rem = outcome.after.remediation
-    print(f"before: {'PASS' if outcome.before.passed else 'FAIL'} "
-          f"({len(outcome.before.failed)} failed)  ->  after {rem['method']}: "
-          f"{'PASS' if outcome.offered else 'FAIL'} ({len(outcome.after.failed)} failed)")
+    print(
+        f"before: {'PASS' if outcome.before.passed else 'FAIL'} "
+        f"({len(outcome.before.failed)} failed)  ->  after {rem['method']}: "
+        f"{'PASS' if outcome.offered else 'FAIL'} ({len(outcome.after.failed)} failed)"
+    )
     for key, value in rem["loss"].items():
         if not isinstance(value, (dict, list)):  # nested figures are in the reports
             print(f"  {key}: {value:.6g}" if isinstance(value, float) else f"  {key}: {value}")
     for note in rem["notes"]:
         print(f"  note: {printable(note)}")
-    print(f"wrote {out}" if outcome.offered else
-          "no remediated table written: its re-audit does not pass (see the report)")
+    print(
+        f"wrote {out}"
+        if outcome.offered
+        else "no remediated table written: its re-audit does not pass (see the report)"
+    )
     print_audit(outcome.after, sys.stdout)

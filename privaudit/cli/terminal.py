@@ -20,6 +20,8 @@ def print_audit(result, out) -> None:
     sentence = headline(getattr(result, "utility", None) or [])
     if sentence:
         print(f"\nutility: {printable(sentence)}", file=out)
-    summary = (f"{len(result.failed)} failed, {len(result.warned)} warned, {len(result.errored)} errored "
-               f"of {len(result.checks)} checks")
+    summary = (
+        f"{len(result.failed)} failed, {len(result.warned)} warned, {len(result.errored)} errored "
+        f"of {len(result.checks)} checks"
+    )
     print(f"\nverdict: {'PASS' if result.passed else 'FAIL'} ({summary})", file=out)

@@ -78,8 +78,9 @@ def load_column(column: pa.ChunkedArray, name: str, spec, missing: Sequence[str]
     return categorical(indices, remap, values, name, spec, table)
 
 
-def categorical(indices: np.ndarray, remap: np.ndarray, values: np.ndarray, name: str, spec,
-                 table: Table) -> pd.Categorical:
+def categorical(
+    indices: np.ndarray, remap: np.ndarray, values: np.ndarray, name: str, spec, table: Table
+) -> pd.Categorical:
     """An ordinal or nominal column from ``remap[indices]``, each row's index into ``values`` (-1 =
     missing): the categories are placed on the distinct values, then one gather goes over the rows."""
     target, categories, ordered = category_order(values, name, spec, table, lambda: remap[indices])
@@ -149,8 +150,10 @@ def category_order(values: np.ndarray, name: str, spec, table: Table, row_codes)
         if (target < 0).any():
             bad = int(np.flatnonzero(target < 0)[0])
             i = first_row_with(row_codes(), bad)
-            raise DataError(f"{table.path}: column {name!r}, {table.row_label(i)}: {values[bad]!r} is not in the "
-                            "policy's 'order' for this column")
+            raise DataError(
+                f"{table.path}: column {name!r}, {table.row_label(i)}: {values[bad]!r} is not in the "
+                "policy's 'order' for this column"
+            )
         return target, list(spec.order), True
     order = np.argsort(values.astype(str), kind="stable")
     target = np.empty(len(values), dtype=np.int64)

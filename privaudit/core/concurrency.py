@@ -20,7 +20,6 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-
 def available_processors() -> int:
     """The processors this process may run on (its CPU affinity where the system has one, else the
     machine's count), or ``PRIVAUDIT_WORKERS`` when it is set to a whole number of at least 1."""

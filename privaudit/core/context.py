@@ -50,13 +50,17 @@ class AuditContext:
         """The equivalence-class summary, computed on first use and shared by every assessor."""
         if self.precomputed is not None:
             return freeze_summary(self.precomputed)
-        sensitive = {
-            col: (self.policy.columns[col].type, self._leaves(col)) for col in self.policy.sensitive
-        }
+        sensitive = {col: (self.policy.columns[col].type, self._leaves(col)) for col in self.policy.sensitive}
         weights = self.policy.columns_with("weight")
-        return freeze_summary(build_summary(  # shared by every check: read-only (core/readonly.py)
-            self.table, self.policy.quasi_identifiers, sensitive, self.policy.data.missing_qi,
-            weight=weights[0] if weights and weights[0] in self.table else None))
+        return freeze_summary(
+            build_summary(  # shared by every check: read-only (core/readonly.py)
+                self.table,
+                self.policy.quasi_identifiers,
+                sensitive,
+                self.policy.data.missing_qi,
+                weight=weights[0] if weights and weights[0] in self.table else None,
+            )
+        )
 
     def utility_names(self, checks: list | None = None) -> list[str]:
         """The utility measures this audit computes: the policy's ``utility`` list, or every measure whose
@@ -69,8 +73,11 @@ class AuditContext:
         if self._numeric_columns():
             have.add("numeric")
         names = self.policy.utility if self.policy.utility is not None else runnable(have, self.policy.model.release)
-        gated = [m for c in (checks if checks is not None else self.policy.checks)
-                 for m in (getattr(c.params, "utility_measures", lambda: [])())]
+        gated = [
+            m
+            for c in (checks if checks is not None else self.policy.checks)
+            for m in (getattr(c.params, "utility_measures", lambda: [])())
+        ]
         return list(dict.fromkeys([*names, *gated]))
 
     @cached_property
@@ -96,10 +103,16 @@ class AuditContext:
             text = f"{type(exc).__name__}: {first_line(exc)}"
             return [entry(m, None, None, None, error=text) for m in names]
         inputs = UtilityInputs(
-            summary, list(p.quasi_identifiers),
+            summary,
+            list(p.quasi_identifiers),
             {q: h.table for q, h in p.hierarchies.items() if q in p.quasi_identifiers},
-            release=self.table, original=self.original, training=self.training, numeric=self._numeric_columns(),
-            compared=self._compared_columns(), options=p.utility_options)
+            release=self.table,
+            original=self.original,
+            training=self.training,
+            numeric=self._numeric_columns(),
+            compared=self._compared_columns(),
+            options=p.utility_options,
+        )
         return measure_all(inputs, names, on_error=PrivauditError)
 
     def _compared_columns(self) -> list[str]:
@@ -111,6 +124,7 @@ class AuditContext:
         """The columns sdcMicro's utility measures compare: numeric, neither identifiers nor weights."""
         skip = {"identifier", "record_id", "household_id", "weight"}
         return [c for c, spec in self.policy.columns.items() if spec.type == "numeric" and spec.role not in skip]
+
     @cached_property
     def series(self):
         """The audited release and its previous ones, linked person by person (``core.series.Series``),
@@ -140,11 +154,21 @@ class AuditContext:
         cache = self.__dict__.setdefault("_scenarios", {})
         if key not in cache:
             if self.table is None:
-                raise ValueError("an attacker scenario (checks[].quasi_identifiers) needs the records: use the "
-                                 "in-process engine")
-            cache[key] = AuditContext(self.policy.for_scenario(list(key)), self.table, self.original, self.training,
-                                      self.control, self.progress, None, self.column_counts, self.sample_reader,
-                                      series_inputs=self.series_inputs)
+                raise ValueError(
+                    "an attacker scenario (checks[].quasi_identifiers) needs the records: use the in-process engine"
+                )
+            cache[key] = AuditContext(
+                self.policy.for_scenario(list(key)),
+                self.table,
+                self.original,
+                self.training,
+                self.control,
+                self.progress,
+                None,
+                self.column_counts,
+                self.sample_reader,
+                series_inputs=self.series_inputs,
+            )
         return cache[key]
 
     def non_missing(self, column: str) -> int:
@@ -155,9 +179,14 @@ class AuditContext:
             return 0
         return int(self.table[column].notna().sum())
 
-    def worst_classes(self, order_key: np.ndarray, failing: np.ndarray | None = None,
-                      sensitive: str | None = None, descending: bool = False,
-                      extra: dict[str, np.ndarray] | None = None) -> list[dict]:
+    def worst_classes(
+        self,
+        order_key: np.ndarray,
+        failing: np.ndarray | None = None,
+        sensitive: str | None = None,
+        descending: bool = False,
+        extra: dict[str, np.ndarray] | None = None,
+    ) -> list[dict]:
         """The report's list of worst classes: QI values, size and per-class figures, capped by the
         policy's ``report.max_classes``. Raw sensitive values are listed only for classes of size >= the
         largest k in the policy, or when ``report.show_sensitive_values`` is true."""
@@ -170,12 +199,17 @@ class AuditContext:
             cid = row["class"]
             for name, values in (extra or {}).items():
                 v = values[cid]
-                row[name] = "inf" if isinstance(v, float) and np.isinf(v) else (float(v) if isinstance(v, (float, np.floating)) else int(v))
+                row[name] = (
+                    "inf"
+                    if isinstance(v, float) and np.isinf(v)
+                    else (float(v) if isinstance(v, (float, np.floating)) else int(v))
+                )
             if sensitive is not None and self.may_show_sensitive(row["size"]):
                 sc = s.sensitive[sensitive]
                 lo, hi = sc.counts.indptr[cid], sc.counts.indptr[cid + 1]
                 row["sensitive_values"] = {
-                    _label(sc.values[j]): int(c) for j, c in zip(sc.counts.indices[lo:hi], sc.counts.data[lo:hi], strict=False)
+                    _label(sc.values[j]): int(c)
+                    for j, c in zip(sc.counts.indices[lo:hi], sc.counts.data[lo:hi], strict=False)
                 }
         return rows
 

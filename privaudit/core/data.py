@@ -156,8 +156,10 @@ def block_for_long_rows(path: Path, block_bytes: int) -> int:
     longest, number = longest_line(path)
     size = 1 << max(int(2 * longest + 2) - 1, 1).bit_length()
     if size > MAX_BLOCK_BYTES:
-        raise DataError(f"{path}: line {number}: a row of {longest:,} bytes; privaudit reads rows of at most "
-                        f"{MAX_BLOCK_BYTES // 2 >> 20} MiB")
+        raise DataError(
+            f"{path}: line {number}: a row of {longest:,} bytes; privaudit reads rows of at most "
+            f"{MAX_BLOCK_BYTES // 2 >> 20} MiB"
+        )
     return max(size, block_bytes)
 
 
@@ -194,8 +196,10 @@ def header_names(path: Path, line: str, delimiter: str) -> list[str]:
     """The column names of a CSV header line (trimmed, Unicode NFC so that a name typed either way matches the
     policy's); an empty or repeated name, or a quoted name running over the line's end, is a DataError."""
     if line.count('"') % 2:
-        raise DataError(f"{path}: line 1: a quoted column name runs past the end of the header line (a line break "
-                        "inside the header); put every column name on the first line")
+        raise DataError(
+            f"{path}: line 1: a quoted column name runs past the end of the header line (a line break "
+            "inside the header); put every column name on the first line"
+        )
     names = [unicodedata.normalize("NFC", h.strip()) for h in next(csv.reader([line], delimiter=delimiter))]
     if any(not n for n in names):
         raise DataError(f"{path}: the header has an empty column name (column {names.index('') + 1})")
@@ -219,31 +223,42 @@ def read_head(path: Path, delimiter: str | None) -> tuple[bytes, str, str]:
             head_bytes += more
     for bom, name in _WIDE_BOMS:
         if head_bytes.startswith(bom):
-            raise DataError(f"{path}: line 1: the file is {name} text (byte-order mark); privaudit reads UTF-8: "
-                            f"convert it (iconv -f {name} -t UTF-8)")
+            raise DataError(
+                f"{path}: line 1: the file is {name} text (byte-order mark); privaudit reads UTF-8: "
+                f"convert it (iconv -f {name} -t UTF-8)"
+            )
     first_line = head_bytes.split(b"\n", 1)[0]
     try:
         first_line.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         if exc.end < len(first_line) or len(first_line) < len(head_bytes):  # not just a cut-off character
-            raise DataError(f"{path}: line 1: not valid UTF-8 (byte 0x{first_line[exc.start]:02x} at position "
-                            f"{exc.start + 1})") from None
+            raise DataError(
+                f"{path}: line 1: not valid UTF-8 (byte 0x{first_line[exc.start]:02x} at position {exc.start + 1})"
+            ) from None
     if b"\x00" in head_bytes[:4096]:
-        raise DataError(f"{path}: line 1: the file holds NUL bytes (UTF-16 or UTF-32 text without a byte-order "
-                        "mark?); privaudit reads UTF-8: convert it (iconv -f UTF-16 -t UTF-8)")
+        raise DataError(
+            f"{path}: line 1: the file holds NUL bytes (UTF-16 or UTF-32 text without a byte-order "
+            "mark?); privaudit reads UTF-8: convert it (iconv -f UTF-16 -t UTF-8)"
+        )
     lone_cr = re.search(rb"\r(?!\n)", head_bytes)
     if lone_cr and lone_cr.start() < len(head_bytes) - 1:  # a last \r may be cut from its \n by the read
         line = head_bytes[: lone_cr.start()].count(b"\n") + 1
-        raise DataError(f"{path}: line {line}: a carriage return without a line feed (old Mac or mixed line "
-                        "endings); convert the file to LF or CRLF line endings")
+        raise DataError(
+            f"{path}: line {line}: a carriage return without a line feed (old Mac or mixed line "
+            "endings); convert the file to LF or CRLF line endings"
+        )
     head = head_bytes.decode("utf-8-sig", errors="ignore")
     if not head.strip():
         raise DataError(f"{path}: the file is empty")
     return head_bytes, head, delimiter or sniff_delimiter(head, path)
 
 
-_WIDE_BOMS = ((b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe\x00\x00", "UTF-32"), (b"\xfe\xff", "UTF-16"),
-              (b"\xff\xfe", "UTF-16"))
+_WIDE_BOMS = (
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\xfe\xff", "UTF-16"),
+    (b"\xff\xfe", "UTF-16"),
+)
 
 
 def read_csv(path: Path, delimiter: str | None) -> tuple[pa.Table, str]:
@@ -277,8 +292,10 @@ def check_parquet_schema(path: Path, schema: pa.Schema) -> None:
         if pa.types.is_dictionary(kind):
             kind = kind.value_type
         if pa.types.is_nested(kind):
-            raise DataError(f"{path}: column {f.name!r} holds nested values ({kind}); privaudit audits flat "
-                            "columns: flatten or drop it")
+            raise DataError(
+                f"{path}: column {f.name!r} holds nested values ({kind}); privaudit audits flat "
+                "columns: flatten or drop it"
+            )
         if pa.types.is_binary(kind) or pa.types.is_large_binary(kind) or pa.types.is_fixed_size_binary(kind):
             raise DataError(f"{path}: column {f.name!r} holds binary values; store text as UTF-8 strings")
 
@@ -324,8 +341,9 @@ def check_file(path: Path, what: str) -> int:
     return size
 
 
-def check_required_columns(path: Path, columns: Sequence[str], policy: Policy,
-                           required: Sequence[str] | None = None) -> None:
+def check_required_columns(
+    path: Path, columns: Sequence[str], policy: Policy, required: Sequence[str] | None = None
+) -> None:
     """Every policy column (or every ``required`` one) must be in the file; identifiers may be dropped."""
     present = set(columns)
     if required is None:
@@ -337,8 +355,9 @@ def check_required_columns(path: Path, columns: Sequence[str], policy: Policy,
         raise DataError(f"{path}: policy column {absent[0]!r} is absent from the data{hint}; columns found: {found}")
 
 
-def load_table(path: str | Path, policy: Policy, what: str = "released table",
-               required: Sequence[str] | None = None) -> Table:
+def load_table(
+    path: str | Path, policy: Policy, what: str = "released table", required: Sequence[str] | None = None
+) -> Table:
     """Load ``path`` typed by ``policy``; raise :class:`DataError` with a one-line message on bad input.
 
     ``required`` lists the columns that must be present (default: every policy column but identifiers,
@@ -375,8 +394,9 @@ def load_input(data: Any, policy: Policy, what: str = "released table") -> Table
     elif isinstance(data, pa.Table):
         kind, raw = "pyarrow Table", data
     else:
-        raise DataError(f"{what}: expected a file path, a pandas DataFrame or a pyarrow Table, "
-                        f"not {type(data).__name__}")
+        raise DataError(
+            f"{what}: expected a file path, a pandas DataFrame or a pyarrow Table, not {type(data).__name__}"
+        )
     if raw.num_rows == 0:
         raise DataError(f"<{kind}> ({what}): the table has no rows")
     sink = pa.BufferOutputStream()

@@ -144,8 +144,10 @@ def describe_failure(exc: BaseException) -> str:
     if isinstance(exc, KeyboardInterrupt):
         return "raised KeyboardInterrupt"
     if isinstance(exc, MemoryError):
-        return ("ran out of memory (MemoryError): give it more memory (--max-memory) or audit with "
-                "--engine chunked or duckdb")
+        return (
+            "ran out of memory (MemoryError): give it more memory (--max-memory) or audit with "
+            "--engine chunked or duckdb"
+        )
     return f"raised {_first_line(exc)}"
 
 
@@ -168,13 +170,16 @@ def call_plugin(fn: Callable[[], Any], what: str, origin: Any, timeout: float | 
         try:
             worker.start()
         except RuntimeError as exc:  # no thread to spare (an address-space limit): one line, not a traceback
-            raise PluginFailure(f"{what} of {plugin_label(origin)} could not be started with a time limit "
-                                f"({_first_line(exc)})") from None
+            raise PluginFailure(
+                f"{what} of {plugin_label(origin)} could not be started with a time limit ({_first_line(exc)})"
+            ) from None
         worker.join(timeout)
         if worker.is_alive():
             _stop(worker)
-            raise PluginFailure(f"{what} of {plugin_label(origin)} did not finish within the time limit "
-                                f"of {timeout:g} s (--check-timeout, or the policy's check_timeout)")
+            raise PluginFailure(
+                f"{what} of {plugin_label(origin)} did not finish within the time limit "
+                f"of {timeout:g} s (--check-timeout, or the policy's check_timeout)"
+            )
     exc = box.get("error")
     if exc is None:
         return box.get("value")

@@ -51,15 +51,23 @@ def _refuse_oversized(source: str, leaves: int, width: int) -> None:
     if width - 1 > MAX_LEVELS:
         raise HierarchyError(f"hierarchy {source}: {width - 1:,} levels; a hierarchy has at most {MAX_LEVELS:,}")
     if leaves * width > MAX_LABELS:
-        raise HierarchyError(f"hierarchy {source}: {leaves:,} leaves of {width:,} labels each; a hierarchy holds at "
-                             f"most {MAX_LABELS:,} labels (generalize the column before the audit, or split it)")
+        raise HierarchyError(
+            f"hierarchy {source}: {leaves:,} leaves of {width:,} labels each; a hierarchy holds at "
+            f"most {MAX_LABELS:,} labels (generalize the column before the audit, or split it)"
+        )
 
 
 class Hierarchy:
     """A validated generalization tree, held with every leaf at depth ``height`` (short branches padded)."""
 
-    def __init__(self, rows: Sequence[Sequence[str]], source: str, *, uneven: bool = False,
-                 weights: Mapping[Any, Any] | None = None):
+    def __init__(
+        self,
+        rows: Sequence[Sequence[str]],
+        source: str,
+        *,
+        uneven: bool = False,
+        weights: Mapping[Any, Any] | None = None,
+    ):
         """``rows``: one per leaf, ``leaf, parent, ..., root``. ``uneven``: rows may be of different
         lengths (padded, see the module docstring); ``weights``: explicit edge weights by node label."""
         self.source = source
@@ -69,8 +77,10 @@ class Hierarchy:
         _refuse_oversized(source, len(rows), max(len(r) for r in rows))
         for r in rows:
             if not r or any(cell == "" for cell in r):
-                raise HierarchyError(f"hierarchy {source}: leaf {(r or [''])[0]!r}: an empty label "
-                                     "(only trailing cells of a row may be empty)")
+                raise HierarchyError(
+                    f"hierarchy {source}: leaf {(r or [''])[0]!r}: an empty label "
+                    "(only trailing cells of a row may be empty)"
+                )
         widths = {len(r) for r in rows}
         if len(widths) != 1 and not uneven:
             width = len(rows[0])
@@ -120,7 +130,8 @@ class Hierarchy:
             self._label_levels.setdefault(label, level)
         #: padded copies of short-branch leaves: (level, label) nodes published as the leaf itself
         self.padded: frozenset[tuple[int, str]] = frozenset(
-            (level, leaf) for leaf, d in self.depth.items() for level in range(1, self.height - d + 1))
+            (level, leaf) for leaf, d in self.depth.items() for level in range(1, self.height - d + 1)
+        )
         #: explicit weight of the edge from every non-root node up to its parent (None: no weights given)
         self.edge_weight: dict[tuple[int, str], float] | None = None
         if weights is not None:
@@ -135,8 +146,9 @@ class Hierarchy:
             if (level, label) in self.padded or (level, label) == self.root:
                 continue
             if label in real:
-                raise HierarchyError(f"hierarchy {self.source}: node {label!r} appears on several levels; "
-                                     "weights need distinct labels")
+                raise HierarchyError(
+                    f"hierarchy {self.source}: node {label!r} appears on several levels; weights need distinct labels"
+                )
             top = level + self.height - self.depth[label] if level == 0 else level  # top padded copy
             real[label] = (top, label)
         out: dict[tuple[int, str], float] = {}
@@ -154,8 +166,10 @@ class Hierarchy:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
                 raise HierarchyError(f"hierarchy {self.source}: node {label!r}: weight {value!r} is not a number")
             if value < 0:
-                raise HierarchyError(f"hierarchy {self.source}: node {label!r}: weight {value!r} is negative "
-                                     "(Definition 3: weights in R+)")
+                raise HierarchyError(
+                    f"hierarchy {self.source}: node {label!r}: weight {value!r} is negative "
+                    "(Definition 3: weights in R+)"
+                )
             out[real[label]] = float(value)
         return out
 
@@ -168,8 +182,9 @@ class Hierarchy:
         try:
             size = path.stat().st_size
             if size > MAX_HIERARCHY_BYTES:
-                raise HierarchyError(f"hierarchy {display}: {size:,} bytes; a hierarchy file holds at most "
-                                     f"{MAX_HIERARCHY_BYTES:,}")
+                raise HierarchyError(
+                    f"hierarchy {display}: {size:,} bytes; a hierarchy file holds at most {MAX_HIERARCHY_BYTES:,}"
+                )
             text = path.read_bytes().decode("utf-8-sig")
         except FileNotFoundError:
             raise HierarchyError(f"hierarchy {display}: file not found") from None
@@ -200,8 +215,10 @@ class Hierarchy:
             if not isinstance(weights, Mapping):
                 raise HierarchyError(f"hierarchy {display}: weights must be a mapping node: weight")
         if not isinstance(tree, Mapping) or len(tree) != 1:
-            raise HierarchyError(f"hierarchy {display}: an inline hierarchy must be a mapping with exactly one root "
-                                 "(or {tree: {root: ...}, weights: {node: weight}})")
+            raise HierarchyError(
+                f"hierarchy {display}: an inline hierarchy must be a mapping with exactly one root "
+                "(or {tree: {root: ...}, weights: {node: weight}})"
+            )
         rows: list[list[str]] = []
 
         def walk(node: Any, path: list[str], depth: int) -> None:

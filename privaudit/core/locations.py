@@ -54,7 +54,7 @@ class Location:
 
     def relative(self, info: pafs.FileInfo) -> str:
         path = info.path
-        return path[len(self.root):].lstrip("/") if self.root and path.startswith(self.root) else path
+        return path[len(self.root) :].lstrip("/") if self.root and path.startswith(self.root) else path
 
     def partitions(self, info: pafs.FileInfo) -> dict[str, str]:
         """Hive partition values of a file: ``year=2026/region=north/part-0.csv`` -> {year, region}."""
@@ -77,7 +77,7 @@ def _filesystem(text: str, what: str) -> tuple[pafs.FileSystem, str, bool]:
     if not scheme:
         return pafs.LocalFileSystem(), str(Path(text).absolute()), False
     if scheme.group(1).lower() == "file":
-        return pafs.LocalFileSystem(), text[len("file://"):], False
+        return pafs.LocalFileSystem(), text[len("file://") :], False
     try:
         fs, path = pafs.FileSystem.from_uri(text)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as exc:
@@ -179,8 +179,10 @@ def read_location(location: Location, delimiter: str | None, what: str = "releas
         if first_columns is None:
             first_columns = table.column_names
         elif table.column_names != first_columns:
-            raise DataError(f"{name}: partitions with different schemas: this file has columns "
-                            f"{table.column_names[:8]}, the first file {first_columns[:8]}")
+            raise DataError(
+                f"{name}: partitions with different schemas: this file has columns "
+                f"{table.column_names[:8]}, the first file {first_columns[:8]}"
+            )
         tables.append(table)
     try:
         return pa.concat_tables(tables, promote_options="permissive")
@@ -239,8 +241,14 @@ def _csv_header(location: Location, info: pafs.FileInfo, delimiter: str | None) 
 
 def _differs(location: Location, index: int, delimiter: str | None, what: str):
     """The in-process line for the files up to ``index`` (the first that does not read or differs)."""
-    upto = Location(location.text, location.filesystem, location.root, location.files[: index + 1],
-                    location.file_format, location.remote)
+    upto = Location(
+        location.text,
+        location.filesystem,
+        location.root,
+        location.files[: index + 1],
+        location.file_format,
+        location.remote,
+    )
     read_location(upto, delimiter, what)  # raises its one-line DataError
     raise DataError(f"{_file_name(location, location.files[index])}: partitions with different schemas")
 
@@ -295,8 +303,9 @@ def _csv_from_bytes(data: bytes, name: str, delimiter: str | None) -> pa.Table:
             pa.BufferReader(data),
             read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=1 << 24),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=False),
-            convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names},
-                                                 strings_can_be_null=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types={n: pa.string() for n in names}, strings_can_be_null=False
+            ),
         )
     except pa.ArrowInvalid as exc:
         raise DataError(f"{name}: cannot be parsed as CSV: {_first_line(exc)}") from None

@@ -37,7 +37,7 @@ ENVIRONMENT = "PRIVAUDIT_MEMORY_LIMIT"
 #: the smallest --max-memory accepted: the libraries take about 370 MiB of address space once imported and
 #: their threads more (an audit of the adult extract needs about 900 MiB; at 512 MiB Arrow aborted the process)
 FLOOR = 1 << 30
-_UNITS = {"": 1, "K": 2 ** 10, "M": 2 ** 20, "G": 2 ** 30, "T": 2 ** 40}
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 _current = ["starting (loading the libraries privaudit uses)"]
 
 
@@ -76,11 +76,13 @@ def apply_max_memory(text: str) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     used = _in_use()
     if size < FLOOR or (used is not None and size <= used):
-        raise PrivauditError(f"--max-memory {text}: privaudit needs at least {FLOOR // 2 ** 20} MiB of address "
-                             "space for itself (Python, numpy, pandas, Arrow); give a larger size")
+        raise PrivauditError(
+            f"--max-memory {text}: privaudit needs at least {FLOOR // 2**20} MiB of address "
+            "space for itself (Python, numpy, pandas, Arrow); give a larger size"
+        )
     if hard != resource.RLIM_INFINITY and size > hard:
         size = hard
-    if size >= 2 ** 62:  # more than any machine has: no limit (setrlimit takes a C long)
+    if size >= 2**62:  # more than any machine has: no limit (setrlimit takes a C long)
         return
     resource.setrlimit(resource.RLIMIT_AS, (size, hard))
 
@@ -103,9 +105,11 @@ def current_step() -> str:
 def out_of_memory_message() -> str:
     """One line: the step that ran out of memory, the limit, and what to do."""
     cap = limit()
-    within = f" within the memory limit of {cap / 2 ** 20:,.0f} MiB (--max-memory or ulimit -v)" if cap else ""
-    return (f"out of memory while {current_step()}{within}: audit with --engine chunked or --engine duckdb "
-            "(their memory follows the number of classes), or give more memory")
+    within = f" within the memory limit of {cap / 2**20:,.0f} MiB (--max-memory or ulimit -v)" if cap else ""
+    return (
+        f"out of memory while {current_step()}{within}: audit with --engine chunked or --engine duckdb "
+        "(their memory follows the number of classes), or give more memory"
+    )
 
 
 def refuse_oversized_release(released: Any, engine: str) -> None:
@@ -121,9 +125,11 @@ def refuse_oversized_release(released: Any, engine: str) -> None:
         return
     left = cap - used
     if need > left:
-        raise DataError(f"{path}: about {need / 2 ** 20:,.0f} MiB once loaded in memory, more than the "
-                        f"{max(left, 0) / 2 ** 20:,.0f} MiB the memory limit leaves (--max-memory or ulimit -v): "
-                        "audit it with --engine chunked or --engine duckdb")
+        raise DataError(
+            f"{path}: about {need / 2**20:,.0f} MiB once loaded in memory, more than the "
+            f"{max(left, 0) / 2**20:,.0f} MiB the memory limit leaves (--max-memory or ulimit -v): "
+            "audit it with --engine chunked or --engine duckdb"
+        )
 
 
 def available_memory() -> int | None:
@@ -171,7 +177,9 @@ def refuse_oversized(data: Any, what: str = "control table") -> None:
     have = available_memory()
     if need is None or have is None or need <= have:
         return
-    raise DataError(f"{what} {path}: about {need / 2 ** 30:.2f} GiB once loaded, more than the "
-                    f"{have / 2 ** 30:.2f} GiB of memory available ({ENVIRONMENT} or MemAvailable); the "
-                    "synthetic-release checks load it whole (there is no chunked path for --control): "
-                    "pass a sample of it")
+    raise DataError(
+        f"{what} {path}: about {need / 2**30:.2f} GiB once loaded, more than the "
+        f"{have / 2**30:.2f} GiB of memory available ({ENVIRONMENT} or MemAvailable); the "
+        "synthetic-release checks load it whole (there is no chunked path for --control): "
+        "pass a sample of it"
+    )

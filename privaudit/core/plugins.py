@@ -110,8 +110,10 @@ def _broken_entry_point(exc: Exception) -> str:
                 why = first_line(failed, type(failed).__name__)
                 if isinstance(failed, SystemExit):
                     why = f"called sys.exit({failed.code!r}) while loading"
-                return (f"plugin {ep.name!r} ({ep.value}) of the installed package {dist.metadata['name']} "
-                        f"{dist.version} failed to load: {why} (fix or uninstall that package)")
+                return (
+                    f"plugin {ep.name!r} ({ep.value}) of the installed package {dist.metadata['name']} "
+                    f"{dist.version} failed to load: {why} (fix or uninstall that package)"
+                )
     return f"a plugin in the 'privaudit' entry-point group failed to load: {first}"
 
 
@@ -171,8 +173,10 @@ def _listed(impl: Any, origin: PluginInfo, kind: str) -> list:
         items = [items]
     for item in items:
         if not isinstance(item, expected) or not isinstance(getattr(item, "name", None), str):
-            raise PrivauditError(f"{what} of {origin.package} {origin.version} listed {type(item).__name__}, not "
-                                 f"an {expected.__name__} (fix or uninstall that package)")
+            raise PrivauditError(
+                f"{what} of {origin.package} {origin.version} listed {type(item).__name__}, not "
+                f"an {expected.__name__} (fix or uninstall that package)"
+            )
     return items
 
 

@@ -12,8 +12,7 @@ from typing import TextIO
 
 
 class ProgressBar:
-    def __init__(self, enabled: bool | None = None, stream: TextIO | None = None, delay: float = 2.0,
-                 width: int = 30):
+    def __init__(self, enabled: bool | None = None, stream: TextIO | None = None, delay: float = 2.0, width: int = 30):
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self.delay = delay
@@ -43,7 +42,6 @@ class ProgressBar:
             self.stream.write("\n")
             self.stream.flush()
             self._drawn = False
-
 
 
 class TqdmProgress:

@@ -20,18 +20,22 @@ def policy_json_schema(registry: Registry) -> dict:
         properties = {
             "assessor": {"const": name, "description": assessor.title},
             "id": {"type": "string", "description": "Check id (default: the assessor name, made unique)."},
-            "severity": {"enum": ["error", "warning"],
-                         "default": getattr(assessor.params, "DEFAULT_SEVERITY", "error")},
+            "severity": {
+                "enum": ["error", "warning"],
+                "default": getattr(assessor.params, "DEFAULT_SEVERITY", "error"),
+            },
             **params.get("properties", {}),
         }
-        variants.append({
-            "title": f"{name} check",
-            "description": assessor.measures,
-            "type": "object",
-            "properties": properties,
-            "required": ["assessor", *params.get("required", [])],
-            "additionalProperties": False,
-        })
+        variants.append(
+            {
+                "title": f"{name} check",
+                "description": assessor.measures,
+                "type": "object",
+                "properties": properties,
+                "required": ["assessor", *params.get("required", [])],
+                "additionalProperties": False,
+            }
+        )
         defs[f"check_{name}"] = variants[-1]
     schema["properties"]["checks"] = {
         "type": "array",

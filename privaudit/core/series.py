@@ -51,8 +51,9 @@ def _label(path: Any) -> str:
     return str(path)
 
 
-def load_previous(previous: Sequence[Any], released: Any, released_table: Table,
-                  policy: Policy) -> tuple[list[Table], list]:
+def load_previous(
+    previous: Sequence[Any], released: Any, released_table: Table, policy: Policy
+) -> tuple[list[Table], list]:
     """Load every ``--previous`` release, refusing in one line: the release itself (the same file or the same
     content), a release given twice, and a release without the policy's quasi-identifiers or sensitive
     columns (a different release design cannot be composed with this one)."""
@@ -73,8 +74,10 @@ def load_previous(previous: Sequence[Any], released: Any, released_table: Table,
         if absent:
             raise DataError(_absent(shown, absent[0], policy))
         if table.sha256 == released_table.sha256:
-            raise DataError(f"--previous {shown}: has the same content as the audited release "
-                            f"({released_table.path}); a series compares different releases")
+            raise DataError(
+                f"--previous {shown}: has the same content as the audited release "
+                f"({released_table.path}); a series compares different releases"
+            )
         for other in tables:
             if other.sha256 == table.sha256:
                 raise DataError(f"--previous {shown}: is given twice (same content as {other.path})")
@@ -117,19 +120,25 @@ def refuse_series(checks: list, previous: Sequence[Any] | None, in_memory: bool,
     if not previous:
         if readers:
             c = readers[0]
-            raise DataError(f"check {c.id!r} ({c.assessor.name}) composes releases: pass --previous FILE (an "
-                            "earlier release of the same population)")
+            raise DataError(
+                f"check {c.id!r} ({c.assessor.name}) composes releases: pass --previous FILE (an "
+                "earlier release of the same population)"
+            )
         return
     if not readers:
-        raise DataError("--previous: no check of the policy reads previous releases (see 'privaudit plugins' for "
-                        "the assessors that compose releases)")
+        raise DataError(
+            "--previous: no check of the policy reads previous releases (see 'privaudit plugins' for "
+            "the assessors that compose releases)"
+        )
     if not in_memory:
-        raise DataError(f"--previous needs the whole tables in memory: use --engine in-process (this audit uses "
-                        f"{engine})")
+        raise DataError(
+            f"--previous needs the whole tables in memory: use --engine in-process (this audit uses {engine})"
+        )
 
 
-def series_inputs(previous: Sequence[Any], released: Any, released_table: Table, original: Table | None,
-                  policy: Policy) -> SeriesInputs:
+def series_inputs(
+    previous: Sequence[Any], released: Any, released_table: Table, original: Table | None, policy: Policy
+) -> SeriesInputs:
     """The loaded series (:func:`load_previous`), for ``AuditContext.series_inputs``."""
     tables, ids = load_previous(previous, released, released_table, policy)
     return SeriesInputs(released_table, tables, original, ids)
@@ -137,8 +146,10 @@ def series_inputs(previous: Sequence[Any], released: Any, released_table: Table,
 
 def _absent(shown: str, column: str, policy: Policy) -> str:
     role = "quasi-identifier" if column in policy.columns_with("quasi_identifier") else "sensitive column"
-    return (f"--previous {shown}: {role} {column!r} is absent; a previous release must publish the same "
-            "quasi-identifiers and sensitive columns as the audited one (another design cannot be composed)")
+    return (
+        f"--previous {shown}: {role} {column!r} is absent; a previous release must publish the same "
+        "quasi-identifiers and sensitive columns as the audited one (another design cannot be composed)"
+    )
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -171,8 +182,9 @@ class Release:
         position = pd.Index(domain).get_indexer(pd.Index(sc.values))
         counts = sc.counts.tocsr()
         indices = position[counts.indices]
-        classes = sp.csr_matrix((np.ones(len(indices), dtype=bool), indices, counts.indptr.copy()),
-                                shape=(counts.shape[0], len(domain)))
+        classes = sp.csr_matrix(
+            (np.ones(len(indices), dtype=bool), indices, counts.indptr.copy()), shape=(counts.shape[0], len(domain))
+        )
         classes.sort_indices()
         if self.members is None:
             return classes
@@ -213,8 +225,17 @@ class Series:
             "linking": self.linking,
             "key": self.key,
             "people": self.people,
-            "releases": [{"path": r.path, "sha256": r.table.sha256, "rows": r.table.rows, "classes": r.summary.n_classes,
-                          "people": r.present, "not_found": r.not_found} for r in self.releases],
+            "releases": [
+                {
+                    "path": r.path,
+                    "sha256": r.table.sha256,
+                    "rows": r.table.rows,
+                    "classes": r.summary.n_classes,
+                    "people": r.present,
+                    "not_found": r.not_found,
+                }
+                for r in self.releases
+            ],
         }
 
 
@@ -223,8 +244,11 @@ def build_series(policy: Policy, inputs: SeriesInputs, summaries: list[ClassSumm
     series = _linked(policy, inputs, summaries)
     for i, release in enumerate(series.releases):
         if str(release.table.path).startswith("<"):  # a DataFrame or Arrow table: named by its place
-            release.label = f"{release.table.path} (the audited release)" if i == 0 else \
-                f"{release.table.path} (previous release {i})"
+            release.label = (
+                f"{release.table.path} (the audited release)"
+                if i == 0
+                else f"{release.table.path} (previous release {i})"
+            )
     return series
 
 
@@ -236,10 +260,15 @@ def _linked(policy: Policy, inputs: SeriesInputs, summaries: list[ClassSummary])
     if rid is not None and all(rid in t.frame or i is not None for t, i in zip(tables, ids, strict=False)):
         return _by_record_id(tables, summaries, rid, ids)
     if inputs.original is None:
-        why = (f"not every release carries the record_id column {rid!r}" if rid else
-               "the policy declares no record_id column")
-        raise DataError(f"--previous: {why}, so people are linked through their quasi-identifiers: pass --original "
-                        "FILE (each person's true values)")
+        why = (
+            f"not every release carries the record_id column {rid!r}"
+            if rid
+            else "the policy declares no record_id column"
+        )
+        raise DataError(
+            f"--previous: {why}, so people are linked through their quasi-identifiers: pass --original "
+            "FILE (each person's true values)"
+        )
     return _by_quasi_identifiers(tables, summaries, inputs.original, policy, rid, ids)
 
 
@@ -265,8 +294,10 @@ def _ids(table: Table, rid: str, apart: tuple | None = None) -> tuple[np.ndarray
     if (counts > 1).any():
         twice = int(np.flatnonzero(counts > 1)[0])
         i = int(np.flatnonzero(codes == twice)[1])
-        raise DataError(f"{table.path}: {table.row_label(i)}: record_id {str(cats[twice])!r} repeats within the "
-                        f"release (column {rid!r}); a record id names one record")
+        raise DataError(
+            f"{table.path}: {table.row_label(i)}: record_id {str(cats[twice])!r} repeats within the "
+            f"release (column {rid!r}); a record id names one record"
+        )
     return codes, cats
 
 
@@ -282,7 +313,7 @@ def _by_record_id(tables: list[Table], summaries: list[ClassSummary], rid: str, 
     offset = 0
     for pos, new in zip(positions, unseen, strict=False):
         person = pos.astype(np.int64)
-        person[pos < 0] = len(base) + extra_codes[offset: offset + len(new)]
+        person[pos < 0] = len(base) + extra_codes[offset : offset + len(new)]
         offset += len(new)
         people_of.append(person)
     n_people = len(base) + len(extra)
@@ -305,12 +336,14 @@ def _refuse_disjoint(series: Series) -> None:
     if not (count >= 2).any():
         names = ", ".join(r.path for r in series.releases)
         how = f"by {series.key!r}" if series.linking == "record_id" else "through the original"
-        raise DataError(f"--previous: the releases share no person ({names}, linked {how}); there is nothing "
-                        "to compose")
+        raise DataError(
+            f"--previous: the releases share no person ({names}, linked {how}); there is nothing to compose"
+        )
 
 
-def _by_quasi_identifiers(tables: list[Table], summaries: list[ClassSummary], original: Table, policy: Policy,
-                          rid: str | None, apart: list) -> Series:
+def _by_quasi_identifiers(
+    tables: list[Table], summaries: list[ClassSummary], original: Table, policy: Policy, rid: str | None, apart: list
+) -> Series:
     qi = policy.quasi_identifiers
     absent = [c for c in qi if c not in original.frame]
     if absent:
@@ -326,22 +359,35 @@ def _by_quasi_identifiers(tables: list[Table], summaries: list[ClassSummary], or
             position = original_index.get_indexer(_codes_as_text(table, rid, ids))
             if (position < 0).any():
                 i = int(np.flatnonzero(position < 0)[0])
-                raise DataError(f"{table.path}: {table.row_label(i)}: record_id {str(table.frame[rid].iloc[i])!r} is "
-                                f"not in the original ({original.path})")
+                raise DataError(
+                    f"{table.path}: {table.row_label(i)}: record_id {str(table.frame[rid].iloc[i])!r} is "
+                    f"not in the original ({original.path})"
+                )
             inside = np.zeros(people, dtype=bool)
             inside[position] = True
             person_of_row = position.astype(np.int64)
         elif table.rows != people:
-            raise DataError(f"{original.path}: has {people} rows but the release {table.path} has {table.rows}; "
-                            "linking through the original needs the same rows in the same order, or a record_id "
-                            "column in both")
+            raise DataError(
+                f"{original.path}: has {people} rows but the release {table.path} has {table.rows}; "
+                "linking through the original needs the same rows in the same order, or a record_id "
+                "column in both"
+            )
         else:
             inside = np.ones(people, dtype=bool)
             person_of_row = np.arange(people, dtype=np.int64)
         matched, members = _find_classes(truth, summary, qi, policy, table)
         group_of = np.where(inside, matched, -1)
-        releases.append(Release(table, summary, group_of, members, present=int(inside.sum()),
-                                not_found=int((inside & (matched < 0)).sum()), person_of_row=person_of_row))
+        releases.append(
+            Release(
+                table,
+                summary,
+                group_of,
+                members,
+                present=int(inside.sum()),
+                not_found=int((inside & (matched < 0)).sum()),
+                person_of_row=person_of_row,
+            )
+        )
     series = Series(releases, "quasi_identifiers", rid if original_index is not None else None, people)
     _refuse_disjoint(series)
     return series
@@ -367,8 +413,9 @@ def _truth_labels(frame: pd.DataFrame, qi: list[str], policy: Policy) -> dict[st
     return {q: _labels(frame[q]) for q in qi}
 
 
-def _find_classes(truth: dict, summary: ClassSummary, qi: list[str], policy: Policy,
-                  table: Table) -> tuple[np.ndarray, sp.csr_matrix | None]:
+def _find_classes(
+    truth: dict, summary: ClassSummary, qi: list[str], policy: Policy, table: Table
+) -> tuple[np.ndarray, sp.csr_matrix | None]:
     """Each person's group in one release (see the module docstring) and, when some person is covered by
     several classes, the groups x classes membership matrix (None: groups are classes)."""
     n_classes = summary.n_classes
@@ -385,8 +432,9 @@ def _find_classes(truth: dict, summary: ClassSummary, qi: list[str], policy: Pol
             found = [hierarchy.level_of(str(v)) for v in labels]
             unknown = [str(v) for v, lv in zip(labels, found, strict=False) if lv is None]
             if unknown:
-                raise DataError(f"{table.path}: column {q!r}: value {unknown[0]!r} is not in hierarchy "
-                                f"{hierarchy.source}")
+                raise DataError(
+                    f"{table.path}: column {q!r}: value {unknown[0]!r} is not in hierarchy {hierarchy.source}"
+                )
             label_level = np.array(found, dtype=np.int64)
         levels[:, j] = np.where(codes < 0, -1, label_level[np.maximum(codes, 0)] if len(labels) else -1)
     patterns, pattern_of = np.unique(levels, axis=0, return_inverse=True)
@@ -405,10 +453,11 @@ def _find_classes(truth: dict, summary: ClassSummary, qi: list[str], policy: Pol
             if hierarchy is not None and level > 0:
                 t_labels = pd.Series(t_labels, dtype=object).map(hierarchy.table[level]).to_numpy(dtype=object)
             c_codes, c_labels = class_labels[j]
-            both, joint = pd.factorize(pd.Series(np.concatenate([t_labels, c_labels]), dtype=object),
-                                       use_na_sentinel=True)
+            both, joint = pd.factorize(
+                pd.Series(np.concatenate([t_labels, c_labels]), dtype=object), use_na_sentinel=True
+            )
             t_map = np.append(both[: len(t_labels)], -1)
-            c_map = np.append(both[len(t_labels):], -1)
+            c_map = np.append(both[len(t_labels) :], -1)
             person_cols.append((t_map[t_codes], len(joint)))
             class_cols.append((c_map[c_codes[classes]], len(joint)))
         if not person_cols:
@@ -438,8 +487,9 @@ def _find_classes(truth: dict, summary: ClassSummary, qi: list[str], policy: Pol
     rows = np.repeat(np.arange(len(groups)), groups.shape[1])
     cols = groups.ravel()
     keep = cols >= 0
-    members = sp.csr_matrix((np.ones(int(keep.sum()), dtype=bool), (rows[keep], cols[keep])),
-                            shape=(len(groups), n_classes))
+    members = sp.csr_matrix(
+        (np.ones(int(keep.sum()), dtype=bool), (rows[keep], cols[keep])), shape=(len(groups), n_classes)
+    )
     empty = np.diff(members.indptr) == 0
     group_of = np.where(empty[group_of], -1, group_of)
     return group_of, members

@@ -133,7 +133,9 @@ class ClassSummary:
 
     def representatives(self, class_ids: np.ndarray, columns: Sequence[str]) -> pd.DataFrame:
         """The quasi-identifier values of the given classes (one row per class)."""
-        return self.frame.iloc[self.first_row[np.asarray(class_ids, dtype=np.int64)]][list(columns)].reset_index(drop=True)
+        return self.frame.iloc[self.first_row[np.asarray(class_ids, dtype=np.int64)]][list(columns)].reset_index(
+            drop=True
+        )
 
     @property
     def record_size(self) -> np.ndarray:
@@ -141,8 +143,10 @@ class ClassSummary:
 
         Out-of-memory engines count records without holding them (``class_of`` is None)."""
         if self.class_of is None:
-            raise RuntimeError("record_size needs per-record class ids; this summary was computed by an "
-                               "out-of-memory engine (use the per-class figures weighted by sizes)")
+            raise RuntimeError(
+                "record_size needs per-record class ids; this summary was computed by an "
+                "out-of-memory engine (use the per-class figures weighted by sizes)"
+            )
         return self.class_fk[self.class_of]
 
     def describe(self, class_ids: Sequence[int], limit_columns: Sequence[str] | None = None) -> list[dict]:
@@ -156,8 +160,14 @@ class ClassSummary:
             for col in limit_columns or self.quasi_identifiers:
                 v = row[col]
                 values[col] = MISSING_LABEL if pd.isna(v) else (f"{v:g}" if isinstance(v, float) else str(v))
-            out.append({"class": int(cid), "values": values, "size": int(self.sizes[cid]),
-                        "record_size": int(self.class_fk[cid])})
+            out.append(
+                {
+                    "class": int(cid),
+                    "values": values,
+                    "size": int(self.sizes[cid]),
+                    "record_size": int(self.class_fk[cid]),
+                }
+            )
         return out
 
 
@@ -333,8 +343,11 @@ def class_value_counts(values: np.ndarray, sizes: np.ndarray, m: int) -> sp.csr_
     np.cumsum(count_codes(rows, n_classes), out=indptr[1:])
     del rows
     # index arrays in the type scipy would pick for them, so it keeps them without a copy
-    matrix = sp.csr_matrix((data.astype(np.int64, copy=False), cols.astype(index, copy=False), indptr),
-                           shape=(n_classes, width if m else 0), copy=False)
+    matrix = sp.csr_matrix(
+        (data.astype(np.int64, copy=False), cols.astype(index, copy=False), indptr),
+        shape=(n_classes, width if m else 0),
+        copy=False,
+    )
     matrix.has_sorted_indices = True
     return matrix
 
@@ -369,8 +382,9 @@ def count_codes(codes: np.ndarray, minlength: int) -> np.ndarray:
     return out
 
 
-def _wildcard_sums(code_columns: list[tuple[np.ndarray, int]], n: int,
-                   weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+def _wildcard_sums(
+    code_columns: list[tuple[np.ndarray, int]], n: int, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray | None]:
     """Per record, under sdcMicro's wildcard semantics (records j with x_j = x_i wherever both are
     present): how many records match (f_k) and, with ``weights``, the sum of their weights (F_k, as
     sdcMicro's freqCalc sums the weights of every matching record, not of the exact-match class only).
@@ -469,8 +483,17 @@ def build_summary(
         weight_sums = None if Fk is None else Fk[grouping.first_row]
     else:
         class_fk = grouping.sizes
-    summary = ClassSummary(list(quasi_identifiers), missing_qi, None, grouping.sizes, class_fk,
-                           grouping.first_row, frame, order=grouping.order, weight_sums=weight_sums)
+    summary = ClassSummary(
+        list(quasi_identifiers),
+        missing_qi,
+        None,
+        grouping.sizes,
+        class_fk,
+        grouping.first_row,
+        frame,
+        order=grouping.order,
+        weight_sums=weight_sums,
+    )
     for column, (_kind, leaves) in (sensitive or {}).items():
         summary.sensitive[column] = summarise_sensitive(column, frame[column], leaves, grouping)
     return summary

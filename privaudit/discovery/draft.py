@@ -61,8 +61,24 @@ from privaudit.discovery.scan import SAMPLE_ROWS, column_sample, scan_column
 from privaudit.discovery.special_categories import OBSERVABLE, Special, special_by_values, special_category
 from privaudit.discovery.uniques import Codes, unique_makers
 
-_WEIGHT_WORDS = {"weight", "wgt", "wt", "fnlwgt", "afnlwgt", "marsupwt", "perwt", "pweight", "poids", "gewicht",
-                 "peso", "factor", "expansion", "hochrechnungsfaktor", "ponderacion", "ponderazione"}
+_WEIGHT_WORDS = {
+    "weight",
+    "wgt",
+    "wt",
+    "fnlwgt",
+    "afnlwgt",
+    "marsupwt",
+    "perwt",
+    "pweight",
+    "poids",
+    "gewicht",
+    "peso",
+    "factor",
+    "expansion",
+    "hochrechnungsfaktor",
+    "ponderacion",
+    "ponderazione",
+}
 _HOUSEHOLD_IDS = {"hid", "hhid", "householdid"}
 _HOUSEHOLD_WORDS, _ID_WORDS = {"household", "hh", "haushalt", "menage", "hogar"}, {"id", "nr", "no", "number", "code"}
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -92,20 +108,27 @@ class Draft:
     unique_limits: list = field(default_factory=list)  # the drafted checks' limits on the share of sample uniques
 
     def yaml_text(self, source: str, profile: str | None) -> str:
-        lines = [f"# Drafted by `privaudit init` from {source}" + (f", starting from the profile {profile!r}" if profile
-                                                                  else "") + ".",
-                 "# Review every role: the evidence of each choice is in the comment beside it.",
-                 "version: 1", f"name: {json.dumps(Path(source).stem + ' release', ensure_ascii=False)}"]
+        lines = [
+            f"# Drafted by `privaudit init` from {source}"
+            + (f", starting from the profile {profile!r}" if profile else "")
+            + ".",
+            "# Review every role: the evidence of each choice is in the comment beside it.",
+            "version: 1",
+            f"name: {json.dumps(Path(source).stem + ' release', ensure_ascii=False)}",
+        ]
         if self.delimiter:
             lines.append(f"data: {{delimiter: {json.dumps(self.delimiter)}}}")
         if self.qi_ranking:
-            lines.append("# Quasi-identifiers ranked by the share of records that stop being unique when the column "
-                         "is left out:")
+            lines.append(
+                "# Quasi-identifiers ranked by the share of records that stop being unique when the column is left out:"
+            )
             lines += [f"#   {name}: {drop:.1%}" for name, drop in self.qi_ranking]
         if self.scenarios:
             lines.append("# Attacker scenarios (the checks hold in each; sample uniques in the whole table):")
-            lines += [f"#   {name}: {', '.join(cols)} -- {self.uniques.get(name, 0):.1%} of records unique"
-                      for name, cols in self.scenarios.items()]
+            lines += [
+                f"#   {name}: {', '.join(cols)} -- {self.uniques.get(name, 0):.1%} of records unique"
+                for name, cols in self.scenarios.items()
+            ]
         lines.append("columns:")
         for c in self.columns:
             spec: dict[str, object] = {"role": c.role}
@@ -118,14 +141,16 @@ class Draft:
             if c.special_category is not None:
                 spec["special_category"] = c.special_category
             key = yaml.safe_dump([c.name], default_flow_style=True, allow_unicode=True, width=10**6).strip()[1:-1]
-            value = yaml.safe_dump(spec, default_flow_style=True, allow_unicode=True, width=10**6,
-                                   sort_keys=False).strip()
+            value = yaml.safe_dump(
+                spec, default_flow_style=True, allow_unicode=True, width=10**6, sort_keys=False
+            ).strip()
             text = f"{key}: {value}"
             comment = f"  # {'; '.join(c.notes)}" if c.notes else ""
             lines.append(f"  {text}{comment}")
         if not any(c.role == "quasi_identifier" for c in self.columns):
-            lines.append("# No column's header names a quasi-identifier: mark the columns an intruder can know from "
-                         "elsewhere,")
+            lines.append(
+                "# No column's header names a quasi-identifier: mark the columns an intruder can know from elsewhere,"
+            )
             lines.append("# then add the class-based checks (k_anonymity, l_diversity, t_closeness, uniqueness).")
         lines.append("checks:" if self.checks else "checks: []")
         for check in self.checks:
@@ -162,7 +187,7 @@ def _masking_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
     if len(raw) < 2 or len({len(v) for v in raw}) != 1 or not all(v.isdigit() for v in raw):
         return None
     width = len(raw[0])
-    rows = [";".join([v] + [v[:width - i] + "*" * i for i in range(1, width)] + ["*"]) for v in raw]
+    rows = [";".join([v] + [v[: width - i] + "*" * i for i in range(1, width)] + ["*"]) for v in raw]
     return "\n".join(rows) + "\n", f"postcodes of {width} digits: a masking hierarchy (one more digit masked per level)"
 
 
@@ -198,8 +223,9 @@ def _numeric_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
     return "\n".join(rows) + "\n", "numbers with fractions: an interval hierarchy ([15, 20), 10, 20 wide, then *)"
 
 
-def _hierarchy_for(parts: set[str], kind: str, order: list[str] | None, notes: list[str],
-                   distinct: np.ndarray) -> tuple[str, str] | None:
+def _hierarchy_for(
+    parts: set[str], kind: str, order: list[str] | None, notes: list[str], distinct: np.ndarray
+) -> tuple[str, str] | None:
     """The drafted hierarchy of a quasi-identifier (CSV text, the note saying which), or None."""
     if parts & _POSTCODE_WORDS and (masked := _masking_hierarchy(distinct)) is not None:
         return masked
@@ -215,8 +241,10 @@ def _date_hierarchy(order: list[str]) -> str:
     return "\n".join(rows) + "\n"
 
 
-_GENERIC = re.compile(r"(?:[a-z]|var|col|column|item|field|attr|key|num|quest|question)?\d+[a-z]?|[a-z]|unnamed|column|"
-                      r"col|var|variable|field|attr|attribute|item|value")
+_GENERIC = re.compile(
+    r"(?:[a-z]|var|col|column|item|field|attr|key|num|quest|question)?\d+[a-z]?|[a-z]|unnamed|column|"
+    r"col|var|variable|field|attr|attribute|item|value"
+)
 #: a column is a coded candidate key variable by content when it has at most this many distinct values
 MAX_CODES = 50
 _ROLES = ("identifier", "quasi_identifier", "sensitive", "other", "weight", "record_id", "household_id")
@@ -231,8 +259,7 @@ def _special_note(special: Special, how: str) -> str:
     return f"special category ({special.article}): {special.label}, by {how}"
 
 
-def draft(frame: pd.DataFrame, source: str, profile: dict | None = None,
-          roles: dict[str, str] | None = None) -> Draft:
+def draft(frame: pd.DataFrame, source: str, profile: dict | None = None, roles: dict[str, str] | None = None) -> Draft:
     """Draft a policy for ``frame`` (every column as text; missing values as empty strings). ``roles``
     fixes the roles the user knows (``init --role COLUMN=ROLE``); the rest is drafted around them."""
     if frame.shape[1] < 2:
@@ -244,8 +271,10 @@ def draft(frame: pd.DataFrame, source: str, profile: dict | None = None,
     for column, role in roles.items():
         if column not in names:
             close = difflib.get_close_matches(column, names, n=1)
-            raise DataError(f"--role {column}={role}: {source} has no column {column!r}"
-                            + (f" (did you mean {close[0]!r}?)" if close else ""))
+            raise DataError(
+                f"--role {column}={role}: {source} has no column {column!r}"
+                + (f" (did you mean {close[0]!r}?)" if close else "")
+            )
         if role not in _ROLES:
             raise DataError(f"--role {column}={role}: unknown role {role!r} (roles: {', '.join(_ROLES)})")
     sample = frame.head(SAMPLE_ROWS)
@@ -295,37 +324,76 @@ def draft(frame: pd.DataFrame, source: str, profile: dict | None = None,
         if set(parts) & _WEIGHT_WORDS and kind == "numeric" and (pd.to_numeric(pd.Series(distinct)) > 0).all():
             columns.append(Column(name, "weight", "numeric", ["a positive number named like a sampling weight"]))
             continue
-        if (set(parts) & _HOUSEHOLD_IDS or (set(parts) & _HOUSEHOLD_WORDS and set(parts) & _ID_WORDS)) \
-                and frame[name].replace("", np.nan).notna().all() and len(distinct) < len(frame):
-            columns.append(Column(name, "household_id", kind, ["named like a household id; its values repeat "
-                                                               "(several records per household)"]))
+        if (
+            (set(parts) & _HOUSEHOLD_IDS or (set(parts) & _HOUSEHOLD_WORDS and set(parts) & _ID_WORDS))
+            and frame[name].replace("", np.nan).notna().all()
+            and len(distinct) < len(frame)
+        ):
+            columns.append(
+                Column(
+                    name,
+                    "household_id",
+                    kind,
+                    ["named like a household id; its values repeat (several records per household)"],
+                )
+            )
             continue
         evidence = "its values" if by_values else "its header"
         if special is not None and special.key in OBSERVABLE:
             label = kv.label if kv is not None else special.label
             kv_category[name] = kv.key if kv is not None else special.key
-            columns.append(Column(name, "quasi_identifier", kind, notes + [
-                f"known from elsewhere: {label} ({evidence})", _special_note(special, by_values or "its header")],
-                order, special_category=special.key))
+            columns.append(
+                Column(
+                    name,
+                    "quasi_identifier",
+                    kind,
+                    notes
+                    + [
+                        f"known from elsewhere: {label} ({evidence})",
+                        _special_note(special, by_values or "its header"),
+                    ],
+                    order,
+                    special_category=special.key,
+                )
+            )
         elif special is not None and special.article:
-            columns.append(Column(name, "sensitive", kind, notes + [
-                "what a person would not want known", _special_note(special, by_values or "its header")], order,
-                special_category=special.key))
+            columns.append(
+                Column(
+                    name,
+                    "sensitive",
+                    kind,
+                    notes + ["what a person would not want known", _special_note(special, by_values or "its header")],
+                    order,
+                    special_category=special.key,
+                )
+            )
         elif special is not None:  # confidential economics before key variables: employment_income
-            columns.append(Column(name, "sensitive", kind, notes + [f"confidential: {special.label} (its header)"],
-                                  order))
+            columns.append(
+                Column(name, "sensitive", kind, notes + [f"confidential: {special.label} (its header)"], order)
+            )
         elif kv is not None:
             kv_category[name] = kv.key
-            columns.append(Column(name, "quasi_identifier", kind, notes + [f"known from elsewhere: {kv.label} "
-                                                                          "(its header)"], order))
+            columns.append(
+                Column(
+                    name, "quasi_identifier", kind, notes + [f"known from elsewhere: {kv.label} (its header)"], order
+                )
+            )
         elif order is not None and notes and notes[0].startswith("dates"):
             kv_category[name] = "date"
-            columns.append(Column(name, "quasi_identifier", kind, notes + ["known from elsewhere: a date of an event "
-                                                                          "(its values are dates)"], order))
+            columns.append(
+                Column(
+                    name,
+                    "quasi_identifier",
+                    kind,
+                    notes + ["known from elsewhere: a date of an event (its values are dates)"],
+                    order,
+                )
+            )
         else:
             if finding is not None:
-                notes = notes + [f"possibly {finding.label} ({finding.share:.0%}, {finding.confidence} confidence): "
-                                 "review"]
+                notes = notes + [
+                    f"possibly {finding.label} ({finding.share:.0%}, {finding.confidence} confidence): review"
+                ]
             elif _says_nothing(parts) and 2 <= len(distinct) <= MAX_CODES:
                 candidates.append(name)
             columns.append(Column(name, "other", kind, notes or ["not named as identifying or sensitive"], order))
@@ -337,7 +405,8 @@ def draft(frame: pd.DataFrame, source: str, profile: dict | None = None,
         col.role = "quasi_identifier"
         col.notes = [n for n in col.notes if n != "not named as identifying or sensitive"] + [
             f"by content: {len(distincts[name])} codes whose combination with the other key variables makes "
-            f"{gain:.1%} more records unique (the header says nothing: review)"]
+            f"{gain:.1%} more records unique (the header says nothing: review)"
+        ]
     for col in columns:
         if col.role == "quasi_identifier":
             drafted = _hierarchy_for(set(tokens(col.name)), col.type, col.order, col.notes, distincts[col.name])
@@ -347,11 +416,13 @@ def draft(frame: pd.DataFrame, source: str, profile: dict | None = None,
                 # nominal, so that the generalized labels fit the same policy (module docstring)
                 col.type, col.order = "nominal", None
                 col.notes = [drafted[1] + "; nominal, so that generalization can publish its labels"] + [
-                    n for n in col.notes if not n.startswith(("dates:", "number ranges:"))]
+                    n for n in col.notes if not n.startswith(("dates:", "number ranges:"))
+                ]
     qis = [c.name for c in columns if c.role == "quasi_identifier"]
     full = codes.unique_share(qis)
-    ranking = sorted(((q, full - codes.unique_share([x for x in qis if x != q])) for q in qis),
-                     key=lambda item: -item[1])
+    ranking = sorted(
+        ((q, full - codes.unique_share([x for x in qis if x != q])) for q in qis), key=lambda item: -item[1]
+    )
     demographic = [q for q in qis if kv_category.get(q) in DEMOGRAPHIC]
     scenarios: dict[str, list[str]] = {}
     if demographic and len(demographic) < len(qis):
@@ -362,8 +433,15 @@ def draft(frame: pd.DataFrame, source: str, profile: dict | None = None,
     uniques = {name: whole.unique_share(cols) for name, cols in scenarios.items()}
     sensitive = [c.name for c in columns if c.role == "sensitive"]
     checks = starter_checks(profile, sensitive, bool(qis), any(c.role == "weight" for c in columns), scenarios)
-    return Draft(columns, checks, hierarchies, ranking, scenarios=scenarios, uniques=uniques,
-                 unique_limits=unique_share_limits(checks))
+    return Draft(
+        columns,
+        checks,
+        hierarchies,
+        ranking,
+        scenarios=scenarios,
+        uniques=uniques,
+        unique_limits=unique_share_limits(checks),
+    )
 
 
 #: ambiguous header words (``pid``: party identification or person id) that need a coded column

@@ -37,64 +37,99 @@ def _c(key: str, label: str, words: str, stems: str = "") -> Category:
 
 
 KEY_VARIABLES: tuple[Category, ...] = (
-    _c("age", "age or date of birth",
-       "age ages agegroup agegrp ageyrs agecat alter alters alterskl altersklasse altersgruppe edad eta leeftijd "
-       "birth birthdate birthday birthyear dob yob born geburt geburtsdatum geburtsjahr geburtstag naissance "
-       "datenaissance anneenaissance nacimiento fechanacimiento nascita datanascita geboortedatum geboortejaar",
-       "agegr"),
-    _c("sex", "sex or gender",
-       "sex gender male female geschlecht sexe genre sexo genero sesso genere geslacht"),
-    _c("marital", "marital status or years married",
-       "marital married marriage marstat marst maritalstatus civil civilstatus hhcivil spouse widowed divorced "
-       "yrsmarried familienstand verheiratet etatcivil situationfamiliale matrimonial estadocivil casado "
-       "statocivile coniugato burgerlijkestaat gehuwd", "marit"),
-    _c("education", "education",
-       "educ edu education educational school schooling degree diploma qualification literacy literate "
-       "bildung schulabschluss abschluss ausbildung bildungsabschluss etudes diplome scolarite niveauetudes "
-       "estudios escolaridad educacion nivelestudios istruzione titolostudio scolarita opleiding onderwijs "
-       "opleidingsniveau schoolniveau isced", "educ bildung scolar escolar istruz opleid"),
-    _c("occupation", "occupation, industry or employment status",
-       "occupation occ occup occucode prioccu job jobs profession workclass industry industr sector branch branche nace isic "
-       "isco employment employed unemployed employ empstat emplstat work worker labour labor lfs "
-       "beruf berufsgruppe taetigkeit erwerb erwerbsstatus erwerbstaetigkeit erwerbstatus arbeit wirtschaftszweig profession metier emploi "
-       "travail secteur ocupacion profesion empleo trabajo occupazione professione lavoro "
-       "settore impiego beroep werk arbeid bedrijfstak werkzaam",
-       "occup occu beruf profes employ ocupac occupaz"),
-    _c("citizenship", "citizenship or nationality",
-       "nationality citizenship citizen native nativecountry countryofbirth birthplace birthcountry "
-       "staatsangehoerigkeit staatsbuergerschaft geburtsland nationalite paysnaissance nacionalidad "
-       "paisnacimiento nazionalita cittadinanza nationaliteit geboorteland"),
-    _c("geography", "geography (region, place, urban/rural)",
-       "region regio regione regiao state province provincia provincie county district municipality municipio "
-       "comune gemeente gemeinde kreis landkreis bundesland canton kanton commune departement dept city town "
-       "village ville ciudad citta stad stadt ort wohnort woonplaats residence domicile zip zipcode postcode "
-       "postal plz cp codepostal country pays pais paese land area geo geography location locality "
-       "urban rural urbrur urbrural urbanrural urbanity stratum barrio quartier neighbourhood neighborhood "
-       "buurt wijk", "municip provin urban"),
-    _c("household", "household size or composition",
-       "hhsize hhsz householdsize hhmembers famsize familysize persons npers nperson npersons nmembers "
-       "children child nchild nchildren numchild kids kid nkids dependents relat relation relationship "
-       "relhead reltohead headrel kinder kinderzahl kinderanzahl haushaltsgroesse haushaltsgrosse enfants "
-       "nbenfants taillemenage hijos numhijos figli numfigli kinderen aantalkinderen huishoudgrootte",
-       "nchild"),
-    _c("ethnicity", "ethnicity or race",
-       "race racial ethnic ethnicity ethnie ethnique raza etnia etnico etnicita etniciteit herkomst afkomst "
-       "migration migrant immigrant migrationshintergrund origin origine", "ethni etni"),
-    _c("religion", "religion",
-       "religion religious religiosity faith church denomination confession konfession religionszugehoerigkeit "
-       "kirche culte confesion religione religie kerk kerkgenootschap", "religi"),
-    _c("date", "a date of an event",
-       "date datum fecha dateof admission discharge admitted discharged"),
-    _c("dwelling", "a visible dwelling characteristic",
-       "dwelling housing house roof walls wall floor toilet water electricity electcon rooms nrooms tenure "
-       "wohnung wohnflaeche dach logement toit vivienda techo abitazione tetto woning dak"),
+    _c(
+        "age",
+        "age or date of birth",
+        "age ages agegroup agegrp ageyrs agecat alter alters alterskl altersklasse altersgruppe edad eta leeftijd "
+        "birth birthdate birthday birthyear dob yob born geburt geburtsdatum geburtsjahr geburtstag naissance "
+        "datenaissance anneenaissance nacimiento fechanacimiento nascita datanascita geboortedatum geboortejaar",
+        "agegr",
+    ),
+    _c("sex", "sex or gender", "sex gender male female geschlecht sexe genre sexo genero sesso genere geslacht"),
+    _c(
+        "marital",
+        "marital status or years married",
+        "marital married marriage marstat marst maritalstatus civil civilstatus hhcivil spouse widowed divorced "
+        "yrsmarried familienstand verheiratet etatcivil situationfamiliale matrimonial estadocivil casado "
+        "statocivile coniugato burgerlijkestaat gehuwd",
+        "marit",
+    ),
+    _c(
+        "education",
+        "education",
+        "educ edu education educational school schooling degree diploma qualification literacy literate "
+        "bildung schulabschluss abschluss ausbildung bildungsabschluss etudes diplome scolarite niveauetudes "
+        "estudios escolaridad educacion nivelestudios istruzione titolostudio scolarita opleiding onderwijs "
+        "opleidingsniveau schoolniveau isced",
+        "educ bildung scolar escolar istruz opleid",
+    ),
+    _c(
+        "occupation",
+        "occupation, industry or employment status",
+        "occupation occ occup occucode prioccu job jobs profession workclass industry industr sector branch branche nace isic "
+        "isco employment employed unemployed employ empstat emplstat work worker labour labor lfs "
+        "beruf berufsgruppe taetigkeit erwerb erwerbsstatus erwerbstaetigkeit erwerbstatus arbeit wirtschaftszweig profession metier emploi "
+        "travail secteur ocupacion profesion empleo trabajo occupazione professione lavoro "
+        "settore impiego beroep werk arbeid bedrijfstak werkzaam",
+        "occup occu beruf profes employ ocupac occupaz",
+    ),
+    _c(
+        "citizenship",
+        "citizenship or nationality",
+        "nationality citizenship citizen native nativecountry countryofbirth birthplace birthcountry "
+        "staatsangehoerigkeit staatsbuergerschaft geburtsland nationalite paysnaissance nacionalidad "
+        "paisnacimiento nazionalita cittadinanza nationaliteit geboorteland",
+    ),
+    _c(
+        "geography",
+        "geography (region, place, urban/rural)",
+        "region regio regione regiao state province provincia provincie county district municipality municipio "
+        "comune gemeente gemeinde kreis landkreis bundesland canton kanton commune departement dept city town "
+        "village ville ciudad citta stad stadt ort wohnort woonplaats residence domicile zip zipcode postcode "
+        "postal plz cp codepostal country pays pais paese land area geo geography location locality "
+        "urban rural urbrur urbrural urbanrural urbanity stratum barrio quartier neighbourhood neighborhood "
+        "buurt wijk",
+        "municip provin urban",
+    ),
+    _c(
+        "household",
+        "household size or composition",
+        "hhsize hhsz householdsize hhmembers famsize familysize persons npers nperson npersons nmembers "
+        "children child nchild nchildren numchild kids kid nkids dependents relat relation relationship "
+        "relhead reltohead headrel kinder kinderzahl kinderanzahl haushaltsgroesse haushaltsgrosse enfants "
+        "nbenfants taillemenage hijos numhijos figli numfigli kinderen aantalkinderen huishoudgrootte",
+        "nchild",
+    ),
+    _c(
+        "ethnicity",
+        "ethnicity or race",
+        "race racial ethnic ethnicity ethnie ethnique raza etnia etnico etnicita etniciteit herkomst afkomst "
+        "migration migrant immigrant migrationshintergrund origin origine",
+        "ethni etni",
+    ),
+    _c(
+        "religion",
+        "religion",
+        "religion religious religiosity faith church denomination confession konfession religionszugehoerigkeit "
+        "kirche culte confesion religione religie kerk kerkgenootschap",
+        "religi",
+    ),
+    _c("date", "a date of an event", "date datum fecha dateof admission discharge admitted discharged"),
+    _c(
+        "dwelling",
+        "a visible dwelling characteristic",
+        "dwelling housing house roof walls wall floor toilet water electricity electcon rooms nrooms tenure "
+        "wohnung wohnflaeche dach logement toit vivienda techo abitazione tetto woning dak",
+    ),
 )
 _BY_KEY = {c.key: c for c in KEY_VARIABLES}
 
 #: words that make a header an opinion or a rating, not an observable fact (``rate_marriage``)
-OPINION = frozenset("rate rating rated satisfaction satisfied happy happiness opinion attitude agree importance "
-                    "trust feel feeling zufriedenheit satisfaction bewertung meinung opinion satisfaccion "
-                    "soddisfazione tevredenheid mening".split())
+OPINION = frozenset(
+    "rate rating rated satisfaction satisfied happy happiness opinion attitude agree importance "
+    "trust feel feeling zufriedenheit satisfaction bewertung meinung opinion satisfaccion "
+    "soddisfazione tevredenheid mening".split()
+)
 
 #: the categories of the "demographics only" attacker scenario
 DEMOGRAPHIC = ("age", "sex", "geography")

@@ -19,9 +19,33 @@ from functools import lru_cache
 
 import numpy as np
 
-LOCALES = ("en_US", "en_GB", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "pt_PT", "pt_BR", "pl_PL", "sv_SE",
-           "da_DK", "no_NO", "fi_FI", "cs_CZ", "hu_HU", "ro_RO", "tr_TR", "el_GR", "en_IE", "de_AT", "de_CH",
-           "fr_CH", "es_MX", "en_IN")
+LOCALES = (
+    "en_US",
+    "en_GB",
+    "de_DE",
+    "fr_FR",
+    "es_ES",
+    "it_IT",
+    "nl_NL",
+    "pt_PT",
+    "pt_BR",
+    "pl_PL",
+    "sv_SE",
+    "da_DK",
+    "no_NO",
+    "fi_FI",
+    "cs_CZ",
+    "hu_HU",
+    "ro_RO",
+    "tr_TR",
+    "el_GR",
+    "en_IE",
+    "de_AT",
+    "de_CH",
+    "fr_CH",
+    "es_MX",
+    "en_IN",
+)
 _WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)*")
 
 
@@ -76,8 +100,9 @@ def name_shares(values: np.ndarray) -> tuple[float, float]:
         is_last = [w in last for w in words]
         if any(is_first) or any(is_last):
             known += 1
-            if len(words) >= 2 and any(f and any(l for j, l in enumerate(is_last) if j != i)
-                                       for i, f in enumerate(is_first)):
+            if len(words) >= 2 and any(
+                f and any(l for j, l in enumerate(is_last) if j != i) for i, f in enumerate(is_first)
+            ):
                 full += 1
     n = max(len(values), 1)
     return full / n, known / n

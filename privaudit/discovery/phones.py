@@ -62,13 +62,17 @@ def _column_regions(national: np.ndarray) -> list[str]:
     digits = [_NON_DIGIT.sub("", v) for v in sample]
     ranked = []
     for region, prefix, pattern in _regions():  # a few thousand matches of compiled patterns
-        hit = np.array([pattern.fullmatch(d[len(prefix):] if prefix and d.startswith(prefix) else d) is not None
-                        for d in digits], dtype=bool)
+        hit = np.array(
+            [pattern.fullmatch(d[len(prefix) :] if prefix and d.startswith(prefix) else d) is not None for d in digits],
+            dtype=bool,
+        )
         if hit.any():
             ranked.append((int(hit.sum()), region, hit))
     ranked.sort(key=lambda item: -item[0])
-    covers = [(region, np.array([bool(h) and _valid(v, region) for v, h in zip(sample, hit, strict=False)], dtype=bool))
-              for _, region, hit in ranked[:SHORTLIST]]
+    covers = [
+        (region, np.array([bool(h) and _valid(v, region) for v, h in zip(sample, hit, strict=False)], dtype=bool))
+        for _, region, hit in ranked[:SHORTLIST]
+    ]
     chosen: list[str] = []
     covered = np.zeros(len(sample), dtype=bool)
     while covers and len(chosen) < MAX_REGIONS:

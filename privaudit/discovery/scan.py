@@ -55,8 +55,15 @@ class Finding:
     confidence: str = "high"  # "high" or "medium"
 
     def to_dict(self) -> dict:
-        return {"column": self.column, "kind": self.kind, "label": self.label, "share": round(self.share, 4),
-                "examples": self.examples, "evidence": self.evidence, "confidence": self.confidence}
+        return {
+            "column": self.column,
+            "kind": self.kind,
+            "label": self.label,
+            "share": round(self.share, 4),
+            "examples": self.examples,
+            "evidence": self.evidence,
+            "confidence": self.confidence,
+        }
 
 
 # ------------------------------------------------------------------------------------------ masking
@@ -85,8 +92,11 @@ def column_sample(series: pd.Series) -> tuple[np.ndarray, np.ndarray, int]:
     elif pd.api.types.is_float_dtype(values.dtype):
         arr = values.to_numpy(dtype=float)
         whole = np.isfinite(arr) & (arr == np.round(arr)) & (np.abs(arr) < 1e15)
-        values = pd.Series(np.where(whole, arr.astype(np.int64).astype(str), arr.astype(str)), dtype=object) \
-            if whole.all() else pd.Series(arr.astype(str), dtype=object)
+        values = (
+            pd.Series(np.where(whole, arr.astype(np.int64).astype(str), arr.astype(str)), dtype=object)
+            if whole.all()
+            else pd.Series(arr.astype(str), dtype=object)
+        )
     else:
         values = values.astype(str)
     values = values.str.strip()
@@ -127,8 +137,11 @@ def scan_column(name: str, series: pd.Series) -> Finding | None:
             best = Finding(name, r.kind, r.label, share, _examples(distinct[hit], r.kind), evidence)
     if best is not None:
         return best
-    return _names(name, distinct, counts, n, "person_name" in hinted) or _free_text(name, text, counts, n) or \
-        _record_key(name, series, distinct, n, "record_key" in hinted)
+    return (
+        _names(name, distinct, counts, n, "person_name" in hinted)
+        or _free_text(name, text, counts, n)
+        or _record_key(name, series, distinct, n, "record_key" in hinted)
+    )
 
 
 #: check digits are verified on at most this many distinct matched values of a column's sample
@@ -162,8 +175,11 @@ def _examples(values: np.ndarray, kind: str, count: int = 3) -> list[str]:
 
 
 def _names(name: str, distinct: np.ndarray, counts: np.ndarray, n: int, hinted: bool) -> Finding | None:
-    alphabetic = pd.Series(distinct, dtype=object).str.slice(0, MAX_VALUE).str.fullmatch(
-        r"[^\W\d_]+(?:[\s,.'-]+[^\W\d_]+){0,3}\.?")
+    alphabetic = (
+        pd.Series(distinct, dtype=object)
+        .str.slice(0, MAX_VALUE)
+        .str.fullmatch(r"[^\W\d_]+(?:[\s,.'-]+[^\W\d_]+){0,3}\.?")
+    )
     alphabetic = alphabetic.to_numpy(dtype=bool)
     if float(counts[alphabetic].sum()) / n < 0.5:
         return None
@@ -173,12 +189,23 @@ def _names(name: str, distinct: np.ndarray, counts: np.ndarray, n: int, hinted: 
         return None  # no full name can be found, and only a header makes single known words count
     full, known = _weighted_name_shares(distinct[alphabetic], counts[alphabetic], n)
     if full >= 0.5:
-        return Finding(name, "person_name", "person names", full, _examples(distinct[alphabetic], "person_name"),
-                       [f"{full:.0%} of sampled values are a known first name with a known last name"])
+        return Finding(
+            name,
+            "person_name",
+            "person names",
+            full,
+            _examples(distinct[alphabetic], "person_name"),
+            [f"{full:.0%} of sampled values are a known first name with a known last name"],
+        )
     if hinted and known >= HEADER_SHARE:
-        return Finding(name, "person_name", "person names", known, _examples(distinct[alphabetic], "person_name"),
-                       [f"{known:.0%} of sampled values are known first or last names",
-                        f"the header {name!r} says names"])
+        return Finding(
+            name,
+            "person_name",
+            "person names",
+            known,
+            _examples(distinct[alphabetic], "person_name"),
+            [f"{known:.0%} of sampled values are known first or last names", f"the header {name!r} says names"],
+        )
     return None
 
 
@@ -206,8 +233,14 @@ def _free_text(name: str, text: pd.Series, counts: np.ndarray, n: int) -> Findin
         share = float(counts[hit].sum()) / n
         if share >= TEXT_SHARE:
             found = text[hit].str.extract(rf"({pattern})", flags=re.IGNORECASE)[0].to_numpy(dtype=object)
-            return Finding(name, f"free_text:{kind}", f"free text holding {r.label}", share,
-                           _examples(found, kind), [f"{share:.0%} of sampled texts contain {r.label}"])
+            return Finding(
+                name,
+                f"free_text:{kind}",
+                f"free text holding {r.label}",
+                share,
+                _examples(found, kind),
+                [f"{share:.0%} of sampled texts contain {r.label}"],
+            )
     return None
 
 
@@ -220,23 +253,40 @@ def _record_key(name: str, series: pd.Series, distinct: np.ndarray, n: int, hint
             return None  # measurements and money amounts with decimals are not keys
         span = numeric.max() - numeric.min() + 1
         in_rows = pd.to_numeric(series.dropna().astype(str), errors="coerce").to_numpy(dtype=float)
-        consecutive = (span <= 1.1 * len(distinct) and n >= MIN_ROW_NUMBERS
-                       and bool(np.all(np.diff(in_rows) > 0)))  # increasing in row order: a row number
+        consecutive = (
+            span <= 1.1 * len(distinct) and n >= MIN_ROW_NUMBERS and bool(np.all(np.diff(in_rows) > 0))
+        )  # increasing in row order: a row number
         if not (hinted or consecutive):
             return None  # unique whole numbers (amounts, counts) without an identifier header
         evidence = [f"{len(distinct) / n:.0%} of sampled values are distinct"]
-        evidence.append("they are consecutive integers (a row number)" if consecutive and not hinted
-                        else f"the header {name!r} names an identifier")
-        return Finding(name, "record_key", "record keys", len(distinct) / n, _examples(distinct, "record_key"),
-                       evidence, "high" if hinted else "medium")
+        evidence.append(
+            "they are consecutive integers (a row number)"
+            if consecutive and not hinted
+            else f"the header {name!r} names an identifier"
+        )
+        return Finding(
+            name,
+            "record_key",
+            "record keys",
+            len(distinct) / n,
+            _examples(distinct, "record_key"),
+            evidence,
+            "high" if hinted else "medium",
+        )
     codes = pd.Series(distinct, dtype=object).str.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_./:#-]{3,39}")
     share = float(codes.mean())
     if share < 0.9 or not (hinted or pd.Series(distinct).str.contains(r"\d").mean() > 0.9):
         return None
-    return Finding(name, "record_key", "record keys", len(distinct) / n, _examples(distinct, "record_key"),
-                   [f"{len(distinct) / n:.0%} of sampled values are distinct codes"]
-                   + ([f"the header {name!r} names an identifier"] if hinted else []),
-                   "high" if hinted else "medium")
+    return Finding(
+        name,
+        "record_key",
+        "record keys",
+        len(distinct) / n,
+        _examples(distinct, "record_key"),
+        [f"{len(distinct) / n:.0%} of sampled values are distinct codes"]
+        + ([f"the header {name!r} names an identifier"] if hinted else []),
+        "high" if hinted else "medium",
+    )
 
 
 def scan_frame(frame: pd.DataFrame, columns: list[str] | None = None) -> list[Finding]:

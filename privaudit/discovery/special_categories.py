@@ -42,70 +42,113 @@ class Special:
 
 
 def _s(key, label, article, words, stems="", values=""):
-    return Special(key, label, article, transliterated(words.split()), tuple(stems.split()),
-                   frozenset(values.split()))
+    return Special(key, label, article, transliterated(words.split()), tuple(stems.split()), frozenset(values.split()))
 
 
 SPECIAL_CATEGORIES: tuple[Special, ...] = (
-    _s("sex_life", "sex life or sexual orientation", "GDPR Art. 9",
-       "sexual sexlife sexuality orientation sexualorientation affair affairs infidelity extramarital adultery "
-       "paramour lover sexpartners nsexpartners homosexual gay lesbian lgbt lgbtq bisexual sexualitaet "
-       "seitensprung orientationsexuelle sexualite adultere infidelidad orientacionsexual sexualidad "
-       "infedelta orientamentosessuale sessualita seksualiteit seksuele overspel vreemdgaan",
-       "sexual extramarit",
-       "heterosexual homosexual bisexual gay lesbian asexual straight"),
-    _s("health", "health", "GDPR Art. 9",
-       "health healthy diagnosis diagnose diagnosed disease diseases illness ill sick sickness condition "
-       "hiv aids cancer tumor tumour diabetes asthma treatment therapy medication medicine drug drugs "
-       "disability disabled handicap impairment bmi smoker smoking alcohol pregnancy pregnant mental "
-       "depression psychiatric icd icd10 icd9 hospital hospitalisation hospitalization symptom symptoms "
-       "physlim ndisease hlthg hlthf hlthp mdvis gesundheit krankheit erkrankung behinderung sante maladie "
-       "salud enfermedad discapacidad salute malattia disabilita gezondheid ziekte aandoening",
-       "diagnos hlth health krankh erkrank malad enferm malatt ziek medic",
-       "diabetes asthma cancer hiv depression hypertension influenza flu bronchitis gastritis"),
-    _s("religion", "religious or philosophical beliefs", "GDPR Art. 9",
-       "religion religious religiosity faith church denomination confession konfession "
-       "religionszugehoerigkeit kirche culte confesion religione religie kerk kerkgenootschap belief beliefs "
-       "weltanschauung", "religi",
-       "catholic protestant christian muslim islam jewish judaism hindu buddhist atheist agnostic orthodox "
-       "evangelical lutheran baptist methodist anglican sikh mormon"),
-    _s("political", "political opinions", "GDPR Art. 9",
-       "political politics party partisan pid partyid partyidentification vote voted voting votes ballot "
-       "election ideology ideological leftright selflr lrself lrscale liberal conservative partei wahl "
-       "wahlabsicht politisch politique parti vote partido voto politica partito partij stem politiek",
-       "politi ideolog",
-       "democrat republican labour tory libdem green socialist communist liberal conservative"),
-    _s("trade_union", "trade union membership", "GDPR Art. 9",
-       "union unions unionmember unionised unionized tradeunion gewerkschaft syndicat syndique syndical "
-       "sindicato sindicado sindacato iscrittosindacato vakbond vakbondslid", "gewerksch syndic sindac vakbond"),
-    _s("ethnicity", "racial or ethnic origin", "GDPR Art. 9",
-       "race racial ethnic ethnicity ethnie ethnique raza etnia etnico etnicita etniciteit herkomst afkomst "
-       "migrationshintergrund", "ethni etni",
-       "white black asian hispanic latino caucasian african amer-indian-eskimo asian-pac-islander "
-       "indigenous aboriginal"),
-    _s("genetic", "genetic data", "GDPR Art. 9",
-       "genetic gene genes genotype genome dna snp allele alleles haplotype genetisch genetique genetico",
-       "genom genot"),
-    _s("biometric", "biometric data", "GDPR Art. 9",
-       "biometric biometrics fingerprint fingerprints faceprint iris retina voiceprint faceid "
-       "biometrisch biometrique biometrico", "biometr"),
-    _s("criminal", "criminal convictions and offences", "GDPR Art. 10",
-       "criminal crime crimes conviction convictions convicted offence offences offense offenses offender "
-       "arrest arrested prison prisoner jail incarceration incarcerated probation parole felony "
-       "vorstrafe vorstrafen straftat straffaellig casier judiciaire condamnation delit antecedentes "
-       "penales delito condena condanna reato casellario veroordeling strafblad delict misdrijf",
-       "crimin convict"),
-    _s("economic", "income, wealth or benefits", "",
-       "income incomes inc hhinc faminc earnings earning wage wages salary salaries pay payment debt debts "
-       "loan loans mortgage benefit benefits welfare pension pensions savings saving wealth assets "
-       "expenditure expenditures expend expenses consumption spending allowance subsidy "
-       "einkommen lohn gehalt verdienst schulden kredit vermoegen ersparnisse rente sozialhilfe ausgaben "
-       "revenu revenus salaire dette dettes epargne allocation allocations depenses patrimoine "
-       "ingreso ingresos salario sueldo deuda ahorro subsidio gastos reddito stipendio salario debito "
-       "risparmio sussidio spese inkomen loon salaris schuld schulden spaargeld uitkering uitgaven vermogen "
-       # the US Current Population Survey's codebook names (CASC's reference file): taxes, earnings, transfers
-       "tax taxes taxinc fedtax statetax agi fica wsalval pearnval ernval intval ptotval pothval emcontrb",
-       "income salar einkomm revenu ingres reddit inkom"),
+    _s(
+        "sex_life",
+        "sex life or sexual orientation",
+        "GDPR Art. 9",
+        "sexual sexlife sexuality orientation sexualorientation affair affairs infidelity extramarital adultery "
+        "paramour lover sexpartners nsexpartners homosexual gay lesbian lgbt lgbtq bisexual sexualitaet "
+        "seitensprung orientationsexuelle sexualite adultere infidelidad orientacionsexual sexualidad "
+        "infedelta orientamentosessuale sessualita seksualiteit seksuele overspel vreemdgaan",
+        "sexual extramarit",
+        "heterosexual homosexual bisexual gay lesbian asexual straight",
+    ),
+    _s(
+        "health",
+        "health",
+        "GDPR Art. 9",
+        "health healthy diagnosis diagnose diagnosed disease diseases illness ill sick sickness condition "
+        "hiv aids cancer tumor tumour diabetes asthma treatment therapy medication medicine drug drugs "
+        "disability disabled handicap impairment bmi smoker smoking alcohol pregnancy pregnant mental "
+        "depression psychiatric icd icd10 icd9 hospital hospitalisation hospitalization symptom symptoms "
+        "physlim ndisease hlthg hlthf hlthp mdvis gesundheit krankheit erkrankung behinderung sante maladie "
+        "salud enfermedad discapacidad salute malattia disabilita gezondheid ziekte aandoening",
+        "diagnos hlth health krankh erkrank malad enferm malatt ziek medic",
+        "diabetes asthma cancer hiv depression hypertension influenza flu bronchitis gastritis",
+    ),
+    _s(
+        "religion",
+        "religious or philosophical beliefs",
+        "GDPR Art. 9",
+        "religion religious religiosity faith church denomination confession konfession "
+        "religionszugehoerigkeit kirche culte confesion religione religie kerk kerkgenootschap belief beliefs "
+        "weltanschauung",
+        "religi",
+        "catholic protestant christian muslim islam jewish judaism hindu buddhist atheist agnostic orthodox "
+        "evangelical lutheran baptist methodist anglican sikh mormon",
+    ),
+    _s(
+        "political",
+        "political opinions",
+        "GDPR Art. 9",
+        "political politics party partisan pid partyid partyidentification vote voted voting votes ballot "
+        "election ideology ideological leftright selflr lrself lrscale liberal conservative partei wahl "
+        "wahlabsicht politisch politique parti vote partido voto politica partito partij stem politiek",
+        "politi ideolog",
+        "democrat republican labour tory libdem green socialist communist liberal conservative",
+    ),
+    _s(
+        "trade_union",
+        "trade union membership",
+        "GDPR Art. 9",
+        "union unions unionmember unionised unionized tradeunion gewerkschaft syndicat syndique syndical "
+        "sindicato sindicado sindacato iscrittosindacato vakbond vakbondslid",
+        "gewerksch syndic sindac vakbond",
+    ),
+    _s(
+        "ethnicity",
+        "racial or ethnic origin",
+        "GDPR Art. 9",
+        "race racial ethnic ethnicity ethnie ethnique raza etnia etnico etnicita etniciteit herkomst afkomst "
+        "migrationshintergrund",
+        "ethni etni",
+        "white black asian hispanic latino caucasian african amer-indian-eskimo asian-pac-islander "
+        "indigenous aboriginal",
+    ),
+    _s(
+        "genetic",
+        "genetic data",
+        "GDPR Art. 9",
+        "genetic gene genes genotype genome dna snp allele alleles haplotype genetisch genetique genetico",
+        "genom genot",
+    ),
+    _s(
+        "biometric",
+        "biometric data",
+        "GDPR Art. 9",
+        "biometric biometrics fingerprint fingerprints faceprint iris retina voiceprint faceid "
+        "biometrisch biometrique biometrico",
+        "biometr",
+    ),
+    _s(
+        "criminal",
+        "criminal convictions and offences",
+        "GDPR Art. 10",
+        "criminal crime crimes conviction convictions convicted offence offences offense offenses offender "
+        "arrest arrested prison prisoner jail incarceration incarcerated probation parole felony "
+        "vorstrafe vorstrafen straftat straffaellig casier judiciaire condamnation delit antecedentes "
+        "penales delito condena condanna reato casellario veroordeling strafblad delict misdrijf",
+        "crimin convict",
+    ),
+    _s(
+        "economic",
+        "income, wealth or benefits",
+        "",
+        "income incomes inc hhinc faminc earnings earning wage wages salary salaries pay payment debt debts "
+        "loan loans mortgage benefit benefits welfare pension pensions savings saving wealth assets "
+        "expenditure expenditures expend expenses consumption spending allowance subsidy "
+        "einkommen lohn gehalt verdienst schulden kredit vermoegen ersparnisse rente sozialhilfe ausgaben "
+        "revenu revenus salaire dette dettes epargne allocation allocations depenses patrimoine "
+        "ingreso ingresos salario sueldo deuda ahorro subsidio gastos reddito stipendio salario debito "
+        "risparmio sussidio spese inkomen loon salaris schuld schulden spaargeld uitkering uitgaven vermogen "
+        # the US Current Population Survey's codebook names (CASC's reference file): taxes, earnings, transfers
+        "tax taxes taxinc fedtax statetax agi fica wsalval pearnval ernval intval ptotval pothval emcontrb",
+        "income salar einkomm revenu ingres reddit inkom",
+    ),
 )
 _BY_KEY = {s.key: s for s in SPECIAL_CATEGORIES}
 #: special categories an intruder can also observe: drafted as quasi-identifiers, flagged special
@@ -128,8 +171,9 @@ def special_by_values(distinct: np.ndarray, counts: np.ndarray) -> tuple[Special
     and half the values), with the share of values; None for codes, numbers and ordinary words."""
     if not 2 <= len(distinct) <= 200:
         return None
-    labels = pd.Series(distinct, dtype=object).astype(str).str.strip().str.lower().str.replace(r"[\s_]+", "-",
-                                                                                               regex=True)
+    labels = (
+        pd.Series(distinct, dtype=object).astype(str).str.strip().str.lower().str.replace(r"[\s_]+", "-", regex=True)
+    )
     total = max(int(np.sum(counts)), 1)
     for special in SPECIAL_CATEGORIES:
         if not special.values:

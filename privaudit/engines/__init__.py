@@ -69,25 +69,35 @@ class Engine:
             try:
                 importlib.import_module(self.requires)
             except ImportError:
-                raise PrivauditError(f"the {self.name} engine needs the {self.requires} package: "
-                                     f"pip install 'privaudit[{self.requires.replace('pyspark', 'spark')}]'") from None
+                raise PrivauditError(
+                    f"the {self.name} engine needs the {self.requires} package: "
+                    f"pip install 'privaudit[{self.requires.replace('pyspark', 'spark')}]'"
+                ) from None
         return importlib.import_module(f"{__name__}.{self.module}")
 
     def check_options(self, options: dict[str, Any]) -> None:
         """Refuse, in one line, an option the engine's ``summarize`` does not take."""
         import inspect
 
-        params = {name: p for name, p in inspect.signature(self.load().summarize).parameters.items()
-                  if p.kind == p.KEYWORD_ONLY and name not in ("progress", "what")}
+        params = {
+            name: p
+            for name, p in inspect.signature(self.load().summarize).parameters.items()
+            if p.kind == p.KEYWORD_ONLY and name not in ("progress", "what")
+        }
         taken = list(params)
         for name, value in options.items():
             if name not in taken:
-                raise PrivauditError(f"--engine-option {name}: the {self.name} engine takes "
-                                     f"{', '.join(taken) if taken else 'no options'}")
+                raise PrivauditError(
+                    f"--engine-option {name}: the {self.name} engine takes "
+                    f"{', '.join(taken) if taken else 'no options'}"
+                )
             # a count or a size (batch_rows, threads, dense_cells ...): a whole number, at least 0 (or 1)
             kind, least = str(params[name].annotation), 1 if name in POSITIVE_OPTIONS else 0
-            if kind.startswith("int") and not (value is None and "None" in kind) and (
-                    isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least):
+            if (
+                kind.startswith("int")
+                and not (value is None and "None" in kind)
+                and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least)
+            ):
                 raise PrivauditError(f"--engine-option {name}={value}: expected a whole number of at least {least}")
 
     @property

@@ -97,9 +97,18 @@ class CountMatrix:
     total: np.ndarray
 
 
-def assemble(policy, qi_columns: Sequence[QIColumn], combo_codes: Sequence[np.ndarray], combo_sizes: np.ndarray,
-             combo_weights: np.ndarray | None, pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray] | CountMatrix],
-             domains: dict[str, np.ndarray], n_rows: int, engine: str, ordered: bool = False) -> ClassSummary:
+def assemble(
+    policy,
+    qi_columns: Sequence[QIColumn],
+    combo_codes: Sequence[np.ndarray],
+    combo_sizes: np.ndarray,
+    combo_weights: np.ndarray | None,
+    pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray] | CountMatrix],
+    domains: dict[str, np.ndarray],
+    n_rows: int,
+    engine: str,
+    ordered: bool = False,
+) -> ClassSummary:
     """The class summary from combinations (see the module docstring).
 
     ``pairs[col] = (combination index, value index in domains[col], count)``, or a :class:`CountMatrix`
@@ -116,28 +125,47 @@ def assemble(policy, qi_columns: Sequence[QIColumn], combo_codes: Sequence[np.nd
     n_classes = len(first)
     sizes = np.asarray(combo_sizes, np.int64) if first is class_of else _sum_by(class_of, combo_sizes, n_classes)
     if policy.data.missing_qi == "wildcard" and any((np.asarray(c)[first] < 0).any() for c in combo_codes):
-        raise DataError(f"data.missing_qi: 'wildcard' matching of missing quasi-identifier values needs the "
-                        f"whole table in memory; the {engine} engine cannot apply it: use --engine in-process")
-    frame = pd.DataFrame({q.name: q.decode(np.asarray(c, dtype=np.int64) if ordered else np.asarray(c, dtype=np.int64)[first])
-                          for q, c in zip(qi_columns, combo_codes, strict=False)})
+        raise DataError(
+            f"data.missing_qi: 'wildcard' matching of missing quasi-identifier values needs the "
+            f"whole table in memory; the {engine} engine cannot apply it: use --engine in-process"
+        )
+    frame = pd.DataFrame(
+        {
+            q.name: q.decode(np.asarray(c, dtype=np.int64) if ordered else np.asarray(c, dtype=np.int64)[first])
+            for q, c in zip(qi_columns, combo_codes, strict=False)
+        }
+    )
     weight_sums = None
     if combo_weights is not None:
-        weight_sums = (np.asarray(combo_weights, dtype=float) if first is class_of
-                       else np.bincount(class_of, weights=combo_weights, minlength=n_classes))
-    summary = ClassSummary([q.name for q in qi_columns], policy.data.missing_qi, None, sizes, sizes,
-                               np.arange(n_classes, dtype=np.int64), frame, weight_sums=weight_sums)
+        weight_sums = (
+            np.asarray(combo_weights, dtype=float)
+            if first is class_of
+            else np.bincount(class_of, weights=combo_weights, minlength=n_classes)
+        )
+    summary = ClassSummary(
+        [q.name for q in qi_columns],
+        policy.data.missing_qi,
+        None,
+        sizes,
+        sizes,
+        np.arange(n_classes, dtype=np.int64),
+        frame,
+        weight_sums=weight_sums,
+    )
     for column, given in pairs.items():
         if isinstance(given, CountMatrix):
             if first is not class_of:
                 raise ValueError("a prebuilt count matrix needs unique, sorted combinations")
             m = len(domains[column])
             counts = sp.csr_matrix((given.data, given.indices, given.indptr), shape=(n_classes, m))
-            summary.sensitive[column] = SensitiveCounts(column, domains[column], counts, given.total,
-                                                        int(n_rows - given.total.sum()))
+            summary.sensitive[column] = SensitiveCounts(
+                column, domains[column], counts, given.total, int(n_rows - given.total.sum())
+            )
             continue
         combo, value, count = given
-        summary.sensitive[column] = _sensitive(column, domains[column], class_of[combo], value, count,
-                                               n_classes, n_rows)
+        summary.sensitive[column] = _sensitive(
+            column, domains[column], class_of[combo], value, count, n_classes, n_rows
+        )
     return summary
 
 
@@ -157,8 +185,9 @@ def _sum_by(group: np.ndarray, counts: np.ndarray, n: int) -> np.ndarray:
     return np.rint(np.bincount(group, weights=np.asarray(counts, dtype=float), minlength=n)).astype(np.int64)
 
 
-def _sensitive(column: str, domain: np.ndarray, cls: np.ndarray, value: np.ndarray, count: np.ndarray,
-               n_classes: int, n_rows: int) -> SensitiveCounts:
+def _sensitive(
+    column: str, domain: np.ndarray, cls: np.ndarray, value: np.ndarray, count: np.ndarray, n_classes: int, n_rows: int
+) -> SensitiveCounts:
     """The class x value count matrix (CSR, columns sorted within rows, as ``summary.sensitive_counts``)."""
     m = len(domain)
     keep = (value >= 0) & (count > 0)

@@ -50,15 +50,25 @@ class DatasetSource(Source):
 
     def table(self, n_rows: int) -> Table:
         kind, digest = fingerprint(self.location)
-        return Table(None, self.location.text, digest, self.size, f"{self.file_format} dataset",
-                     n_rows=int(n_rows), column_names=list(self.columns), fingerprint=kind)
+        return Table(
+            None,
+            self.location.text,
+            digest,
+            self.size,
+            f"{self.file_format} dataset",
+            n_rows=int(n_rows),
+            column_names=list(self.columns),
+            fingerprint=kind,
+        )
 
-    def batches(self, columns: Sequence[str], batch_rows: int = 1 << 20,
-                block_bytes: int | None = None) -> Iterator[tuple[int, pa.RecordBatch]]:
+    def batches(
+        self, columns: Sequence[str], batch_rows: int = 1 << 20, block_bytes: int | None = None
+    ) -> Iterator[tuple[int, pa.RecordBatch]]:
         offset = 0
         try:
-            for batch in self.dataset.to_batches(columns=list(columns) or self.columns[:1], batch_size=batch_rows,
-                                                 use_threads=False):
+            for batch in self.dataset.to_batches(
+                columns=list(columns) or self.columns[:1], batch_size=batch_rows, use_threads=False
+            ):
                 if batch.num_rows:
                     yield offset, batch
                     offset += batch.num_rows
@@ -88,33 +98,51 @@ def open_dataset(text: str, policy: Policy, what: str = "released table") -> Dat
         file_format = pads.CsvFileFormat(
             parse_options=pa.csv.ParseOptions(delimiter=delimiter, newlines_in_values=False),
             read_options=pa.csv.ReadOptions(column_names=names, skip_rows=1, block_size=1 << 24),
-            convert_options=pa.csv.ConvertOptions(column_types={n: pa.string() for n in names},
-                                                  strings_can_be_null=False))
+            convert_options=pa.csv.ConvertOptions(
+                column_types={n: pa.string() for n in names}, strings_can_be_null=False
+            ),
+        )
     else:
         file_format = "parquet"
     merged = check_schemas(location, delimiter, what)  # every file's columns, as the in-process load checks them
     keys = list(location.partitions(location.files[0]))
-    partitioning = (pads.partitioning(pa.schema([pa.field(k, pa.string()) for k in keys]), flavor="hive")
-                    if keys else None)  # partition values as text, as the in-process load reads them
+    partitioning = (
+        pads.partitioning(pa.schema([pa.field(k, pa.string()) for k in keys]), flavor="hive") if keys else None
+    )  # partition values as text, as the in-process load reads them
     if merged is not None:  # the types the in-process load's concatenation promotes to
         merged = pa.schema([*merged, *(pa.field(k, pa.string()) for k in keys if k not in merged.names)])
     try:
-        dataset = pads.dataset(paths, filesystem=location.filesystem, format=file_format, schema=merged,
-                               partitioning=partitioning, partition_base_dir=location.root if keys else None)
+        dataset = pads.dataset(
+            paths,
+            filesystem=location.filesystem,
+            format=file_format,
+            schema=merged,
+            partitioning=partitioning,
+            partition_base_dir=location.root if keys else None,
+        )
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as exc:
         read_location(location, delimiter, what)  # the in-process message, when a file does not read
         raise DataError(f"{text}: partitions with different schemas ({first_line(exc)})") from None
     columns = list(dataset.schema.names)
     check_required_columns(text, columns, policy)
-    source = DatasetSource(Label(text), location.file_format, columns, location.size, delimiter=delimiter,
-                           num_rows=None, location=location, dataset=dataset)
+    source = DatasetSource(
+        Label(text),
+        location.file_format,
+        columns,
+        location.size,
+        delimiter=delimiter,
+        num_rows=None,
+        location=location,
+        dataset=dataset,
+    )
     source.missing = policy.missing_tokens
     return source
 
 
 def _first_file(location: Location) -> Location:
-    return Location(location.text, location.filesystem, location.root, location.files[:1], location.file_format,
-                    location.remote)
+    return Location(
+        location.text, location.filesystem, location.root, location.files[:1], location.file_format, location.remote
+    )
 
 
 def open_input(path, policy: Policy, what: str = "released table") -> Source:
@@ -122,8 +150,10 @@ def open_input(path, policy: Policy, what: str = "released table") -> Source:
     if isinstance(path, (str, Path)) and is_dataset(path):
         return open_dataset(str(path), policy, what)
     if not isinstance(path, (str, Path)):
-        raise DataError(f"{what}: this engine reads files, directories, globs or URIs, not a {type(path).__name__} "
-                        "(use --engine in-process, or the engine's own session: see docs/locations.md)")
+        raise DataError(
+            f"{what}: this engine reads files, directories, globs or URIs, not a {type(path).__name__} "
+            "(use --engine in-process, or the engine's own session: see docs/locations.md)"
+        )
     return open_source(path, policy, what)
 
 
@@ -141,11 +171,20 @@ class CatalogSource(Source):
         return f"row {index + 1}"
 
     def table(self, n_rows: int) -> Table:
-        return Table(None, str(self.path), "", 0, self.kind, n_rows=int(n_rows), column_names=list(self.columns),
-                     fingerprint="not hashed (a table in the engine's catalog)")
+        return Table(
+            None,
+            str(self.path),
+            "",
+            0,
+            self.kind,
+            n_rows=int(n_rows),
+            column_names=list(self.columns),
+            fingerprint="not hashed (a table in the engine's catalog)",
+        )
 
-    def batches(self, columns: Sequence[str], batch_rows: int = 1 << 20,
-                block_bytes: int | None = None) -> Iterator[tuple[int, pa.RecordBatch]]:
+    def batches(
+        self, columns: Sequence[str], batch_rows: int = 1 << 20, block_bytes: int | None = None
+    ) -> Iterator[tuple[int, pa.RecordBatch]]:
         offset = 0
         for batch in self._batches(list(columns) or self.columns[:1], batch_rows):
             yield offset, batch

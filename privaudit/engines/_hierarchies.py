@@ -16,8 +16,9 @@ from privaudit.engines._domain import ColumnDomain, as_numbers
 from privaudit.engines._source import Source
 
 
-def check_hierarchies(policy: Policy, domains: dict[str, ColumnDomain], source: Source,
-                      first_seen: bool = True) -> None:
+def check_hierarchies(
+    policy: Policy, domains: dict[str, ColumnDomain], source: Source, first_seen: bool = True
+) -> None:
     """Raise the HierarchyError ``load_table`` raises, if any. ``first_seen``: numeric domains hold their
     values in order of first appearance (the chunked engine); otherwise the file is scanned."""
     for column, hierarchy in policy.hierarchies.items():

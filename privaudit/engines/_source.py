@@ -63,12 +63,20 @@ class Source:
 
     def table(self, n_rows: int) -> Table:
         """The report's facts about the file (the SHA-256 is one more sequential read)."""
-        return Table(None, self.path, sha256_of(self.path), self.size, self.file_format,
-                     n_rows=int(n_rows), column_names=list(self.columns))
+        return Table(
+            None,
+            self.path,
+            sha256_of(self.path),
+            self.size,
+            self.file_format,
+            n_rows=int(n_rows),
+            column_names=list(self.columns),
+        )
 
     # ------------------------------------------------------------------ streaming
-    def batches(self, columns: Sequence[str], batch_rows: int = 1 << 20,
-                block_bytes: int | None = None) -> Iterator[tuple[int, pa.RecordBatch]]:
+    def batches(
+        self, columns: Sequence[str], batch_rows: int = 1 << 20, block_bytes: int | None = None
+    ) -> Iterator[tuple[int, pa.RecordBatch]]:
         """``(offset of the batch's first row, batch of ``columns``)`` in file order. Parquet batches hold
         ``batch_rows`` rows; CSV blocks about as many (``block_bytes`` of text, at least 16 MiB unless
         given: a row must fit in a block)."""
@@ -92,12 +100,13 @@ class Source:
             try:
                 reader = pacsv.open_csv(
                     self.path,
-                    read_options=pacsv.ReadOptions(column_names=self.columns, skip_rows=1,
-                                                   block_size=int(block_bytes)),
+                    read_options=pacsv.ReadOptions(column_names=self.columns, skip_rows=1, block_size=int(block_bytes)),
                     parse_options=pacsv.ParseOptions(delimiter=self.delimiter, newlines_in_values=False),
                     convert_options=pacsv.ConvertOptions(
-                        column_types={n: pa.string() for n in self.columns}, strings_can_be_null=False,
-                        include_columns=columns or self.columns[:1]),
+                        column_types={n: pa.string() for n in self.columns},
+                        strings_can_be_null=False,
+                        include_columns=columns or self.columns[:1],
+                    ),
                 )
                 for batch in reader:
                     start, read = read, read + batch.num_rows
@@ -139,8 +148,9 @@ class Source:
         return None
 
 
-def open_source(path: str | Path, policy: Policy, what: str = "released table",
-                required: Sequence[str] | None = None) -> Source:
+def open_source(
+    path: str | Path, policy: Policy, what: str = "released table", required: Sequence[str] | None = None
+) -> Source:
     """Check ``path`` as :func:`privaudit.core.data.load_table` would before typing its values."""
     path = Path(path)
     size = check_file(path, what)

@@ -90,18 +90,27 @@ def summarize_sql(source: Source, policy: Policy, sql: Dialect, column_types: di
     for col in qi:
         rank, labels = domains[col].sorted_codes()
         qi_columns.append(QIColumn(col, domains[col].kind, len(labels), labels))
-        mapped[col] = value_mapping(texts[col], rank[gids[col]] if len(gids[col]) else np.zeros(0, np.int64), pa.int64())
+        mapped[col] = value_mapping(
+            texts[col], rank[gids[col]] if len(gids[col]) else np.zeros(0, np.int64), pa.int64()
+        )
     domain_values = {}
     for col in sensitive:
         leaves = policy.hierarchies[col].leaves if col in policy.hierarchies else None
         domain, index = domains[col].sensitive_domain(list(leaves) if leaves is not None else None)
         domain_values[col] = domain
-        mapped[col] = value_mapping(texts[col], index[gids[col]] if len(gids[col]) else np.zeros(0, np.int64), pa.int64())
+        mapped[col] = value_mapping(
+            texts[col], index[gids[col]] if len(gids[col]) else np.zeros(0, np.int64), pa.int64()
+        )
     for col in weight:
         mapped[col] = value_mapping(texts[col], as_numbers(texts[col][2]), pa.float64())
     limit = getattr(sql, "inline_limit", 0)
-    inline = {col: table for col, table in mapped.items() if col not in weight and table.num_rows <= limit
-              and (pa.types.is_string(table.column("raw").type) or pa.types.is_large_string(table.column("raw").type))}
+    inline = {
+        col: table
+        for col, table in mapped.items()
+        if col not in weight
+        and table.num_rows <= limit
+        and (pa.types.is_string(table.column("raw").type) or pa.types.is_large_string(table.column("raw").type))
+    }
     for i, (col, table) in enumerate(mapped.items()):
         if col not in inline:
             sql.register(f"privaudit_map_{i}", table)
@@ -115,21 +124,24 @@ def summarize_sql(source: Source, policy: Policy, sql: Dialect, column_types: di
     return EngineResult(summary, source.table(n_rows), counts)
 
 
-def distinct_values(sql: Dialect, dict_cols: list[str], count_cols: list[str], column_types: dict[str, pa.DataType],
-              missing: list[str]):
+def distinct_values(
+    sql: Dialect, dict_cols: list[str], count_cols: list[str], column_types: dict[str, pa.DataType], missing: list[str]
+):
     """Distinct raw values and counts of ``dict_cols``; total rows; non-missing counts of ``count_cols``."""
     q = sql.ident
     width = max(len(t) for t in missing)
     # per column: (value expression, expression counted for non-null values or None)
     exprs = [(q(c), None) for c in dict_cols]
-    exprs += [(f"CASE WHEN {_maybe_missing(sql, q(c), column_types.get(c), missing, width)} THEN {q(c)} END", q(c))
-              for c in count_cols]
+    exprs += [
+        (f"CASE WHEN {_maybe_missing(sql, q(c), column_types.get(c), missing, width)} THEN {q(c)} END", q(c))
+        for c in count_cols
+    ]
     if getattr(sql, "stacked", False):
         groups, n_rows = _stacked_groups(sql, dict_cols + count_cols, exprs, column_types)
     else:
         groups, n_rows = _grouping_sets(sql, exprs)
     for i, c in enumerate(dict_cols + count_cols):  # an engine gives instants in its session's time zone:
-        kind = column_types.get(c)                    # their texts are made in the file's, as data.py makes them
+        kind = column_types.get(c)  # their texts are made in the file's, as data.py makes them
         if kind is not None and pa.types.is_timestamp(kind) and kind.tz and groups[i][0].type != kind:
             groups[i] = (groups[i][0].cast(kind), *groups[i][1:])
     distinct = {c: groups[i][:2] for i, c in enumerate(dict_cols)}
@@ -155,8 +167,10 @@ def _grouping_sets(sql: Dialect, exprs: list[tuple[str, str | None]]):
             aggregates.append(f"COUNT({q(f'o{i}')}) AS {q(f'nn{i}')}")
     flags = [f"GROUPING({q(n)}) AS {q('g_' + n)}" for n in names]
     select = ", ".join([q(n) for n in names] + aggregates + flags)
-    text = (f"SELECT {select} FROM (SELECT {', '.join(inner) or '1 AS one'} FROM {sql.relation}) AS t "
-            f"GROUP BY GROUPING SETS ({', '.join(sets + ['()'])})")
+    text = (
+        f"SELECT {select} FROM (SELECT {', '.join(inner) or '1 AS one'} FROM {sql.relation}) AS t "
+        f"GROUP BY GROUPING SETS ({', '.join(sets + ['()'])})"
+    )
     out = sql.query(text)
     n = out.column("n").to_numpy().astype(np.int64)
     flag = {name: out.column("g_" + name).to_numpy() for name in names}
@@ -175,8 +189,9 @@ def _grouping_sets(sql: Dialect, exprs: list[tuple[str, str | None]]):
     return groups, int(n[total_mask].sum())
 
 
-def _stacked_groups(sql: Dialect, columns: list[str], exprs: list[tuple[str, str | None]],
-                    column_types: dict[str, pa.DataType]):
+def _stacked_groups(
+    sql: Dialect, columns: list[str], exprs: list[tuple[str, str | None]], column_types: dict[str, pa.DataType]
+):
     """What :func:`_grouping_sets` returns, from narrow ``(column index, value)`` rows: ``stack`` turns
     each row into one row per column and one ``GROUP BY i, v`` counts them; one query per value type
     (Spark: its Expand for grouping sets copies every column into every output row, and groups on all
@@ -191,11 +206,14 @@ def _stacked_groups(sql: Dialect, columns: list[str], exprs: list[tuple[str, str
         entries = []
         for i in members:
             value, counted = exprs[i]
-            entries.append(f"{i}, {value}, " + (f"CASE WHEN {counted} IS NOT NULL THEN 1 END" if counted
-                                                   else "CAST(NULL AS INT)"))
-        out = sql.query(f"SELECT i, v, COUNT(*) AS n, COUNT(o) AS nn FROM (SELECT stack({len(members)}, "
-                        f"{', '.join(entries)}) AS ({q('i')}, {q('v')}, {q('o')}) FROM {sql.relation}) AS s "
-                        f"GROUP BY i, v")
+            entries.append(
+                f"{i}, {value}, " + (f"CASE WHEN {counted} IS NOT NULL THEN 1 END" if counted else "CAST(NULL AS INT)")
+            )
+        out = sql.query(
+            f"SELECT i, v, COUNT(*) AS n, COUNT(o) AS nn FROM (SELECT stack({len(members)}, "
+            f"{', '.join(entries)}) AS ({q('i')}, {q('v')}, {q('o')}) FROM {sql.relation}) AS s "
+            f"GROUP BY i, v"
+        )
         index = out.column("i").to_numpy()
         n = out.column("n").to_numpy().astype(np.int64)
         null = out.column("v").is_null().to_numpy(zero_copy_only=False)
@@ -260,8 +278,17 @@ def value_mapping(text: tuple, target: np.ndarray, kind: pa.DataType) -> pa.Tabl
     return pa.table({"raw": raw.filter(pa.array(keep)), "target": pa.array(values, type=kind)})
 
 
-def _pass_two(sql: Dialect, qi: list[str], sensitive: list[str], weight: list[str], cards: list[int],
-              domains: dict[str, np.ndarray], aliases: dict[str, str], codes: dict[str, str], n_rows: int):
+def _pass_two(
+    sql: Dialect,
+    qi: list[str],
+    sensitive: list[str],
+    weight: list[str],
+    cards: list[int],
+    domains: dict[str, np.ndarray],
+    aliases: dict[str, str],
+    codes: dict[str, str],
+    n_rows: int,
+):
     """One aggregation: the rows' quasi-identifier codes and sensitive positions packed together (mixed
     radix, missing = the column's card) into BIGINT parts, ``GROUP BY`` the parts; returns the parts
     (``k0`` ...), ``n`` and the weight sum ``w``, unordered, and the fields' cards and packing. ``codes``:
@@ -289,8 +316,12 @@ def _pass_two(sql: Dialect, qi: list[str], sensitive: list[str], weight: list[st
     for _, card in fields:
         space *= card + 1
     # No ORDER BY: a distributed sort costs Spark a sampling job and a range shuffle; numpy orders the rows.
-    table = sql.aggregate(f"SELECT {keys}, COUNT(*) AS n{weight_sum} FROM (SELECT {', '.join(coded)} "
-                          f"FROM {sql.relation} AS t {' '.join(joins)}) AS c GROUP BY {keys}", space, n_rows)
+    table = sql.aggregate(
+        f"SELECT {keys}, COUNT(*) AS n{weight_sum} FROM (SELECT {', '.join(coded)} "
+        f"FROM {sql.relation} AS t {' '.join(joins)}) AS c GROUP BY {keys}",
+        space,
+        n_rows,
+    )
     return table, [card for _, card in fields], parts
 
 
@@ -303,8 +334,17 @@ def _inline(sql: Dialect, column: str, table: pa.Table) -> str:
     return f"(CASE t.{sql.ident(column)} {branches} END)" if branches else "CAST(NULL AS BIGINT)"
 
 
-def _combos(policy: Policy, table: pa.Table, field_cards: list[int], parts: list[list[int]], qi_columns: list[QIColumn],
-            sensitive: list[str], domains: dict[str, np.ndarray], n_rows: int, engine: str):
+def _combos(
+    policy: Policy,
+    table: pa.Table,
+    field_cards: list[int],
+    parts: list[list[int]],
+    qi_columns: list[QIColumn],
+    sensitive: list[str],
+    domains: dict[str, np.ndarray],
+    n_rows: int,
+    engine: str,
+):
     """Split the aggregated (quasi-identifiers, sensitive values) groups into the classes (sizes, weight
     sums, codes) and one class x value count matrix per sensitive column, then assemble.
 

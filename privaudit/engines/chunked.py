@@ -75,11 +75,17 @@ class _Plan:
     def of(cls, policy: Policy, source: Source) -> _Plan:
         specs = policy.columns
         read = [c for c in source.columns if c in specs]
-        tracked = dict.fromkeys([*policy.quasi_identifiers, *policy.sensitive,
-                                 *[h for h in policy.hierarchies if h in read]])
-        return cls(policy.quasi_identifiers, policy.sensitive,
-                   [c for c in policy.columns_with("weight") if c in read][:1], read,
-                   {c: ColumnDomain(c, specs[c]) for c in tracked}, [c for c in read if needs_check(specs[c])])
+        tracked = dict.fromkeys(
+            [*policy.quasi_identifiers, *policy.sensitive, *[h for h in policy.hierarchies if h in read]]
+        )
+        return cls(
+            policy.quasi_identifiers,
+            policy.sensitive,
+            [c for c in policy.columns_with("weight") if c in read][:1],
+            read,
+            {c: ColumnDomain(c, specs[c]) for c in tracked},
+            [c for c in read if needs_check(specs[c])],
+        )
 
 
 @dataclass
@@ -100,12 +106,20 @@ def _encoded(column: pa.Array) -> pa.Array:
         return column
 
 
-def _scan(source: Source, policy: Policy, plan: _Plan, batch_rows: int, block_bytes: int | None,
-          progress: Callable | None, stride: int = SAMPLE_STRIDE) -> _Scan:
+def _scan(
+    source: Source,
+    policy: Policy,
+    plan: _Plan,
+    batch_rows: int,
+    block_bytes: int | None,
+    progress: Callable | None,
+    stride: int = SAMPLE_STRIDE,
+) -> _Scan:
     """Pass 1: non-missing counts, checks, domains and a sample of QI ids; raises what load_table raises."""
     scan = _Scan(counts={c: 0 for c in plan.read}, sample={q: [] for q in plan.qi})
     errors: dict[str, tuple[int, str, str]] = {}  # column -> (row, value, problem), first met
     specs, missing = policy.columns, policy.missing_tokens
+
     def coded(item):
         offset, batch = item
         return offset, batch.num_rows, [dictionary(_encoded(batch.column(col)), missing) for col in plan.read]
@@ -267,8 +281,9 @@ def _records(parts: list[np.ndarray], fields: dict[str, np.ndarray]) -> np.ndarr
     return out
 
 
-def _count_batch(coding: _Coding, ids: dict[str, np.ndarray], n: int, weights: np.ndarray | None,
-                 bounds: np.ndarray) -> tuple[list[np.ndarray], dict[str, list[np.ndarray]]]:
+def _count_batch(
+    coding: _Coding, ids: dict[str, np.ndarray], n: int, weights: np.ndarray | None, bounds: np.ndarray
+) -> tuple[list[np.ndarray], dict[str, list[np.ndarray]]]:
     """Pass 2 for one batch: group its rows on their keys; the partial counts cut at the partition
     bounds (class records per partition, and per sensitive column its pair records per partition)."""
     pairs: dict[str, list[np.ndarray]] = {}
@@ -296,9 +311,19 @@ def _count_batch(coding: _Coding, ids: dict[str, np.ndarray], n: int, weights: n
     return classes, pairs
 
 
-def summarize(path: str | Path, policy: Policy, *, batch_rows: int = BATCH_ROWS, partition_rows: int = PARTITION_ROWS,
-              block_bytes: int | None = None, spill_directory: str | None = None, sample_stride: int = SAMPLE_STRIDE,
-              dense_cells: int = DENSE_CELLS, progress: Callable[[str, int, int], None] | None = None, what: str = "released table"):
+def summarize(
+    path: str | Path,
+    policy: Policy,
+    *,
+    batch_rows: int = BATCH_ROWS,
+    partition_rows: int = PARTITION_ROWS,
+    block_bytes: int | None = None,
+    spill_directory: str | None = None,
+    sample_stride: int = SAMPLE_STRIDE,
+    dense_cells: int = DENSE_CELLS,
+    progress: Callable[[str, int, int], None] | None = None,
+    what: str = "released table",
+):
     """Summarise ``path`` in two passes over its batches; returns an :class:`~privaudit.engines.EngineResult`.
 
     ``batch_rows``: rows per Parquet batch (CSV: about as many, see ``block_bytes``); ``partition_rows``:
@@ -376,11 +401,14 @@ class _Dense:
         self.coding, self.space, self.done = coding, space, 0
         self.sizes = np.zeros(space, dtype=np.int64)
         self.weights = np.zeros(space, dtype=float) if weighted else None
-        self.pairs = {c: np.zeros(space * max(len(coding.domain_values[c]), 1), dtype=np.int64)
-                      for c in coding.plan.sensitive}
+        self.pairs = {
+            c: np.zeros(space * max(len(coding.domain_values[c]), 1), dtype=np.int64) for c in coding.plan.sensitive
+        }
 
     def count(self, ids: dict[str, np.ndarray], weights: np.ndarray | None, n: int) -> None:
-        key = self.coding.keys([ids[q] for q in self.coding.plan.qi])[0] if self.coding.plan.qi else np.zeros(n, np.int64)
+        key = (
+            self.coding.keys([ids[q] for q in self.coding.plan.qi])[0] if self.coding.plan.qi else np.zeros(n, np.int64)
+        )
         self.sizes += np.bincount(key, minlength=self.space)
         if self.weights is not None:
             self.weights += np.bincount(key, weights=weights, minlength=self.space)
@@ -403,18 +431,32 @@ class _Dense:
             built[col] = CountMatrix(indptr, cols.astype(np.int32), matrix[rows, cols], matrix.sum(axis=0)[:m])
         weights = self.weights[keys] if self.weights is not None else None
         codes = self.coding.decode([keys]) if self.coding.plan.qi else []
-        return assemble(policy, self.coding.columns, codes, self.sizes[keys], weights, built,
-                        self.coding.domain_values, n_rows, NAME, ordered=True)
+        return assemble(
+            policy,
+            self.coding.columns,
+            codes,
+            self.sizes[keys],
+            weights,
+            built,
+            self.coding.domain_values,
+            n_rows,
+            NAME,
+            ordered=True,
+        )
 
 
-def _merge(policy: Policy, coding: _Coding, classes: list[_Spill], pairs: dict[str, list[_Spill]], n_rows: int,
-           weighted: bool):
+def _merge(
+    policy: Policy, coding: _Coding, classes: list[_Spill], pairs: dict[str, list[_Spill]], n_rows: int, weighted: bool
+):
     """Pass 3: partition by partition (key order), sum the partial counts; then assemble the summary."""
     n_parts = len(coding.parts)
     keys: list[list[np.ndarray]] = [[] for _ in range(n_parts)]
     sizes, weights = [], []
-    matrices = {c: {"nnz": [], "indices": [], "data": [], "total": np.zeros(len(coding.domain_values[c]), np.int64)}
-                for c in coding.plan.sensitive}
+    matrices = {
+        c: {"nnz": [], "indices": [], "data": [], "total": np.zeros(len(coding.domain_values[c]), np.int64)}
+        for c in coding.plan.sensitive
+    }
+
     def merged(p: int):
         """One partition's classes (key parts, sizes, weight sums) and per sensitive column its
         (nnz per class, value indices, counts) in CSR order."""
@@ -468,8 +510,18 @@ def _merge(policy: Policy, coding: _Coding, classes: list[_Spill], pairs: dict[s
         indptr = np.zeros(sum(len(x) for x in m["nnz"]) + 1, dtype=np.int64)
         np.cumsum(_drain(m["nnz"]), out=indptr[1:])
         built[col] = CountMatrix(indptr, _drain(m["indices"]), _drain(m["data"]), m["total"])
-    return assemble(policy, coding.columns, codes, _drain(sizes), _drain(weights) if weighted else None,
-                    built, coding.domain_values, n_rows, NAME, ordered=True)
+    return assemble(
+        policy,
+        coding.columns,
+        codes,
+        _drain(sizes),
+        _drain(weights) if weighted else None,
+        built,
+        coding.domain_values,
+        n_rows,
+        NAME,
+        ordered=True,
+    )
 
 
 def _drain(pieces: list[np.ndarray]) -> np.ndarray:
@@ -479,6 +531,6 @@ def _drain(pieces: list[np.ndarray]) -> np.ndarray:
     at = 0
     while pieces:
         piece = pieces.pop(0)
-        out[at:at + len(piece)] = piece
+        out[at : at + len(piece)] = piece
         at += len(piece)
     return out

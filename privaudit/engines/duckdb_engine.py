@@ -53,9 +53,11 @@ class DuckDBDialect:
     def _read_csv(self) -> str:
         source = self.source
         columns = ", ".join(f"{_literal(c)}: 'VARCHAR'" for c in source.columns)
-        return (f"read_csv({_literal(str(source.path))}, delim={_literal(source.delimiter)}, quote='\"', "
-                f"escape='\"', header=false, skip=1, columns={{{columns}}}, auto_detect=false, strict_mode=true, "
-                f"null_padding=false, max_line_size={self.max_line})")
+        return (
+            f"read_csv({_literal(str(source.path))}, delim={_literal(source.delimiter)}, quote='\"', "
+            f"escape='\"', header=false, skip=1, columns={{{columns}}}, auto_detect=false, strict_mode=true, "
+            f"null_padding=false, max_line_size={self.max_line})"
+        )
 
     @staticmethod
     def ident(name: str) -> str:
@@ -88,10 +90,19 @@ class DuckDBDialect:
             raise
 
 
-def summarize(path: str | Path | None, policy: Policy, *, threads: int | None = None, memory_limit: str | None = None,
-              temp_directory: str | None = None, connection=None, database: str | None = None,
-              table: str | None = None, progress: Callable[[str, int, int], None] | None = None,
-              what: str = "released table"):
+def summarize(
+    path: str | Path | None,
+    policy: Policy,
+    *,
+    threads: int | None = None,
+    memory_limit: str | None = None,
+    temp_directory: str | None = None,
+    connection=None,
+    database: str | None = None,
+    table: str | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    what: str = "released table",
+):
     """Summarise ``path`` (a file, directory, glob or URI) with DuckDB, or ``table`` (a table, view or
     relation name of ``connection``, or of the database file ``database`` opened read-only); returns an
     :class:`~privaudit.engines.EngineResult`."""
@@ -125,8 +136,9 @@ def summarize(path: str | Path | None, policy: Policy, *, threads: int | None = 
         try:
             con = connection if connection is not None else duckdb.connect(":memory:", config=config)
         except duckdb.Error as exc:
-            raise DataError(f"--engine-option memory_limit={memory_limit}: DuckDB refuses it "
-                            f"({first_line(exc)})") from None
+            raise DataError(
+                f"--engine-option memory_limit={memory_limit}: DuckDB refuses it ({first_line(exc)})"
+            ) from None
         relation = None
         if isinstance(source, DatasetSource):  # DuckDB scans the Arrow dataset, file by file, as it goes
             con.register("privaudit_release", source.dataset)
@@ -148,8 +160,9 @@ def _open_database(database: str | None, table: str):
     import duckdb
 
     if not database:
-        raise DataError(f"--table {table}: the duckdb engine needs the database holding it: "
-                        "--engine-option database=FILE.duckdb")
+        raise DataError(
+            f"--table {table}: the duckdb engine needs the database holding it: --engine-option database=FILE.duckdb"
+        )
     if not Path(database).is_file():
         raise DataError(f"{database}: DuckDB database not found")
     try:

@@ -15,8 +15,13 @@ from privaudit.core.data import load_input
 from privaudit.core.policy import Policy
 
 
-def summarize(source: Any, policy: Policy, *, progress: Callable[[str, int, int], None] | None = None,
-              what: str = "released table"):
+def summarize(
+    source: Any,
+    policy: Policy,
+    *,
+    progress: Callable[[str, int, int], None] | None = None,
+    what: str = "released table",
+):
     """Load ``source`` whole; returns an :class:`~privaudit.engines.EngineResult` whose ``table.frame`` is
     the loaded table and whose summary and non-missing counts are None (the audit context computes them when asked)."""
     from privaudit.engines import EngineResult

@@ -18,8 +18,12 @@ from privaudit.core.errors import DataError
 
 #: Engine options the DuckDB connection of the linkage takes (those of the duckdb engine).
 DUCKDB_OPTIONS = ("memory_limit", "temp_directory", "threads")
-RELEASE, ORIGINAL, SAMPLE, LEFT = ("privaudit_fs_release", "privaudit_fs_original", "privaudit_fs_sample",
-                                   "privaudit_fs_left")
+RELEASE, ORIGINAL, SAMPLE, LEFT = (
+    "privaudit_fs_release",
+    "privaudit_fs_original",
+    "privaudit_fs_sample",
+    "privaudit_fs_left",
+)
 RECORD_ID = "privaudit_id"
 
 
@@ -29,8 +33,10 @@ def aligned_original(con, policy) -> str:
     if not policy.columns_with("record_id"):
         return ORIGINAL
     view = f"{ORIGINAL}_aligned"
-    con.execute(f"CREATE TEMP VIEW {view} AS SELECT o.* FROM {ORIGINAL} AS o SEMI JOIN {RELEASE} AS r "
-                f"ON o.{RECORD_ID} = r.{RECORD_ID}")
+    con.execute(
+        f"CREATE TEMP VIEW {view} AS SELECT o.* FROM {ORIGINAL} AS o SEMI JOIN {RELEASE} AS r "
+        f"ON o.{RECORD_ID} = r.{RECORD_ID}"
+    )
     return view
 
 
@@ -44,8 +50,10 @@ def linkage_connection(files, what: str):
 
     options = {k: v for k, v in files.options.items() if k in DUCKDB_OPTIONS and v is not None}
     if not isinstance(files.released, (str, Path)):
-        raise DataError(f"{what} under --engine {files.engine} reads the release from a "
-                        "file: pass its path (or use --engine in-process)")
+        raise DataError(
+            f"{what} under --engine {files.engine} reads the release from a "
+            "file: pass its path (or use --engine in-process)"
+        )
     with tempfile.TemporaryDirectory(prefix="privaudit-linkage-", dir=options.get("temp_directory")) as spill:
         config = {"temp_directory": spill, "preserve_insertion_order": True}
         if options.get("memory_limit"):
@@ -100,7 +108,7 @@ def coded_pair(con, policy, files, columns: list[str], intruder_rows: float | in
             kind = pa.float64()
         else:  # equal texts, equal codes, on both sides
             gid, _ = pd.factorize(pd.Series(np.concatenate([both[0][2], both[1][2]]), dtype=object))
-            targets = [gid[: len(both[0][2])], gid[len(both[0][2]):]]
+            targets = [gid[: len(both[0][2])], gid[len(both[0][2]) :]]
             kind = pa.int64()
         texts[col] = [v for _, _, v in both], targets
         for i, name in enumerate((RELEASE, ORIGINAL)):
@@ -110,24 +118,32 @@ def coded_pair(con, policy, files, columns: list[str], intruder_rows: float | in
         inner = ", ".join(f"{q(c)} AS c{i}" for i, c in enumerate(read))
         outer = [f"m{i}.target AS {q(RECORD_ID if c in ids else c)}" for i, c in enumerate(read)]
         joins = " ".join(f"LEFT JOIN {name}_map_{i} AS m{i} ON t.c{i} = m{i}.raw" for i in range(len(read)))
-        con.execute(f"CREATE TEMP TABLE {name} AS SELECT t.privaudit_rid, {', '.join(outer)} FROM "
-                    f"(SELECT row_number() OVER () - 1 AS privaudit_rid, {inner} FROM {dialects[name].relation}) AS t "
-                    f"{joins}")
+        con.execute(
+            f"CREATE TEMP TABLE {name} AS SELECT t.privaudit_rid, {', '.join(outer)} FROM "
+            f"(SELECT row_number() OVER () - 1 AS privaudit_rid, {inner} FROM {dialects[name].relation}) AS t "
+            f"{joins}"
+        )
     n = rows[RELEASE]
     idx = intruder_sample(n, intruder_rows, seed)
     con.register(SAMPLE, pa.table({"lid": np.arange(len(idx), dtype=np.int64), "own": idx.astype(np.int64)}))
     cols = ", ".join(f"o.{q(c)}" for c in columns)
     if ids:
         check_record_ids(con, release, original, ids[0], texts[ids[0]])
-        con.execute(f"CREATE TEMP TABLE {LEFT} AS SELECT s.lid AS privaudit_lid, s.own AS privaudit_own, {cols} "
-                    f"FROM {SAMPLE} AS s JOIN {RELEASE} AS r ON r.privaudit_rid = s.own "
-                    f"JOIN {ORIGINAL} AS o ON o.{RECORD_ID} = r.{RECORD_ID}")
+        con.execute(
+            f"CREATE TEMP TABLE {LEFT} AS SELECT s.lid AS privaudit_lid, s.own AS privaudit_own, {cols} "
+            f"FROM {SAMPLE} AS s JOIN {RELEASE} AS r ON r.privaudit_rid = s.own "
+            f"JOIN {ORIGINAL} AS o ON o.{RECORD_ID} = r.{RECORD_ID}"
+        )
     else:
         if rows[ORIGINAL] != n:
-            raise DataError(f"{original.path}: has {rows[ORIGINAL]} rows but the release has {n}; same rows in the "
-                            "same order are needed, or a column with role 'record_id'")
-        con.execute(f"CREATE TEMP TABLE {LEFT} AS SELECT s.lid AS privaudit_lid, s.own AS privaudit_own, {cols} "
-                    f"FROM {SAMPLE} AS s JOIN {ORIGINAL} AS o ON o.privaudit_rid = s.own")
+            raise DataError(
+                f"{original.path}: has {rows[ORIGINAL]} rows but the release has {n}; same rows in the "
+                "same order are needed, or a column with role 'record_id'"
+            )
+        con.execute(
+            f"CREATE TEMP TABLE {LEFT} AS SELECT s.lid AS privaudit_lid, s.own AS privaudit_own, {cols} "
+            f"FROM {SAMPLE} AS s JOIN {ORIGINAL} AS o ON o.privaudit_rid = s.own"
+        )
     return len(idx)
 
 
@@ -137,8 +153,10 @@ def check_record_ids(con, release, original, rid: str, texts) -> None:
         dup = con.sql(f"SELECT count({RECORD_ID}) - count(DISTINCT {RECORD_ID}) FROM {name}").fetchall()[0][0]
         if dup:
             raise DataError(f"{source.path}: column {rid!r} (record_id) has duplicate values")
-    lost = con.sql(f"SELECT r.privaudit_rid, r.{RECORD_ID} FROM {RELEASE} AS r ANTI JOIN {ORIGINAL} AS o "
-                   f"ON o.{RECORD_ID} = r.{RECORD_ID} ORDER BY r.privaudit_rid LIMIT 1").fetchall()
+    lost = con.sql(
+        f"SELECT r.privaudit_rid, r.{RECORD_ID} FROM {RELEASE} AS r ANTI JOIN {ORIGINAL} AS o "
+        f"ON o.{RECORD_ID} = r.{RECORD_ID} ORDER BY r.privaudit_rid LIMIT 1"
+    ).fetchall()
     if lost:
         row, gid = lost[0]
         value = None if gid is None else texts[0][0][int(gid)]

@@ -55,12 +55,16 @@ BYPASS = "spark.sql.execution.bypassPartialAggregation"  # Spark >= 4.1; an unkn
 # every method past 5,000 calls, most of Spark's planner and setup code run a few times. Ten times the
 # thresholds leave C2 the hot loops of the generated code (10^7 rows, local[2]: C2 threads 19 CPU-s
 # -> 7, the tasks' own CPU unchanged; C1 only, -XX:TieredStopAtLevel=1, doubled the tasks' CPU).
-JIT = ("-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=5000 -XX:Tier4CompileThreshold=100000 "
-       "-XX:Tier4BackEdgeThreshold=400000")
+JIT = (
+    "-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=5000 -XX:Tier4CompileThreshold=100000 "
+    "-XX:Tier4BackEdgeThreshold=400000"
+)
 
-LOG4J = "rootLogger.level = error\nrootLogger.appenderRef.stderr.ref = console\nappender.console.type = Console\n" \
-        "appender.console.name = console\nappender.console.target = SYSTEM_ERR\n" \
-        "appender.console.layout.type = PatternLayout\nappender.console.layout.pattern = %m%n\n"
+LOG4J = (
+    "rootLogger.level = error\nrootLogger.appenderRef.stderr.ref = console\nappender.console.type = Console\n"
+    "appender.console.name = console\nappender.console.target = SYSTEM_ERR\n"
+    "appender.console.layout.type = PatternLayout\nappender.console.layout.pattern = %m%n\n"
+)
 
 
 @contextlib.contextmanager
@@ -72,8 +76,12 @@ def quiet() -> Iterator[None]:
         yield
 
 
-def local_session(master: str = "local[*]", shuffle_partitions: int | None = None, driver_memory: str | None = None,
-                  jvm_log: str | None = None):
+def local_session(
+    master: str = "local[*]",
+    shuffle_partitions: int | None = None,
+    driver_memory: str | None = None,
+    jvm_log: str | None = None,
+):
     """A Spark session for this process (started once; later calls get the same one). Spark logs errors
     only, and the JVM's own output goes to a file (:func:`_gateway`): ``jvm_log``, kept, or a temporary
     one; so a command's stderr keeps to privaudit's one-line messages."""
@@ -92,10 +100,15 @@ def local_session(master: str = "local[*]", shuffle_partitions: int | None = Non
             java += " -XX:+UseParallelGC " + JIT
         from pyspark import SparkConf, SparkContext
 
-        conf = (SparkConf().setMaster(master).setAppName("privaudit")
-                .set("spark.ui.enabled", "false").set("spark.ui.showConsoleProgress", "false")
-                .set("spark.driver.extraJavaOptions", java)
-                .set("spark.sql.shuffle.partitions", str(shuffle_partitions or _partitions(master))))
+        conf = (
+            SparkConf()
+            .setMaster(master)
+            .setAppName("privaudit")
+            .set("spark.ui.enabled", "false")
+            .set("spark.ui.showConsoleProgress", "false")
+            .set("spark.driver.extraJavaOptions", java)
+            .set("spark.sql.shuffle.partitions", str(shuffle_partitions or _partitions(master)))
+        )
         if local:  # shuffle files stay on this machine: compressing them only costs CPU
             conf = conf.set("spark.shuffle.compress", "false").set("spark.shuffle.spill.compress", "false")
         if driver_memory:
@@ -113,8 +126,9 @@ def _log_file(jvm_log: str | None) -> Path | None:
     if jvm_log is None:
         return None
     if str(jvm_log).strip() in ("", "-"):
-        raise DataError(f"--engine-option jvm_log={jvm_log}: give a file (standard output and error are "
-                        "privaudit's own)")
+        raise DataError(
+            f"--engine-option jvm_log={jvm_log}: give a file (standard output and error are privaudit's own)"
+        )
     path = Path(str(jvm_log))
     if path.is_dir():
         raise DataError(f"--engine-option jvm_log={jvm_log}: is a directory")
@@ -267,9 +281,21 @@ def _load(spark, source: Source, types: dict[str, pa.DataType] | None = None):
     from pyspark.sql.types import StringType, StructField, StructType
 
     schema = StructType([StructField(c, StringType(), True) for c in _file_columns(source)])
-    frame = reader.csv(paths, schema=schema, sep=source.delimiter, quote='"', escape='"', header=True,
-                           mode="FAILFAST", multiLine=False, encoding="UTF-8", ignoreLeadingWhiteSpace=False,
-                           ignoreTrailingWhiteSpace=False, maxCharsPerColumn=-1, enforceSchema=True)
+    frame = reader.csv(
+        paths,
+        schema=schema,
+        sep=source.delimiter,
+        quote='"',
+        escape='"',
+        header=True,
+        mode="FAILFAST",
+        multiLine=False,
+        encoding="UTF-8",
+        ignoreLeadingWhiteSpace=False,
+        ignoreTrailingWhiteSpace=False,
+        maxCharsPerColumn=-1,
+        enforceSchema=True,
+    )
     _check_lines(spark, source)
     frame.createOrReplaceTempView(VIEW)
 
@@ -292,9 +318,17 @@ def _parquet_schema(types: dict[str, pa.DataType] | None):
         StructType,
     )
 
-    simple = {pa.int8(): ByteType(), pa.int16(): ShortType(), pa.int32(): IntegerType(), pa.int64(): LongType(),
-              pa.float32(): FloatType(), pa.float64(): DoubleType(), pa.bool_(): BooleanType(),
-              pa.string(): StringType(), pa.large_string(): StringType()}
+    simple = {
+        pa.int8(): ByteType(),
+        pa.int16(): ShortType(),
+        pa.int32(): IntegerType(),
+        pa.int64(): LongType(),
+        pa.float32(): FloatType(),
+        pa.float64(): DoubleType(),
+        pa.bool_(): BooleanType(),
+        pa.string(): StringType(),
+        pa.large_string(): StringType(),
+    }
     fields = []
     for name, kind in (types or {}).items():
         if pa.types.is_dictionary(kind):
@@ -347,10 +381,19 @@ def _header_is_odd(source: Source) -> bool:
     return len(unquoted.split(source.delimiter)) != len(_file_columns(source)) or "\ufffd" in first
 
 
-def summarize(path, policy: Policy, *, spark=None, master: str = "local[*]",
-              shuffle_partitions: int | None = None, driver_memory: str | None = None, jvm_log: str | None = None,
-              table: str | None = None,
-              progress: Callable[[str, int, int], None] | None = None, what: str = "released table"):
+def summarize(
+    path,
+    policy: Policy,
+    *,
+    spark=None,
+    master: str = "local[*]",
+    shuffle_partitions: int | None = None,
+    driver_memory: str | None = None,
+    jvm_log: str | None = None,
+    table: str | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    what: str = "released table",
+):
     """Summarise ``path`` with Spark; returns an :class:`~privaudit.engines.EngineResult`.
 
     ``path`` is a file, a directory, a glob or a URI (read by Spark's own readers: ``s3://`` is read as
@@ -358,8 +401,11 @@ def summarize(path, policy: Policy, *, spark=None, master: str = "local[*]",
     session; ``table`` names a table of the session's catalog instead."""
     if table is not None or _is_dataframe(path):
         frame = path if table is None else None
-        spark = spark or (frame.sparkSession if frame is not None else local_session(master, shuffle_partitions,
-                                                                                     driver_memory, jvm_log))
+        spark = spark or (
+            frame.sparkSession
+            if frame is not None
+            else local_session(master, shuffle_partitions, driver_memory, jvm_log)
+        )
         with quiet():
             source = _catalog(spark, frame, table, policy)
             try:
@@ -410,8 +456,9 @@ def _catalog(spark, frame, table: str | None, policy: Policy):
 
     def batches(columns, batch_rows):
         selected = spark.table(VIEW).select(*columns)
-        arrow = selected.toArrow() if hasattr(selected, "toArrow") else pa.Table.from_batches(
-            selected._collect_as_arrow())
+        arrow = (
+            selected.toArrow() if hasattr(selected, "toArrow") else pa.Table.from_batches(selected._collect_as_arrow())
+        )
         yield from arrow.to_batches(batch_rows)
 
     label = f"spark table {table}" if table is not None else "spark DataFrame"

@@ -46,65 +46,102 @@ def resolve_method(policy: Policy, method: str | None, cli_options: dict[str, An
         raise PrivauditError("no remediation method: give --method NAME or set remediation.method in the policy")
     remediator = registry.remediators.get(name)
     if remediator is None:
-        raise PrivauditError(f"unknown remediation method {name!r} (available: {', '.join(sorted(registry.remediators))})")
+        raise PrivauditError(
+            f"unknown remediation method {name!r} (available: {', '.join(sorted(registry.remediators))})"
+        )
     options = dict(spec.options) if spec and (spec.method in (None, name)) else {}
     options.update(cli_options)
     try:
         return remediator, remediator.options.model_validate(options)
     except ValidationError as exc:
-        raise PolicyError(format_validation_error(exc, f"remediation {name!r} options",
-                                                  list(remediator.options.model_fields))) from None
+        raise PolicyError(
+            format_validation_error(exc, f"remediation {name!r} options", list(remediator.options.model_fields))
+        ) from None
 
 
-def remediate(released: Any, policy: Policy | str | Path | dict, out: str | Path, method: str | None = None,
-              options: dict[str, Any] | None = None, registry: Registry | None = None,
-              progress: Callable[[str, int, int], None] | None = None,
-              allow_outside_paths: bool = False, check_timeout: float | None = None) -> RemediationOutcome:
+def remediate(
+    released: Any,
+    policy: Policy | str | Path | dict,
+    out: str | Path,
+    method: str | None = None,
+    options: dict[str, Any] | None = None,
+    registry: Registry | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    allow_outside_paths: bool = False,
+    check_timeout: float | None = None,
+) -> RemediationOutcome:
     registry = registry or get_registry()
     policy = open_policy(policy, registry, allow_outside_paths)
     remediator, parsed = resolve_method(policy, method, options or {}, registry)
     before = run_audit(released, policy, registry=registry, progress=progress, check_timeout=check_timeout)
     result = _transform(remediator, before, parsed, registry)
-    return reaudit(before, policy, result, out, remediator.name, remediator.title, parsed.model_dump(mode="json"),
-                   registry, progress, check_timeout)
+    return reaudit(
+        before,
+        policy,
+        result,
+        out,
+        remediator.name,
+        remediator.title,
+        parsed.model_dump(mode="json"),
+        registry,
+        progress,
+        check_timeout,
+    )
 
 
-def reaudit(before: AuditResult, policy: Policy, result: Remediation, out: str | Path, name: str, title: str,
-            options: dict[str, Any], registry: Registry,
-            progress: Callable[[str, int, int], None] | None = None,
-            check_timeout: float | None = None) -> RemediationOutcome:
+def reaudit(
+    before: AuditResult,
+    policy: Policy,
+    result: Remediation,
+    out: str | Path,
+    name: str,
+    title: str,
+    options: dict[str, Any],
+    registry: Registry,
+    progress: Callable[[str, int, int], None] | None = None,
+    check_timeout: float | None = None,
+) -> RemediationOutcome:
     """The output of ``result`` as it will be written to ``out``, audited again with ``policy`` (the
     remediation's check and column overrides applied; the input as its original); offered iff it passes."""
     columns = list(before.table.frame.columns)
     if list(result.table.columns) != columns:
         raise PrivauditError(f"remediation {name!r} changed the table's columns")
     if len(result.table) != len(before.table.frame) - result.records_removed:
-        raise PrivauditError(f"remediation {name!r} returned {len(result.table)} records for "
-                             f"{len(before.table.frame)} in, {result.records_removed} removed")
+        raise PrivauditError(
+            f"remediation {name!r} returned {len(result.table)} records for "
+            f"{len(before.table.frame)} in, {result.records_removed} removed"
+        )
     output = table_bytes(result.table, out, policy.data.delimiter or ",")
-    table = Table(result.table.reset_index(drop=True), Path(out), hashlib.sha256(output).hexdigest(),
-                  len(output), "parquet" if is_parquet(out) else "csv")
+    table = Table(
+        result.table.reset_index(drop=True),
+        Path(out),
+        hashlib.sha256(output).hexdigest(),
+        len(output),
+        "parquet" if is_parquet(out) else "csv",
+    )
     reaudit_policy = with_check_overrides(with_columns(policy, result.column_overrides), result.check_overrides)
     # the remediation's input is the original of its output (same rows, same order, unless removed)
     original = before.original or (before.table if result.records_removed == 0 else None)
-    after = run_audit(table, reaudit_policy, original=original, registry=registry, progress=progress,
-                      check_timeout=check_timeout)
+    after = run_audit(
+        table, reaudit_policy, original=original, registry=registry, progress=progress, check_timeout=check_timeout
+    )
     offered = after.passed
-    after.remediation = _jsonable({
-        "method": name,
-        "title": title,
-        "options": options,
-        "offered": offered,
-        "input": {"path": str(before.table.path), "sha256": before.table.sha256, "rows": before.table.rows},
-        "before": _verdict(before),
-        "after": _verdict(after),
-        "changes": result.changes,
-        "loss": result.loss,
-        "notes": list(result.notes),
-        "check_overrides": result.check_overrides,
-        **({"built_hierarchies": result.changes.get("built_hierarchies", {})}
-           if result.column_overrides else {}),
-    })
+    after.remediation = _jsonable(
+        {
+            "method": name,
+            "title": title,
+            "options": options,
+            "offered": offered,
+            "input": {"path": str(before.table.path), "sha256": before.table.sha256, "rows": before.table.rows},
+            "before": _verdict(before),
+            "after": _verdict(after),
+            "changes": result.changes,
+            "loss": result.loss,
+            "notes": list(result.notes),
+            "check_overrides": result.check_overrides,
+            **({"built_hierarchies": result.changes.get("built_hierarchies", {})} if result.column_overrides else {}),
+        }
+    )
     return RemediationOutcome(before, after, result, output, offered)
 
 
@@ -134,10 +171,14 @@ def _transform(remediator: Any, before: AuditResult, parsed: Any, registry: Regi
     if list(result.table.columns) != columns:
         raise PrivauditError(f"{named} changed the table's columns")
     removed = result.records_removed
-    if (not isinstance(removed, (int, np.integer)) or isinstance(removed, bool)
-            or len(result.table) != len(before.table.frame) - removed):
-        raise PrivauditError(f"{named} returned {len(result.table)} records for "
-                             f"{len(before.table.frame)} in, {removed!r} removed")
+    if (
+        not isinstance(removed, (int, np.integer))
+        or isinstance(removed, bool)
+        or len(result.table) != len(before.table.frame) - removed
+    ):
+        raise PrivauditError(
+            f"{named} returned {len(result.table)} records for {len(before.table.frame)} in, {removed!r} removed"
+        )
     return result
 
 
@@ -165,14 +206,14 @@ def with_columns(policy: Policy, overrides: dict[str, dict[str, Any]]) -> Policy
     columns = dict(policy.columns)
     hierarchies = dict(policy.hierarchies)
     for column, change in overrides.items():
-        columns[column] = columns[column].model_copy(update={"type": change["type"], "order": None,
-                                                            "hierarchy": change["file"]})
+        columns[column] = columns[column].model_copy(
+            update={"type": change["type"], "order": None, "hierarchy": change["file"]}
+        )
         hierarchies[column] = change["hierarchy"]
     clone.model = policy.model.model_copy(update={"columns": columns})
     clone.columns = columns
     clone.hierarchies = hierarchies
     return clone
-
 
 
 def _verdict(audit: AuditResult) -> dict:

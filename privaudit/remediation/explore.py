@@ -94,10 +94,18 @@ class Candidate:
     frontier: bool = False
 
     def to_dict(self) -> dict:
-        return {"method": self.method, "options": self.options, "risk": self.risk, "utility": self.utility,
-                "checks_failed": self.checks_failed, "passes": self.passes, "frontier": self.frontier,
-                "worst_check": self.worst_check, "utilities": self.utilities,
-                "records_removed": self.records_removed}
+        return {
+            "method": self.method,
+            "options": self.options,
+            "risk": self.risk,
+            "utility": self.utility,
+            "checks_failed": self.checks_failed,
+            "passes": self.passes,
+            "frontier": self.frontier,
+            "worst_check": self.worst_check,
+            "utilities": self.utilities,
+            "records_removed": self.records_removed,
+        }
 
 
 @dataclass
@@ -109,18 +117,25 @@ class Exploration:
     built_hierarchies: dict[str, dict] = field(default_factory=dict)
 
     def to_dict(self, bound: tuple[float | None, str | None] = (None, None)) -> dict:
-        return {"candidates": [c.to_dict() for c in self.candidates], "recommended": self.recommended,
-                "risk_measure": RISK_MEASURE, "utility_measure": self.utility_measure, "risk_bound": bound[0],
-                "risk_bound_source": bound[1],
-                "notes": list(self.notes), "built_hierarchies": self.built_hierarchies}
+        return {
+            "candidates": [c.to_dict() for c in self.candidates],
+            "recommended": self.recommended,
+            "risk_measure": RISK_MEASURE,
+            "utility_measure": self.utility_measure,
+            "risk_bound": bound[0],
+            "risk_bound_source": bound[1],
+            "notes": list(self.notes),
+            "built_hierarchies": self.built_hierarchies,
+        }
 
 
 def utility_choices() -> list[str]:
     """Measures the utility axis can use: computed from the release and the original alone."""
     from privaudit.utility import available, family_of
 
-    return [m for m in available() if family_of(m).needs <= {"original", "numeric"}
-            and "microdata" in family_of(m).release]
+    return [
+        m for m in available() if family_of(m).needs <= {"original", "numeric"} and "microdata" in family_of(m).release
+    ]
 
 
 def parse_methods(text: str | Sequence[str] | None) -> list[str]:
@@ -142,14 +157,21 @@ def risk_bound(policy: Policy, n_records: int) -> tuple[float | None, str | None
     1/k of the largest class size k an error check's class rule implies (``ClassRule.min_size``: such a check
     bounds every record's risk by 1/k, so the average too)."""
     errors = [c for c in policy.checks if c.severity == "error"]
-    bounds = [(criterion.average_risk, c.id) for c in errors if c.assessor.sample_criterion is not None
-              and (criterion := c.assessor.sample_criterion(c.params, n_records)) is not None
-              and criterion.average_risk is not None]
+    bounds = [
+        (criterion.average_risk, c.id)
+        for c in errors
+        if c.assessor.sample_criterion is not None
+        and (criterion := c.assessor.sample_criterion(c.params, n_records)) is not None
+        and criterion.average_risk is not None
+    ]
     if bounds:
         bound, source = min(bounds, key=lambda b: b[0])
         return float(bound), f"average risk bound of check {source!r}"
-    ks = [(rule.min_size, c.id) for c in errors
-          if (rule := c.assessor.rule(c.params, policy)) is not None and rule.min_size is not None]
+    ks = [
+        (rule.min_size, c.id)
+        for c in errors
+        if (rule := c.assessor.rule(c.params, policy)) is not None and rule.min_size is not None
+    ]
     if not ks:
         return None, None
     k, source = max(ks, key=lambda item: item[0])
@@ -187,8 +209,10 @@ def _generalize(ctx: AuditContext, limit: int, build: bool, notes: list[str]) ->
     n_pass = min(len(minimal), max(limit - min(len(maximal), limit // 3), limit // 2 + 1, 1))
     chosen = _spread(minimal, n_pass) + _spread(maximal, max(limit - min(n_pass, len(minimal)), 0))
     if not search.tagging_checks and not search.monotone_risk:
-        notes.append("generalize: the policy has no class-based or monotone risk-based error check to tag the "
-                     "lattice with; the candidates are a spread of lattice nodes")
+        notes.append(
+            "generalize: the policy has no class-based or monotone risk-based error check to tag the "
+            "lattice with; the candidates are a spread of lattice nodes"
+        )
         chosen = _spread(order(range(len(lattice))), limit)
     out = []
     for index in chosen:
@@ -196,8 +220,12 @@ def _generalize(ctx: AuditContext, limit: int, build: bool, notes: list[str]) ->
         nodes = search.generalized(levels)
         levels_dict = {c: int(x) for c, x in zip(problem.columns, levels, strict=False)}
         table = problem.publish(nodes)
-        changes = {"algorithm": "lattice", "levels": levels_dict, "columns": problem.columns,
-                   **({"built_hierarchies": built.report} if built.hierarchies else {})}
+        changes = {
+            "algorithm": "lattice",
+            "levels": levels_dict,
+            "columns": problem.columns,
+            **({"built_hierarchies": built.report} if built.hierarchies else {}),
+        }
         artefacts = {"." + built.report[col]["file"]: text.encode("utf-8") for col, text in built.csv.items()}
         rem = Remediation(table, changes, {}, artefacts=artefacts, column_overrides=built.overrides)
         out.append(Candidate("generalize", {"levels": levels_dict, "max_suppression": 0.0}, table, rem))
@@ -250,8 +278,11 @@ def _suppress(ctx: AuditContext, limit: int, notes: list[str]) -> list[Candidate
         for column in qi:
             table[column] = table[column].where(~rows)
         count = int(rows.sum())
-        rem = Remediation(table, {"mode": "cells", "columns": qi, "records_affected": count},
-                          {"records_suppressed": count, "share_suppressed": count / n if n else 0.0})
+        rem = Remediation(
+            table,
+            {"mode": "cells", "columns": qi, "records_affected": count},
+            {"records_suppressed": count, "share_suppressed": count / n if n else 0.0},
+        )
         out.append(Candidate("suppress", {"mode": "cells", "max_suppression": budget}, table, rem))
     return out
 
@@ -279,11 +310,15 @@ def _microaggregate(ctx: AuditContext, registry: Registry, limit: int, notes: li
 
 
 def _randomize(ctx: AuditContext, registry: Registry, limit: int, notes: list[str]) -> list[Candidate]:
-    bounds = [b for c in error_checks(ctx) if c.assessor.response_bound is not None
-              and (b := c.assessor.response_bound(c.params, ctx.policy)) is not None]
+    bounds = [
+        b
+        for c in error_checks(ctx)
+        if c.assessor.response_bound is not None and (b := c.assessor.response_bound(c.params, ctx.policy)) is not None
+    ]
     if not bounds:
-        notes.append("randomize: left out, the policy has no error-severity check bounding randomized-response "
-                     "disclosure")
+        notes.append(
+            "randomize: left out, the policy has no error-severity check bounding randomized-response disclosure"
+        )
         return []
     remediator = registry.remediators["randomize"]
     bound = float(bounds[0].max_risk)  # the check the remediator aims at: the first declaring a bound
@@ -306,15 +341,19 @@ def _utility_entries(audit: AuditResult, names: Sequence[str], shared: dict) -> 
     from privaudit.utility.inputs import UtilityInputs
 
     ctx, p = audit.context, audit.context.policy
-    inputs = UtilityInputs(ctx.summary, list(p.quasi_identifiers),
-                           {q: h.table for q, h in p.hierarchies.items() if q in p.quasi_identifiers},
-                           release=ctx.table, original=ctx.original, numeric=ctx._numeric_columns(),
-                           options=p.utility_options)
+    inputs = UtilityInputs(
+        ctx.summary,
+        list(p.quasi_identifiers),
+        {q: h.table for q, h in p.hierarchies.items() if q in p.quasi_identifiers},
+        release=ctx.table,
+        original=ctx.original,
+        numeric=ctx._numeric_columns(),
+        options=p.utility_options,
+    )
     if ctx.original is not None:  # the original's classes on the same QIs: grouped once for every candidate
         inputs.__dict__["_original_classes"] = shared
     entries = measure_all(inputs, list(names))
-    return {n: next((e["value"] for e in entries if e["measure"] == n and e["column"] is None), None)
-            for n in names}
+    return {n: next((e["value"] for e in entries if e["measure"] == n and e["column"] is None), None) for n in names}
 
 
 def _score(c: Candidate, audit: AuditResult, utility: str, names: Sequence[str], shared: dict) -> None:
@@ -325,9 +364,16 @@ def _score(c: Candidate, audit: AuditResult, utility: str, names: Sequence[str],
     c.checks_failed = len(audit.failed) + len(audit.errored)
     c.passes = audit.passed
     failed = [r for r in audit.checks if r.severity == "error" and r.status in ("fail", "error")]
-    c.worst_check = None if not failed else {"id": failed[0].id, "value": _number(failed[0].value),
-                                             "threshold": _number(failed[0].threshold),
-                                             "status": failed[0].status}
+    c.worst_check = (
+        None
+        if not failed
+        else {
+            "id": failed[0].id,
+            "value": _number(failed[0].value),
+            "threshold": _number(failed[0].threshold),
+            "status": failed[0].status,
+        }
+    )
     c.utilities = _utility_entries(audit, list(dict.fromkeys([utility, *names])), shared)
     c.utility = c.utilities.get(utility)
 
@@ -344,8 +390,7 @@ def mark_frontier(candidates: Sequence[Candidate]) -> None:
     """``frontier``: no other candidate at most as risky and at least as useful, one of them strictly."""
     scored = [(i, c.risk, c.utility) for i, c in enumerate(candidates) if c.risk is not None and c.utility is not None]
     for i, r, u in scored:
-        candidates[i].frontier = not any(
-            (r2 <= r and u2 >= u) and (r2 < r or u2 > u) for j, r2, u2 in scored if j != i)
+        candidates[i].frontier = not any((r2 <= r and u2 >= u) and (r2 < r or u2 > u) for j, r2, u2 in scored if j != i)
     for c in candidates:
         if c.risk is None or c.utility is None:
             c.frontier = False
@@ -371,19 +416,26 @@ def _audit_candidate(table: Table, policy: Policy, original: Table | None, befor
         ctx.original = align_original(table, original, policy)
     results = run_checks(ctx, list(policy.checks))
     own = {c.id for c in policy.checks}
-    return AuditResult(policy, table, [r for r in before.checks if r.id not in own] + results, generated_at(), ctx,
-                       original)
+    return AuditResult(
+        policy, table, [r for r in before.checks if r.id not in own] + results, generated_at(), ctx, original
+    )
 
 
-def explore(before: AuditResult, registry: Registry, methods: Sequence[str] | None = None,
-            max_candidates: int = DEFAULT_MAX_CANDIDATES, utility: str | None = None,
-            build_hierarchies: bool = True,
-            progress: Callable[[str, int, int], None] | None = None) -> Exploration:
+def explore(
+    before: AuditResult,
+    registry: Registry,
+    methods: Sequence[str] | None = None,
+    max_candidates: int = DEFAULT_MAX_CANDIDATES,
+    utility: str | None = None,
+    build_hierarchies: bool = True,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> Exploration:
     """Build, audit and place every candidate of ``methods`` for the release audited in ``before``."""
     utility = utility or DEFAULT_UTILITY
     if utility not in utility_choices():
-        raise PrivauditError(f"--utility: unknown or unusable measure {utility!r} (one of: "
-                             f"{', '.join(utility_choices())})")
+        raise PrivauditError(
+            f"--utility: unknown or unusable measure {utility!r} (one of: {', '.join(utility_choices())})"
+        )
     if max_candidates < 1:
         raise PrivauditError("--max-candidates: give a number of at least 1")
     methods = parse_methods(methods)
@@ -392,8 +444,9 @@ def explore(before: AuditResult, registry: Registry, methods: Sequence[str] | No
     share = {m: max(1, max_candidates // len(methods)) for m in methods}
     if "generalize" in methods:  # the lattice gets what the other families leave
         others = {"suppress": len(SUPPRESSION_BUDGETS), "microaggregate": 5, "randomize": 5}
-        share["generalize"] = max(1, max_candidates - sum(min(share[m], others[m]) for m in methods
-                                                          if m != "generalize"))
+        share["generalize"] = max(
+            1, max_candidates - sum(min(share[m], others[m]) for m in methods if m != "generalize")
+        )
     candidates: list[Candidate] = []
     built: dict = {}
     for method in methods:
@@ -420,8 +473,11 @@ def explore(before: AuditResult, registry: Registry, methods: Sequence[str] | No
     for i, c in enumerate(candidates):
         if progress is not None:
             progress("auditing the candidates", i, len(candidates))
-        policy = copy.copy(with_check_overrides(with_columns(ctx.policy, c.remediation.column_overrides),
-                                                c.remediation.check_overrides))
+        policy = copy.copy(
+            with_check_overrides(
+                with_columns(ctx.policy, c.remediation.column_overrides), c.remediation.check_overrides
+            )
+        )
         policy.utility = []  # the audit's own utility list is not needed: the map's measures are computed below
         # typed as the engine's re-audit types a remediation's output (the table as it will be written)
         table = Table(c.table.reset_index(drop=True), f"<candidate {i}>", "", 0, "arrow", fingerprint="candidate")
@@ -429,11 +485,12 @@ def explore(before: AuditResult, registry: Registry, methods: Sequence[str] | No
         _score(c, audit, utility, names, shared)
     missing = [i for i, c in enumerate(candidates) if c.utility is None]
     if missing:
-        notes.append(f"{utility}: no figure for {len(missing)} of {len(candidates)} candidates (left off the map and "
-                     "the frontier; e.g. values outside the hierarchies, or no numeric column)")
+        notes.append(
+            f"{utility}: no figure for {len(missing)} of {len(candidates)} candidates (left off the map and "
+            "the frontier; e.g. values outside the hierarchies, or no numeric column)"
+        )
     mark_frontier(candidates)
     return Exploration(candidates, recommend(candidates), utility, notes, built)
-
 
 
 @dataclass
@@ -452,10 +509,17 @@ class ExploreOutcome:
         return self.outcome is not None and self.outcome.offered
 
 
-def explore_release(released: Any, policy: Any, out: str | None = None, methods: Sequence[str] | str | None = None,
-                    max_candidates: int = DEFAULT_MAX_CANDIDATES, utility: str | None = None,
-                    registry: Registry | None = None, progress: Callable[[str, int, int], None] | None = None,
-                    allow_outside_paths: bool = False) -> ExploreOutcome:
+def explore_release(
+    released: Any,
+    policy: Any,
+    out: str | None = None,
+    methods: Sequence[str] | str | None = None,
+    max_candidates: int = DEFAULT_MAX_CANDIDATES,
+    utility: str | None = None,
+    registry: Registry | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    allow_outside_paths: bool = False,
+) -> ExploreOutcome:
     """Audit ``released``, explore the candidates, and with ``out`` re-audit the recommended one as
     ``remediate`` does (its bytes in ``outcome.output`` when it passes)."""
     from privaudit.core.audit import _jsonable, open_policy
@@ -465,8 +529,9 @@ def explore_release(released: Any, policy: Any, out: str | None = None, methods:
     registry = registry or get_registry()
     methods = parse_methods(methods)
     if utility is not None and utility not in utility_choices():
-        raise PrivauditError(f"--utility: unknown or unusable measure {utility!r} (one of: "
-                             f"{', '.join(utility_choices())})")
+        raise PrivauditError(
+            f"--utility: unknown or unusable measure {utility!r} (one of: {', '.join(utility_choices())})"
+        )
     opened = open_policy(policy, registry, allow_outside_paths)
     before = run_audit(released, opened, registry=registry, progress=progress)
     exploration = explore(before, registry, methods, max_candidates, utility, progress=progress)

@@ -121,8 +121,9 @@ def _csv_by_distinct_values(frame: pd.DataFrame, delimiter: str, na_rep: str) ->
             codes, bits = pd.factorize(values.view(f"i{dtype.itemsize}"))
             codes[np.isnan(values)] = -1
             uniques = pd.Series(bits.view(dtype))
-        elif (pd.api.types.is_string_dtype(dtype) or pd.api.types.is_integer_dtype(dtype)) \
-                and not pd.api.types.is_bool_dtype(dtype):
+        elif (
+            pd.api.types.is_string_dtype(dtype) or pd.api.types.is_integer_dtype(dtype)
+        ) and not pd.api.types.is_bool_dtype(dtype):
             codes, values = pd.factorize(column, use_na_sentinel=True)
             uniques = pd.Series(values)
         else:
@@ -137,7 +138,10 @@ def _csv_by_distinct_values(frame: pd.DataFrame, delimiter: str, na_rep: str) ->
     if rows is None:  # too many distinct values to pack: join every row
         body = map(delimiter.join, zip(*(t[c] for t, c in zip(texts_of, codes_of, strict=False)), strict=False))
     else:  # each distinct row joined once, then the lines picked by index
-        distinct = [delimiter.join(parts) for parts in zip(*(t[c[rows]] for t, c in zip(texts_of, codes_of, strict=False)), strict=False)]
+        distinct = [
+            delimiter.join(parts)
+            for parts in zip(*(t[c[rows]] for t, c in zip(texts_of, codes_of, strict=False)), strict=False)
+        ]
         body = np.array(distinct, dtype=object)[lines]
     return "\n".join([header, *body]) + "\n"
 
@@ -146,7 +150,7 @@ def _distinct_rows(codes: list[np.ndarray], radices: list[int]) -> tuple[np.ndar
     """(first row of each distinct row of ``codes``, distinct row of every row), or (None, None) when the
     packed key would not fit in int64. A generalized release repeats few distinct rows: joining each once
     is what makes the trick fast on large tables."""
-    if float(np.prod(np.array(radices, dtype=float))) >= 2.0 ** 62:
+    if float(np.prod(np.array(radices, dtype=float))) >= 2.0**62:
         return None, None
     key = np.zeros(len(codes[0]), dtype=np.int64)
     for column, radix in zip(codes, radices, strict=False):

@@ -43,8 +43,14 @@ def reciprocal_bins_failing(edges: Sequence[float], threshold: float) -> list[bo
     return out
 
 
-def bin_failing_counts(edges: Sequence[float], counts: Sequence[float], threshold: float, fail_side: str,
-                       failing_total: float | None = None, failing_beside: float = 0.0) -> list[float | None]:
+def bin_failing_counts(
+    edges: Sequence[float],
+    counts: Sequence[float],
+    threshold: float,
+    fail_side: str,
+    failing_total: float | None = None,
+    failing_beside: float = 0.0,
+) -> list[float | None]:
     """How many of each bin's values fail the threshold, as far as the histogram tells.
 
     A bin that ends at or below ``threshold`` holds only values below it, one that starts at or above it
@@ -87,9 +93,17 @@ def bin_failing_counts(edges: Sequence[float], counts: Sequence[float], threshol
     return out
 
 
-def threshold_histogram(values: Any, threshold: float, fail_side: str, fails_at_threshold: bool, *,
-                        bins: int = 20, lo: float | None = None, tail: float = 0.9,
-                        weights: Any = None) -> dict:
+def threshold_histogram(
+    values: Any,
+    threshold: float,
+    fail_side: str,
+    fails_at_threshold: bool,
+    *,
+    bins: int = 20,
+    lo: float | None = None,
+    tail: float = 0.9,
+    weights: Any = None,
+) -> dict:
     """A histogram of per-class (or per-record) figures whose bins never straddle ``threshold``.
 
     The bin width is a nice number (1, 2, 2.5, 5 x 10^n) giving about ``bins`` bins, and the threshold is
@@ -110,8 +124,13 @@ def threshold_histogram(values: Any, threshold: float, fail_side: str, fails_at_
     infinite = int(round(w[np.isinf(v)].sum()))
     t = float(threshold)
     if not finite.any():
-        return {"edges": [t - 1.0, t, t + 1.0], "counts": [0, 0], "infinite": infinite, "overflow": 0,
-                "overflow_label": ""}
+        return {
+            "edges": [t - 1.0, t, t + 1.0],
+            "counts": [0, 0],
+            "infinite": infinite,
+            "overflow": 0,
+            "overflow_label": "",
+        }
     x, wx = v[finite], w[finite]
     t = float(threshold)
     # a figure equal to the threshold up to the checks' rounding slack (exp(ln 3) = 2.9999999999999996 for
@@ -140,7 +159,10 @@ def threshold_histogram(values: Any, threshold: float, fail_side: str, fails_at_
     beyond = index >= len(edges) - 1
     counts = np.bincount(index[~beyond], weights=wx[~beyond], minlength=len(edges) - 1)
     top = charts.number_label(float(edges[-1]))
-    return {"edges": [float(e) for e in edges], "counts": [int(round(c)) for c in counts], "infinite": infinite,
-            "overflow": int(round(wx[beyond].sum())), "overflow_label": ("≥" if left_closed else ">") + top}
-
-
+    return {
+        "edges": [float(e) for e in edges],
+        "counts": [int(round(c)) for c in counts],
+        "infinite": infinite,
+        "overflow": int(round(wx[beyond].sum())),
+        "overflow_label": ("≥" if left_closed else ">") + top,
+    }

@@ -101,27 +101,42 @@ class _Canvas:
     def add(self, markup: str) -> None:
         self.parts.append(markup)
 
-    def text(self, x: float, y: float, content: str, anchor: str = "middle", size: float = FONT_SIZE,
-             weight: str = "normal", fill: str = "#222", rotate: bool = False) -> None:
+    def text(
+        self,
+        x: float,
+        y: float,
+        content: str,
+        anchor: str = "middle",
+        size: float = FONT_SIZE,
+        weight: str = "normal",
+        fill: str = "#222",
+        rotate: bool = False,
+    ) -> None:
         transform = f' transform="rotate(-90 {_n(x)} {_n(y)})"' if rotate else ""
         bold = ' font-weight="bold"' if weight == "bold" else ""
-        self.add(f'<text x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}" font-size="{_n(size)}"{bold} '
-                 f'fill="{fill}"{transform}>{escape(content)}</text>')
+        self.add(
+            f'<text x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}" font-size="{_n(size)}"{bold} '
+            f'fill="{fill}"{transform}>{escape(content)}</text>'
+        )
 
-    def line(self, x1: float, y1: float, x2: float, y2: float, stroke: str, width: float = 1.0,
-             dash: str | None = None) -> None:
+    def line(
+        self, x1: float, y1: float, x2: float, y2: float, stroke: str, width: float = 1.0, dash: str | None = None
+    ) -> None:
         dashing = f' stroke-dasharray="{dash}"' if dash else ""
-        self.add(f'<line x1="{_n(x1)}" y1="{_n(y1)}" x2="{_n(x2)}" y2="{_n(y2)}" stroke="{stroke}" '
-                 f'stroke-width="{_n(width)}"{dashing}/>')
+        self.add(
+            f'<line x1="{_n(x1)}" y1="{_n(y1)}" x2="{_n(x2)}" y2="{_n(y2)}" stroke="{stroke}" '
+            f'stroke-width="{_n(width)}"{dashing}/>'
+        )
 
     def rect(self, x: float, y: float, w: float, h: float, fill: str) -> None:
-        self.add(f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(max(w, 0.0))}" height="{_n(max(h, 0.0))}" '
-                 f'fill="{fill}"/>')
+        self.add(f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(max(w, 0.0))}" height="{_n(max(h, 0.0))}" fill="{fill}"/>')
 
     def markup(self) -> Markup:
-        head = (f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {_n(WIDTH)} {_n(self.height)}" '
-                f'width="{_n(WIDTH)}" height="{_n(self.height)}" role="img" aria-label="{escape(self.title)}" '
-                f'font-family="{FONT}"><title>{escape(self.title)}</title>')
+        head = (
+            f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {_n(WIDTH)} {_n(self.height)}" '
+            f'width="{_n(WIDTH)}" height="{_n(self.height)}" role="img" aria-label="{escape(self.title)}" '
+            f'font-family="{FONT}"><title>{escape(self.title)}</title>'
+        )
         return Markup(head + "".join(self.parts) + "</svg>")
 
 
@@ -135,7 +150,7 @@ class _YAxis:
             self.lo = math.log10(0.5)
             self.hi = math.log10(max(max_count, 1.0)) + 0.15
             decades = range(0, math.floor(self.hi) + 1)
-            self.ticks = [10.0 ** d for d in decades]
+            self.ticks = [10.0**d for d in decades]
         else:
             top = max(max_count, 1.0) * 1.08  # headroom for the counts printed above the bars
             step = max(nice_step(top, 4), 1.0)  # counts: whole-number ticks
@@ -181,8 +196,7 @@ def _threshold(canvas: _Canvas, x: float, label: str) -> None:
         canvas.text(x - 5, TOP - 6, label, anchor="end", weight="bold")
 
 
-def _draw_bars(canvas: _Canvas, yaxis: _YAxis, boxes: Sequence[tuple[float, float, Bar]],
-               show_counts: bool) -> None:
+def _draw_bars(canvas: _Canvas, yaxis: _YAxis, boxes: Sequence[tuple[float, float, Bar]], show_counts: bool) -> None:
     """Draw each bar; ``Bar.failing`` True/False picks the failing/passing colour, None the mixed one."""
     base = HEIGHT - BOTTOM
     for x0, x1, bar in boxes:
@@ -216,10 +230,19 @@ def should_use_log(counts: Sequence[float], ratio: float = 100.0) -> bool:
     return bool(positive) and max(positive) / min(positive) > ratio
 
 
-def category_chart(labels: Sequence[str], counts: Sequence[float], failing: Sequence[bool], *,
-                   title: str, x_label: str, y_label: str, threshold_after: int | None = None,
-                   threshold_label: str = "", log_y: bool | None = None,
-                   legend: tuple[str, str] | None = None) -> Markup:
+def category_chart(
+    labels: Sequence[str],
+    counts: Sequence[float],
+    failing: Sequence[bool],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    threshold_after: int | None = None,
+    threshold_label: str = "",
+    log_y: bool | None = None,
+    legend: tuple[str, str] | None = None,
+) -> Markup:
     """Bars for discrete categories (e.g. class sizes 1, 2, 3, ... with a pooled ``>= 60`` last bar).
 
     ``threshold_after`` puts the threshold line after that many bars (0 = before the first bar).
@@ -235,8 +258,10 @@ def category_chart(labels: Sequence[str], counts: Sequence[float], failing: Sequ
     slot = min((WIDTH - LEFT - RIGHT) / n, MAX_SLOT)
     start = LEFT + ((WIDTH - LEFT - RIGHT) - n * slot) / 2  # few bars sit in the middle of the plot
     pad = min(slot * 0.15, 6.0)
-    boxes = [(start + i * slot + pad, start + (i + 1) * slot - pad, Bar(i, i + 1, c, f, lab))
-             for i, (lab, c, f) in enumerate(zip(labels, counts, failing, strict=False))]
+    boxes = [
+        (start + i * slot + pad, start + (i + 1) * slot - pad, Bar(i, i + 1, c, f, lab))
+        for i, (lab, c, f) in enumerate(zip(labels, counts, failing, strict=False))
+    ]
     _draw_bars(canvas, yaxis, boxes, _counts_fit(slot, counts) and not log)
     # x tick labels: every step-th label so that none overlap, always the first and the last
     widest = max((len(lab) for lab in labels), default=1) * CHAR_WIDTH + 6
@@ -267,16 +292,30 @@ def _split_bin(x0: float, x1: float, xt: float, bar: Bar, failing: float, fail_s
     split = min(max(xt, x0 + MIN_PART), x1 - MIN_PART) if x1 - x0 >= 2 * MIN_PART else (x0 + x1) / 2
     passing = bar.count - failing
     low, high = (passing, failing) if fail_side == "above" else (failing, passing)
-    return [(x0, split, Bar(bar.lo, bar.hi, low, fail_side != "above")),
-            (split, x1, Bar(bar.lo, bar.hi, high, fail_side == "above"))]
+    return [
+        (x0, split, Bar(bar.lo, bar.hi, low, fail_side != "above")),
+        (split, x1, Bar(bar.lo, bar.hi, high, fail_side == "above")),
+    ]
 
 
-def histogram_chart(edges: Sequence[float], counts: Sequence[float], *, title: str, x_label: str,
-                    y_label: str, threshold: float | None = None, threshold_label: str = "",
-                    fail_side: str | None = None, infinite: int = 0, log_y: bool | None = None,
-                    legend: tuple[str, str] | None = None, failing: Sequence[bool] | None = None,
-                    failing_counts: Sequence[float | None] | None = None,
-                    extra_bars: Sequence[tuple[str, float, bool]] = (), mixed_text: str = "") -> Markup:
+def histogram_chart(
+    edges: Sequence[float],
+    counts: Sequence[float],
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    threshold: float | None = None,
+    threshold_label: str = "",
+    fail_side: str | None = None,
+    infinite: int = 0,
+    log_y: bool | None = None,
+    legend: tuple[str, str] | None = None,
+    failing: Sequence[bool] | None = None,
+    failing_counts: Sequence[float | None] | None = None,
+    extra_bars: Sequence[tuple[str, float, bool]] = (),
+    mixed_text: str = "",
+) -> Markup:
     """A histogram over equal- or unequal-width bins ``edges`` (len(counts) + 1 values).
 
     Colours: ``fail_side`` ("above" or "below") colours the bars on the failing side of ``threshold``,
@@ -325,8 +364,12 @@ def histogram_chart(edges: Sequence[float], counts: Sequence[float], *, title: s
     return canvas.markup()
 
 
-def _check_bins(edges: Sequence[float], counts: Sequence[float], failing: Sequence[bool] | None,
-                failing_counts: Sequence[float | None] | None) -> None:
+def _check_bins(
+    edges: Sequence[float],
+    counts: Sequence[float],
+    failing: Sequence[bool] | None,
+    failing_counts: Sequence[float | None] | None,
+) -> None:
     if len(edges) != len(counts) + 1:
         raise ValueError("edges must have one more value than counts")
     if failing is not None and len(failing) != len(counts):
@@ -335,10 +378,17 @@ def _check_bins(edges: Sequence[float], counts: Sequence[float], failing: Sequen
         raise ValueError("failing_counts must have one value per bin")
 
 
-def _bin_boxes(edges: Sequence[float], counts: Sequence[float], x_of: Callable[[float], float],
-               threshold: float | None, fail_side: str | None, failing: Sequence[bool] | None,
-               failing_counts: Sequence[float | None] | None) -> list[tuple[float, float, Bar]]:
+def _bin_boxes(
+    edges: Sequence[float],
+    counts: Sequence[float],
+    x_of: Callable[[float], float],
+    threshold: float | None,
+    fail_side: str | None,
+    failing: Sequence[bool] | None,
+    failing_counts: Sequence[float | None] | None,
+) -> list[tuple[float, float, Bar]]:
     """The histogram's bars, each with its verdict (see :func:`histogram_chart`'s colours)."""
+
     def fails(centre: float) -> bool:
         if threshold is None or fail_side is None:
             return False
@@ -352,7 +402,9 @@ def _bin_boxes(edges: Sequence[float], counts: Sequence[float], x_of: Callable[[
         if failing_counts is not None:
             f = failing_counts[i]
             if f is not None and 0 < f < c and threshold is not None:
-                boxes += _split_bin(x0, x1, x_of(threshold), Bar(float(a), float(b), float(c), None), float(f), fail_side)
+                boxes += _split_bin(
+                    x0, x1, x_of(threshold), Bar(float(a), float(b), float(c), None), float(f), fail_side
+                )
                 continue
             bad = None if f is None else bool(f > 0)
         else:
@@ -361,8 +413,15 @@ def _bin_boxes(edges: Sequence[float], counts: Sequence[float], x_of: Callable[[
     return boxes
 
 
-def _x_axis(canvas: _Canvas, x_of: Callable[[float], float], lo: float, hi: float, extra_labels: list[str],
-            slots: list[float], right: float) -> None:
+def _x_axis(
+    canvas: _Canvas,
+    x_of: Callable[[float], float],
+    lo: float,
+    hi: float,
+    extra_labels: list[str],
+    slots: list[float],
+    right: float,
+) -> None:
     """The x axis's ticks (halved until their labels fit) and the labels of the bars beside it."""
     base = HEIGHT - BOTTOM
     ticks = linear_ticks(lo, hi, 6)
@@ -394,10 +453,19 @@ def _fit(label: str, room: float) -> str:
     return label.rstrip("…") + "…"
 
 
-def share_bars_chart(labels: Sequence[str], shares: Sequence[float], failing: Sequence[bool], *, title: str,
-                     x_label: str, limit: float | None = None, limit_label: str = "",
-                     legend: tuple[str, str] | None = None, label_chars: int = 28,
-                     intervals: Sequence[tuple[float, float]] | None = None) -> Markup:
+def share_bars_chart(
+    labels: Sequence[str],
+    shares: Sequence[float],
+    failing: Sequence[bool],
+    *,
+    title: str,
+    x_label: str,
+    limit: float | None = None,
+    limit_label: str = "",
+    legend: tuple[str, str] | None = None,
+    label_chars: int = 28,
+    intervals: Sequence[tuple[float, float]] | None = None,
+) -> Markup:
     """Horizontal bars of shares in [0, 1] (one per label, e.g. per attribute), printed as percentages,
     with a vertical dashed line at ``limit``. The x axis runs from 0 to a nice value above the largest
     share and the limit (at most 100 %); labels longer than ``label_chars`` are cut with an ellipsis."""
@@ -406,12 +474,15 @@ def share_bars_chart(labels: Sequence[str], shares: Sequence[float], failing: Se
     row = 24.0
     height = TOP + row * max(len(labels), 1) + BOTTOM - 6
     canvas = _Canvas(title, height)
-    names = [_fit(lab if len(lab) <= label_chars else lab[: label_chars - 1] + "…", WIDTH * 0.4 - 14)
-             for lab in labels]
+    names = [_fit(lab if len(lab) <= label_chars else lab[: label_chars - 1] + "…", WIDTH * 0.4 - 14) for lab in labels]
     left = min(max((text_width(n) for n in names), default=4 * CHAR_WIDTH) + 14, WIDTH * 0.4)
     right = WIDTH - RIGHT - 44  # room for the value printed after the longest bar
-    top_value = max([float(v) for v in shares] + ([float(limit)] if limit is not None else []) + [0.01]
-                    + [float(hi_) for _, hi_ in (intervals or [])])
+    top_value = max(
+        [float(v) for v in shares]
+        + ([float(limit)] if limit is not None else [])
+        + [0.01]
+        + [float(hi_) for _, hi_ in (intervals or [])]
+    )
     step = nice_step(min(top_value * 1.05, 1.0), 5)
     hi = min(math.ceil(min(top_value * 1.05, 1.0) / step - 1e-9) * step, 1.0) or 1.0
     base = TOP + row * len(labels)

@@ -32,26 +32,43 @@ def junit_xml(report: dict, fail_on: str = "error") -> str:
     checks = report["checks"]
     failures = sum(_failing(c, fail_on) for c in checks)
     errors = sum(c["status"] == "error" for c in checks)
-    suites = ET.Element("testsuites", name="privaudit", tests=str(len(checks)), failures=str(failures),
-                        errors=str(errors))
-    suite = ET.SubElement(suites, "testsuite", name=str(report["policy"]["name"]), tests=str(len(checks)),
-                          failures=str(failures), errors=str(errors), skipped="0",
-                          timestamp=str(report["generated_at"]).rstrip("Z"), hostname="privaudit")
+    suites = ET.Element(
+        "testsuites", name="privaudit", tests=str(len(checks)), failures=str(failures), errors=str(errors)
+    )
+    suite = ET.SubElement(
+        suites,
+        "testsuite",
+        name=str(report["policy"]["name"]),
+        tests=str(len(checks)),
+        failures=str(failures),
+        errors=str(errors),
+        skipped="0",
+        timestamp=str(report["generated_at"]).rstrip("Z"),
+        hostname="privaudit",
+    )
     props = ET.SubElement(suite, "properties")
-    for name, value in (("input", report["input"]["path"]), ("input.sha256", report["input"]["sha256"]),
-                        ("policy", report["policy"]["path"]), ("engine", report["engine"]),
-                        ("privaudit", report["tool"]["version"])):
+    for name, value in (
+        ("input", report["input"]["path"]),
+        ("input.sha256", report["input"]["sha256"]),
+        ("policy", report["policy"]["path"]),
+        ("engine", report["engine"]),
+        ("privaudit", report["tool"]["version"]),
+    ):
         ET.SubElement(props, "property", name=name, value=str(value))
     for c in checks:
-        case = ET.SubElement(suite, "testcase", classname=f"privaudit.{c['assessor']}", name=printable(c["id"]),
-                             time=f"{float(c.get('seconds') or 0):.3f}")
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=f"privaudit.{c['assessor']}",
+            name=printable(c["id"]),
+            time=f"{float(c.get('seconds') or 0):.3f}",
+        )
         message = printable(c["message"])  # XML 1.0 cannot hold control characters
         text = f"value {fmt(c['value'])}, threshold {_threshold(c['threshold'])}: {message}"
         if c["status"] == "error":
             ET.SubElement(case, "error", message=message, type="error").text = text
         elif _failing(c, fail_on):
-            ET.SubElement(case, "failure", message=message,
-                          type=f"{c['severity']} check failed").text = text
+            ET.SubElement(case, "failure", message=message, type=f"{c['severity']} check failed").text = text
         elif c["status"] == "fail":
             ET.SubElement(case, "system-out").text = f"WARNING (severity warning): {text}"
     ET.indent(suites)
@@ -99,16 +116,23 @@ def markdown(report: dict, fail_on: str = "error") -> str:
     errored = [c for c in checks if c["status"] == "error"]
     warned = [c for c in checks if c["status"] == "fail" and not _failing(c, fail_on)]
     verdict = "FAIL" if failed or errored else "PASS"
-    lines = [f"## privaudit: {verdict}", "",
-             f"{_code(report['input']['path'])} ({fmt(report['input']['rows'])} rows) against the policy "
-             f"**{_cell(report['policy']['name'])}**: {len(failed)} failed, {len(warned)} warned, "
-             f"{len(errored)} errored of {len(checks)} "
-             "checks.", "",
-             "| status | check | assessor | value | threshold | message |", "|---|---|---|---:|---|---|"]
+    lines = [
+        f"## privaudit: {verdict}",
+        "",
+        f"{_code(report['input']['path'])} ({fmt(report['input']['rows'])} rows) against the policy "
+        f"**{_cell(report['policy']['name'])}**: {len(failed)} failed, {len(warned)} warned, "
+        f"{len(errored)} errored of {len(checks)} "
+        "checks.",
+        "",
+        "| status | check | assessor | value | threshold | message |",
+        "|---|---|---|---:|---|---|",
+    ]
     for c in checks:
         status = _MARK[c["status"]] if c["status"] != "fail" or _failing(c, fail_on) else "⚠️ warning"
-        lines.append(f"| {status} | {_code(c['id'])} | {_cell(c['assessor'])} | {_cell(fmt(c['value']))} | "
-                     f"{_cell(_threshold(c['threshold']))} | {_cell(c['message'])} |")
+        lines.append(
+            f"| {status} | {_code(c['id'])} | {_cell(c['assessor'])} | {_cell(fmt(c['value']))} | "
+            f"{_cell(_threshold(c['threshold']))} | {_cell(c['message'])} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -165,8 +189,11 @@ def sarif(report: dict, fail_on: str = "error", assessors: Mapping[str, Any] | N
     rules = []
     for name in names:
         a = assessors.get(name)
-        rule: dict[str, Any] = {"id": name, "name": name,
-                                "shortDescription": {"text": printable(getattr(a, "title", None) or name)}}
+        rule: dict[str, Any] = {
+            "id": name,
+            "name": name,
+            "shortDescription": {"text": printable(getattr(a, "title", None) or name)},
+        }
         if a is not None and a.measures:
             rule["fullDescription"] = {"text": printable(f"Measures {a.measures}.")}
         help_text = " ".join(printable(t) for t in (getattr(a, "formula", ""), getattr(a, "reference", "")) if t)
@@ -187,28 +214,59 @@ def sarif(report: dict, fail_on: str = "error", assessors: Mapping[str, Any] | N
         else:
             kind, level = "fail", "warning"
         identity = hashlib.sha256(f"{report['policy']['name']}\0{c['id']}".encode()).hexdigest()
-        results.append({
-            "ruleId": c["assessor"], "ruleIndex": names.index(c["assessor"]), "kind": kind, "level": level,
-            "message": {"text": printable(c["message"]) or printable(c["id"])},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": artifact["location"]["uri"], "index": 0}},
-                           "logicalLocations": [{"name": printable(c["id"]), "kind": "object"}]}],
-            "partialFingerprints": {"privauditCheck/v1": identity},
-            "properties": {"check": c["id"], "status": c["status"], "severity": c["severity"],
-                           "value": c["value"], "threshold": c["threshold"]},
-        })
+        results.append(
+            {
+                "ruleId": c["assessor"],
+                "ruleIndex": names.index(c["assessor"]),
+                "kind": kind,
+                "level": level,
+                "message": {"text": printable(c["message"]) or printable(c["id"])},
+                "locations": [
+                    {
+                        "physicalLocation": {"artifactLocation": {"uri": artifact["location"]["uri"], "index": 0}},
+                        "logicalLocations": [{"name": printable(c["id"]), "kind": "object"}],
+                    }
+                ],
+                "partialFingerprints": {"privauditCheck/v1": identity},
+                "properties": {
+                    "check": c["id"],
+                    "status": c["status"],
+                    "severity": c["severity"],
+                    "value": c["value"],
+                    "threshold": c["threshold"],
+                },
+            }
+        )
     failed = any(_failing(c, fail_on) for c in checks)
     errored = any(c["status"] == "error" for c in checks)
     log = {
-        "$schema": SARIF_SCHEMA, "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "privaudit", "version": str(report["tool"]["version"]),
-                                "semanticVersion": str(report["tool"]["version"]), "rules": rules}},
-            "invocations": [{"executionSuccessful": not errored, "exitCode": 2 if errored else 1 if failed else 0,
-                             "endTimeUtc": report["generated_at"]}],
-            "artifacts": [artifact],
-            "results": results,
-            "properties": {"policy": report["policy"]["name"], "policySha256": report["policy"]["sha256"],
-                           "engine": report["engine"]},
-        }],
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "privaudit",
+                        "version": str(report["tool"]["version"]),
+                        "semanticVersion": str(report["tool"]["version"]),
+                        "rules": rules,
+                    }
+                },
+                "invocations": [
+                    {
+                        "executionSuccessful": not errored,
+                        "exitCode": 2 if errored else 1 if failed else 0,
+                        "endTimeUtc": report["generated_at"],
+                    }
+                ],
+                "artifacts": [artifact],
+                "results": results,
+                "properties": {
+                    "policy": report["policy"]["name"],
+                    "policySha256": report["policy"]["sha256"],
+                    "engine": report["engine"],
+                },
+            }
+        ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -60,8 +60,10 @@ def checked_report(data: Any, name: str) -> dict:
     if data.get("schema_version") != 1:
         raise DataError(f"{name}: report schema_version {data.get('schema_version')!r}; this privaudit reads 1")
     checks = data.get("checks")
-    if not isinstance(checks, list) or not all(isinstance(c, dict) and isinstance(c.get("id"), str) and
-                                               c.get("status") in ("pass", "fail", "error") for c in checks):
+    if not isinstance(checks, list) or not all(
+        isinstance(c, dict) and isinstance(c.get("id"), str) and c.get("status") in ("pass", "fail", "error")
+        for c in checks
+    ):
         raise DataError(f"{name}: checks: not a list of checks with id and status")
     for key in ("scope", "input", "policy", "summary"):
         if not isinstance(data.get(key), dict):
@@ -163,11 +165,22 @@ def _check_row(b: dict | None, n: dict | None, tolerance: tuple[str, float], fai
     status_worse = sb == "pass" and sn in ("fail", "error")
     severity = ref.get("severity", "error")
     return {
-        "id": ref["id"], "assessor": ref.get("assessor"), "severity": severity,
-        "status_before": sb, "status_after": sn, "value_before": (b or {}).get("value"),
-        "value_after": (n or {}).get("value"), "change": change, "better": better, "worse": worse,
-        "beyond_tolerance": bool(beyond), "status_changed": sb != sn,
-        "regression": (severity == "error" or fail_on == "warning") and n is not None and b is not None and (bool(beyond) or status_worse),
+        "id": ref["id"],
+        "assessor": ref.get("assessor"),
+        "severity": severity,
+        "status_before": sb,
+        "status_after": sn,
+        "value_before": (b or {}).get("value"),
+        "value_after": (n or {}).get("value"),
+        "change": change,
+        "better": better,
+        "worse": worse,
+        "beyond_tolerance": bool(beyond),
+        "status_changed": sb != sn,
+        "regression": (severity == "error" or fail_on == "warning")
+        and n is not None
+        and b is not None
+        and (bool(beyond) or status_worse),
     }
 
 
@@ -179,6 +192,7 @@ def _class_changes(base: dict, new: dict) -> dict:
     """Classes below k in the new report that the base report did not list below k, and new sample uniques
     (classes of one record), from the checks' lists of worst classes (``details.worst_classes``): only as
     far as both reports list classes (the lists are capped by ``report.max_classes``)."""
+
     def listed(report: dict) -> tuple[dict, dict, bool]:
         below, uniques, any_list = {}, {}, False
         for c in report["checks"]:
@@ -201,9 +215,11 @@ def _class_changes(base: dict, new: dict) -> dict:
     n_below, n_unique, n_any = listed(new)
     if not (b_any and n_any):
         return {"compared": False, "fell_below_k": [], "new_sample_uniques": []}
-    return {"compared": True,
-            "fell_below_k": [v for key, v in n_below.items() if key not in b_below],
-            "new_sample_uniques": [v for key, v in n_unique.items() if key not in b_unique]}
+    return {
+        "compared": True,
+        "fell_below_k": [v for key, v in n_below.items() if key not in b_below],
+        "new_sample_uniques": [v for key, v in n_unique.items() if key not in b_unique],
+    }
 
 
 def _utility_changes(base: dict, new: dict, tolerance: tuple[str, float]) -> list[dict] | None:
@@ -223,30 +239,47 @@ def _utility_changes(base: dict, new: dict, tolerance: tuple[str, float]) -> lis
         vb, vn = (_number(b.get("value")) if b else None), (_number(n.get("value")) if n else None)
         change = None if vb is None or vn is None else (0.0 if vb == vn else vn - vb)
         worse = None if change is None else change < 0
-        rows.append({"measure": key[0], "column": None if key[1] == "None" else key[1],
-                     "value_before": None if b is None else b.get("value"),
-                     "value_after": None if n is None else n.get("value"), "change": change, "worse": worse,
-                     "beyond_tolerance": bool(worse) and _beyond(-change, vb, tolerance)})
+        rows.append(
+            {
+                "measure": key[0],
+                "column": None if key[1] == "None" else key[1],
+                "value_before": None if b is None else b.get("value"),
+                "value_after": None if n is None else n.get("value"),
+                "change": change,
+                "worse": worse,
+                "beyond_tolerance": bool(worse) and _beyond(-change, vb, tolerance),
+            }
+        )
     return rows
 
 
-def compare(base: dict, new: dict, tolerance: tuple[str, float] = ("absolute", 0.0),
-            allow_changed_policy: bool = False, names: tuple[str, str] = ("BASE", "NEW"), fail_on: str = "error") -> dict:
+def compare(
+    base: dict,
+    new: dict,
+    tolerance: tuple[str, float] = ("absolute", 0.0),
+    allow_changed_policy: bool = False,
+    names: tuple[str, str] = ("BASE", "NEW"),
+    fail_on: str = "error",
+) -> dict:
     """The comparison of two JSON reports (see the module docstring); one line (DataError) when they audit
     different designs and ``allow_changed_policy`` is false. ``fail_on="warning"``: warning-severity checks
     can regress too (as ``--fail-on warning`` makes them fail an audit)."""
     changes = _policy_changes(base, new)
     if changes and not allow_changed_policy:
-        raise DataError(f"{names[0]} and {names[1]} audit different policies ({'; '.join(changes)}): the figures "
-                        "are not comparable; pass --allow-changed-policy to compare them anyway")
+        raise DataError(
+            f"{names[0]} and {names[1]} audit different policies ({'; '.join(changes)}): the figures "
+            "are not comparable; pass --allow-changed-policy to compare them anyway"
+        )
     bc, nc = {c["id"]: c for c in base["checks"]}, {c["id"]: c for c in new["checks"]}
     rows = [_check_row(bc.get(i), nc.get(i), tolerance, fail_on) for i in dict.fromkeys([*nc, *bc])]
     utility = _utility_changes(base, new, tolerance)
     regressions = [r["id"] for r in rows if r["regression"]]
     out = {
         "diff_version": DIFF_VERSION,
-        "base": _side(base, names[0]), "new": _side(new, names[1]),
-        "tolerance": {"kind": tolerance[0], "amount": tolerance[1]}, "fail_on": fail_on,
+        "base": _side(base, names[0]),
+        "new": _side(new, names[1]),
+        "tolerance": {"kind": tolerance[0], "amount": tolerance[1]},
+        "fail_on": fail_on,
         "policy_changes": changes,
         "checks": [r for r in rows if r["status_before"] is not None and r["status_after"] is not None],
         "added_checks": [r["id"] for r in rows if r["status_before"] is None],
@@ -261,9 +294,15 @@ def compare(base: dict, new: dict, tolerance: tuple[str, float] = ("absolute", 0
 
 
 def _side(report: dict, name: str) -> dict:
-    return {"report": name, "input": report["input"].get("path"), "sha256": report["input"].get("sha256"),
-            "rows": report["input"].get("rows"), "policy": report["policy"].get("name"),
-            "generated_at": report.get("generated_at"), "passed": report["summary"].get("passed")}
+    return {
+        "report": name,
+        "input": report["input"].get("path"),
+        "sha256": report["input"].get("sha256"),
+        "rows": report["input"].get("rows"),
+        "policy": report["policy"].get("name"),
+        "generated_at": report.get("generated_at"),
+        "passed": report["summary"].get("passed"),
+    }
 
 
 # ------------------------------------------------------------------------------------------ rendering
@@ -305,27 +344,38 @@ def terminal_text(d: dict) -> str:
         lines += [f"  - {c}" for c in d["policy_changes"]]
     lines.append(f"base: {d['base']['input']} ({d['base']['report']})  new: {d['new']['input']} ({d['new']['report']})")
     for r in d["checks"]:
-        status = r["status_before"].upper() if r["status_before"] == r["status_after"] else \
-            f"{r['status_before'].upper()}->{r['status_after'].upper()}"
-        lines.append(f"{_verdict_of(r):<26} {r['id']:<22} {status:<10} {_value(r['value_before'])} -> "
-                     f"{_value(r['value_after'])} ({_change(r)})")
+        status = (
+            r["status_before"].upper()
+            if r["status_before"] == r["status_after"]
+            else f"{r['status_before'].upper()}->{r['status_after'].upper()}"
+        )
+        lines.append(
+            f"{_verdict_of(r):<26} {r['id']:<22} {status:<10} {_value(r['value_before'])} -> "
+            f"{_value(r['value_after'])} ({_change(r)})"
+        )
     for i in d["added_checks"]:
         lines.append(f"{'added':<26} {i}")
     for i in d["removed_checks"]:
         lines.append(f"{'removed':<26} {i}")
     classes = d["classes"]
     if classes["compared"]:
-        lines.append(f"classes newly below k: {len(classes['fell_below_k'])}; new sample uniques: "
-                     f"{len(classes['new_sample_uniques'])} (as far as the reports list classes)")
+        lines.append(
+            f"classes newly below k: {len(classes['fell_below_k'])}; new sample uniques: "
+            f"{len(classes['new_sample_uniques'])} (as far as the reports list classes)"
+        )
     for u in d.get("utility") or []:
-        lines.append(f"utility {u['measure']}{' of ' + u['column'] if u['column'] else ''}: "
-                     f"{_value(u['value_before'])} -> {_value(u['value_after'])} ({_change(u)})"
-                     + (" worse" if u["worse"] else ""))
+        lines.append(
+            f"utility {u['measure']}{' of ' + u['column'] if u['column'] else ''}: "
+            f"{_value(u['value_before'])} -> {_value(u['value_after'])} ({_change(u)})"
+            + (" worse" if u["worse"] else "")
+        )
     n = len(d["regressions"])
     lines.append("")
     kind = "error-severity " if d.get("fail_on", "error") == "error" else ""
-    lines.append(f"diff: {'REGRESSION' if n else 'no regression'} ({n} {kind}check{'s' * (n != 1)} got "
-                 f"worse beyond the tolerance {_tolerance_text(d)} or stopped passing)")
+    lines.append(
+        f"diff: {'REGRESSION' if n else 'no regression'} ({n} {kind}check{'s' * (n != 1)} got "
+        f"worse beyond the tolerance {_tolerance_text(d)} or stopped passing)"
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -334,28 +384,45 @@ def markdown(d: dict) -> str:
     from privaudit.report.ci import _cell, _code
 
     n = len(d["regressions"])
-    lines = [f"## privaudit diff: {'❌ regression' if n else '✅ no regression'}", "",
-             f"{_code(d['base']['input'])} → {_code(d['new']['input'])}; tolerance {_cell(_tolerance_text(d))}.", ""]
+    lines = [
+        f"## privaudit diff: {'❌ regression' if n else '✅ no regression'}",
+        "",
+        f"{_code(d['base']['input'])} → {_code(d['new']['input'])}; tolerance {_cell(_tolerance_text(d))}.",
+        "",
+    ]
     if d["policy_changes"]:
         lines += ["**Policy changes** (compared anyway):", ""] + [f"- {_cell(c)}" for c in d["policy_changes"]] + [""]
     lines += ["| check | status | before | after | change | verdict |", "|---|---|---:|---:|---:|---|"]
     for r in d["checks"]:
-        status = r["status_before"] if r["status_before"] == r["status_after"] else \
-            f"{r['status_before']} → {r['status_after']}"
-        lines.append(f"| {_code(r['id'])} | {_cell(status)} | {_cell(_value(r['value_before']))} | "
-                     f"{_cell(_value(r['value_after']))} | {_cell(_change(r))} | {_cell(_verdict_of(r))} |")
+        status = (
+            r["status_before"]
+            if r["status_before"] == r["status_after"]
+            else f"{r['status_before']} → {r['status_after']}"
+        )
+        lines.append(
+            f"| {_code(r['id'])} | {_cell(status)} | {_cell(_value(r['value_before']))} | "
+            f"{_cell(_value(r['value_after']))} | {_cell(_change(r))} | {_cell(_verdict_of(r))} |"
+        )
     if d["added_checks"] or d["removed_checks"]:
-        lines += ["", f"Added checks: {_cell(', '.join(d['added_checks']) or 'none')}; removed: "
-                      f"{_cell(', '.join(d['removed_checks']) or 'none')}."]
+        lines += [
+            "",
+            f"Added checks: {_cell(', '.join(d['added_checks']) or 'none')}; removed: "
+            f"{_cell(', '.join(d['removed_checks']) or 'none')}.",
+        ]
     if d["classes"]["compared"]:
-        lines += ["", f"Classes newly below k: {len(d['classes']['fell_below_k'])}; new sample uniques: "
-                      f"{len(d['classes']['new_sample_uniques'])} (as far as the reports list classes)."]
+        lines += [
+            "",
+            f"Classes newly below k: {len(d['classes']['fell_below_k'])}; new sample uniques: "
+            f"{len(d['classes']['new_sample_uniques'])} (as far as the reports list classes).",
+        ]
     if d.get("utility"):
         lines += ["", "| utility | column | before | after | change | verdict |", "|---|---|---:|---:|---:|---|"]
         for u in d["utility"]:
             verdict = "worse" if u["worse"] else "better" if u["worse"] is False and u["change"] else "unchanged"
-            lines.append(f"| {_cell(u['measure'])} | {_cell(u['column'] or '')} | {_cell(_value(u['value_before']))} | "
-                         f"{_cell(_value(u['value_after']))} | {_cell(_change(u))} | {verdict} |")
+            lines.append(
+                f"| {_cell(u['measure'])} | {_cell(u['column'] or '')} | {_cell(_value(u['value_before']))} | "
+                f"{_cell(_value(u['value_after']))} | {_cell(_change(u))} | {verdict} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -366,8 +433,9 @@ def html(d: dict) -> str:
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["value"] = _value
     page = env.from_string(_PAGE)
-    return page.render(d=d, change=_change, verdict=_verdict_of, tolerance=_tolerance_text(d),
-                       regressions=len(d["regressions"]))
+    return page.render(
+        d=d, change=_change, verdict=_verdict_of, tolerance=_tolerance_text(d), regressions=len(d["regressions"])
+    )
 
 
 def to_json(d: dict) -> str:

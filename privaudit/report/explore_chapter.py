@@ -60,22 +60,28 @@ def map_svg(explore: dict) -> Markup:
         return y0 - u * (y0 - y1)
 
     title = f"Risk-utility map of {len(cands)} candidate releases"
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart ru-map" id="ru-map" viewBox="0 0 {_n(WIDTH)} '
-             f'{_n(HEIGHT)}" width="{_n(WIDTH)}" height="{_n(HEIGHT)}" role="img" aria-label="{escape(title)}" '
-             f'font-family="{FONT}" data-risk-max="{xmax!r}"><title>{escape(title)}</title>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart ru-map" id="ru-map" viewBox="0 0 {_n(WIDTH)} '
+        f'{_n(HEIGHT)}" width="{_n(WIDTH)}" height="{_n(HEIGHT)}" role="img" aria-label="{escape(title)}" '
+        f'font-family="{FONT}" data-risk-max="{xmax!r}"><title>{escape(title)}</title>'
+    ]
 
     def text(x, y, s, anchor="middle", size=11.0, weight="normal", rotate=False, fill="#222", cls=""):
         transform = f' transform="rotate(-90 {_n(x)} {_n(y)})"' if rotate else ""
         bold = ' font-weight="bold"' if weight == "bold" else ""
         klass = f' class="{cls}"' if cls else ""
-        parts.append(f'<text{klass} x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}" font-size="{_n(size)}"{bold} '
-                     f'fill="{fill}"{transform}>{escape(s)}</text>')
+        parts.append(
+            f'<text{klass} x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}" font-size="{_n(size)}"{bold} '
+            f'fill="{fill}"{transform}>{escape(s)}</text>'
+        )
 
     def line(a, b, c, d, stroke, width=1.0, dash=None, cls=""):
         dashing = f' stroke-dasharray="{dash}"' if dash else ""
         klass = f' class="{cls}"' if cls else ""
-        parts.append(f'<line{klass} x1="{_n(a)}" y1="{_n(b)}" x2="{_n(c)}" y2="{_n(d)}" stroke="{stroke}" '
-                     f'stroke-width="{_n(width)}"{dashing}/>')
+        parts.append(
+            f'<line{klass} x1="{_n(a)}" y1="{_n(b)}" x2="{_n(c)}" y2="{_n(d)}" stroke="{stroke}" '
+            f'stroke-width="{_n(width)}"{dashing}/>'
+        )
 
     for t in linear_ticks(0.0, 1.0, 5):  # utility grid
         line(x0, py(t), x1, py(t), GRID)
@@ -89,42 +95,61 @@ def map_svg(explore: dict) -> Markup:
     text(15, (y0 + y1) / 2, f"utility: {explore['utility_measure']} (1 = nothing lost)", rotate=True)
     if bound is not None:
         line(px(bound), y1 - 14, px(bound), y0, THRESHOLD_STROKE, 1.6, "5 3", cls="risk-bound")
-        label = f"policy's risk bound {number_label(bound)}" + (f" ({explore['risk_bound_source']})"
-                                                                 if explore.get("risk_bound_source") else "")
+        label = f"policy's risk bound {number_label(bound)}" + (
+            f" ({explore['risk_bound_source']})" if explore.get("risk_bound_source") else ""
+        )
         anchor = "start" if px(bound) + 6 * len(label) < x1 else "end"
         text(px(bound) + (5 if anchor == "start" else -5), y1 - 4, label, anchor=anchor, weight="bold")
     frontier = sorted((c["risk"], c["utility"]) for _, c in points if c["frontier"])
     if len(frontier) > 1:
         coords = " ".join(f"{_n(px(r))},{_n(py(u))}" for r, u in frontier)
-        parts.append(f'<polyline class="frontier" points="{coords}" fill="none" stroke="{FRONTIER}" '
-                     'stroke-width="1.6"/>')
+        parts.append(
+            f'<polyline class="frontier" points="{coords}" fill="none" stroke="{FRONTIER}" stroke-width="1.6"/>'
+        )
     for i, c in points:
         x, y = px(c["risk"]), py(c["utility"])
-        data = (f'data-index="{i}" data-risk="{c["risk"]!r}" data-utility="{c["utility"]!r}" '
-                f'data-passes="{str(c["passes"]).lower()}" data-frontier="{str(c["frontier"]).lower()}"')
-        label = escape(f"#{i} {c['method']}: risk {c['risk']:.4g}, utility {c['utility']:.4g}, "
-                       f"{'passes' if c['passes'] else 'fails'}")
+        data = (
+            f'data-index="{i}" data-risk="{c["risk"]!r}" data-utility="{c["utility"]!r}" '
+            f'data-passes="{str(c["passes"]).lower()}" data-frontier="{str(c["frontier"]).lower()}"'
+        )
+        label = escape(
+            f"#{i} {c['method']}: risk {c['risk']:.4g}, utility {c['utility']:.4g}, "
+            f"{'passes' if c['passes'] else 'fails'}"
+        )
         if c["passes"]:
-            parts.append(f'<circle class="candidate pass" {data} cx="{_n(x)}" cy="{_n(y)}" r="4.5" '
-                         f'fill="{PASS_FILL}"><title>{label}</title></circle>')
+            parts.append(
+                f'<circle class="candidate pass" {data} cx="{_n(x)}" cy="{_n(y)}" r="4.5" '
+                f'fill="{PASS_FILL}"><title>{label}</title></circle>'
+            )
         else:
-            parts.append(f'<rect class="candidate fail" {data} x="{_n(x - 4)}" y="{_n(y - 4)}" width="8" height="8" '
-                         f'fill="white" stroke="{FAIL_FILL}" stroke-width="1.6"><title>{label}</title></rect>')
+            parts.append(
+                f'<rect class="candidate fail" {data} x="{_n(x - 4)}" y="{_n(y - 4)}" width="8" height="8" '
+                f'fill="white" stroke="{FAIL_FILL}" stroke-width="1.6"><title>{label}</title></rect>'
+            )
     rec = explore.get("recommended")
     if rec is not None:
         c = cands[rec]
         x, y = px(c["risk"]), py(c["utility"])
-        parts.append(f'<circle class="recommended" cx="{_n(x)}" cy="{_n(y)}" r="8" fill="none" '
-                     f'stroke="{RECOMMENDED}" stroke-width="1.4"/>')
+        parts.append(
+            f'<circle class="recommended" cx="{_n(x)}" cy="{_n(y)}" r="8" fill="none" '
+            f'stroke="{RECOMMENDED}" stroke-width="1.4"/>'
+        )
         anchor = "start" if x < (x0 + x1) / 2 else "end"
-        text(x + (11 if anchor == "start" else -11), y - 9, f"recommended: #{rec}", anchor=anchor, weight="bold",
-             cls="recommended-label")
+        text(
+            x + (11 if anchor == "start" else -11),
+            y - 9,
+            f"recommended: #{rec}",
+            anchor=anchor,
+            weight="bold",
+            cls="recommended-label",
+        )
     # legend
     lx = x1 - 300
     parts.append(f'<circle cx="{_n(lx)}" cy="11" r="4.5" fill="{PASS_FILL}"/>')
     text(lx + 8, 15, "passes", anchor="start", size=10)
-    parts.append(f'<rect x="{_n(lx + 60)}" y="7" width="8" height="8" fill="white" stroke="{FAIL_FILL}" '
-                 'stroke-width="1.6"/>')
+    parts.append(
+        f'<rect x="{_n(lx + 60)}" y="7" width="8" height="8" fill="white" stroke="{FAIL_FILL}" stroke-width="1.6"/>'
+    )
     text(lx + 72, 15, "fails", anchor="start", size=10)
     line(lx + 110, 11, lx + 130, 11, FRONTIER, 1.6)
     text(lx + 134, 15, "frontier", anchor="start", size=10)
@@ -157,35 +182,51 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
     for i, c in enumerate(cands):
         marks = [m for m, on in (("recommended", i == explore["recommended"]), ("frontier", c["frontier"])) if on]
         worst = c.get("worst_check")
-        verdict = "passes" if c["passes"] else ("fails" if not worst else
-                                                f"fails ({worst['id']}: {fmt(worst['value'])})")
-        others = KeyValues(tuple((m, "—" if v is None else fmt(v)) for m, v in (c.get("utilities") or {}).items()
-                                 if m != axis))
-        rows.append([i, c["method"], _options(c["options"]), c["risk"], c["utility"], verdict,
-                     ", ".join(marks) or "—", others])
-    table = DataTable(["#", "method", "options", "risk", "utility", "policy", "map", "other utility measures"], rows,
-                      caption=f"Every candidate: risk is the {explore['risk_measure']}, utility the "
-                              f"{axis} measure on ARX's quality scale (1 = nothing lost); the other utility "
-                              "measures beside it (— where a measure gives no figure for the candidate).",
-                      numeric=frozenset({0, 3, 4}), kind="classes",
-                      widths=("2.2em", "6.5em", "21%", "4.6em", "4.6em", "13%", "6em"))
+        verdict = (
+            "passes" if c["passes"] else ("fails" if not worst else f"fails ({worst['id']}: {fmt(worst['value'])})")
+        )
+        others = KeyValues(
+            tuple((m, "—" if v is None else fmt(v)) for m, v in (c.get("utilities") or {}).items() if m != axis)
+        )
+        rows.append(
+            [i, c["method"], _options(c["options"]), c["risk"], c["utility"], verdict, ", ".join(marks) or "—", others]
+        )
+    table = DataTable(
+        ["#", "method", "options", "risk", "utility", "policy", "map", "other utility measures"],
+        rows,
+        caption=f"Every candidate: risk is the {explore['risk_measure']}, utility the "
+        f"{axis} measure on ARX's quality scale (1 = nothing lost); the other utility "
+        "measures beside it (— where a measure gives no figure for the candidate).",
+        numeric=frozenset({0, 3, 4}),
+        kind="classes",
+        widths=("2.2em", "6.5em", "21%", "4.6em", "4.6em", "13%", "6em"),
+    )
     rec = explore["recommended"]
     if rec is None:
-        sentence = (f"None of the {len(cands)} candidates passes the policy: nothing is recommended. The map shows "
-                    "how far each is from the policy's bound.")
+        sentence = (
+            f"None of the {len(cands)} candidates passes the policy: nothing is recommended. The map shows "
+            "how far each is from the policy's bound."
+        )
     else:
         c = cands[rec]
-        sentence = (f"Of {len(cands)} candidates, {sum(x['passes'] for x in cands)} pass the policy and "
-                    f"{sum(x['frontier'] for x in cands)} are on the frontier. Recommended: #{rec}, "
-                    f"{c['method']} ({_options(c['options'])}), risk {fmt(c['risk'])}, utility {fmt(c['utility'])}: "
-                    "the passing frontier candidate that keeps most.")
+        sentence = (
+            f"Of {len(cands)} candidates, {sum(x['passes'] for x in cands)} pass the policy and "
+            f"{sum(x['frontier'] for x in cands)} are on the frontier. Recommended: #{rec}, "
+            f"{c['method']} ({_options(c['options'])}), risk {fmt(c['risk'])}, utility {fmt(c['utility'])}: "
+            "the passing frontier candidate that keeps most."
+        )
     built = None
     if explore.get("built_hierarchies"):
-        built = DataTable(["column", "hierarchy built", "levels", "leaves", "file"],
-                          [[col, b["builder"], b["height"], b["leaves"], b["file"]]
-                           for col, b in explore["built_hierarchies"].items()],
-                          caption="Quasi-identifiers without a hierarchy in the policy got one built for the "
-                                  "generalization candidates.", numeric=frozenset({2, 3}))
+        built = DataTable(
+            ["column", "hierarchy built", "levels", "leaves", "file"],
+            [
+                [col, b["builder"], b["height"], b["leaves"], b["file"]]
+                for col, b in explore["built_hierarchies"].items()
+            ],
+            caption="Quasi-identifiers without a hierarchy in the policy got one built for the "
+            "generalization candidates.",
+            numeric=frozenset({2, 3}),
+        )
     return ExploreView(map_svg(explore), table, sentence, list(explore.get("notes", [])), built)
 
 

@@ -55,9 +55,14 @@ def max_classes(audit: Any) -> int:
     return int(audit.policy.report.max_classes)
 
 
-def worst_classes_table(check: dict, audit: Any, figures: Sequence[tuple[str, str]] = (),
-                        failing: int | None = None, what: str = "classes that fail",
-                        sensitive: bool = False) -> DataTable | None:
+def worst_classes_table(
+    check: dict,
+    audit: Any,
+    figures: Sequence[tuple[str, str]] = (),
+    failing: int | None = None,
+    what: str = "classes that fail",
+    sensitive: bool = False,
+) -> DataTable | None:
     """The worst classes of a check (``details.worst_classes``): QI values, size, the per-class
     figures named in ``figures`` (key, column title) and the sensitive values when the audit left them
     in (large enough classes, or ``report.show_sensitive_values``). Capped at ``report.max_classes``.
@@ -87,8 +92,11 @@ def worst_classes_table(check: dict, audit: Any, figures: Sequence[tuple[str, st
     withheld = 0
     for r in rows_in:
         values = r.get("values", {})
-        row: list[Any] = [values.get(q, MISSING) for q in qis] if wide else [
-            KeyValues(tuple((q, str(values.get(q, MISSING))) for q in qis))]
+        row: list[Any] = (
+            [values.get(q, MISSING) for q in qis]
+            if wide
+            else [KeyValues(tuple((q, str(values.get(q, MISSING))) for q in qis))]
+        )
         row.append(fmt(r.get("size")))
         if wildcard:
             row.append(fmt(r.get("record_size")))
@@ -102,23 +110,26 @@ def worst_classes_table(check: dict, audit: Any, figures: Sequence[tuple[str, st
                 row.append(", ".join(f"{k} ({fmt(v)})" for k, v in sv.items()))
         rows.append(row)
     total = failing if failing is not None else len(rows_in)
-    caption = (f"The {fmt(len(rows))} worst of {fmt(total)} {what}" if total > len(rows)
-               else f"All {fmt(total)} {what}")
+    caption = f"The {fmt(len(rows))} worst of {fmt(total)} {what}" if total > len(rows) else f"All {fmt(total)} {what}"
     notes = []
     if total > len(rows):
         notes.append(f"The policy's report.max_classes ({fmt(cap)}) caps this list.")
     if withheld or (sensitive and not has_sensitive):
-        notes.append("Sensitive values of classes smaller than the policy's largest k are withheld "
-                     "(report.show_sensitive_values is false).")
+        notes.append(
+            "Sensitive values of classes smaller than the policy's largest k are withheld "
+            "(report.show_sensitive_values is false)."
+        )
     if wildcard:
         notes.append("f_k counts the records a class's records match when a missing value matches any value.")
     widths = () if wide else ("58%" if has_sensitive else None,)
-    return DataTable(columns, rows, caption=caption, note=" ".join(notes), numeric=numeric, kind="classes",
-                 widths=widths)
+    return DataTable(
+        columns, rows, caption=caption, note=" ".join(notes), numeric=numeric, kind="classes", widths=widths
+    )
 
 
-def size_histogram_figure(hist: Sequence[Sequence[int]], k: int | None, title: str,
-                          max_bins: int = 60) -> Figure | None:
+def size_histogram_figure(
+    hist: Sequence[Sequence[int]], k: int | None, title: str, max_bins: int = 60
+) -> Figure | None:
     """Class-size histogram (``[[size, classes], ...]``) with the k line; the last bin may pool the
     largest sizes (then labelled ``≥ size``). Sizes below k are drawn in the failing colour."""
     if not hist:
@@ -131,20 +142,34 @@ def size_histogram_figure(hist: Sequence[Sequence[int]], k: int | None, title: s
     failing = [k is not None and s < k for s in sizes]
     after = sum(failing) if k is not None else None
     legend = (f"smaller than k = {k}", "k or larger") if k is not None and any(failing) else None
-    svg = charts.category_chart(labels, counts, failing, title=title, x_label="class size (records sharing "
-                                "the same quasi-identifier values)", y_label="classes",
-                                threshold_after=after, threshold_label=f"k = {k}" if k is not None else "",
-                                legend=legend)
+    svg = charts.category_chart(
+        labels,
+        counts,
+        failing,
+        title=title,
+        x_label="class size (records sharing the same quasi-identifier values)",
+        y_label="classes",
+        threshold_after=after,
+        threshold_label=f"k = {k}" if k is not None else "",
+        legend=legend,
+    )
     scale = " The vertical axis is logarithmic." if charts.should_use_log(counts) else ""
     return Figure(svg, f"Number of classes of each size; the dashed line marks k.{scale}")
 
 
-
-
-def value_histogram_figure(hist: dict, threshold: float, fail_side: str, title: str, x_label: str,
-                           threshold_label: str, y_label: str = "classes", caption: str = "",
-                           integers: bool = False, failing: Sequence[bool] | None = None,
-                           failing_total: float | None = None) -> Figure | None:
+def value_histogram_figure(
+    hist: dict,
+    threshold: float,
+    fail_side: str,
+    title: str,
+    x_label: str,
+    threshold_label: str,
+    y_label: str = "classes",
+    caption: str = "",
+    integers: bool = False,
+    failing: Sequence[bool] | None = None,
+    failing_total: float | None = None,
+) -> Figure | None:
     """A per-class (or per-record) histogram ``{edges, counts, infinite[, overflow, overflow_label]}`` with
     its threshold line.
 
@@ -162,15 +187,30 @@ def value_histogram_figure(hist: dict, threshold: float, fail_side: str, title: 
     if ints is not None:
         values, counts = ints
         failing = [(v < threshold) if fail_side == "below" else (v > threshold) for v in values]
-        after = sum(1 for v in values if v < threshold) if fail_side == "below" else sum(1 for v in values if v <= threshold)
-        svg = charts.category_chart([fmt(v) for v in values], counts, failing, title=title, x_label=x_label,
-                                    y_label=y_label, threshold_after=after, threshold_label=threshold_label,
-                                    legend=legend if any(failing) else None)
+        after = (
+            sum(1 for v in values if v < threshold)
+            if fail_side == "below"
+            else sum(1 for v in values if v <= threshold)
+        )
+        svg = charts.category_chart(
+            [fmt(v) for v in values],
+            counts,
+            failing,
+            title=title,
+            x_label=x_label,
+            y_label=y_label,
+            threshold_after=after,
+            threshold_label=threshold_label,
+            legend=legend if any(failing) else None,
+        )
         return Figure(svg, caption)
     edges, counts = hist["edges"], hist["counts"]
     infinite, overflow = int(hist.get("infinite") or 0), int(hist.get("overflow") or 0)
-    extra = [(hist.get("overflow_label") or f">{charts.number_label(edges[-1])}", overflow, fail_side == "above")] \
-        if overflow else []
+    extra = (
+        [(hist.get("overflow_label") or f">{charts.number_label(edges[-1])}", overflow, fail_side == "above")]
+        if overflow
+        else []
+    )
     beside = (infinite + overflow) if fail_side == "above" else 0
     if failing is not None:
         per_bin = [float(c) if f else 0.0 for c, f in zip(counts, failing, strict=False)]
@@ -178,15 +218,27 @@ def value_histogram_figure(hist: dict, threshold: float, fail_side: str, title: 
         per_bin = bin_failing_counts(edges, counts, threshold, fail_side, failing_total, beside)
     failing_any = any(f is None or f > 0 for f in per_bin) or beside > 0
     mixed = any(f is None for f in per_bin)
-    svg = charts.histogram_chart(edges, counts, title=title, x_label=x_label, y_label=y_label,
-                                 threshold=threshold, threshold_label=threshold_label, fail_side=fail_side,
-                                 infinite=infinite, failing_counts=per_bin, extra_bars=extra,
-                                 legend=legend if failing_any else None, mixed_text="some pass, some fail")
+    svg = charts.histogram_chart(
+        edges,
+        counts,
+        title=title,
+        x_label=x_label,
+        y_label=y_label,
+        threshold=threshold,
+        threshold_label=threshold_label,
+        fail_side=fail_side,
+        infinite=infinite,
+        failing_counts=per_bin,
+        extra_bars=extra,
+        legend=legend if failing_any else None,
+        mixed_text="some pass, some fail",
+    )
     if mixed:
-        caption = (caption + " " if caption else "") + ("A bar in the third colour holds values on both sides "
-                                                        "of the threshold.")
+        caption = (caption + " " if caption else "") + (
+            "A bar in the third colour holds values on both sides of the threshold."
+        )
     if overflow:
-        caption = (caption + " " if caption else "") + (f"Values past {charts.number_label(edges[-1])} share the "
-                                                        f"bar labelled {extra[0][0]}.")
+        caption = (caption + " " if caption else "") + (
+            f"Values past {charts.number_label(edges[-1])} share the bar labelled {extra[0][0]}."
+        )
     return Figure(svg, caption)
-

@@ -41,10 +41,14 @@ TEMPLATE = "report.html.j2"
 PROTECTS = {"identity": "identity disclosure", "attribute": "attribute disclosure"}
 STATUS_LABEL = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}
 MISSING_QI = {
-    "value": ("a missing or suppressed quasi-identifier value is a value of its own: a record with a missing "
-              "age is grouped only with other records whose age is missing."),
-    "wildcard": ("a missing or suppressed quasi-identifier value matches any value when counting how many "
-                 "records a person hides among (sdcMicro's semantics): suppressing a value protects the record."),
+    "value": (
+        "a missing or suppressed quasi-identifier value is a value of its own: a record with a missing "
+        "age is grouped only with other records whose age is missing."
+    ),
+    "wildcard": (
+        "a missing or suppressed quasi-identifier value matches any value when counting how many "
+        "records a person hides among (sdcMicro's semantics): suppressing a value protects the record."
+    ),
 }
 ROLE_LABEL = {
     "quasi_identifier": "quasi-identifier (an intruder may know it)",
@@ -162,20 +166,22 @@ def check_views(data: dict, audit: Any, registry: Any) -> list[SectionView]:
         assessor = registry.assessors.get(check["assessor"])
         section = section_for(check, audit, registry)
         error = check["status"] == "error"
-        views.append(SectionView(
-            number=i,
-            anchor=f"check-{i}",
-            check=check,
-            title=getattr(assessor, "title", None) or check["assessor"],
-            assessor=assessor,
-            protects=PROTECTS.get(getattr(assessor, "protects", ""), "—"),
-            status=check["status"],
-            badge=status_badge(check["status"], check["severity"]),
-            value_text="—" if error else (section.value_text or fmt(check["value"])),
-            threshold_text=section.threshold_text or threshold_text(check["threshold"] if not error
-                                                                    else check["params"]),
-            section=section,
-        ))
+        views.append(
+            SectionView(
+                number=i,
+                anchor=f"check-{i}",
+                check=check,
+                title=getattr(assessor, "title", None) or check["assessor"],
+                assessor=assessor,
+                protects=PROTECTS.get(getattr(assessor, "protects", ""), "—"),
+                status=check["status"],
+                badge=status_badge(check["status"], check["severity"]),
+                value_text="—" if error else (section.value_text or fmt(check["value"])),
+                threshold_text=section.threshold_text
+                or threshold_text(check["threshold"] if not error else check["params"]),
+                section=section,
+            )
+        )
     return views
 
 
@@ -234,7 +240,7 @@ def shorten(text: Any, limit: int) -> str:
     """``text`` cut to ``limit`` characters, the cut marked by an ellipsis (for the PDF's running header,
     a margin box that neither wraps an unbroken name nor gives way to the verdict beside it)."""
     text = str(text)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def token_label(token: str) -> str:
@@ -258,8 +264,9 @@ def render_html(result: Any, registry: Any = None) -> str:
         "verdict": "PASS" if s["passed"] else "FAIL",
         "file_name": PurePath(data["input"]["path"]).name,
         "policy_file": PurePath(data["policy"]["path"]).name,
-        "original_file": PurePath(data["original"]["path"]).name if data["original"] and not (
-            remediation and data["original"]["sha256"] == remediation.input_sha256) else None,
+        "original_file": PurePath(data["original"]["path"]).name
+        if data["original"] and not (remediation and data["original"]["sha256"] == remediation.input_sha256)
+        else None,
         "remediation": remediation,
         "explore": explore_view(data),
         "synthetic": synthetic,

@@ -57,8 +57,9 @@ def masked_details(details: Any, found: dict[str, str], sensitive: Any) -> Any:
             continue
         row = dict(row)
         if isinstance(row.get("values"), dict):
-            row["values"] = {k: mask(v, found[k]) if k in found and v is not None else v
-                             for k, v in row["values"].items()}
+            row["values"] = {
+                k: mask(v, found[k]) if k in found and v is not None else v for k, v in row["values"].items()
+            }
         if kinds and isinstance(row.get("sensitive_values"), dict):
             masked: dict[str, int] = {}
             for value, count in row["sensitive_values"].items():
@@ -118,8 +119,9 @@ def report_dict(audit: Any) -> dict:
             "rows": table.rows,
             "columns": table.columns,
         },
-        "original": None if audit.original is None else {
-            "path": str(audit.original.path), "sha256": audit.original.sha256, "rows": audit.original.rows},
+        "original": None
+        if audit.original is None
+        else {"path": str(audit.original.path), "sha256": audit.original.sha256, "rows": audit.original.rows},
         "policy": {"path": str(policy.path), "sha256": policy.sha256, "name": policy.name},
         "scope": {
             "quasi_identifiers": policy.quasi_identifiers,
@@ -128,8 +130,12 @@ def report_dict(audit: Any) -> dict:
             "missing_qi": policy.data.missing_qi,
             "missing_tokens": policy.missing_tokens,
             "special_categories": special_columns(
-                {c: s.special_category for c, s in policy.columns.items()
-                 if s.role in ("quasi_identifier", "sensitive", "other")}),
+                {
+                    c: s.special_category
+                    for c, s in policy.columns.items()
+                    if s.role in ("quasi_identifier", "sensitive", "other")
+                }
+            ),
             "hierarchies": {column: h.digest for column, h in policy.hierarchies.items()},
         },
         "summary": {

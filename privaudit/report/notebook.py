@@ -20,6 +20,13 @@ def render_notebook(result: Any, registry: Any = None) -> str:
     if registry is None:
         registry = result.registry
     data = report_dict(result)
-    return environment().get_template("notebook.html.j2").render(
-        data=data, checks=check_views(data, result, registry), utility=utility_view(data),
-        verdict="PASS" if data["summary"]["passed"] else "FAIL")
+    return (
+        environment()
+        .get_template("notebook.html.j2")
+        .render(
+            data=data,
+            checks=check_views(data, result, registry),
+            utility=utility_view(data),
+            verdict="PASS" if data["summary"]["passed"] else "FAIL",
+        )
+    )

@@ -26,8 +26,10 @@ from collections.abc import Mapping
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher
 
-DESCRIPTIONS = {"report.json": "the audit's JSON report (privaudit report schema)",
-                "policy.yaml": "the policy the release was audited against, as read"}
+DESCRIPTIONS = {
+    "report.json": "the audit's JSON report (privaudit report schema)",
+    "policy.yaml": "the policy the release was audited against, as read",
+}
 
 
 class RefusedURL(ValueError):
@@ -58,12 +60,14 @@ def render_audit_pdf(result, html: str | None = None) -> bytes:
         from privaudit.report.html import render_html
 
         html = render_html(result)
-    return render_pdf(html, attachments={"report.json": render_json(result).encode("utf-8"),
-                                         "policy.yaml": result.policy.source})
+    return render_pdf(
+        html, attachments={"report.json": render_json(result).encode("utf-8"), "policy.yaml": result.policy.source}
+    )
 
 
-def render_pdf(html: str, fetcher: DataOnlyFetcher | None = None,
-               attachments: Mapping[str, bytes] | None = None) -> bytes:
+def render_pdf(
+    html: str, fetcher: DataOnlyFetcher | None = None, attachments: Mapping[str, bytes] | None = None
+) -> bytes:
     """The PDF of the HTML report (``html`` as made by :func:`privaudit.report.html.render_html`).
 
     ``fetcher`` may be passed to inspect what was refused afterwards; by default a fresh
@@ -73,9 +77,15 @@ def render_pdf(html: str, fetcher: DataOnlyFetcher | None = None,
     from weasyprint import Attachment
 
     fetcher = fetcher or DataOnlyFetcher()
-    files = [Attachment(string=data, name=name, relationship="Source" if name == "policy.yaml" else "Data",
-                        description=DESCRIPTIONS.get(name))
-             for name, data in (attachments or {}).items()]
+    files = [
+        Attachment(
+            string=data,
+            name=name,
+            relationship="Source" if name == "policy.yaml" else "Data",
+            description=DESCRIPTIONS.get(name),
+        )
+        for name, data in (attachments or {}).items()
+    ]
     logger = logging.getLogger("weasyprint")
     level = logger.level
     logger.setLevel(logging.ERROR)

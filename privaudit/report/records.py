@@ -25,8 +25,10 @@ def records_frame(result) -> pd.DataFrame:
     """The per-record table of an :class:`~privaudit.core.audit.AuditResult`."""
     ctx = result.context
     if ctx.table is None:
-        raise PrivauditError(f"per-record output needs the in-process engine (this audit used {result.engine}); "
-                             "the chunked, DuckDB and Spark engines summarise classes, not records")
+        raise PrivauditError(
+            f"per-record output needs the in-process engine (this audit used {result.engine}); "
+            "the chunked, DuckDB and Spark engines summarise classes, not records"
+        )
     summary = ctx.summary
     class_of = summary.class_of
     f_k = summary.class_fk
@@ -36,8 +38,12 @@ def records_frame(result) -> pd.DataFrame:
         class_risk = individual_risk(f_k, summary.weight_sums)
     else:
         class_risk = 1.0 / f_k
-    columns = {"row": np.arange(len(class_of)), "class_id": class_of, "class_size": f_k[class_of],
-               "risk": class_risk[class_of]}
+    columns = {
+        "row": np.arange(len(class_of)),
+        "class_id": class_of,
+        "class_size": f_k[class_of],
+        "risk": class_risk[class_of],
+    }
     for check in result.policy.checks:
         fn = check.assessor.class_violations
         if fn is not None:

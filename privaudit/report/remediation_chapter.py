@@ -65,8 +65,14 @@ LABELS: dict[str, tuple[str, str | None]] = {
 }
 _PCT = re.compile(r"(^|_)(pct|percent|percentage)($|_)")
 _SHARE = re.compile(r"(^|_)(share|rate|fraction|proportion)($|_)")
-OUTCOME = {("fail", "pass"): "fixed", ("pass", "pass"): "still passes", ("fail", "fail"): "still fails",
-           ("pass", "fail"): "now fails", ("error", "pass"): "fixed", ("error", "fail"): "now fails"}
+OUTCOME = {
+    ("fail", "pass"): "fixed",
+    ("pass", "pass"): "still passes",
+    ("fail", "fail"): "still fails",
+    ("pass", "fail"): "now fails",
+    ("error", "pass"): "fixed",
+    ("error", "fail"): "now fails",
+}
 
 
 def label(key: str) -> str:
@@ -75,7 +81,7 @@ def label(key: str) -> str:
 
 
 def unit_of(key: str, inherited: str | None = None) -> str | None:
-    """"pct", "share" or None for a figure named ``key`` (see the module's rules)."""
+    """ "pct", "share" or None for a figure named ``key`` (see the module's rules)."""
     if key in LABELS and LABELS[key][1]:
         return LABELS[key][1]
     if _PCT.search(str(key).lower()):
@@ -100,8 +106,12 @@ def figure_text(value: Any, unit: str | None = None) -> str:
 
 
 def _is_table(value: Any) -> bool:
-    return (isinstance(value, dict) and len(value) > 0 and all(isinstance(v, dict) for v in value.values())
-            and all(not isinstance(x, (dict, list)) for v in value.values() for x in v.values()))
+    return (
+        isinstance(value, dict)
+        and len(value) > 0
+        and all(isinstance(v, dict) for v in value.values())
+        and all(not isinstance(x, (dict, list)) for v in value.values() for x in v.values())
+    )
 
 
 def readable(mapping: dict, first_column: str = "what") -> tuple[list[list[Any]], list[DataTable]]:
@@ -113,14 +123,21 @@ def readable(mapping: dict, first_column: str = "what") -> tuple[list[list[Any]]
         unit = unit_of(key)
         if _is_table(value):
             inner = list(dict.fromkeys(k for v in value.values() for k in v))
-            tables.append(DataTable([first_column] + [label(k) for k in inner],
-                                [[name] + [figure_text(v.get(k), unit_of(k, unit)) for k in inner]
-                                 for name, v in value.items()],
-                                caption=label(key)[:1].upper() + label(key)[1:],
-                                numeric=frozenset(range(1, len(inner) + 1))))
+            tables.append(
+                DataTable(
+                    [first_column] + [label(k) for k in inner],
+                    [[name] + [figure_text(v.get(k), unit_of(k, unit)) for k in inner] for name, v in value.items()],
+                    caption=label(key)[:1].upper() + label(key)[1:],
+                    numeric=frozenset(range(1, len(inner) + 1)),
+                )
+            )
         elif isinstance(value, dict) and value:
-            rows.append([label(key), KeyValues(tuple((str(k), _nested_text(v, unit_of(str(k), unit)))
-                                                     for k, v in value.items()))])
+            rows.append(
+                [
+                    label(key),
+                    KeyValues(tuple((str(k), _nested_text(v, unit_of(str(k), unit))) for k, v in value.items())),
+                ]
+            )
         elif isinstance(value, dict):
             rows.append([label(key), "none"])
         else:
@@ -145,7 +162,9 @@ def has_percentages(mapping: Any, inherited: str | None = None) -> bool:
 
 def _nested_text(value: Any, unit: str | None) -> str:
     if isinstance(value, dict):
-        return "; ".join(f"{label(str(k))}: {_nested_text(v, unit_of(str(k), unit))}" for k, v in value.items()) or "none"
+        return (
+            "; ".join(f"{label(str(k))}: {_nested_text(v, unit_of(str(k), unit))}" for k, v in value.items()) or "none"
+        )
     return figure_text(value, unit)
 
 
@@ -223,7 +242,7 @@ def _value_like(raw: Any, after_raw: Any, after_text: str | None) -> str:
     if numeric and after_numeric and after_text:
         if after_text == share(after_raw):
             return share(raw)
-        unit = after_text[len(fmt(after_raw)):] if after_text.startswith(fmt(after_raw) + " ") else ""
+        unit = after_text[len(fmt(after_raw)) :] if after_text.startswith(fmt(after_raw) + " ") else ""
         if re.fullmatch(r" [^\W\d]+", unit):
             return fmt(raw) + unit
     return fmt(raw)
@@ -250,12 +269,19 @@ def remediation_view(data: dict, views: list, registry: Any = None) -> Remediati
         shown = v.value_text if v is not None and a.get("status") != "error" else None
         before_text = "—" if b.get("status") == "error" else _value_like(b.get("value"), a.get("value"), shown)
         after_text = "—" if a.get("status") == "error" else _value_like(a.get("value"), a.get("value"), shown)
-        checks.append(CheckChange(
-            id=cid, title=v.title if v else cid, severity=severity, threshold=v.threshold_text if v else "—",
-            before_badge=_badge(b.get("status"), severity), before_value=before_text,
-            after_badge=_badge(a.get("status"), severity), after_value=after_text,
-            outcome=OUTCOME.get((b.get("status"), a.get("status")), "—"),
-        ))
+        checks.append(
+            CheckChange(
+                id=cid,
+                title=v.title if v else cid,
+                severity=severity,
+                threshold=v.threshold_text if v else "—",
+                before_badge=_badge(b.get("status"), severity),
+                before_value=before_text,
+                after_badge=_badge(a.get("status"), severity),
+                after_value=after_text,
+                outcome=OUTCOME.get((b.get("status"), a.get("status")), "—"),
+            )
+        )
     remediator = getattr(registry, "remediators", {}).get(rem.get("method")) if registry is not None else None
     output_name = PurePath(data["input"]["path"]).name
     offered = bool(rem.get("offered"))
@@ -263,22 +289,39 @@ def remediation_view(data: dict, views: list, registry: Any = None) -> Remediati
     if offered:
         headline = f"The remediated table passes the policy and was written to {output_name}."
     else:
-        headline = (f"The best attempt still fails {failing_after} check{'s' if failing_after != 1 else ''} "
-                    f"of error severity: no file was written ({output_name} was not created).")
+        headline = (
+            f"The best attempt still fails {failing_after} check{'s' if failing_after != 1 else ''} "
+            f"of error severity: no file was written ({output_name} was not created)."
+        )
     options, _ = readable({k: ("default" if v is None else v) for k, v in (rem.get("options") or {}).items()})
     changes, change_tables = readable(rem.get("changes") or {}, "column")
     loss, loss_tables = readable(rem.get("loss") or {}, "column")
     overrides = [[cid, _nested_text(params, None)] for cid, params in (rem.get("check_overrides") or {}).items()]
     source = rem.get("input") or {}
     return RemediationView(
-        method=rem.get("method", ""), title=rem.get("title") or rem.get("method", ""),
-        description=getattr(remediator, "description", "") or "", offered=offered,
-        input_name=PurePath(source.get("path") or "").name or "—", input_sha256=source.get("sha256") or "—",
-        input_rows=source.get("rows"), output_name=output_name, output_rows=data["input"].get("rows"),
-        before_passed=bool(before.get("passed")), before_failed=before.get("checks_failed", 0),
-        before_errored=before.get("checks_errored", 0), after_passed=bool(after.get("passed")),
-        after_failed=after.get("checks_failed", 0), after_errored=after.get("checks_errored", 0),
-        headline=headline, options=options, checks=checks, changes=changes, change_tables=change_tables,
-        loss=loss, loss_tables=loss_tables,
-        percentages=has_percentages(rem.get("changes")) or has_percentages(rem.get("loss")), notes=[str(n) for n in rem.get("notes") or []], overrides=overrides,
+        method=rem.get("method", ""),
+        title=rem.get("title") or rem.get("method", ""),
+        description=getattr(remediator, "description", "") or "",
+        offered=offered,
+        input_name=PurePath(source.get("path") or "").name or "—",
+        input_sha256=source.get("sha256") or "—",
+        input_rows=source.get("rows"),
+        output_name=output_name,
+        output_rows=data["input"].get("rows"),
+        before_passed=bool(before.get("passed")),
+        before_failed=before.get("checks_failed", 0),
+        before_errored=before.get("checks_errored", 0),
+        after_passed=bool(after.get("passed")),
+        after_failed=after.get("checks_failed", 0),
+        after_errored=after.get("checks_errored", 0),
+        headline=headline,
+        options=options,
+        checks=checks,
+        changes=changes,
+        change_tables=change_tables,
+        loss=loss,
+        loss_tables=loss_tables,
+        percentages=has_percentages(rem.get("changes")) or has_percentages(rem.get("loss")),
+        notes=[str(n) for n in rem.get("notes") or []],
+        overrides=overrides,
     )

@@ -21,8 +21,12 @@ _COUNT = {"type": "integer", "minimum": 0}
 
 
 def _closed(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
-    return {"type": "object", "properties": properties,
-            "required": list(properties) if required is None else required, "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(properties) if required is None else required,
+        "additionalProperties": False,
+    }
 
 
 def _inf_numbers(node: Any) -> Any:
@@ -64,141 +68,288 @@ def report_json_schema(registry: Any = None) -> dict[str, Any]:
         registry = get_registry()
     defs = details_schemas(registry)
     by_assessor = [
-        {"if": {"properties": {"assessor": {"const": name}, "status": {"enum": ["pass", "fail"]}},
-                "required": ["assessor", "status"]},
-         "then": {"properties": {"details": {"$ref": f"#/$defs/{name}"}}}}
-        for name in registry.assessors if name in defs
+        {
+            "if": {
+                "properties": {"assessor": {"const": name}, "status": {"enum": ["pass", "fail"]}},
+                "required": ["assessor", "status"],
+            },
+            "then": {"properties": {"details": {"$ref": f"#/$defs/{name}"}}},
+        }
+        for name in registry.assessors
+        if name in defs
     ]
-    verdict = _closed({
-        "passed": {"type": "boolean"}, "checks_failed": _COUNT, "checks_errored": _COUNT,
-        "checks": {"type": "object", "additionalProperties": _closed({
-            "status": {"enum": ["pass", "fail", "error"]}, "value": {}})},
-    })
-    check = _closed({
-        "id": {"type": "string", "minLength": 1},
-        "assessor": {"type": "string", "minLength": 1},
-        "status": {"enum": ["pass", "fail", "error"], "description": "error: the check could not be completed"},
-        "severity": {"enum": ["error", "warning"]},
-        "value": {**_NUMBER, "description": "the measured figure (a number, 'inf', or null when the check ended in "
-                  "error)"},
-        "threshold": {"description": "the policy's bound, as the assessor states it (a number or an object)"},
-        "params": {"type": "object", "description": "the check's parameters after validation and defaults"},
-        "message": {"type": "string"},
-        "details": {"type": "object", "description": "the assessor's figures: $defs[assessor] (empty when the "
-                    "check ended in error)"},
-        "quasi_identifiers": {"type": "array", "items": {"type": "string"}, "minItems": 1,
-                              "description": "the check's attacker scenario: the quasi-identifiers the intruder knows"},
-        "better": {"enum": ["higher", "lower"], "description": "which way the value improves (privaudit diff)"},
-    }, ["id", "assessor", "status", "severity", "value", "threshold", "params", "message", "details"])
+    verdict = _closed(
+        {
+            "passed": {"type": "boolean"},
+            "checks_failed": _COUNT,
+            "checks_errored": _COUNT,
+            "checks": {
+                "type": "object",
+                "additionalProperties": _closed({"status": {"enum": ["pass", "fail", "error"]}, "value": {}}),
+            },
+        }
+    )
+    check = _closed(
+        {
+            "id": {"type": "string", "minLength": 1},
+            "assessor": {"type": "string", "minLength": 1},
+            "status": {"enum": ["pass", "fail", "error"], "description": "error: the check could not be completed"},
+            "severity": {"enum": ["error", "warning"]},
+            "value": {
+                **_NUMBER,
+                "description": "the measured figure (a number, 'inf', or null when the check ended in error)",
+            },
+            "threshold": {"description": "the policy's bound, as the assessor states it (a number or an object)"},
+            "params": {"type": "object", "description": "the check's parameters after validation and defaults"},
+            "message": {"type": "string"},
+            "details": {
+                "type": "object",
+                "description": "the assessor's figures: $defs[assessor] (empty when the check ended in error)",
+            },
+            "quasi_identifiers": {
+                "type": "array",
+                "items": {"type": "string"},
+                "minItems": 1,
+                "description": "the check's attacker scenario: the quasi-identifiers the intruder knows",
+            },
+            "better": {"enum": ["higher", "lower"], "description": "which way the value improves (privaudit diff)"},
+        },
+        ["id", "assessor", "status", "severity", "value", "threshold", "params", "message", "details"],
+    )
     from privaudit.utility import MEASURES
 
-    utility = _closed({
-        "measure": {"enum": list(MEASURES), "description": "the utility measure (privaudit.utility.MEASURES)"},
-        "column": {"type": ["string", "null"], "description": "the column the figure is of; null: over all columns"},
-        "value": {"type": ["number", "null"],
-                  "description": "on ARX's quality scale: 1 = nothing lost, 0 = everything lost (ARX's own "
-                  "normalisation where ARX has the measure); within [0, 1] for every measure but "
-                  "classification_accuracy, ARX's unclipped relative accuracy (above 1: the release trains a "
-                  "better model than the original; below 0: worse than always guessing the majority class); "
-                  "null when it cannot be normalised (details.reason)"},
-        "raw": {"type": ["number", "null"], "description": "the measure before that normalisation"},
-        "details": {"type": "object", "description": "the measure's figures (minimum, maximum, reason ...)"},
-    })
-    utility["allOf"] = [{"if": {"properties": {"measure": {"not": {"const": "classification_accuracy"}}}},
-                         "then": {"properties": {"value": {"type": ["number", "null"], "minimum": 0, "maximum": 1}}}}]
+    utility = _closed(
+        {
+            "measure": {"enum": list(MEASURES), "description": "the utility measure (privaudit.utility.MEASURES)"},
+            "column": {
+                "type": ["string", "null"],
+                "description": "the column the figure is of; null: over all columns",
+            },
+            "value": {
+                "type": ["number", "null"],
+                "description": "on ARX's quality scale: 1 = nothing lost, 0 = everything lost (ARX's own "
+                "normalisation where ARX has the measure); within [0, 1] for every measure but "
+                "classification_accuracy, ARX's unclipped relative accuracy (above 1: the release trains a "
+                "better model than the original; below 0: worse than always guessing the majority class); "
+                "null when it cannot be normalised (details.reason)",
+            },
+            "raw": {"type": ["number", "null"], "description": "the measure before that normalisation"},
+            "details": {"type": "object", "description": "the measure's figures (minimum, maximum, reason ...)"},
+        }
+    )
+    utility["allOf"] = [
+        {
+            "if": {"properties": {"measure": {"not": {"const": "classification_accuracy"}}}},
+            "then": {"properties": {"value": {"type": ["number", "null"], "minimum": 0, "maximum": 1}}},
+        }
+    ]
     if by_assessor:
         check["allOf"] = by_assessor
     unit = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
-    candidate = _closed({
-        "method": {"type": "string", "description": "the remediation method that made the candidate"},
-        "options": {"type": "object", "description": "its options (generalize: the lattice node's levels)"},
-        "risk": {**unit, "description": "the risk axis: average prosecutor re-identification risk"},
-        "utility": {**unit, "description": "the utility axis (utility_measure on ARX's quality scale)"},
-        "checks_failed": _COUNT, "passes": {"type": "boolean"},
-        "frontier": {"type": "boolean", "description": "no other candidate has lower-or-equal risk and "
-                     "higher-or-equal utility, one of them strictly"},
-        "worst_check": {"anyOf": [{"type": "null"}, _closed({
-            "id": {"type": "string"}, "value": {"type": ["number", "null"]},
-            "threshold": {"type": ["number", "null"]}, "status": {"enum": ["fail", "error"]}})],
-            "description": "the first failing error check and its figure (null: none fails)"},
-        "utilities": {"type": "object", "additionalProperties": unit,
-                      "description": "every utility measure of the candidates' table"},
-        "records_removed": _COUNT,
-    }, ["method", "options", "risk", "utility", "checks_failed", "passes", "frontier"])
-    explore = _closed({
-        "candidates": {"type": "array", "items": candidate},
-        "recommended": {"anyOf": [{"type": "null"}, _COUNT],
-                        "description": "index of the passing frontier candidate of highest utility"},
-        "risk_measure": {"type": "string"}, "utility_measure": {"type": "string"},
-        "risk_bound": {"type": ["number", "null"], "description": "the policy's bound on the risk axis"},
-        "risk_bound_source": {"type": ["string", "null"], "description": "which check gives it"},
-        "notes": {"type": "array", "items": {"type": "string"}},
-        "built_hierarchies": {"type": "object", "description": "column -> the hierarchy built for it"},
-    }, ["candidates", "recommended", "risk_measure", "utility_measure"])
+    candidate = _closed(
+        {
+            "method": {"type": "string", "description": "the remediation method that made the candidate"},
+            "options": {"type": "object", "description": "its options (generalize: the lattice node's levels)"},
+            "risk": {**unit, "description": "the risk axis: average prosecutor re-identification risk"},
+            "utility": {**unit, "description": "the utility axis (utility_measure on ARX's quality scale)"},
+            "checks_failed": _COUNT,
+            "passes": {"type": "boolean"},
+            "frontier": {
+                "type": "boolean",
+                "description": "no other candidate has lower-or-equal risk and "
+                "higher-or-equal utility, one of them strictly",
+            },
+            "worst_check": {
+                "anyOf": [
+                    {"type": "null"},
+                    _closed(
+                        {
+                            "id": {"type": "string"},
+                            "value": {"type": ["number", "null"]},
+                            "threshold": {"type": ["number", "null"]},
+                            "status": {"enum": ["fail", "error"]},
+                        }
+                    ),
+                ],
+                "description": "the first failing error check and its figure (null: none fails)",
+            },
+            "utilities": {
+                "type": "object",
+                "additionalProperties": unit,
+                "description": "every utility measure of the candidates' table",
+            },
+            "records_removed": _COUNT,
+        },
+        ["method", "options", "risk", "utility", "checks_failed", "passes", "frontier"],
+    )
+    explore = _closed(
+        {
+            "candidates": {"type": "array", "items": candidate},
+            "recommended": {
+                "anyOf": [{"type": "null"}, _COUNT],
+                "description": "index of the passing frontier candidate of highest utility",
+            },
+            "risk_measure": {"type": "string"},
+            "utility_measure": {"type": "string"},
+            "risk_bound": {"type": ["number", "null"], "description": "the policy's bound on the risk axis"},
+            "risk_bound_source": {"type": ["string", "null"], "description": "which check gives it"},
+            "notes": {"type": "array", "items": {"type": "string"}},
+            "built_hierarchies": {"type": "object", "description": "column -> the hierarchy built for it"},
+        },
+        ["candidates", "recommended", "risk_measure", "utility_measure"],
+    )
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"https://privaudit.invalid/schemas/report-{SCHEMA_VERSION}.json",
         "title": "privaudit audit report",
         "description": "The JSON report of `privaudit audit` and `privaudit remediate` (--json OUT).",
-        **_closed({
-            "schema_version": {"const": SCHEMA_VERSION},
-            "tool": _closed({"name": {"const": "privaudit"}, "version": {"type": "string"}}),
-            "generated_at": {"type": "string", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$",
-                             "description": "UTC time of the audit (SOURCE_DATE_EPOCH when set)"},
-            "engine": {"type": "string"},
-            "input": _closed({
-                "path": {"type": "string"},
-                "sha256": {"anyOf": [_SHA256, {"const": ""}],
-                           "description": "empty only for a table in an engine's catalog (fingerprint says so)"},
-                "fingerprint": {"type": "string", "description": "what sha256 is of, when not the file's bytes"},
-                "size": {"anyOf": [_COUNT, {"type": "null"}]}, "rows": _COUNT,
-                "columns": {"type": "array", "items": {"type": "string"}},
-            }, ["path", "sha256", "size", "rows", "columns"]),
-            "original": {"anyOf": [{"type": "null"}, _closed({"path": {"type": "string"}, "sha256": _SHA256,
-                                                               "rows": _COUNT})]},
-            "policy": _closed({"path": {"type": "string"}, "sha256": _SHA256, "name": {"type": "string"}}),
-            "scope": _closed({
-                "quasi_identifiers": {"type": "array", "items": {"type": "string"}},
-                "sensitive": {"type": "array", "items": {"type": "string"}},
-                "identifiers": {"type": "array", "items": {"type": "string"}},
-                "missing_qi": {"enum": ["value", "wildcard"]},
-                "missing_tokens": {"type": "array", "items": {"type": "string"}},
-                "special_categories": {
-                    "type": "array", "description": "columns holding special categories of personal data (GDPR "
-                    "Art. 9, Art. 10): declared by the policy's special_category, or named by the column's header",
-                    "items": _closed({"column": {"type": "string"}, "category": {"type": "string"},
-                                      "label": {"type": "string"}, "article": {"type": "string"},
-                                      "by": {"enum": ["policy", "header"]}},
-                                     ["column", "category", "label", "article", "by"])},
-                "hierarchies": {"type": "object", "additionalProperties": _SHA256,
-                                "description": "column -> SHA-256 of its generalization tree"},
-            }, ["quasi_identifiers", "sensitive", "identifiers", "missing_qi", "missing_tokens"]),
-            "series": _closed({
-                "linking": {"enum": ["record_id", "quasi_identifiers"]},
-                "key": {"type": ["string", "null"]}, "people": _COUNT,
-                "releases": {"type": "array", "items": _closed({
-                    "path": {"type": "string"}, "sha256": {"type": "string"}, "rows": _COUNT, "classes": _COUNT,
-                    "people": _COUNT, "not_found": _COUNT})},
-            }),
-            "summary": _closed({"passed": {"type": "boolean"}, "checks_total": _COUNT, "checks_failed": _COUNT,
-                                "checks_warned": _COUNT, "checks_errored": _COUNT}),
-            "remediation": _closed({
-                "method": {"type": "string"}, "title": {"type": "string"}, "options": {"type": "object"},
-                "offered": {"type": "boolean"},
-                "input": _closed({"path": {"type": "string"}, "sha256": _SHA256, "rows": _COUNT}),
-                "before": verdict, "after": verdict,
-                "changes": {"type": "object"}, "loss": {"type": "object"},
-                "notes": {"type": "array", "items": {"type": "string"}},
-                "check_overrides": {"type": "object"},
-                "built_hierarchies": {"type": "object", "description": "column -> the hierarchy built for a "
-                                      "quasi-identifier the policy gave none (builder, height, leaves, file)"},
-            }, ["method", "title", "options", "offered", "input", "before", "after", "changes", "loss", "notes",
-                "check_overrides"]),
-            "explore": {**explore, "description": "remediate --explore: the candidates of the risk-utility map"},
-            "utility": {"type": "array", "items": utility, "description": "what the release keeps: one entry per "
-                        "figure (privaudit.utility); written by every audit, absent from reports of older versions"},
-            "checks": {"type": "array", "items": check},
-        }, ["schema_version", "tool", "generated_at", "engine", "input", "original", "policy", "scope", "summary",
-            "checks"]),
+        **_closed(
+            {
+                "schema_version": {"const": SCHEMA_VERSION},
+                "tool": _closed({"name": {"const": "privaudit"}, "version": {"type": "string"}}),
+                "generated_at": {
+                    "type": "string",
+                    "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$",
+                    "description": "UTC time of the audit (SOURCE_DATE_EPOCH when set)",
+                },
+                "engine": {"type": "string"},
+                "input": _closed(
+                    {
+                        "path": {"type": "string"},
+                        "sha256": {
+                            "anyOf": [_SHA256, {"const": ""}],
+                            "description": "empty only for a table in an engine's catalog (fingerprint says so)",
+                        },
+                        "fingerprint": {
+                            "type": "string",
+                            "description": "what sha256 is of, when not the file's bytes",
+                        },
+                        "size": {"anyOf": [_COUNT, {"type": "null"}]},
+                        "rows": _COUNT,
+                        "columns": {"type": "array", "items": {"type": "string"}},
+                    },
+                    ["path", "sha256", "size", "rows", "columns"],
+                ),
+                "original": {
+                    "anyOf": [
+                        {"type": "null"},
+                        _closed({"path": {"type": "string"}, "sha256": _SHA256, "rows": _COUNT}),
+                    ]
+                },
+                "policy": _closed({"path": {"type": "string"}, "sha256": _SHA256, "name": {"type": "string"}}),
+                "scope": _closed(
+                    {
+                        "quasi_identifiers": {"type": "array", "items": {"type": "string"}},
+                        "sensitive": {"type": "array", "items": {"type": "string"}},
+                        "identifiers": {"type": "array", "items": {"type": "string"}},
+                        "missing_qi": {"enum": ["value", "wildcard"]},
+                        "missing_tokens": {"type": "array", "items": {"type": "string"}},
+                        "special_categories": {
+                            "type": "array",
+                            "description": "columns holding special categories of personal data (GDPR "
+                            "Art. 9, Art. 10): declared by the policy's special_category, or named by the column's header",
+                            "items": _closed(
+                                {
+                                    "column": {"type": "string"},
+                                    "category": {"type": "string"},
+                                    "label": {"type": "string"},
+                                    "article": {"type": "string"},
+                                    "by": {"enum": ["policy", "header"]},
+                                },
+                                ["column", "category", "label", "article", "by"],
+                            ),
+                        },
+                        "hierarchies": {
+                            "type": "object",
+                            "additionalProperties": _SHA256,
+                            "description": "column -> SHA-256 of its generalization tree",
+                        },
+                    },
+                    ["quasi_identifiers", "sensitive", "identifiers", "missing_qi", "missing_tokens"],
+                ),
+                "series": _closed(
+                    {
+                        "linking": {"enum": ["record_id", "quasi_identifiers"]},
+                        "key": {"type": ["string", "null"]},
+                        "people": _COUNT,
+                        "releases": {
+                            "type": "array",
+                            "items": _closed(
+                                {
+                                    "path": {"type": "string"},
+                                    "sha256": {"type": "string"},
+                                    "rows": _COUNT,
+                                    "classes": _COUNT,
+                                    "people": _COUNT,
+                                    "not_found": _COUNT,
+                                }
+                            ),
+                        },
+                    }
+                ),
+                "summary": _closed(
+                    {
+                        "passed": {"type": "boolean"},
+                        "checks_total": _COUNT,
+                        "checks_failed": _COUNT,
+                        "checks_warned": _COUNT,
+                        "checks_errored": _COUNT,
+                    }
+                ),
+                "remediation": _closed(
+                    {
+                        "method": {"type": "string"},
+                        "title": {"type": "string"},
+                        "options": {"type": "object"},
+                        "offered": {"type": "boolean"},
+                        "input": _closed({"path": {"type": "string"}, "sha256": _SHA256, "rows": _COUNT}),
+                        "before": verdict,
+                        "after": verdict,
+                        "changes": {"type": "object"},
+                        "loss": {"type": "object"},
+                        "notes": {"type": "array", "items": {"type": "string"}},
+                        "check_overrides": {"type": "object"},
+                        "built_hierarchies": {
+                            "type": "object",
+                            "description": "column -> the hierarchy built for a "
+                            "quasi-identifier the policy gave none (builder, height, leaves, file)",
+                        },
+                    },
+                    [
+                        "method",
+                        "title",
+                        "options",
+                        "offered",
+                        "input",
+                        "before",
+                        "after",
+                        "changes",
+                        "loss",
+                        "notes",
+                        "check_overrides",
+                    ],
+                ),
+                "explore": {**explore, "description": "remediate --explore: the candidates of the risk-utility map"},
+                "utility": {
+                    "type": "array",
+                    "items": utility,
+                    "description": "what the release keeps: one entry per "
+                    "figure (privaudit.utility); written by every audit, absent from reports of older versions",
+                },
+                "checks": {"type": "array", "items": check},
+            },
+            [
+                "schema_version",
+                "tool",
+                "generated_at",
+                "engine",
+                "input",
+                "original",
+                "policy",
+                "scope",
+                "summary",
+                "checks",
+            ],
+        ),
         **({"$defs": defs} if defs else {}),
     }

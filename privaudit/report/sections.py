@@ -33,8 +33,7 @@ from typing import Any
 from markupsafe import Markup
 
 #: Markup that could make a viewer or WeasyPrint fetch or run something; refused in figures.
-_UNSAFE_SVG = re.compile(r"href|<\s*image|<\s*script|<\s*foreignobject|url\s*\(|<\s*style|\bon\w+\s*=",
-                         re.IGNORECASE)
+_UNSAFE_SVG = re.compile(r"href|<\s*image|<\s*script|<\s*foreignobject|url\s*\(|<\s*style|\bon\w+\s*=", re.IGNORECASE)
 _WIDTH = re.compile(r"\d{1,3}(\.\d+)?(%|em|rem|mm|pt)")
 
 
@@ -101,4 +100,3 @@ class ReportSection:
     figures: list[Figure] = field(default_factory=list)
     tables: list[DataTable] = field(default_factory=list)
     limitations: str = ""
-

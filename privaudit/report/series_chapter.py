@@ -35,14 +35,28 @@ def series_view(data: dict, views: list[Any]) -> SeriesView | None:
         return None
     key = series.get("key")
     linking = LINKING.get(series.get("linking"), str(series.get("linking"))).format(
-        key=f"“{key}”", aligned=f" (the original joined to each release by “{key}”)" if key else
-        " (the original and each release hold the same people in the same order)")
+        key=f"“{key}”",
+        aligned=f" (the original joined to each release by “{key}”)"
+        if key
+        else " (the original and each release hold the same people in the same order)",
+    )
     releases = series.get("releases") or []
-    rows = [[("audited: " if i == 0 else "previous: ") + PurePath(str(r.get("path"))).name, fmt(r.get("rows")),
-             fmt(r.get("classes")), fmt(r.get("people")), fmt(r.get("not_found"))] for i, r in enumerate(releases)]
-    table = DataTable(["release", "records", "classes", "people in it", "not found by the intruder"], rows,
-                      caption=f"The {len(releases)} releases compared, in the order they are intersected",
-                      numeric=frozenset({1, 2, 3, 4}))
+    rows = [
+        [
+            ("audited: " if i == 0 else "previous: ") + PurePath(str(r.get("path"))).name,
+            fmt(r.get("rows")),
+            fmt(r.get("classes")),
+            fmt(r.get("people")),
+            fmt(r.get("not_found")),
+        ]
+        for i, r in enumerate(releases)
+    ]
+    table = DataTable(
+        ["release", "records", "classes", "people in it", "not found by the intruder"],
+        rows,
+        caption=f"The {len(releases)} releases compared, in the order they are intersected",
+        numeric=frozenset({1, 2, 3, 4}),
+    )
     anchors = {v.check["id"]: v.anchor for v in views}
     figures, linked = [], []
     for c in data["checks"]:
@@ -53,14 +67,27 @@ def series_view(data: dict, views: list[Any]) -> SeriesView | None:
         labels = [str(i + 1) for i in range(len(steps))]
         counts = [float(s.get("below_l", 0)) for s in steps]
         what = f"{details.get('sensitive', 'sensitive')} values"
-        svg = charts.category_chart(labels, counts, [n > 0 for n in counts],
-                                    title=f"People left with fewer than l = {fmt(details.get('l'))} {what}",
-                                    x_label="releases intersected", y_label="people", log_y=False)
-        order = "; ".join(f"{i + 1}: {'' if i == 0 else '+ '}{PurePath(str(s.get('release'))).name}"
-                          f" ({fmt(s.get('below_l'))}, {fmt(s.get('disclosed'))} down to one value)"
-                          for i, s in enumerate(steps))
-        figures.append(Figure(svg, caption=f"Check {c['id']}: people left with fewer than l values as each release "
-                                           f"is added to the intersection, the audited release first ({order})."))
+        svg = charts.category_chart(
+            labels,
+            counts,
+            [n > 0 for n in counts],
+            title=f"People left with fewer than l = {fmt(details.get('l'))} {what}",
+            x_label="releases intersected",
+            y_label="people",
+            log_y=False,
+        )
+        order = "; ".join(
+            f"{i + 1}: {'' if i == 0 else '+ '}{PurePath(str(s.get('release'))).name}"
+            f" ({fmt(s.get('below_l'))}, {fmt(s.get('disclosed'))} down to one value)"
+            for i, s in enumerate(steps)
+        )
+        figures.append(
+            Figure(
+                svg,
+                caption=f"Check {c['id']}: people left with fewer than l values as each release "
+                f"is added to the intersection, the audited release first ({order}).",
+            )
+        )
         if c["id"] in anchors:
             linked.append((c["id"], anchors[c["id"]]))
     return SeriesView(linking, table, figures, linked)

@@ -46,19 +46,36 @@ def synthetic_view(data: dict, views: list[Any], registry: Any) -> SyntheticView
     rows = []
     for c, label, d in attacks:
         lo, hi = d.risk_ci
-        rows.append([label, share(c["value"]), f"{share(lo)} – {share(hi)}", share(d.attack_rate.value),
-                     share(d.control_rate.value), share(d.baseline_rate.value), share(c["threshold"]),
-                     c["status"].upper()])
-    figure = Figure(charts.share_bars_chart(
-        [label for _, label, _ in attacks], [c["value"] for c, _, _ in attacks],
-        [c["status"] == "fail" for c, _, _ in attacks], title="Privacy risks of the synthetic release",
-        x_label="risk (attack success beyond the control attack), with its confidence interval",
-        intervals=[tuple(d.risk_ci) for _, _, d in attacks]),
+        rows.append(
+            [
+                label,
+                share(c["value"]),
+                f"{share(lo)} – {share(hi)}",
+                share(d.attack_rate.value),
+                share(d.control_rate.value),
+                share(d.baseline_rate.value),
+                share(c["threshold"]),
+                c["status"].upper(),
+            ]
+        )
+    figure = Figure(
+        charts.share_bars_chart(
+            [label for _, label, _ in attacks],
+            [c["value"] for c, _, _ in attacks],
+            [c["status"] == "fail" for c, _, _ in attacks],
+            title="Privacy risks of the synthetic release",
+            x_label="risk (attack success beyond the control attack), with its confidence interval",
+            intervals=[tuple(d.risk_ci) for _, _, d in attacks],
+        ),
         "Each attack's risk (r_train − r_control)/(1 − r_control) with its confidence interval; red bars fail "
-        "their check's max_risk.")
-    table = DataTable(["attack", "risk", "interval", "on training", "on control", "naive baseline", "max_risk",
-                       "result"], rows, caption="The three attacks of Giomi et al. (PETS 2023)",
-                      numeric=frozenset({1, 3, 4, 5, 6}))
+        "their check's max_risk.",
+    )
+    table = DataTable(
+        ["attack", "risk", "interval", "on training", "on control", "naive baseline", "max_risk", "result"],
+        rows,
+        caption="The three attacks of Giomi et al. (PETS 2023)",
+        numeric=frozenset({1, 3, 4, 5, 6}),
+    )
     return SyntheticView(figure, table, anchors.get(distance["id"]) if distance else None, membership)
 
 
@@ -83,18 +100,38 @@ def membership_view(data: dict, registry: Any) -> list[Any] | None:
     rows = []
     for c, d in attacks:
         best = d.attacks[d.best_attack]
-        out.append(Figure(roc_loglog_chart([(name, f.roc["fpr"], f.roc["tpr"]) for name, f in d.attacks.items()],
-                                           title=f"Membership ROC curves ({c['id']}), log-log"),
-                          "True-positive against false-positive rate on log axes (Carlini et al. 2022); the dashed "
-                          "diagonal is chance."))
+        out.append(
+            Figure(
+                roc_loglog_chart(
+                    [(name, f.roc["fpr"], f.roc["tpr"]) for name, f in d.attacks.items()],
+                    title=f"Membership ROC curves ({c['id']}), log-log",
+                ),
+                "True-positive against false-positive rate on log axes (Carlini et al. 2022); the dashed "
+                "diagonal is chance.",
+            )
+        )
         lo, hi = best.auc.ci
         t = best.tpr_at_fpr["0.001"]
-        rows.append([f"membership ({c['id']})", f"AUC {best.auc.value:.3f} ({lo:.3f} – {hi:.3f})",
-                     f"TPR {t.value:.4f} at 0.1% FPR ({t.ci[0]:.4f} – {t.ci[1]:.4f})",
-                     c["status"].upper()])
+        rows.append(
+            [
+                f"membership ({c['id']})",
+                f"AUC {best.auc.value:.3f} ({lo:.3f} – {hi:.3f})",
+                f"TPR {t.value:.4f} at 0.1% FPR ({t.ci[0]:.4f} – {t.ci[1]:.4f})",
+                c["status"].upper(),
+            ]
+        )
     for c, d in bounds:
-        rows.append([f"ε lower bound ({c['id']})", f"ε ≥ {d.epsilon_lower_bound:.3g} at {d.confidence:.0%}",
-                     f"claimed ε = {d.claimed_epsilon:g}", c["status"].upper()])
-    out.append(DataTable(["check", "figure", "beside", "result"], rows,
-                         caption="Membership inference and the empirical ε bound"))
+        rows.append(
+            [
+                f"ε lower bound ({c['id']})",
+                f"ε ≥ {d.epsilon_lower_bound:.3g} at {d.confidence:.0%}",
+                f"claimed ε = {d.claimed_epsilon:g}",
+                c["status"].upper(),
+            ]
+        )
+    out.append(
+        DataTable(
+            ["check", "figure", "beside", "result"], rows, caption="Membership inference and the empirical ε bound"
+        )
+    )
     return out

@@ -84,7 +84,6 @@ def threshold_text(threshold: Any) -> str:
     return fmt(threshold)
 
 
-
 def facts(*pairs: tuple[str, Any]) -> list[tuple[str, str]]:
     """(label, value) pairs with the values formatted; pairs whose value is None are left out."""
     return [(label, v if isinstance(v, str) else fmt(v)) for label, v in pairs if v is not None]

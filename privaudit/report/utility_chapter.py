@@ -98,32 +98,60 @@ def utility_view(data: dict) -> UtilityView | None:
         d = e.get("details") or {}
         note = d.get("reason") or d.get("error") or ""
         rows.append([label(e["measure"]), share(e["value"]) if e["value"] is not None else "—", _raw(e), note])
-    overall = DataTable(["measure", "kept", "raw figure", "note"], rows, caption="Over all columns",
-                        numeric=frozenset({1, 2}),
-                        note="“kept” is on ARX's quality scale: 100% nothing lost, 0% everything lost (ARX's own "
-                             "normalisation where ARX has the measure). The raw figure is the measure before it. "
-                             "Measures as ARX 3.9 (org.deidentifier.arx.aggregates.quality), sdcMicro (dUtility, "
-                             "summary.micro) and SDMetrics define them; those that compare records need the "
-                             "original table (--original).")
+    overall = DataTable(
+        ["measure", "kept", "raw figure", "note"],
+        rows,
+        caption="Over all columns",
+        numeric=frozenset({1, 2}),
+        note="“kept” is on ARX's quality scale: 100% nothing lost, 0% everything lost (ARX's own "
+        "normalisation where ARX has the measure). The raw figure is the measure before it. "
+        "Measures as ARX 3.9 (org.deidentifier.arx.aggregates.quality), sdcMicro (dUtility, "
+        "summary.micro) and SDMetrics define them; those that compare records need the "
+        "original table (--original).",
+    )
     measures = list(dict.fromkeys(e["measure"] for e in entries if e["column"] is not None))
     columns = list(dict.fromkeys(e["column"] for e in entries if e["column"] is not None))
     per_column = None
     if measures:
         cell = {(e["measure"], e["column"]): e for e in entries if e["column"] is not None}
-        table_rows = [[c] + [share(cell[(m, c)]["value"]) if (m, c) in cell and cell[(m, c)]["value"] is not None
-                             else "—" for m in measures] for c in columns]
+        table_rows = [
+            [c]
+            + [
+                share(cell[(m, c)]["value"]) if (m, c) in cell and cell[(m, c)]["value"] is not None else "—"
+                for m in measures
+            ]
+            for c in columns
+        ]
         heads = ["squared error (attribute level)" if m == "sse_sst" else _plain(m) for m in measures]
-        per_column = DataTable(["column"] + heads, table_rows, caption="Per column (kept)",
-                               numeric=frozenset(range(1, len(measures) + 1)), kind="summary", widths=("28%",))
+        per_column = DataTable(
+            ["column"] + heads,
+            table_rows,
+            caption="Per column (kept)",
+            numeric=frozenset(range(1, len(measures) + 1)),
+            kind="summary",
+            widths=("28%",),
+        )
     figure = None
-    name = next((m for m in HEADLINE if any(e["measure"] == m and e["column"] is not None and e["value"] is not None
-                                            for e in entries)), None)
+    name = next(
+        (
+            m
+            for m in HEADLINE
+            if any(e["measure"] == m and e["column"] is not None and e["value"] is not None for e in entries)
+        ),
+        None,
+    )
     if name is not None:
         bars = [e for e in entries if e["measure"] == name and e["column"] is not None and e["value"] is not None]
-        figure = Figure(charts.share_bars_chart(
-            [e["column"] for e in bars], [e["value"] for e in bars], [False] * len(bars),
-            title=f"What each column keeps: {_plain(name)}", x_label=f"{label(name)} kept (100% = nothing lost)"),
-            f"Per column, the share of the original's {_plain(name)} the release keeps (ARX's quality scale).")
+        figure = Figure(
+            charts.share_bars_chart(
+                [e["column"] for e in bars],
+                [e["value"] for e in bars],
+                [False] * len(bars),
+                title=f"What each column keeps: {_plain(name)}",
+                x_label=f"{label(name)} kept (100% = nothing lost)",
+            ),
+            f"Per column, the share of the original's {_plain(name)} the release keeps (ARX's quality scale).",
+        )
     return UtilityView(sentence, figure, overall, per_column)
 
 

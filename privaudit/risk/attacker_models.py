@@ -40,8 +40,12 @@ class AttackerRisks:
     marketer: float  # success rate
 
     def to_dict(self) -> dict:
-        return {"threshold": self.threshold, "prosecutor": asdict(self.prosecutor),
-                "journalist": asdict(self.journalist), "marketer": {"average": self.marketer}}
+        return {
+            "threshold": self.threshold,
+            "prosecutor": asdict(self.prosecutor),
+            "journalist": asdict(self.journalist),
+            "marketer": {"average": self.marketer},
+        }
 
 
 def attacker_risks(sizes: np.ndarray, population_sizes: np.ndarray | None, threshold: float) -> AttackerRisks:
@@ -50,13 +54,19 @@ def attacker_risks(sizes: np.ndarray, population_sizes: np.ndarray | None, thres
     f = np.asarray(sizes, dtype=float)
     big_f = f if population_sizes is None else np.asarray(population_sizes, dtype=float)
     if np.any(big_f < f):
-        raise ValueError("a population class is smaller than the release's: the population must contain the "
-                         "release")
+        raise ValueError("a population class is smaller than the release's: the population must contain the release")
     n, c = f.sum(), len(f)
-    prosecutor = RiskSummary(highest=1.0 / f.min(), lowest=1.0 / f.max(), average=c / n,
-                             records_at_risk=float(f[1.0 / f > threshold].sum() / n))
+    prosecutor = RiskSummary(
+        highest=1.0 / f.min(),
+        lowest=1.0 / f.max(),
+        average=c / n,
+        records_at_risk=float(f[1.0 / f > threshold].sum() / n),
+    )
     marketer = float((f / big_f).sum() / n)
-    journalist = RiskSummary(highest=1.0 / big_f.min(), lowest=1.0 / big_f.max(),
-                             average=max(c / big_f.sum(), marketer),
-                             records_at_risk=float(f[1.0 / big_f > threshold].sum() / n))
+    journalist = RiskSummary(
+        highest=1.0 / big_f.min(),
+        lowest=1.0 / big_f.max(),
+        average=max(c / big_f.sum(), marketer),
+        records_at_risk=float(f[1.0 / big_f > threshold].sum() / n),
+    )
     return AttackerRisks(threshold, prosecutor, journalist, marketer)

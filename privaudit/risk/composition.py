@@ -89,8 +89,11 @@ def combinations(group_of: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray
         key += g.astype(np.int64) + 1
         span *= radix
     uniq, first, combo_of, people = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
-    groups = np.stack([np.asarray(g, dtype=np.int64)[first] for g in group_of], axis=1) if group_of else \
-        np.zeros((0, 0), dtype=np.int64)
+    groups = (
+        np.stack([np.asarray(g, dtype=np.int64)[first] for g in group_of], axis=1)
+        if group_of
+        else np.zeros((0, 0), dtype=np.int64)
+    )
     return groups, people.astype(np.int64), combo_of.astype(np.int64).ravel()
 
 
@@ -186,7 +189,7 @@ def union_sets(members: sp.csr_matrix, sets: sp.csr_matrix) -> sp.csr_matrix:
     """The sets of values of groups made of several classes: ``members`` (groups x classes, True where a
     class belongs to the group) times ``sets`` (classes x values), as a boolean groups x values CSR."""
     product = (members.astype(np.int64) @ sets.astype(np.int64)).tocsr()
-    product.data = (product.data > 0)
+    product.data = product.data > 0
     product.eliminate_zeros()
     product.sort_indices()
     return product.astype(bool)

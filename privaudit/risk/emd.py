@@ -138,14 +138,13 @@ def hierarchy_incidence(leaf_paths: np.ndarray) -> tuple[sp.csr_matrix, np.ndarr
         n_nodes += len(uniq)
     if height == 0:
         return sp.csr_matrix((m, 0)), np.zeros(0), 0.0
-    A = sp.csr_matrix(
-        (np.ones(m * height), (np.concatenate(rows), np.concatenate(cols))), shape=(m, n_nodes)
-    )
+    A = sp.csr_matrix((np.ones(m * height), (np.concatenate(rows), np.concatenate(cols))), shape=(m, n_nodes))
     return A, np.concatenate(weights), float(height)
 
 
-def emd_hierarchical(counts: sp.csr_matrix, q: np.ndarray, leaf_paths: np.ndarray,
-                     totals: np.ndarray | None = None) -> np.ndarray:
+def emd_hierarchical(
+    counts: sp.csr_matrix, q: np.ndarray, leaf_paths: np.ndarray, totals: np.ndarray | None = None
+) -> np.ndarray:
     """EMD under the hierarchical ground distance height(LCA)/H, per class."""
     totals = _class_totals(counts) if totals is None else np.asarray(totals, dtype=float)
     A, w, height = hierarchy_incidence(leaf_paths)
@@ -157,8 +156,9 @@ def emd_hierarchical(counts: sp.csr_matrix, q: np.ndarray, leaf_paths: np.ndarra
     base = float(w @ np.abs(qn))
     for c0, c1, _e0, _e1, _rows in row_blocks(counts):
         block = counts[c0:c1]
-        p = sp.csr_matrix((block.data / np.maximum(totals[c0:c1], 1.0)[_rows], block.indices, block.indptr),
-                          shape=block.shape)
+        p = sp.csr_matrix(
+            (block.data / np.maximum(totals[c0:c1], 1.0)[_rows], block.indices, block.indptr), shape=block.shape
+        )
         pn = sp.csr_matrix(p @ A)
         rows = entry_rows(pn.indptr)
         qv, wv = qn[pn.indices], w[pn.indices]

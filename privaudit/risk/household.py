@@ -51,6 +51,11 @@ def household_risk(household: pd.Series, record_risk: np.ndarray, class_of: np.n
     pairs = np.unique(np.asarray(class_of, dtype=np.int64) * len(uniques) + codes)
     distinct = np.bincount(pairs // len(uniques), minlength=n_classes) if len(uniques) else np.zeros(0, int)
     er = float(per_record.sum())
-    return HouseholdRisk(len(uniques), er, er / len(r) if len(r) else 0.0,
-                         float(per_household.max()) if len(uniques) else 0.0,
-                         int(distinct.min()) if len(distinct) else 0, per_record)
+    return HouseholdRisk(
+        len(uniques),
+        er,
+        er / len(r) if len(r) else 0.0,
+        float(per_household.max()) if len(uniques) else 0.0,
+        int(distinct.min()) if len(distinct) else 0,
+        per_record,
+    )

@@ -133,9 +133,7 @@ def interval_disclosure(
     if max_misses < 0:
         raise ValueError("interval disclosure: max_misses must be >= 0")
     if len(original) != len(released):
-        raise ValueError(
-            f"interval disclosure: original has {len(original)} rows but released has {len(released)}"
-        )
+        raise ValueError(f"interval disclosure: original has {len(original)} rows but released has {len(released)}")
     for frame, which in ((original, "original"), (released, "released")):
         missing = [a for a in attributes if a not in frame.columns]
         if missing:

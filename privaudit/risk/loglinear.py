@@ -50,8 +50,11 @@ def _cells(frame: pd.DataFrame, variables: Sequence[str], weights: np.ndarray) -
     data = frame[list(variables)].astype("string").fillna("\0missing").copy()
     data["_w"] = weights
     data["_pi"] = 1.0 / weights
-    return data.groupby(list(variables), sort=True, dropna=False).agg(
-        counts=("_w", "size"), weights=("_w", "sum"), incl=("_pi", "sum")).reset_index()
+    return (
+        data.groupby(list(variables), sort=True, dropna=False)
+        .agg(counts=("_w", "size"), weights=("_w", "sum"), incl=("_pi", "sum"))
+        .reset_index()
+    )
 
 
 def _independence(cells: pd.DataFrame, variables: Sequence[str], response: np.ndarray) -> np.ndarray:
@@ -85,8 +88,13 @@ def _irls(x: np.ndarray, y: np.ndarray, offset: np.ndarray, tol: float = 1e-8, m
     return mu
 
 
-def model_risk(frame: pd.DataFrame, variables: Sequence[str], weights: np.ndarray | None = None,
-               method: str = "default", bound: float = np.inf) -> ModelRisk:
+def model_risk(
+    frame: pd.DataFrame,
+    variables: Sequence[str],
+    weights: np.ndarray | None = None,
+    method: str = "default",
+    bound: float = np.inf,
+) -> ModelRisk:
     """τ1 and τ2 of the main-effects log-linear model of ``variables`` (see the module docstring);
     ``weights`` per record (None: 1, as sdcMicro without a weight variable)."""
     if method not in METHODS:
@@ -103,8 +111,10 @@ def model_risk(frame: pd.DataFrame, variables: Sequence[str], weights: np.ndarra
         fitted = _independence(cells, variables, np.round(cells["weights"].to_numpy() * f))
     else:
         if grid_size > MAX_GRID:
-            raise ValueError(f"method {method!r} fits the full grid of {grid_size:,} cells (more than "
-                             f"{MAX_GRID:,}): use method default, PML or IPF, or fewer variables")
+            raise ValueError(
+                f"method {method!r} fits the full grid of {grid_size:,} cells (more than "
+                f"{MAX_GRID:,}): use method default, PML or IPF, or fewer variables"
+            )
         fitted = _grid_fit(cells, variables, method)
     keep = (counts > 0) & (counts <= bound) & ~((fitted == 0) & (counts > 0))
     lam, pi, f_k = fitted[keep], cells["incl"].to_numpy()[keep], counts[keep]

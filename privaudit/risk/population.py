@@ -168,9 +168,7 @@ def sampling_fraction_from_population_size(n_records: int, population_size: floa
     if n_records < 1:
         raise ValueError("n_records must be >= 1")
     if not math.isfinite(population_size) or population_size < n_records:
-        raise ValueError(
-            f"population_size ({population_size!r}) must be at least the number of records ({n_records})"
-        )
+        raise ValueError(f"population_size ({population_size!r}) must be at least the number of records ({n_records})")
     return n_records / population_size
 
 
@@ -317,9 +315,7 @@ def _newton_2d(
             det = jac[0, 0] * jac[1, 1] - jac[0, 1] * jac[1, 0]
             if det == 0.0 or not np.isfinite(det):
                 break
-            step = np.array(
-                [jac[1, 1] * g[0] - jac[0, 1] * g[1], -jac[1, 0] * g[0] + jac[0, 0] * g[1]]
-            ) / det
+            step = np.array([jac[1, 1] * g[0] - jac[0, 1] * g[1], -jac[1, 0] * g[0] + jac[0, 0] * g[1]]) / det
             x = x - step
             if not np.all(np.isfinite(x)) or x[0] < 0.0 or used >= iterations_total:
                 break
@@ -469,7 +465,9 @@ class SNBFit:
     variant: str
 
 
-def shlosser_classes(sizes: np.ndarray, counts: np.ndarray, sampling_fraction: float, variant: SNBVariant = "corrected") -> float:
+def shlosser_classes(
+    sizes: np.ndarray, counts: np.ndarray, sampling_fraction: float, variant: SNBVariant = "corrected"
+) -> float:
     """Shlosser-type estimate of the number K of non-empty population classes (see module doc).
 
     ``variant="arx"`` reproduces ARX's grouping of the denominator

@@ -100,8 +100,9 @@ def distortion_matrix_keep(d: int, p: float) -> np.ndarray:
     return m
 
 
-def validate_distortion_matrix(matrix: np.ndarray, source: str = "distortion matrix", *,
-                               require_invertible: bool = True) -> np.ndarray:
+def validate_distortion_matrix(
+    matrix: np.ndarray, source: str = "distortion matrix", *, require_invertible: bool = True
+) -> np.ndarray:
     """Check that ``matrix`` is square, finite, non-negative, column-stochastic (1e-9) and invertible."""
     m = np.asarray(matrix, dtype=np.float64)
     if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] == 0:
@@ -193,8 +194,9 @@ def _domain(*series: pd.Series) -> list[Any]:
         return vals
 
 
-def keep_probability_matrices(data: pd.DataFrame, keep: Mapping[str, float],
-                              *extra: pd.DataFrame) -> dict[str, tuple[list[Any], np.ndarray]]:
+def keep_probability_matrices(
+    data: pd.DataFrame, keep: Mapping[str, float], *extra: pd.DataFrame
+) -> dict[str, tuple[list[Any], np.ndarray]]:
     """``{column: (labels, distortion_matrix_keep(d, p))}`` over each column's domain as seen in the data.
 
     The domain is the sorted distinct non-missing values of the column in ``data`` (and in any
@@ -220,12 +222,12 @@ def _mode_product(x: np.ndarray, m: np.ndarray, axis: int) -> np.ndarray:
     """
     shape = x.shape
     pre = int(np.prod(shape[:axis], dtype=np.int64))
-    post = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    post = int(np.prod(shape[axis + 1 :], dtype=np.int64))
     if post == 1:
         y = x.reshape(pre, shape[axis]) @ m.T
     else:
         y = np.matmul(m, x.reshape(pre, shape[axis], post))
-    return y.reshape(shape[:axis] + (m.shape[0],) + shape[axis + 1:])
+    return y.reshape(shape[:axis] + (m.shape[0],) + shape[axis + 1 :])
 
 
 def apply_kronecker(factors: Sequence[np.ndarray | None], x: np.ndarray) -> np.ndarray:
@@ -410,8 +412,9 @@ def rr_attribute_disclosure(
             labels = list(labels)
             m = validate_distortion_matrix(m, f"distortion matrix of {c!r}", require_invertible=original is None)
             if m.shape[0] != len(labels):
-                raise ValueError(f"randomized response: matrix of {c!r} is {m.shape[0]}x{m.shape[0]} "
-                                 f"but has {len(labels)} labels")
+                raise ValueError(
+                    f"randomized response: matrix of {c!r} is {m.shape[0]}x{m.shape[0]} but has {len(labels)} labels"
+                )
             domains.append(labels)
             factors.append(m)
         else:
@@ -420,14 +423,15 @@ def rr_attribute_disclosure(
             factors.append(None)
     shape = tuple(len(d) for d in domains)
     if int(np.prod(shape, dtype=np.float64)) > MAX_CELLS:
-        raise ValueError(f"randomized response: joint table {' x '.join(map(str, shape))} exceeds "
-                         f"{MAX_CELLS} cells")
+        raise ValueError(f"randomized response: joint table {' x '.join(map(str, shape))} exceeds {MAX_CELLS} cells")
 
-    rel_codes = np.column_stack([_encode(released[c], d, f"released column {c!r}")[0]
-                                 for c, d in zip(cols, domains, strict=False)])
+    rel_codes = np.column_stack(
+        [_encode(released[c], d, f"released column {c!r}")[0] for c, d in zip(cols, domains, strict=False)]
+    )
     if original is not None:
-        orig_codes = np.column_stack([_encode(original[c], d, f"original column {c!r}")[0]
-                                      for c, d in zip(cols, domains, strict=False)])
+        orig_codes = np.column_stack(
+            [_encode(original[c], d, f"original column {c!r}")[0] for c, d in zip(cols, domains, strict=False)]
+        )
         counts, ok = _counts(orig_codes, shape)
         pi = counts / max(counts.sum(), 1.0)
         rec_codes, mapped, estimated = orig_codes, "original", False
@@ -455,14 +459,24 @@ def rr_attribute_disclosure(
     if max_risk is not None:
         share = float(np.mean(record_risk[ok] > max_risk)) if ok.any() else 0.0
     return RRDisclosureResult(
-        value=value, argmax=argmax, risk=risk, pi=pi, columns=cols, domains=domains,
-        record_risk=record_risk, records_mapped_to=mapped, estimated=estimated,
-        max_risk=max_risk, share_above=share, n_records=int(ok.sum()),
+        value=value,
+        argmax=argmax,
+        risk=risk,
+        pi=pi,
+        columns=cols,
+        domains=domains,
+        record_risk=record_risk,
+        records_mapped_to=mapped,
+        estimated=estimated,
+        max_risk=max_risk,
+        share_above=share,
+        n_records=int(ok.sum()),
     )
 
 
-def randomize(df: pd.DataFrame, matrices: Mapping[str, tuple[Sequence[Any], np.ndarray]],
-              seed: int | np.random.Generator | None) -> pd.DataFrame:
+def randomize(
+    df: pd.DataFrame, matrices: Mapping[str, tuple[Sequence[Any], np.ndarray]], seed: int | np.random.Generator | None
+) -> pd.DataFrame:
     """Apply randomized response: each value v of a listed column becomes u with probability P[u, v].
 
     One uniform draw per record and column from ``numpy.random.default_rng(seed)`` (columns in the

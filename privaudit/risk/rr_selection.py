@@ -154,8 +154,11 @@ class _Problem:
         and P_i∘P_i = q_i^2 J + (p_i^2 - q_i^2) I likewise (both symmetric).
         """
         keeps = self.keeps(x)
-        spec = [(ax, p, (1.0 - p) / (d - 1.0)) for ax, d, p in zip(self.axes, self.dims, keeps, strict=False)
-                if ax != self.s_axis]
+        spec = [
+            (ax, p, (1.0 - p) / (d - 1.0))
+            for ax, d, p in zip(self.axes, self.dims, keeps, strict=False)
+            if ax != self.s_axis
+        ]
         lam = self.pa_table
         for ax, p, q in spec:
             lam = q * lam.sum(axis=ax, keepdims=True) + (p - q) * lam
@@ -273,8 +276,9 @@ def select_keep_probabilities(
     keeps = prob.keeps(x_best) if k else np.zeros(0)
     keep_map = {c: 1.0 for c in rand_cols}
     keep_map.update({c: float(p) for c, p in zip(active, keeps, strict=False)})
-    matrices = {c: (list(domains[cols.index(c)]), distortion_matrix_keep(shape[cols.index(c)], keep_map[c]))
-                for c in rand_cols}
+    matrices = {
+        c: (list(domains[cols.index(c)]), distortion_matrix_keep(shape[cols.index(c)], keep_map[c])) for c in rand_cols
+    }
     factors = prob.factors(x_best) if k else [None] * len(cols)
     return RRSelection(
         keep_probabilities=keep_map,
@@ -321,8 +325,15 @@ def _optimise(prob: _Problem, floor: np.ndarray, seed: int, n_starts: int) -> tu
         for _ in range(8):
             cells = np.flatnonzero(working)
             cons = {"type": "ineq", "fun": prob.constraint, "jac": prob.constraint_jac, "args": (cells,)}
-            res = minimize(prob.log_loss, x, jac=prob.log_loss_grad, method="SLSQP", bounds=bounds,
-                           constraints=[cons], options={"maxiter": 100, "ftol": 1e-12})
+            res = minimize(
+                prob.log_loss,
+                x,
+                jac=prob.log_loss_grad,
+                method="SLSQP",
+                bounds=bounds,
+                constraints=[cons],
+                options={"maxiter": 100, "ftol": 1e-12},
+            )
             x = np.clip(res.x, _X_MIN, 1.0)
             violated = (prob.cell_risk(x) > prob.max_risk) & ~working
             if not violated.any():

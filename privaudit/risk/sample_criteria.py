@@ -17,8 +17,10 @@ import numpy as np
 def average(bound: float) -> Callable[[np.ndarray], bool]:
     """ARX's ``AverageReidentificationRisk.isFulfilled``: 1 / average class size (classes over records) at most
     ``bound``."""
+
     def ok(sizes: np.ndarray) -> bool:  # ARX AverageReidentificationRisk.isFulfilled
         return sizes.size == 0 or len(sizes) / float(sizes.sum()) <= bound + 1e-12
+
     return ok
 
 
@@ -30,10 +32,12 @@ def smallest(size: int) -> Callable[[np.ndarray], bool]:
 def share_below(size: float, bound: float) -> Callable[[np.ndarray], bool]:
     """The share of records in classes of fewer than ``size`` records at most ``bound`` (ARX's records-at-risk
     bound; ``SampleUniqueness(bound)`` with ``size`` 2)."""
+
     def ok(sizes: np.ndarray) -> bool:
         if sizes.size == 0:
             return True
         return float(sizes[sizes < size].sum()) / float(sizes.sum()) <= bound + 1e-12
+
     return ok
 
 
@@ -46,14 +50,14 @@ def population(model: str, population_size: int, bound: float, snb: str) -> Call
         if sizes.size == 0:
             return True
         try:
-            est = population_uniqueness(sizes, population_size=max(population_size, int(sizes.sum())),
-                                        snb_variant=snb)
+            est = population_uniqueness(sizes, population_size=max(population_size, int(sizes.sum())), snb_variant=snb)
             share = float(getattr(est, model))
         except (ArithmeticError, ValueError):  # a model without an estimate for this histogram: not fulfilled
             share = float("nan")
         if share > 0 and share <= bound + 1e-15:
             return True
         return share == 0 and not (sizes == 1).any()
+
     return ok
 
 

@@ -124,8 +124,12 @@ def suda_weights(n_vars: int, max_size: int | None = None, original_scores: bool
     if original_scores:
         last = min(top, m_att - 1)
         return np.array([float(math.prod(m_att - i for i in range(k, last + 1))) for k in sizes])
-    return np.array([(2.0 ** (m_att - k) - 1) * math.factorial(k) * math.factorial(m_att - k) / math.factorial(m_att)
-                     for k in sizes])
+    return np.array(
+        [
+            (2.0 ** (m_att - k) - 1) * math.factorial(k) * math.factorial(m_att - k) / math.factorial(m_att)
+            for k in sizes
+        ]
+    )
 
 
 def dis_scores(scores: np.ndarray, n_vars: int, sample_uniques: int, pairs: int, dis_fraction: float) -> np.ndarray:
@@ -324,8 +328,14 @@ class _MsuSearch:
         return self
 
 
-def suda2(codes: np.ndarray, *, max_size: int | None = None, dis_fraction: float = 0.01, original_scores: bool = True,
-          record_contributions: bool = False) -> SudaResult:
+def suda2(
+    codes: np.ndarray,
+    *,
+    max_size: int | None = None,
+    dis_fraction: float = 0.01,
+    original_scores: bool = True,
+    record_contributions: bool = False,
+) -> SudaResult:
     """SUDA2 on an (records x variables) integer matrix of value codes; negative codes are missing.
 
     ``max_size``: largest MSU size searched (default: the number of variables, as sdcMicro).

@@ -50,10 +50,25 @@ from privaudit.utility.inputs import UtilityInputs
 
 #: Every measure name the JSON report knows (``utility[].measure``), in the report's order.
 MEASURES = (
-    "granularity", "generalization_intensity", "discernibility", "aecs", "ambiguity", "suppressed_cells",
-    "non_uniform_entropy", "sse_sst", "il1s", "eigen", "mean_deviation", "variance_deviation",
-    "correlation_deviation", "classification_accuracy", "ks_complement", "tv_complement",
-    "correlation_similarity", "contingency_similarity", "quality_score",
+    "granularity",
+    "generalization_intensity",
+    "discernibility",
+    "aecs",
+    "ambiguity",
+    "suppressed_cells",
+    "non_uniform_entropy",
+    "sse_sst",
+    "il1s",
+    "eigen",
+    "mean_deviation",
+    "variance_deviation",
+    "correlation_deviation",
+    "classification_accuracy",
+    "ks_complement",
+    "tv_complement",
+    "correlation_similarity",
+    "contingency_similarity",
+    "quality_score",
 )
 
 
@@ -92,8 +107,12 @@ FAMILIES: list[Family] = [
     Family(deviations.NAMES, deviations.measure, NUMERIC),
     # a target is never among the inputs present: the benchmark runs when the policy names it with one
     Family(("classification_accuracy",), classification.measure, frozenset({"original", "target"})),
-    Family(("ks_complement", "tv_complement", "correlation_similarity", "contingency_similarity", "quality_score"),
-           synthetic_quality.measure, frozenset({"training"}), frozenset({"synthetic"})),
+    Family(
+        ("ks_complement", "tv_complement", "correlation_similarity", "contingency_similarity", "quality_score"),
+        synthetic_quality.measure,
+        frozenset({"training"}),
+        frozenset({"synthetic"}),
+    ),
 ]
 
 #: Measures whose normalised ``value`` needs the original (their ``raw`` does not): gating on them needs it.
@@ -147,5 +166,14 @@ def measure_all(inputs: UtilityInputs, names: Sequence[str], on_error: type[Base
     return out
 
 
-__all__ = ["FAMILIES", "Family", "MEASURES", "UtilityInputs", "available", "family_of", "measure_all", "needs",
-           "runnable"]
+__all__ = [
+    "FAMILIES",
+    "Family",
+    "MEASURES",
+    "UtilityInputs",
+    "available",
+    "family_of",
+    "measure_all",
+    "needs",
+    "runnable",
+]

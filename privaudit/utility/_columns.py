@@ -14,9 +14,15 @@ from privaudit.utility.entries import arx_mean, arx_scale, entry
 from privaudit.utility.inputs import UtilityInputs
 
 
-def column_oriented(inputs: UtilityInputs, name: str, per_label: Callable[[Domain, list[str]], np.ndarray],
-                    suppressed_figure: float, minimum: Callable[[Domain], float], maximum: float,
-                    aggregate_note: str) -> list[dict]:
+def column_oriented(
+    inputs: UtilityInputs,
+    name: str,
+    per_label: Callable[[Domain, list[str]], np.ndarray],
+    suppressed_figure: float,
+    minimum: Callable[[Domain], float],
+    maximum: float,
+    aggregate_note: str,
+) -> list[dict]:
     """Entries of one column-oriented measure: ``per_label(domain, labels)`` gives each released label's
     figure, a suppressed value or record counts ``suppressed_figure``; the column's result is the mean over
     the records, normalised between ``minimum(domain)`` and ``maximum``."""
@@ -32,16 +38,38 @@ def column_oriented(inputs: UtilityInputs, name: str, per_label: Callable[[Domai
         lo = minimum(dom)
         results.append(result), minima.append(lo), maxima.append(maximum)
         extra = {"reason": SINGLE} if lo == maximum else {}
-        out.append(entry(name, q, arx_scale(result, lo, maximum), result, minimum=lo, maximum=maximum,
-                         domain_size=dom.size, levels=dom.height, hierarchy=dom.source, **extra))
+        out.append(
+            entry(
+                name,
+                q,
+                arx_scale(result, lo, maximum),
+                result,
+                minimum=lo,
+                maximum=maximum,
+                domain_size=dom.size,
+                levels=dom.height,
+                hierarchy=dom.source,
+                **extra,
+            )
+        )
     if inputs.quasi_identifiers:
-        out.insert(0, entry(name, None, arx_mean(results, minima, maxima),
-                            float(np.nanmean(results)) if not all(map(math.isnan, results)) else None,
-                            aggregate=aggregate_note, columns=len(results)))
+        out.insert(
+            0,
+            entry(
+                name,
+                None,
+                arx_mean(results, minima, maxima),
+                float(np.nanmean(results)) if not all(map(math.isnan, results)) else None,
+                aggregate=aggregate_note,
+                columns=len(results),
+            ),
+        )
     return out
 
 
 SINGLE = "the column's domain holds a single value: nothing to lose (ARX's 0/0 gives no figure)"
 
-ARITHMETIC_MEAN = "arithmetic mean of the columns' results, minima and maxima, then normalised " \
-                  "(ARX QualityMeasureColumnOriented.getArithmeticMean(false))"
+ARITHMETIC_MEAN = (
+    "arithmetic mean of the columns' results, minima and maxima, then normalised "
+    "(ARX QualityMeasureColumnOriented.getArithmeticMean(false))"
+)

@@ -24,13 +24,28 @@ def measure(inputs: UtilityInputs) -> list[dict]:
     raw = records / classes if classes else float("nan")
     details = {"classes": classes, "records_in_classes": records, "records": s.n_records}
     if inputs.original is None:
-        return [entry(NAME, None, None, raw, **details,
-                      reason="ARX normalises the average class size by the original's own; pass --original")]
+        return [
+            entry(
+                NAME,
+                None,
+                None,
+                raw,
+                **details,
+                reason="ARX normalises the average class size by the original's own; pass --original",
+            )
+        ]
     sizes = original_class_sizes(inputs)
     minimum = float(len(inputs.original) / len(sizes)) if len(sizes) else float("nan")
     maximum = float(s.n_records)
-    return [entry(NAME, None, arx_scale(raw, minimum, maximum), raw, **details, minimum=minimum, maximum=maximum,
-                  original_classes=int(len(sizes)))]
-
-
-
+    return [
+        entry(
+            NAME,
+            None,
+            arx_scale(raw, minimum, maximum),
+            raw,
+            **details,
+            minimum=minimum,
+            maximum=maximum,
+            original_classes=int(len(sizes)),
+        )
+    ]

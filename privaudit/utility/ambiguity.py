@@ -31,5 +31,14 @@ def measure(inputs: UtilityInputs) -> list[dict]:
         per_class *= share * dom.size
         product *= dom.size
     raw = float(np.dot(s.sizes, per_class))
-    return [entry(NAME, None, arx_scale(raw, n, n * product), raw, minimum=n, maximum=n * product,
-                  mean_per_record=raw / n if n else None)]
+    return [
+        entry(
+            NAME,
+            None,
+            arx_scale(raw, n, n * product),
+            raw,
+            minimum=n,
+            maximum=n * product,
+            mean_per_record=raw / n if n else None,
+        )
+    ]

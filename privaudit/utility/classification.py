@@ -77,15 +77,16 @@ def _sklearn():
     return LogisticRegression, RandomForestClassifier
 
 
-def arx_folds(n_rows: int, *, folds: int = DEFAULT_FOLDS, max_records: int = DEFAULT_MAX_RECORDS,
-              seed: int = 0) -> list[np.ndarray]:
+def arx_folds(
+    n_rows: int, *, folds: int = DEFAULT_FOLDS, max_records: int = DEFAULT_MAX_RECORDS, seed: int = 0
+) -> list[np.ndarray]:
     """ARX's ``getFolds``: shuffle the row indices, keep the first ``min(n_rows, max_records)``, cut into
     ``min(folds, kept)`` folds of ``kept // k`` rows (at least 1), the last fold taking the rest."""
     samples = min(n_rows, max_records) if max_records > 0 else n_rows
     k = min(folds, samples)
     rows = np.random.default_rng(seed).permutation(n_rows)[:samples]
     size = max(samples // k, 1)
-    return [rows[i * size: (samples if i == k - 1 else (i + 1) * size)] for i in range(k)]
+    return [rows[i * size : (samples if i == k - 1 else (i + 1) * size)] for i in range(k)]
 
 
 def relative_accuracy(accuracy: float, original_accuracy: float, zero_r_accuracy: float) -> float:
@@ -103,8 +104,11 @@ def relative_accuracy(accuracy: float, original_accuracy: float, zero_r_accuracy
 def _text(series: pd.Series) -> pd.Series:
     """Values as text, a number written the same whichever way the table was read (39, 39.0 and "39" agree)."""
     text = series.astype("string").fillna("")
-    if (pd.api.types.is_bool_dtype(series) or pd.api.types.is_datetime64_any_dtype(series)
-            or pd.api.types.is_timedelta64_dtype(series)):
+    if (
+        pd.api.types.is_bool_dtype(series)
+        or pd.api.types.is_datetime64_any_dtype(series)
+        or pd.api.types.is_timedelta64_dtype(series)
+    ):
         return text.astype(object)
     numbers = pd.to_numeric(series, errors="coerce")
     whole = numbers.notna() & np.isfinite(numbers) & (numbers == np.round(numbers)) & (numbers.abs() < 2**53)
@@ -210,8 +214,9 @@ def _zero_r_fold(tally: _Tally, y_train: np.ndarray, truth: np.ndarray, n_classe
     tally.brier += float(truth.size * (proba**2).sum() - 2.0 * proba[truth].sum() + truth.size)
 
 
-def zero_r_accuracy(labels: Sequence, *, folds: int = DEFAULT_FOLDS, max_records: int = DEFAULT_MAX_RECORDS,
-                    seed: int = 0) -> float:
+def zero_r_accuracy(
+    labels: Sequence, *, folds: int = DEFAULT_FOLDS, max_records: int = DEFAULT_MAX_RECORDS, seed: int = 0
+) -> float:
     """The accuracy of ARX's ZeroR baseline under ARX's cross-validation, for one column of class labels."""
     codes = pd.factorize(pd.Series(list(labels), dtype=object).map(str), sort=True)[0]
     fold_rows = arx_folds(len(codes), folds=folds, max_records=max_records, seed=seed)
@@ -223,8 +228,9 @@ def zero_r_accuracy(labels: Sequence, *, folds: int = DEFAULT_FOLDS, max_records
     return tally.correct / sum(f.size for f in fold_rows)
 
 
-def _fit_predict(kind: str, x_train, y_train: np.ndarray, x_test, n_classes: int, *, seed: int, trees: int,
-                 n_features: int) -> np.ndarray:
+def _fit_predict(
+    kind: str, x_train, y_train: np.ndarray, x_test, n_classes: int, *, seed: int, trees: int, n_features: int
+) -> np.ndarray:
     """Class probabilities (n_test x n_classes) of a model trained on (x_train, y_train)."""
     n_test = x_test.shape[0]
     proba = np.zeros((n_test, n_classes))
@@ -253,9 +259,19 @@ def _fit_predict(kind: str, x_train, y_train: np.ndarray, x_test, n_classes: int
     return proba
 
 
-def _validate(release: pd.DataFrame, original: pd.DataFrame, target: str, features: Sequence[str] | None,
-              models: Sequence[str], folds: int, max_records: int, evaluate_on: str,
-              numeric_features: Sequence[str], suppressed, trees: int) -> list[str]:
+def _validate(
+    release: pd.DataFrame,
+    original: pd.DataFrame,
+    target: str,
+    features: Sequence[str] | None,
+    models: Sequence[str],
+    folds: int,
+    max_records: int,
+    evaluate_on: str,
+    numeric_features: Sequence[str],
+    suppressed,
+    trees: int,
+) -> list[str]:
     for table, frame in (("release", release), ("original", original)):
         if not isinstance(frame, pd.DataFrame):
             raise PrivauditError(f"the {table} table must be a pandas DataFrame, not {type(frame).__name__}")
@@ -294,9 +310,7 @@ def _validate(release: pd.DataFrame, original: pd.DataFrame, target: str, featur
     if evaluate_on not in ("release", "original"):
         raise PrivauditError(f"evaluate_on must be 'release' or 'original', not {evaluate_on!r}")
     if suppressed is not None and len(suppressed) != len(release):
-        raise PrivauditError(
-            f"suppressed marks {len(suppressed)} rows but the release has {len(release)}"
-        )
+        raise PrivauditError(f"suppressed marks {len(suppressed)} rows but the release has {len(release)}")
     return features
 
 
@@ -327,12 +341,36 @@ def classification_accuracy(
     Raises :class:`PrivauditError` (one line) for a target or feature that is not a column, tables that are
     not row-aligned, an unknown model, bad parameters, or scikit-learn missing.
     """
-    features = _validate(release, original, target, features, models, folds, max_records, evaluate_on,
-                         numeric_features, suppressed, trees)
+    features = _validate(
+        release,
+        original,
+        target,
+        features,
+        models,
+        folds,
+        max_records,
+        evaluate_on,
+        numeric_features,
+        suppressed,
+        trees,
+    )
     _sklearn()
     with _one_blas_thread():
-        return _run(release, original, target, features, models, folds, max_records, seed, evaluate_on,
-                    numeric_features, suppressed, suppression_token, trees)
+        return _run(
+            release,
+            original,
+            target,
+            features,
+            models,
+            folds,
+            max_records,
+            seed,
+            evaluate_on,
+            numeric_features,
+            suppressed,
+            suppression_token,
+            trees,
+        )
 
 
 def _one_blas_thread():
@@ -346,8 +384,21 @@ def _one_blas_thread():
     return threadpool_limits(limits=1)
 
 
-def _run(release, original, target, features, models, folds, max_records, seed, evaluate_on, numeric_features,
-         suppressed, suppression_token, trees) -> list[dict]:
+def _run(
+    release,
+    original,
+    target,
+    features,
+    models,
+    folds,
+    max_records,
+    seed,
+    evaluate_on,
+    numeric_features,
+    suppressed,
+    suppression_token,
+    trees,
+) -> list[dict]:
     fold_rows = arx_folds(len(release), folds=folds, max_records=max_records, seed=seed)
     sample = np.concatenate(fold_rows)  # only the drawn records are encoded (ARX's max_records bounds the work)
     bounds = np.cumsum([0] + [f.size for f in fold_rows])
@@ -400,43 +451,45 @@ def _run(release, original, target, features, models, folds, max_records, seed, 
         value = relative_accuracy(accuracy, original_accuracy, zr_accuracy)
         brier = on_release.brier / measurements
         original_brier = on_original.brier / measurements
-        out.append({
-            "measure": "classification_accuracy",
-            "column": target,
-            "value": None if math.isnan(value) else float(value),
-            "raw": float(accuracy),
-            "details": {
-                "model": model,
-                "accuracy": float(accuracy),
-                "original_accuracy": float(original_accuracy),
-                "zero_r_accuracy": float(zr_accuracy),
-                "average_error": on_release.error / measurements,
-                "original_average_error": on_original.error / measurements,
-                "zero_r_average_error": zero_r.error / measurements,
-                "brier_score": brier,
-                "original_brier_score": original_brier,
-                "zero_r_brier_score": zero_r.brier / measurements,
-                # ARX getBrierSkillScore: 1 - brier(output) / brier(input), 0 when the output's is 0
-                "brier_skill_score": 0.0 if brier == 0.0 else
-                (1.0 - brier / original_brier if original_brier else None),
-                "classes": n_classes,
-                "measurements": measurements,
-                "folds": len(fold_rows),
-                "records": int(sum(f.size for f in fold_rows)),
-                "suppressed_records": int(np.count_nonzero(outlier)),  # among the records drawn
-                "features": list(features),
-                "numeric_features": [c for c in features if c in set(numeric_features)],
-                "evaluate_on": evaluate_on,
-                "seed": seed,
-                **({"trees": trees} if model == "random_forest" else {}),
-            },
-        })
+        out.append(
+            {
+                "measure": "classification_accuracy",
+                "column": target,
+                "value": None if math.isnan(value) else float(value),
+                "raw": float(accuracy),
+                "details": {
+                    "model": model,
+                    "accuracy": float(accuracy),
+                    "original_accuracy": float(original_accuracy),
+                    "zero_r_accuracy": float(zr_accuracy),
+                    "average_error": on_release.error / measurements,
+                    "original_average_error": on_original.error / measurements,
+                    "zero_r_average_error": zero_r.error / measurements,
+                    "brier_score": brier,
+                    "original_brier_score": original_brier,
+                    "zero_r_brier_score": zero_r.brier / measurements,
+                    # ARX getBrierSkillScore: 1 - brier(output) / brier(input), 0 when the output's is 0
+                    "brier_skill_score": 0.0
+                    if brier == 0.0
+                    else (1.0 - brier / original_brier if original_brier else None),
+                    "classes": n_classes,
+                    "measurements": measurements,
+                    "folds": len(fold_rows),
+                    "records": int(sum(f.size for f in fold_rows)),
+                    "suppressed_records": int(np.count_nonzero(outlier)),  # among the records drawn
+                    "features": list(features),
+                    "numeric_features": [c for c in features if c in set(numeric_features)],
+                    "evaluate_on": evaluate_on,
+                    "seed": seed,
+                    **({"trees": trees} if model == "random_forest" else {}),
+                },
+            }
+        )
     return out
 
 
 #: The options a policy gives the family (``utility: [{classification_accuracy: {target: COLUMN, ...}}]``).
-OPTIONS = ("target", "features", "models", "folds", "max_records", "seed", "evaluate_on", "numeric_features",
-           "trees")
+OPTIONS = ("target", "features", "models", "folds", "max_records", "seed", "evaluate_on", "numeric_features", "trees")
 
 
 def measure(inputs: UtilityInputs) -> list[dict]:
@@ -447,12 +500,14 @@ def measure(inputs: UtilityInputs) -> list[dict]:
     options = dict(inputs.options.get("classification_accuracy", {}))
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
-        raise PrivauditError(f"utility: classification_accuracy has no option {unknown[0]!r} "
-                             f"(options: {', '.join(OPTIONS)})")
+        raise PrivauditError(
+            f"utility: classification_accuracy has no option {unknown[0]!r} (options: {', '.join(OPTIONS)})"
+        )
     target = options.pop("target", None)
     if target is None:
-        raise PrivauditError("utility: classification_accuracy needs a target: "
-                             "utility: [{classification_accuracy: {target: COLUMN}}]")
+        raise PrivauditError(
+            "utility: classification_accuracy needs a target: utility: [{classification_accuracy: {target: COLUMN}}]"
+        )
     features = options.pop("features", None)
     if features is None:
         features = [q for q in inputs.quasi_identifiers if q != target]
@@ -460,5 +515,4 @@ def measure(inputs: UtilityInputs) -> list[dict]:
     suppressed = None
     if summary.class_of is not None:
         suppressed = inputs.suppressed_classes[np.asarray(summary.class_of)]
-    return classification_accuracy(inputs.release, inputs.original, target, features, suppressed=suppressed,
-                                   **options)
+    return classification_accuracy(inputs.release, inputs.original, target, features, suppressed=suppressed, **options)

@@ -50,11 +50,22 @@ def measure(inputs: UtilityInputs, names=NAMES) -> list[dict]:
         rel = _relative(v1, v2)
         devvar = float(np.sum(rel) / p)
         out.append(entry("variance_deviation", None, clip01(1 - devvar / p), devvar, columns=cols, **extra))
-        out += [entry("variance_deviation", c, clip01(1 - r), r) for c, r in zip(cols, np.diag(rel).tolist(), strict=False)]
+        out += [
+            entry("variance_deviation", c, clip01(1 - r), r) for c, r in zip(cols, np.diag(rel).tolist(), strict=False)
+        ]
     if "correlation_deviation" in names:
         if p < 2:
-            out.append(entry("correlation_deviation", None, None, None, reason="needs at least two numeric columns",
-                             columns=cols, **extra))
+            out.append(
+                entry(
+                    "correlation_deviation",
+                    None,
+                    None,
+                    None,
+                    reason="needs at least two numeric columns",
+                    columns=cols,
+                    **extra,
+                )
+            )
         else:
             c1, c2 = pd.DataFrame(x).corr().to_numpy(), pd.DataFrame(m).corr().to_numpy()
             acor = float(np.sum(_relative(c1, c2)) / (2 * p))

@@ -28,8 +28,16 @@ def measure(inputs: UtilityInputs) -> list[dict]:
     raw = float(np.dot(sizes, sizes)) + suppressed * n
     details = {"records": int(n), "records_suppressed": int(suppressed)}
     if inputs.original is None:
-        return [entry(NAME, None, None, raw, **details,
-                      reason="ARX normalises discernibility by the original's own; pass --original")]
+        return [
+            entry(
+                NAME,
+                None,
+                None,
+                raw,
+                **details,
+                reason="ARX normalises discernibility by the original's own; pass --original",
+            )
+        ]
     original = original_class_sizes(inputs).astype(float)
     minimum = float(np.dot(original, original))
     return [entry(NAME, None, arx_scale(raw, minimum, n * n), raw, **details, minimum=minimum, maximum=n * n)]

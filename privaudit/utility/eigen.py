@@ -40,14 +40,32 @@ def measure(inputs: UtilityInputs) -> list[dict]:
     cols, x, m, left = numeric_pairs(inputs)
     extra = {"left_out": left} if left else {}
     if len(cols) < 2:
-        return [entry(NAME, None, None, None, reason="needs at least two numeric columns in both tables",
-                      columns=cols, **extra)]
+        return [
+            entry(
+                NAME,
+                None,
+                None,
+                None,
+                reason="needs at least two numeric columns in both tables",
+                columns=cols,
+                **extra,
+            )
+        ]
     with np.errstate(divide="ignore", invalid="ignore"):
         try:
             d = eigen(x, m)
         except np.linalg.LinAlgError:
             d = float("nan")
     if not np.isfinite(d):
-        return [entry(NAME, None, None, None, reason="a constant column or an undefined correlation (sdcMicro gives NA)",
-                      columns=cols, **extra)]
+        return [
+            entry(
+                NAME,
+                None,
+                None,
+                None,
+                reason="a constant column or an undefined correlation (sdcMicro gives NA)",
+                columns=cols,
+                **extra,
+            )
+        ]
     return [entry(NAME, None, clip01(1 - d / len(cols)), d, columns=cols, **extra)]

@@ -24,5 +24,12 @@ NAME = "granularity"
 
 
 def measure(inputs: UtilityInputs) -> list[dict]:
-    return column_oriented(inputs, NAME, lambda dom, labels: dom.share_of(labels), 1.0,
-                           lambda dom: 0.0 if dom.size == 0 else 1.0 / dom.size, 1.0, ARITHMETIC_MEAN)
+    return column_oriented(
+        inputs,
+        NAME,
+        lambda dom, labels: dom.share_of(labels),
+        1.0,
+        lambda dom: 0.0 if dom.size == 0 else 1.0 / dom.size,
+        1.0,
+        ARITHMETIC_MEAN,
+    )

@@ -37,8 +37,17 @@ def measure(inputs: UtilityInputs) -> list[dict]:
         return [entry(NAME, None, None, None, reason="no numeric column in both tables", left_out=left)]
     per = il1s(x, m)
     cells = np.sum(~(np.isnan(x) | np.isnan(m)), axis=0)
-    out = [entry(NAME, None, clip01(1 - per.sum() / max(cells.sum(), 1)), float(per.sum()), columns=cols,
-                 cells=int(cells.sum()), **({"left_out": left} if left else {}))]
+    out = [
+        entry(
+            NAME,
+            None,
+            clip01(1 - per.sum() / max(cells.sum(), 1)),
+            float(per.sum()),
+            columns=cols,
+            cells=int(cells.sum()),
+            **({"left_out": left} if left else {}),
+        )
+    ]
     for c, v, k in zip(cols, per.tolist(), cells.tolist(), strict=False):
         out.append(entry(NAME, c, clip01(1 - v / max(k, 1)), v, cells=int(k)))
     return out

@@ -68,8 +68,9 @@ class UtilityInputs:
             elif self.original is not None and q in self.original:
                 out[q] = domain_from_values(self.original[q], "the original's distinct values")
             else:
-                out[q] = domain_from_values(pd.Series(self.class_column(q).labels, dtype=object),
-                                            "the release's distinct values")
+                out[q] = domain_from_values(
+                    pd.Series(self.class_column(q).labels, dtype=object), "the release's distinct values"
+                )
         return out
 
     def class_column(self, column: str) -> ClassColumn:

@@ -47,13 +47,19 @@ def column_entropy(inputs: UtilityInputs, column: str) -> tuple[float, float, di
     dom = inputs.domains[column]
     a = aligned(inputs, column)
     if a.unknown_original:
-        return math.nan, math.nan, {"reason": f"{a.unknown_original} distinct original values are not leaves of the "
-                                              "hierarchy"}
+        return (
+            math.nan,
+            math.nan,
+            {"reason": f"{a.unknown_original} distinct original values are not leaves of the hierarchy"},
+        )
     level = dom.level_of(a.labels, unknown=np.nan)
     unknown = [t for t, lv in zip(a.labels, level, strict=False) if np.isnan(lv) and t not in (SUPPRESSED, "")]
     if unknown:
-        return math.nan, math.nan, {"reason": f"{len(unknown)} distinct released values are not in the hierarchy "
-                                              "(ARX gives no figure)"}
+        return (
+            math.nan,
+            math.nan,
+            {"reason": f"{len(unknown)} distinct released values are not in the hierarchy (ARX gives no figure)"},
+        )
     top = dom.height
     level = np.where(np.isnan(level), top, level)
     t = np.append(level, top).astype(np.int64)[a.released]
@@ -82,10 +88,28 @@ def measure(inputs: UtilityInputs) -> list[dict]:
         results.append(raw), minima.append(0.0), maxima.append(maximum)
         if maximum == 0 and "reason" not in details:
             details["reason"] = "the original column holds a single value: nothing to lose (ARX's 0/0 gives no figure)"
-        out.append(entry(NAME, q, arx_scale(raw, 0.0, maximum), raw, minimum=0.0,
-                         maximum=None if math.isnan(maximum) else maximum, **details))
+        out.append(
+            entry(
+                NAME,
+                q,
+                arx_scale(raw, 0.0, maximum),
+                raw,
+                minimum=0.0,
+                maximum=None if math.isnan(maximum) else maximum,
+                **details,
+            )
+        )
     if inputs.quasi_identifiers:
         ok = [r for r in results if not math.isnan(r)]
-        out.insert(0, entry(NAME, None, arx_mean(results, minima, maxima), sum(ok) / len(ok) if ok else None,
-                            aggregate=ARITHMETIC_MEAN, columns=len(ok)))
+        out.insert(
+            0,
+            entry(
+                NAME,
+                None,
+                arx_mean(results, minima, maxima),
+                sum(ok) / len(ok) if ok else None,
+                aggregate=ARITHMETIC_MEAN,
+                columns=len(ok),
+            ),
+        )
     return out

@@ -115,20 +115,34 @@ def measure(inputs: UtilityInputs, numeric_columns=()) -> list[dict]:
         x, lo, hi = got
         result, maximum = attribute_error(x, lo, hi)
         results.append(result), maxima.append(maximum)
-        out.append(entry(NAME, q, arx_scale(result, 0.0, maximum), result, model="attribute-level squared error",
-                         minimum=0.0, maximum=maximum, scale="numeric" if q in numeric else "hierarchy positions"))
+        out.append(
+            entry(
+                NAME,
+                q,
+                arx_scale(result, 0.0, maximum),
+                result,
+                model="attribute-level squared error",
+                minimum=0.0,
+                maximum=maximum,
+                scale="numeric" if q in numeric else "hierarchy positions",
+            )
+        )
         mid = (lo + hi) / 2.0
         sse += float(((x - mid) ** 2).sum())
         sst += float(((mid - x.mean()) ** 2).sum())
         used.append(q)
     if inputs.quasi_identifiers:
         ratio = sse / sst if sst > 0 else math.nan
-        details = {"model": "SSE/SST", "sse": sse, "sst": sst, "columns": used,
-                   "attribute_level": arx_mean(results, [0.0] * len(results), maxima) if used else None}
+        details = {
+            "model": "SSE/SST",
+            "sse": sse,
+            "sst": sst,
+            "columns": used,
+            "attribute_level": arx_mean(results, [0.0] * len(results), maxima) if used else None,
+        }
         if left_out:
             details["left_out"] = left_out
         if not used:
             details["reason"] = "no quasi-identifier could be turned into numbers"
-        out.insert(0, entry(NAME, None, arx_scale(sse, 0.0, sst) if used else None,
-                            ratio if used else None, **details))
+        out.insert(0, entry(NAME, None, arx_scale(sse, 0.0, sst) if used else None, ratio if used else None, **details))
     return out

@@ -31,11 +31,30 @@ def measure(inputs: UtilityInputs) -> list[dict]:
         cells = int(s.sizes[empty].sum())
         total += cells
         share = cells / n if n else float("nan")
-        out.append(entry(NAME, q, 1.0 - share, share, cells=cells, records=n,
-                         records_suppressed=int(s.sizes[inputs.suppressed_classes].sum())))
+        out.append(
+            entry(
+                NAME,
+                q,
+                1.0 - share,
+                share,
+                cells=cells,
+                records=n,
+                records_suppressed=int(s.sizes[inputs.suppressed_classes].sum()),
+            )
+        )
     if inputs.quasi_identifiers:
         all_cells = n * len(inputs.quasi_identifiers)
         share = total / all_cells if all_cells else float("nan")
-        out.insert(0, entry(NAME, None, 1.0 - share, share, cells=total, of_cells=all_cells,
-                            records_suppressed=int(s.sizes[inputs.suppressed_classes].sum())))
+        out.insert(
+            0,
+            entry(
+                NAME,
+                None,
+                1.0 - share,
+                share,
+                cells=total,
+                of_cells=all_cells,
+                records_suppressed=int(s.sizes[inputs.suppressed_classes].sum()),
+            ),
+        )
     return out

@@ -207,7 +207,7 @@ def contingency_similarity(
     keys = np.concatenate([real_a, synth_a]).astype(np.int64) * n_b + np.concatenate([real_b, synth_b])
     index, n_cells = _cells(keys, n_a * n_b)
     cr = np.bincount(index[: real_a.size], minlength=n_cells) / real_a.size
-    cs = np.bincount(index[real_a.size:], minlength=n_cells) / synth_a.size
+    cs = np.bincount(index[real_a.size :], minlength=n_cells) / synth_a.size
     tv = 0.5 * float(np.abs(cr - cs).sum())
     return 1.0 - tv, tv
 
@@ -312,9 +312,9 @@ def _prepare(real: pd.DataFrame, synthetic: pd.DataFrame, kinds: dict[str, str])
             both = pd.concat([r, s], ignore_index=True)
             codes, uniques = pd.factorize(both, use_na_sentinel=False)
             missing = pd.isna(np.asarray(uniques, dtype=object))[codes]  # isna on the few uniques, not every row
-            col = _Column(name, kind, shape, codes[: len(r)], codes[len(r):], n_codes=max(len(uniques), 1))
+            col = _Column(name, kind, shape, codes[: len(r)], codes[len(r) :], n_codes=max(len(uniques), 1))
             col.real_missing = missing[: len(r)]
-            col.synth_missing = missing[len(r):]
+            col.synth_missing = missing[len(r) :]
         columns.append(col)
     return columns
 
@@ -329,9 +329,7 @@ def _validate(real: pd.DataFrame, synthetic: pd.DataFrame, kinds: dict[str, str]
         raise PrivauditError("the quality report needs at least one column (kinds is empty)")
     for name, kind in kinds.items():
         if kind not in KINDS:
-            raise PrivauditError(
-                f"column {name!r} has kind {kind!r}; the quality report knows {', '.join(KINDS)}"
-            )
+            raise PrivauditError(f"column {name!r} has kind {kind!r}; the quality report knows {', '.join(KINDS)}")
         for table, frame in (("real", real), ("synthetic", synthetic)):
             if name not in frame.columns:
                 raise PrivauditError(f"column {name!r} is not a column of the {table} table")
@@ -366,8 +364,13 @@ def _shape_entry(col: _Column) -> dict:
         measure = "tv_complement"
     if math.isnan(value):
         details["error"] = "the column has no non-missing value in one of the tables"
-    return {"measure": measure, "column": col.name, "value": _float_or_none(value), "raw": _float_or_none(raw),
-            "details": details}
+    return {
+        "measure": measure,
+        "column": col.name,
+        "value": _float_or_none(value),
+        "raw": _float_or_none(raw),
+        "details": details,
+    }
 
 
 def _pair_entry(a: _Column, b: _Column, correlation_threshold: float, association_threshold: float) -> dict:
@@ -418,8 +421,13 @@ def _pair_entry(a: _Column, b: _Column, correlation_threshold: float, associatio
     details["counted"] = bool(counted)
     if error is not None:
         details["error"] = error
-    return {"measure": measure, "column": pair_column(a.name, b.name), "value": _float_or_none(score),
-            "raw": _float_or_none(raw), "details": details}
+    return {
+        "measure": measure,
+        "column": pair_column(a.name, b.name),
+        "value": _float_or_none(score),
+        "raw": _float_or_none(raw),
+        "details": details,
+    }
 
 
 def _mean(values: list[float | None]) -> float:
@@ -443,8 +451,10 @@ def quality_report(
     two property scores. Raises :class:`PrivauditError` (one line) for a column missing from either table, an
     unknown kind, a value that does not fit its kind, an empty table, or a threshold outside [0, 1].
     """
-    for name, threshold in (("real_correlation_threshold", real_correlation_threshold),
-                            ("real_association_threshold", real_association_threshold)):
+    for name, threshold in (
+        ("real_correlation_threshold", real_correlation_threshold),
+        ("real_association_threshold", real_association_threshold),
+    ):
         if not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
             raise PrivauditError(f"{name} must be a number between 0 and 1, not {threshold!r}")
     _validate(real, synthetic, kinds)
@@ -486,13 +496,13 @@ def measure(inputs: UtilityInputs) -> list[dict]:
     columns as SDMetrics' ``numerical`` and the others as ``categorical``. Options (SDMetrics' thresholds) come
     from any of the family's measures in the policy's ``utility`` list."""
     options: dict = {}
-    for name in ("ks_complement", "tv_complement", "correlation_similarity", "contingency_similarity",
-                 "quality_score"):
+    for name in ("ks_complement", "tv_complement", "correlation_similarity", "contingency_similarity", "quality_score"):
         options.update(inputs.options.get(name, {}))
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
-        raise PrivauditError(f"utility: the quality report has no option {unknown[0]!r} "
-                             f"(options: {', '.join(OPTIONS)})")
+        raise PrivauditError(
+            f"utility: the quality report has no option {unknown[0]!r} (options: {', '.join(OPTIONS)})"
+        )
     numeric = set(inputs.numeric)
     kinds = {c: ("numerical" if c in numeric else "categorical") for c in inputs.compared}
     return quality_report(inputs.training, inputs.release, kinds, **options)

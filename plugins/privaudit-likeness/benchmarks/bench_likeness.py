@@ -62,8 +62,10 @@ def time_case(label: str, frame: pd.DataFrame, qis: list[str], column: str) -> d
     s = ctx.summary
     summary_s = time.perf_counter() - t0
     sc = s.sensitive[column]
-    print(f"{label}: {s.n_records:,} rows, {s.n_classes:,} classes, {sc.counts.nnz:,} (class, value) pairs; "
-          f"summary {summary_s:.2f} s")
+    print(
+        f"{label}: {s.n_records:,} rows, {s.n_classes:,} classes, {sc.counts.nnz:,} (class, value) pairs; "
+        f"summary {summary_s:.2f} s"
+    )
     values = {}
     for name, module, params in checks(column):
         best = np.inf
@@ -72,8 +74,10 @@ def time_case(label: str, frame: pd.DataFrame, qis: list[str], column: str) -> d
             m = module.run(ctx, params)
             best = min(best, time.perf_counter() - t0)
         values[name] = m.value if name != "δ-disclosure" else (m.value, m.details["delta_present_values"])
-        print(f"    {name:<14} {best * 1000:9.1f} ms   value {m.value:.6g}   classes failing "
-              f"{m.details['classes_failing']:,}")
+        print(
+            f"    {name:<14} {best * 1000:9.1f} ms   value {m.value:.6g}   classes failing "
+            f"{m.details['classes_failing']:,}"
+        )
     return values
 
 
@@ -90,9 +94,17 @@ def synthetic(n: int, seed: int = 7) -> pd.DataFrame:
         return pd.Categorical.from_codes(rng.choice(k, size=n, p=p / p.sum()), [f"{prefix}{i}" for i in range(k)])
 
     # the shape of privaudit's benchmarks/bench_audit.py, with age in 5-year bands: ~10^5-10^6 classes
-    return pd.DataFrame({"age": cat("a", 15, 0.2), "sex": cat("s", 2, 0.3), "race": cat("r", 5),
-                         "marital": cat("m", 7), "education": cat("e", 16, 0.8), "zip3": cat("z", 900, 0.6),
-                         "occupation": cat("o", 14, 0.5)})
+    return pd.DataFrame(
+        {
+            "age": cat("a", 15, 0.2),
+            "sex": cat("s", 2, 0.3),
+            "race": cat("r", 5),
+            "marital": cat("m", 7),
+            "education": cat("e", 16, 0.8),
+            "zip3": cat("z", 900, 0.6),
+            "occupation": cat("o", 14, 0.5),
+        }
+    )
 
 
 PYCANON = textwrap.dedent("""
@@ -118,28 +130,36 @@ def main() -> None:
     adult = pd.read_csv(ADULT, sep=";", dtype=str, keep_default_na=False)
     ours = {}
     for column in ("salary-class", "occupation"):
-        ours[column] = time_case(f"(a) adult, sensitive {column}", typed(adult[ADULT_QIS + [column]]), ADULT_QIS, column)
+        ours[column] = time_case(
+            f"(a) adult, sensitive {column}", typed(adult[ADULT_QIS + [column]]), ADULT_QIS, column
+        )
     t0 = time.perf_counter()
     frame = synthetic(args.rows)
     print(f"(b) synthetic table built in {time.perf_counter() - t0:.1f} s")
     time_case(f"(b) synthetic, {args.rows:,} rows", frame, list(frame.columns[:-1]), "occupation")
     if args.pycanon:
         for column in ("salary-class", "occupation"):
-            done = subprocess.run([args.pycanon, "-c", PYCANON, str(ADULT), json.dumps(ADULT_QIS), column],
-                                  capture_output=True, text=True)
+            done = subprocess.run(
+                [args.pycanon, "-c", PYCANON, str(ADULT), json.dumps(ADULT_QIS), column], capture_output=True, text=True
+            )
             if done.returncode:
                 print("pycanon failed:", (done.stderr.strip().splitlines() or ["?"])[-1])
                 continue
             theirs = json.loads(done.stdout)
             mine = ours[column]
             print(f"pycanon on adult, sensitive {column}:")
-            for name, our_value in (("basic", mine["basic β"]), ("enhanced", mine["enhanced β"]),
-                                    ("delta", mine["δ-disclosure"][1])):
+            for name, our_value in (
+                ("basic", mine["basic β"]),
+                ("enhanced", mine["enhanced β"]),
+                ("delta", mine["δ-disclosure"][1]),
+            ):
                 value, secs = theirs[name]
                 agree = "agrees" if np.isclose(value, our_value, rtol=1e-9) else "differs"
                 print(f"    {name:<9} pycanon {value:.6g} in {secs:.1f} s; ours {our_value:.6g} ({agree})")
-            print(f"    (our δ counting absent values: {mine['δ-disclosure'][0]:.6g}; our enhanced figure is the "
-                  f"smallest β that passes)")
+            print(
+                f"    (our δ counting absent values: {mine['δ-disclosure'][0]:.6g}; our enhanced figure is the "
+                f"smallest β that passes)"
+            )
 
 
 if __name__ == "__main__":

@@ -46,7 +46,8 @@ class BetaLikenessParams(Params):
     sensitive: str = Field(description="The sensitive column.")
     beta: float = Field(gt=0, description="Largest allowed relative gain (p_class - p_table) / p_table.")
     variant: Literal["basic", "enhanced"] = Field(
-        default="basic", description="'basic': gain <= beta; 'enhanced': gain <= min(beta, -ln p_table).")
+        default="basic", description="'basic': gain <= beta; 'enhanced': gain <= min(beta, -ln p_table)."
+    )
 
 
 class BetaWorstClass(WorstClass):
@@ -118,13 +119,16 @@ def run(ctx, params: BetaLikenessParams) -> Measurement:
         extra["largest_gain"] = f.basic
         order = f.basic + f.capped * (details["basic_value"] + 1.0)  # over the cap first, then by gain
     details["per_class_histogram"] = threshold_histogram(per_class[defined], params.beta, closed="right")
-    details["worst_classes"] = ctx.worst_classes(order, failing=failing, sensitive=params.sensitive,
-                                                 descending=True, extra=extra)
+    details["worst_classes"] = ctx.worst_classes(
+        order, failing=failing, sensitive=params.sensitive, descending=True, extra=extra
+    )
     where = f"{params.variant} β-likeness of {params.sensitive!r}; β={params.beta:g}"
     if f.capped is not None and details["classes_over_cap"]:
         over = details["classes_over_cap"]
-        message = (f"{_classes(over)} {'makes' if over == 1 else 'make'} a value more frequent than p·(1 − ln p) allows "
-                   f"whatever β is (largest relative gain {fmt(details['basic_value'])}; {where})")
+        message = (
+            f"{_classes(over)} {'makes' if over == 1 else 'make'} a value more frequent than p·(1 − ln p) allows "
+            f"whatever β is (largest relative gain {fmt(details['basic_value'])}; {where})"
+        )
     else:
         message = f"largest relative gain (p_class − p_table)/p_table of a value in a class: {fmt(value)} ({where})"
     return Measurement(value, params.beta, not bool(failing.any()), message, details)

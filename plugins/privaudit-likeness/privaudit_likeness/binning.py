@@ -33,8 +33,7 @@ def threshold_edges(top: float, threshold: float, bins: int = 20) -> np.ndarray:
     return np.concatenate((np.linspace(0.0, threshold, below + 1), np.linspace(threshold, hi, bins - below + 1)[1:]))
 
 
-def threshold_histogram(values: np.ndarray, threshold: float, closed: Literal["left", "right"],
-                        bins: int = 20) -> dict:
+def threshold_histogram(values: np.ndarray, threshold: float, closed: Literal["left", "right"], bins: int = 20) -> dict:
     """Counts of the finite ``values`` (all >= 0) in :func:`threshold_edges` bins, plus the number of
     infinite ones."""
     values = np.asarray(values, dtype=float)
@@ -43,8 +42,11 @@ def threshold_histogram(values: np.ndarray, threshold: float, closed: Literal["l
     side = "left" if closed == "right" else "right"
     index = np.clip(np.searchsorted(edges, finite, side=side) - 1, 0, len(edges) - 2)
     counts = np.bincount(index, minlength=len(edges) - 1)
-    return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts],
-            "infinite": int(np.isinf(values).sum())}
+    return {
+        "edges": [float(e) for e in edges],
+        "counts": [int(c) for c in counts],
+        "infinite": int(np.isinf(values).sum()),
+    }
 
 
 def failing_bins(edges: Sequence[float], threshold: float) -> list[bool]:

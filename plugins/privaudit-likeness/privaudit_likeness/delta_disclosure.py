@@ -67,7 +67,9 @@ class DeltaDisclosureDetails(Details):
     worst_classes: list[DeltaWorstClass]
 
 
-def per_class_figures(ctx, params: DeltaDisclosureParams) -> tuple[np.ndarray, np.ndarray, np.ndarray, likeness.Entries]:
+def per_class_figures(
+    ctx, params: DeltaDisclosureParams
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, likeness.Entries]:
     """Each class's δ (inf when it lacks a value; NaN without values), its δ over the values it holds,
     whether it fails, and the entries."""
     e = likeness.entries(ctx.summary.sensitive[params.sensitive])
@@ -99,15 +101,21 @@ def run(ctx, params: DeltaDisclosureParams) -> Measurement:
         "delta_present_values": likeness.table_figure(present),
         "per_class_histogram": threshold_histogram(per_class[defined], params.delta, closed="left"),
         # lacking a value first, then by the largest log ratio over the values held
-        "worst_classes": ctx.worst_classes(present + np.isinf(per_class) * (likeness.table_figure(present) + 1.0),
-                                           failing=failing, sensitive=params.sensitive,
-                                           descending=True, extra={"delta": per_class}),
+        "worst_classes": ctx.worst_classes(
+            present + np.isinf(per_class) * (likeness.table_figure(present) + 1.0),
+            failing=failing,
+            sensitive=params.sensitive,
+            descending=True,
+            extra={"delta": per_class},
+        ),
     }
     log = "ln" if params.log_base == "e" else "log2"
     message = f"largest |{log}(p_class / p_table)| of a {params.sensitive!r} value: {fmt(value)} (δ={params.delta:g})"
     if lacking:
-        message += f"; {_classes(lacking)} {'lacks' if lacking == 1 else 'lack'} a value of the table (largest over the values they hold: " \
-                   f"{fmt(details['delta_present_values'])})"
+        message += (
+            f"; {_classes(lacking)} {'lacks' if lacking == 1 else 'lack'} a value of the table (largest over the values they hold: "
+            f"{fmt(details['delta_present_values'])})"
+        )
     return Measurement(value, params.delta, not bool(failing.any()), message, details)
 
 

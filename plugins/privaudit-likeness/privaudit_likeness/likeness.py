@@ -94,8 +94,16 @@ def entries(sc) -> Entries:
     else:  # products could overflow int64: relative error ~1e-16 instead of exact signs
         gain = (n_cs / n_c) / (n_s / n) - 1.0
     table_share = total / n if n else np.zeros(len(total))
-    return Entries(rows, values, table_share, np.asarray(gain, dtype=float), indptr, class_totals,
-                   np.diff(indptr), int((total > 0).sum()))
+    return Entries(
+        rows,
+        values,
+        table_share,
+        np.asarray(gain, dtype=float),
+        indptr,
+        class_totals,
+        np.diff(indptr),
+        int((total > 0).sum()),
+    )
 
 
 def _neg_log_share(e: Entries) -> np.ndarray:

@@ -1,6 +1,6 @@
 """The plugin's tests need it installed (its entry points are how privaudit finds it)::
 
-    pip install -e plugins/privaudit-likeness      # or: pip install ./plugins/privaudit-likeness
+pip install -e plugins/privaudit-likeness      # or: pip install ./plugins/privaudit-likeness
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ def pytest_configure(config):
     try:
         metadata.distribution("privaudit-likeness")
     except metadata.PackageNotFoundError:
-        raise pytest.UsageError("privaudit-likeness is not installed: run "
-                                "`pip install -e plugins/privaudit-likeness` first") from None
+        raise pytest.UsageError(
+            "privaudit-likeness is not installed: run `pip install -e plugins/privaudit-likeness` first"
+        ) from None
 
 
 def policy(qis=("zip",), sensitive=("disease",), checks=(), types=None, **extra) -> dict:

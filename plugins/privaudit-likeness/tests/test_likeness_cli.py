@@ -23,7 +23,9 @@ from privaudit_likeness import beta_likeness, delta_disclosure
 
 PLUGIN = Path(__file__).resolve().parents[1]
 REPO = PLUGIN.parents[1]
-SMALL_CSV = "zip,disease\n" + "".join(f"{z},{d}\n" for z, d in zip(["z1"] * 3 + ["z2"] * 3 + ["z3"] * 4, "AAAAABABBB", strict=False))
+SMALL_CSV = "zip,disease\n" + "".join(
+    f"{z},{d}\n" for z, d in zip(["z1"] * 3 + ["z2"] * 3 + ["z3"] * 4, "AAAAABABBB", strict=False)
+)
 POLICY_YAML = """version: 1
 name: likeness end to end
 columns:
@@ -38,8 +40,9 @@ checks:
 
 def privaudit_cmd(*args, cwd=None) -> subprocess.CompletedProcess:
     """The real command in a fresh interpreter: entry points are discovered from the installed metadata."""
-    return subprocess.run([sys.executable, "-m", "privaudit", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "privaudit", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
 
 
 def test_plugins_lists_the_assessors_with_package_and_version():
@@ -70,7 +73,8 @@ def test_cli_audit_with_beta_likeness_policy(tmp_path):
     assert checks["enhanced"]["value"] == "inf" and checks["enhanced"]["severity"] == "warning"
     assert checks["delta"]["value"] == "inf"
     assert checks["delta"]["details"]["delta_present_values"] == pytest.approx(
-        ref.delta(prior, classes, base=2, present_only=True))
+        ref.delta(prior, classes, base=2, present_only=True)
+    )
     assert "FAIL   beta" in done.stdout and "WARN   enhanced" in done.stdout
 
 
@@ -103,13 +107,16 @@ def test_example_policy_on_the_adult_release(tmp_path):
 SMALL = pd.DataFrame({"zip": ["z1"] * 3 + ["z2"] * 3 + ["z3"] * 4, "disease": list("AAAAABABBB")})
 
 
-@pytest.mark.parametrize("check", [
-    {"assessor": "beta_likeness", "sensitive": "disease", "beta": 0.8},
-    {"assessor": "beta_likeness", "sensitive": "disease", "beta": 0.5, "variant": "enhanced"},
-    {"assessor": "delta_disclosure", "sensitive": "disease", "delta": 0.7},
-    {"assessor": "beta_likeness", "sensitive": "disease", "beta": 3},  # passes
-    {"assessor": "delta_disclosure", "sensitive": "disease", "delta": 0.7, "log_base": "2"},
-])
+@pytest.mark.parametrize(
+    "check",
+    [
+        {"assessor": "beta_likeness", "sensitive": "disease", "beta": 0.8},
+        {"assessor": "beta_likeness", "sensitive": "disease", "beta": 0.5, "variant": "enhanced"},
+        {"assessor": "delta_disclosure", "sensitive": "disease", "delta": 0.7},
+        {"assessor": "beta_likeness", "sensitive": "disease", "beta": 3},  # passes
+        {"assessor": "delta_disclosure", "sensitive": "disease", "delta": 0.7, "log_base": "2"},
+    ],
+)
 def test_report_section_renders_with_chart_and_worst_classes(check):
     result = audit_frame(SMALL, policy(checks=[check], report={"show_sensitive_values": True}))
     c = check_result(result, check["assessor"])
@@ -121,7 +128,10 @@ def test_report_section_renders_with_chart_and_worst_classes(check):
     # the chart: bins never straddle the threshold; failing bins + infinite bar == failing classes
     hist = d["per_class_histogram"]
     assert threshold in hist["edges"]
-    assert sum(n for lo, n in zip(hist["edges"][:-1], hist["counts"], strict=False) if lo >= threshold) + hist["infinite"] == failing
+    assert (
+        sum(n for lo, n in zip(hist["edges"][:-1], hist["counts"], strict=False) if lo >= threshold) + hist["infinite"]
+        == failing
+    )
     assert len(section.figures) == 1 and "<svg" in str(section.figures[0].svg)
     symbol = "β ≤" if check["assessor"] == "beta_likeness" else "δ <"
     assert section.threshold_text == f"{symbol} {threshold:g}"
@@ -142,14 +152,17 @@ def test_small_classes_keep_their_sensitive_values_out_of_the_report():
     assert "withheld" in assert_section_renders(result, "beta_likeness")
 
 
-@pytest.mark.parametrize("check, message", [
-    ({"assessor": "beta_likeness", "sensitive": "zip", "beta": 1}, "column 'zip' has role 'quasi_identifier'"),
-    ({"assessor": "beta_likeness", "sensitive": "disease", "betta": 1}, "did you mean 'beta'"),
-    ({"assessor": "beta_likeness", "sensitive": "disease", "beta": 0}, "greater than 0"),
-    ({"assessor": "beta_likeness", "sensitive": "disease", "beta": 1, "variant": "strong"}, "variant"),
-    ({"assessor": "delta_disclosure", "sensitive": "nope", "delta": 1}, "'nope' is not a column of the policy"),
-    ({"assessor": "delta_disclosure", "sensitive": "disease", "delta": 1, "log_base": "10"}, "log_base"),
-])
+@pytest.mark.parametrize(
+    "check, message",
+    [
+        ({"assessor": "beta_likeness", "sensitive": "zip", "beta": 1}, "column 'zip' has role 'quasi_identifier'"),
+        ({"assessor": "beta_likeness", "sensitive": "disease", "betta": 1}, "did you mean 'beta'"),
+        ({"assessor": "beta_likeness", "sensitive": "disease", "beta": 0}, "greater than 0"),
+        ({"assessor": "beta_likeness", "sensitive": "disease", "beta": 1, "variant": "strong"}, "variant"),
+        ({"assessor": "delta_disclosure", "sensitive": "nope", "delta": 1}, "'nope' is not a column of the policy"),
+        ({"assessor": "delta_disclosure", "sensitive": "disease", "delta": 1, "log_base": "10"}, "log_base"),
+    ],
+)
 def test_bad_parameters_are_one_line_policy_errors(tmp_path, check, message):
     (tmp_path / "data.csv").write_text(SMALL_CSV)
     import yaml
@@ -170,8 +183,19 @@ def test_policy_schema_lists_the_plugin_parameters():
 def test_remediation_uses_class_violations(tmp_path):
     (tmp_path / "data.csv").write_text(SMALL_CSV)
     (tmp_path / "policy.yaml").write_text(POLICY_YAML.split("  - {id: enhanced")[0])
-    cli = run_cli("remediate", tmp_path / "data.csv", "--policy", tmp_path / "policy.yaml", "--method", "suppress",
-                  "--option", "max_suppression=0.8", "--out", tmp_path / "out.csv", "--quiet")
+    cli = run_cli(
+        "remediate",
+        tmp_path / "data.csv",
+        "--policy",
+        tmp_path / "policy.yaml",
+        "--method",
+        "suppress",
+        "--option",
+        "max_suppression=0.8",
+        "--out",
+        tmp_path / "out.csv",
+        "--quiet",
+    )
     assert cli.code == 0, cli.stderr
     out = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
     # z3 breaks β = 0.8; blanking it alone leaves it alone, so the smallest class z1 joins it
@@ -188,9 +212,15 @@ def test_works_uninstalled_through_registry_with():
     assert_section_renders(result, "delta_disclosure", registry=registry)
 
 
-ALLOWED = {"privaudit", "privaudit.report.sections", "privaudit.report.text", "privaudit.report.figures",
-           "privaudit.report.binning", "privaudit.assessors.helpers",
-           "privaudit.assessors.details"}  # the plugin API, report-section API, helpers, shared details models
+ALLOWED = {
+    "privaudit",
+    "privaudit.report.sections",
+    "privaudit.report.text",
+    "privaudit.report.figures",
+    "privaudit.report.binning",
+    "privaudit.assessors.helpers",
+    "privaudit.assessors.details",
+}  # the plugin API, report-section API, helpers, shared details models
 
 
 def test_plugin_uses_only_the_public_plugin_api():

@@ -15,14 +15,19 @@ from privaudit.testing import AssessorCase, parametrize_with_checks, registry_wi
 from privaudit_likeness import beta_likeness, delta_disclosure
 
 RNG = np.random.default_rng(7)
-FRAME = pd.DataFrame({"age": RNG.integers(20, 30, 300).astype(str), "zip": RNG.choice(["z1", "z2", "z3", "z4"], 300),
-                      "disease": RNG.choice(["flu", "cold", "none", "hiv"], 300, p=[0.3, 0.3, 0.3, 0.1])})
-COLUMNS = {"age": {"role": "quasi_identifier"}, "zip": {"role": "quasi_identifier"},
-           "disease": {"role": "sensitive"}}
+FRAME = pd.DataFrame(
+    {
+        "age": RNG.integers(20, 30, 300).astype(str),
+        "zip": RNG.choice(["z1", "z2", "z3", "z4"], 300),
+        "disease": RNG.choice(["flu", "cold", "none", "hiv"], 300, p=[0.3, 0.3, 0.3, 0.1]),
+    }
+)
+COLUMNS = {"age": {"role": "quasi_identifier"}, "zip": {"role": "quasi_identifier"}, "disease": {"role": "sensitive"}}
 CASES = [
     AssessorCase({"assessor": "beta_likeness", "sensitive": "disease", "beta": 2}, FRAME, COLUMNS),
-    AssessorCase({"assessor": "beta_likeness", "sensitive": "disease", "beta": 2, "variant": "enhanced"}, FRAME,
-                 COLUMNS),
+    AssessorCase(
+        {"assessor": "beta_likeness", "sensitive": "disease", "beta": 2, "variant": "enhanced"}, FRAME, COLUMNS
+    ),
     AssessorCase({"assessor": "delta_disclosure", "sensitive": "disease", "delta": 1.5}, FRAME, COLUMNS),
 ]
 
@@ -51,15 +56,21 @@ def test_generalization_steers_a_likeness_check(tmp_path, registry):
     remediated table passes."""
     from privaudit.remediation.engine import remediate
 
-    frame = pd.DataFrame({"zip": ["z1"] * 10 + ["z2"] * 10 + ["z3"] * 10 + ["z4"] * 10,
-                          "disease": list("AAAAAAAAAB" + "BBBBBBBBBA" + "AAAAAAAAAB" + "BBBBBBBBBA")})
+    frame = pd.DataFrame(
+        {
+            "zip": ["z1"] * 10 + ["z2"] * 10 + ["z3"] * 10 + ["z4"] * 10,
+            "disease": list("AAAAAAAAAB" + "BBBBBBBBBA" + "AAAAAAAAAB" + "BBBBBBBBBA"),
+        }
+    )
     frame.to_csv(tmp_path / "data.csv", index=False)
     (tmp_path / "zip.csv").write_text("z1;all\nz2;all\nz3;all\nz4;all\n")
     (tmp_path / "policy.yaml").write_text(
         "version: 1\nname: steer\ncolumns:\n  zip: {role: quasi_identifier, hierarchy: zip.csv}\n"
-        "  disease: {role: sensitive}\nchecks:\n  - {id: beta, assessor: beta_likeness, sensitive: disease, beta: 0.5}\n")
-    outcome = remediate(tmp_path / "data.csv", tmp_path / "policy.yaml", tmp_path / "out.csv", method="generalize",
-                        registry=registry)
+        "  disease: {role: sensitive}\nchecks:\n  - {id: beta, assessor: beta_likeness, sensitive: disease, beta: 0.5}\n"
+    )
+    outcome = remediate(
+        tmp_path / "data.csv", tmp_path / "policy.yaml", tmp_path / "out.csv", method="generalize", registry=registry
+    )
     assert [c.status for c in outcome.before.checks if c.id == "beta"] == ["fail"]
     assert outcome.offered and [c.status for c in outcome.after.checks if c.id == "beta"] == ["pass"]
     assert set(pd.read_csv(io.BytesIO(outcome.output))["zip"]) == {"all"}

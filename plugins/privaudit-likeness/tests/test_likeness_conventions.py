@@ -52,9 +52,22 @@ def test_enhanced_beta_pycanon_figure_would_pass_a_failing_table():
 
 def test_enhanced_beta_agrees_with_pycanon_when_no_cap_binds():
     # Li et al.'s table (every posterior 1/3 against priors 1/9 and 2/9): all three say 2
-    frame = pd.DataFrame({"zip": ["a"] * 3 + ["b"] * 3 + ["c"] * 3,
-                          "disease": ["ulcer", "gastritis", "cancer", "gastritis", "flu", "bronchitis",
-                                      "bronchitis", "pneumonia", "cancer"]})
+    frame = pd.DataFrame(
+        {
+            "zip": ["a"] * 3 + ["b"] * 3 + ["c"] * 3,
+            "disease": [
+                "ulcer",
+                "gastritis",
+                "cancer",
+                "gastritis",
+                "flu",
+                "bronchitis",
+                "bronchitis",
+                "pneumonia",
+                "cancer",
+            ],
+        }
+    )
     prior, classes = ref.distributions(frame, ["zip"], "disease")
     m = check(frame, beta=2, variant="enhanced")
     assert m.value == pytest.approx(ref.pycanon_enhanced(prior, classes)) == pytest.approx(2.0)

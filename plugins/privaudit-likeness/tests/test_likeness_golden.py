@@ -79,13 +79,24 @@ def test_delta_small_table():
 
 # The 3-diverse release of Li, Li & Venkatasubramanian (ICDE 2007, Table 3; also ARX's data/test2.csv
 # generalized with its hierarchies): ZIP to 3 digits and age to decades.
-PAPER = pd.DataFrame({
-    "zip": ["476**"] * 3 + ["479**"] * 3 + ["476**"] * 3,
-    "age": ["2*"] * 3 + [">=40"] * 3 + ["3*"] * 3,
-    "salary": [3, 4, 5, 6, 11, 8, 7, 9, 10],
-    "disease": ["gastric ulcer", "gastritis", "stomach cancer", "gastritis", "flu", "bronchitis",
-                "bronchitis", "pneumonia", "stomach cancer"],
-})
+PAPER = pd.DataFrame(
+    {
+        "zip": ["476**"] * 3 + ["479**"] * 3 + ["476**"] * 3,
+        "age": ["2*"] * 3 + [">=40"] * 3 + ["3*"] * 3,
+        "salary": [3, 4, 5, 6, 11, 8, 7, 9, 10],
+        "disease": [
+            "gastric ulcer",
+            "gastritis",
+            "stomach cancer",
+            "gastritis",
+            "flu",
+            "bronchitis",
+            "bronchitis",
+            "pneumonia",
+            "stomach cancer",
+        ],
+    }
+)
 PAPER_POLICY = policy(qis=("zip", "age"), sensitive=("salary", "disease"), types={"salary": "numeric"})
 
 
@@ -94,10 +105,12 @@ def test_paper_table(column):
     # Each class holds 3 distinct values of share 1/3; the rarest have table share 1/9: D = 2 exactly.
     basic = run_assessor(PAPER, PAPER_POLICY, {"assessor": "beta_likeness", "sensitive": column, "beta": 2})
     assert basic.value == 2.0 and basic.passed  # exact integer arithmetic: D = (1*9 - 3*1) / (3*1)
-    assert not run_assessor(PAPER, PAPER_POLICY, {"assessor": "beta_likeness", "sensitive": column,
-                                                  "beta": 1.999}).passed
-    enhanced = run_assessor(PAPER, PAPER_POLICY, {"assessor": "beta_likeness", "sensitive": column, "beta": 2,
-                                                  "variant": "enhanced"})
+    assert not run_assessor(
+        PAPER, PAPER_POLICY, {"assessor": "beta_likeness", "sensitive": column, "beta": 1.999}
+    ).passed
+    enhanced = run_assessor(
+        PAPER, PAPER_POLICY, {"assessor": "beta_likeness", "sensitive": column, "beta": 2, "variant": "enhanced"}
+    )
     assert enhanced.value == 2.0 and enhanced.passed  # 2 <= -ln(1/9) = 2.197 and D = 1/2 <= -ln(2/9) = 1.504
     delta = run_assessor(PAPER, PAPER_POLICY, {"assessor": "delta_disclosure", "sensitive": column, "delta": 5})
     assert delta.value == math.inf and delta.details["classes_lacking_a_value"] == 3
@@ -107,11 +120,14 @@ def test_paper_table(column):
 def test_delta_is_strict_and_log2_convention():
     # Table A 2/8, B 6/8. c1 = {A, B}: p_A/p_t = 2 -> log2 = 1 exactly; c2 = {A, B x5}: ratios 2/3, 10/9.
     frame = pd.DataFrame({"zip": ["c1"] * 2 + ["c2"] * 6, "disease": ["A", "B", "A"] + ["B"] * 5})
-    at = run_assessor(frame, POLICY, {"assessor": "delta_disclosure", "sensitive": "disease", "delta": 1, "log_base": "2"})
+    at = run_assessor(
+        frame, POLICY, {"assessor": "delta_disclosure", "sensitive": "disease", "delta": 1, "log_base": "2"}
+    )
     assert at.value == 1.0 and not at.passed  # |log2(2)| = 1 is not < 1
     assert at.details["classes_failing"] == 1 and at.details["worst_classes"][0]["values"] == {"zip": "c1"}
-    assert run_assessor(frame, POLICY, {"assessor": "delta_disclosure", "sensitive": "disease", "delta": 1.0001,
-                                        "log_base": "2"}).passed
+    assert run_assessor(
+        frame, POLICY, {"assessor": "delta_disclosure", "sensitive": "disease", "delta": 1.0001, "log_base": "2"}
+    ).passed
     natural = run_assessor(frame, POLICY, {"assessor": "delta_disclosure", "sensitive": "disease", "delta": 1})
     assert natural.value == pytest.approx(math.log(2)) and natural.passed
 
@@ -137,8 +153,10 @@ def test_missing_sensitive_values_and_empty_classes():
 
 def test_single_value_table():
     frame = pd.DataFrame({"zip": list("aab"), "disease": ["X"] * 3})
-    for check in ({"assessor": "beta_likeness", "sensitive": "disease", "beta": 0.01, "variant": "enhanced"},
-                  {"assessor": "delta_disclosure", "sensitive": "disease", "delta": 0.01}):
+    for check in (
+        {"assessor": "beta_likeness", "sensitive": "disease", "beta": 0.01, "variant": "enhanced"},
+        {"assessor": "delta_disclosure", "sensitive": "disease", "delta": 0.01},
+    ):
         m = run_assessor(frame, POLICY, check)
         assert m.value == 0.0 and m.passed  # p_t = 1: -ln 1 = 0 caps nothing that is not over-represented
 

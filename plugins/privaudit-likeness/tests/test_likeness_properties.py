@@ -34,11 +34,13 @@ def tables(draw, missing=True):
     values = draw(st.lists(sensitive, min_size=n, max_size=n))
     # at least one value present: privaudit's summary cannot yet take an all-missing sensitive column
     values[draw(st.integers(0, n - 1))] = draw(st.sampled_from("PQRS"))
-    return pd.DataFrame({
-        "zip": draw(st.lists(st.sampled_from("abc"), min_size=n, max_size=n)),
-        "sex": draw(st.lists(st.sampled_from("mf"), min_size=n, max_size=n)),
-        "disease": values,
-    })
+    return pd.DataFrame(
+        {
+            "zip": draw(st.lists(st.sampled_from("abc"), min_size=n, max_size=n)),
+            "sex": draw(st.lists(st.sampled_from("mf"), min_size=n, max_size=n)),
+            "disease": values,
+        }
+    )
 
 
 def figures(frame):
@@ -65,8 +67,9 @@ def test_vectorised_figures_equal_the_definitions(frame, beta):
         if not cls.share:
             assert math.isnan(basic[c]) and math.isnan(delta[c])
             continue
-        assert basic[c] == np.float64(max(ref.gains(prior, cls).values())) or \
-            math.isclose(basic[c], max(ref.gains(prior, cls).values()), rel_tol=1e-12, abs_tol=1e-12)
+        assert basic[c] == np.float64(max(ref.gains(prior, cls).values())) or math.isclose(
+            basic[c], max(ref.gains(prior, cls).values()), rel_tol=1e-12, abs_tol=1e-12
+        )
         expected = ref.class_enhanced_beta(prior, cls)
         assert enhanced[c] == expected or math.isclose(enhanced[c], expected, rel_tol=1e-12, abs_tol=1e-12)
         expected = ref.class_delta(prior, cls)
@@ -117,8 +120,10 @@ def test_row_order_and_duplication_change_nothing(frame, rnd, times):
     shuffled = frame.iloc[order].reset_index(drop=True)
     doubled = pd.concat([frame] * times, ignore_index=True)
     pol = policy(qis=("zip", "sex"))
-    for check in ({"assessor": "beta_likeness", "sensitive": "disease", "beta": 0.5, "variant": "enhanced"},
-                  {"assessor": "delta_disclosure", "sensitive": "disease", "delta": 1.0}):
+    for check in (
+        {"assessor": "beta_likeness", "sensitive": "disease", "beta": 0.5, "variant": "enhanced"},
+        {"assessor": "delta_disclosure", "sensitive": "disease", "delta": 1.0},
+    ):
         a, b, c = (run_assessor(f, pol, check) for f in (frame, shuffled, doubled))
         assert a.value == b.value and a.passed == b.passed
         assert a.details["per_class_histogram"] == b.details["per_class_histogram"]

@@ -49,8 +49,10 @@ class Built:
     @property
     def report(self) -> dict[str, dict]:
         """What the JSON report says of each built hierarchy."""
-        return {c: {"builder": self.notes[c], "height": h.height, "leaves": len(h.leaves), "file": file_name(c)}
-                for c, h in self.hierarchies.items()}
+        return {
+            c: {"builder": self.notes[c], "height": h.height, "leaves": len(h.leaves), "file": file_name(c)}
+            for c, h in self.hierarchies.items()
+        }
 
 
 def file_name(column: str) -> str:
@@ -66,8 +68,11 @@ def as_text(values: pd.Series) -> pd.Series:
     ok = numbers.notna()
     v = numbers[ok].to_numpy(dtype=float)
     whole = v == np.round(v)
-    text = np.where(whole, np.char.mod("%d", np.where(whole, v, 0).astype(np.int64)),
-                    np.array([format(x, ".15g") for x in v], dtype=object) if (~whole).any() else "")
+    text = np.where(
+        whole,
+        np.char.mod("%d", np.where(whole, v, 0).astype(np.int64)),
+        np.array([format(x, ".15g") for x in v], dtype=object) if (~whole).any() else "",
+    )
     out[ok] = text.astype(object)
     return out
 

@@ -113,10 +113,12 @@ def domain_from_hierarchy(column: str, hierarchy: Hierarchy, missing_tokens: Seq
         ids.append(mapping)
     n = len(labels) + 1  # + missing
     missing = n - 1
-    leaf_paths = np.column_stack([
-        np.fromiter((ids[level][x] for x in table[:, level]), dtype=np.int64, count=len(table))
-        for level in range(height + 1)
-    ])  # node id of each leaf's ancestor at each level
+    leaf_paths = np.column_stack(
+        [
+            np.fromiter((ids[level][x] for x in table[:, level]), dtype=np.int64, count=len(table))
+            for level in range(height + 1)
+        ]
+    )  # node id of each leaf's ancestor at each level
     ancestors = np.full((n, height + 1), missing, dtype=np.int64)
     leaves_under = np.zeros(n, dtype=np.int64)
     for level in range(height + 1):
@@ -139,8 +141,18 @@ def domain_from_hierarchy(column: str, hierarchy: Hierarchy, missing_tokens: Seq
         edge_weight = np.full(n, np.nan)
         for (level, label), w in hierarchy.edge_weight.items():
             edge_weight[ids[level][label]] = w
-    return AttributeDomain(column, height, labels_arr, level_arr, leaves_under, ancestors,
-                           canonical, len(table), implicit=False, edge_weight=edge_weight)
+    return AttributeDomain(
+        column,
+        height,
+        labels_arr,
+        level_arr,
+        leaves_under,
+        ancestors,
+        canonical,
+        len(table),
+        implicit=False,
+        edge_weight=edge_weight,
+    )
 
 
 def implicit_domain(column: str, values: Sequence[Any], missing_tokens: Sequence[str]) -> AttributeDomain:
@@ -155,8 +167,17 @@ def implicit_domain(column: str, values: Sequence[Any], missing_tokens: Sequence
     leaves_under[missing] = len(values)
     level = np.zeros(n, dtype=np.int64)
     level[missing] = 1
-    return AttributeDomain(column, 1, labels, level, leaves_under, ancestors,
-                           _canonical(labels, missing_tokens), len(values), implicit=True)
+    return AttributeDomain(
+        column,
+        1,
+        labels,
+        level,
+        leaves_under,
+        ancestors,
+        _canonical(labels, missing_tokens),
+        len(values),
+        implicit=True,
+    )
 
 
 def _canonical(labels: np.ndarray, missing_tokens: Sequence[str]) -> np.ndarray:
@@ -188,7 +209,9 @@ def encode_column(values: pd.Series, domain: AttributeDomain, hierarchy: Hierarc
         for i, value in enumerate(uniques):
             lookup[i] = position[value]
     else:
-        node_of = {(int(lvl), lab): i for i, (lvl, lab) in enumerate(zip(domain.level[:-1], domain.labels[:-1], strict=False))}
+        node_of = {
+            (int(lvl), lab): i for i, (lvl, lab) in enumerate(zip(domain.level[:-1], domain.labels[:-1], strict=False))
+        }
         for i, value in enumerate(uniques):
             label = str(value)
             level = hierarchy.level_of(label)

@@ -81,8 +81,14 @@ def strategy_column(problem: GeneralizationProblem, strategy: str, sensitive: st
     return column
 
 
-def gaa(problem: GeneralizationProblem, costs: CostModel, model: ClassModel, strategy: str = "S1",
-        sensitive: str | None = None, progress: Callable[[str, int, int], None] | None = None) -> GAAResult:
+def gaa(
+    problem: GeneralizationProblem,
+    costs: CostModel,
+    model: ClassModel,
+    strategy: str = "S1",
+    sensitive: str | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> GAAResult:
     """Run GAA on ``problem`` with the merge costs of ``costs`` and the privacy model ``model``."""
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r} (use one of {', '.join(STRATEGIES)})")
@@ -99,8 +105,10 @@ def gaa(problem: GeneralizationProblem, costs: CostModel, model: ClassModel, str
     cap = 2 * nc + 1
     width = sum(sc.counts.shape[1] for sc in model.template.sensitive.values())
     if cap * width > MAX_COUNT_CELLS:
-        raise ValueError(f"GAA keeps per-class counts of the sensitive values ({nc:,} classes x {width:,} distinct "
-                         "sensitive values is too large); use algorithm=lattice")
+        raise ValueError(
+            f"GAA keeps per-class counts of the sensitive values ({nc:,} classes x {width:,} distinct "
+            "sensitive values is too large); use algorithm=lattice"
+        )
     partners = _PartnerCosts(domains, costs)
     state = _State(cap, q, model, costs, partners)
     state.add_initial(nodes[first], sizes, model.dense_counts(class_of, nc))
@@ -114,8 +122,9 @@ def gaa(problem: GeneralizationProblem, costs: CostModel, model: ClassModel, str
         if a is None:
             break
         if state.n_alive == 1:
-            notes.append("every record is in one class and it still breaks the policy: generalization alone "
-                         "cannot satisfy it")
+            notes.append(
+                "every record is in one class and it still breaks the policy: generalization alone cannot satisfy it"
+            )
             break
         n_act = state.n_act
         slots = state.act_slots[:n_act]
@@ -136,8 +145,9 @@ def gaa(problem: GeneralizationProblem, costs: CostModel, model: ClassModel, str
             if strategy in _NEEDS_L:  # l_div of the table: min over the merged class and all the others
                 other = np.minimum(_entropy_l(merged), _extreme_without(per_class, usable, state.pos_of[a], min))
             else:  # t_clo of the table: max over the merged class and all the others
-                other = np.maximum(_l1_distance(merged, q_dist),
-                                   _extreme_without(per_class, usable, state.pos_of[a], max))
+                other = np.maximum(
+                    _l1_distance(merged, q_dist), _extreme_without(per_class, usable, state.pos_of[a], max)
+                )
             pick = _choose(strategy, cost, other, usable)
         b = int(slots[pick])
         lca = partners.lca(state.R[a], state.R[b])
@@ -284,11 +294,11 @@ class _State:
 
     def _violates(self, slot: int) -> bool:
         """Phi for one class; a class-level verdict depends only on its size and sensitive counts (cached)."""
-        rows = {c: d[slot:slot + 1] for c, d in self.counts.items()}
+        rows = {c: d[slot : slot + 1] for c, d in self.counts.items()}
         key = b"".join([int(self.size[slot]).to_bytes(8, "little")] + [r.tobytes() for r in rows.values()])
         verdict = self.verdicts.get(key)
         if verdict is None:
-            verdict = self.verdicts[key] = bool(self.model.violations(self.size[slot:slot + 1], rows)[0])
+            verdict = self.verdicts[key] = bool(self.model.violations(self.size[slot : slot + 1], rows)[0])
         return verdict
 
     def pop_smallest_violating(self) -> int | None:
@@ -338,7 +348,7 @@ class _State:
         return new
 
     def _compact(self) -> None:
-        keep = np.flatnonzero(self.alive_act[:self.n_act])
+        keep = np.flatnonzero(self.alive_act[: self.n_act])
         k = len(keep)
         self.B_act[:, :k] = self.B_act[:, keep]
         self.act_slots[:k] = self.act_slots[keep]
@@ -402,13 +412,20 @@ class _PartnerCosts:
             product *= d.n_nodes
         if current:
             self.blocks.append(current)
-        self.radix = [np.array([int(np.prod([domains[i].n_nodes for i in block[k + 1:]])) for k in range(len(block))],
-                               dtype=np.int64) for block in self.blocks]
+        self.radix = [
+            np.array(
+                [int(np.prod([domains[i].n_nodes for i in block[k + 1 :]])) for k in range(len(block))], dtype=np.int64
+            )
+            for block in self.blocks
+        ]
 
     def block_codes(self, R: np.ndarray) -> np.ndarray:
         """(blocks, len(R)) mixed-radix code of each class's nodes within each block."""
-        return np.vstack([R[:, block] @ radix for block, radix in zip(self.blocks, self.radix, strict=False)]) if self.blocks \
+        return (
+            np.vstack([R[:, block] @ radix for block, radix in zip(self.blocks, self.radix, strict=False)])
+            if self.blocks
             else np.zeros((0, len(R)), dtype=np.int64)
+        )
 
     def block_code(self, nodes: np.ndarray) -> list[int]:
         """Block codes of one class."""
@@ -420,8 +437,11 @@ class _PartnerCosts:
         for k, block in enumerate(self.blocks):
             table = None
             for j in block:
-                row = self.cost_table[j][a[j]] if self.cost_table[j] is not None else \
-                    self.costs[j][self.domains[j].lca_with(int(a[j]))]
+                row = (
+                    self.cost_table[j][a[j]]
+                    if self.cost_table[j] is not None
+                    else self.costs[j][self.domains[j].lca_with(int(a[j]))]
+                )
                 table = row if table is None else np.add.outer(table, row).ravel()
             total += table[codes[k]]
         return total
@@ -431,5 +451,5 @@ class _PartnerCosts:
         out = np.empty(len(a), dtype=np.int64)
         for j, d in enumerate(self.domains):
             table = self.lca_table[j]
-            out[j] = table[a[j], b[j]] if table is not None else d.lca(a[j:j + 1], b[j:j + 1])[0]
+            out[j] = table[a[j], b[j]] if table is not None else d.lca(a[j : j + 1], b[j : j + 1])[0]
         return out

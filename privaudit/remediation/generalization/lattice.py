@@ -101,8 +101,10 @@ def lattice_nodes(heights: list[int]) -> np.ndarray:
     """Every level vector, in lexicographic order (row index = mixed-radix number of the vector)."""
     size = int(np.prod([h + 1 for h in heights])) if heights else 1
     if size > MAX_LATTICE:
-        raise ValueError(f"the generalization lattice has {size:,} nodes (more than {MAX_LATTICE:,}); "
-                         "use algorithm=gaa, or give fewer QIs hierarchies")
+        raise ValueError(
+            f"the generalization lattice has {size:,} nodes (more than {MAX_LATTICE:,}); "
+            "use algorithm=gaa, or give fewer QIs hierarchies"
+        )
     if not heights:
         return np.zeros((1, 0), dtype=np.int64)
     return np.array(list(itertools.product(*[range(h + 1) for h in heights])), dtype=np.int64)
@@ -111,13 +113,19 @@ def lattice_nodes(heights: list[int]) -> np.ndarray:
 class LatticeSearch:
     """Full-domain generalization of ``problem`` with at most ``budget`` suppressed records."""
 
-    def __init__(self, problem: GeneralizationProblem, costs: CostModel, budget: int = 0,
-                 progress: Callable[[str, int, int], None] | None = None):
+    def __init__(
+        self,
+        problem: GeneralizationProblem,
+        costs: CostModel,
+        budget: int = 0,
+        progress: Callable[[str, int, int], None] | None = None,
+    ):
         self.problem, self.costs, self.budget, self.progress = problem, costs, int(budget), progress
         self.heights = [d.height for d in problem.domains]
         self.lattice = lattice_nodes(self.heights)
-        self.strides = np.array([int(np.prod([h + 1 for h in self.heights[j + 1:]])) for j in range(len(self.heights))],
-                                dtype=np.int64)
+        self.strides = np.array(
+            [int(np.prod([h + 1 for h in self.heights[j + 1 :]])) for j in range(len(self.heights))], dtype=np.int64
+        )
         self.height_sum = self.lattice.sum(axis=1)
         self.gen_cost = self._generalization_costs()
         self.evaluated = 0
@@ -131,12 +139,19 @@ class LatticeSearch:
         #: generalization (merging classes lowers classes/records, sample uniques and records in small classes):
         #: they tag nodes too (packed QI keys of the node, when they fit an int64)
         radices = [d.n_nodes for d in problem.domains]
-        self.monotone_risk = [t for t in self.risk if t.monotone] if self.budget == 0 and \
-            float(np.prod(np.array(radices, dtype=float))) < 2.0 ** 62 else []
-        self.risk_strides = [int(np.prod(radices[j + 1:])) for j in range(len(radices))]
+        self.monotone_risk = (
+            [t for t in self.risk if t.monotone]
+            if self.budget == 0 and float(np.prod(np.array(radices, dtype=float))) < 2.0**62
+            else []
+        )
+        self.risk_strides = [int(np.prod(radices[j + 1 :])) for j in range(len(radices))]
         #: the exact step can run on snapshots too when the tagging checks are all the class-based error checks
-        self.fast_exact = (self.counter is not None and self.counter.supported and not self.risk
-                           and len(every) == len(self.tagging_checks))
+        self.fast_exact = (
+            self.counter is not None
+            and self.counter.supported
+            and not self.risk
+            and len(every) == len(self.tagging_checks)
+        )
 
     # ------------------------------------------------------------------ costs and evaluations
     def _generalization_costs(self) -> np.ndarray:
@@ -144,8 +159,12 @@ class LatticeSearch:
         total = np.zeros(len(self.lattice))
         for j, d in enumerate(self.problem.domains):
             count = np.bincount(self.problem.nodes[:, j], minlength=d.n_nodes)
-            per_level = np.array([float(count @ self.costs.costs[j][d.generalize(np.arange(d.n_nodes), level)])
-                                  for level in range(d.height + 1)])
+            per_level = np.array(
+                [
+                    float(count @ self.costs.costs[j][d.generalize(np.arange(d.n_nodes), level)])
+                    for level in range(d.height + 1)
+                ]
+            )
             total += per_level[self.lattice[:, j]]
         return total
 
@@ -238,8 +257,7 @@ class LatticeSearch:
         for j, c in enumerate(self.costs.costs):
             per_record += c[reps[:, j]]
         order = retained[np.lexsort((s.first_row[retained], per_record[retained], s.sizes[retained]))]
-        ok, m = enforce(s.sizes.astype(np.int64), order, self.risk,
-                        self.budget - int(suppressed.sum()))
+        ok, m = enforce(s.sizes.astype(np.int64), order, self.risk, self.budget - int(suppressed.sum()))
         if not ok:
             return False
         if m == 0:
@@ -316,16 +334,29 @@ class LatticeSearch:
         if not len(candidates):
             top = self.lattice[-1]
             ok, nodes, suppressed = self.exact(top)
-            notes.append("no level vector satisfies the policy within the suppression budget (not even every QI "
-                         "at its root); the best attempt generalizes everything")
-            return LatticeResult(None, nodes, suppressed, self.costs.table_cost(nodes), False, size,
-                                 self.evaluated, 0, 1, notes)
+            notes.append(
+                "no level vector satisfies the policy within the suppression budget (not even every QI "
+                "at its root); the best attempt generalizes everything"
+            )
+            return LatticeResult(
+                None, nodes, suppressed, self.costs.table_cost(nodes), False, size, self.evaluated, 0, 1, notes
+            )
         order = candidates[np.lexsort((candidates, self.height_sum[candidates], self.gen_cost[candidates]))]
         if self.budget == 0:
             best = int(order[0])
             nodes = self.generalized(self.lattice[best])
-            return LatticeResult(tuple(int(x) for x in self.lattice[best]), nodes, np.zeros(n, dtype=bool),
-                                 float(self.gen_cost[best]), True, size, self.evaluated, len(candidates), 0, notes)
+            return LatticeResult(
+                tuple(int(x) for x in self.lattice[best]),
+                nodes,
+                np.zeros(n, dtype=bool),
+                float(self.gen_cost[best]),
+                True,
+                size,
+                self.evaluated,
+                len(candidates),
+                0,
+                notes,
+            )
         best_cost, best = np.inf, None
         exact_runs = 0
         for index in order:
@@ -341,13 +372,35 @@ class LatticeSearch:
         if best is None:
             top = self.lattice[-1]
             ok, nodes, suppressed = self.exact(top)
-            notes.append("no level vector satisfies the policy within the suppression budget once the suppressed "
-                         "records' own class is checked; the best attempt generalizes everything")
-            return LatticeResult(None, nodes, suppressed, self.costs.table_cost(nodes), False, size,
-                                 self.evaluated, len(candidates), exact_runs + 1, notes)
+            notes.append(
+                "no level vector satisfies the policy within the suppression budget once the suppressed "
+                "records' own class is checked; the best attempt generalizes everything"
+            )
+            return LatticeResult(
+                None,
+                nodes,
+                suppressed,
+                self.costs.table_cost(nodes),
+                False,
+                size,
+                self.evaluated,
+                len(candidates),
+                exact_runs + 1,
+                notes,
+            )
         index, nodes, suppressed = best
-        return LatticeResult(tuple(int(x) for x in self.lattice[index]), nodes, suppressed, best_cost, True, size,
-                             self.evaluated, len(candidates), exact_runs, notes)
+        return LatticeResult(
+            tuple(int(x) for x in self.lattice[index]),
+            nodes,
+            suppressed,
+            best_cost,
+            True,
+            size,
+            self.evaluated,
+            len(candidates),
+            exact_runs,
+            notes,
+        )
 
     def _records_of(self, index: int) -> tuple[np.ndarray, np.ndarray]:
         """The winner's published nodes and suppressed records, as :meth:`exact` gives them: the records of
@@ -379,12 +432,24 @@ class LatticeSearch:
                 continue
             if self.budget == 0 and not self.risk:  # every class-based error check is a tagging check: it passes
                 nodes = self.generalized(self.lattice[index])
-                return LatticeResult(tuple(int(x) for x in self.lattice[index]), nodes, np.zeros(n, dtype=bool),
-                                     float(self.gen_cost[index]), True, size, self.evaluated,
-                                     int((status == 1).sum()), 0, [])
+                return LatticeResult(
+                    tuple(int(x) for x in self.lattice[index]),
+                    nodes,
+                    np.zeros(n, dtype=bool),
+                    float(self.gen_cost[index]),
+                    True,
+                    size,
+                    self.evaluated,
+                    int((status == 1).sum()),
+                    0,
+                    [],
+                )
             exact_runs += 1
-            quick = (self.counter.exact_cost(self.lattice[index], self.costs, self.budget, MAX_SUPPRESSION_ROUNDS)
-                     if self.fast_exact else None)
+            quick = (
+                self.counter.exact_cost(self.lattice[index], self.costs, self.budget, MAX_SUPPRESSION_ROUNDS)
+                if self.fast_exact
+                else None
+            )
             if quick is not None:
                 ok, cost = quick
                 if ok and cost < best_cost - 1e-9 * max(1.0, abs(cost)):
@@ -402,12 +467,35 @@ class LatticeSearch:
             best_cost, best = self.costs.table_cost(nodes), (best[0], nodes, suppressed)
         if best is None:
             ok, nodes, suppressed = self.exact(self.lattice[-1])
-            notes = ["no level vector satisfies the policy within the suppression budget (not even every QI at its "
-                     "root); the best attempt generalizes everything" if not candidates else
-                     "no level vector satisfies the policy within the suppression budget once the suppressed "
-                     "records' own class is checked; the best attempt generalizes everything"]
-            return LatticeResult(None, nodes, suppressed, self.costs.table_cost(nodes), False, size,
-                                 self.evaluated, candidates, exact_runs + 1, notes)
+            notes = [
+                "no level vector satisfies the policy within the suppression budget (not even every QI at its "
+                "root); the best attempt generalizes everything"
+                if not candidates
+                else "no level vector satisfies the policy within the suppression budget once the suppressed "
+                "records' own class is checked; the best attempt generalizes everything"
+            ]
+            return LatticeResult(
+                None,
+                nodes,
+                suppressed,
+                self.costs.table_cost(nodes),
+                False,
+                size,
+                self.evaluated,
+                candidates,
+                exact_runs + 1,
+                notes,
+            )
         index, nodes, suppressed = best
-        return LatticeResult(tuple(int(x) for x in self.lattice[index]), nodes, suppressed, best_cost, True, size,
-                             self.evaluated, candidates, exact_runs, [])
+        return LatticeResult(
+            tuple(int(x) for x in self.lattice[index]),
+            nodes,
+            suppressed,
+            best_cost,
+            True,
+            size,
+            self.evaluated,
+            candidates,
+            exact_runs,
+            [],
+        )

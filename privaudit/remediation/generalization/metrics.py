@@ -178,14 +178,21 @@ def cost_matrix(domain: AttributeDomain, costs: np.ndarray, nodes: np.ndarray | 
 class CostModel:
     """Node costs of every QI under one metric, and table-level figures (Definitions 7 and 9)."""
 
-    def __init__(self, domains: Sequence[AttributeDomain], metric: str, weighting: str = "auto",
-                 m: float | None = None, beta: float = 1.0):
+    def __init__(
+        self,
+        domains: Sequence[AttributeDomain],
+        metric: str,
+        weighting: str = "auto",
+        m: float | None = None,
+        beta: float = 1.0,
+    ):
         self.metric = metric
         self.domains = list(domains)
         self.weighting = resolve_weighting(metric, weighting)
         heights = [d.height + 1 for d in self.domains]  # nodes on the longest path (the paper's h)
-        self.weights = (attribute_weights(heights, self.weighting, m) if self.weighting is not None
-                        else np.ones(len(self.domains)))
+        self.weights = (
+            attribute_weights(heights, self.weighting, m) if self.weighting is not None else np.ones(len(self.domains))
+        )
         self.costs = [node_costs(d, metric, w, beta) for d, w in zip(self.domains, self.weights, strict=False)]
         self.root_costs = np.array([c[d.missing] for c, d in zip(self.costs, self.domains, strict=False)])
 
@@ -215,8 +222,13 @@ def generalization_shares(domains: Sequence[AttributeDomain], nodes: np.ndarray)
     return {"generalized_values_pct": 100.0 * generalized / cells, "root_values_pct": 100.0 * root / cells}
 
 
-def all_metrics(domains: Sequence[AttributeDomain], nodes: np.ndarray, weighting: str = "auto",
-                m: float | None = None, beta: float = 1.0) -> dict[str, object]:
+def all_metrics(
+    domains: Sequence[AttributeDomain],
+    nodes: np.ndarray,
+    weighting: str = "auto",
+    m: float | None = None,
+    beta: float = 1.0,
+) -> dict[str, object]:
     """Every figure the report shows for a generalized table: alteration under each metric and Def. 9.
 
     Each figure is a sum over records of a per-node quantity, so it is read off the per-column node counts
@@ -239,6 +251,8 @@ def all_metrics(domains: Sequence[AttributeDomain], nodes: np.ndarray, weighting
             "root_values_pct": 100.0 * (top_level / n) if n else 0.0,
         }
     cells = n * len(domains)
-    shares = {"generalized_values_pct": 100.0 * generalized / cells if cells else 0.0,
-              "root_values_pct": 100.0 * root / cells if cells else 0.0}
+    shares = {
+        "generalized_values_pct": 100.0 * generalized / cells if cells else 0.0,
+        "root_values_pct": 100.0 * root / cells if cells else 0.0,
+    }
     return {"alteration_pct": alteration, **shares, "per_column": per_column}

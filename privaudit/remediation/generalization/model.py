@@ -33,13 +33,17 @@ def coded_frame(table: pd.DataFrame, domains: Sequence[AttributeDomain], nodes: 
     frame = table.copy(deep=False)
     for j, d in enumerate(domains):
         codes = np.where(nodes[:, j] == d.missing, -1, nodes[:, j])
-        frame[d.column] = pd.Categorical.from_codes(codes, categories=np.arange(d.n_nodes - 1), validate=False) \
-            if d.n_nodes > 1 else pd.Categorical.from_codes(codes, categories=[0], validate=False)
+        frame[d.column] = (
+            pd.Categorical.from_codes(codes, categories=np.arange(d.n_nodes - 1), validate=False)
+            if d.n_nodes > 1
+            else pd.Categorical.from_codes(codes, categories=[0], validate=False)
+        )
     return frame
 
 
-def coded_context(policy: Policy, table: pd.DataFrame, domains: Sequence[AttributeDomain],
-                  nodes: np.ndarray) -> AuditContext:
+def coded_context(
+    policy: Policy, table: pd.DataFrame, domains: Sequence[AttributeDomain], nodes: np.ndarray
+) -> AuditContext:
     return AuditContext(policy, coded_frame(table, domains, nodes))
 
 
@@ -58,8 +62,7 @@ class ClassModel:
 
     def dense_counts(self, class_of: np.ndarray, n_classes: int) -> dict[str, np.ndarray]:
         """Per sensitive column, a dense (classes x values) count matrix for the given record -> class map."""
-        return {column: _value_counts(self.template, column, class_of, n_classes)
-                for column in self.template.sensitive}
+        return {column: _value_counts(self.template, column, class_of, n_classes) for column in self.template.sensitive}
 
     def violations(self, sizes: np.ndarray, counts: dict[str, np.ndarray]) -> np.ndarray:
         """True for every class (row) that breaks a class-based error check of the policy."""
@@ -68,8 +71,16 @@ class ClassModel:
         sensitive = {}
         for column, sc in self.template.sensitive.items():
             sensitive[column] = SensitiveCounts(column, sc.values, sp.csr_matrix(counts[column]), sc.total, sc.missing)
-        summary = ClassSummary(list(self.template.quasi_identifiers), "value", np.arange(n), sizes, sizes,
-                               np.zeros(n, dtype=np.int64), self.template.frame, sensitive)
+        summary = ClassSummary(
+            list(self.template.quasi_identifiers),
+            "value",
+            np.arange(n),
+            sizes,
+            sizes,
+            np.zeros(n, dtype=np.int64),
+            self.template.frame,
+            sensitive,
+        )
         ctx = AuditContext(self.policy, self.table)
         ctx.__dict__["summary"] = summary  # AuditContext.summary is a cached_property
         return class_violations(ctx)

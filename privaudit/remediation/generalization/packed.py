@@ -21,8 +21,10 @@ import pandas as pd
 def key_steps(domain, stride: int) -> list[np.ndarray]:
     """Per level ``L`` of ``domain``: how generalizing node ``u`` to ``L`` changes a key, ``(map(u) - u) * stride``."""
     nodes = np.arange(domain.n_nodes, dtype=np.int64)
-    return [(domain.generalize(nodes, level).astype(np.int64) - nodes) * np.int64(stride)
-            for level in range(domain.height + 1)]
+    return [
+        (domain.generalize(nodes, level).astype(np.int64) - nodes) * np.int64(stride)
+        for level in range(domain.height + 1)
+    ]
 
 
 def column(key: np.ndarray, stride: int, radix: int) -> np.ndarray:

@@ -58,22 +58,30 @@ class GeneralizationProblem:
                 raise ValueError(
                     f"quasi-identifier {column!r} is typed numeric, so it cannot hold generalized labels such as "
                     f"{_example_label(hierarchy)!r}; type it nominal in the policy (or remove its hierarchy to "
-                    "keep it unchanged or suppressed)")
+                    "keep it unchanged or suppressed)"
+                )
             if hierarchy is None:
                 values = table[column]
-                uniques = list(values.cat.categories) if isinstance(values.dtype, pd.CategoricalDtype) else \
-                    list(pd.unique(values.dropna()))
+                uniques = (
+                    list(values.cat.categories)
+                    if isinstance(values.dtype, pd.CategoricalDtype)
+                    else list(pd.unique(values.dropna()))
+                )
                 domain = implicit_domain(column, uniques, tokens)
             else:
                 domain = domain_from_hierarchy(column, hierarchy, tokens)
                 if spec.type == "ordinal":
                     order = set(spec.order or [])
-                    unlisted = [lab for lab, c in zip(domain.labels[:-1], domain.canonical[:-1], strict=False)
-                                if c != domain.missing and lab not in order]
+                    unlisted = [
+                        lab
+                        for lab, c in zip(domain.labels[:-1], domain.canonical[:-1], strict=False)
+                        if c != domain.missing and lab not in order
+                    ]
                     if unlisted:
                         raise ValueError(
                             f"quasi-identifier {column!r} is ordinal and its hierarchy label {unlisted[0]!r} is not "
-                            "in its 'order'; list every label of the hierarchy there, or type the column nominal")
+                            "in its 'order'; list every label of the hierarchy there, or type the column nominal"
+                        )
             domains.append(domain)
             columns.append(encode_column(table[column], domain, hierarchy))
         nodes = np.column_stack(columns) if columns else np.zeros((len(table), 0), dtype=np.int64)
@@ -96,11 +104,11 @@ class GeneralizationProblem:
                 used = np.unique(canon[canon != d.missing])
                 categories = sorted({str(x) for x in d.labels[used]})
             position = {c: i for i, c in enumerate(categories)}
-            node_code = np.array([position.get(str(lab), -1) if i != d.missing else -1
-                                  for i, lab in enumerate(d.labels)], dtype=np.int64)
+            node_code = np.array(
+                [position.get(str(lab), -1) if i != d.missing else -1 for i, lab in enumerate(d.labels)], dtype=np.int64
+            )
             codes = node_code[canon]
-            out[d.column] = pd.Categorical.from_codes(codes, categories=categories,
-                                                      ordered=spec.type == "ordinal")
+            out[d.column] = pd.Categorical.from_codes(codes, categories=categories, ordered=spec.type == "ordinal")
         return out
 
 

@@ -57,6 +57,7 @@ def enforce(sizes: np.ndarray, order: np.ndarray, targets: list[RiskTarget], bud
     first), whose suppression fulfils every target with at most ``budget`` records suppressed. Returns
     (fulfilled, number of classes of ``order`` to suppress). Fulfilment is monotone in the number suppressed
     for ARX's models only approximately; like ARX, a binary search over prefixes is used."""
+
     def ok(m: int) -> bool:
         rest = sizes[order[m:]]
         return all(t.fulfilled(rest) for t in targets)

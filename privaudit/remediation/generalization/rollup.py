@@ -87,14 +87,14 @@ class SnapshotCounter:
                     extra.append(codes)
                     radices.append(max(n, 1))
                 self.ldiv.append((sensitive[name_s], float(least)))
-        if float(np.prod(np.array(radices, dtype=float))) >= 2.0 ** 62:
+        if float(np.prod(np.array(radices, dtype=float))) >= 2.0**62:
             return
         self.radices = np.array(radices, dtype=np.int64)
-        self.strides = np.array([int(np.prod(self.radices[j + 1:])) for j in range(len(radices))], dtype=np.int64)
+        self.strides = np.array([int(np.prod(self.radices[j + 1 :])) for j in range(len(radices))], dtype=np.int64)
         self.q = q
         #: one sensitive column (the last digit of a packed row, stride 1): roll-ups merge by class first
         self.one_sensitive = len(extra) == 1
-        self.narrow = np.int32 if len(problem.table) < 2 ** 31 else np.int64  # codes, counts, class ids
+        self.narrow = np.int32 if len(problem.table) < 2**31 else np.int64  # codes, counts, class ids
         # per QI and level: how generalizing a node changes a packed key (packed.py)
         self.steps = [key_steps(d, int(self.strides[j])) for j, d in enumerate(problem.domains)]
         self.missing_key = int(sum(d.missing * int(self.strides[j]) for j, d in enumerate(problem.domains)))
@@ -124,8 +124,11 @@ class SnapshotCounter:
         slot = int(np.argmin(np.where(below, self.slot_sizes, np.iinfo(np.int64).max)))  # smallest finer snapshot
         base_levels = tuple(int(x) for x in self.slot_levels[slot])
         base = self.cache[base_levels]
-        changes = [(self.steps[j][level], int(self.strides[j]), int(self.radices[j]))
-                   for j, level in enumerate(levels) if level != base_levels[j]]
+        changes = [
+            (self.steps[j][level], int(self.strides[j]), int(self.radices[j]))
+            for j, level in enumerate(levels)
+            if level != base_levels[j]
+        ]
         qkey = generalized_key(base.qkey, changes)
         snap = self._merge_by_class(qkey, base) if self.one_sensitive else None
         if snap is None:
@@ -163,8 +166,13 @@ class SnapshotCounter:
         cls = rows // radix
         # narrow dtypes: cached snapshots are fresh memory (architecture.md), and codes and counts fit in 32 bits
         narrow = self.narrow
-        return Snapshot(classes[cls], (rows - cls * radix).astype(narrow), weights[rows].astype(narrow),
-                        cls.astype(narrow), len(classes))
+        return Snapshot(
+            classes[cls],
+            (rows - cls * radix).astype(narrow),
+            weights[rows].astype(narrow),
+            cls.astype(narrow),
+            len(classes),
+        )
 
     def violating_records(self, levels) -> int:
         """Records in classes breaking k-anonymity or a distinct l-diversity check at ``levels``."""
@@ -196,8 +204,10 @@ class SnapshotCounter:
         for _ in range(rounds):
             cls, sizes, bad = self._classes(snap.skey, counts, qkey, distinct_rows=not suppressed.any())
             if not bad.any():
-                cost = sum(float(counts @ c[column(qkey, int(self.strides[j]), int(self.radices[j]))])
-                           for j, c in enumerate(costs.costs))
+                cost = sum(
+                    float(counts @ c[column(qkey, int(self.strides[j]), int(self.radices[j]))])
+                    for j, c in enumerate(costs.costs)
+                )
                 return True, cost, np.unique(snap.qkey[suppressed])
             new = bad[cls] & ~suppressed
             if not new.any():
@@ -210,7 +220,7 @@ class SnapshotCounter:
 
     def record_keys(self, nodes: np.ndarray) -> np.ndarray:
         """Packed QI key of every record of an (n, q) node matrix (the keys :meth:`exact_suppression` gives)."""
-        return pack([nodes[:, j] for j in range(self.q)], [int(x) for x in self.strides[:self.q]], len(nodes))
+        return pack([nodes[:, j] for j in range(self.q)], [int(x) for x in self.strides[: self.q]], len(nodes))
 
     def _classes(self, skey: np.ndarray | None, counts: np.ndarray, qkey: np.ndarray, distinct_rows: bool = True):
         """(class of each row, class sizes, class breaks a check); ``skey`` holds the sensitive codes.
@@ -225,8 +235,9 @@ class SnapshotCounter:
             if single:
                 distinct = np.bincount(cls, minlength=len(uniques))
             else:
-                pair = cls.astype(np.int64) * int(self.radices[col]) + \
-                    column(skey, int(self.strides[col]), int(self.radices[col]))
+                pair = cls.astype(np.int64) * int(self.radices[col]) + column(
+                    skey, int(self.strides[col]), int(self.radices[col])
+                )
                 first = np.flatnonzero(~pd.Series(pair).duplicated().to_numpy())
                 distinct = np.bincount(cls[first], minlength=len(uniques))
             bad |= ~reaches(distinct.astype(float), l)

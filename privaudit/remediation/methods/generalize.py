@@ -38,30 +38,45 @@ from privaudit.remediation.generalization.risk_targets import risk_targets
 
 class GeneralizeOptions(Params):
     algorithm: Literal["lattice", "gaa"] = Field(
-        default="lattice", description="'lattice': optimal full-domain generalization; 'gaa': greedy local recoding.")
-    metric: Literal["Distortion", "NCP", "Total", "LLM", "NLLM", "WLLM", "WNLLM", "Weights", "Loss", "Precision"] = Field(
-        default="NLLM", description="Information-loss metric to minimise.")
+        default="lattice", description="'lattice': optimal full-domain generalization; 'gaa': greedy local recoding."
+    )
+    metric: Literal["Distortion", "NCP", "Total", "LLM", "NLLM", "WLLM", "WNLLM", "Weights", "Loss", "Precision"] = (
+        Field(default="NLLM", description="Information-loss metric to minimise.")
+    )
     strategy: Literal["S1", "S2", "S3", "S4", "S5", "S6", "S7"] = Field(
-        default="S1", description="GAA partner choice: S1 cost; S2 cost then l; S3 l then cost; S4 cost/l; "
-        "S5 cost then t; S6 t then cost; S7 cost*t.")
+        default="S1",
+        description="GAA partner choice: S1 cost; S2 cost then l; S3 l then cost; S4 cost/l; "
+        "S5 cost then t; S6 t then cost; S7 cost*t.",
+    )
     weighting: Literal["auto", "w1", "w2"] = Field(
-        default="auto", description="Attribute weight (Definition 8): w1 = 1-(h_j-1)^m/sum_i(h_i-1)^m, "
-        "w2 = h_max/h_j; auto = the paper's: w1 for Distortion, WLLM and WNLLM, w2 for LLM and NLLM.")
-    m: float | None = Field(default=None, ge=0, description="Exponent of w1 (default: the number of "
-                            "quasi-identifiers, as Definition 8).")
-    beta: float = Field(default=1.0, gt=0, description="Exponent on Distortion's edge weights 1/(h - lvl) (1 in "
-                        "the paper).")
+        default="auto",
+        description="Attribute weight (Definition 8): w1 = 1-(h_j-1)^m/sum_i(h_i-1)^m, "
+        "w2 = h_max/h_j; auto = the paper's: w1 for Distortion, WLLM and WNLLM, w2 for LLM and NLLM.",
+    )
+    m: float | None = Field(
+        default=None, ge=0, description="Exponent of w1 (default: the number of quasi-identifiers, as Definition 8)."
+    )
+    beta: float = Field(
+        default=1.0, gt=0, description="Exponent on Distortion's edge weights 1/(h - lvl) (1 in the paper)."
+    )
     max_suppression: float = Field(
-        default=0.0, ge=0, le=1, description="Lattice: largest share of records that may be suppressed.")
+        default=0.0, ge=0, le=1, description="Lattice: largest share of records that may be suppressed."
+    )
     sensitive: str | None = Field(
-        default=None, description="Sensitive column the GAA strategies S2-S7 read (default: the policy's "
-        "l-diversity / t-closeness check's).")
+        default=None,
+        description="Sensitive column the GAA strategies S2-S7 read (default: the policy's "
+        "l-diversity / t-closeness check's).",
+    )
     build_hierarchies: bool = Field(
-        default=True, description="Build a hierarchy for each quasi-identifier the policy gives none (intervals, "
-        "dates, postcode masking, flat), as privaudit init does; off: such a QI is only kept or suppressed.")
+        default=True,
+        description="Build a hierarchy for each quasi-identifier the policy gives none (intervals, "
+        "dates, postcode masking, flat), as privaudit init does; off: such a QI is only kept or suppressed.",
+    )
     write_hierarchies: bool = Field(
-        default=False, description="Write every built hierarchy beside the output (<out>.hierarchy-<column>.csv), "
-        "so that the release can be audited again with them.")
+        default=False,
+        description="Write every built hierarchy beside the output (<out>.hierarchy-<column>.csv), "
+        "so that the release can be audited again with them.",
+    )
 
 
 def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
@@ -73,23 +88,39 @@ def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
     steered = {t.check_id for t in targets} if options.algorithm == "lattice" else set()
     unsupported = [c for c in unsupported_checks(ctx) if c not in steered]
     if unsupported:
-        notes.append("generalization cannot steer checks without per-class violations"
-                     + (" (the lattice search steers ARX's risk-based models: reidentification_risk, uniqueness and "
-                        "k_map without a population table)" if options.algorithm == "lattice" else
-                        " (algorithm=lattice steers the risk-based ones)") + ": " + ", ".join(unsupported))
+        notes.append(
+            "generalization cannot steer checks without per-class violations"
+            + (
+                " (the lattice search steers ARX's risk-based models: reidentification_risk, uniqueness and "
+                "k_map without a population table)"
+                if options.algorithm == "lattice"
+                else " (algorithm=lattice steers the risk-based ones)"
+            )
+            + ": "
+            + ", ".join(unsupported)
+        )
     implicit = [d.column for d in problem.domains if d.implicit]
     if implicit:
         notes.append("quasi-identifiers without a hierarchy can only be kept or suppressed: " + ", ".join(implicit))
     changes: dict = {"algorithm": options.algorithm, "metric": options.metric, "columns": problem.columns}
     if built.hierarchies:
         changes["built_hierarchies"] = built.report
-        notes.append("hierarchies built for " + ", ".join(f"{c} ({built.notes[c]})" for c in built.hierarchies)
-                     + "; the output holds their labels, so audit it with these columns typed nominal and the "
-                     "hierarchies " + ("written beside it" if options.write_hierarchies else
-                                      "that --option write_hierarchies=true writes beside it"))
+        notes.append(
+            "hierarchies built for "
+            + ", ".join(f"{c} ({built.notes[c]})" for c in built.hierarchies)
+            + "; the output holds their labels, so audit it with these columns typed nominal and the "
+            "hierarchies "
+            + (
+                "written beside it"
+                if options.write_hierarchies
+                else "that --option write_hierarchies=true writes beside it"
+            )
+        )
     if costs.weighting is not None:
-        changes["weights"] = {"weighting": costs.weighting,
-                              **{d.column: float(w) for d, w in zip(problem.domains, costs.weights, strict=False)}}
+        changes["weights"] = {
+            "weighting": costs.weighting,
+            **{d.column: float(w) for d, w in zip(problem.domains, costs.weights, strict=False)},
+        }
     if options.algorithm == "gaa":
         if options.max_suppression:
             notes.append("max_suppression applies to algorithm=lattice only; GAA does not suppress records")
@@ -100,32 +131,50 @@ def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
         nodes = result.nodes
         suppressed = np.zeros(n, dtype=bool)
         notes += result.notes
-        changes.update({"strategy": options.strategy, "strategy_sensitive": result.sensitive,
-                        "merges": result.merges, "classes_before": result.classes_before,
-                        "classes_after": result.classes_after})
+        changes.update(
+            {
+                "strategy": options.strategy,
+                "strategy_sensitive": result.sensitive,
+                "merges": result.merges,
+                "classes_before": result.classes_before,
+                "classes_after": result.classes_after,
+            }
+        )
     else:
         budget = int(np.floor(options.max_suppression * n + 1e-9))
         search = LatticeSearch(problem, costs, budget, ctx.progress)
         result = search.search(prune=True)
         nodes, suppressed = result.nodes, result.suppressed
         notes += result.notes
-        changes.update({
-            "levels": None if result.levels is None else dict(zip(problem.columns, result.levels, strict=False)),
-            "heights": {d.column: d.height for d in problem.domains},
-            "lattice_nodes": result.lattice_size, "nodes_evaluated": result.evaluated,
-            "nodes_passing": result.candidates, "suppression_budget": budget,
-            **({"risk_targets": {t.check_id: t.model for t in targets}} if targets else {}),
-        })
+        changes.update(
+            {
+                "levels": None if result.levels is None else dict(zip(problem.columns, result.levels, strict=False)),
+                "heights": {d.column: d.height for d in problem.domains},
+                "lattice_nodes": result.lattice_size,
+                "nodes_evaluated": result.evaluated,
+                "nodes_passing": result.candidates,
+                "suppression_budget": budget,
+                **({"risk_targets": {t.check_id: t.model for t in targets}} if targets else {}),
+            }
+        )
     changes["records_suppressed"] = int(suppressed.sum())
     changes["records_changed"] = int((nodes != problem.nodes).any(axis=1).sum()) if n else 0
     loss = all_metrics(problem.domains, nodes, options.weighting, options.m, options.beta)
-    loss = {"metric": options.metric, "alteration": loss["alteration_pct"][options.metric], **loss,
-            "records_suppressed": int(suppressed.sum()),
-            "share_suppressed": float(suppressed.mean()) if n else 0.0}
-    artefacts = ({"." + built.report[c]["file"]: text.encode("utf-8") for c, text in built.csv.items()}
-                 if options.write_hierarchies else {})
-    return Remediation(problem.publish(nodes), changes, loss, artefacts=artefacts, notes=notes,
-                       column_overrides=built.overrides)
+    loss = {
+        "metric": options.metric,
+        "alteration": loss["alteration_pct"][options.metric],
+        **loss,
+        "records_suppressed": int(suppressed.sum()),
+        "share_suppressed": float(suppressed.mean()) if n else 0.0,
+    }
+    artefacts = (
+        {"." + built.report[c]["file"]: text.encode("utf-8") for c, text in built.csv.items()}
+        if options.write_hierarchies
+        else {}
+    )
+    return Remediation(
+        problem.publish(nodes), changes, loss, artefacts=artefacts, notes=notes, column_overrides=built.overrides
+    )
 
 
 REMEDIATOR = Remediator(

@@ -23,9 +23,11 @@ from privaudit.remediation.microaggregation import microaggregate
 
 class MicroaggregateOptions(Params):
     algorithm: Literal["auto", "mdav", "merge", "k-anonymity-first", "t-closeness-first"] = Field(
-        default="auto", description="auto: t-closeness-first when the policy has a numeric t-closeness check, else mdav")
-    k: int | None = Field(default=None, ge=1, description="The class size to aim at; default the largest the error "
-                          "checks imply.")
+        default="auto", description="auto: t-closeness-first when the policy has a numeric t-closeness check, else mdav"
+    )
+    k: int | None = Field(
+        default=None, ge=1, description="The class size to aim at; default the largest the error checks imply."
+    )
 
 
 def targets(ctx, k: int | None = None) -> tuple[int, float | None, str | None]:
@@ -42,8 +44,10 @@ def targets(ctx, k: int | None = None) -> tuple[int, float | None, str | None]:
     if k is not None:
         return k, t, sensitive
     if not ks and t is None:
-        raise ValueError("the policy has no error-severity check implying a class size (k) or a distance on a numeric "
-                         "column (t) to aim at")
+        raise ValueError(
+            "the policy has no error-severity check implying a class size (k) or a distance on a numeric "
+            "column (t) to aim at"
+        )
     return (max(ks) if ks else 1), t, sensitive
 
 
@@ -51,8 +55,10 @@ def run(ctx, options: MicroaggregateOptions) -> Remediation:
     qi = ctx.policy.quasi_identifiers
     categorical = [c for c in qi if ctx.policy.columns[c].type != "numeric"]
     if categorical:
-        raise ValueError(f"microaggregation needs numeric quasi-identifiers; {categorical[0]!r} is "
-                         f"{ctx.policy.columns[categorical[0]].type} (generalize or suppress it instead)")
+        raise ValueError(
+            f"microaggregation needs numeric quasi-identifiers; {categorical[0]!r} is "
+            f"{ctx.policy.columns[categorical[0]].type} (generalize or suppress it instead)"
+        )
     X = ctx.table[qi].to_numpy(dtype=float)
     if np.isnan(X).any():
         column = qi[int(np.flatnonzero(np.isnan(X).any(axis=0))[0])]
@@ -62,8 +68,9 @@ def run(ctx, options: MicroaggregateOptions) -> Remediation:
     if algorithm == "auto":
         algorithm = "t-closeness-first" if t is not None else "mdav"
     if algorithm != "mdav" and t is None:
-        raise ValueError(f"algorithm {algorithm!r} needs an error-severity check bounding the distance (t) of a numeric "
-                         "column")
+        raise ValueError(
+            f"algorithm {algorithm!r} needs an error-severity check bounding the distance (t) of a numeric column"
+        )
     s = ctx.table[sensitive].to_numpy(dtype=float) if sensitive else None
     if s is not None and np.isnan(s).any():
         raise ValueError(f"sensitive column {sensitive!r} has missing values")
@@ -76,11 +83,23 @@ def run(ctx, options: MicroaggregateOptions) -> Remediation:
     table = ctx.table.copy()
     for j, column in enumerate(qi):
         table[column] = _without_float_noise(result.X_aggregated[:, j])
-    changes = {"algorithm": algorithm, "k": k, "t": t, "sensitive": sensitive, "columns": qi,
-               "k_effective": result.k_effective, "merges": result.n_merges}
-    loss = {"normalized_sse": result.normalized_sse, "sse": result.sse, "clusters": result.n_clusters,
-            "min_cluster_size": result.min_cluster_size, "mean_cluster_size": float(result.cluster_sizes.mean()),
-            "max_cluster_emd": None if result.cluster_emd is None else float(result.cluster_emd.max())}
+    changes = {
+        "algorithm": algorithm,
+        "k": k,
+        "t": t,
+        "sensitive": sensitive,
+        "columns": qi,
+        "k_effective": result.k_effective,
+        "merges": result.n_merges,
+    }
+    loss = {
+        "normalized_sse": result.normalized_sse,
+        "sse": result.sse,
+        "clusters": result.n_clusters,
+        "min_cluster_size": result.min_cluster_size,
+        "mean_cluster_size": float(result.cluster_sizes.mean()),
+        "max_cluster_emd": None if result.cluster_emd is None else float(result.cluster_emd.max()),
+    }
     return Remediation(table, changes, loss)
 
 

@@ -32,8 +32,7 @@ class RandomizeOptions(Params):
     mode: Literal["qi", "sensitive", "both"] = Field(default="qi", description="RR-QI, RR-S or RR-Both.")
     columns: list[str] | None = Field(default=None, description="Columns to randomize (overrides mode).")
     seed: int = Field(default=0, description="Seed of the randomization and of the optimiser's starts.")
-    max_risk: float | None = Field(default=None, ge=0, le=1, description="Aim at this bound instead of the "
-                                   "check's.")
+    max_risk: float | None = Field(default=None, ge=0, le=1, description="Aim at this bound instead of the check's.")
 
 
 def _target(ctx):
@@ -43,8 +42,10 @@ def _target(ctx):
         bound = None if declared is None else declared(check.params, ctx.policy)
         if bound is not None:
             return check, bound
-    raise ValueError("the policy has no error-severity rr_attribute_disclosure check (a check bounding the "
-                     "reconstruction of a sensitive value under randomized response) to aim at")
+    raise ValueError(
+        "the policy has no error-severity rr_attribute_disclosure check (a check bounding the "
+        "reconstruction of a sensitive value under randomized response) to aim at"
+    )
 
 
 def matrix_csv(labels, matrix: np.ndarray) -> bytes:
@@ -66,32 +67,45 @@ def run(ctx, options: RandomizeOptions) -> Remediation:
             raise ValueError(f"columns: {bad[0]!r} is neither a quasi-identifier of the check nor its sensitive column")
     else:
         columns = {"qi": qi, "sensitive": [sensitive], "both": [*qi, sensitive]}[options.mode]
-    labels = pd.DataFrame({c: ctx.table[c].astype(object).where(ctx.table[c].notna(), np.nan)
-                           for c in [*qi, sensitive]})
+    labels = pd.DataFrame(
+        {c: ctx.table[c].astype(object).where(ctx.table[c].notna(), np.nan) for c in [*qi, sensitive]}
+    )
     max_risk = bound.max_risk if options.max_risk is None else options.max_risk
     selection = select_keep_probabilities(labels, qi, sensitive, columns, max_risk, seed=options.seed)
     randomized = randomize(labels, {c: selection.matrices[c] for c in columns}, seed=options.seed)
     table = ctx.table.copy()
     for column in columns:
-        table[column] = pd.Categorical(randomized[column].astype(object),
-                                       categories=list(ctx.table[column].cat.categories))
+        table[column] = pd.Categorical(
+            randomized[column].astype(object), categories=list(ctx.table[column].cat.categories)
+        )
     changed = int(sum((randomized[c].astype(str) != labels[c].astype(str)).sum() for c in columns))
-    notes = [] if selection.feasible else [
-        "even the strongest allowed randomization leaves the risk above max_risk"]
+    notes = [] if selection.feasible else ["even the strongest allowed randomization leaves the risk above max_risk"]
     keep = {c: float(p) for c, p in selection.keep_probabilities.items() if c in columns}
     # the re-audit knows the keep probabilities (check_overrides); a fresh `privaudit audit` of the output
     # only knows them from the policy, so say exactly what to add (JSON is YAML flow syntax)
     overrides = bound.overrides(keep)
     published = ", ".join(f"{name}: {json.dumps(value)}" for name, value in overrides.items())
-    notes.append(f"to audit the output as it was re-audited, add to check {check.id!r}: {published}, "
-                 "and give the input as --original (the risk is then measured against its true joint)")
+    notes.append(
+        f"to audit the output as it was re-audited, add to check {check.id!r}: {published}, "
+        "and give the input as --original (the risk is then measured against its true joint)"
+    )
     return Remediation(
         table=table,
-        changes={"randomized_columns": columns, "keep_probabilities": keep, "values_changed": changed,
-                 "target_check": check.id, "seed": options.seed},
-        loss={"utility_loss": selection.utility_loss, "utility_loss_full": selection.utility_loss_full,
-              "reconstruction_error": selection.reconstruction_error, "initial_risk": selection.initial_risk,
-              "achieved_risk": selection.achieved_risk, "share_values_changed": changed / max(len(table) * len(columns), 1)},
+        changes={
+            "randomized_columns": columns,
+            "keep_probabilities": keep,
+            "values_changed": changed,
+            "target_check": check.id,
+            "seed": options.seed,
+        },
+        loss={
+            "utility_loss": selection.utility_loss,
+            "utility_loss_full": selection.utility_loss_full,
+            "reconstruction_error": selection.reconstruction_error,
+            "initial_risk": selection.initial_risk,
+            "achieved_risk": selection.achieved_risk,
+            "share_values_changed": changed / max(len(table) * len(columns), 1),
+        },
         artefacts={f".rr-{c}.csv": matrix_csv(*selection.matrices[c]) for c in columns},
         notes=notes,
         check_overrides={check.id: overrides},

@@ -55,16 +55,19 @@ def run(ctx: AuditContext, options: SuppressOptions) -> Remediation:
         new &= ~hit
         if not new.any():  # only already-suppressed records violate: let the smallest other class join them
             sizes = sub.summary.sizes.astype(float)
-            untouched = ~bad_classes & np.bincount(sub.summary.class_of, weights=(~hit[positions]).astype(float),
-                                                   minlength=len(sizes)).astype(bool)
+            untouched = ~bad_classes & np.bincount(
+                sub.summary.class_of, weights=(~hit[positions]).astype(float), minlength=len(sizes)
+            ).astype(bool)
             if not untouched.any():
                 notes.append("every record is suppressed and the policy still fails")
                 break
             smallest = np.flatnonzero(untouched)[np.argmin(sizes[untouched])]
             new[positions[sub.summary.class_of == smallest]] = True
         if hit.sum() + new.sum() > budget:  # the best attempt is the state before this round
-            notes.append(f"suppressing {fmt(int(hit.sum() + new.sum()))} records would exceed the budget of "
-                         f"{fmt(budget)} ({options.max_suppression:.1%})")
+            notes.append(
+                f"suppressing {fmt(int(hit.sum() + new.sum()))} records would exceed the budget of "
+                f"{fmt(budget)} ({options.max_suppression:.1%})"
+            )
             break
         hit |= new
         _apply(frame, keep, new, columns, options.mode)
@@ -77,14 +80,15 @@ def run(ctx: AuditContext, options: SuppressOptions) -> Remediation:
         "share_suppressed": suppressed / n if n else 0.0,
         "cells_suppressed": suppressed * len(columns) if options.mode == "cells" else suppressed * frame.shape[1],
     }
-    changes = {"mode": options.mode, "columns": columns, "records_affected": suppressed,
-               "rows_out": int(len(out))}
+    changes = {"mode": options.mode, "columns": columns, "records_affected": suppressed, "rows_out": int(len(out))}
     removed = n - len(out)
     if options.mode == "records":  # say it in words: the output's rows no longer line up with the input's
         changes["records_removed"] = removed
         if removed:
-            notes.append(f"{fmt(removed)} records removed: the output has {fmt(len(out))} of the input's "
-                         f"{fmt(n)} rows (the others keep their order)")
+            notes.append(
+                f"{fmt(removed)} records removed: the output has {fmt(len(out))} of the input's "
+                f"{fmt(n)} rows (the others keep their order)"
+            )
     return Remediation(out, changes, loss, notes=notes, records_removed=removed)
 
 

@@ -22,7 +22,7 @@ class RecordPool:
         if ids is None:
             ids = np.arange(Z.shape[0])
         self.cols = np.array(Z[ids].T, order="C")  # (p, N): one contiguous row per QI
-        self.ids = np.array(ids, dtype=np.intp)    # original index of each slot
+        self.ids = np.array(ids, dtype=np.intp)  # original index of each slot
         self.size = self.ids.size
         self._sum = self.cols.sum(axis=1)
         self._buf = np.empty(self.size)
@@ -64,7 +64,7 @@ class RecordPool:
         self._sum -= self.cols[:, positions].sum(axis=1)
         holes = positions[positions < n_new]
         in_tail = np.zeros(r, dtype=bool)
-        in_tail[positions[holes.size:] - n_new] = True
+        in_tail[positions[holes.size :] - n_new] = True
         movers = n_new + np.flatnonzero(~in_tail)
         self.cols[:, holes] = self.cols[:, movers]
         self.ids[holes] = self.ids[movers]

@@ -26,8 +26,7 @@ from privaudit.remediation.microaggregation.tcloseness import (
     t_closeness_first,
 )
 
-__all__ = ["ALGORITHMS", "MicroaggregationResult", "VerificationReport",
-           "microaggregate", "verify"]
+__all__ = ["ALGORITHMS", "MicroaggregationResult", "VerificationReport", "microaggregate", "verify"]
 
 Algorithm = Literal["mdav", "merge", "k-anonymity-first", "t-closeness-first"]
 ALGORITHMS: tuple[str, ...] = ("mdav", "merge", "k-anonymity-first", "t-closeness-first")
@@ -41,16 +40,17 @@ class VerificationReport:
     n_clusters: int
     min_size: int
     max_emd: float | None
-    undersized: np.ndarray = field(repr=False)      # cluster ids with size < k
-    not_t_close: np.ndarray = field(repr=False)     # cluster ids with EMD > t
-    not_constant: np.ndarray = field(repr=False)    # cluster ids whose released QIs differ
+    undersized: np.ndarray = field(repr=False)  # cluster ids with size < k
+    not_t_close: np.ndarray = field(repr=False)  # cluster ids with EMD > t
+    not_constant: np.ndarray = field(repr=False)  # cluster ids whose released QIs differ
 
     def __bool__(self) -> bool:
         return self.ok
 
 
-def verify(labels, k: int, s=None, t: float | None = None, *, X_aggregated=None,
-           atol: float = EMD_ATOL) -> VerificationReport:
+def verify(
+    labels, k: int, s=None, t: float | None = None, *, X_aggregated=None, atol: float = EMD_ATOL
+) -> VerificationReport:
     """Check a clustering: every cluster has >= ``k`` records, and, when
     ``s`` and ``t`` are given, an EMD (ordered distance) to the table's
     distribution of ``s`` of at most ``t`` (+ ``atol``); when
@@ -82,9 +82,15 @@ def verify(labels, k: int, s=None, t: float | None = None, *, X_aggregated=None,
         bad = np.any(A != A[first[labels]], axis=1)
         not_constant = np.unique(labels[bad])
     ok = undersized.size == 0 and not_t_close.size == 0 and not_constant.size == 0
-    return VerificationReport(ok=bool(ok), n_clusters=g, min_size=int(sizes.min()),
-                              max_emd=max_emd, undersized=undersized,
-                              not_t_close=not_t_close, not_constant=not_constant)
+    return VerificationReport(
+        ok=bool(ok),
+        n_clusters=g,
+        min_size=int(sizes.min()),
+        max_emd=max_emd,
+        undersized=undersized,
+        not_t_close=not_t_close,
+        not_constant=not_constant,
+    )
 
 
 @dataclass(frozen=True)
@@ -129,9 +135,14 @@ class MicroaggregationResult:
         return None if self.cluster_emd is None else float(self.cluster_emd.max())
 
 
-def microaggregate(X, s, k: int, t: float | None, algorithm: Algorithm = "t-closeness-first",
-                   progress: Callable[[int, int], None] | None = None
-                   ) -> MicroaggregationResult:
+def microaggregate(
+    X,
+    s,
+    k: int,
+    t: float | None,
+    algorithm: Algorithm = "t-closeness-first",
+    progress: Callable[[int, int], None] | None = None,
+) -> MicroaggregationResult:
     """Microaggregate the numeric quasi-identifiers ``X`` into k-anonymous
     (and, except for ``"mdav"``, t-close w.r.t. ``s``) clusters.
 

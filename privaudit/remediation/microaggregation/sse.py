@@ -55,8 +55,7 @@ def cluster_means(X, labels, n_clusters: int | None = None) -> np.ndarray:
     labels = np.asarray(labels, dtype=np.intp).ravel()
     g = int(labels.max()) + 1 if n_clusters is None else int(n_clusters)
     sizes = np.bincount(labels, minlength=g).astype(np.float64)
-    sums = np.stack([np.bincount(labels, weights=A[:, j], minlength=g)
-                     for j in range(A.shape[1])], axis=1)
+    sums = np.stack([np.bincount(labels, weights=A[:, j], minlength=g) for j in range(A.shape[1])], axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return sums / sizes[:, None]
 

@@ -48,8 +48,9 @@ EMD_ATOL = 1e-9
 Progress = Callable[[int, int], None] | None
 
 
-def merge_until_t_close(Z: np.ndarray, dist: SensitiveDistribution, labels, t: float,
-                        *, atol: float = EMD_ATOL) -> tuple[np.ndarray, int]:
+def merge_until_t_close(
+    Z: np.ndarray, dist: SensitiveDistribution, labels, t: float, *, atol: float = EMD_ATOL
+) -> tuple[np.ndarray, int]:
     """Algorithm 1 (merging step): merge clusters until every one is t-close.
 
     Repeatedly take the cluster ``C`` with the greatest EMD to the table; if
@@ -66,8 +67,7 @@ def merge_until_t_close(Z: np.ndarray, dist: SensitiveDistribution, labels, t: f
     if emd.max() <= t + atol:
         return labels, 0
     sizes = np.bincount(labels, minlength=g).astype(np.float64)
-    sums = np.stack([np.bincount(labels, weights=Z[:, j], minlength=g)
-                     for j in range(Z.shape[1])], axis=1)
+    sums = np.stack([np.bincount(labels, weights=Z[:, j], minlength=g) for j in range(Z.shape[1])], axis=1)
     order = np.argsort(labels, kind="stable")
     members = np.split(order, np.cumsum(sizes.astype(np.intp))[:-1])
     active = np.ones(g, dtype=bool)
@@ -96,8 +96,9 @@ def merge_until_t_close(Z: np.ndarray, dist: SensitiveDistribution, labels, t: f
     return out, n_merges
 
 
-def _generate_cluster(pool: RecordPool, x: int, dist: SensitiveDistribution, k: int, t: float,
-                      atol: float) -> np.ndarray:
+def _generate_cluster(
+    pool: RecordPool, x: int, dist: SensitiveDistribution, k: int, t: float, atol: float
+) -> np.ndarray:
     """GenerateCluster of Algorithm 2 (Section 6): slots of ``pool`` forming the cluster seeded at slot ``x``.
 
     With fewer than ``2k`` records left, all of them. Otherwise ``C`` = the ``k`` records closest to ``x``
@@ -140,9 +141,9 @@ def _generate_cluster(pool: RecordPool, x: int, dist: SensitiveDistribution, k: 
     return C
 
 
-def k_anonymity_first(Z: np.ndarray, dist: SensitiveDistribution, k: int, t: float,
-                      progress: Progress = None, *, atol: float = EMD_ATOL
-                      ) -> tuple[np.ndarray, int]:
+def k_anonymity_first(
+    Z: np.ndarray, dist: SensitiveDistribution, k: int, t: float, progress: Progress = None, *, atol: float = EMD_ATOL
+) -> tuple[np.ndarray, int]:
     """Algorithm 2 (Section 6): k-anonymity-first t-close microaggregation, as listed.
 
     While records remain: ``xa`` = their centroid, ``x0`` = the remaining record farthest from ``xa``,
@@ -216,9 +217,16 @@ def _strata(s_values, kp: int) -> list[np.ndarray]:
     return np.split(ranked, np.cumsum(sizes)[:-1])
 
 
-def t_closeness_first(Z: np.ndarray, s_values, dist: SensitiveDistribution, k: int,
-                      t: float, progress: Progress = None, *, atol: float = EMD_ATOL
-                      ) -> tuple[np.ndarray, int, int]:
+def t_closeness_first(
+    Z: np.ndarray,
+    s_values,
+    dist: SensitiveDistribution,
+    k: int,
+    t: float,
+    progress: Progress = None,
+    *,
+    atol: float = EMD_ATOL,
+) -> tuple[np.ndarray, int, int]:
     """Algorithm 3 (Section 7): t-closeness-first microaggregation, as listed.
 
     ``k'`` from :func:`t_closeness_first_k`; the records split into ``k'`` rank strata (:func:`_strata`).
@@ -283,7 +291,7 @@ def t_closeness_first(Z: np.ndarray, s_values, dist: SensitiveDistribution, k: i
                 if counts[i] == 0:
                     break
                 lo = starts[i]
-                slot = lo + int(np.argmin(d[lo: lo + counts[i]]))
+                slot = lo + int(np.argmin(d[lo : lo + counts[i]]))
                 take(slot)
                 d[slot], d[starts[i] + counts[i]] = d[starts[i] + counts[i]], np.inf
                 taken += 1

@@ -110,7 +110,11 @@ def encode_block_keys(left: pd.DataFrame, right: pd.DataFrame, rules: Sequence[S
 
 
 def default_blocking(
-    frame: pd.DataFrame, columns: Sequence[str], n_rules: int = 3, max_pairs: float | None = 1e8, n_other: int | None = None
+    frame: pd.DataFrame,
+    columns: Sequence[str],
+    n_rules: int = 3,
+    max_pairs: float | None = 1e8,
+    n_other: int | None = None,
 ) -> list[list[str]]:
     """Default rules: exact blocks on the most *discriminating* categorical columns.
 
@@ -131,8 +135,13 @@ def default_blocking(
     return blocking_from_counts(counts, len(frame), n_rules, max_pairs, n_other)
 
 
-def blocking_from_counts(counts: dict[str, np.ndarray], n_rows: int, n_rules: int = 3, max_pairs: float | None = 1e8,
-                         n_other: int | None = None) -> list[list[str]]:
+def blocking_from_counts(
+    counts: dict[str, np.ndarray],
+    n_rows: int,
+    n_rules: int = 3,
+    max_pairs: float | None = 1e8,
+    n_other: int | None = None,
+) -> list[list[str]]:
     """:func:`default_blocking` from each column's value counts (missing values excluded) over a table of
     ``n_rows`` rows: the same rules whoever counted the values (pandas here, SQL in
     :mod:`.fellegi_sunter.sql`)."""
@@ -149,7 +158,7 @@ def blocking_from_counts(counts: dict[str, np.ndarray], n_rows: int, n_rules: in
     expected = sum(n_rows * n_other * collision for collision, _ in best)
     if max_pairs is not None and expected > max_pairs and len(best) >= 3:
         cols = [col for _, col in best]
-        rules = [[a, b] for i, a in enumerate(cols) for b in cols[i + 1:]]
+        rules = [[a, b] for i, a in enumerate(cols) for b in cols[i + 1 :]]
     return rules
 
 
@@ -198,7 +207,9 @@ class RangeChunk:
         return np.repeat(np.arange(self.start, self.stop, dtype=np.intp), self.counts)
 
 
-def iter_rule_chunks(rules: Sequence[BlockKeys], orders: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], chunk_size: int) -> Iterator[RangeChunk]:
+def iter_rule_chunks(
+    rules: Sequence[BlockKeys], orders: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], chunk_size: int
+) -> Iterator[RangeChunk]:
     """Walk every rule's pairs in chunks of whole left records, ~``chunk_size`` pairs each.
 
     ``orders`` are the :func:`rule_order` results of ``rules``.  A single left

@@ -50,6 +50,7 @@ __all__ = [
     "intruder_sample",
 ]
 
+
 @dataclass(frozen=True)
 class ClassSizeRate:
     """Linkage rate of the intruder records whose own released record is in a class of this size."""
@@ -124,8 +125,6 @@ class DistanceLinkageResult:
             "worst_case_correct": self.worst_case_correct,
             "worst_case_weights": None if self.worst_case_weights is None else dict(self.worst_case_weights),
         }
-
-
 
 
 # --------------------------------------------------------------------------- core linkage
@@ -315,8 +314,20 @@ def distance_linkage(
     wc_rate = wc_correct = wc_weights = None
     if worst_case:
         wc_rate, wc_correct, wc_weights = _worst_case(
-            original, released, attributes, query_rows, pair, metric, seed, n_wc, assignment, candidates, tracker,
-            competitors=worst_case_competitors, rounds=worst_case_rounds)
+            original,
+            released,
+            attributes,
+            query_rows,
+            pair,
+            metric,
+            seed,
+            n_wc,
+            assignment,
+            candidates,
+            tracker,
+            competitors=worst_case_competitors,
+            rounds=worst_case_rounds,
+        )
     tracker.finish()
 
     distinct = out.d1 < 0.5 * out.d2
@@ -348,9 +359,13 @@ def distance_linkage(
     )
 
 
-def _checked_inputs(original: pd.DataFrame, released: pd.DataFrame, attributes: Sequence[AttributeSpec],
-                    assignment: str, class_sizes: np.ndarray | pd.Series | None
-                    ) -> tuple[list[AttributeSpec], list[str], np.ndarray | None]:
+def _checked_inputs(
+    original: pd.DataFrame,
+    released: pd.DataFrame,
+    attributes: Sequence[AttributeSpec],
+    assignment: str,
+    class_sizes: np.ndarray | pd.Series | None,
+) -> tuple[list[AttributeSpec], list[str], np.ndarray | None]:
     """The arguments of :func:`distance_linkage` checked (one line each): the attributes, their names and the
     class sizes as an array."""
     if len(original) != len(released):
@@ -384,19 +399,29 @@ def _checked_inputs(original: pd.DataFrame, released: pd.DataFrame, attributes: 
     return attributes, names, class_sizes
 
 
-def _worst_case(original: pd.DataFrame, released: pd.DataFrame, attributes: list[AttributeSpec],
-                query_rows: np.ndarray, pair: EncodedPair, metric: str, seed: int, n_wc: int, assignment: str,
-                candidates: int, tracker: _Progress, *, competitors: int, rounds: int
-                ) -> tuple[float, float, tuple[tuple[str, float], ...]]:
+def _worst_case(
+    original: pd.DataFrame,
+    released: pd.DataFrame,
+    attributes: list[AttributeSpec],
+    query_rows: np.ndarray,
+    pair: EncodedPair,
+    metric: str,
+    seed: int,
+    n_wc: int,
+    assignment: str,
+    candidates: int,
+    tracker: _Progress,
+    *,
+    competitors: int,
+    rounds: int,
+) -> tuple[float, float, tuple[tuple[str, float], ...]]:
     """The maximum-knowledge intruder (Abril, Navarro-Arribas & Torra 2012; :mod:`.worst_case`): weights learnt on ``n_wc``
     intruder records, then the rate of every intruder record under them (euclidean distances); returns the
     rate, the correct links and the weights by attribute group."""
     n = len(query_rows)
     pair_e = pair if metric == "euclidean" else encode_pair(original, released, attributes, query_rows)
     linker_e = _Linker(pair_e, query_rows)
-    sample = (
-        np.sort(np.random.default_rng([seed, 2]).choice(n, size=n_wc, replace=False)) if n_wc < n else np.arange(n)
-    )
+    sample = np.sort(np.random.default_rng([seed, 2]).choice(n, size=n_wc, replace=False)) if n_wc < n else np.arange(n)
 
     def link_rate(w: np.ndarray, rows_: np.ndarray, kk: int):
         o = linker_e.run(w, rows_, kk, "nearest", progress=tracker.stage(len(rows_)))

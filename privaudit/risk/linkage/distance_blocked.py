@@ -40,8 +40,10 @@ from privaudit.risk.linkage.intruder import intruder_sample
 #: Candidate pairs per chunk.
 _CHUNK = 1_000_000
 
-NOTE = ("blocked linkage: each intruder record is compared only with the released records that agree with "
-        "it on a blocking rule; the rate by class size is not computed")
+NOTE = (
+    "blocked linkage: each intruder record is compared only with the released records that agree with "
+    "it on a blocking rule; the rate by class size is not computed"
+)
 
 
 @dataclass(frozen=True)
@@ -77,14 +79,26 @@ class BlockedDistanceResult:
         n_distinct = int(distinct.sum())
         correct = float(self.credit.sum())
         return {
-            "rate": correct / n, "correct": correct, "n_intruder": n, "n_released": self.n_released,
-            "metric": "euclidean", "assignment": "nearest", "attributes": list(self.attributes),
-            "weights": dict(self.weights), "distinct_share": n_distinct / n,
+            "rate": correct / n,
+            "correct": correct,
+            "n_intruder": n,
+            "n_released": self.n_released,
+            "metric": "euclidean",
+            "assignment": "nearest",
+            "attributes": list(self.attributes),
+            "weights": dict(self.weights),
+            "distinct_share": n_distinct / n,
             "distinct_precision": float(self.credit[distinct].mean()) if n_distinct else None,
-            "rate_by_class_size": [], "unassigned": 0.0, "worst_case_rate": None, "worst_case_correct": None,
-            "worst_case_weights": None, "blocking": [list(b) for b in self.blocking],
-            "candidate_pairs": self.candidate_pairs, "pair_recall": float(self.seen.mean()),
-            "without_candidates": int(np.count_nonzero(~np.isfinite(self.d1))), "note": NOTE,
+            "rate_by_class_size": [],
+            "unassigned": 0.0,
+            "worst_case_rate": None,
+            "worst_case_correct": None,
+            "worst_case_weights": None,
+            "blocking": [list(b) for b in self.blocking],
+            "candidate_pairs": self.candidate_pairs,
+            "pair_recall": float(self.seen.mean()),
+            "without_candidates": int(np.count_nonzero(~np.isfinite(self.d1))),
+            "note": NOTE,
         }
 
 
@@ -134,8 +148,15 @@ def blocked_distance_linkage(
     if not in_rules <= set(names):
         raise KeyError(f"blocking column(s) {sorted(in_rules - set(names))} are not attributes")
     # numeric block keys compared as numbers on both sides (an int column against a float one)
-    key_frames = [pd.DataFrame({c: pd.to_numeric(frame[c], errors="coerce").astype(float) if kinds[c] == "numeric"
-                                else frame[c] for c in sorted(in_rules)}) for frame in (query, released)]
+    key_frames = [
+        pd.DataFrame(
+            {
+                c: pd.to_numeric(frame[c], errors="coerce").astype(float) if kinds[c] == "numeric" else frame[c]
+                for c in sorted(in_rules)
+            }
+        )
+        for frame in (query, released)
+    ]
     keys = encode_block_keys(*key_frames, rules)
     w = dict(weights)
     numeric = [a.name for a in attributes if a.kind == "numeric" and w[a.name] > 0]
@@ -144,8 +165,9 @@ def blocked_distance_linkage(
         scale = np.array([math.sqrt(w[c]) for c in numeric])
         zo = _standardized(np.column_stack([_numeric(original, c, "original") for c in numeric]))
         zq = np.ascontiguousarray(zo[own] * scale)
-        zr = np.ascontiguousarray(_standardized(np.column_stack([_numeric(released, c, "released")
-                                                                  for c in numeric])) * scale)
+        zr = np.ascontiguousarray(
+            _standardized(np.column_stack([_numeric(released, c, "released") for c in numeric])) * scale
+        )
     categorical = []
     for a in attributes:
         if a.kind == "categorical" and w[a.name] > 0:
@@ -191,8 +213,7 @@ def blocked_distance_linkage(
                 within = distances(left, ch.right[keep]) <= bound[left]
                 ties += np.bincount(left[within], minlength=n)
     credit = tie_credit(d1, d_own, seen, ties)
-    return BlockedDistanceResult(m, tuple(names), weights, tuple(rules), pairs, own, d1, d2, seen,
-                                 credit.astype(float))
+    return BlockedDistanceResult(m, tuple(names), weights, tuple(rules), pairs, own, d1, d2, seen, credit.astype(float))
 
 
 def _two_smallest(left: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -95,8 +95,10 @@ class _SqlLinker:
     def standardise(self, left: str, right: str, original: str) -> None:
         """``privaudit_dl_left``/``_right``: ids, the raw columns ``c<a>`` (blocking, categorical codes) and
         the scaled z-scores ``z<a>`` of the numeric attributes, each side by its own file's statistics."""
-        for table, source, stats, ids in ((LEFT_Z, left, original, "privaudit_lid AS lid, privaudit_own AS own"),
-                                          (RIGHT_Z, right, right, "privaudit_rid AS rid")):
+        for table, source, stats, ids in (
+            (LEFT_Z, left, original, "privaudit_lid AS lid, privaudit_own AS own"),
+            (RIGHT_Z, right, right, "privaudit_rid AS rid"),
+        ):
             cols = [ids]
             for a, spec in enumerate(self.attributes):
                 x = ident(spec.name)
@@ -116,7 +118,9 @@ class _SqlLinker:
         for a, spec in enumerate(self.attributes):
             if spec.kind == "categorical" and self.weights[spec.name] > 0:
                 c = math.sqrt(0.5) * math.sqrt(self.weights[spec.name])
-                terms.append(f"(CASE WHEN l.c{a} IS NOT DISTINCT FROM r.c{a} THEN 0.0 ELSE {_double(c * c + c * c)} END)")
+                terms.append(
+                    f"(CASE WHEN l.c{a} IS NOT DISTINCT FROM r.c{a} THEN 0.0 ELSE {_double(c * c + c * c)} END)"
+                )
         return f"sqrt({' + '.join(terms) or '0.0'})"
 
     def _agrees(self, rule: tuple[str, ...]) -> str:
@@ -131,8 +135,10 @@ class _SqlLinker:
         conditions = [f"NOT ({' OR '.join(earlier)})"] if earlier else []
         if where:
             conditions.append(where)
-        return (f"SELECT {select} FROM {LEFT_Z} AS l {extra_join} JOIN {RIGHT_Z} AS r ON {self._agrees(self.rules[r])}"
-                + (f" WHERE {' AND '.join(conditions)}" if conditions else ""))
+        return (
+            f"SELECT {select} FROM {LEFT_Z} AS l {extra_join} JOIN {RIGHT_Z} AS r ON {self._agrees(self.rules[r])}"
+            + (f" WHERE {' AND '.join(conditions)}" if conditions else "")
+        )
 
     # ------------------------------------------------------------------ linkage
     def link(self, n: int, m: int, names, weights, progress) -> BlockedDistanceResult:
@@ -140,21 +146,29 @@ class _SqlLinker:
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {BEST} (lid BIGINT, two DOUBLE[], n BIGINT)")
         steps = len(self.rules) + 1
         for r in range(len(self.rules)):
-            self.con.execute(f"INSERT INTO {BEST} SELECT lid, min(d, 2), count(*) FROM ("
-                             f"{self._pairs(r, f'l.lid AS lid, {d} AS d')}) GROUP BY lid")
+            self.con.execute(
+                f"INSERT INTO {BEST} SELECT lid, min(d, 2), count(*) FROM ("
+                f"{self._pairs(r, f'l.lid AS lid, {d} AS d')}) GROUP BY lid"
+            )
             if progress is not None:
                 progress(r + 1, steps)
-        best = fetch(self.con, f"""
+        best = fetch(
+            self.con,
+            f"""
             SELECT lid, s[1] AS d1, CASE WHEN len(s) > 1 THEN s[2] END AS d2, n FROM (
-                SELECT lid, list_sort(flatten(list(two))) AS s, CAST(sum(n) AS BIGINT) AS n FROM {BEST} GROUP BY lid)""")
+                SELECT lid, list_sort(flatten(list(two))) AS s, CAST(sum(n) AS BIGINT) AS n FROM {BEST} GROUP BY lid)""",
+        )
         lid = int64_column(best, "lid")
         d1, d2 = np.full(n, np.inf), np.full(n, np.inf)
         d1[lid] = _doubles(best, "d1")
         d2[lid] = _doubles(best, "d2")
         pairs = int(int64_column(best, "n").sum())
         seen_sql = " OR ".join(f"COALESCE(({self._agrees(k)}), FALSE)" for k in self.rules)
-        own_pairs = fetch(self.con, f"SELECT l.lid AS lid, l.own AS own, ({seen_sql}) AS seen, {d} AS d "
-                                     f"FROM {LEFT_Z} AS l JOIN {RIGHT_Z} AS r ON r.rid = l.own")
+        own_pairs = fetch(
+            self.con,
+            f"SELECT l.lid AS lid, l.own AS own, ({seen_sql}) AS seen, {d} AS d "
+            f"FROM {LEFT_Z} AS l JOIN {RIGHT_Z} AS r ON r.rid = l.own",
+        )
         lid = int64_column(own_pairs, "lid")
         if lid.size != n:
             raise ValueError("every intruder record needs its own released record")
@@ -171,9 +185,14 @@ class _SqlLinker:
             self.con.register(TIED, pa.table({"lid": pa.array(rows, pa.int64()), "bound": pa.array(bound[rows])}))
             try:
                 for r in range(len(self.rules)):
-                    got = fetch(self.con, "SELECT lid, CAST(count(*) AS BIGINT) AS k FROM ("
-                                 + self._pairs(r, f"l.lid AS lid, {d} AS d, t.bound AS bound",
-                                               f"JOIN {TIED} AS t ON t.lid = l.lid") + ") WHERE d <= bound GROUP BY lid")
+                    got = fetch(
+                        self.con,
+                        "SELECT lid, CAST(count(*) AS BIGINT) AS k FROM ("
+                        + self._pairs(
+                            r, f"l.lid AS lid, {d} AS d, t.bound AS bound", f"JOIN {TIED} AS t ON t.lid = l.lid"
+                        )
+                        + ") WHERE d <= bound GROUP BY lid",
+                    )
                     np.add.at(ties, int64_column(got, "lid"), int64_column(got, "k"))
             finally:
                 self.con.unregister(TIED)

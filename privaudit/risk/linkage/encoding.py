@@ -399,8 +399,14 @@ class _Groups:
         self.r_blocks.append(released)
 
 
-def _add_numeric(groups: _Groups, original: pd.DataFrame, released: pd.DataFrame, numeric: list[AttributeSpec],
-                 query_rows: np.ndarray, metric: str) -> None:
+def _add_numeric(
+    groups: _Groups,
+    original: pd.DataFrame,
+    released: pd.DataFrame,
+    numeric: list[AttributeSpec],
+    query_rows: np.ndarray,
+    metric: str,
+) -> None:
     """The numeric attributes' z-scores (each file by its own mean and sd), one coordinate each; with
     ``mahalanobis`` one group whitened by the original's correlation matrix."""
     zo = np.column_stack([_numeric(original, a.name, "original") for a in numeric])
@@ -415,12 +421,19 @@ def _add_numeric(groups: _Groups, original: pd.DataFrame, released: pd.DataFrame
     vals, vecs = np.linalg.eigh(cov)
     keep = vals > max(vals.max(), 0.0) * 1e-10
     whiten = vecs[:, keep] / np.sqrt(vals[keep]) / math.sqrt(p)
-    groups.add("+".join(a.name for a in numeric), "numeric", float(sum(a.weight for a in numeric)),
-               int(keep.sum()), zo[query_rows] @ whiten, zr @ whiten)
+    groups.add(
+        "+".join(a.name for a in numeric),
+        "numeric",
+        float(sum(a.weight for a in numeric)),
+        int(keep.sum()),
+        zo[query_rows] @ whiten,
+        zr @ whiten,
+    )
 
 
-def _add_categorical(groups: _Groups, original: pd.DataFrame, released: pd.DataFrame, a: AttributeSpec,
-                     query_rows: np.ndarray) -> None:
+def _add_categorical(
+    groups: _Groups, original: pd.DataFrame, released: pd.DataFrame, a: AttributeSpec, query_rows: np.ndarray
+) -> None:
     """A categorical attribute: one coordinate per value (per tree node with a hierarchy)."""
     codes_q, codes_r, labels = _joint_labels(original[a.name].iloc[query_rows], released[a.name])
     table = build_categorical_table(labels, a.hierarchy)

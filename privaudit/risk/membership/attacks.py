@@ -70,9 +70,9 @@ BLOCK = 16_384
 
 @dataclass
 class Embedding:
-    population: np.ndarray   # n_pop x D
-    synthetic: np.ndarray    # n_syn x D
-    dims: int                # principal components searched
+    population: np.ndarray  # n_pop x D
+    synthetic: np.ndarray  # n_syn x D
+    dims: int  # principal components searched
 
 
 def _nominal_codes(columns: Sequence[pd.Series]) -> tuple[list[np.ndarray], int]:
@@ -92,7 +92,7 @@ def _nominal_codes(columns: Sequence[pd.Series]) -> tuple[list[np.ndarray], int]
         remap[keep] = np.arange(MAX_LEVELS)
         codes, levels = remap[codes], MAX_LEVELS + 1
     bounds = np.cumsum([0, *(len(c) for c in columns)])
-    return [codes[bounds[i]:bounds[i + 1]] for i in range(len(columns))], levels
+    return [codes[bounds[i] : bounds[i + 1]] for i in range(len(columns))], levels
 
 
 def embed(frames: Sequence[pd.DataFrame], columns: Sequence[str], numeric: Mapping[str, bool]) -> list[np.ndarray]:
@@ -104,7 +104,9 @@ def embed(frames: Sequence[pd.DataFrame], columns: Sequence[str], numeric: Mappi
         if numeric[col]:
             values = [pd.to_numeric(f[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan) for f in frames]
             values = [np.where(np.isfinite(v), v, np.nan) for v in values]
-            pop = np.sort(np.concatenate(values[:-1])) if n_pop else np.zeros(0)  # sums in an order the split cannot change
+            pop = (
+                np.sort(np.concatenate(values[:-1])) if n_pop else np.zeros(0)
+            )  # sums in an order the split cannot change
             mean = float(np.nanmean(pop)) if np.isfinite(pop).any() else 0.0
             sd = float(np.nanstd(pop)) if np.isfinite(pop).sum() > 1 else 0.0
             sd = sd if sd > 0 else 1.0
@@ -137,8 +139,8 @@ class MembershipScores:
     neither the labels nor the order of the rows, which follows the split, enter them (tested)."""
 
     distance: np.ndarray
-    density: dict[str, np.ndarray]       # reference -> log density ratio
-    member: np.ndarray                   # True for training records (the labels; the scores never read them)
+    density: dict[str, np.ndarray]  # reference -> log density ratio
+    member: np.ndarray  # True for training records (the labels; the scores never read them)
     dims: int
     neighbours: int
     details: dict = field(default_factory=dict)
@@ -151,10 +153,10 @@ def _exact_nearest(emb_q: np.ndarray, emb_r: np.ndarray, cand: np.ndarray, valid
     """For every query, the smallest full-embedding distance among its valid candidates (inf if none)."""
     out = np.full(len(emb_q), np.inf)
     for lo in range(0, len(emb_q), BLOCK):
-        c, v = cand[lo:lo + BLOCK], valid[lo:lo + BLOCK]
-        diff = emb_r[np.where(v, c, 0)] - emb_q[lo:lo + BLOCK, None, :]
+        c, v = cand[lo : lo + BLOCK], valid[lo : lo + BLOCK]
+        diff = emb_r[np.where(v, c, 0)] - emb_q[lo : lo + BLOCK, None, :]
         d = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
-        out[lo:lo + BLOCK] = np.where(v, d, np.inf).min(axis=1)
+        out[lo : lo + BLOCK] = np.where(v, d, np.inf).min(axis=1)
     return out
 
 
@@ -169,9 +171,19 @@ def _log_kde(dist: np.ndarray, valid: np.ndarray, h: float, dims: int, n: np.nda
     return np.maximum(s, -745.0) - norm - np.log(np.maximum(n, 1))
 
 
-def membership_scores(training: pd.DataFrame, holdout: pd.DataFrame, synthetic: pd.DataFrame, columns: Sequence[str],
-                      numeric: Mapping[str, bool], *, dims: int = 6, neighbours: int = 8, refine: int = 4,
-                      bandwidth: float = 1.0, workers: int = 2) -> MembershipScores:
+def membership_scores(
+    training: pd.DataFrame,
+    holdout: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    columns: Sequence[str],
+    numeric: Mapping[str, bool],
+    *,
+    dims: int = 6,
+    neighbours: int = 8,
+    refine: int = 4,
+    bandwidth: float = 1.0,
+    workers: int = 2,
+) -> MembershipScores:
     """Both attacks' scores for every training and holdout record (module docstring)."""
     from scipy.spatial import cKDTree
 
@@ -182,7 +194,7 @@ def membership_scores(training: pd.DataFrame, holdout: pd.DataFrame, synthetic: 
     # follows (sums, the k-d tree's layout, its approximate answers, ties) then cannot depend on the split
     canon = np.lexsort(pop_emb.T[::-1]) if pop_emb.shape[1] else np.arange(n_p)
     pop_emb = pop_emb[canon]
-    is_holdout = (canon >= n_t)
+    is_holdout = canon >= n_t
     dims = max(1, min(dims, pop_emb.shape[1]))
     mean, basis = _projection(pop_emb, dims)
     pop_z, syn_z = (pop_emb - mean) @ basis, (syn_emb - mean) @ basis
@@ -203,7 +215,7 @@ def membership_scores(training: pd.DataFrame, holdout: pd.DataFrame, synthetic: 
     # distance attack: exact distances among the `refine` nearest candidates
     r = min(refine, k_s)
     near_syn = _exact_nearest(pop_emb, syn_emb, i_s[:, :r], np.ones((n_p, r), dtype=bool))
-    order_other = np.argsort(~other, axis=1, kind="stable")[:, :min(refine, k_p - 1 or 1)]
+    order_other = np.argsort(~other, axis=1, kind="stable")[:, : min(refine, k_p - 1 or 1)]
     cand_p = np.take_along_axis(i_p, order_other, axis=1)
     valid_p = np.take_along_axis(other, order_other, axis=1)
     near_pop = _exact_nearest(pop_emb, pop_emb, cand_p, valid_p)
@@ -231,14 +243,30 @@ def membership_scores(training: pd.DataFrame, holdout: pd.DataFrame, synthetic: 
         return out
 
     details = {"embedding_columns": int(pop_emb.shape[1]), "bandwidth": h}
-    return MembershipScores(back(distance), {"population": back(log_syn - log_pop), "holdout": back(log_syn - log_hold)},
-                            member, dims, neighbours, details)
+    return MembershipScores(
+        back(distance),
+        {"population": back(log_syn - log_pop), "holdout": back(log_syn - log_hold)},
+        member,
+        dims,
+        neighbours,
+        details,
+    )
 
 
-def target_scores(training: pd.DataFrame, holdout: pd.DataFrame, releases: Sequence[pd.DataFrame],
-                  targets: np.ndarray, columns: Sequence[str], numeric: Mapping[str, bool], *, dims: int = 6,
-                  neighbours: int = 8, refine: int = 4, bandwidth: float = 1.0,
-                  workers: int = 1) -> dict[str, np.ndarray]:
+def target_scores(
+    training: pd.DataFrame,
+    holdout: pd.DataFrame,
+    releases: Sequence[pd.DataFrame],
+    targets: np.ndarray,
+    columns: Sequence[str],
+    numeric: Mapping[str, bool],
+    *,
+    dims: int = 6,
+    neighbours: int = 8,
+    refine: int = 4,
+    bandwidth: float = 1.0,
+    workers: int = 1,
+) -> dict[str, np.ndarray]:
     """Scores of one target per release (``targets[j]``: the target's row in training then holdout, for
     ``releases[j]``) by both attacks, the density's reference being the population (as for the one-run
     bound): ``{"distance": ..., "density": ...}``, one score per release."""
@@ -261,24 +289,29 @@ def target_scores(training: pd.DataFrame, holdout: pd.DataFrame, releases: Seque
     d_p, i_p = d_p.reshape(len(targets), -1), i_p.reshape(len(targets), -1)
     other = i_p != targets[:, None]
     other[other.all(axis=1), -1] = False
-    order_other = np.argsort(~other, axis=1, kind="stable")[:, :max(1, min(refine, k_p - 1))]
-    near_pop = _exact_nearest(pop_emb[targets], pop_emb, np.take_along_axis(i_p, order_other, axis=1),
-                              np.take_along_axis(other, order_other, axis=1))
+    order_other = np.argsort(~other, axis=1, kind="stable")[:, : max(1, min(refine, k_p - 1))]
+    near_pop = _exact_nearest(
+        pop_emb[targets],
+        pop_emb,
+        np.take_along_axis(i_p, order_other, axis=1),
+        np.take_along_axis(other, order_other, axis=1),
+    )
     h_ref = bandwidth * float(max(n_p, 2) ** (-1.0 / (dims + 4)))
     log_pop = _log_kde(d_p, other, h_ref, dims, n_p - 1)
     near_syn = np.full(len(targets), np.inf)
     log_syn = np.full(len(targets), -np.inf)
     bounds = np.cumsum([0, *sizes])
     for j in range(len(releases)):  # one small search per release (releases are few; records are not looped)
-        z = rel_z[bounds[j]:bounds[j + 1]]
+        z = rel_z[bounds[j] : bounds[j + 1]]
         if not len(z):
             continue
         k = max(1, min(neighbours, len(z)))
         d, i = cKDTree(z).query(pop_z[targets[j]][None, :], k=k)
         d, i = np.atleast_2d(d), np.atleast_2d(i)
         r = min(refine, k)
-        near_syn[j] = _exact_nearest(pop_emb[targets[j]][None, :], rel_emb[bounds[j]:bounds[j + 1]], i[:, :r],
-                                     np.ones((1, r), dtype=bool))[0]
+        near_syn[j] = _exact_nearest(
+            pop_emb[targets[j]][None, :], rel_emb[bounds[j] : bounds[j + 1]], i[:, :r], np.ones((1, r), dtype=bool)
+        )[0]
         h = bandwidth * float(max(len(z), 2) ** (-1.0 / (dims + 4)))
         log_syn[j] = _log_kde(d, np.ones_like(d, dtype=bool), h, dims, len(z))[0]
     near_pop = np.where(np.isfinite(near_pop), near_pop, near_syn)

@@ -39,8 +39,17 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-__all__ = ["one_run_p_value", "one_run_lower_bound", "OneRunBound", "one_run_audit", "guess_grid",
-           "clopper_pearson", "cp_epsilon", "clopper_pearson_epsilon", "CPBound"]
+__all__ = [
+    "one_run_p_value",
+    "one_run_lower_bound",
+    "OneRunBound",
+    "one_run_audit",
+    "guess_grid",
+    "clopper_pearson",
+    "cp_epsilon",
+    "clopper_pearson_epsilon",
+    "CPBound",
+]
 
 
 def _q(eps: float) -> float:
@@ -63,8 +72,7 @@ def one_run_p_value(m: int, r: int, v: int, eps: float, delta: float = 0.0) -> f
     return min(tail + alpha * delta * 2 * m, 1.0)
 
 
-def one_run_lower_bound(m: int, r: int, v: int, beta: float = 0.05, delta: float = 0.0,
-                        tol: float = 1e-6) -> float:
+def one_run_lower_bound(m: int, r: int, v: int, beta: float = 0.05, delta: float = 0.0, tol: float = 1e-6) -> float:
     """The largest ε whose p-value (:func:`one_run_p_value`) is below ``beta``: at confidence ``1 - beta``
     the mechanism is not (ε', δ)-DP for any ε' below it. 0 when even ε = 0 is not rejected."""
     if not 0 < beta < 1:
@@ -97,20 +105,28 @@ def guess_grid(m: int, smallest: int = 10, per_decade: int = 4) -> np.ndarray:
 
 @dataclass(frozen=True)
 class OneRunBound:
-    epsilon: float          # the lower bound at confidence 1 - beta (over every option tried)
+    epsilon: float  # the lower bound at confidence 1 - beta (over every option tried)
     beta: float
     delta: float
-    m: int                  # randomised records audited
-    guesses: int            # r of the option that gave the bound
-    correct: int            # v of that option
-    positive_guesses: int   # how many of the guesses said "member"
-    options: int            # options tried (the union bound divides beta by this)
-    accuracy: float         # v / r
+    m: int  # randomised records audited
+    guesses: int  # r of the option that gave the bound
+    correct: int  # v of that option
+    positive_guesses: int  # how many of the guesses said "member"
+    options: int  # options tried (the union bound divides beta by this)
+    accuracy: float  # v / r
 
     def to_dict(self) -> dict:
-        return {"epsilon": self.epsilon, "beta": self.beta, "delta": self.delta, "m": self.m,
-                "guesses": self.guesses, "correct": self.correct, "positive_guesses": self.positive_guesses,
-                "options": self.options, "accuracy": self.accuracy}
+        return {
+            "epsilon": self.epsilon,
+            "beta": self.beta,
+            "delta": self.delta,
+            "m": self.m,
+            "guesses": self.guesses,
+            "correct": self.correct,
+            "positive_guesses": self.positive_guesses,
+            "options": self.options,
+            "accuracy": self.accuracy,
+        }
 
 
 def _counts_for_grid(scores: np.ndarray, member: np.ndarray, grid: np.ndarray):
@@ -118,13 +134,20 @@ def _counts_for_grid(scores: np.ndarray, member: np.ndarray, grid: np.ndarray):
     lowest guessed "non-member" (ties at the cut broken by a fixed random order, drawn without the labels)."""
     order = np.argsort(-scores, kind="stable")
     ranked = member[order]
-    top_correct = np.concatenate([[0], np.cumsum(ranked)])            # members among the k highest
+    top_correct = np.concatenate([[0], np.cumsum(ranked)])  # members among the k highest
     bottom_correct = np.concatenate([[0], np.cumsum(~ranked[::-1])])  # non-members among the k lowest
     return top_correct[grid], bottom_correct[grid]
 
 
-def one_run_audit(scores: list[np.ndarray] | np.ndarray, member: np.ndarray, *, beta: float = 0.05,
-                  delta: float = 0.0, seed: int = 0, grid: np.ndarray | None = None) -> OneRunBound:
+def one_run_audit(
+    scores: list[np.ndarray] | np.ndarray,
+    member: np.ndarray,
+    *,
+    beta: float = 0.05,
+    delta: float = 0.0,
+    seed: int = 0,
+    grid: np.ndarray | None = None,
+) -> OneRunBound:
     """Steinke et al.'s bound from membership scores of ``m`` records whose membership was random.
 
     ``scores``: one array per attack (higher = more likely a member), computed **without** the labels.
@@ -193,12 +216,12 @@ def cp_epsilon(tp: int, n_pos: int, fp: int, n_neg: int, confidence: float, delt
 
 @dataclass(frozen=True)
 class CPBound:
-    epsilon: float          # lower bound at the confidence level
-    epsilon_high: float     # TAPAS's upper end (log(TPR_high / FPR_low))
+    epsilon: float  # lower bound at the confidence level
+    epsilon_high: float  # TAPAS's upper end (log(TPR_high / FPR_low))
     confidence: float
     threshold: float
-    inverse: bool           # the bound came from the negatives (TN / FN)
-    attack: int             # index of the attack chosen on the validation trials
+    inverse: bool  # the bound came from the negatives (TN / FN)
+    attack: int  # index of the attack chosen on the validation trials
     n_validation: int
     n_test: int
     tp: int
@@ -231,9 +254,15 @@ def _cp_lower_vector(tp, n_pos, fp, n_neg, confidence, delta=0.0):
     return np.where(num > 0, np.maximum(eps, 0.0), 0.0)
 
 
-def clopper_pearson_epsilon(scores: list[np.ndarray] | np.ndarray, labels: np.ndarray, *, confidence: float = 0.95,
-                            delta: float = 0.0, validation_split: float = 0.1,
-                            selection_confidence: float = 0.9) -> CPBound:
+def clopper_pearson_epsilon(
+    scores: list[np.ndarray] | np.ndarray,
+    labels: np.ndarray,
+    *,
+    confidence: float = 0.95,
+    delta: float = 0.0,
+    validation_split: float = 0.1,
+    selection_confidence: float = 0.9,
+) -> CPBound:
     """TAPAS's ``EffectiveEpsilonReport`` ("cp" heuristic): on the first ``validation_split`` of the
     trials choose the attack, threshold and side (TP/FP or TN/FN) with the largest Clopper–Pearson bound at
     ``selection_confidence``; on the rest, that choice's bound at ``confidence`` (:func:`cp_epsilon`).

@@ -64,7 +64,7 @@ def _hanley_mcneil(a: float, n1: int, n0: int) -> float:
 class RocSummary:
     auc: float
     auc_ci: tuple[float, float]
-    tpr_at_fpr: dict[str, dict]      # "0.001" -> {"value", "ci", "fpr", "threshold", "tp"}
+    tpr_at_fpr: dict[str, dict]  # "0.001" -> {"value", "ci", "fpr", "threshold", "tp"}
     advantage: float
     advantage_ci: tuple[float, float]
     advantage_threshold: float
@@ -72,10 +72,16 @@ class RocSummary:
     n_non_members: int
 
     def to_dict(self) -> dict:
-        return {"auc": self.auc, "auc_ci": list(self.auc_ci), "tpr_at_fpr": self.tpr_at_fpr,
-                "advantage": self.advantage, "advantage_ci": list(self.advantage_ci),
-                "advantage_threshold": self.advantage_threshold, "n_members": self.n_members,
-                "n_non_members": self.n_non_members}
+        return {
+            "auc": self.auc,
+            "auc_ci": list(self.auc_ci),
+            "tpr_at_fpr": self.tpr_at_fpr,
+            "advantage": self.advantage,
+            "advantage_ci": list(self.advantage_ci),
+            "advantage_threshold": self.advantage_threshold,
+            "n_members": self.n_members,
+            "n_non_members": self.n_non_members,
+        }
 
 
 def summarize(scores: np.ndarray, member: np.ndarray, fprs=(0.001, 0.01), confidence: float = 0.95) -> RocSummary:
@@ -91,15 +97,28 @@ def summarize(scores: np.ndarray, member: np.ndarray, fprs=(0.001, 0.01), confid
         i = int(np.argmax(np.where(fpr <= f + 1e-15, tpr, -1.0)))
         tp = int(round(tpr[i] * n1))
         lo, hi = clopper_pearson(tp, n1, confidence)
-        at[f"{f:g}"] = {"value": float(tpr[i]), "ci": [lo, hi], "fpr": float(fpr[i]),
-                        "threshold": float(thr[i]), "tp": tp}
+        at[f"{f:g}"] = {
+            "value": float(tpr[i]),
+            "ci": [lo, hi],
+            "fpr": float(fpr[i]),
+            "threshold": float(thr[i]),
+            "tp": tp,
+        }
     gap = tpr - fpr
     j = int(np.argmax(gap))
     half = 1 - (1 - confidence) / 2
     t_lo, t_hi = clopper_pearson(int(round(tpr[j] * n1)), n1, half)
     f_lo, f_hi = clopper_pearson(int(round(fpr[j] * n0)), n0, half)
-    return RocSummary(a, (max(0.0, a - z * se), min(1.0, a + z * se)), at, float(gap[j]),
-                      (max(-1.0, t_lo - f_hi), min(1.0, t_hi - f_lo)), float(thr[j]), n1, n0)
+    return RocSummary(
+        a,
+        (max(0.0, a - z * se), min(1.0, a + z * se)),
+        at,
+        float(gap[j]),
+        (max(-1.0, t_lo - f_hi), min(1.0, t_hi - f_lo)),
+        float(thr[j]),
+        n1,
+        n0,
+    )
 
 
 def log_grid_curve(scores: np.ndarray, member: np.ndarray, points: int = 60, floor: float | None = None):

@@ -58,8 +58,9 @@ def discretise(column: pd.Series, reference: pd.Series, bins: int) -> pd.Series:
     return pd.Series(codes.astype(np.int64), index=column.index)
 
 
-def _labels(frame: pd.DataFrame, reference: pd.DataFrame, columns: list[str], numeric: set[str],
-            bins: int) -> pd.DataFrame:
+def _labels(
+    frame: pd.DataFrame, reference: pd.DataFrame, columns: list[str], numeric: set[str], bins: int
+) -> pd.DataFrame:
     out = {}
     for c in columns:
         if c in numeric:
@@ -69,9 +70,15 @@ def _labels(frame: pd.DataFrame, reference: pd.DataFrame, columns: list[str], nu
     return pd.DataFrame(out)
 
 
-def correct_attribution_probability(training: pd.DataFrame, synthetic: pd.DataFrame, keys: list[str],
-                                    target: str, numeric: set[str] = frozenset(), bins: int = 10,
-                                    unmatched: str = "skip") -> CapResult:
+def correct_attribution_probability(
+    training: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    keys: list[str],
+    target: str,
+    numeric: set[str] = frozenset(),
+    bins: int = 10,
+    unmatched: str = "skip",
+) -> CapResult:
     """CAP of ``target`` given ``keys`` (see the module docstring)."""
     real = _labels(training, training, [*keys, target], set(numeric), bins)
     syn = _labels(synthetic, training, [*keys, target], set(numeric), bins)
@@ -80,7 +87,8 @@ def correct_attribution_probability(training: pd.DataFrame, synthetic: pd.DataFr
     sizes = syn.groupby(keys, sort=False, dropna=False).size().rename("size")
     real_counts = real.groupby([*keys, target], sort=False, dropna=False).size().rename("n").reset_index()
     joined = real_counts.merge(sizes.reset_index(), on=keys, how="left").merge(
-        pairs.reset_index(), on=[*keys, target], how="left")
+        pairs.reset_index(), on=[*keys, target], how="left"
+    )
     size = joined["size"].to_numpy(dtype=float)
     hits = joined["hits"].fillna(0).to_numpy(dtype=float)
     n = joined["n"].to_numpy(dtype=float)

@@ -102,8 +102,16 @@ from privaudit.risk.synthetic.pruning import (
 )
 
 __all__ = [
-    "DistanceResult", "Encoded", "GowerSpace", "Neighbours", "binomial_interval", "binomial_sf", "count_within",
-    "gower_matrix", "nearest_two", "distance_to_closest_record",
+    "DistanceResult",
+    "Encoded",
+    "GowerSpace",
+    "Neighbours",
+    "binomial_interval",
+    "binomial_sf",
+    "count_within",
+    "gower_matrix",
+    "nearest_two",
+    "distance_to_closest_record",
 ]
 
 Kind = Literal["numeric", "ordinal", "nominal"]
@@ -167,8 +175,9 @@ class GowerSpace:
         return len(self.columns)
 
     @classmethod
-    def build(cls, kinds: Mapping[str, str], training: pd.DataFrame, *others: pd.DataFrame
-              ) -> tuple[GowerSpace, list[Encoded]]:
+    def build(
+        cls, kinds: Mapping[str, str], training: pd.DataFrame, *others: pd.DataFrame
+    ) -> tuple[GowerSpace, list[Encoded]]:
         """The space of ``kinds`` (column -> numeric | ordinal | nominal) fitted on ``training`` (ranges),
         and every table (``training`` first, then ``others``) encoded in it with shared nominal codes."""
         frames = [training, *others]
@@ -202,8 +211,12 @@ class GowerSpace:
                 treated.append("nominal")
             elif kind == "ordinal":
                 levels_list = _ordinal_levels([f[name] for f in frames])
-                ranks = [pd.Categorical(f[name].astype(object).where(f[name].notna(), None),
-                                        categories=levels_list).codes.astype(float) for f in frames]
+                ranks = [
+                    pd.Categorical(
+                        f[name].astype(object).where(f[name].notna(), None), categories=levels_list
+                    ).codes.astype(float)
+                    for f in frames
+                ]
                 ranks = [np.where(r < 0, np.nan, r) for r in ranks]
                 if len(levels_list) > 1:
                     treated.append("ordinal")
@@ -230,9 +243,16 @@ class GowerSpace:
         onehot_idx.sort()
         code_idx = [i for i in range(len(nominal_cols)) if i not in onehot_idx]
         missing_scaled = [j for j in range(len(scaled_cols)) if any(np.isnan(v).any() for v in scaled_vals[j])]
-        space = cls(tuple(columns), tuple(treated), tuple(scaled_cols), tuple(low), tuple(span),
-                    tuple(nominal_cols[i] for i in onehot_idx), tuple(nominal_cols[i] for i in code_idx),
-                    len(onehot_idx))
+        space = cls(
+            tuple(columns),
+            tuple(treated),
+            tuple(scaled_cols),
+            tuple(low),
+            tuple(span),
+            tuple(nominal_cols[i] for i in onehot_idx),
+            tuple(nominal_cols[i] for i in code_idx),
+            len(onehot_idx),
+        )
         encoded = []
         for t, n in enumerate(sizes):
             scaled = np.empty((n, len(scaled_cols)))
@@ -274,8 +294,9 @@ def _ordinal_levels(columns: Sequence[pd.Series]) -> list:
 
 def _factorize(columns: Sequence[pd.Series]) -> tuple[list[np.ndarray], int]:
     """Shared codes of the values of ``columns`` (missing: code ``levels - 1`` when any is missing)."""
-    joined = pd.concat([c.astype(object).where(c.notna(), None).reset_index(drop=True) for c in columns],
-                       ignore_index=True)
+    joined = pd.concat(
+        [c.astype(object).where(c.notna(), None).reset_index(drop=True) for c in columns], ignore_index=True
+    )
     codes, uniques = pd.factorize(joined, use_na_sentinel=True)
     levels = len(uniques)
     if (codes < 0).any():
@@ -284,7 +305,7 @@ def _factorize(columns: Sequence[pd.Series]) -> tuple[list[np.ndarray], int]:
     levels = max(levels, 1)
     out, start = [], 0
     for c in columns:
-        out.append(codes[start:start + len(c)].astype(np.int64))
+        out.append(codes[start : start + len(c)].astype(np.int64))
         start += len(c)
     return out, levels
 
@@ -368,9 +389,16 @@ def _unique_rows(enc: Encoded) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return distinct(enc.key)  # np.unique(axis=0)'s order, faster
 
 
-def nearest_two(space: GowerSpace, queries: Encoded, reference: Encoded, *, workers: int | None = None,
-                block_rows: int = BLOCK_ROWS, tile_rows: int = TILE_ROWS,
-                progress: Callable[[int, int], None] | None = None) -> Neighbours:
+def nearest_two(
+    space: GowerSpace,
+    queries: Encoded,
+    reference: Encoded,
+    *,
+    workers: int | None = None,
+    block_rows: int = BLOCK_ROWS,
+    tile_rows: int = TILE_ROWS,
+    progress: Callable[[int, int], None] | None = None,
+) -> Neighbours:
     """The two nearest ``reference`` records of every query record, exactly, under the Gower distance of
     ``space`` (see the module docstring for the blocking). ``progress(done, total)`` counts distinct
     query records."""
@@ -390,13 +418,15 @@ def nearest_two(space: GowerSpace, queries: Encoded, reference: Encoded, *, work
     # (pruning.py); the others are searched, with the joins' second distance as a first bound
     rkey, rscaled, n_codes = reference.key[rfirst], reference.scaled[rfirst], reference.codes.shape[1]
     budget = PAIR_BUDGET * (uq.n + len(rfirst))
-    j1, j2, jpos, complete = near_pattern_two(uq.key, uq.scaled, rkey, rscaled, rcounts, space.onehot_groups,
-                                              n_codes, budget)
+    j1, j2, jpos, complete = near_pattern_two(
+        uq.key, uq.scaled, rkey, rscaled, rcounts, space.onehot_groups, n_codes, budget
+    )
     again = np.flatnonzero(~(complete & (j2 < 1.0 - MARGIN)))
     if len(again):
         sub = uq.take(again)
-        k1, k2, kpos, kcomplete = near_pattern_two(sub.key, sub.scaled, rkey, rscaled, rcounts,
-                                                   space.onehot_groups, n_codes, budget, mismatches=1)
+        k1, k2, kpos, kcomplete = near_pattern_two(
+            sub.key, sub.scaled, rkey, rscaled, rcounts, space.onehot_groups, n_codes, budget, mismatches=1
+        )
         j1[again], j2[again], jpos[again] = k1, k2, kpos
         complete[again] = kcomplete & (k2 < 2.0 - MARGIN)
     settled = complete & (j2 < 2.0 - MARGIN)
@@ -411,7 +441,7 @@ def nearest_two(space: GowerSpace, queries: Encoded, reference: Encoded, *, work
 
     def block(start: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
         q = uq.take(np.arange(start, min(uq.n, start + block_rows)))
-        cap = limit[start:start + block_rows]
+        cap = limit[start : start + block_rows]
         wide = kernel.wide(q)
         b = q.n
         d1 = np.full(b, np.inf)
@@ -450,9 +480,10 @@ def nearest_two(space: GowerSpace, queries: Encoded, reference: Encoded, *, work
     d2 = np.empty(uq.n)
     i1 = np.empty(uq.n, dtype=np.int64)
     done = 0
-    for start, a, b, c in ordered_map(block, starts, workers=workers or default_workers(),
-                                      ahead=2 * (workers or default_workers())):
-        d1[start:start + len(a)], d2[start:start + len(a)], i1[start:start + len(a)] = a, b, c
+    for start, a, b, c in ordered_map(
+        block, starts, workers=workers or default_workers(), ahead=2 * (workers or default_workers())
+    ):
+        d1[start : start + len(a)], d2[start : start + len(a)], i1[start : start + len(a)] = a, b, c
         done += len(a)
         if progress is not None:
             progress(done, uq.n)
@@ -467,9 +498,16 @@ def nearest_two(space: GowerSpace, queries: Encoded, reference: Encoded, *, work
     return Neighbours(d1[qinverse], d2[qinverse], index[qinverse])
 
 
-def count_within(space: GowerSpace, queries: Encoded, reference: Encoded, radius: np.ndarray, *,
-                 workers: int | None = None, block_rows: int = BLOCK_ROWS, tile_rows: int = TILE_ROWS
-                 ) -> np.ndarray:
+def count_within(
+    space: GowerSpace,
+    queries: Encoded,
+    reference: Encoded,
+    radius: np.ndarray,
+    *,
+    workers: int | None = None,
+    block_rows: int = BLOCK_ROWS,
+    tile_rows: int = TILE_ROWS,
+) -> np.ndarray:
     """For every query record, how many reference records lie at Gower distance ``<= radius`` (+ :data:`TIE`):
     below a sum of 1 by the join on nominal codes, otherwise by the blocked search with lower bounds."""
     radius = np.asarray(radius, dtype=float).reshape(-1)
@@ -481,10 +519,17 @@ def count_within(space: GowerSpace, queries: Encoded, reference: Encoded, radius
     searched = np.ones(queries.n, dtype=bool)
     near = np.flatnonzero(limit < 1.0 - MARGIN)  # within a sum below 1 only records of the same nominal codes
     if len(near):
-        chosen, counts = same_pattern_count(queries.key[near], queries.scaled[near], reference.key[rfirst],
-                                            reference.scaled[rfirst], rcounts, space.onehot_groups,
-                                            reference.codes.shape[1], limit[near],
-                                            budget=PAIR_BUDGET * (len(near) + len(rfirst)))
+        chosen, counts = same_pattern_count(
+            queries.key[near],
+            queries.scaled[near],
+            reference.key[rfirst],
+            reference.scaled[rfirst],
+            rcounts,
+            space.onehot_groups,
+            reference.codes.shape[1],
+            limit[near],
+            budget=PAIR_BUDGET * (len(near) + len(rfirst)),
+        )
         out[near[chosen]] = counts
         searched[near[chosen]] = False
     left = np.flatnonzero(searched)
@@ -501,7 +546,7 @@ def count_within(space: GowerSpace, queries: Encoded, reference: Encoded, radius
 
     def block(start: int) -> tuple[int, np.ndarray]:
         q = uq.take(np.arange(start, min(uq.n, start + block_rows)))
-        cap = lim[start:start + q.n]
+        cap = lim[start : start + q.n]
         wide = kernel.wide(q)
         total = np.zeros(q.n)
         bound = tiles.bounds(q.key, q.scaled)
@@ -516,7 +561,7 @@ def count_within(space: GowerSpace, queries: Encoded, reference: Encoded, radius
         return start, np.rint(total).astype(np.int64)
 
     for start, total in ordered_map(block, range(0, uq.n, block_rows), workers=workers or default_workers()):
-        out[qorder[start:start + len(total)]] = total
+        out[qorder[start : start + len(total)]] = total
     return out
 
 
@@ -529,8 +574,12 @@ def gower_matrix(space: GowerSpace, a: Encoded, b: Encoded) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------- binomial
-def binomial_interval(successes: float, trials: int, confidence: float = 0.95,
-                      method: Literal["clopper-pearson", "wilson"] = "clopper-pearson") -> tuple[float, float]:
+def binomial_interval(
+    successes: float,
+    trials: int,
+    confidence: float = 0.95,
+    method: Literal["clopper-pearson", "wilson"] = "clopper-pearson",
+) -> tuple[float, float]:
     """Two-sided ``confidence`` interval for a binomial proportion. Clopper & Pearson (1934), from beta
     quantiles (a fractional number of successes interpolates), or Wilson (1927) score interval."""
     if trials <= 0:
@@ -624,10 +673,17 @@ def quantiles(values: np.ndarray | None, qs: Sequence[float] = QUANTILES) -> dic
     return {f"p{100 * q:g}": float(v) for q, v in zip(qs, got, strict=False)}
 
 
-def distance_to_closest_record(synthetic: pd.DataFrame, training: pd.DataFrame, control: pd.DataFrame | None,
-                       kinds: Mapping[str, str], *, workers: int | None = None,
-                       progress: Callable[[int, int], None] | None = None,
-                       block_rows: int = BLOCK_ROWS, tile_rows: int = TILE_ROWS) -> DistanceResult:
+def distance_to_closest_record(
+    synthetic: pd.DataFrame,
+    training: pd.DataFrame,
+    control: pd.DataFrame | None,
+    kinds: Mapping[str, str],
+    *,
+    workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    block_rows: int = BLOCK_ROWS,
+    tile_rows: int = TILE_ROWS,
+) -> DistanceResult:
     """DCR, NNDR and exact copies of ``synthetic`` against ``training`` over the columns of ``kinds``
     (column -> numeric | ordinal | nominal), and with a ``control`` (holdout) table the holdout's DCR to
     the training table, the share below its 5th percentile and the "closer to training" score.
@@ -645,8 +701,9 @@ def distance_to_closest_record(synthetic: pd.DataFrame, training: pd.DataFrame, 
         return lambda done, total: progress(int(1000 * (k + done / max(total, 1)) / stages), 1000)
 
     to_train = nearest_two(space, enc_syn, enc_train, progress=stage(0), **options)
-    result = DistanceResult(space, enc_syn.n, enc_train.n, to_train.d1, to_train.nndr,
-                            int(np.count_nonzero(to_train.d1 == 0)))
+    result = DistanceResult(
+        space, enc_syn.n, enc_train.n, to_train.d1, to_train.nndr, int(np.count_nonzero(to_train.d1 == 0))
+    )
     if enc_ctrl is None:
         return result
     if enc_ctrl.n == 0:

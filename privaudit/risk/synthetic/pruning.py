@@ -85,7 +85,9 @@ class TileSummary:
             empty = np.zeros((len(starts), 0))
             return cls(starts, empty.astype(np.uint64), empty, empty, empty, empty, empty.astype(bool))
         bits = np.left_shift(np.uint64(1), narrow.astype(np.uint64))
-        masks = np.bitwise_or.reduceat(bits, starts, axis=0) if narrow.shape[1] else np.zeros((len(starts), 0), np.uint64)
+        masks = (
+            np.bitwise_or.reduceat(bits, starts, axis=0) if narrow.shape[1] else np.zeros((len(starts), 0), np.uint64)
+        )
         if wide.shape[1]:
             code_low, code_high = np.minimum.reduceat(wide, starts, axis=0), np.maximum.reduceat(wide, starts, axis=0)
         else:
@@ -139,9 +141,16 @@ def distinct(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return first, inverse.reshape(-1), counts
 
 
-def pattern_pairs(q_key: np.ndarray, q_scaled: np.ndarray, r_key: np.ndarray, r_scaled: np.ndarray,
-                  onehot_groups: int, n_codes: int, budget: int, drop: int | None = None
-                  ) -> tuple[np.ndarray, Iterator[tuple[np.ndarray, ...]]]:
+def pattern_pairs(
+    q_key: np.ndarray,
+    q_scaled: np.ndarray,
+    r_key: np.ndarray,
+    r_scaled: np.ndarray,
+    onehot_groups: int,
+    n_codes: int,
+    budget: int,
+    drop: int | None = None,
+) -> tuple[np.ndarray, Iterator[tuple[np.ndarray, ...]]]:
     """The join of queries and reference records on their nominal codes: ``(joined queries, chunks)``, the
     chunks ``(query, reference record, Gower sum)`` of every pair with equal nominal codes -- or, with
     ``drop`` (a nominal column, counted from the first), of every pair that differs in that column only. At
@@ -200,9 +209,17 @@ def pattern_pairs(q_key: np.ndarray, q_scaled: np.ndarray, r_key: np.ndarray, r_
     return chosen, chunks()
 
 
-def near_pattern_two(q_key: np.ndarray, q_scaled: np.ndarray, r_key: np.ndarray, r_scaled: np.ndarray,
-                     mult: np.ndarray, onehot_groups: int, n_codes: int, budget: int, mismatches: int = 0
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def near_pattern_two(
+    q_key: np.ndarray,
+    q_scaled: np.ndarray,
+    r_key: np.ndarray,
+    r_scaled: np.ndarray,
+    mult: np.ndarray,
+    onehot_groups: int,
+    n_codes: int,
+    budget: int,
+    mismatches: int = 0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The nearest two reference records (``mult``: each one's multiplicity) of every query among those
     that differ from it in at most ``mismatches`` (0 or 1) nominal columns (:func:`pattern_pairs`, one
     join per column left out): ``(d1, d2, position of the nearest, complete)`` as Gower sums, inf where
@@ -232,9 +249,17 @@ def near_pattern_two(q_key: np.ndarray, q_scaled: np.ndarray, r_key: np.ndarray,
     return d1, d2, pos1, complete
 
 
-def same_pattern_count(q_key: np.ndarray, q_scaled: np.ndarray, r_key: np.ndarray, r_scaled: np.ndarray,
-                       mult: np.ndarray, onehot_groups: int, n_codes: int, limit: np.ndarray, budget: int
-                       ) -> tuple[np.ndarray, np.ndarray]:
+def same_pattern_count(
+    q_key: np.ndarray,
+    q_scaled: np.ndarray,
+    r_key: np.ndarray,
+    r_scaled: np.ndarray,
+    mult: np.ndarray,
+    onehot_groups: int,
+    n_codes: int,
+    limit: np.ndarray,
+    budget: int,
+) -> tuple[np.ndarray, np.ndarray]:
     """For the queries joined by :func:`pattern_pairs`: ``(joined queries, their counts)``, how many
     reference records (``mult``: each one's multiplicity) with the query's nominal codes lie at a Gower
     sum ``<= limit``. When ``limit`` is below 1 that is every such reference record."""

@@ -16,5 +16,14 @@ from privaudit.risk.synthetic_attacks.linkability import linkability_attack
 from privaudit.risk.synthetic_attacks.rates import AttackOutcome, Risk, SuccessRate, residual_risk, wilson
 from privaudit.risk.synthetic_attacks.singling_out import SinglingOutResult, singling_out_attack
 
-__all__ = ["AttackOutcome", "Risk", "SinglingOutResult", "SuccessRate", "inference_attack", "linkability_attack",
-           "residual_risk", "singling_out_attack", "wilson"]
+__all__ = [
+    "AttackOutcome",
+    "Risk",
+    "SinglingOutResult",
+    "SuccessRate",
+    "inference_attack",
+    "linkability_attack",
+    "residual_risk",
+    "singling_out_attack",
+    "wilson",
+]

@@ -68,4 +68,4 @@ class DominanceIndex:
         bound = np.concatenate([y_hi, y_hi, y_lo, y_lo])
         m = len(lo)
         got = self.below(p, bound)
-        return np.maximum(got[:m] - got[m:2 * m] - got[2 * m:3 * m] + got[3 * m:], 0)
+        return np.maximum(got[:m] - got[m : 2 * m] - got[2 * m : 3 * m] + got[3 * m :], 0)

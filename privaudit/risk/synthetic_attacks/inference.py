@@ -41,10 +41,20 @@ def correct_guesses(guesses: np.ndarray, secrets: np.ndarray, numeric: bool, tol
     return right | both_missing
 
 
-def inference_attack(training: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame,
-                     aux_columns: Sequence[str], secret: str, numeric: Mapping[str, bool], *, n_attacks: int = 500,
-                     tolerance: float = 0.05, confidence_level: float = 0.95, seed: int = 0,
-                     tables: EncodedTables | None = None) -> AttackOutcome:
+def inference_attack(
+    training: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    control: pd.DataFrame,
+    aux_columns: Sequence[str],
+    secret: str,
+    numeric: Mapping[str, bool],
+    *,
+    n_attacks: int = 500,
+    tolerance: float = 0.05,
+    confidence_level: float = 0.95,
+    seed: int = 0,
+    tables: EncodedTables | None = None,
+) -> AttackOutcome:
     """Run the inference attack for ``secret`` from ``aux_columns`` on ``n_attacks`` training and control
     records (fewer when a table is smaller) and the naive baseline; ``tables``: the three tables already
     encoded (shared by the checks of an audit, :mod:`.shared`)."""
@@ -72,7 +82,17 @@ def inference_attack(training: pd.DataFrame, synthetic: pd.DataFrame, control: p
     n_baseline = int(correct_guesses(drawn, train_targets[:n_base, s], is_numeric, tolerance).sum())
     notes = []
     if len(train_targets) < n_attacks or len(control_targets) < n_attacks:
-        notes.append(f"{len(train_targets)} training and {len(control_targets)} control records attacked "
-                     f"(n_attacks {n_attacks} is more than a table holds)")
-    return outcome(n_success, len(train_targets), n_control, len(control_targets), n_baseline, n_base,
-                   confidence_level, tuple(notes))
+        notes.append(
+            f"{len(train_targets)} training and {len(control_targets)} control records attacked "
+            f"(n_attacks {n_attacks} is more than a table holds)"
+        )
+    return outcome(
+        n_success,
+        len(train_targets),
+        n_control,
+        len(control_targets),
+        n_baseline,
+        n_base,
+        confidence_level,
+        tuple(notes),
+    )

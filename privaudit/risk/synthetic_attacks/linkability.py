@@ -62,10 +62,19 @@ def linked(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     return (first[:, :, None] == second[:, None, :]).any(axis=(1, 2))
 
 
-def linkability_attack(training: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame,
-                       aux_columns: tuple[Sequence[str], Sequence[str]], numeric: Mapping[str, bool], *,
-                       n_attacks: int = 500, n_neighbors: int = 1, confidence_level: float = 0.95,
-                       seed: int = 0, tables: EncodedTables | None = None) -> AttackOutcome:
+def linkability_attack(
+    training: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    control: pd.DataFrame,
+    aux_columns: tuple[Sequence[str], Sequence[str]],
+    numeric: Mapping[str, bool],
+    *,
+    n_attacks: int = 500,
+    n_neighbors: int = 1,
+    confidence_level: float = 0.95,
+    seed: int = 0,
+    tables: EncodedTables | None = None,
+) -> AttackOutcome:
     """Run the linkability attack on ``n_attacks`` training and control records (fewer when a table is
     smaller) and the naive baseline; ``numeric`` says which columns are numeric; ``tables``: the three
     tables already encoded (shared by the checks of an audit, :mod:`.shared`)."""
@@ -98,7 +107,17 @@ def linkability_attack(training: pd.DataFrame, synthetic: pd.DataFrame, control:
         n_baseline = int(sum(bool(np.intersect1d(x, y).size) for x, y in guesses))
     notes = []
     if len(train_targets) < n_attacks or len(control_targets) < n_attacks:
-        notes.append(f"{len(train_targets)} training and {len(control_targets)} control records attacked "
-                     f"(n_attacks {n_attacks} is more than a table holds)")
-    return outcome(n_success, len(train_targets), n_control, len(control_targets), n_baseline, n_base,
-                   confidence_level, tuple(notes))
+        notes.append(
+            f"{len(train_targets)} training and {len(control_targets)} control records attacked "
+            f"(n_attacks {n_attacks} is more than a table holds)"
+        )
+    return outcome(
+        n_success,
+        len(train_targets),
+        n_control,
+        len(control_targets),
+        n_baseline,
+        n_base,
+        confidence_level,
+        tuple(notes),
+    )

@@ -49,8 +49,13 @@ WINDOW_MIN = 4096
 SCREEN_CELLS = 262_144
 
 
-def gower_block(queries: np.ndarray, candidates: np.ndarray, numeric_mask: np.ndarray,
-                ranges: np.ndarray, work: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+def gower_block(
+    queries: np.ndarray,
+    candidates: np.ndarray,
+    numeric_mask: np.ndarray,
+    ranges: np.ndarray,
+    work: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
     """Gower distances (sums, not means) between every query and every candidate: ``len(queries) x
     len(candidates)``. Numeric columns ``|x - y| / range``, the others 0 when equal and 1 otherwise; a
     missing value (NaN) is at 0 from a missing value and at 1 from anything else. Terms are added column
@@ -59,7 +64,7 @@ def gower_block(queries: np.ndarray, candidates: np.ndarray, numeric_mask: np.nd
     b, m = len(queries), len(candidates)
     if work is None:
         work = workspace(b * m)
-    dist, tmp, equal = (w[:b * m].reshape(b, m) for w in work)
+    dist, tmp, equal = (w[: b * m].reshape(b, m) for w in work)
     dist.fill(0.0)
     for j in range(queries.shape[1]):
         q, c = queries[:, j, None], candidates[None, :, j]
@@ -80,8 +85,9 @@ def gower_block(queries: np.ndarray, candidates: np.ndarray, numeric_mask: np.nd
     return dist
 
 
-def gower_pairs(queries: np.ndarray, candidates: np.ndarray, numeric_mask: np.ndarray,
-                ranges: np.ndarray) -> np.ndarray:
+def gower_pairs(
+    queries: np.ndarray, candidates: np.ndarray, numeric_mask: np.ndarray, ranges: np.ndarray
+) -> np.ndarray:
     """Gower distances (sums) between ``queries[i]`` and ``candidates[i]``, pair by pair, with the same
     arithmetic in the same order as :func:`gower_block` (so the values are equal floats)."""
     dist = np.zeros(len(queries))
@@ -103,8 +109,9 @@ def _codes(matrix: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(matrix), -1.0, matrix).astype(np.int64)
 
 
-def _nearest_one(queries: np.ndarray, patterns: np.ndarray, numeric_mask: np.ndarray, ranges: np.ndarray,
-                 first_rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _nearest_one(
+    queries: np.ndarray, patterns: np.ndarray, numeric_mask: np.ndarray, ranges: np.ndarray, first_rank: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """The nearest distinct record of every query (the earliest first record among equally near ones) and
     its distance, exactly: categorical mismatches counted in small integers and numeric terms added in
     float32 screen the distinct records within a rounding tolerance of the nearest; those are measured
@@ -115,20 +122,24 @@ def _nearest_one(queries: np.ndarray, patterns: np.ndarray, numeric_mask: np.nda
     qc, pc = _codes(queries[:, cat]), _codes(patterns[:, cat])
     small = np.uint8 if len(cat) < 255 else np.uint32
     # float32 sums of at most p terms in [0, 1] are within p * len(num) * 2^-24 of the float64 fold
-    tol = 4.0 * queries.shape[1] * (len(num) + 1) * 2.0 ** -23
+    tol = 4.0 * queries.shape[1] * (len(num) + 1) * 2.0**-23
     step = max(1, SCREEN_CELLS // max(u, 1))
     cells = min(step, b_all) * u
-    count, equal, approx, term = (np.empty(cells, dtype=small), np.empty(cells, dtype=bool),
-                                  np.empty(cells, dtype=np.float32), np.empty(cells))
+    count, equal, approx, term = (
+        np.empty(cells, dtype=small),
+        np.empty(cells, dtype=bool),
+        np.empty(cells, dtype=np.float32),
+        np.empty(cells),
+    )
     best = np.empty(b_all, dtype=np.int64)
     best_d = np.empty(b_all)
     for lo in range(0, b_all, step):
-        q = queries[lo:lo + step]
+        q = queries[lo : lo + step]
         b = len(q)
-        mism, eq, t, tmp = (w[:b * u].reshape(b, u) for w in (count, equal, approx, term))
+        mism, eq, t, tmp = (w[: b * u].reshape(b, u) for w in (count, equal, approx, term))
         mism.fill(0)
         for j in range(len(cat)):
-            np.not_equal(qc[lo:lo + b, j, None], pc[None, :, j], out=eq)
+            np.not_equal(qc[lo : lo + b, j, None], pc[None, :, j], out=eq)
             np.add(mism, eq, out=mism)
         np.copyto(t, mism)
         for j in num:
@@ -146,7 +157,7 @@ def _nearest_one(queries: np.ndarray, patterns: np.ndarray, numeric_mask: np.nda
         exact = gower_pairs(q[qi], patterns[pj], numeric_mask, ranges)
         ranked = np.lexsort((first_rank[pj], exact, qi))
         head = ranked[np.r_[True, qi[ranked][1:] != qi[ranked][:-1]]]
-        best[lo:lo + b], best_d[lo:lo + b] = first_rank[pj[head]], exact[head]
+        best[lo : lo + b], best_d[lo : lo + b] = first_rank[pj[head]], exact[head]
     return best, best_d
 
 
@@ -156,8 +167,9 @@ PAIR_BUDGET = 64
 PAIR_CHUNK = 500_000
 
 
-def _nearest_same_categories(queries: np.ndarray, patterns: np.ndarray, numeric_mask: np.ndarray,
-                             ranges: np.ndarray, first_rank: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _nearest_same_categories(
+    queries: np.ndarray, patterns: np.ndarray, numeric_mask: np.ndarray, ranges: np.ndarray, first_rank: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The nearest distinct record of every query among those with its categorical values (a join on them;
     at most :data:`PAIR_BUDGET` pairs per record, the queries of the smallest groups first): ``(first rank,
     distance, settled)``. Any other record differs in a categorical column, at a sum of at least 1, so a
@@ -216,8 +228,14 @@ def distinct_rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return first, inverse.reshape(-1), counts
 
 
-def gower_neighbours(queries: np.ndarray, candidates: np.ndarray, numeric_mask: np.ndarray, ranges: np.ndarray,
-                     k: int, priority: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def gower_neighbours(
+    queries: np.ndarray,
+    candidates: np.ndarray,
+    numeric_mask: np.ndarray,
+    ranges: np.ndarray,
+    k: int,
+    priority: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Exact ``k`` nearest candidates of every query under the Gower distance: ``(indices, distances)``,
     each ``len(queries) x k``, nearest first. ``priority`` (a permutation of the candidates) breaks ties:
     of equally near candidates, the one listed first in ``priority`` wins (default: the lowest index).
@@ -258,7 +276,7 @@ def gower_neighbours(queries: np.ndarray, candidates: np.ndarray, numeric_mask: 
     step = max(1, BLOCK_CELLS // max(u, 1))
     work = workspace(min(step, len(rest)) * u)
     for lo in range(0, len(rest), step):
-        at = rest[lo:lo + step]
+        at = rest[lo : lo + step]
         d = gower_block(queries[at], patterns, numeric_mask, ranges, work)
         b = len(d)
         near = np.argpartition(d, kp - 1, axis=1)[:, :kp] if kp < u else np.broadcast_to(np.arange(u), (b, u))

@@ -53,8 +53,7 @@ class SuccessRate:
         return min(max(self.value + self.error, 0.0), 1.0)
 
     def to_dict(self) -> dict:
-        return {"value": self.value, "ci": [self.lower, self.upper], "successes": self.successes,
-                "trials": self.trials}
+        return {"value": self.value, "ci": [self.lower, self.upper], "successes": self.successes, "trials": self.trials}
 
 
 def wilson(successes: float, trials: int, confidence_level: float = 0.95) -> SuccessRate:
@@ -98,7 +97,7 @@ def residual_risk(attack: SuccessRate, control: SuccessRate) -> Risk:
     """``R = (r_train - r_control) / (1 - r_control)`` with the first-order propagated interval."""
     margin = 1.0 - control.value  # > 0: a Wilson estimate never reaches 1
     estimate = (attack.value - control.value) / margin
-    error = math.hypot(attack.error / margin, control.error * (attack.value - 1.0) / margin ** 2)
+    error = math.hypot(attack.error / margin, control.error * (attack.value - 1.0) / margin**2)
     return _clipped(estimate, error)
 
 
@@ -128,22 +127,39 @@ class AttackOutcome:
             "attack_rate": self.attack.to_dict(),
             "control_rate": self.control.to_dict(),
             "baseline_rate": self.baseline.to_dict(),
-            "n_attacks": {"training": self.attack.trials, "control": self.control.trials,
-                          "baseline": self.baseline.trials},
+            "n_attacks": {
+                "training": self.attack.trials,
+                "control": self.control.trials,
+                "baseline": self.baseline.trials,
+            },
             "confidence_level": self.confidence_level,
             "beats_baseline": self.beats_baseline,
             "notes": list(self.notes),
         }
 
 
-def outcome(n_success: float, n_attacks: int, n_control: float, n_control_attacks: int, n_baseline: float,
-            n_baseline_attacks: int, confidence_level: float = 0.95, notes: tuple[str, ...] = ()) -> AttackOutcome:
+def outcome(
+    n_success: float,
+    n_attacks: int,
+    n_control: float,
+    n_control_attacks: int,
+    n_baseline: float,
+    n_baseline_attacks: int,
+    confidence_level: float = 0.95,
+    notes: tuple[str, ...] = (),
+) -> AttackOutcome:
     """The rates of the three attacks from their counts, and the residual risk."""
     attack = wilson(n_success, n_attacks, confidence_level)
     control = wilson(n_control, n_control_attacks, confidence_level)
     baseline = wilson(n_baseline, n_baseline_attacks, confidence_level)
-    extra = [] if attack.value > baseline.value else [
-        f"the attack does no better than the naive baseline (attack rate {attack.value:.3f}, baseline "
-        f"{baseline.value:.3f}): a low risk here reflects a weak attack, not a safe release"]
-    return AttackOutcome(attack, control, baseline, residual_risk(attack, control), confidence_level,
-                         tuple([*notes, *extra]))
+    extra = (
+        []
+        if attack.value > baseline.value
+        else [
+            f"the attack does no better than the naive baseline (attack rate {attack.value:.3f}, baseline "
+            f"{baseline.value:.3f}): a low risk here reflects a weak attack, not a safe release"
+        ]
+    )
+    return AttackOutcome(
+        attack, control, baseline, residual_risk(attack, control), confidence_level, tuple([*notes, *extra])
+    )

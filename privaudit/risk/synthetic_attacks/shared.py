@@ -34,8 +34,11 @@ def encode_column(columns: Sequence[pd.Series], numeric: bool) -> np.ndarray:
     """One column of several frames, concatenated, as floats in one code space: a numeric column's values,
     otherwise category codes in order of first appearance over all frames; missing values NaN."""
     if numeric:
-        return np.concatenate([pd.to_numeric(c, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-                               for c in columns]) if columns else np.zeros(0)
+        return (
+            np.concatenate([pd.to_numeric(c, errors="coerce").to_numpy(dtype=float, na_value=np.nan) for c in columns])
+            if columns
+            else np.zeros(0)
+        )
     dtypes = {c.dtype for c in columns}
     same = len(dtypes) == 1 and isinstance(next(iter(dtypes)), (pd.CategoricalDtype, pd.StringDtype))
     # one categorical or string dtype: factorized as it is (codes in order of appearance all the same),
@@ -76,7 +79,7 @@ class EncodedTables:
         for j, col in enumerate(columns):
             values = self.column(col, numeric[col])
             for i, m in enumerate(out):
-                m[:, j] = values[self.bounds[i]:self.bounds[i + 1]]
+                m[:, j] = values[self.bounds[i] : self.bounds[i + 1]]
         return out
 
     def distinct_matrices(self, columns: Sequence[str], numeric: Mapping[str, bool]) -> list[np.ndarray]:
@@ -94,8 +97,12 @@ class EncodedTables:
         out = []
         for i, frame in enumerate(self.frames):
             n = len(frame)
-            parts = [self._dedup_codes(frame[c], self.column(c, numeric[c])[self.bounds[i]:self.bounds[i + 1]],
-                                       bool(numeric[c])) for c in columns]
+            parts = [
+                self._dedup_codes(
+                    frame[c], self.column(c, numeric[c])[self.bounds[i] : self.bounds[i + 1]], bool(numeric[c])
+                )
+                for c in columns
+            ]
             packed = pack_keys(parts, n)
             out.append(np.flatnonzero(~pd.Series(packed).duplicated(keep="first").to_numpy()))
         return out

@@ -125,8 +125,9 @@ def distinct_counts(column: np.ndarray, codes: bool = False) -> tuple[np.ndarray
     return np.unique(present, return_counts=True)
 
 
-def count_matches(table: np.ndarray, preds: Predicates, numeric: np.ndarray | None = None,
-                  cache: dict | None = None) -> np.ndarray:
+def count_matches(
+    table: np.ndarray, preds: Predicates, numeric: np.ndarray | None = None, cache: dict | None = None
+) -> np.ndarray:
     """How many records of ``table`` satisfy each predicate (``numeric``: which columns are numeric, to
     count predicates with categorical equalities by key instead of comparing them with every record; the
     other columns then hold category codes, as :func:`.linkability.encode` gives them)."""
@@ -143,8 +144,18 @@ def count_matches(table: np.ndarray, preds: Predicates, numeric: np.ndarray | No
             missing = len(column) - n
             x, op = preds.vals[r, 0], preds.ops[r, 0]
             left, right = before[np.searchsorted(values, x, "left")], before[np.searchsorted(values, x, "right")]
-            by_op = np.stack([right - left, n - (right - left), left, n - right, right, n - left,
-                              np.full(len(x), missing), np.full(len(x), n)])
+            by_op = np.stack(
+                [
+                    right - left,
+                    n - (right - left),
+                    left,
+                    n - right,
+                    right,
+                    n - left,
+                    np.full(len(x), missing),
+                    np.full(len(x), n),
+                ]
+            )
             counts[r] = by_op[op, np.arange(len(x))]
         return counts
     if numeric is not None:
@@ -157,7 +168,7 @@ def count_matches(table: np.ndarray, preds: Predicates, numeric: np.ndarray | No
     else:
         rest = np.arange(len(preds))
     for lo, mask in match_blocks(table, preds):
-        counts[rest[lo:lo + len(mask)]] = mask.sum(axis=1)
+        counts[rest[lo : lo + len(mask)]] = mask.sum(axis=1)
     return counts
 
 
@@ -168,11 +179,12 @@ def _table_key(table: np.ndarray, combo: np.ndarray, numeric: np.ndarray) -> tup
     parts, radices = [], []
     for c in combo:
         column = table[:, c]
-        part = (np.isnan(column).astype(np.int64) if numeric[c]
-                else np.nan_to_num(column, nan=-1.0).astype(np.int64) + 1)  # codes >= 0
+        part = (
+            np.isnan(column).astype(np.int64) if numeric[c] else np.nan_to_num(column, nan=-1.0).astype(np.int64) + 1
+        )  # codes >= 0
         parts.append(part)
         radices.append(int(part.max()) + 2 if len(part) else 2)  # one more: values the table lacks
-    if np.prod([float(r) for r in radices]) >= 2.0 ** 62:
+    if np.prod([float(r) for r in radices]) >= 2.0**62:
         return None
     key = np.zeros(len(table), dtype=np.int64)
     for part, radix in zip(parts, radices, strict=False):
@@ -190,7 +202,7 @@ def _value_key(table: np.ndarray, keyed: tuple, c: int) -> tuple | None:
     column = table[:, c]
     distinct = np.unique(column[~np.isnan(column)])
     radix = len(distinct) + 1
-    if np.prod([float(r) for r in radices]) * radix >= 2.0 ** 62:
+    if np.prod([float(r) for r in radices]) * radix >= 2.0**62:
         return None
     rank = np.searchsorted(distinct, column[order])  # missing values: any rank (their key differs)
     return radix, distinct, np.sort(ranked * radix + rank)
@@ -207,16 +219,25 @@ def _count_one_numeric(extended: tuple, p_key: np.ndarray, ops: np.ndarray, vals
     x = np.where(missing, 0.0, vals)
     at_most = np.searchsorted(keys, base + np.searchsorted(distinct, x, "right"), "left") - lo  # value <= x
     below = np.searchsorted(keys, base + np.searchsorted(distinct, x, "left"), "left") - lo  # value < x
-    by_op = np.stack([at_most - below, size - (at_most - below), below, size - at_most, at_most, size - below,
-                      size, size])  # EQ, NE, LT, GT, LE, GE, ISNA, NOTNA (the key holds the missingness)
+    by_op = np.stack(
+        [at_most - below, size - (at_most - below), below, size - at_most, at_most, size - below, size, size]
+    )  # EQ, NE, LT, GT, LE, GE, ISNA, NOTNA (the key holds the missingness)
     counts = by_op[ops.astype(np.int64), np.arange(len(ops))]
     compared = (ops != ISNA) & (ops != NOTNA)
     counts[missing & compared] = np.where(ops[missing & compared] == NE, size[missing & compared], 0)
     return np.where(size > 0, counts, 0)
 
 
-def _place(index: dict, names: list, eligible: list[int], combos: np.ndarray, inverse: np.ndarray,
-           parts: np.ndarray, position: np.ndarray, done: np.ndarray) -> tuple[np.ndarray, ...]:
+def _place(
+    index: dict,
+    names: list,
+    eligible: list[int],
+    combos: np.ndarray,
+    inverse: np.ndarray,
+    parts: np.ndarray,
+    position: np.ndarray,
+    done: np.ndarray,
+) -> tuple[np.ndarray, ...]:
     """Where the predicates of the ``eligible`` combinations fall in a joint index (:func:`_joint_index`,
     :func:`_pair_index`: ``index["at"]``, combination -> (offset, radix, radices, numeric positions)):
     marks them in ``done``, fills ``position`` per combination, and returns the predicates' ``rows``, their
@@ -250,7 +271,7 @@ def _pair_key(table: np.ndarray, keyed: tuple, first: int, second: int) -> tuple
     column = table[:, first]
     distinct = np.unique(column[~np.isnan(column)])
     radix = len(distinct) + 1
-    if np.prod([float(r) for r in radices]) * radix >= 2.0 ** 62:
+    if np.prod([float(r) for r in radices]) * radix >= 2.0**62:
         return None
     extended = ranked * radix + np.searchsorted(distinct, column[order])
     by = np.argsort(extended, kind="stable")
@@ -277,15 +298,16 @@ def _pair_index(table: np.ndarray, combos: list[tuple[int, ...]], numeric: np.nd
         keys.append(extended + offset)
         ranks.append(second)
         offset += int(np.prod([int(r) for r in radices], dtype=object)) * radix
-        if offset >= 2 ** 62:
+        if offset >= 2**62:
             return None
     held = {"keys": np.concatenate(keys), "index": DominanceIndex(np.concatenate(ranks)), "at": at}
     cache[entry] = held
     return held
 
 
-def _rank_intervals(distinct: np.ndarray, ops: np.ndarray,
-                    vals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _rank_intervals(
+    distinct: np.ndarray, ops: np.ndarray, vals: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The ranks (among ``distinct``, the column's sorted distinct values; ``len(distinct)`` for a missing
     value) satisfying each numeric condition of a predicate whose key already fixes the column's
     missingness: two half-open intervals ``[lo1, hi1)`` and ``[lo2, hi2)`` (the second empty but for ``!=``)."""
@@ -306,8 +328,15 @@ def _rank_intervals(distinct: np.ndarray, ops: np.ndarray,
     return lo1, hi1, lo2, hi2
 
 
-def _eligible(table: np.ndarray, combos: np.ndarray, numeric: np.ndarray, cache: dict, kind: str,
-              wanted: Callable[[int], bool], usable: Callable[[np.ndarray, tuple], bool]) -> tuple[list, list[int]]:
+def _eligible(
+    table: np.ndarray,
+    combos: np.ndarray,
+    numeric: np.ndarray,
+    cache: dict,
+    kind: str,
+    wanted: Callable[[int], bool],
+    usable: Callable[[np.ndarray, tuple], bool],
+) -> tuple[list, list[int]]:
     """The combinations' names and which of them ``kind``'s index (``"joint"`` or ``"pairs"``) counts: those
     it holds already, and those whose number of numeric columns is ``wanted`` and that have a table key
     and are ``usable(combo, table key's cache entry)``. A combination found ineligible is remembered per
@@ -335,8 +364,16 @@ def _eligible(table: np.ndarray, combos: np.ndarray, numeric: np.ndarray, cache:
     return names, eligible
 
 
-def _count_pairs(table: np.ndarray, preds: Predicates, combos: np.ndarray, inverse: np.ndarray, parts: np.ndarray,
-                 numeric: np.ndarray, cache: dict, counts: np.ndarray) -> np.ndarray:
+def _count_pairs(
+    table: np.ndarray,
+    preds: Predicates,
+    combos: np.ndarray,
+    inverse: np.ndarray,
+    parts: np.ndarray,
+    numeric: np.ndarray,
+    cache: dict,
+    counts: np.ndarray,
+) -> np.ndarray:
     """Counts, into ``counts``, of the predicates whose combination has exactly two numeric columns, all at
     once: a sum of rectangle counts in the ranks of the two columns within the predicate's key, by 2-D
     dominance counting in :func:`_pair_index`; returns which combinations were counted."""
@@ -405,7 +442,7 @@ def _joint_index(table: np.ndarray, combos: list[tuple[int, ...]], numeric: np.n
         at[combo] = (offset, radix, tuple(radices), compared[0] if compared else -1)
         parts.append(keys + offset)
         offset += int(np.prod([int(r) for r in radices], dtype=object)) * radix
-        if offset >= 2 ** 62:
+        if offset >= 2**62:
             return None
     held = {"keys": np.concatenate(parts), "at": at}
     cache[entry] = held
@@ -422,8 +459,16 @@ def _search_left(keys: np.ndarray, *needles: np.ndarray) -> list[np.ndarray]:
     return np.split(found, np.cumsum([len(x) for x in needles])[:-1])
 
 
-def _count_joint(table: np.ndarray, preds: Predicates, combos: np.ndarray, inverse: np.ndarray, parts: np.ndarray,
-                 numeric: np.ndarray, cache: dict, counts: np.ndarray) -> np.ndarray:
+def _count_joint(
+    table: np.ndarray,
+    preds: Predicates,
+    combos: np.ndarray,
+    inverse: np.ndarray,
+    parts: np.ndarray,
+    numeric: np.ndarray,
+    cache: dict,
+    counts: np.ndarray,
+) -> np.ndarray:
     """Counts, into ``counts``, of the predicates whose combination has at most one numeric column, all at
     once by binary search in :func:`_joint_index` (the per-combination searches of :func:`_count_keyed` and
     :func:`_count_one_numeric` in one array); returns which combinations were counted."""
@@ -501,7 +546,7 @@ def _count_keyed(table: np.ndarray, preds: Predicates, numeric: np.ndarray, cach
     for g, combo in enumerate(combos):
         if done[g]:
             continue
-        sel = by_combo[bounds[g]:bounds[g + 1]]
+        sel = by_combo[bounds[g] : bounds[g + 1]]
         ops, vals = preds.ops[sel], preds.vals[sel]
         compared = [j for j, c in enumerate(combo) if numeric[c]]
         entry = (id(table), table.shape, tuple(int(c) for c in combo))
@@ -552,8 +597,13 @@ def _unique_rows(preds: Predicates, seen: set[bytes]) -> np.ndarray:
     """Positions of predicates not in ``seen`` (nor repeated within ``preds``), in order; ``seen`` is updated."""
     if len(preds) == 0:
         return np.zeros(0, dtype=np.int64)
-    rows = np.hstack([preds.cols.astype(np.int64), preds.ops.astype(np.int64),
-                      np.ascontiguousarray(np.nan_to_num(preds.vals, nan=0.0)).view(np.int64)])
+    rows = np.hstack(
+        [
+            preds.cols.astype(np.int64),
+            preds.ops.astype(np.int64),
+            np.ascontiguousarray(np.nan_to_num(preds.vals, nan=0.0)).view(np.int64),
+        ]
+    )
     rows = np.ascontiguousarray(rows)
     keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
     _, first = np.unique(keys, return_index=True)
@@ -566,8 +616,9 @@ def _unique_rows(preds: Predicates, seen: set[bytes]) -> np.ndarray:
     return np.array(keep, dtype=np.int64)
 
 
-def univariate_predicates(synthetic: np.ndarray, numeric: np.ndarray, n_attacks: int,
-                          rng: np.random.Generator) -> Predicates:
+def univariate_predicates(
+    synthetic: np.ndarray, numeric: np.ndarray, n_attacks: int, rng: np.random.Generator
+) -> Predicates:
     """Up to ``n_attacks`` one-condition predicates from rare values that single out ``synthetic``.
 
     Each candidate's count in the release is known from the column's value counts (a rare value and the
@@ -591,15 +642,19 @@ def univariate_predicates(synthetic: np.ndarray, numeric: np.ndarray, n_attacks:
         ops += [EQ] * len(rare)
         vals += list(rare)
         matches += [1] * len(rare)
-    preds = Predicates(np.array(cols, dtype=np.int64).reshape(-1, 1), np.array(ops, dtype=np.int8).reshape(-1, 1),
-                       np.array(vals, dtype=float).reshape(-1, 1))
+    preds = Predicates(
+        np.array(cols, dtype=np.int64).reshape(-1, 1),
+        np.array(ops, dtype=np.int8).reshape(-1, 1),
+        np.array(vals, dtype=float).reshape(-1, 1),
+    )
     order = rng.permutation(len(preds))
     preds = preds.take(order[np.asarray(matches, dtype=np.int64)[order] == 1])
     return preds.take(_unique_rows(preds, set())[:n_attacks])
 
 
-def _count_factorized(table: np.ndarray, combo: np.ndarray, ops: np.ndarray, vals: np.ndarray,
-                      numeric: np.ndarray) -> np.ndarray:
+def _count_factorized(
+    table: np.ndarray, combo: np.ndarray, ops: np.ndarray, vals: np.ndarray, numeric: np.ndarray
+) -> np.ndarray:
     """Counts by comparing each predicate with every record (the fallback of :func:`_count_keyed`)."""
     ok = np.ones((len(ops), len(table)), dtype=bool)
     for j, c in enumerate(combo):
@@ -641,14 +696,19 @@ def _combinations(d: int, k: int):
     return combinations(range(d), k)
 
 
-def multivariate_predicates(synthetic: np.ndarray, numeric: np.ndarray, n_attacks: int, n_cols: int,
-                            max_attempts: int, rng: np.random.Generator) -> Predicates:
+def multivariate_predicates(
+    synthetic: np.ndarray, numeric: np.ndarray, n_attacks: int, n_cols: int, max_attempts: int, rng: np.random.Generator
+) -> Predicates:
     """Up to ``n_attacks`` predicates of ``n_cols`` conditions built from random synthetic records that
     single out ``synthetic``, in at most ``max_attempts`` tries."""
     n, d = synthetic.shape
     with np.errstate(all="ignore"):
-        medians = np.array([np.nanmedian(synthetic[:, j]) if numeric[j] and (~np.isnan(synthetic[:, j])).any()
-                            else np.nan for j in range(d)])
+        medians = np.array(
+            [
+                np.nanmedian(synthetic[:, j]) if numeric[j] and (~np.isnan(synthetic[:, j])).any() else np.nan
+                for j in range(d)
+            ]
+        )
     found: list[Predicates] = []
     seen: set[bytes] = set()
     cache: dict = {}  # sorted keys of the synthetic table per column combination, shared by every batch
@@ -673,8 +733,9 @@ def multivariate_predicates(synthetic: np.ndarray, numeric: np.ndarray, n_attack
     return Predicates(*(np.concatenate([getattr(p, f) for p in found]) for f in ("cols", "ops", "vals")))
 
 
-def random_predicates(synthetic: np.ndarray, numeric: np.ndarray, n_attacks: int, n_cols: int,
-                      rng: np.random.Generator) -> Predicates:
+def random_predicates(
+    synthetic: np.ndarray, numeric: np.ndarray, n_attacks: int, n_cols: int, rng: np.random.Generator
+) -> Predicates:
     """The naive baseline's predicates: random columns, a random value each column takes in the release,
     a random operator (``==``/``!=`` for categorical columns, any comparison for numeric ones)."""
     d = synthetic.shape[1]
@@ -698,8 +759,14 @@ def _model(n: np.ndarray, w: float, scale: float) -> np.ndarray:
     return scale * (1.0 - (n * w + 1.0) * (1.0 - w) ** n) / (n + 1.0)
 
 
-def size_correction(control: np.ndarray, preds: Predicates, target_size: int, rng: np.random.Generator,
-                    sizes: int = 10, repeats: int = 5) -> float | None:
+def size_correction(
+    control: np.ndarray,
+    preds: Predicates,
+    target_size: int,
+    rng: np.random.Generator,
+    sizes: int = 10,
+    repeats: int = 5,
+) -> float | None:
     """Factor turning the count of predicates that single out ``control`` into the count expected on a
     table of ``target_size`` records: fitted on subsamples of the control table. None if the fit fails."""
     from scipy.optimize import curve_fit
@@ -761,11 +828,21 @@ class SinglingOutResult:
     n_predicates: int
 
 
-def singling_out_attack(training: pd.DataFrame, synthetic: pd.DataFrame, control: pd.DataFrame,
-                        columns: Sequence[str], numeric: Mapping[str, bool], *,
-                        mode: Literal["univariate", "multivariate"] = "multivariate", n_attacks: int = 500,
-                        n_cols: int = 3, max_attempts: int = 10_000_000, confidence_level: float = 0.95,
-                        seed: int = 0, tables: EncodedTables | None = None) -> SinglingOutResult:
+def singling_out_attack(
+    training: pd.DataFrame,
+    synthetic: pd.DataFrame,
+    control: pd.DataFrame,
+    columns: Sequence[str],
+    numeric: Mapping[str, bool],
+    *,
+    mode: Literal["univariate", "multivariate"] = "multivariate",
+    n_attacks: int = 500,
+    n_cols: int = 3,
+    max_attempts: int = 10_000_000,
+    confidence_level: float = 0.95,
+    seed: int = 0,
+    tables: EncodedTables | None = None,
+) -> SinglingOutResult:
     """Run the singling-out attack over ``columns`` (``mode``, ``n_cols`` conditions per multivariate
     predicate), the same predicates on the control table, and the naive baseline. The tables' distinct
     records are attacked; ``tables``: the three tables already encoded (shared by an audit, :mod:`.shared`)."""
@@ -785,16 +862,20 @@ def singling_out_attack(training: pd.DataFrame, synthetic: pd.DataFrame, control
     # attacks (anonymeter's choice) scales both rates down, so a larger n_attacks would lower the risk
     trials = len(preds) or n_attacks
     if len(preds) < n_attacks:
-        notes.append(f"only {len(preds)} of the {n_attacks} requested predicates single out the release: the "
-                     f"rates are over those {len(preds)}")
+        notes.append(
+            f"only {len(preds)} of the {n_attacks} requested predicates single out the release: the "
+            f"rates are over those {len(preds)}"
+        )
     singles = _count_once(train, preds, mask) == 1
     n_success = int(singles.sum())
     n_control: float = float((_count_once(ctrl, preds, mask) == 1).sum())
     if len(ctrl) != len(train) and n_control > 0:
         factor = size_correction(ctrl, preds, len(train), rng)
         if factor is None:
-            notes.append("the control count could not be rescaled to the training table's size (the fit failed); "
-                         "it is used as counted")
+            notes.append(
+                "the control count could not be rescaled to the training table's size (the fit failed); "
+                "it is used as counted"
+            )
         else:
             n_control = min(n_control * factor, float(trials))
     baseline = random_predicates(syn, mask, trials, width, rng)

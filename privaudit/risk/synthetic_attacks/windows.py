@@ -43,8 +43,9 @@ def _column_order(values: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np
     return order, key[order], distinct, radix
 
 
-def _window(column: tuple, group: np.ndarray, lo_value: np.ndarray, hi_value: np.ndarray) -> tuple[np.ndarray,
-                                                                                                   np.ndarray]:
+def _window(
+    column: tuple, group: np.ndarray, lo_value: np.ndarray, hi_value: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Positions ``[lo, hi)`` in ``column``'s order of the records of ``group`` with a value in
     ``[lo_value, hi_value]``."""
     _, keys, distinct, radix = column
@@ -69,8 +70,9 @@ def _pairs(targets: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndar
     return qi, pos
 
 
-def nearest_in_windows(queries: np.ndarray, patterns: np.ndarray, numeric_mask: np.ndarray, ranges: np.ndarray,
-                       first_k: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def nearest_in_windows(
+    queries: np.ndarray, patterns: np.ndarray, numeric_mask: np.ndarray, ranges: np.ndarray, first_k: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The ``k`` nearest records of every query whose bound is below 1 (see the module docstring):
     ``(ranks, distances, settled)``, ``ranks`` as priority ranks (``len(queries) x k``, nearest first, ties
     by rank); rows of unsettled queries are undefined. ``first_k``: per distinct record (``patterns``) the

@@ -21,9 +21,31 @@ from privaudit import Assessor, Measurement, Params, Remediation, Remediator, ho
 
 __version__ = "6.6.6"
 
-How = Literal["exit0", "exit1", "raise", "interrupt", "memory", "allocate", "hang", "busy", "nan", "string", "bool_value",
-              "truthy_verdict", "not_a_measurement", "details", "not_json", "inf", "write_sizes",
-              "write_counts", "write_table", "replace_column", "print", "print_fd", "pass"]
+How = Literal[
+    "exit0",
+    "exit1",
+    "raise",
+    "interrupt",
+    "memory",
+    "allocate",
+    "hang",
+    "busy",
+    "nan",
+    "string",
+    "bool_value",
+    "truthy_verdict",
+    "not_a_measurement",
+    "details",
+    "not_json",
+    "inf",
+    "write_sizes",
+    "write_counts",
+    "write_table",
+    "replace_column",
+    "print",
+    "print_fd",
+    "pass",
+]
 
 
 class MisbehaveParams(Params):
@@ -58,7 +80,7 @@ def run(ctx, params):
     if how == "memory":
         raise MemoryError
     if how == "allocate":  # a real MemoryError: 128 GiB
-        np.ones(2 ** 34)
+        np.ones(2**34)
     if how == "hang":
         print("hanging", file=sys.stderr, flush=True)
         time.sleep(3600)
@@ -140,11 +162,13 @@ def _exit(*args):
 
 @hookimpl
 def privaudit_assessors():
-    return [TypedAssessor("misbehave", MisbehaveParams, run, "Misbehave", "identity", "nothing useful",
-                          details=MisbehaveDetails),
-            Assessor("exits_in_validation", QuietParams, _passes, "Exits", "identity", "nothing",
-                     validate_policy=_exit),
-            Assessor("exits_in_section", QuietParams, _passes, "Exits", "identity", "nothing", report_section=_exit)]
+    return [
+        TypedAssessor(
+            "misbehave", MisbehaveParams, run, "Misbehave", "identity", "nothing useful", details=MisbehaveDetails
+        ),
+        Assessor("exits_in_validation", QuietParams, _passes, "Exits", "identity", "nothing", validate_policy=_exit),
+        Assessor("exits_in_section", QuietParams, _passes, "Exits", "identity", "nothing", report_section=_exit),
+    ]
 
 
 @hookimpl

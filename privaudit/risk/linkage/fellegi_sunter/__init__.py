@@ -56,11 +56,11 @@ same linkage with the pairs in DuckDB, past memory: blocking, patterns and their
 
 from privaudit.risk.linkage.fellegi_sunter.linkage import probabilistic_linkage
 from privaudit.risk.linkage.fellegi_sunter.model import (
-                                                         AttributeParameters,
-                                                         ComparisonSpec,
-                                                         EstimationResult,
-                                                         ProbabilisticLinkageResult,
-                                                         Thresholds,
+    AttributeParameters,
+    ComparisonSpec,
+    EstimationResult,
+    ProbabilisticLinkageResult,
+    Thresholds,
 )
 from privaudit.risk.linkage.fellegi_sunter.weights import fs_thresholds
 

@@ -64,5 +64,5 @@ def encode(spec: ComparisonSpec, left: pd.DataFrame, right: pd.DataFrame) -> Enc
         a, b = a.astype(str).where(a.notna()), b.astype(str).where(b.notna())
     codes, _ = pd.factorize(pd.concat([a, b], ignore_index=True), use_na_sentinel=True)
     codes = np.asarray(codes, dtype=np.int32)
-    x, y = codes[: len(a)], codes[len(a):]
+    x, y = codes[: len(a)], codes[len(a) :]
     return Encoded(spec, x, y, bool((codes < 0).any()))

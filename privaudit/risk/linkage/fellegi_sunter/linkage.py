@@ -83,12 +83,14 @@ def probabilistic_linkage(
     _check_arguments(original, released, comparisons, estimation, em_u)
     comparisons = tuple(comparisons)
     pairs = _CandidatePairs.build(original, released, comparisons, blocking, rows, seed, chunk_size)
-    return link_pairs(pairs, comparisons, estimation, max_false_match_rate, max_false_non_match_rate,
-                      em_max_iter, em_u, progress)
+    return link_pairs(
+        pairs, comparisons, estimation, max_false_match_rate, max_false_non_match_rate, em_max_iter, em_u, progress
+    )
 
 
-def link_pairs(pairs, comparisons, estimation, max_false_match_rate, max_false_non_match_rate, em_max_iter, em_u,
-               progress) -> ProbabilisticLinkageResult:
+def link_pairs(
+    pairs, comparisons, estimation, max_false_match_rate, max_false_non_match_rate, em_max_iter, em_u, progress
+) -> ProbabilisticLinkageResult:
     """Estimate m/u, score and link the candidate pairs of ``pairs``: the steps shared by the in-process
     pairs (:class:`_CandidatePairs`) and the SQL ones (:class:`.sql.SqlPairs`).
 
@@ -111,26 +113,44 @@ def link_pairs(pairs, comparisons, estimation, max_false_match_rate, max_false_n
             raise ValueError("no candidate pairs: EM cannot be fitted")
         u_random = [random_pair_u(spec, f) for spec, f in zip(pairs.space.specs, full, strict=False)]
         m, u, lam, sessions, not_estimable = em_estimate(
-            pairs.space, pairs.rules, rule_counts, pattern_codes,
-            pattern_counts.astype(float), u_random, pairs.n_left, em_u == "em", em_max_iter,
+            pairs.space,
+            pairs.rules,
+            rule_counts,
+            pattern_codes,
+            pattern_counts.astype(float),
+            u_random,
+            pairs.n_left,
+            em_u == "em",
+            em_max_iter,
         )
         floor = 0.5 / n_pairs
         params["em"] = (m, u, [attribute_weights(ma, ua, floor, floor) for ma, ua in zip(m, u, strict=False)])
         em_info = (lam, sessions, not_estimable)
         bests = pairs.best_pass([params[k][2] for k in methods], progress)
 
-    counts = _PairCounts(pattern_codes, pattern_counts, *np.unique(pairs.true_codes[pairs.own_seen].astype(np.int64),
-                                                                    return_counts=True))
+    counts = _PairCounts(
+        pattern_codes, pattern_counts, *np.unique(pairs.true_codes[pairs.own_seen].astype(np.int64), return_counts=True)
+    )
     results = [
-        _estimation_result(method, params[method], best, pairs, counts, comparisons, em_info,
-                           max_false_match_rate, max_false_non_match_rate)
+        _estimation_result(
+            method,
+            params[method],
+            best,
+            pairs,
+            counts,
+            comparisons,
+            em_info,
+            max_false_match_rate,
+            max_false_non_match_rate,
+        )
         for method, best in zip(methods, bests, strict=False)
     ]
     n_true_cand = int(pairs.own_seen.sum())
     warnings: list[str] = []
     if n_true_cand < pairs.n_left:
-        warnings.append(f"blocking keeps the own record of only {n_true_cand}/{pairs.n_left} intruder records "
-                        "among the candidates")
+        warnings.append(
+            f"blocking keeps the own record of only {n_true_cand}/{pairs.n_left} intruder records among the candidates"
+        )
     worst = max(results, key=lambda r: r.value)
     return ProbabilisticLinkageResult(
         value=worst.value,
@@ -202,8 +222,18 @@ class _CandidatePairs:
         own_seen = np.zeros(n_left, dtype=bool)
         for k in rules:
             own_seen |= (k.left == k.right[idx]) & (k.left >= 0)
-        return cls(n_left, n_right, idx, rules, orders, space, contexts, space.codes(np.arange(n_left), idx), own_seen,
-                   chunk_size)
+        return cls(
+            n_left,
+            n_right,
+            idx,
+            rules,
+            orders,
+            space,
+            contexts,
+            space.codes(np.arange(n_left), idx),
+            own_seen,
+            chunk_size,
+        )
 
     def full_counts(self) -> list[tuple[np.ndarray, float]]:
         return [full_product_level_counts(enc) for enc in self.space.encoded]
@@ -221,8 +251,19 @@ class _CandidatePairs:
         return self._scan(weight_sets, None, None, progress)
 
     def _scan(self, weight_sets, counter, rule_counters, progress):
-        bests, self.done = scan(self.space, self.rules, self.orders, self.contexts, self.chunk_size, weight_sets,
-                                counter, rule_counters, progress, self.done, self.total)
+        bests, self.done = scan(
+            self.space,
+            self.rules,
+            self.orders,
+            self.contexts,
+            self.chunk_size,
+            weight_sets,
+            counter,
+            rule_counters,
+            progress,
+            self.done,
+            self.total,
+        )
         return bests
 
 
@@ -249,14 +290,24 @@ def _label_estimates(pairs, full) -> tuple[list[np.ndarray], list[np.ndarray], l
     return ms, us, ws
 
 
-def _estimation_result(method, params, best, pairs, counts: _PairCounts, comparisons, em_info,
-                       max_false_match_rate, max_false_non_match_rate) -> EstimationResult:
+def _estimation_result(
+    method,
+    params,
+    best,
+    pairs,
+    counts: _PairCounts,
+    comparisons,
+    em_info,
+    max_false_match_rate,
+    max_false_non_match_rate,
+) -> EstimationResult:
     """Thresholds, links and the risk value of one estimation from its weights and the scan's bests."""
     ms, us, ws = params
     space, n_left = pairs.space, pairs.n_left
     n_pairs = int(counts.counts.sum())
-    th = fs_thresholds(ws, ms, us, max_false_match_rate=max_false_match_rate,
-                       max_false_non_match_rate=max_false_non_match_rate)
+    th = fs_thresholds(
+        ws, ms, us, max_false_match_rate=max_false_match_rate, max_false_non_match_rate=max_false_non_match_rate
+    )
     pw = space.weights(ws, counts.codes)
     tw = space.weights(ws, counts.true_codes)
     n_links = int(counts.counts[pw >= th.upper].sum())
@@ -284,15 +335,26 @@ def _estimation_result(method, params, best, pairs, counts: _PairCounts, compari
         expected_lambda=expected_lambda,
     )
     if method == "labels":
-        return EstimationResult("labels", lambda_=int(pairs.own_seen.sum()) / n_pairs if n_pairs else float("nan"),
-                                **common)
+        return EstimationResult(
+            "labels", lambda_=int(pairs.own_seen.sum()) / n_pairs if n_pairs else float("nan"), **common
+        )
     lam, sessions, not_estimable = em_info
     fits = [f for f, _ in filter(None, sessions)]
     return EstimationResult(
-        "em", lambda_=lam,
-        iterations=max(f.iterations for f in fits), converged=all(f.converged for f in fits),
+        "em",
+        lambda_=lam,
+        iterations=max(f.iterations for f in fits),
+        converged=all(f.converged for f in fits),
         rule_lambdas=tuple(float("nan") if s is None else s[0].lambda_ for s in sessions),
-        warnings=em_warnings(lam, sessions, not_estimable, attrs, expected_lambda, n_left, pairs.n_right,
-                             [r.columns for r in pairs.rules]),
+        warnings=em_warnings(
+            lam,
+            sessions,
+            not_estimable,
+            attrs,
+            expected_lambda,
+            n_left,
+            pairs.n_right,
+            [r.columns for r in pairs.rules],
+        ),
         **common,
     )

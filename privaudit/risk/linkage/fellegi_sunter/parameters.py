@@ -24,7 +24,9 @@ def full_product_level_counts(enc: Encoded) -> tuple[np.ndarray, float]:
     if enc.spec.kind == "categorical":
         a, b = enc.left[enc.left >= 0], enc.right[enc.right >= 0]
         size = int(max(a.max(initial=-1), b.max(initial=-1))) + 1
-        agree = float(np.dot(np.bincount(a, minlength=size).astype(float), np.bincount(b, minlength=size).astype(float)))
+        agree = float(
+            np.dot(np.bincount(a, minlength=size).astype(float), np.bincount(b, minlength=size).astype(float))
+        )
         total = float(a.size) * float(b.size)
         return np.array([agree, total - agree]), total
     a = enc.left.astype(float)
@@ -39,8 +41,9 @@ def full_product_level_counts(enc: Encoded) -> tuple[np.ndarray, float]:
     return np.diff(np.r_[0.0, within]), total
 
 
-def frequency_level_counts(spec, left: tuple[np.ndarray, np.ndarray],
-                           right: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, float]:
+def frequency_level_counts(
+    spec, left: tuple[np.ndarray, np.ndarray], right: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, float]:
     """:func:`full_product_level_counts` from value frequencies: ``left``/``right`` are the distinct
     non-missing values of each side (categorical: any codes shared by both sides; numeric: floats) and
     their counts.  The counts are the same integers (the SQL path, :mod:`.sql`, groups the values in the
@@ -63,7 +66,9 @@ def frequency_level_counts(spec, left: tuple[np.ndarray, np.ndarray],
     return np.diff(np.r_[0.0, counts]), total
 
 
-def label_parameters(spec, full: tuple[np.ndarray, float], true_levels: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
+def label_parameters(
+    spec, full: tuple[np.ndarray, float], true_levels: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, int, int]:
     """``m`` from the true pairs and exact ``u`` over all non-matching pairs of ``B x R``.
 
     ``full``: the pairs of the full product at each level and their total
@@ -114,9 +119,14 @@ def em_estimate(space, rules, rule_counts, pooled_codes, pooled_counts, u_random
         blocked = sorted({col_of[c] for c in rules[r].columns if c in col_of})
         levels[:, blocked] = -1
         fit = fit_em(
-            levels, counts.astype(float), space.n_levels,
-            m_init=default_m_init(space.n_levels), u_init=u_random,
-            lambda_init=float(np.clip(n_left / n_r, 1e-9, 0.5)), max_iter=max_iter, fix_u=not fit_u,
+            levels,
+            counts.astype(float),
+            space.n_levels,
+            m_init=default_m_init(space.n_levels),
+            u_init=u_random,
+            lambda_init=float(np.clip(n_left / n_r, 1e-9, 0.5)),
+            max_iter=max_iter,
+            fix_u=not fit_u,
         )
         sessions.append((fit, n_r))
         for a in range(n_attr):
@@ -128,13 +138,18 @@ def em_estimate(space, rules, rule_counts, pooled_codes, pooled_counts, u_random
     u = [np.mean(acc, axis=0) if (acc and fit_u) else np.asarray(u_random[a]) for a, acc in enumerate(u_acc)]
     not_estimable = [space.specs[a].name for a, acc in enumerate(m_acc) if not acc]
     lam = fit_match_prior(
-        space.decode(pooled_codes), pooled_counts, m, u,
+        space.decode(pooled_codes),
+        pooled_counts,
+        m,
+        u,
         lambda_init=float(np.clip(n_left / max(pooled_counts.sum(), 1), 1e-9, 0.5)),
     )
     return m, u, lam, sessions, not_estimable
 
 
-def em_warnings(lam, sessions, not_estimable, attrs, expected_lambda, n_left, n_released, rule_columns) -> tuple[str, ...]:
+def em_warnings(
+    lam, sessions, not_estimable, attrs, expected_lambda, n_left, n_released, rule_columns
+) -> tuple[str, ...]:
     """Plausibility checks of an EM fit.
 
     * the match prior among the candidates vs ``n_intruder / n_pairs`` (each

@@ -55,7 +55,9 @@ class PatternCoding:
         self.n_levels = [s.n_levels for s in self.specs]
         self.packed = list(packed)
         self.generic = [a for a in range(len(self.specs)) if a not in self.packed]
-        self.radix = np.array([s.n_levels + (1 if m else 0) for s, m in zip(self.specs, has_missing, strict=False)], dtype=np.int64)
+        self.radix = np.array(
+            [s.n_levels + (1 if m else 0) for s, m in zip(self.specs, has_missing, strict=False)], dtype=np.int64
+        )
         self.stride = np.zeros(len(self.specs), dtype=np.int64)
         size = 1
         for a in self.packed + self.generic:
@@ -96,8 +98,11 @@ class PatternSpace(PatternCoding):
     def __init__(self, encoded: Sequence[Encoded]):
         self.encoded = list(encoded)
         packed = [
-            a for a, e in enumerate(encoded)
-            if e.spec.kind == "categorical" and not e.has_missing and max(e.left.max(initial=0), e.right.max(initial=0)) < 256
+            a
+            for a, e in enumerate(encoded)
+            if e.spec.kind == "categorical"
+            and not e.has_missing
+            and max(e.left.max(initial=0), e.right.max(initial=0)) < 256
         ]
         super().__init__([e.spec for e in encoded], [e.has_missing for e in encoded], packed)
         n_words = (len(self.packed) + 7) // 8

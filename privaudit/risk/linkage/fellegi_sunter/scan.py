@@ -77,8 +77,6 @@ class RuleContext:
         return code, dup
 
 
-
-
 class Best:
     """Running per-record best weight and the number of candidates tied at it."""
 

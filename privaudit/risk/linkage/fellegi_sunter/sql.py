@@ -96,8 +96,9 @@ def probabilistic_linkage_sql(
         raise ValueError("duplicate comparison columns")
     pairs = SqlPairs.build(con, left, right, tuple(comparisons), blocking)
     try:
-        return link_pairs(pairs, comparisons, estimation, max_false_match_rate, max_false_non_match_rate,
-                          em_max_iter, em_u, progress)
+        return link_pairs(
+            pairs, comparisons, estimation, max_false_match_rate, max_false_non_match_rate, em_max_iter, em_u, progress
+        )
     finally:
         pairs.close()
 
@@ -106,17 +107,32 @@ class SqlPairs:
     """The candidate pairs of :func:`probabilistic_linkage_sql`, as :func:`.linkage.link_pairs` reads
     them (``space``, ``rules``, ``true_codes``, ``own_seen``, the passes)."""
 
-    def __init__(self, con, left: str, right: str, comparisons: tuple[ComparisonSpec, ...], n_left: int,
-                 n_right: int, rules: list[SqlRule], space: PatternCoding,
-                 frequencies: list[tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]]):
+    def __init__(
+        self,
+        con,
+        left: str,
+        right: str,
+        comparisons: tuple[ComparisonSpec, ...],
+        n_left: int,
+        n_right: int,
+        rules: list[SqlRule],
+        space: PatternCoding,
+        frequencies: list[tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]],
+    ):
         self.con, self.left, self.right, self.comparisons = con, left, right, comparisons
         self.n_left, self.n_right, self.rules, self.space = n_left, n_right, rules, space
         self.frequencies = frequencies
         self.true_codes, self.own_seen = self._own_pairs()
 
     @classmethod
-    def build(cls, con, left: str, right: str, comparisons: tuple[ComparisonSpec, ...],
-              blocking: Sequence[Sequence[str]] | None) -> SqlPairs:
+    def build(
+        cls,
+        con,
+        left: str,
+        right: str,
+        comparisons: tuple[ComparisonSpec, ...],
+        blocking: Sequence[Sequence[str]] | None,
+    ) -> SqlPairs:
         n_left = scalar(con, f"SELECT count(*) FROM {left}")
         n_right = scalar(con, f"SELECT count(*) FROM {right}")
         if n_left == 0 or n_right == 0:
@@ -130,7 +146,9 @@ class SqlPairs:
             if spec.kind == "categorical" and not missing and np.union1d(lf[0], rf[0]).size <= PACKED_VALUES:
                 packed.append(a)
         if blocking is None:
-            counts = {s.name: f[0][1] for s, f in zip(comparisons, frequencies, strict=False) if s.kind == "categorical"}
+            counts = {
+                s.name: f[0][1] for s, f in zip(comparisons, frequencies, strict=False) if s.kind == "categorical"
+            }
             blocking = blocking_from_counts(counts, n_left, n_other=n_right)
         names = {s.name for s in comparisons}
         rules = []
@@ -143,8 +161,17 @@ class SqlPairs:
             rules.append(SqlRule(tuple(rule)))
         if not rules:
             rules = [SqlRule(())]
-        return cls(con, left, right, comparisons, n_left, n_right, rules,
-                   PatternCoding(comparisons, has_missing, packed), frequencies)
+        return cls(
+            con,
+            left,
+            right,
+            comparisons,
+            n_left,
+            n_right,
+            rules,
+            PatternCoding(comparisons, has_missing, packed),
+            frequencies,
+        )
 
     # ---------------------------------------------------------------- SQL expressions
 
@@ -159,8 +186,9 @@ class SqlPairs:
         if spec.kind == "categorical":
             level = f"CAST({x} <> {y} AS BIGINT)"
         else:  # |x - y| computed once by the inner query
-            level = " + ".join(f"CAST(privaudit_d{a} > CAST('{t!r}' AS DOUBLE) AS BIGINT)"
-                               for t in (0.0, *spec.tolerances))
+            level = " + ".join(
+                f"CAST(privaudit_d{a} > CAST('{t!r}' AS DOUBLE) AS BIGINT)" for t in (0.0, *spec.tolerances)
+            )
         if self.space.radix[a] > spec.n_levels:  # the column has missing values
             level = f"(CASE WHEN {x} IS NULL OR {y} IS NULL THEN {spec.n_levels} ELSE {level} END)"
         return level
@@ -180,8 +208,10 @@ class SqlPairs:
             inner += [f"{x} AS privaudit_l{a}", f"{y} AS privaudit_r{a}"]
             if spec.kind == "numeric":
                 inner.append(f"abs({x} - {y}) AS privaudit_d{a}")
-        return (f"SELECT {', '.join(extra)}, CAST({' + '.join(terms) or '0'} AS BIGINT) AS code "
-                f"FROM (SELECT {', '.join(inner)} FROM {source}) AS pair")
+        return (
+            f"SELECT {', '.join(extra)}, CAST({' + '.join(terms) or '0'} AS BIGINT) AS code "
+            f"FROM (SELECT {', '.join(inner)} FROM {source}) AS pair"
+        )
 
     @staticmethod
     def _agrees(rule: SqlRule) -> str:
@@ -202,8 +232,13 @@ class SqlPairs:
     def _own_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """Each intruder record's own pair: its pattern, and whether some rule makes it a candidate."""
         seen = " OR ".join(self._agrees(r) for r in self.rules)
-        out = fetch(self.con, self._coded({"lid": f"l.{LID}", "seen": f"({seen})"},
-                                           f"{self.left} AS l JOIN {self.right} AS r ON r.{RID} = l.{OWN}"))
+        out = fetch(
+            self.con,
+            self._coded(
+                {"lid": f"l.{LID}", "seen": f"({seen})"},
+                f"{self.left} AS l JOIN {self.right} AS r ON r.{RID} = l.{OWN}",
+            ),
+        )
         lid = out.column("lid").to_numpy()
         if lid.size != self.n_left:
             raise ValueError("every intruder record needs its own released record")
@@ -214,14 +249,18 @@ class SqlPairs:
         return true_codes, own_seen
 
     def full_counts(self) -> list[tuple[np.ndarray, float]]:
-        return [frequency_level_counts(spec, lf, rf) for spec, (lf, rf) in zip(self.comparisons, self.frequencies, strict=False)]
+        return [
+            frequency_level_counts(spec, lf, rf)
+            for spec, (lf, rf) in zip(self.comparisons, self.frequencies, strict=False)
+        ]
 
     def first_pass(self, weight_sets, per_rule: bool, progress):
         """Count the pairs per (intruder record, rule, dup, pattern) into one table; the pattern counts
         and, when ``per_rule``, every rule's own counts (duplicates included) are sums over it."""
         size = self.space.size
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {PAIRS} (lid BIGINT, rule INTEGER, dup BOOLEAN, code BIGINT, "
-                         "n BIGINT)")
+        self.con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {PAIRS} (lid BIGINT, rule INTEGER, dup BOOLEAN, code BIGINT, n BIGINT)"
+        )
         # (record, pattern, dup) packed in one BIGINT when it fits: grouping on one integer is faster
         packed = self.n_left * 2 * size < 2**62
         for r, rule in enumerate(self.rules):
@@ -233,17 +272,24 @@ class SqlPairs:
                 self.con.execute(
                     f"INSERT INTO {PAIRS} SELECT key // {2 * size}, {r}, key % 2 = 1, (key // 2) % {size}, n FROM ("
                     f"SELECT lid * {2 * size} + code * 2 + CAST(dup AS BIGINT) AS key, count(*) AS n FROM ({pairs}) "
-                    "GROUP BY key)")
+                    "GROUP BY key)"
+                )
             else:
-                self.con.execute(f"INSERT INTO {PAIRS} SELECT lid, {r}, dup, code, count(*) FROM ({pairs}) "
-                                 "GROUP BY lid, dup, code")
+                self.con.execute(
+                    f"INSERT INTO {PAIRS} SELECT lid, {r}, dup, code, count(*) FROM ({pairs}) GROUP BY lid, dup, code"
+                )
             if progress is not None:
                 progress(r + 1, len(self.rules))
-        pooled = fetch(self.con, f"SELECT code, CAST(sum(n) AS BIGINT) AS n FROM {PAIRS} WHERE NOT dup GROUP BY code ORDER BY code")
+        pooled = fetch(
+            self.con, f"SELECT code, CAST(sum(n) AS BIGINT) AS n FROM {PAIRS} WHERE NOT dup GROUP BY code ORDER BY code"
+        )
         codes, counts = int64_column(pooled, "code"), int64_column(pooled, "n")
         rule_counts = None
         if per_rule:
-            per = fetch(self.con, f"SELECT rule, code, CAST(sum(n) AS BIGINT) AS n FROM {PAIRS} GROUP BY rule, code ORDER BY rule, code")
+            per = fetch(
+                self.con,
+                f"SELECT rule, code, CAST(sum(n) AS BIGINT) AS n FROM {PAIRS} GROUP BY rule, code ORDER BY rule, code",
+            )
             rule_of, rc, rn = int64_column(per, "rule"), int64_column(per, "code"), int64_column(per, "n")
             rule_counts = [(rc[rule_of == r], rn[rule_of == r]) for r in range(len(self.rules))]
         self.codes = codes
@@ -254,14 +300,24 @@ class SqlPairs:
         observed patterns joined by pattern, the maximum a window over the record's candidates."""
         out = []
         for ws in weight_sets:
-            self.con.register(WEIGHTS, pa.table({"code": pa.array(self.codes, pa.int64()),
-                                                 "w": pa.array(self.space.weights(ws, self.codes), pa.float64())}))
+            self.con.register(
+                WEIGHTS,
+                pa.table(
+                    {
+                        "code": pa.array(self.codes, pa.int64()),
+                        "w": pa.array(self.space.weights(ws, self.codes), pa.float64()),
+                    }
+                ),
+            )
             try:
-                got = fetch(self.con, f"""
+                got = fetch(
+                    self.con,
+                    f"""
                     SELECT lid, max(best) AS best, CAST(sum(n) FILTER (WHERE w = best) AS BIGINT) AS ties FROM (
                         SELECT p.lid, p.n, w.w, max(w.w) OVER (PARTITION BY p.lid) AS best
                         FROM {PAIRS} AS p JOIN {WEIGHTS} AS w ON p.code = w.code WHERE NOT p.dup)
-                    GROUP BY lid""")
+                    GROUP BY lid""",
+                )
             finally:
                 self.con.unregister(WEIGHTS)
             best = SqlBest(np.full(self.n_left, -np.inf), np.zeros(self.n_left, dtype=np.int64))

@@ -23,7 +23,9 @@ def attribute_weights(m: np.ndarray, u: np.ndarray, floor_m: float, floor_u: flo
     return quantise(np.log2(np.maximum(m, floor_m) / np.maximum(u, floor_u)))
 
 
-def weight_distribution(weights: Sequence[np.ndarray], m: Sequence[np.ndarray], u: Sequence[np.ndarray], max_support: int = 1 << 20):
+def weight_distribution(
+    weights: Sequence[np.ndarray], m: Sequence[np.ndarray], u: Sequence[np.ndarray], max_support: int = 1 << 20
+):
     """Distribution of ``W = sum_a w_a[gamma_a]`` under ``M`` and under ``U`` (independent attributes).
 
     Exact when the number of patterns is at most ``max_support``: outer sums
