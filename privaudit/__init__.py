@@ -6,6 +6,8 @@ remediators (see docs/plugins.md). Every name is exported lazily, so that ``impo
 light (a Ctrl-C while the command starts is answered by the command, not by a traceback).
 """
 
+from typing import Any
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -48,7 +50,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     """The public names, imported on first use."""
     if name in _LAZY:
         import importlib

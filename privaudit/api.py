@@ -20,7 +20,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the library imports its heavy parts on first use
+    import pandas as pd
+
+    from privaudit.core.audit import AuditResult
 
 
 @dataclass(frozen=True)
@@ -34,22 +39,22 @@ class CheckView:
     value: Any
     threshold: Any
     message: str
-    details: dict
+    details: dict[str, Any]
 
 
 class AuditReport:
     """The result of :func:`audit`: the verdict, the checks and every report format."""
 
-    def __init__(self, result):
+    def __init__(self, result: AuditResult) -> None:
         self.result = result
 
     @property
     def passed(self) -> bool:
-        return self.result.passed
+        return bool(self.result.passed)
 
     @property
     def exit_code(self) -> int:
-        return self.result.exit_code
+        return int(self.result.exit_code)
 
     @property
     def checks(self) -> list[CheckView]:
@@ -68,12 +73,13 @@ class AuditReport:
         ]
 
     @property
-    def utility(self) -> list[dict]:
+    def utility(self) -> list[dict[str, Any]]:
         """What the release keeps: the JSON report's ``utility`` entries ``{measure, column, value, raw,
         details}`` (:mod:`privaudit.utility`)."""
-        return self.to_dict()["utility"]
+        entries: list[dict[str, Any]] = self.to_dict()["utility"]
+        return entries
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The JSON report as a dict."""
         from privaudit.report.json_report import report_dict
 
@@ -97,7 +103,7 @@ class AuditReport:
 
         write_output(path, render_audit_pdf(self.result))
 
-    def records(self):
+    def records(self) -> pd.DataFrame:
         """Per-record risk as a DataFrame (:mod:`privaudit.report.records`)."""
         from privaudit.report.records import records_frame
 
@@ -184,14 +190,16 @@ def audit(
             bar.close()
 
 
-def diff(base: Any, new: Any, tolerance: str | float | None = None, allow_changed_policy: bool = False) -> dict:
+def diff(
+    base: Any, new: Any, tolerance: str | float | None = None, allow_changed_policy: bool = False
+) -> dict[str, Any]:
     """Compare two audits as ``privaudit diff`` does (:mod:`privaudit.report.diff`): ``base`` and ``new`` are
     JSON report files, report dicts or :class:`AuditReport` objects; ``tolerance`` absolute (0.01) or a
     percentage (``"5%"``). Returns the comparison (``regressions``, ``exit_code``, ``checks`` ...); reports of
     different policies raise :class:`~privaudit.core.errors.PrivauditError` unless ``allow_changed_policy``."""
     from privaudit.report.diff import checked_report, compare, parse_tolerance, read_report
 
-    def report_of(item: Any, label: str) -> tuple[dict, str]:
+    def report_of(item: Any, label: str) -> tuple[dict[str, Any], str]:
         if isinstance(item, AuditReport):
             return item.to_dict(), f"{label} audit"
         if isinstance(item, dict):
@@ -248,7 +256,7 @@ class ExploreReport:
     passes); ``table`` its records (None without a recommendation); ``report`` the report of the recommended
     candidate's audit (of the input when none is recommended), with the map in ``to_html()``."""
 
-    candidates: list[dict]
+    candidates: list[dict[str, Any]]
     recommended: int | None
     risk_measure: str
     utility_measure: str
@@ -285,10 +293,12 @@ def explore(
             bar.close()
     ex = found.exploration
     table = None if ex.recommended is None else ex.candidates[ex.recommended].table
+    explored = found.report.explore
+    assert explored is not None  # exploring always writes the map
     return ExploreReport(
-        found.report.explore["candidates"],
+        explored["candidates"],
         ex.recommended,
-        found.report.explore["risk_measure"],
+        explored["risk_measure"],
         ex.utility_measure,
         table,
         AuditReport(found.report),

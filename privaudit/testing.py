@@ -42,7 +42,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -55,10 +56,14 @@ from privaudit.core.plugins import Registry, build_registry, get_registry, make_
 from privaudit.core.summary import ClassSummary
 from privaudit.report.json_report import report_dict
 
+if TYPE_CHECKING:  # pragma: no cover - types only: importing them here would load the report package's HTML side
+    from privaudit.core.policy import Policy
+    from privaudit.report.sections import ReportSection
+
 
 def load_policy(
     policy: str | Path | Mapping[str, Any], *, registry: Registry | None = None, allow_outside_paths: bool = False
-):
+) -> Policy:
     """A :class:`~privaudit.core.policy.Policy` from a YAML file or a dict, resolved against ``registry``
     (default: the installed plugins), as an audit opens it."""
     from privaudit.core.audit import open_policy
@@ -110,9 +115,10 @@ def audit_frame(
         return run_audit(data, policy_path, original=original_path, registry=registry)
 
 
-def check_result(result: AuditResult, check_id: str) -> dict:
+def check_result(result: AuditResult, check_id: str) -> dict[str, Any]:
     """The JSON-report entry of one check (id, status, value, threshold, details ...)."""
-    for check in report_dict(result)["checks"]:
+    checks: list[dict[str, Any]] = report_dict(result)["checks"]
+    for check in checks:
         if check["id"] == check_id:
             return check
     raise KeyError(f"no check {check_id!r} in the audit (have: {[c.id for c in result.checks]})")
@@ -160,7 +166,7 @@ def summary_of(
     return audit_context(frame[used], {"data": {"missing_qi": missing_qi}, "columns": columns}).summary
 
 
-def _with_check(policy: Mapping[str, Any], check: Mapping[str, Any]) -> dict:
+def _with_check(policy: Mapping[str, Any], check: Mapping[str, Any]) -> dict[str, Any]:
     return {**policy, "checks": [*policy.get("checks", []), dict(check)]}
 
 
@@ -190,7 +196,7 @@ def class_violations(
     *,
     registry: Registry | None = None,
     files: Mapping[str, str] | None = None,
-) -> tuple[np.ndarray, ClassSummary]:
+) -> tuple[np.ndarray[Any, np.dtype[np.bool_]], ClassSummary]:
     """One check's per-class violation mask (its assessor's ``class_violations``) and the summary whose
     classes it indexes. Fails when the assessor declares no ``class_violations``."""
     ctx = audit_context(frame, _with_check(policy, check), registry=registry, files=files)
@@ -209,7 +215,7 @@ def class_violations(
 
 
 # ------------------------------------------------------------------------------------ reports
-def report_section(result: AuditResult, check_id: str, *, registry: Registry | None = None):
+def report_section(result: AuditResult, check_id: str, *, registry: Registry | None = None) -> ReportSection:
     """The :class:`~privaudit.report.sections.ReportSection` drawn for one check, found as the report finds
     it (:func:`privaudit.report.html.drawn_section`: a hook override, else ``Assessor.report_section``).
     Unlike the report, which falls back to a generic section, this raises: an exception of the plugin
@@ -232,7 +238,8 @@ def assert_section_renders(result: AuditResult, check_id: str, *, registry: Regi
     it: its summary sentence and every figure and table caption. Returns the HTML."""
     registry = registry or get_registry()
     section = report_section(result, check_id, registry=registry)
-    return _contract().section_shown(result, check_id, section, registry)
+    html: str = _contract().section_shown(result, check_id, section, registry)
+    return html
 
 
 # ------------------------------------------------------------------------------------------ CLI
@@ -276,7 +283,7 @@ def _has_jsonschema() -> bool:
     return True
 
 
-def assert_valid_report(report: Mapping[str, Any] | str | Path) -> dict:
+def assert_valid_report(report: Mapping[str, Any] | str | Path) -> dict[str, Any]:
     """Check a JSON report (a dict, its text, or a file) against ``privaudit report schema``; return it as a
     dict. Raises AssertionError naming the first deviation (needs the ``jsonschema`` package)."""
     import json
@@ -294,7 +301,7 @@ def assert_valid_report(report: Mapping[str, Any] | str | Path) -> dict:
 
 
 @lru_cache(maxsize=1)
-def _validator():
+def _validator() -> Any:
     import jsonschema
 
     from privaudit.report.schema import report_json_schema
@@ -303,13 +310,13 @@ def _validator():
 
 
 # ------------------------------------------------------------------------------------ the contract
-def _contract():
+def _contract() -> ModuleType:
     from privaudit.assessors import contract
 
     return contract
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name == "AssessorCase":  # re-exported lazily: the contract imports the report and the engines
         return _contract().AssessorCase
     raise AttributeError(f"module 'privaudit.testing' has no attribute {name!r}")
@@ -322,7 +329,7 @@ def check_assessor(case: Any, *, registry: Registry | None = None) -> None:
         check(case, registry or get_registry())
 
 
-def parametrize_with_checks(cases: Sequence[Any], *, registry: Registry | None = None):
+def parametrize_with_checks(cases: Sequence[Any], *, registry: Registry | None = None) -> Any:
     """A ``pytest.mark.parametrize`` decorator over every (case, contract check) pair, as scikit-learn's
     ``parametrize_with_checks`` does for estimators. The test receives ``case`` and ``check``; call
     ``check(case, registry)``::

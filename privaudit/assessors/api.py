@@ -79,7 +79,7 @@ class ResponseBound:
     sensitive: str
     quasi_identifiers: tuple[str, ...]
     max_risk: float
-    overrides: Callable[[Mapping[str, float]], dict]
+    overrides: Callable[[Mapping[str, float]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ class SampleCriterion:
     """
 
     model: str
-    fulfilled: Callable[[np.ndarray], bool]
+    fulfilled: Callable[[np.ndarray[Any, Any]], bool]
     monotone: bool = True
     average_risk: float | None = None
 
@@ -198,13 +198,13 @@ class Assessor:
     validate_policy: Callable[[Any, Policy], str | None] | None = None
     always: bool = False
     class_violations: Callable[[AuditContext, Any], Any] | None = None
-    report_section: Callable[[dict, Any], Any] | None = None
+    report_section: Callable[[dict[str, Any], Any], Any] | None = None
     concurrent: bool = False
     details: type[Details] | None = None
     class_rule: Callable[[Any, Policy], ClassRule | None] | None = None
     synthetic_default: SyntheticDefault | None = None
     in_memory_reason: Callable[[Any], str | None] | None = None
-    identifier_columns: Callable[[dict], Mapping[str, str]] | None = None
+    identifier_columns: Callable[[dict[str, Any]], Mapping[str, str]] | None = None
     response_bound: Callable[[Any, Policy], ResponseBound | None] | None = None
     sample_criterion: Callable[[Any, int], SampleCriterion | None] | None = None
 

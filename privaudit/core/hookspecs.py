@@ -11,7 +11,7 @@ the specifications below. Third-party plugins are found through the ``privaudit`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
@@ -32,6 +32,7 @@ def privaudit_assessors() -> list[Assessor]:
     Called once when the plugin registry is built. Each assessor's ``name`` must be unique across all
     installed plugins; a clash is reported as an error naming both plugins.
     """
+    raise NotImplementedError  # a specification: plugins implement it
 
 
 @hookspec
@@ -41,10 +42,11 @@ def privaudit_remediators() -> list[Remediator]:
     A remediator transforms a failing release; the engine re-audits its output against the same policy
     and only offers it when every error-severity check passes. Names must be unique.
     """
+    raise NotImplementedError  # a specification: plugins implement it
 
 
 @hookspec(firstresult=True)
-def privaudit_report_section(check: dict, audit: AuditResult) -> ReportSection | None:
+def privaudit_report_section(check: dict[str, Any], audit: AuditResult) -> ReportSection | None:
     """Return the report section (a :class:`privaudit.report.sections.ReportSection`) for one check.
 
     ``check`` is the check's entry of the JSON report (id, assessor, status, value, threshold, params,

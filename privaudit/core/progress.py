@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import Any, TextIO
 
 
 class ProgressBar:
@@ -83,7 +83,7 @@ def in_notebook() -> bool:
         return False
 
 
-def api_progress(progress):
+def api_progress(progress: Any) -> Any:
     """The progress callback of the library API: ``None`` (default) draws tqdm bars in a notebook when tqdm
     is installed and nothing elsewhere; ``True`` asks for tqdm bars (an error without tqdm); ``False`` none;
     a callable ``f(label, done, total)`` is used as is."""

@@ -60,7 +60,7 @@ def error_checks(ctx: AuditContext) -> list[Check]:
     return [c for c in ctx.policy.checks if c.severity == "error"]
 
 
-def class_violations(ctx: AuditContext, checks: list[Check] | None = None) -> np.ndarray:
+def class_violations(ctx: AuditContext, checks: list[Check] | None = None) -> np.ndarray[Any, np.dtype[np.bool_]]:
     """Per class of ``ctx.summary``: True where any class-based error check is broken."""
     bad = np.zeros(ctx.summary.n_classes, dtype=bool)
     for check in error_checks(ctx) if checks is None else checks:
@@ -70,7 +70,9 @@ def class_violations(ctx: AuditContext, checks: list[Check] | None = None) -> np
         sctx = ctx.for_scenario(getattr(check, "quasi_identifiers", None))
         violations = np.asarray(fn(sctx, check.params), dtype=bool)
         if sctx is not ctx:  # a scenario's class holds whole classes of the full summary: map them across
-            violations = violations[sctx.summary.class_of[ctx.summary.first_row]]
+            scenario_class = sctx.summary.class_of
+            assert scenario_class is not None  # a scenario's summary is built from the records in memory
+            violations = violations[scenario_class[ctx.summary.first_row]]
         bad |= violations
     return bad
 
