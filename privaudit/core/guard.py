@@ -252,36 +252,79 @@ def measurement_problem(m: Any, assessor: Any) -> str | None:
 _views: list[type] = []
 
 
+#: a view's own entries: its frozen copies of the tables, and the summary it reads from the shared context
+_LOCAL = frozenset({"table", "original", "training", "control", "summary", "_shared"})
+
+
+class _SharedEntries(dict):  # type: ignore[type-arg]
+    """A check's view's attributes: its own frozen tables (:data:`_LOCAL`); every other entry is read from and
+    written through to the shared context's, so a cache (a cached property such as ``utility`` or ``series``,
+    or a memo an assessor keeps in ``ctx.__dict__``) is computed once per audit, by whichever check asks
+    first, and the report sees it."""
+
+    def __init__(self, shared: dict[str, Any], local: dict[str, Any]) -> None:
+        super().__init__({k: v for k, v in shared.items() if k not in _LOCAL})
+        super().update(local)
+        self.shared = shared
+
+    def _pull(self, key: Any) -> None:
+        if key not in _LOCAL and not dict.__contains__(self, key) and key in self.shared:
+            dict.__setitem__(self, key, self.shared[key])
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        dict.__setitem__(self, key, value)
+        if key not in _LOCAL:
+            self.shared[key] = value
+
+    def __getitem__(self, key: Any) -> Any:
+        self._pull(key)
+        return dict.__getitem__(self, key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._pull(key)
+        return dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        self._pull(key)
+        return dict.__contains__(self, key)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key in _LOCAL:
+            return dict.setdefault(self, key, default)
+        value = self.shared.setdefault(key, default)
+        dict.__setitem__(self, key, value)
+        return value
+
+
 def _view_class() -> type:
     """:class:`AuditContext` whose summary is the shared context's (made on first use: see the imports)."""
     if not _views:
         from privaudit.core.context import AuditContext
 
-        class CheckView(AuditContext):
+        class CheckContext(AuditContext):
             """A check's view of the shared context (:func:`check_view`): the summary is the shared one."""
 
             @property
             def summary(self):  # type: ignore[override]
                 return self.__dict__["_shared"].summary
 
-        _views.append(CheckView)
+        _views.append(CheckContext)
     return _views[0]
 
 
 def check_view(ctx: Any) -> Any:
     """The context one check reads: the shared one, with its own shallow copies of the tables whose
     buffers are read-only (a check that adds, drops or writes a column changes only its own copy, or gets
-    an error). The class summary (built on first use, once) and the scenario cache stay shared."""
+    an error). The class summary (built on first use, once), the cached figures and the memos checks keep
+    stay shared (:class:`_SharedEntries`)."""
     from privaudit.core.readonly import freeze_frame
 
     ctx.__dict__.setdefault("_scenarios", {})  # shared by the views (AuditContext.for_scenario)
     cls = _view_class()
     view = cls.__new__(cls)
-    view.__dict__.update(ctx.__dict__)
-    view.__dict__.pop("summary", None)
-    view.__dict__["_shared"] = ctx
+    local: dict[str, Any] = {"_shared": ctx}
     for name in ("table", "original", "training", "control"):
         frame = getattr(ctx, name)
-        if frame is not None:
-            view.__dict__[name] = freeze_frame(frame).copy(deep=False)
+        local[name] = freeze_frame(frame).copy(deep=False) if frame is not None else None
+    view.__dict__ = _SharedEntries(ctx.__dict__, local)
     return view

@@ -62,7 +62,11 @@ class EncodedTables:
         self.encoded_columns = 0
 
     def holds(self, *frames: pd.DataFrame) -> bool:
-        return len(frames) == len(self.frames) and all(a is b for a, b in zip(frames, self.frames, strict=False))
+        """Whether ``frames`` hold the data these tables encoded: the same frames, or shallow copies of them
+        (each check reads its own copy of the audit's tables) whose columns are the same arrays."""
+        return len(frames) == len(self.frames) and all(
+            _same_data(a, b) for a, b in zip(frames, self.frames, strict=True)
+        )
 
     def column(self, name: str, numeric: bool) -> np.ndarray:
         """Column ``name`` of every frame, concatenated and encoded (see :func:`encode_column`)."""
@@ -118,6 +122,30 @@ class EncodedTables:
         else:  # text or integers read as numbers: equal as the frame holds them
             codes, uniques = pd.factorize(raw, use_na_sentinel=True)
         return codes.astype(np.int64), len(uniques)
+
+
+def _same_data(a: pd.DataFrame | None, b: pd.DataFrame | None) -> bool:
+    if a is b:
+        return True
+    if a is None or b is None or a.shape != b.shape or not a.columns.equals(b.columns):
+        return False
+    return all(_same_array(a[c].array, b[c].array) for c in a.columns)
+
+
+def _same_array(x: object, y: object) -> bool:
+    """The same column data: one array object, or arrays over the same buffer (numpy columns of a shallow copy
+    are new wrappers of the same memory; categorical and string columns are the same object)."""
+    if x is y:
+        return True
+    bx, by = getattr(x, "_ndarray", None), getattr(y, "_ndarray", None)
+    if not isinstance(bx, np.ndarray) or not isinstance(by, np.ndarray):
+        return False
+    return (
+        bx.__array_interface__["data"][0] == by.__array_interface__["data"][0]
+        and bx.shape == by.shape
+        and bx.strides == by.strides
+        and bx.dtype == by.dtype
+    )
 
 
 _CONTEXT_LOCK = threading.Lock()
