@@ -20,7 +20,17 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from privaudit.report.charts import FAIL_FILL, FONT, GRID, PASS_FILL, THRESHOLD_STROKE, _n, linear_ticks, number_label
+from privaudit.report.charts import (
+    FAIL_FILL,
+    FONT,
+    GRID,
+    PASS_FILL,
+    THRESHOLD_STROKE,
+    _n,
+    linear_ticks,
+    number_label,
+    text_width,
+)
 from privaudit.report.sections import DataTable, KeyValues
 from privaudit.report.text import fmt
 
@@ -98,7 +108,14 @@ def map_svg(explore: dict) -> Markup:
         label = f"policy's risk bound {number_label(bound)}" + (
             f" ({explore['risk_bound_source']})" if explore.get("risk_bound_source") else ""
         )
-        anchor = "start" if px(bound) + 6 * len(label) < x1 else "end"
+        short = f"risk bound {number_label(bound)}"
+        room_right, room_left = x1 - px(bound) - 5, px(bound) - 5
+        for candidate in (label, short):  # bold text runs about 10 % wider than text_width's estimate
+            need = 1.1 * text_width(candidate)
+            if need <= max(room_right, room_left):
+                break
+        label = candidate
+        anchor = "start" if need <= room_right or room_right >= room_left else "end"
         text(px(bound) + (5 if anchor == "start" else -5), y1 - 4, label, anchor=anchor, weight="bold")
     frontier = sorted((c["risk"], c["utility"]) for _, c in points if c["frontier"])
     if len(frontier) > 1:
@@ -199,7 +216,7 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
         "measures beside it (— where a measure gives no figure for the candidate).",
         numeric=frozenset({0, 3, 4}),
         kind="classes",
-        widths=("2.2em", "6.5em", "21%", "4.6em", "4.6em", "13%", "6em"),
+        widths=("2.2em", "6.5em", "21%", "5.8em", "5em", "11%", "6.8em"),
     )
     rec = explore["recommended"]
     if rec is None:
