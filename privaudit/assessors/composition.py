@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from privaudit.assessors.api import Assessor, Measurement, Params
 from privaudit.assessors.api import Details as ApiDetails
+from privaudit.assessors.details import SeriesExample
 from privaudit.assessors.helpers import check_sensitive, exceeds
 from privaudit.core.hookspecs import hookimpl
 from privaudit.report.text import fmt
@@ -62,15 +63,7 @@ class Step(BaseModel):
     disclosed: int
 
 
-class Example(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    release: int
-    release_path: str
-    values: dict[str, str]
-    size: int
-    record_size: int
-    people: int
-    releases: int
+class Example(SeriesExample):
     remaining: int
     sensitive_values: dict[str, int] | None = None
 

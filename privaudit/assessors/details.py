@@ -52,3 +52,16 @@ class AttackCounts(Details):
     training: int
     control: int
     baseline: int
+
+
+class SeriesExample(Details):
+    """One of the worst groups of a check that composes releases (``--previous``): the release it is in, its
+    published values (masked as small classes are), its size, and the people of the series it holds."""
+
+    release: int
+    release_path: str
+    values: dict[str, str]
+    size: int
+    record_size: int
+    people: int
+    releases: int

@@ -36,10 +36,10 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
+from privaudit.assessors.api import Assessor, Measurement
 from privaudit.assessors.api import Details as ApiDetails
 from privaudit.assessors.helpers import exceeds
-from privaudit.assessors.membership_inference import ATTACKS, column_problem, compared_columns, scores_of
+from privaudit.assessors.membership_inference import AttackParams, column_problem, compared_columns, scores_of
 from privaudit.core.errors import DataError, first_line
 from privaudit.core.hookspecs import hookimpl
 
@@ -53,7 +53,7 @@ REFERENCE = (
 )
 
 
-class EpsilonParams(Params):
+class EpsilonParams(AttackParams):
     claimed_epsilon: float = Field(gt=0, description="The ε the vendor claims the release satisfies.")
     claimed_delta: float = Field(default=0.0, ge=0, lt=1, description="The δ of the claim.")
     confidence: float = Field(default=0.95, ge=0.5, lt=1, description="Confidence 1 − β of the lower bound.")
@@ -69,22 +69,6 @@ class EpsilonParams(Params):
         "holdout went to training by an independent fair coin (one_run needs it).",
     )
     manifest: str | None = Field(default=None, description="CSV of the repeated releases: release, target, member.")
-    columns: list[str] | None = Field(
-        default=None,
-        description="Columns the attacks compare (default: every "
-        "policy column but identifiers, record ids and weights).",
-    )
-    attacks: list[Literal["distance", "density"]] = Field(
-        default=list(ATTACKS), min_length=1, description="Attacks whose guesses the bound uses."
-    )
-    dims: int = Field(default=6, ge=1, le=50, description="Principal components the neighbour search uses.")
-    neighbours: int = Field(default=8, ge=2, le=256, description="Nearest points each kernel density sums over.")
-    bandwidth: float = Field(
-        default=1.0,
-        gt=0,
-        le=10,
-        description="Factor on Scott's bandwidth of the density attack's kernels (1: DOMIAS's default).",
-    )
     seed: int = Field(
         default=0, description="Seed of the tie-breaking order (one_run) and of the trials' shuffle (repeated)."
     )

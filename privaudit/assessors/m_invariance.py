@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from privaudit.assessors.api import Assessor, Measurement, Params
 from privaudit.assessors.api import Details as ApiDetails
+from privaudit.assessors.details import SeriesExample
 from privaudit.assessors.helpers import check_sensitive
 from privaudit.core.hookspecs import hookimpl
 from privaudit.report.text import fmt
@@ -49,15 +50,7 @@ class ReleaseFigures(BaseModel):
     records_not_m_unique: int
 
 
-class Example(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    release: int
-    release_path: str
-    values: dict[str, str]
-    size: int
-    record_size: int
-    people: int
-    releases: int
+Example = SeriesExample
 
 
 class MInvarianceDetails(ApiDetails):

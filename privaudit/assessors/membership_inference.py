@@ -43,14 +43,19 @@ REFERENCE = (
 )
 
 
-class MembershipParams(Params):
+class AttackParams(Params):
+    """The membership attacks' settings, shared by ``membership_inference`` and ``empirical_epsilon``."""
+
     columns: list[str] | None = Field(
         default=None,
         description="Columns the attacks compare (default: every "
         "policy column but identifiers, record ids and weights).",
     )
     attacks: list[Literal["distance", "density"]] = Field(
-        default=list(ATTACKS), min_length=1, description="Attacks run (the check reports the better)."
+        default=list(ATTACKS),
+        min_length=1,
+        description="Membership attacks run (membership_inference reports the better; empirical_epsilon bounds "
+        "with their guesses).",
     )
     dims: int = Field(default=6, ge=1, le=50, description="Principal components the neighbour search uses.")
     neighbours: int = Field(default=8, ge=2, le=256, description="Nearest points each kernel density sums over.")
@@ -60,6 +65,9 @@ class MembershipParams(Params):
         le=10,
         description="Factor on Scott's bandwidth of the density attack's kernels (1: DOMIAS's default).",
     )
+
+
+class MembershipParams(AttackParams):
     confidence: float = Field(default=0.95, gt=0, lt=1, description="Level of the confidence intervals.")
     max_auc: float | None = Field(default=None, ge=0, le=1, description="Largest allowed AUC of the better attack.")
     max_tpr_at_fpr: float | None = Field(
