@@ -58,6 +58,7 @@ def _run_audit_step(tmp_path, **inputs):
     return done, (tmp_path / "outputs").read_text() if (tmp_path / "outputs").exists() else ""
 
 
+@pytest.mark.slow
 def test_the_action_audit_step_passes_the_example(tmp_path, privaudit_command):
     done, outputs = _run_audit_step(tmp_path, data=RELEASE, policy=POLICY, sarif="r.sarif")
     assert done.returncode == 0, done.stderr
@@ -69,6 +70,7 @@ def test_the_action_audit_step_passes_the_example(tmp_path, privaudit_command):
     assert all(line.startswith("::warning ") for line in done.stdout.splitlines() if line.startswith("::"))
 
 
+@pytest.mark.slow
 def test_the_action_fails_the_job_on_warnings_when_asked(tmp_path, privaudit_command):
     done, outputs = _run_audit_step(tmp_path, data=RELEASE, policy=POLICY, **{"fail-on": "warning", "html": ""})
     assert done.returncode == 1 and "exit-code=1" in outputs

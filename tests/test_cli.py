@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 from conftest import DATA, ROOT
 from pydantic import Field
 
@@ -206,6 +207,7 @@ def test_original_joined_by_record_id(tmp_path):
     assert list(result.context.original["q"].astype(str)) == ["a3", "a1", "a2"]
 
 
+@pytest.mark.slow
 def test_console_script_runs():
     proc = subprocess.run(
         [
@@ -224,6 +226,7 @@ def test_console_script_runs():
     assert proc.returncode == 1 and proc.stdout == "" and proc.stderr == ""
 
 
+@pytest.mark.slow
 def test_a_broken_installed_plugin_is_named(tmp_path):
     """An installed distribution whose ``privaudit`` entry point does not import: one line naming the entry
     point and the package to fix or uninstall, exit 2 (pluggy's own error names neither)."""

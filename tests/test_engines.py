@@ -236,6 +236,7 @@ def test_packed_key_wider_than_62_bits(tmp_path, engine, options):
     _assert_same(report(tmp_path / "data.csv", policy), report(tmp_path / "data.csv", policy, engine, **options))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     rows=st.lists(
@@ -359,6 +360,7 @@ report: {show_sensitive_values: true}
     assert got.column_counts["flag"] == ref.column_counts["flag"] == n
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine,options", ENGINE_OPTIONS)
 def test_uniqueness_against_a_population_file(releases, tmp_path, engine, options):
     """P(PU | SU) matches the sample-unique classes' representatives against a population table."""
@@ -513,6 +515,7 @@ def test_original_and_unknown_engines_are_refused(tmp_path):
     assert set(ENGINES) == {"in-process", "chunked", "duckdb", "spark"}
 
 
+@pytest.mark.slow
 def test_cli_engine_option_writes_the_engine_into_the_report(releases, audit_json):
     folder = releases["coarse-shown"]
     code_ref, ref = audit_json(folder / "data.parquet", folder / "policy.yaml")

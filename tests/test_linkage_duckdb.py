@@ -71,6 +71,7 @@ def audit(tmp_path, released, original, pol, *extra):
     return code, checks["fs"], json.loads(out.read_text())["original"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "estimation, blocking, ids, fmt",
     [

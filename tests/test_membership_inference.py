@@ -181,6 +181,7 @@ def repeated(tmp_path, split, eps: float | None, n: int = 120, seed: int = 0):
     return "releases/manifest.csv"
 
 
+@pytest.mark.slow
 def test_repeated_releases_bound_below_the_mechanisms_epsilon(tmp_path, split):
     manifest = repeated(tmp_path, split, 1.0)
     train, holdout = split
@@ -198,6 +199,7 @@ def test_repeated_releases_bound_below_the_mechanisms_epsilon(tmp_path, split):
     assert c["details"]["trials"] == 120 and c["details"]["validation_trials"] == 12
 
 
+@pytest.mark.slow
 def test_repeated_releases_of_a_leaky_generator_disprove_the_claim(tmp_path, split):
     manifest = repeated(tmp_path, split, None)
     train, holdout = split

@@ -18,6 +18,8 @@ from report_helpers import parse_html, pdf_outline_titles, pdf_pages_text, table
 
 from privaudit.cli import main
 
+pytestmark = pytest.mark.slow  # renders PDFs: a module-scoped report takes seconds to build
+
 EPOCH = "1700000000"
 EXAMPLE = (ROOT / "examples" / "adult" / "release.csv", ROOT / "policies" / "adult.yaml")
 FALLBACK = (DATA / "tcloseness" / "table4.csv", DATA / "tcloseness" / "policy.yaml")

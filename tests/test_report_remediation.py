@@ -27,6 +27,8 @@ from privaudit.report.remediation_chapter import figure_text, label, readable, u
 from privaudit.report.sections import KeyValues
 from privaudit.report.text import fmt, share
 
+pytestmark = pytest.mark.slow  # renders PDFs: a module-scoped report takes seconds to build
+
 EPOCH = "1700000000"
 ADULT = ROOT / "examples" / "adult" / "adult.csv"
 POLICY = ROOT / "policies" / "adult.yaml"

@@ -99,6 +99,7 @@ def demo():
     return real["student_placements"], synthetic["student_placements"], metadata["tables"]["student_placements"]
 
 
+@pytest.mark.slow
 def test_student_placements_matches_sdmetrics_quality_report(demo):
     """sdmetrics 0.32 QualityReport on its demo: overall 0.7767270753585065 (Column Shapes 0.8511084702797364,
     Column Pair Trends 0.7023456804372765 over the 20 pairs above its default thresholds)."""
