@@ -84,8 +84,9 @@ def _read(path: Path):
 
 
 def run(args) -> int:
+    from privaudit.assessors.starter import starter_checks, unique_share_limits
     from privaudit.cli.terminal import printable
-    from privaudit.discovery.draft import draft
+    from privaudit.discovery.draft import Starter, draft
     from privaudit.discovery.special_categories import LABELS
 
     data = Path(args.data)
@@ -95,7 +96,7 @@ def run(args) -> int:
     roles = _roles(args.role)
     profile, profile_name = _profile(args.profile)
     frame, delimiter = _read(data)
-    result = draft(frame, str(data), profile, roles)
+    result = draft(frame, str(data), profile, roles, Starter(starter_checks, unique_share_limits))
     result.delimiter = delimiter if delimiter not in (None, ",") else None
     files = {out: result.yaml_text(data.name, profile_name)}
     files.update({out.parent / rel: text for rel, text in result.hierarchies.items()})

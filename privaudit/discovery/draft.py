@@ -46,6 +46,7 @@ import difflib
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,7 +54,6 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from privaudit.assessors.starter import starter_checks, unique_share_limits
 from privaudit.core.errors import DataError
 from privaudit.discovery.headers import tokens
 from privaudit.discovery.key_variables import DEMOGRAPHIC, key_variable
@@ -94,6 +94,17 @@ class Column:
     order: list[str] | None = None
     hierarchy: str | None = None  # file name, beside the policy
     special_category: str | None = None  # GDPR Art. 9/10 (special_categories.LABELS)
+
+
+@dataclass(frozen=True)
+class Starter:
+    """The starter checks a draft writes, given by its caller (``privaudit init`` passes those of
+    :mod:`privaudit.assessors.starter`): discovery knows columns, and names no assessor. ``checks(profile,
+    sensitive, has_quasi_identifiers, has_weight, scenarios)`` gives the checks, ``unique_share_limits(checks)``
+    their limits on the share of sample uniques."""
+
+    checks: Callable[..., list[dict]]
+    unique_share_limits: Callable[[list[dict]], list]
 
 
 @dataclass
@@ -259,9 +270,17 @@ def _special_note(special: Special, how: str) -> str:
     return f"special category ({special.article}): {special.label}, by {how}"
 
 
-def draft(frame: pd.DataFrame, source: str, profile: dict | None = None, roles: dict[str, str] | None = None) -> Draft:
+def draft(
+    frame: pd.DataFrame,
+    source: str,
+    profile: dict | None = None,
+    roles: dict[str, str] | None = None,
+    starter: Starter | None = None,
+) -> Draft:
     """Draft a policy for ``frame`` (every column as text; missing values as empty strings). ``roles``
-    fixes the roles the user knows (``init --role COLUMN=ROLE``); the rest is drafted around them."""
+    fixes the roles the user knows (``init --role COLUMN=ROLE``); the rest is drafted around them.
+    ``starter`` writes the checks (``privaudit init`` passes the built-in starter checks); without it the
+    draft has roles, hierarchies and scenarios but no checks."""
     if frame.shape[1] < 2:
         raise DataError(f"{source}: a table needs at least two columns to draft a policy (it has {frame.shape[1]})")
     if len(frame) == 0:
@@ -432,7 +451,11 @@ def draft(frame: pd.DataFrame, source: str, profile: dict | None = None, roles: 
     whole = Codes(frame)
     uniques = {name: whole.unique_share(cols) for name, cols in scenarios.items()}
     sensitive = [c.name for c in columns if c.role == "sensitive"]
-    checks = starter_checks(profile, sensitive, bool(qis), any(c.role == "weight" for c in columns), scenarios)
+    checks: list[dict] = []
+    limits: list = []
+    if starter is not None:
+        checks = starter.checks(profile, sensitive, bool(qis), any(c.role == "weight" for c in columns), scenarios)
+        limits = starter.unique_share_limits(checks)
     return Draft(
         columns,
         checks,
@@ -440,7 +463,7 @@ def draft(frame: pd.DataFrame, source: str, profile: dict | None = None, roles: 
         ranking,
         scenarios=scenarios,
         uniques=uniques,
-        unique_limits=unique_share_limits(checks),
+        unique_limits=limits,
     )
 
 
