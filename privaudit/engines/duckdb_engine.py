@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from privaudit.common.duckdb_sql import arrow_table, quote_identifier
 from privaudit.core.data import block_for_long_rows
 from privaudit.core.errors import DataError, first_line
 from privaudit.core.policy import Policy
@@ -61,7 +62,7 @@ class DuckDBDialect:
 
     @staticmethod
     def ident(name: str) -> str:
-        return '"' + name.replace('"', '""') + '"'
+        return quote_identifier(name)
 
     @staticmethod
     def strip_spaces(expr: str) -> str:
@@ -169,12 +170,6 @@ def _open_database(database: str | None, table: str):
         return duckdb.connect(database, read_only=True)
     except duckdb.Error as exc:
         raise DataError(f"{database}: cannot be opened as a DuckDB database ({first_line(exc)})") from None
-
-
-def arrow_table(relation) -> pa.Table:
-    """A DuckDB relation's result as an Arrow table (``to_arrow_table`` in duckdb 2, ``arrow`` in 1.x)."""
-    fetch = getattr(relation, "to_arrow_table", None) or relation.arrow
-    return fetch()
 
 
 def _catalog(con, table: str, policy: Policy):

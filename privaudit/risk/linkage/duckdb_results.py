@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from privaudit.engines.duckdb_engine import DuckDBDialect, arrow_table
+from privaudit.common.duckdb_sql import arrow_table, quote_identifier
 
 #: a quoted DuckDB identifier (the engine's quoting)
-ident = DuckDBDialect.ident
+ident = quote_identifier
 
 
 def fetch(con, sql: str) -> pa.Table:
