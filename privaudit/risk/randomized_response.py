@@ -57,20 +57,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = [
-    "MAX_CELLS",
-    "RRDisclosureResult",
-    "apply_kronecker",
-    "distortion_matrix_keep",
-    "estimate_joint",
-    "keep_probability_matrices",
-    "load_distortion_matrix",
-    "randomize",
-    "reconstruction_probability",
-    "rr_attribute_disclosure",
-    "rr_risk_table",
-    "validate_distortion_matrix",
-]
+__all__ = ["MAX_CELLS", "RRDisclosureResult", "apply_kronecker", "distortion_matrix_keep", "estimate_joint", "keep_probability_matrices", "load_distortion_matrix", "randomize", "reconstruction_probability", "rr_attribute_disclosure", "rr_risk_table", "validate_distortion_matrix"]  # fmt: skip
 
 #: Largest joint table (number of cells of QI x S) held as a dense array.
 MAX_CELLS = 20_000_000

@@ -17,15 +17,4 @@ from privaudit.risk.synthetic.distance import (
     nearest_two,
 )
 
-__all__ = [
-    "DistanceResult",
-    "Encoded",
-    "GowerSpace",
-    "Neighbours",
-    "binomial_interval",
-    "binomial_sf",
-    "count_within",
-    "gower_matrix",
-    "nearest_two",
-    "distance_to_closest_record",
-]
+__all__ = ["DistanceResult", "Encoded", "GowerSpace", "Neighbours", "binomial_interval", "binomial_sf", "count_within", "gower_matrix", "nearest_two", "distance_to_closest_record"]  # fmt: skip

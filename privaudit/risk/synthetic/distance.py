@@ -101,18 +101,7 @@ from privaudit.risk.synthetic.pruning import (
     same_pattern_count,
 )
 
-__all__ = [
-    "DistanceResult",
-    "Encoded",
-    "GowerSpace",
-    "Neighbours",
-    "binomial_interval",
-    "binomial_sf",
-    "count_within",
-    "gower_matrix",
-    "nearest_two",
-    "distance_to_closest_record",
-]
+__all__ = ["DistanceResult", "Encoded", "GowerSpace", "Neighbours", "binomial_interval", "binomial_sf", "count_within", "gower_matrix", "nearest_two", "distance_to_closest_record"]  # fmt: skip
 
 Kind = Literal["numeric", "ordinal", "nominal"]
 KINDS = ("numeric", "ordinal", "nominal")
