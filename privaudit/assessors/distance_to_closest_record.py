@@ -34,12 +34,12 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
+from privaudit.assessors import helpers
 from privaudit.assessors.api import Assessor, Details, Measurement, Params, SyntheticDefault
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.hookspecs import hookimpl
 from privaudit.report.text import fmt, share
 
-EXCLUDED_ROLES = ("identifier", "record_id", "weight")
 HISTOGRAM_BINS = 30
 
 
@@ -126,25 +126,11 @@ class SyntheticDistanceDetails(Details):
 
 
 def compared_columns(params: SyntheticDistanceParams, policy) -> list[str]:
-    if params.columns:
-        return list(params.columns)
-    return [name for name, spec in policy.columns.items() if spec.role not in EXCLUDED_ROLES]
+    return helpers.compared_columns(params.columns, policy)
 
 
 def validate(params: SyntheticDistanceParams, policy) -> str | None:
-    if params.columns is not None and not params.columns:
-        return "columns: give at least one column (or leave it out for every non-identifier column)"
-    for name in params.columns or ():
-        spec = policy.columns.get(name)
-        if spec is None:
-            return f"columns: {name!r} is not a column of the policy"
-        if spec.role in ("identifier", "record_id"):
-            return f"columns: {name!r} has role {spec.role!r}; it is not a synthesised value"
-    if len(set(params.columns or ())) != len(params.columns or ()):
-        return "columns: a column is listed twice"
-    if not compared_columns(params, policy):
-        return "the policy has no column to compare records on (all are identifiers, record ids or weights)"
-    return None
+    return helpers.compared_columns_problem(params.columns, policy)
 
 
 def _histogram(dcr: np.ndarray, holdout: np.ndarray | None, p5: float | None) -> dict:

@@ -7,6 +7,7 @@ against the policy (:func:`check_sensitive`), comparisons with a threshold beyon
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -16,6 +17,8 @@ from privaudit.core.policy import Policy
 __all__ = [
     "TOLERANCE",
     "check_sensitive",
+    "compared_columns",
+    "compared_columns_problem",
     "exceeds",
     "population_classes",
     "reaches",
@@ -89,3 +92,33 @@ def population_classes(ctx, population: str, field: str = "population"):
     release_in_pop = pop.merge(keys, on=qi, how="left")["f"].fillna(0).to_numpy(dtype=float)
     big_f = keys.merge(pop, on=qi, how="left")["F"].to_numpy(dtype=float)
     return big_f, pop["F"].to_numpy(dtype=float), release_in_pop, path
+
+
+#: roles whose columns a synthetic release does not synthesise or weighs, left out of record comparisons
+NOT_COMPARED = ("identifier", "record_id", "weight")
+
+
+def compared_columns(columns: list[str] | None, policy: Any) -> list[str]:
+    """The columns synthetic-release checks compare records on: ``columns`` when given, else every policy
+    column but identifiers, record ids and weights."""
+    if columns:
+        return list(columns)
+    return [name for name, spec in policy.columns.items() if spec.role not in NOT_COMPARED]
+
+
+def compared_columns_problem(columns: list[str] | None, policy: Any) -> str | None:
+    """One line when a check's ``columns`` cannot be compared (empty, unknown, an identifier, listed twice)
+    or the policy leaves none; else None."""
+    if columns is not None and not columns:
+        return "columns: give at least one column (or leave it out for every non-identifier column)"
+    for name in columns or ():
+        spec = policy.columns.get(name)
+        if spec is None:
+            return f"columns: {name!r} is not a column of the policy"
+        if spec.role in ("identifier", "record_id"):
+            return f"columns: {name!r} has role {spec.role!r}; it is not a synthesised value"
+    if len(set(columns or ())) != len(columns or ()):
+        return "columns: a column is listed twice"
+    if not compared_columns(columns, policy):
+        return "the policy has no column to compare records on (all are identifiers, record ids or weights)"
+    return None

@@ -23,13 +23,13 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from privaudit.assessors import helpers
 from privaudit.assessors.api import Assessor, Measurement, Params
 from privaudit.assessors.api import Details as ApiDetails
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
 
-EXCLUDED_ROLES = ("identifier", "record_id", "weight")
 ATTACKS = ("distance", "density")
 ATTACK_NAMES = {"distance": "distance to closest synthetic record", "density": "density ratio (DOMIAS)"}
 FPRS = (0.001, 0.01)
@@ -119,24 +119,13 @@ class Details(ApiDetails):
 
 
 def compared_columns(params, policy) -> list[str]:
-    if params.columns:
-        return list(params.columns)
-    return [name for name, spec in policy.columns.items() if spec.role not in EXCLUDED_ROLES]
+    return helpers.compared_columns(params.columns, policy)
 
 
 def column_problem(params, policy) -> str | None:
-    for name in params.columns or ():
-        spec = policy.columns.get(name)
-        if spec is None:
-            return f"columns: {name!r} is not a column of the policy"
-        if spec.role in ("identifier", "record_id"):
-            return f"columns: {name!r} has role {spec.role!r}; it is not a synthesised value"
-    if len(set(params.columns or ())) != len(params.columns or ()):
-        return "columns: a column is listed twice"
-    if params.columns is not None and not params.columns:
-        return "columns: give at least one column (or leave it out for every non-identifier column)"
-    if not compared_columns(params, policy):
-        return "the policy has no column to compare records on (all are identifiers, record ids or weights)"
+    problem = helpers.compared_columns_problem(params.columns, policy)
+    if problem:
+        return problem
     if len(set(params.attacks)) != len(params.attacks):
         return "attacks: an attack is listed twice"
     return None
