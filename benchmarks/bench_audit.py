@@ -106,7 +106,7 @@ def synthetic(n: int, seed: int = 7, zip_skew: float = 0.6) -> pd.DataFrame:
 CHILD = textwrap.dedent("""
     import json, resource, sys, time
     t0 = time.perf_counter()
-    from privaudit.core.audit import run_audit
+    from privaudit.pipeline.audit import run_audit
     t1 = time.perf_counter()
     result = run_audit(sys.argv[1], sys.argv[2])
     t2 = time.perf_counter()

@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from benchmarks.bench_audit import SYNTH_POLICY, ZIP_SKEW, synthetic  # noqa: E402
-from privaudit.core.audit import run_audit  # noqa: E402
+from privaudit.pipeline.audit import run_audit  # noqa: E402
 
 
 def identifier_frame(rows: int = 10_000):

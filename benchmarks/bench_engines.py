@@ -128,7 +128,7 @@ CHILD = textwrap.dedent("""
     import json, resource, sys, time
     sys.path.insert(0, sys.argv[5])
     t0 = time.perf_counter()
-    from privaudit.core.audit import run_audit
+    from privaudit.pipeline.audit import run_audit
     from privaudit.engines import ENGINES, summarize
     from privaudit.testing import load_policy
     engine, mode, options = sys.argv[3], sys.argv[4], json.loads(sys.argv[6])

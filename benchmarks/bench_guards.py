@@ -6,7 +6,7 @@ unguarded, side by side in one process, against the whole audit's time.
 The table is ``bench_audit.py``'s synthetic one (shape ``wide``: 7 million classes at 10^7 rows) with the
 same eight checks, read from Parquet. First the whole audit runs once as the command line runs it
 (guarded: load, class summary, checks). Then, on that audit's context (summary built), the checks run
-``--repeat`` times each way, alternating (and alternating which goes first): *guarded* is ``core.audit.run_checks`` (each check in its own
+``--repeat`` times each way, alternating (and alternating which goes first): *guarded* is ``pipeline.audit.run_checks`` (each check in its own
 read-only view, results validated, stdout sent to stderr, interrupts watched); *unguarded* is the check
 loop as it was before the guards (the assessor called directly, same concurrency). The guards' cost is
 the difference of the medians (and of the fastest runs), as a share of the whole audit's time; the
@@ -27,13 +27,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_audit import SYNTH_POLICY, ZIP_SKEW, synthetic  # noqa: E402
 
-from privaudit.core import audit, guard  # noqa: E402
+from privaudit.core import guard  # noqa: E402
 from privaudit.core.concurrency import ordered_map  # noqa: E402
 from privaudit.core.readonly import freeze_frame, freeze_summary  # noqa: E402
+from privaudit.pipeline import audit  # noqa: E402
+from privaudit.pipeline.measurements import measurement_problem  # noqa: E402
 
 
 def unguarded_check(ctx, check):
-    """``core.audit.run_check`` as it was before the guards."""
+    """``pipeline.audit.run_check`` as it was before the guards."""
     params = check.params.model_dump(mode="json")
     started = time.perf_counter()
     try:
@@ -67,7 +69,7 @@ def unguarded_check(ctx, check):
 
 
 def unguarded_checks(ctx, checks):
-    """``core.audit.run_checks`` as it was before the guards (concurrent checks two at a time)."""
+    """``pipeline.audit.run_checks`` as it was before the guards (concurrent checks two at a time)."""
     results = [None] * len(checks)
     side = [i for i, c in enumerate(checks) if c.assessor.concurrent]
     if audit.CHECK_WORKERS > 1 and len(side) > 1:
@@ -130,7 +132,7 @@ def main() -> None:
                     got = guard.call_plugin(
                         lambda m=m: m, f"assessor {c.assessor.name!r}", origins.get(f"assessor:{c.assessor.name}")
                     )
-                    assert guard.measurement_problem(got, c.assessor) is None
+                    assert measurement_problem(got, c.assessor) is None
         direct = (time.perf_counter() - started) / 20
     g, u = statistics.median(guarded), statistics.median(unguarded)
     print(f"rows {args.rows:,}, {result.context.summary.n_classes:,} classes, {len(checks)} checks")

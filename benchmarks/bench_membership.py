@@ -24,7 +24,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from privaudit.core.audit import run_audit
+from privaudit.pipeline.audit import run_audit
 
 LEVELS = (2, 4, 8, 12, 16, 5, 7)
 

@@ -41,10 +41,10 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=10_000_000)
     args = parser.parse_args()
 
-    from privaudit.core.audit import run_check
     from privaudit.core.context import AuditContext
-    from privaudit.core.plugins import get_registry
     from privaudit.core.policy import policy_from_dict
+    from privaudit.pipeline.audit import run_check
+    from privaudit.pipeline.plugins import get_registry
 
     frame = synthetic(args.rows)
     rng = np.random.default_rng(11)

@@ -81,7 +81,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    from privaudit.core.audit import run_audit
+    from privaudit.pipeline.audit import run_audit
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

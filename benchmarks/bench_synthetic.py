@@ -187,7 +187,7 @@ def main() -> None:
     policy["columns"]["age"]["type"] = "numeric"
     if args.ten_columns:
         policy["columns"]["hours"]["type"] = "numeric"
-    from privaudit.core.audit import run_audit
+    from privaudit.pipeline.audit import run_audit
 
     with tempfile.TemporaryDirectory() as folder:
         t = time.perf_counter()

@@ -98,10 +98,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=10_000_000)
     args = ap.parse_args()
-    from privaudit.core.audit import open_policy, run_audit
     from privaudit.core.context import AuditContext
     from privaudit.core.data import load_input
-    from privaudit.core.plugins import get_registry
+    from privaudit.pipeline.audit import open_policy, run_audit
+    from privaudit.pipeline.plugins import get_registry
     from privaudit.utility import runnable
 
     original, release = tables(args.rows)

@@ -73,7 +73,7 @@ def audit_check(folder, check_id: str, engine: str, memory_limit: str, repo) -> 
     import sys
 
     sys.path.insert(0, str(repo))
-    from privaudit.core.audit import run_audit
+    from privaudit.pipeline.audit import run_audit
 
     options = {"memory_limit": memory_limit} if engine == "duckdb" else {}
     t0 = time.perf_counter()

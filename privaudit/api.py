@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover - types only: the library imports its heavy parts on first use
     import pandas as pd
 
-    from privaudit.core.audit import AuditResult
+    from privaudit.pipeline.audit import AuditResult
 
 
 @dataclass(frozen=True)
@@ -163,9 +163,9 @@ def audit(
     ``progress``: ``None`` draws tqdm bars in a notebook (``privaudit[notebook]``), nothing elsewhere;
     ``True``/``False`` force them on or off; a callable ``f(label, done, total)`` receives the progress
     instead. ``previous``: earlier releases of the same population (a list of paths or frames), for the
-    checks that compose releases (linked as :mod:`privaudit.core.series` says)."""
-    from privaudit.core.audit import run_audit
+    checks that compose releases (linked as :mod:`privaudit.pipeline.series` says)."""
     from privaudit.core.progress import api_progress
+    from privaudit.pipeline.audit import run_audit
 
     data, engine = _engine_for(data, engine, engine_options)
     bar = api_progress(progress)
@@ -234,7 +234,7 @@ def remediate(
     """Transform ``data`` with ``method`` (or the policy's) and re-audit it; nothing is written. ``options``
     are the method's (``privaudit remediate --list``); ``progress`` as for :func:`audit`."""
     from privaudit.core.progress import api_progress
-    from privaudit.remediation.engine import remediate as run
+    from privaudit.pipeline.remediate import remediate as run
 
     bar = api_progress(progress)
     try:
@@ -278,10 +278,10 @@ def explore(
     """Evaluate a family of candidate releases of ``data`` (generalization lattice nodes, suppression budgets,
     microaggregation at several k, randomized response where the policy has an RR bound; ``methods``
     narrows them, ``max_candidates`` caps them) and place each on the risk-utility map
-    (:mod:`privaudit.remediation.explore`); nothing is written. ``utility``: the utility axis (default
+    (:mod:`privaudit.pipeline.explore`); nothing is written. ``utility``: the utility axis (default
     ``discernibility``)."""
     from privaudit.core.progress import api_progress
-    from privaudit.remediation.explore import DEFAULT_MAX_CANDIDATES, explore_release
+    from privaudit.pipeline.explore import DEFAULT_MAX_CANDIDATES, explore_release
 
     bar = api_progress(progress)
     try:

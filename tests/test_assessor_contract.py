@@ -1,4 +1,4 @@
-"""The assessor contract (privaudit.assessors.contract) over every registered built-in assessor, as
+"""The assessor contract (privaudit.testing.contract) over every registered built-in assessor, as
 scikit-learn's ``parametrize_with_checks`` runs its estimator checks: unknown parameters refused, details
 that validate against the assessor's Details model, the same figures on every engine it runs on, the class
 summary untouched, a report section that renders. The example plugin runs the same contract in its own
@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privaudit.assessors.contract import AssessorCase
-from privaudit.core.plugins import DEFAULT_PLUGINS, build_registry, make_manager
+from privaudit.pipeline.plugins import DEFAULT_PLUGINS, build_registry, make_manager
 from privaudit.testing import parametrize_with_checks
+from privaudit.testing.contract import AssessorCase
 
 N = 240
 

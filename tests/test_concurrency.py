@@ -63,7 +63,7 @@ def test_checks_side_by_side_give_the_sequential_report(monkeypatch):
     byte; results keep the policy's order; a failing summary still reports per check."""
     import json
 
-    from privaudit.core import audit
+    from privaudit.pipeline import audit
     from privaudit.report.json_report import render_json
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
@@ -80,8 +80,8 @@ def test_checks_side_by_side_give_the_sequential_report(monkeypatch):
 
 
 def test_a_summary_that_cannot_be_built_is_each_checks_error(monkeypatch):
-    from privaudit.core import audit
     from privaudit.core.context import AuditContext
+    from privaudit.pipeline import audit
 
     class Broken(AuditContext):
         @property

@@ -16,9 +16,9 @@ from pydantic import Field
 
 from privaudit.assessors import k_anonymity, reidentification_risk, uniqueness
 from privaudit.assessors.api import Assessor, Details, Measurement, Params
-from privaudit.core.audit import run_audit
 from privaudit.core.hookspecs import hookimpl
-from privaudit.remediation.engine import remediate
+from privaudit.pipeline.audit import run_audit
+from privaudit.pipeline.remediate import remediate
 from privaudit.testing import audit_frame, check_result, registry_with
 
 
@@ -161,7 +161,7 @@ def test_without_a_declared_sample_criterion_a_risk_check_is_not_a_target(tmp_pa
 def test_the_maps_risk_bound_is_read_from_declared_capabilities(tmp_path):
     """``remediate --explore``'s risk bound: a declared average-risk bound, else 1/k of a declared class size."""
     from privaudit.core.policy import load_policy
-    from privaudit.remediation.explore import risk_bound
+    from privaudit.pipeline.explore import risk_bound
 
     def bound(check: dict, severity: str = "error"):
         return risk_bound(load_policy(_risk_policy(tmp_path, check, severity), RISK_REGISTRY), N)

@@ -13,7 +13,7 @@ from conftest import write_policy, write_rr_table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privaudit.remediation.explore import Candidate, mark_frontier, recommend
+from privaudit.pipeline.explore import Candidate, mark_frontier, recommend
 
 POLICY = """version: 1
 name: explore test

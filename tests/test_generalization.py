@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from privaudit.core.context import AuditContext
 from privaudit.core.hierarchy import Hierarchy
-from privaudit.core.plugins import get_registry
 from privaudit.core.policy import Policy, PolicyModel
+from privaudit.pipeline.plugins import get_registry
 from privaudit.remediation.api import class_violations
 from privaudit.remediation.generalization import (
     ALL_METRICS,

@@ -141,7 +141,7 @@ def test_loss_figures_from_node_counts_match_the_records():
 
 START_UP = """
 import sys
-from privaudit.core.plugins import get_registry
+from privaudit.pipeline.plugins import get_registry
 from privaudit.discovery.scan import scan_frame
 import pandas as pd
 get_registry()

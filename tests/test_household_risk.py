@@ -83,7 +83,7 @@ def test_a_missing_household_id_and_other_engines(tmp_path):
         "audit", tmp_path / "d.csv", "--policy", tmp_path / "p.yaml", "--json", out, "--quiet", "--engine", "chunked"
     )
     # an engine that cannot serve the check: one line naming the column and the way out, as for any check the
-    # engine cannot run (core.audit.refuse_unrunnable), and no report
+    # engine cannot run (pipeline.audit.refuse_unrunnable), and no report
     assert result.code == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "household risk (column 'hh', role household_id) needs the records: use --engine in-process" in result.stderr
     assert not out.exists()

@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT
 
 import privaudit
-from privaudit.core.audit import run_audit
+from privaudit.pipeline.audit import run_audit
 
 RELEASE = ROOT / "examples" / "adult" / "release.csv"
 POLICY = ROOT / "policies" / "adult.yaml"

@@ -221,7 +221,7 @@ def test_memory_limits_give_one_line_naming_the_step(tmp_path):
 
 
 def test_a_check_that_runs_out_of_memory_is_an_error_naming_it(tmp_path, monkeypatch):
-    from privaudit.core.plugins import get_registry
+    from privaudit.pipeline.plugins import get_registry
 
     site = install(tmp_path)
     monkeypatch.syspath_prepend(str(site))

@@ -82,7 +82,7 @@ def privaudit(site: Path, *args, timeout: float = 120) -> subprocess.CompletedPr
 def installed(tmp_path, monkeypatch):
     """The plugin installed for this process too: its entry point found on ``sys.path``, the registry
     rebuilt, and both undone afterwards (other tests must not see it)."""
-    from privaudit.core.plugins import get_registry
+    from privaudit.pipeline.plugins import get_registry
 
     site = install(tmp_path)
     monkeypatch.syspath_prepend(str(site))
@@ -201,7 +201,7 @@ def test_bad_time_limits_are_one_line(tmp_path, capsys):
 def test_writes_to_shared_arrays_leave_other_checks_figures_unchanged(tmp_path, installed, monkeypatch):
     """The writers run first, one by one (a single worker), then the built-in checks that read the same
     summary and table: their figures are those of an audit without the writers."""
-    from privaudit.core import audit as audit_module
+    from privaudit.pipeline import audit as audit_module
 
     monkeypatch.setattr(audit_module, "CHECK_WORKERS", 1)
     builtin = [
@@ -286,7 +286,7 @@ BROKEN = {
 @pytest.mark.parametrize("name", BROKEN)
 def test_a_plugin_that_fails_while_loading_is_one_line_never_exit_0(tmp_path, monkeypatch, name):
     """Installed through its entry point; the audit refuses to run at all (exit 2), naming the package."""
-    from privaudit.core.plugins import get_registry
+    from privaudit.pipeline.plugins import get_registry
 
     source, phrase = BROKEN[name]
     module = f"privaudit_broken_{name}"

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from report_helpers import parse_html, table_rows
 
 from privaudit.assessors.l_diversity import LDiversityParams, per_class_figures
-from privaudit.core.audit import run_audit
+from privaudit.pipeline.audit import run_audit
 from privaudit.report import charts
 from privaudit.report.binning import bin_failing_counts, threshold_histogram
 from privaudit.report.figures import value_histogram_figure

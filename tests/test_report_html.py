@@ -18,8 +18,8 @@ from markupsafe import Markup
 from report_helpers import parse_html, table_rows
 
 from privaudit import Assessor, Measurement, Params, __version__, hookimpl
-from privaudit.core.audit import run_audit
-from privaudit.core.plugins import build_registry, get_registry, make_manager
+from privaudit.pipeline.audit import run_audit
+from privaudit.pipeline.plugins import build_registry, get_registry, make_manager
 from privaudit.report import charts
 from privaudit.report.html import render_html
 from privaudit.report.sections import Figure, ReportSection

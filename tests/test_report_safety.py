@@ -15,7 +15,7 @@ import pytest
 from conftest import write_policy
 from report_helpers import parse_html, pdf_pages_text, table_rows
 
-from privaudit.core.audit import run_audit
+from privaudit.pipeline.audit import run_audit
 from privaudit.report.html import environment, render_html
 from privaudit.report.pdf import DataOnlyFetcher, render_pdf
 from privaudit.report.sections import DataTable

@@ -76,7 +76,7 @@ def test_remediation_and_api_reports_follow_it(tmp_path):
 
 def test_the_schema_lists_every_assessors_details(report):
     """``$defs`` holds each installed assessor's details schema by name, and a check's details follow it."""
-    from privaudit.core.plugins import get_registry
+    from privaudit.pipeline.plugins import get_registry
 
     schema = json.loads(run_cli("report", "schema").stdout)
     registry = get_registry()

@@ -369,7 +369,7 @@ def test_cli_passes_an_independent_release_and_judges_by_the_lower_bound(tmp_pat
 
 
 def test_report_sections_render(data):
-    from privaudit.core.audit import run_audit
+    from privaudit.pipeline.audit import run_audit
     from privaudit.testing import assert_section_renders
 
     policy = {

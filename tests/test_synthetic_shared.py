@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privaudit.core.audit import run_audit
+from privaudit.pipeline.audit import run_audit
 from privaudit.risk.synthetic_attacks import shared
 from privaudit.risk.synthetic_attacks.linkability import encode
 from privaudit.risk.synthetic_attacks.shared import EncodedTables

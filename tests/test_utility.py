@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from privaudit.core.audit import run_audit
 from privaudit.core.summary import build_summary
+from privaudit.pipeline.audit import run_audit
 from privaudit.testing import run_cli
 from privaudit.utility import FAMILIES, Family, available, measure_all
 from privaudit.utility.eigen import eigen

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from privaudit.core.audit import run_audit
+from privaudit.pipeline.audit import run_audit
 from privaudit.testing import run_cli
 
 ROOT = Path(__file__).resolve().parent / "data"

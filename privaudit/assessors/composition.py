@@ -5,7 +5,7 @@ Section 3 (the intersection attack): an intruder who knows a person is in severa
 person's class in each and keeps the sensitive values every one of those classes holds. Each release may
 be k-anonymous and l-diverse on its own; the intersection can still be a single value.
 
-For every person in two or more releases (linked as :mod:`privaudit.core.series` says: by ``record_id``,
+For every person in two or more releases (linked as :mod:`privaudit.pipeline.series` says: by ``record_id``,
 or through the original's true quasi-identifiers and the hierarchies), the values left are counted
 (:func:`privaudit.risk.composition.compose`). value = the share of those people left with fewer than ``l``
 values; pass iff it does not exceed ``max_share`` (default 0: nobody). ``l`` defaults to the largest l of

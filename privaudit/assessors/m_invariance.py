@@ -7,7 +7,7 @@ a series is *m-invariant* when every release is m-unique and every record has th
 release it appears in. Then intersecting a person's groups across releases leaves the whole signature (at
 least m values): the composition attack learns nothing more than from one release.
 
-People are linked across releases as :mod:`privaudit.core.series` says; signatures are compared with
+People are linked across releases as :mod:`privaudit.pipeline.series` says; signatures are compared with
 :func:`privaudit.risk.composition.compose` (two sets are equal when their intersection is as large as
 both). value = records in groups that are not m-unique (over every release) + people in two or more
 releases whose signature changed; pass iff 0. A record without a sensitive value is not a different value:

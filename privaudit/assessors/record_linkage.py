@@ -74,7 +74,7 @@ class RecordLinkageParams(Params):
         """Why this check needs the tables in memory, or None: the probabilistic method runs under the
         out-of-memory engines (its pairs in DuckDB, reading ``--original`` itself: :func:`run_probabilistic_sql`),
         and so does the distance method with ``blocking`` (:func:`run_distance_sql`). Read by
-        :func:`privaudit.core.audit.refuse_unrunnable` before any work."""
+        :func:`privaudit.pipeline.audit.refuse_unrunnable` before any work."""
         if self.method == "probabilistic":
             return None
         for wrong, given in (
@@ -360,7 +360,7 @@ def run_probabilistic_sql(ctx, params: RecordLinkageParams, columns: list[str], 
     """The probabilistic linkage with the tables read and paired by DuckDB (``--engine duckdb`` or
     ``chunked``): the release and ``--original`` are coded into two narrow tables (the intruder's columns,
     as the policy types them: :func:`privaudit.engines.linkage_pairs.coded_pair`), the original aligned to the
-    release by row or ``record_id`` as :func:`privaudit.core.audit.align_original` aligns it, and
+    release by row or ``record_id`` as :func:`privaudit.pipeline.audit.align_original` aligns it, and
     :func:`privaudit.risk.linkage.fellegi_sunter.sql.probabilistic_linkage_sql` does the rest. DuckDB spills beyond the engine's ``memory_limit`` into ``temp_directory``."""
     from privaudit.risk.linkage.fellegi_sunter.sql import probabilistic_linkage_sql
 

@@ -6,18 +6,22 @@ built-in assessor.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from privaudit.assessors.api import Assessor
+
 #: the starter checks that need a quasi-identifier (without one they would pass vacuously)
 _NEED_QI = ("k_anonymity", "uniqueness")
 #: the assessor whose checks bound the share of sample uniques (``max_share``)
 _UNIQUES = "uniqueness"
 
 
-def _class_based(assessor: str) -> bool:
+def _class_based(assessor: str, assessors: Mapping[str, Assessor]) -> bool:
     """Whether the assessor's figures are over the quasi-identifiers' classes (an attacker scenario applies):
     it flags classes, or it measures identity disclosure from the release alone."""
-    from privaudit.core.plugins import get_registry
-
-    found = get_registry().assessors.get(assessor)
+    found = assessors.get(assessor)
     return found is not None and (
         found.class_violations is not None or (found.protects == "identity" and not found.needs and not found.always)
     )
@@ -29,10 +33,13 @@ def starter_checks(
     has_qi: bool,
     has_weight: bool,
     scenarios: dict[str, list[str]] | None = None,
+    *,
+    assessors: Mapping[str, Assessor],
 ) -> list[dict]:
     """A profile's checks (its sensitive-column checks repeated for each drafted sensitive column), or the
     starter set; with several attacker scenarios, each class-based check once per scenario (its id names
-    the scenario; the verdict is the stricter)."""
+    the scenario; the verdict is the stricter). ``assessors`` are the registered ones (the registry's), which
+    say which checks are class-based."""
     if profile is not None:
         out = []
         for check in profile.get("checks", []):
@@ -56,7 +63,7 @@ def starter_checks(
         return out
     expanded: list[dict] = []
     for check in out:
-        if not _class_based(str(check.get("assessor"))):
+        if not _class_based(str(check.get("assessor")), assessors):
             expanded.append(check)
             continue
         for scenario, qis in scenarios.items():

@@ -85,7 +85,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from privaudit.cli.options import parse_options
-    from privaudit.core.audit import run_audit
+    from privaudit.pipeline.audit import run_audit
 
     options = parse_options(args.engine_option, "--engine-option")
     if args.table is not None:

@@ -84,10 +84,13 @@ def _read(path: Path):
 
 
 def run(args) -> int:
+    from functools import partial
+
     from privaudit.assessors.starter import starter_checks, unique_share_limits
     from privaudit.cli.terminal import printable
     from privaudit.discovery.draft import Starter, draft
     from privaudit.discovery.special_categories import LABELS
+    from privaudit.pipeline.plugins import get_registry
 
     data = Path(args.data)
     out = Path(args.out) if args.out else data.with_name(data.stem + ".policy.yaml")
@@ -96,7 +99,13 @@ def run(args) -> int:
     roles = _roles(args.role)
     profile, profile_name = _profile(args.profile)
     frame, delimiter = _read(data)
-    result = draft(frame, str(data), profile, roles, Starter(starter_checks, unique_share_limits))
+    result = draft(
+        frame,
+        str(data),
+        profile,
+        roles,
+        Starter(partial(starter_checks, assessors=get_registry().assessors), unique_share_limits),
+    )
     result.delimiter = delimiter if delimiter not in (None, ",") else None
     files = {out: result.yaml_text(data.name, profile_name)}
     files.update({out.parent / rel: text for rel, text in result.hierarchies.items()})

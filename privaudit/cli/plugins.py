@@ -8,7 +8,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from privaudit.core.plugins import get_registry
+    from privaudit.pipeline.plugins import get_registry
 
     registry = get_registry()
     rows = []

@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from privaudit.core.plugins import get_registry
+    from privaudit.pipeline.plugins import get_registry
 
     registry = get_registry()
     if args.policy_command == "schema":

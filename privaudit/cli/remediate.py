@@ -68,7 +68,7 @@ def _list(registry) -> int:
 
 
 def run(args) -> int:
-    from privaudit.core.plugins import get_registry
+    from privaudit.pipeline.plugins import get_registry
 
     registry = get_registry()
     if args.list:
@@ -85,7 +85,7 @@ def run(args) -> int:
     if not args.released or not args.policy or not args.out:
         raise PrivauditError("remediate needs RELEASED, --policy and --out (or --list)")
     from privaudit.cli.options import parse_options
-    from privaudit.remediation.engine import remediate
+    from privaudit.pipeline.remediate import remediate
 
     suffix = Path(args.out).suffix.lower() if args.out != "-" else ""
     if suffix and suffix not in OUT_FORMATS:  # a device or FIFO (no suffix) gets CSV
@@ -122,7 +122,7 @@ def run(args) -> int:
 
 
 def _explore(args, registry) -> int:
-    from privaudit.remediation.explore import DEFAULT_MAX_CANDIDATES, explore_release, parse_methods
+    from privaudit.pipeline.explore import DEFAULT_MAX_CANDIDATES, explore_release, parse_methods
 
     if args.method:
         raise PrivauditError("--explore evaluates several methods: give --methods a,b instead of --method")

@@ -12,7 +12,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from privaudit.pipeline.plugins import get_registry
     from privaudit.report.schema import report_json_schema
 
-    print(json.dumps(report_json_schema(), indent=2))
+    print(json.dumps(report_json_schema(get_registry()), indent=2))
     return 0

@@ -1,3 +1,3 @@
-"""The audit pipeline itself: policy and hierarchies, loading and coding the table, the shared class
-summary, the audit context and driver, and the plugin host. Everything else (risk maths, assessors,
-remediation, reports, engines, the CLI) builds on these modules."""
+"""The base every other package builds on: policy and hierarchies, loading and coding the table, the shared
+class summary, the audit context, the plugin hook specifications and the guard plugin code runs behind.
+The core imports none of the other packages (the drivers that put them together are :mod:`privaudit.pipeline`)."""

@@ -5,16 +5,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
+from privaudit.core.errors import PrivauditError
 from privaudit.core.policy import Policy
 from privaudit.core.readonly import freeze_summary
 from privaudit.core.summary import ClassSummary, build_summary
 
 NEVER = np.iinfo(np.int64).max  # with no k in the policy, no class is large enough to show its values
+
+
+class Derived(Protocol):
+    """The figures a context shares that need the packages above the core: the utility entries
+    (:mod:`privaudit.utility`) and the releases linked person by person (``--previous``). The audit driver
+    supplies them (:data:`privaudit.pipeline.derived.DERIVED`), so that the core imports neither."""
+
+    def utility(self, ctx: AuditContext) -> list[dict]: ...
+
+    def series(self, ctx: AuditContext) -> Any: ...
 
 
 @dataclass
@@ -32,11 +43,13 @@ class AuditContext:
     precomputed: ClassSummary | None = None
     column_counts: dict[str, int] | None = None
     sample_reader: Callable[[int], pd.DataFrame | None] | None = None  # first rows, when ``table`` is None
-    #: the inputs as given (``core.audit.InputFiles``), for the checks that read ``--original`` themselves
+    #: the inputs as given (``pipeline.audit.InputFiles``), for the checks that read ``--original`` themselves
     #: under an out-of-memory engine (their assessor's ``in_memory_reason`` is None); None otherwise
     files: Any = None
-    #: the audited release and its previous ones (``--previous``; ``core.series.SeriesInputs``), or None
+    #: the audited release and its previous ones (``--previous``; ``pipeline.series.SeriesInputs``), or None
     series_inputs: Any = None
+    #: how the figures that need the packages above the core are computed (:class:`Derived`); None: not here
+    derived: Derived | None = None
 
     def sample(self, rows: int) -> pd.DataFrame | None:
         """The released table's first ``rows`` rows, typed as the whole table is (the same rows whatever the
@@ -62,79 +75,28 @@ class AuditContext:
             )
         )
 
-    def utility_names(self, checks: list | None = None) -> list[str]:
-        """The utility measures this audit computes: the policy's ``utility`` list, or every measure whose
-        inputs are present; plus those the checks gate on (their parameters' ``utility_measures()``)."""
-        from privaudit.utility import runnable
-
-        have = {"original"} if self.original is not None else set()
-        if self.training is not None:
-            have.add("training")
-        if self._numeric_columns():
-            have.add("numeric")
-        names = self.policy.utility if self.policy.utility is not None else runnable(have, self.policy.model.release)
-        gated = [
-            m
-            for c in (checks if checks is not None else self.policy.checks)
-            for m in (getattr(c.params, "utility_measures", lambda: [])())
-        ]
-        return list(dict.fromkeys([*names, *gated]))
-
     @cached_property
     def utility(self) -> list[dict]:
         """The utility entries of this audit (:mod:`privaudit.utility`), computed once on first use and shared
         by the report and the checks that gate on them."""
-        from privaudit.core.errors import PrivauditError
-        from privaudit.utility import measure_all
-        from privaudit.utility.inputs import UtilityInputs
-
-        p = self.policy
-        names = self.utility_names()
-        if not names:
-            return []
-        try:
-            summary = self.summary
-        except PrivauditError:
-            raise
-        except Exception as exc:  # the checks report the failure each; no figure is made up
-            from privaudit.core.errors import first_line
-            from privaudit.utility.entries import entry
-
-            text = f"{type(exc).__name__}: {first_line(exc)}"
-            return [entry(m, None, None, None, error=text) for m in names]
-        inputs = UtilityInputs(
-            summary,
-            list(p.quasi_identifiers),
-            {q: h.table for q, h in p.hierarchies.items() if q in p.quasi_identifiers},
-            release=self.table,
-            original=self.original,
-            training=self.training,
-            numeric=self._numeric_columns(),
-            compared=self._compared_columns(),
-            options=p.utility_options,
-        )
-        return measure_all(inputs, names, on_error=PrivauditError)
-
-    def _compared_columns(self) -> list[str]:
-        """The columns a synthetic release's quality report compares: neither identifiers nor weights."""
-        skip = {"identifier", "record_id", "household_id", "weight"}
-        return [c for c, spec in self.policy.columns.items() if spec.role not in skip]
-
-    def _numeric_columns(self) -> list[str]:
-        """The columns sdcMicro's utility measures compare: numeric, neither identifiers nor weights."""
-        skip = {"identifier", "record_id", "household_id", "weight"}
-        return [c for c, spec in self.policy.columns.items() if spec.type == "numeric" and spec.role not in skip]
+        return self._derived("utility").utility(self)
 
     @cached_property
-    def series(self):
-        """The audited release and its previous ones, linked person by person (``core.series.Series``),
-        computed on first use and shared by the checks that compose releases; None without ``--previous``."""
+    def series(self) -> Any:
+        """The audited release and its previous ones, linked person by person
+        (``privaudit.pipeline.series.Series``), computed on first use and shared by the checks that compose
+        releases; None without ``--previous``."""
         if self.series_inputs is None:
             return None
-        from privaudit.core.series import build_series
+        return self._derived("series").series(self)
 
-        previous = [AuditContext(self.policy, t.frame).summary for t in self.series_inputs.previous]
-        return build_series(self.policy, self.series_inputs, [self.summary, *previous])
+    def _derived(self, what: str) -> Derived:
+        if self.derived is None:
+            raise PrivauditError(
+                f"this audit context has no {what}: it was built without the audit driver's derived figures "
+                "(give it derived=privaudit.pipeline.derived.DERIVED)"
+            )
+        return self.derived
 
     def _leaves(self, column: str) -> list[str] | None:
         h = self.policy.hierarchies.get(column)
@@ -168,6 +130,7 @@ class AuditContext:
                 self.column_counts,
                 self.sample_reader,
                 series_inputs=self.series_inputs,
+                derived=self.derived,
             )
         return cache[key]
 

@@ -10,9 +10,9 @@ share. :func:`call_plugin` runs one call of plugin code and turns every way it c
   Ctrl-C or SIGTERM (:func:`watch_interrupts` sees the signal arrive) still stops the run;
 * a call that outlives its time limit (``--check-timeout``, the policy's ``check_timeout``): it runs on a
   daemon thread, which is asked to stop (an asynchronous exception) and abandoned;
-* a result that is not what the API promises (:func:`measurement_problem`): not a ``Measurement``, a
-  verdict that is not a boolean, a value that is NaN or not a number, details that are not JSON or that
-  the assessor's declared details model rejects;
+* a result that is not what the API promises (:func:`privaudit.pipeline.measurements.measurement_problem`):
+  not a ``Measurement``, a verdict that is not a boolean, a value that is NaN or not a number, details that
+  are not JSON or that the assessor's declared details model rejects;
 * what it prints to standard output goes to standard error (:func:`stdout_to_stderr`), so it cannot
   corrupt ``--json -`` or ``--sarif -``.
 
@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import json
-import math
 import os
 import signal
 import sys
@@ -123,7 +121,7 @@ def stdout_to_stderr() -> Iterator[None]:
 
 
 def plugin_label(origin: Any) -> str:
-    """``package version`` of a plugin (a ``core.plugins.PluginInfo``), for messages."""
+    """``package version`` of a plugin (a ``pipeline.plugins.PluginInfo``), for messages."""
     if origin is None:
         return "an unknown package"
     return f"{origin.package} {origin.version}"
@@ -195,58 +193,6 @@ def _stop(worker: threading.Thread) -> None:
     runs Python code (a daemon thread: it cannot keep the process alive either way)."""
     if worker.ident is not None:
         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(worker.ident), ctypes.py_object(CheckTimedOut))
-
-
-def _finite_or_infinite(value: Any) -> str | None:
-    """Why ``value`` is not a figure a check may report, or None: a real number (inf allowed, NaN not)."""
-    import numpy as np
-
-    if value is None:
-        return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        return f"returned a value of type {type(value).__name__} (a number is expected)"
-    if isinstance(value, (float, np.floating)) and math.isnan(value):
-        return "returned NaN as its value"
-    return None
-
-
-def measurement_problem(m: Any, assessor: Any) -> str | None:
-    """Why an assessor's result cannot be reported, or None. ``docs/plugins.md`` (step 3) is the
-    contract: a ``Measurement``; ``passed`` a boolean; ``value`` a number (infinity allowed) or None;
-    ``message`` text; ``details`` a JSON object (numpy scalars and arrays allowed), validated by the
-    assessor's ``details`` model when it declares one."""
-    import numpy as np
-
-    from privaudit.assessors.api import Measurement
-    from privaudit.core.audit import _jsonable
-
-    if not isinstance(m, Measurement):
-        return f"returned {type(m).__name__}, not a Measurement"
-    if not isinstance(m.passed, (bool, np.bool_)):
-        return f"returned a verdict (passed) of type {type(m.passed).__name__}, not a boolean"
-    problem = _finite_or_infinite(m.value)
-    if problem:
-        return problem
-    if not isinstance(m.message, str):
-        return f"returned a message of type {type(m.message).__name__}, not text"
-    if not isinstance(m.details, dict):
-        return f"returned details of type {type(m.details).__name__}, not a dict"
-    details = _jsonable(m.details)
-    try:
-        json.dumps([details, _jsonable(m.threshold)], allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        return f"returned details or a threshold that are not JSON ({_first_line(exc)})"
-    model = getattr(assessor, "details", None)
-    if model is not None and hasattr(model, "model_validate"):
-        try:
-            model.model_validate(details)
-        except Exception as exc:  # noqa: BLE001 - a pydantic ValidationError: its first problem, one line
-            errors = getattr(exc, "errors", None)
-            first = errors()[0] if callable(errors) else None
-            where = ".".join(str(p) for p in first["loc"]) if first else ""
-            why = first["msg"] if first else _first_line(exc)
-            return f"returned details its model {model.__name__} rejects ({where}: {why})"
-    return None
 
 
 _views: list[type] = []

@@ -17,7 +17,7 @@ import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover - the types of the plugin boundary, without importing them at run time
     from privaudit.assessors.api import Assessor
-    from privaudit.core.audit import AuditResult
+    from privaudit.pipeline.audit import AuditResult
     from privaudit.remediation.api import Remediator
     from privaudit.report.sections import ReportSection
 
@@ -50,7 +50,7 @@ def privaudit_report_section(check: dict[str, Any], audit: AuditResult) -> Repor
     """Return the report section (a :class:`privaudit.report.sections.ReportSection`) for one check.
 
     ``check`` is the check's entry of the JSON report (id, assessor, status, value, threshold, params,
-    details ...); ``audit`` is the :class:`~privaudit.core.audit.AuditResult`. Return ``None`` for checks of
+    details ...); ``audit`` is the :class:`~privaudit.pipeline.audit.AuditResult`. Return ``None`` for checks of
     assessors you do not own; the first non-None answer is used, and a generic section is drawn when
     no plugin answers. The usual way to draw an assessor's section is its ``Assessor.report_section``
     function, which the report asks first; this hook is an override, for a plugin that draws sections for

@@ -24,7 +24,7 @@ from privaudit.core.hierarchy import Hierarchy
 
 if TYPE_CHECKING:  # the policy is a leaf: it is handed the registry, never imports the plugin host
     from privaudit.assessors.api import Assessor, Params
-    from privaudit.core.plugins import Registry
+    from privaudit.pipeline.plugins import Registry
 
 Role = Literal["identifier", "quasi_identifier", "sensitive", "other", "weight", "record_id", "household_id"]
 ColumnType = Literal["numeric", "ordinal", "nominal"]
@@ -224,16 +224,15 @@ class Policy:
                 self.hierarchies[column] = Hierarchy.from_csv(
                     self.resolve_path(spec.hierarchy, f"columns.{column}.hierarchy"), spec.hierarchy
                 )
-        self.utility, self.utility_options = self._resolve_utility()
+        self.utility, self.utility_options = self._resolve_utility(registry)
         self.checks = self._resolve_checks(registry)
 
-    def _resolve_utility(self) -> tuple[list[str] | None, dict[str, dict[str, Any]]]:
-        """The ``utility`` field: the measures named (None: the default set) and their options."""
+    def _resolve_utility(self, registry: Registry) -> tuple[list[str] | None, dict[str, dict[str, Any]]]:
+        """The ``utility`` field: the measures named (None: the default set; the registry says which the audit
+        computes) and their options."""
         if self.model.utility is None:
             return None, {}
-        from privaudit.utility import available
-
-        known = available()
+        known = registry.utility_measures
         names: list[str] = []
         options: dict[str, dict[str, Any]] = {}
         for index, item in enumerate(self.model.utility):
@@ -386,6 +385,40 @@ class Policy:
         return checks
 
 
+def with_check_overrides(policy: Policy, overrides: dict[str, dict[str, Any]]) -> Policy:
+    """A copy of ``policy`` whose named checks get updated (re-validated) parameters."""
+    if not overrides:
+        return policy
+    clone = copy.copy(policy)
+    checks = []
+    for check in policy.checks:
+        if check.id in overrides:
+            params = check.assessor.params.model_validate({**check.params.model_dump(), **overrides[check.id]})
+            check = Check(check.id, check.assessor, check.severity, params, check.quasi_identifiers)
+        checks.append(check)
+    clone.checks = checks
+    return clone
+
+
+def with_columns(policy: Policy, overrides: dict[str, dict[str, Any]]) -> Policy:
+    """A copy of ``policy`` whose named columns are retyped and given a hierarchy (a built one):
+    ``{column: {"type": ..., "hierarchy": Hierarchy, "file": name}}``."""
+    if not overrides:
+        return policy
+    clone = copy.copy(policy)
+    columns = dict(policy.columns)
+    hierarchies = dict(policy.hierarchies)
+    for column, change in overrides.items():
+        columns[column] = columns[column].model_copy(
+            update={"type": change["type"], "order": None, "hierarchy": change["file"]}
+        )
+        hierarchies[column] = change["hierarchy"]
+    clone.model = policy.model.model_copy(update={"columns": columns})
+    clone.columns = columns
+    clone.hierarchies = hierarchies
+    return clone
+
+
 class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """Safe loader that refuses duplicate mapping keys (a silent override hides policy mistakes). libyaml's
     parser where PyYAML has it: the pure-Python one took 10 s of CPU for a policy of 10^4 checks before it
@@ -483,7 +516,7 @@ class _Runaway(Exception):
 
 def load_policy(path: str | Path, registry: Registry, allow_outside_paths: bool = False) -> Policy:
     """Read, validate and resolve a policy file against the assessors of ``registry`` (see
-    :func:`privaudit.core.plugins.get_registry`). Raises PolicyError/HierarchyError with one-line messages."""
+    :func:`privaudit.pipeline.plugins.get_registry`). Raises PolicyError/HierarchyError with one-line messages."""
     path = Path(path)
     doc, sha, raw = read_policy_document(path)
     return _validated(doc, path, sha, raw, registry, allow_outside_paths)

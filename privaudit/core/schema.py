@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import copy
+from typing import TYPE_CHECKING
 
-from privaudit.core.plugins import Registry
 from privaudit.core.policy import PolicyModel
+
+if TYPE_CHECKING:  # the registry is handed in: the core never imports the plugin host
+    from privaudit.pipeline.plugins import Registry
 
 
 def policy_json_schema(registry: Registry) -> dict:

@@ -17,12 +17,12 @@ same values are refused with the same one-line errors. An engine module has one 
 None and ``frame`` holds one representative row per class, except in-process, which returns None and lets
 the audit build it lazily from the loaded table), the file's facts as a :class:`~privaudit.core.data.Table`
 (``frame`` None unless the engine loaded the table), and non-missing counts per policy column. The audit
-driver (:func:`privaudit.core.audit.run_audit`) picks the engine; checks that need the whole table
+driver (:func:`privaudit.pipeline.audit.run_audit`) picks the engine; checks that need the whole table
 (``needs`` "table"), ``--original`` and ``--control`` are refused there for engines that are not
 ``in_memory``; ``missing_qi: wildcard`` with a missing quasi-identifier value is refused by the SQL
 engines.
 
-    from privaudit.core.audit import run_audit
+    from privaudit.pipeline.audit import run_audit
     result = run_audit("big.parquet", "policy.yaml", engine="chunked")
 
 A new engine is a module here with ``summarize`` and one entry in :data:`ENGINES`.

@@ -1,7 +1,7 @@
 """The pairing of a release with ``--original`` in DuckDB, for record linkage past memory: both tables read
 from their files, coded as the policy types them (through the duckdb engine's dictionaries,
 :mod:`privaudit.engines._sql`), the original aligned to the release by row or by ``record_id`` with the
-refusals of :func:`privaudit.core.audit.align_original`, and the intruder's records drawn. The linkage
+refusals of :func:`privaudit.pipeline.audit.align_original`, and the intruder's records drawn. The linkage
 itself (:mod:`privaudit.risk.linkage.fellegi_sunter.sql`, :mod:`privaudit.risk.linkage.distance_sql`)
 runs on the tables made here; DuckDB spills beyond the engine's ``memory_limit`` into ``temp_directory``."""
 
@@ -148,7 +148,7 @@ def coded_pair(con, policy, files, columns: list[str], intruder_rows: float | in
 
 
 def check_record_ids(con, release, original, rid: str, texts) -> None:
-    """The refusals of :func:`privaudit.core.audit.align_original`, in SQL."""
+    """The refusals of :func:`privaudit.pipeline.audit.align_original`, in SQL."""
     for name, source in ((ORIGINAL, original), (RELEASE, release)):
         dup = con.sql(f"SELECT count({RECORD_ID}) - count(DISTINCT {RECORD_ID}) FROM {name}").fetchall()[0][0]
         if dup:

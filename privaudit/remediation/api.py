@@ -2,7 +2,7 @@
 
 A :class:`Remediator` takes the audit context of the failing release (policy, typed table, class
 summary) and its validated options, and returns a :class:`Remediation`: the transformed table, what
-changed, and its information-loss figures. The engine (:mod:`privaudit.remediation.engine`) re-audits the
+changed, and its information-loss figures. The engine (:mod:`privaudit.pipeline.remediate`) re-audits the
 output against the same policy and only offers it when every error-severity check passes. Targets
 (k, l, t ...) are never options: they come from the policy's checks. Plugins hand remediators to
 privaudit through the ``privaudit_remediators`` hook.

@@ -2,7 +2,7 @@
 
 Duncan, Keller-McNulty & Stokes (NISS technical reports 121, 2001, and 142, 2004) draw every candidate
 release as a point, disclosure risk on the x axis and data utility on the y axis. Here (from the report's
-``explore`` object, :mod:`privaudit.remediation.explore`): passing candidates are filled discs, failing ones
+``explore`` object, :mod:`privaudit.pipeline.explore`): passing candidates are filled discs, failing ones
 hollow squares, the frontier (no other candidate less risky and more useful) is joined by a line, the
 policy's risk bound is a dashed vertical line, the recommended candidate is labelled. Below it a table of
 every candidate with all its utility figures.

@@ -248,7 +248,7 @@ def token_label(token: str) -> str:
 
 
 def render_html(result: Any, registry: Any = None) -> str:
-    """The HTML report of an :class:`~privaudit.core.audit.AuditResult`, as one self-contained page."""
+    """The HTML report of an :class:`~privaudit.pipeline.audit.AuditResult`, as one self-contained page."""
     if registry is None:
         registry = result.registry
     data = report_dict(result)

@@ -11,7 +11,7 @@ keeps, :mod:`privaudit.utility`), ``scope.hierarchies`` (column -> SHA-256 of it
 ``--previous`` (the releases composed and how people were linked), and after ``privaudit remediate`` a
 ``remediation`` object (method, options,
 offered, before/after verdicts, changes, information loss), after ``remediate --explore`` an ``explore`` object
-(the candidates of the risk-utility map, :mod:`privaudit.remediation.explore`). Infinity is the string ``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give
+(the candidates of the risk-utility map, :mod:`privaudit.pipeline.explore`). Infinity is the string ``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give
 byte-identical output.
 """
 
@@ -78,10 +78,8 @@ def improves(params: Any) -> str | None:
     return better if better in ("higher", "lower") else None
 
 
-def _params_class(name: str) -> Any:
-    from privaudit.core.plugins import get_registry
-
-    assessor = get_registry().assessors.get(name)
+def _params_class(name: str, registry: Any) -> Any:
+    assessor = registry.assessors.get(name)
     return None if assessor is None else assessor.params
 
 
@@ -105,7 +103,7 @@ def report_dict(audit: Any) -> dict:
     better = {c.id: improves(c.params) for c in policy.checks}
     for c in audit.checks:  # checks the policy does not list (always run): their assessor's declaration
         if c.id not in better:
-            better[c.id] = improves(_params_class(c.assessor))
+            better[c.id] = improves(_params_class(c.assessor, audit.registry))
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "privaudit", "version": __version__},

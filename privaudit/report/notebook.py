@@ -16,7 +16,7 @@ from privaudit.report.utility_chapter import utility_view
 
 
 def render_notebook(result: Any, registry: Any = None) -> str:
-    """The notebook fragment of an :class:`~privaudit.core.audit.AuditResult`."""
+    """The notebook fragment of an :class:`~privaudit.pipeline.audit.AuditResult`."""
     if registry is None:
         registry = result.registry
     data = report_dict(result)

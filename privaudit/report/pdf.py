@@ -52,7 +52,7 @@ class DataOnlyFetcher(URLFetcher):
 
 
 def render_audit_pdf(result, html: str | None = None) -> bytes:
-    """The PDF of an audit (:class:`~privaudit.core.audit.AuditResult`) with ``report.json`` and
+    """The PDF of an audit (:class:`~privaudit.pipeline.audit.AuditResult`) with ``report.json`` and
     ``policy.yaml`` attached; ``html`` is the already rendered HTML report, if there is one."""
     from privaudit.report.json_report import render_json
 

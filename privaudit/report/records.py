@@ -22,7 +22,7 @@ from privaudit.core.errors import PrivauditError
 
 
 def records_frame(result) -> pd.DataFrame:
-    """The per-record table of an :class:`~privaudit.core.audit.AuditResult`."""
+    """The per-record table of an :class:`~privaudit.pipeline.audit.AuditResult`."""
     ctx = result.context
     if ctx.table is None:
         raise PrivauditError(

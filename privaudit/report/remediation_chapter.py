@@ -1,7 +1,7 @@
 """The "Remediation" chapter of a report written by ``privaudit remediate ... --html/--pdf``.
 
 The audit result of a remediation is the re-audit of the remediated table; its ``remediation`` dict
-(see :func:`privaudit.remediation.engine.remediate`: method, title, options, offered, input, before/after
+(see :func:`privaudit.pipeline.remediate.remediate`: method, title, options, offered, input, before/after
 verdicts, changes, loss, notes, check_overrides) says what was done. :func:`remediation_view` turns
 it into what the templates show: whether the output is offered, the method and its options, every
 check's status and value before and after, what changed and the information lost, made readable.

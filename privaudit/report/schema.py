@@ -59,13 +59,9 @@ def details_schemas(registry: Any) -> dict[str, Any]:
     return defs
 
 
-def report_json_schema(registry: Any = None) -> dict[str, Any]:
-    """The report's JSON Schema as a dict, with the details schemas of ``registry``'s assessors (default: the
-    installed plugins)."""
-    if registry is None:
-        from privaudit.core.plugins import get_registry
-
-        registry = get_registry()
+def report_json_schema(registry: Any) -> dict[str, Any]:
+    """The report's JSON Schema as a dict, with the details schemas of ``registry``'s assessors (the installed
+    plugins': ``privaudit.pipeline.plugins.get_registry()``)."""
     defs = details_schemas(registry)
     by_assessor = [
         {

@@ -17,7 +17,7 @@ from conftest import policy
 
 import privaudit
 import privaudit_likeness
-from privaudit.core.audit import run_audit
+from privaudit.pipeline.audit import run_audit
 from privaudit.testing import assert_section_renders, audit_frame, check_result, registry_with, report_section, run_cli
 from privaudit_likeness import beta_likeness, delta_disclosure
 

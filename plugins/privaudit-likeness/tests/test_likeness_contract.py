@@ -54,7 +54,7 @@ def test_generalization_steers_a_likeness_check(tmp_path, registry):
     """Generalization aims at the plugin's check through what it declares (per-class violations, a class rule
     that is neither monotone nor exact), as it aims at the built-in t-closeness declaring the same: the
     remediated table passes."""
-    from privaudit.remediation.engine import remediate
+    from privaudit.pipeline.remediate import remediate
 
     frame = pd.DataFrame(
         {

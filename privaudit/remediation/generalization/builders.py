@@ -119,7 +119,7 @@ def working_problem(ctx: AuditContext, build: bool = True) -> tuple[Generalizati
             built.notes[column] = note
     if not built.hierarchies:
         return GeneralizationProblem.from_context(ctx), built
-    from privaudit.remediation.engine import with_columns
+    from privaudit.core.policy import with_columns
 
     work_policy = with_columns(policy, built.overrides)
     work = table.copy(deep=False)

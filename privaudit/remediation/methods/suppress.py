@@ -15,11 +15,11 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
+from privaudit.common.numbers import fmt
 from privaudit.common.params import Params
 from privaudit.core.context import AuditContext
 from privaudit.core.hookspecs import hookimpl
 from privaudit.remediation.api import Remediation, Remediator, class_violations
-from privaudit.report.text import fmt
 
 MAX_ROUNDS = 200
 

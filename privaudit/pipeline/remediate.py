@@ -8,7 +8,6 @@ assessors as the first audit, on the remediated table as it would be written.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,12 +19,13 @@ import pandas as pd
 from pydantic import ValidationError
 
 from privaudit.common.formats import is_parquet
+from privaudit.common.jsonable import jsonable
 from privaudit.core import guard, memory
-from privaudit.core.audit import AuditResult, _jsonable, open_policy, run_audit
 from privaudit.core.data import Table
 from privaudit.core.errors import PolicyError, PrivauditError
-from privaudit.core.plugins import Registry, get_registry
-from privaudit.core.policy import Check, Policy, format_validation_error
+from privaudit.core.policy import Policy, format_validation_error, with_check_overrides, with_columns
+from privaudit.pipeline.audit import AuditResult, open_policy, run_audit
+from privaudit.pipeline.plugins import Registry, get_registry
 from privaudit.remediation.api import Remediation
 from privaudit.remediation.export import table_bytes
 
@@ -126,7 +126,7 @@ def reaudit(
         table, reaudit_policy, original=original, registry=registry, progress=progress, check_timeout=check_timeout
     )
     offered = after.passed
-    after.remediation = _jsonable(
+    after.remediation = jsonable(
         {
             "method": name,
             "title": title,
@@ -180,40 +180,6 @@ def _transform(remediator: Any, before: AuditResult, parsed: Any, registry: Regi
             f"{named} returned {len(result.table)} records for {len(before.table.frame)} in, {removed!r} removed"
         )
     return result
-
-
-def with_check_overrides(policy: Policy, overrides: dict[str, dict[str, Any]]) -> Policy:
-    """A copy of ``policy`` whose named checks get updated (re-validated) parameters."""
-    if not overrides:
-        return policy
-    clone = copy.copy(policy)
-    checks = []
-    for check in policy.checks:
-        if check.id in overrides:
-            params = check.assessor.params.model_validate({**check.params.model_dump(), **overrides[check.id]})
-            check = Check(check.id, check.assessor, check.severity, params, check.quasi_identifiers)
-        checks.append(check)
-    clone.checks = checks
-    return clone
-
-
-def with_columns(policy: Policy, overrides: dict[str, dict[str, Any]]) -> Policy:
-    """A copy of ``policy`` whose named columns are retyped and given a hierarchy (a built one):
-    ``{column: {"type": ..., "hierarchy": Hierarchy, "file": name}}``."""
-    if not overrides:
-        return policy
-    clone = copy.copy(policy)
-    columns = dict(policy.columns)
-    hierarchies = dict(policy.hierarchies)
-    for column, change in overrides.items():
-        columns[column] = columns[column].model_copy(
-            update={"type": change["type"], "order": None, "hierarchy": change["file"]}
-        )
-        hierarchies[column] = change["hierarchy"]
-    clone.model = policy.model.model_copy(update={"columns": columns})
-    clone.columns = columns
-    clone.hierarchies = hierarchies
-    return clone
 
 
 def _verdict(audit: AuditResult) -> dict:

@@ -26,7 +26,7 @@ What each helper is for (``docs/plugins.md`` walks through them):
 * :func:`registry_with` — a registry with extra plugin modules (a plugin that is not installed);
 * :func:`load_policy` — a policy file or dict resolved against the installed plugins;
 * :func:`parametrize_with_checks` / :func:`check_assessor` — the assessor contract
-  (:mod:`privaudit.assessors.contract`) on :class:`AssessorCase` scenarios: unknown parameters refused,
+  (:mod:`privaudit.testing.contract`) on :class:`AssessorCase` scenarios: unknown parameters refused,
   details that validate, the same figures on every engine, the class summary untouched, a section that
   renders.
 
@@ -50,10 +50,11 @@ import pandas as pd
 import yaml
 
 from privaudit.assessors.api import Measurement
-from privaudit.core.audit import AuditResult, run_audit
 from privaudit.core.context import AuditContext
-from privaudit.core.plugins import Registry, build_registry, get_registry, make_manager
 from privaudit.core.summary import ClassSummary
+from privaudit.pipeline.audit import AuditResult, run_audit
+from privaudit.pipeline.derived import DERIVED
+from privaudit.pipeline.plugins import Registry, build_registry, get_registry, make_manager
 from privaudit.report.json_report import report_dict
 
 if TYPE_CHECKING:  # pragma: no cover - types only: importing them here would load the report package's HTML side
@@ -66,7 +67,7 @@ def load_policy(
 ) -> Policy:
     """A :class:`~privaudit.core.policy.Policy` from a YAML file or a dict, resolved against ``registry``
     (default: the installed plugins), as an audit opens it."""
-    from privaudit.core.audit import open_policy
+    from privaudit.pipeline.audit import open_policy
 
     return open_policy(
         dict(policy) if isinstance(policy, Mapping) else policy, registry or get_registry(), allow_outside_paths
@@ -141,7 +142,7 @@ def audit_context(
     with _files_for(frame, policy, files) as (data, policy_path, _):
         loaded = load_policy(policy_path, registry or get_registry())
         table = load_table(data, loaded)
-    return AuditContext(loaded, table.frame)
+    return AuditContext(loaded, table.frame, derived=DERIVED)
 
 
 def summary_of(
@@ -306,12 +307,12 @@ def _validator() -> Any:
 
     from privaudit.report.schema import report_json_schema
 
-    return jsonschema.Draft202012Validator(report_json_schema())
+    return jsonschema.Draft202012Validator(report_json_schema(get_registry()))
 
 
 # ------------------------------------------------------------------------------------ the contract
 def _contract() -> ModuleType:
-    from privaudit.assessors import contract
+    from privaudit.testing import contract
 
     return contract
 
@@ -323,7 +324,7 @@ def __getattr__(name: str) -> Any:
 
 
 def check_assessor(case: Any, *, registry: Registry | None = None) -> None:
-    """Run every check of the assessor contract on one :class:`~privaudit.assessors.contract.AssessorCase`
+    """Run every check of the assessor contract on one :class:`~privaudit.testing.contract.AssessorCase`
     (raises AssertionError naming the first broken promise)."""
     for check in _contract().CHECKS:
         check(case, registry or get_registry())

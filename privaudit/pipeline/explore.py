@@ -53,14 +53,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from privaudit.core.audit import AuditResult, run_audit
 from privaudit.core.context import AuditContext
 from privaudit.core.data import Table
 from privaudit.core.errors import PrivauditError
-from privaudit.core.plugins import Registry
-from privaudit.core.policy import Policy
+from privaudit.core.policy import Policy, with_check_overrides, with_columns
+from privaudit.pipeline.audit import AuditResult, run_audit
+from privaudit.pipeline.plugins import Registry
 from privaudit.remediation.api import Remediation, error_checks
-from privaudit.remediation.engine import with_check_overrides, with_columns
 from privaudit.risk.attacker_models import attacker_risks
 
 #: The candidate families, in the map's order.
@@ -337,19 +336,11 @@ def _randomize(ctx: AuditContext, registry: Registry, limit: int, notes: list[st
 
 # ---------------------------------------------------------------------------------------------- scoring
 def _utility_entries(audit: AuditResult, names: Sequence[str], shared: dict) -> dict[str, float | None]:
+    from privaudit.pipeline.derived import utility_inputs
     from privaudit.utility import measure_all
-    from privaudit.utility.inputs import UtilityInputs
 
-    ctx, p = audit.context, audit.context.policy
-    inputs = UtilityInputs(
-        ctx.summary,
-        list(p.quasi_identifiers),
-        {q: h.table for q, h in p.hierarchies.items() if q in p.quasi_identifiers},
-        release=ctx.table,
-        original=ctx.original,
-        numeric=ctx._numeric_columns(),
-        options=p.utility_options,
-    )
+    ctx = audit.context
+    inputs = utility_inputs(ctx, training=False)
     if ctx.original is not None:  # the original's classes on the same QIs: grouped once for every candidate
         inputs.__dict__["_original_classes"] = shared
     entries = measure_all(inputs, list(names))
@@ -408,9 +399,10 @@ def _audit_candidate(table: Table, policy: Policy, original: Table | None, befor
     same inputs) and the checks that always run (the identifier scan): a candidate changes quasi-identifier
     values only, so it keeps the input's verdicts on them (the written candidate is scanned again by its
     re-audit, as ``remediate`` does)."""
-    from privaudit.core.audit import align_original, generated_at, run_checks
+    from privaudit.pipeline.audit import align_original, generated_at, run_checks
+    from privaudit.pipeline.derived import DERIVED
 
-    ctx = AuditContext(policy, table.frame)
+    ctx = AuditContext(policy, table.frame, derived=DERIVED)
     if original is not None:
         ctx.training = original.frame
         ctx.original = align_original(table, original, policy)
@@ -522,9 +514,10 @@ def explore_release(
 ) -> ExploreOutcome:
     """Audit ``released``, explore the candidates, and with ``out`` re-audit the recommended one as
     ``remediate`` does (its bytes in ``outcome.output`` when it passes)."""
-    from privaudit.core.audit import _jsonable, open_policy
-    from privaudit.core.plugins import get_registry
-    from privaudit.remediation.engine import reaudit
+    from privaudit.common.jsonable import jsonable
+    from privaudit.pipeline.audit import open_policy
+    from privaudit.pipeline.plugins import get_registry
+    from privaudit.pipeline.remediate import reaudit
 
     registry = registry or get_registry()
     methods = parse_methods(methods)
@@ -543,5 +536,5 @@ def explore_release(
         title = registry.remediators[c.method].title
         outcome = reaudit(before, opened, c.remediation, out, c.method, title, c.options, registry, progress)
         report = outcome.after
-    report.explore = _jsonable(exploration.to_dict(bound))
+    report.explore = jsonable(exploration.to_dict(bound))
     return ExploreOutcome(before, exploration, report, outcome, bound)

@@ -99,7 +99,7 @@ def case_files(case: AssessorCase, check: Mapping[str, Any] | None = None) -> It
 
 
 def _audit(case: AssessorCase, registry: Any, engine: str = "in-process") -> Any:
-    from privaudit.core.audit import run_audit
+    from privaudit.pipeline.audit import run_audit
 
     with case_files(case) as p:
         return run_audit(
@@ -227,15 +227,16 @@ def _same(a: Any, b: Any) -> bool:
 
 def check_summary_untouched(case: AssessorCase, registry: Any) -> None:
     """Running the check changes nothing of the shared class summary other checks read."""
-    from privaudit.core.audit import align_original
     from privaudit.core.context import AuditContext
     from privaudit.core.data import load_table
     from privaudit.core.policy import load_policy
+    from privaudit.pipeline.audit import align_original
+    from privaudit.pipeline.derived import DERIVED
 
     with case_files(case) as p:
         policy = load_policy(p["policy"], registry)
         table = load_table(p["data"], policy)
-        ctx = AuditContext(policy, table.frame)
+        ctx = AuditContext(policy, table.frame, derived=DERIVED)
         if p["original"] is not None:
             original = load_table(p["original"], policy, what="original table")
             ctx.training = original.frame
@@ -244,7 +245,7 @@ def check_summary_untouched(case: AssessorCase, registry: Any) -> None:
         if p["control"] is not None:
             ctx.control = load_table(p["control"], policy, what="control table").frame
         if p["previous"]:
-            from privaudit.core.series import series_inputs
+            from privaudit.pipeline.series import series_inputs
 
             ctx.series_inputs = series_inputs(p["previous"], p["data"], table, None, policy)
         check = policy.checks[-1]

@@ -69,6 +69,14 @@ class Registry:
     remediators: dict[str, Any] = field(default_factory=dict)
     origin: dict[str, PluginInfo] = field(default_factory=dict)  # "assessor:NAME" / "remediator:NAME" -> origin
 
+    @property
+    def utility_measures(self) -> list[str]:
+        """The utility measures an audit computes (:mod:`privaudit.utility`): what a policy's ``utility`` list
+        and a utility check may name."""
+        from privaudit.utility import available
+
+        return available()
+
 
 def make_manager(load_entry_points: bool = True, extra_plugins: tuple[Any, ...] = ()) -> pluggy.PluginManager:
     """A plugin manager with the built-ins, the installed ``privaudit`` entry points and ``extra_plugins`` (one

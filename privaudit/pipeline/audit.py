@@ -11,7 +11,6 @@ result: 0 every error-severity check passed, 1 at least one failed, 2 a check en
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from collections.abc import Callable
@@ -23,14 +22,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privaudit.common.jsonable import jsonable
 from privaudit.core import guard, memory
 from privaudit.core.concurrency import WORKERS as CHECK_WORKERS
 from privaudit.core.concurrency import ordered_map
 from privaudit.core.context import AuditContext
 from privaudit.core.data import Table, load_input
 from privaudit.core.errors import DataError, PrivauditError
-from privaudit.core.plugins import Registry, get_registry
 from privaudit.core.policy import Check, Policy, load_policy, policy_from_dict
+from privaudit.pipeline.derived import DERIVED
+from privaudit.pipeline.measurements import measurement_problem
+from privaudit.pipeline.plugins import Registry, get_registry
 
 
 @dataclass
@@ -116,28 +118,6 @@ def generated_at() -> str:
     return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def _jsonable(value: Any) -> Any:
-    """numpy scalars -> Python, inf -> "inf", NaN -> None, recursively."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return [_jsonable(v) for v in value.tolist()]
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.floating, float)):
-        value = float(value)
-        if math.isnan(value):
-            return None
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return value
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
-
-
 def align_original(released: Table, original: Table, policy: Policy) -> pd.DataFrame:
     """The original's rows in the release's order: by the ``record_id`` column when the policy declares
     one, else row by row (the two files must then have the same number of rows)."""
@@ -177,7 +157,7 @@ def run_check(ctx: AuditContext, check: Check, timeout: float | None = None, ori
         m = guard.call_plugin(
             lambda: check.assessor.run(view.for_scenario(check.quasi_identifiers), check.params), what, origin, timeout
         )
-        problem = guard.measurement_problem(m, check.assessor)
+        problem = measurement_problem(m, check.assessor)
         if problem:
             raise guard.PluginFailure(f"{what} of {guard.plugin_label(origin)} {problem}")
     except guard.PluginFailure as exc:  # an assessor that fails must not stop the audit, nor pass
@@ -194,15 +174,15 @@ def run_check(ctx: AuditContext, check: Check, timeout: float | None = None, ori
             time.perf_counter() - started,
             quasi_identifiers=check.quasi_identifiers,
         )
-    details = _jsonable(m.details)
+    details = jsonable(m.details)
     status = "pass" if m.passed else "fail"
     return CheckResult(
         check.id,
         check.assessor.name,
         status,
         check.severity,
-        _jsonable(m.value),
-        _jsonable(m.threshold),
+        jsonable(m.value),
+        jsonable(m.threshold),
         params,
         m.message,
         details,
@@ -359,7 +339,7 @@ def run_audit(
     unless only synthetic-release checks use it; for a synthetic release, the training table, as loaded) and ``control`` (a
     holdout from the same population, for synthetic-release checks) take the same forms and need the
     in-process engine. ``previous``: earlier releases of the same population (a list of the same forms;
-    :mod:`privaudit.core.series`), for the checks that compose releases.
+    :mod:`privaudit.pipeline.series`), for the checks that compose releases.
     ``check_timeout`` (seconds; default the policy's ``check_timeout``, else none) ends a check that runs
     longer as ``error``. ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
     from privaudit.engines import get_engine
@@ -372,7 +352,7 @@ def run_audit(
     spec.check_options(engine_options)
     refuse_unrunnable(checks, engine, spec.in_memory, original is not None, control is not None)
     refuse_utility(policy, checks, engine, spec.in_memory, original is not None)
-    from privaudit.core.series import refuse_series, series_inputs
+    from privaudit.pipeline.series import refuse_series, series_inputs
 
     refuse_series(checks, previous, spec.in_memory, engine)
     if control is not None:  # before any work: a control table that cannot fit in memory
@@ -388,6 +368,7 @@ def run_audit(
         progress=progress,
         precomputed=computed.summary,
         column_counts=computed.column_counts,
+        derived=DERIVED,
     )
     if computed.table.frame is None:
         from privaudit.engines import first_rows
@@ -423,7 +404,7 @@ def run_audit(
         original_table,
         control=control_table,
         engine=engine,
-        utility=_jsonable(ctx.utility),
+        utility=jsonable(ctx.utility),
     )
 
 
