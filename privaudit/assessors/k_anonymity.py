@@ -67,7 +67,11 @@ def km_sizes(ctx, m: int) -> tuple[np.ndarray, list[str]]:
     smallest = np.full(s.n_classes, np.iinfo(np.int64).max, dtype=np.int64)
     weakest, weakest_size = list(qi[:m]), np.iinfo(np.int64).max
     for subset in itertools.combinations(qi, m):
-        sizes = groups.groupby(list(subset), sort=False, dropna=False)["f"].transform("sum").to_numpy(np.int64)
+        sizes = (
+            groups.groupby(list(subset), sort=False, dropna=False, observed=True)["f"]
+            .transform("sum")
+            .to_numpy(np.int64)
+        )
         np.minimum(smallest, sizes, out=smallest)
         if sizes.min() < weakest_size:
             weakest, weakest_size = list(subset), int(sizes.min())

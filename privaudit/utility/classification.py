@@ -46,6 +46,7 @@ flag, which a released file no longer holds.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -259,19 +260,29 @@ def _fit_predict(
     return proba
 
 
-def _validate(
-    release: pd.DataFrame,
-    original: pd.DataFrame,
-    target: str,
-    features: Sequence[str] | None,
-    models: Sequence[str],
-    folds: int,
-    max_records: int,
-    evaluate_on: str,
-    numeric_features: Sequence[str],
-    suppressed,
-    trees: int,
-) -> list[str]:
+@dataclasses.dataclass(frozen=True)
+class _Settings:
+    """One run of the benchmark: what to predict from what, with which models and folds."""
+
+    target: str
+    features: Sequence[str] | None  # None: every column both tables share but the target (_validate resolves it)
+    models: Sequence[str]
+    folds: int
+    max_records: int
+    seed: int
+    evaluate_on: str
+    numeric_features: Sequence[str]
+    suppressed: Sequence[bool] | np.ndarray | None
+    suppression_token: str
+    trees: int
+
+
+def _validate(release: pd.DataFrame, original: pd.DataFrame, settings: _Settings) -> _Settings:
+    """``settings`` with the features resolved (every shared column but the target by default), or one line
+    saying what is wrong."""
+    target, features, models = settings.target, settings.features, settings.models
+    folds, max_records, trees = settings.folds, settings.max_records, settings.trees
+    evaluate_on, numeric_features, suppressed = settings.evaluate_on, settings.numeric_features, settings.suppressed
     for table, frame in (("release", release), ("original", original)):
         if not isinstance(frame, pd.DataFrame):
             raise PrivauditError(f"the {table} table must be a pandas DataFrame, not {type(frame).__name__}")
@@ -311,7 +322,7 @@ def _validate(
         raise PrivauditError(f"evaluate_on must be 'release' or 'original', not {evaluate_on!r}")
     if suppressed is not None and len(suppressed) != len(release):
         raise PrivauditError(f"suppressed marks {len(suppressed)} rows but the release has {len(release)}")
-    return features
+    return dataclasses.replace(settings, features=features)
 
 
 def classification_accuracy(
@@ -341,36 +352,23 @@ def classification_accuracy(
     Raises :class:`PrivauditError` (one line) for a target or feature that is not a column, tables that are
     not row-aligned, an unknown model, bad parameters, or scikit-learn missing.
     """
-    features = _validate(
-        release,
-        original,
+    settings = _Settings(
         target,
         features,
         models,
         folds,
         max_records,
+        seed,
         evaluate_on,
         numeric_features,
         suppressed,
+        suppression_token,
         trees,
     )
+    settings = _validate(release, original, settings)
     _sklearn()
     with _one_blas_thread():
-        return _run(
-            release,
-            original,
-            target,
-            features,
-            models,
-            folds,
-            max_records,
-            seed,
-            evaluate_on,
-            numeric_features,
-            suppressed,
-            suppression_token,
-            trees,
-        )
+        return _run(release, original, settings)
 
 
 def _one_blas_thread():
@@ -384,22 +382,8 @@ def _one_blas_thread():
     return threadpool_limits(limits=1)
 
 
-def _run(
-    release,
-    original,
-    target,
-    features,
-    models,
-    folds,
-    max_records,
-    seed,
-    evaluate_on,
-    numeric_features,
-    suppressed,
-    suppression_token,
-    trees,
-) -> list[dict]:
-    fold_rows = arx_folds(len(release), folds=folds, max_records=max_records, seed=seed)
+def _run(release: pd.DataFrame, original: pd.DataFrame, s: _Settings) -> list[dict]:
+    fold_rows = arx_folds(len(release), folds=s.folds, max_records=s.max_records, seed=s.seed)
     sample = np.concatenate(fold_rows)  # only the drawn records are encoded (ARX's max_records bounds the work)
     bounds = np.cumsum([0] + [f.size for f in fold_rows])
     fold_rows = [np.arange(bounds[i], bounds[i + 1]) for i in range(len(fold_rows))]
@@ -407,24 +391,24 @@ def _run(
     original = original.iloc[sample].reset_index(drop=True)
     n = len(release)
 
-    labels_release = _text(release[target])
-    labels = labels_release.where(labels_release != suppression_token, _text(original[target]))
+    labels_release = _text(release[s.target])
+    labels = labels_release.where(labels_release != s.suppression_token, _text(original[s.target]))
     classes = sorted(pd.unique(labels), key=str)
     y = pd.Categorical(labels, categories=classes).codes.astype(np.int64)
     n_classes = len(classes)
 
-    if suppressed is None:
-        if features:
-            outlier = np.logical_and.reduce([_text(release[c]).to_numpy() == suppression_token for c in features])
+    if s.suppressed is None:
+        if s.features:
+            outlier = np.logical_and.reduce([_text(release[c]).to_numpy() == s.suppression_token for c in s.features])
         else:
             outlier = np.zeros(n, dtype=bool)
     else:
-        outlier = np.asarray(suppressed, dtype=bool)[sample]
+        outlier = np.asarray(s.suppressed, dtype=bool)[sample]
 
-    design = _Design(original, release, features, set(numeric_features))
+    design = _Design(original, release, s.features, set(s.numeric_features))
 
     zero_r = _Tally()
-    tallies = {m: (_Tally(), _Tally()) for m in models}  # (original-trained, release-trained)
+    tallies = {m: (_Tally(), _Tally()) for m in s.models}  # (original-trained, release-trained)
     measurements = 0
     for e, evaluation in enumerate(fold_rows):
         training = np.concatenate([f for i, f in enumerate(fold_rows) if i != e])
@@ -432,19 +416,19 @@ def _run(
         measurements += evaluation.size
         _zero_r_fold(zero_r, y[training], truth, n_classes)
         kept = training[~outlier[training]]
-        for model in models:
+        for model in s.models:
             x_orig, x_rel = getattr(design, model)
             on_original, on_release = tallies[model]
-            common = dict(seed=seed, trees=trees, n_features=design.n_features)
+            common = dict(seed=s.seed, trees=s.trees, n_features=design.n_features)
             on_original.add(
                 _fit_predict(model, x_orig[training], y[training], x_orig[evaluation], n_classes, **common), truth
             )
-            x_test = x_rel[evaluation] if evaluate_on == "release" else x_orig[evaluation]
+            x_test = x_rel[evaluation] if s.evaluate_on == "release" else x_orig[evaluation]
             on_release.add(_fit_predict(model, x_rel[kept], y[kept], x_test, n_classes, **common), truth)
 
     zr_accuracy = zero_r.correct / measurements
     out = []
-    for model in models:
+    for model in s.models:
         on_original, on_release = tallies[model]
         accuracy = on_release.correct / measurements
         original_accuracy = on_original.correct / measurements
@@ -454,7 +438,7 @@ def _run(
         out.append(
             {
                 "measure": "classification_accuracy",
-                "column": target,
+                "column": s.target,
                 "value": None if math.isnan(value) else float(value),
                 "raw": float(accuracy),
                 "details": {
@@ -477,11 +461,11 @@ def _run(
                     "folds": len(fold_rows),
                     "records": int(sum(f.size for f in fold_rows)),
                     "suppressed_records": int(np.count_nonzero(outlier)),  # among the records drawn
-                    "features": list(features),
-                    "numeric_features": [c for c in features if c in set(numeric_features)],
-                    "evaluate_on": evaluate_on,
-                    "seed": seed,
-                    **({"trees": trees} if model == "random_forest" else {}),
+                    "features": list(s.features),
+                    "numeric_features": [c for c in s.features if c in set(s.numeric_features)],
+                    "evaluate_on": s.evaluate_on,
+                    "seed": s.seed,
+                    **({"trees": s.trees} if model == "random_forest" else {}),
                 },
             }
         )
