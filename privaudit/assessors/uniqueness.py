@@ -204,7 +204,7 @@ def run(ctx, params: UniquenessParams) -> Measurement:
     if params.sampling_fraction is not None or params.population_size is not None:
         if params.population_size is not None and params.population_size < s.n_records:
             raise ValueError(f"population_size {params.population_size} is smaller than the release ({s.n_records})")
-        # imported on use: the population models need scipy.special, ~0.25 s of every CLI start-up
+        # imported on use: the population models need scipy.special, slow to import at every CLI start-up
         from privaudit.risk.population import population_uniqueness
 
         est = population_uniqueness(

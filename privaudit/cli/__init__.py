@@ -13,8 +13,8 @@ import importlib
 import os
 import sys
 
-# Our matrix products are small: BLAS worker threads only contend for the cores (measured 20x slower
-# under load). Set before numpy is first imported; an explicit setting by the user wins.
+# Our matrix products are small: BLAS worker threads only contend for the cores, worst when the
+# machine is loaded. Set before numpy is first imported; an explicit setting by the user wins.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 from collections.abc import Sequence  # noqa: E402 (after the BLAS settings)

@@ -39,10 +39,9 @@ from privaudit.core.errors import HierarchyError
 
 #: the largest hierarchy file read (a path to /dev/zero or a huge file is refused, not read)
 MAX_HIERARCHY_BYTES = 64 * 2**20
-#: the most levels a hierarchy has (ARX's hierarchies have tens; 10^5 levels took seconds to refuse later)
+#: the most levels a hierarchy has (ARX's hierarchies have tens; far more were slow to refuse later)
 MAX_LEVELS = 1_000
-#: the most labels (leaves x labels per row) a hierarchy holds: read in about a second (10^6 leaves of
-#: three labels each took 12 s of CPU to build, every audit)
+#: the most labels (leaves x labels per row) a hierarchy holds: few enough to read quickly at every audit
 MAX_LABELS = 1_000_000
 
 

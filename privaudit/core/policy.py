@@ -421,8 +421,7 @@ def with_columns(policy: Policy, overrides: dict[str, dict[str, Any]]) -> Policy
 
 class _UniqueKeyLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """Safe loader that refuses duplicate mapping keys (a silent override hides policy mistakes). libyaml's
-    parser where PyYAML has it: the pure-Python one took 10 s of CPU for a policy of 10^4 checks before it
-    could be refused."""
+    parser where PyYAML has it: the pure-Python one is too slow on a policy of thousands of checks."""
 
 
 def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:

@@ -12,7 +12,7 @@ specification), over arrays of candidate strings already matched by the recogniz
 * :data:`it_codice_fiscale` -- Italian fiscal code (the check letter, omocodia): ``stdnum.it.codicefiscale``;
 * :data:`us_ssn` -- US social security number (the SSA's excluded areas, groups and serials): ``stdnum.us.ssn``.
 
-They replaced privaudit's hand-written checksums (issue #27). Each is applied to the distinct values of a
+They are the maintained reference implementations, used rather than checksums of our own. Each is applied to the distinct values of a
 column's bounded sample that its pattern matched, so the per-value call is bounded.
 """
 

@@ -51,7 +51,7 @@ _WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)*")
 
 def _plain(word: str) -> str:
     """``word`` lower-case with its accents removed (NFKD, combining marks dropped)."""
-    if word.isascii():  # nothing to decompose: most names, and 10x faster
+    if word.isascii():  # nothing to decompose (most names): no normalisation
         return word.lower()
     text = unicodedata.normalize("NFKD", word.lower())
     return "".join(c for c in text if not unicodedata.combining(c))
@@ -83,8 +83,8 @@ def lexicon() -> tuple[frozenset[str], frozenset[str]]:
 
 def has_full_name_shape(values) -> bool:
     """Whether any of ``values`` has the two to four words a full name needs (:func:`name_shares` counts no
-    other value as a full name): where none has, the name lists need not be loaded (Faker's import is
-    about 0.3 s)."""
+    other value as a full name): where none has, the name lists (Faker's, slow to import) need not be
+    loaded."""
     return any(2 <= len(_WORD.findall(str(value))) <= 4 for value in values)
 
 

@@ -13,10 +13,9 @@ onto the rows (or, for a dialect's ``inline_limit``, a ``CASE`` on the text); th
 quasi-identifiers, then the sensitive columns' value positions, are packed in mixed radix (``card + 1``,
 missing = ``card``, as :func:`~privaudit.core.summary.pack_keys` packs them) into BIGINT key parts below
 2**62, and one ``GROUP BY`` of the parts counts the rows and sums their weights. Grouping on packed
-integers rather than the string columns is what makes this fast (DuckDB, 10^7 rows: 10.7 s against
-23 s), and one aggregation instead of one per sensitive column plus one for the classes saves Spark a
-cached copy of the coded rows and two aggregations (10^7 rows, local[2]: see
-``benchmarks/bench_engines.py``). numpy then sorts the groups by key: they come class by class, in
+integers rather than the string columns is what makes this fast, and one aggregation instead of one
+per sensitive column plus one for the classes saves Spark a cached copy of the coded rows and two
+aggregations (``benchmarks/bench_engines.py`` measures both). numpy then sorts the groups by key: they come class by class, in
 the order ``build_summary`` numbers the classes, and each sensitive column's (class, value) counts are
 summed over the other columns into CSR order (:func:`_combos`, :mod:`._assemble`).
 """
@@ -195,7 +194,7 @@ def _stacked_groups(
     """What :func:`_grouping_sets` returns, from narrow ``(column index, value)`` rows: ``stack`` turns
     each row into one row per column and one ``GROUP BY i, v`` counts them; one query per value type
     (Spark: its Expand for grouping sets copies every column into every output row, and groups on all
-    of them; 10^7 rows, 8 columns, local[2], same session: 5.2 s and 9.6 CPU-s against 10.4 s and 17.7)."""
+    of them, which costs Spark about twice the time and CPU on wide tables)."""
     q = sql.ident
     by_type: dict[str, list[int]] = {}
     for i, c in enumerate(columns):
@@ -395,8 +394,8 @@ def _count_matrix(class_of: np.ndarray, values: np.ndarray, counts: np.ndarray, 
         counts = counts[keep]
     if len(pair) and not bool((pair[1:] >= pair[:-1]).all()):
         # Not the first sensitive column: unsorted within classes only (they come in order); a stable argsort (timsort, which
-        # merges the class-ordered runs almost for free) orders the pairs 5x faster than a full sort
-        # (10^7 rows, 9 million groups: 0.24 s against 1.3 s), in the same order (ties in row order).
+        # merges the class-ordered runs almost for free) orders the pairs in about linear time rather than
+        # a full sort's n log n, in the same order (ties in row order).
         order = np.argsort(pair, kind="stable")
         pair, counts = pair[order], counts[order]
     if len(pair):

@@ -8,7 +8,7 @@ pass groups ``stack``-ed (column, value) rows rather than grouping sets; text co
 ``inline_limit`` values are coded by a ``CASE`` rather than a hash join; the one aggregation skips the
 map-side partial aggregation when there are more possible keys than rows (:meth:`SparkDialect.aggregate`).
 
-Without a ``spark`` session option, a local one is started (``local[*]``, UI off; 6-8 s; twice as many
+Without a ``spark`` session option, a local one is started (``local[*]``, UI off, several seconds to start; twice as many
 shuffle partitions as the master's threads unless ``shuffle_partitions`` is given; for a local master,
 ParallelGC and higher C2 thresholds, :data:`JIT`). One Parquet file of simple types is read with its
 schema given (:func:`_parquet_schema`), which spares Spark its schema-inference job. CSV files
@@ -53,8 +53,8 @@ BYPASS = "spark.sql.execution.bypassPartialAggregation"  # Spark >= 4.1; an unkn
 
 # A short-lived local JVM spends more CPU compiling than working: C2 (the optimising JIT) compiled
 # every method past 5,000 calls, most of Spark's planner and setup code run a few times. Ten times the
-# thresholds leave C2 the hot loops of the generated code (10^7 rows, local[2]: C2 threads 19 CPU-s
-# -> 7, the tasks' own CPU unchanged; C1 only, -XX:TieredStopAtLevel=1, doubled the tasks' CPU).
+# thresholds leave C2 the hot loops of the generated code: its threads' CPU falls by more than half, the
+# tasks' own CPU unchanged (C1 only, -XX:TieredStopAtLevel=1, doubled the tasks' CPU).
 JIT = (
     "-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=5000 -XX:Tier4CompileThreshold=100000 "
     "-XX:Tier4BackEdgeThreshold=400000"
@@ -205,8 +205,7 @@ class SparkDialect:
     def aggregate(self, sql: str, space: int, rows: int) -> pa.Table:
         """The one GROUP BY of the coded rows. When there are more possible keys than rows, the groups are
         likely nearly as many as the rows: the map-side partial aggregation would then hash every row
-        once more for little reduction, so it is skipped (10^7 rows, 9 million groups: 13 CPU-s against
-        22); the session's own setting is restored afterwards."""
+        once more for little reduction, so it is skipped; the session's own setting is restored afterwards."""
         if space <= rows:
             return self.query(sql)
         conf = self.spark.conf

@@ -552,7 +552,7 @@ def snb_fit(
         out = np.array(_snb_log_moments(alpha, beta, k, f, variant), dtype=np.float64) - target
         return np.where(np.isfinite(out), out, 1e6)
 
-    # scipy.optimize is imported here, not at module level: it costs ~0.3 s of every CLI start-up, and
+    # scipy.optimize is imported here, not at module level: it slows every CLI start-up, and
     # this module is imported whenever the uniqueness assessor is registered.
     from scipy import optimize
 

@@ -315,7 +315,7 @@ def _optimise(prob: _Problem, floor: np.ndarray, seed: int, n_starts: int) -> tu
     starts += list(rng.uniform(_X_MIN, 1.0, size=(n_starts, k)))
 
     working = (prob.cell_risk(np.ones(k)) > prob.max_risk) | (prob.cell_risk(anchor) >= 0.9 * prob.max_risk)
-    # imported here, not at module level: scipy.optimize costs ~0.3 s of every CLI start-up
+    # imported here, not at module level: scipy.optimize slows every CLI start-up
     from scipy.optimize import minimize
 
     bounds = [(_X_MIN, 1.0)] * k

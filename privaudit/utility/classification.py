@@ -372,7 +372,7 @@ def classification_accuracy(
 
 
 def _one_blas_thread():
-    """The fits are small: parallel BLAS threads only contend (3x slower on a loaded 2-core machine)."""
+    """The fits are small: parallel BLAS threads only contend for the cores."""
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - scikit-learn depends on threadpoolctl

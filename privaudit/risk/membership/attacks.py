@@ -19,7 +19,7 @@ components of the population's embedding (synthcity's DOMIAS code advises exactl
 with the transformed data"); k-d trees are fast in a few dimensions and useless in sixty. The search is
 approximate (``scipy.spatial.cKDTree.query(eps=SEARCH_EPS)``: every neighbour returned is within
 ``1 + SEARCH_EPS`` times the distance of the true one of its rank; a record at distance 0, a copy, is
-always found): 2.4 times faster on the benchmark. An attack need not be exact to be sound: the ε
+always found), and faster than an exact one (``benchmarks/bench_membership.py``). An attack need not be exact to be sound: the ε
 bound holds for any scores that do not read the membership.
 
 Distance attack

@@ -13,7 +13,7 @@ to their Gower sum (``p * d``), and no term is negative.
   other record is at a sum of at least 2. Resampled and lightly perturbed tables (synthetic releases,
   holdouts) settle most queries so. Per query, the nearest two among a chunk of joined pairs are run
   minima (:mod:`.segments`), not a sort of the chunk (with a continuous column the joins hold millions of
-  pairs: about 27 s -> 13 s for the three searches of the ten-column adult benchmark, one process).
+  pairs; ``benchmarks/bench_synthetic.py`` measures the searches).
 * **Tile bounds** (:class:`TileSummary`). The blocked search compares blocks of queries with tiles of
   reference records. If a tile lacks the query's value of a nominal column, every record of the tile
   mismatches there, and if a numeric column's values in the tile all lie above (below) the query's value,

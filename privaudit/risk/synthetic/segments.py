@@ -3,9 +3,8 @@
 The nominal-code joins of :mod:`.pruning` produce, chunk by chunk, pairs ``(query, reference record,
 Gower sum)`` grouped by query (the queries in increasing order, each query's pairs in one run), and keep
 per query the nearest record (the smallest sum; of equal sums the first record) and the next smallest
-sum. A three-key ``np.lexsort`` of the chunk gives them but costs ``n log n`` with a large constant
-(2.1 s for 2 million pairs on the benchmark machine); the same three figures are run minima, each one
-``np.minimum.reduceat`` pass (0.05 s): the smallest sum, the first record at that sum, and the smallest
+sum. A three-key ``np.lexsort`` of the chunk gives them but costs ``n log n`` with a large constant;
+the same three figures are run minima, each one linear ``np.minimum.reduceat`` pass: the smallest sum, the first record at that sum, and the smallest
 sum once that one pair is set aside (a record occurs once per query in a join, so exactly one pair is).
 ``fmin`` ignores NaN as the sort does by placing it last (the sums hold none: missing terms are 1 or 0).
 """

@@ -14,8 +14,8 @@ merge-sort tree is its one-dimensional-array form).
 aligned block of ``2^l`` positions with its ``y`` values sorted, stored as one sorted integer array of
 ``block * span + y`` -- so one ``np.searchsorted`` per level answers every query's block of that level,
 and a query costs ``log2 n`` binary searches, all of them vectorised over the queries. Level ``l + 1`` is
-built from level ``l`` by a stable sort, which merges the two sorted runs of each block (0.1 s for 10^5
-points); memory is ``8 n log2 n`` bytes (14 MB for 10^5 points). The counts are exact integers: nothing is approximated.
+built from level ``l`` by a stable sort, which merges the two sorted runs of each block in linear time;
+memory is ``8 n log2 n`` bytes (14 MB for 10^5 points). The counts are exact integers: nothing is approximated.
 """
 
 from __future__ import annotations

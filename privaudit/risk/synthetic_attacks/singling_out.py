@@ -33,8 +33,8 @@ every column combination live in one array, each in a key range of its own, so o
 counts a whole batch of predicates, whatever their columns. A predicate with two numeric conditions
 (``age >= a`` and ``hours <= b`` within its categorical key) is a sum of rectangle counts in the ranks of
 the two columns, counted by 2-D dominance counting (:mod:`.dominance`: the records sorted by key and first
-rank, a merge-sort tree over the second rank; ``benchmarks/bench_synthetic.py --ten-columns``: the check took
-306 s counting record by record, 30 s so, on the same loaded machine). Other predicates compare their numeric
+rank, a merge-sort tree over the second rank; ``benchmarks/bench_synthetic.py --ten-columns`` measures it
+against counting record by record). Other predicates compare their numeric
 conditions with the records of their key, and the rest (``!=`` on a category) are evaluated for blocks of predicates against the whole table with
 numpy comparisons.
 """
@@ -666,9 +666,9 @@ class _Draws:
     """Which (record, column combination) pairs the predicate search has drawn. A predicate is a function of
     its pair (the record's values, operators from the medians), so once every pair has been drawn no new
     predicate can appear and the search may stop: the same predicates as trying all ``max_attempts``
-    (anonymeter's default 10^7), without thousands of fruitless batches on a small release (300 records, 6
-    columns: 6,000 pairs, seen after about 60,000 draws; the 10^7 tries took 38 s). Tracked only where the
-    pairs are few (:data:`EXHAUSTIVE`)."""
+    (anonymeter's default 10^7), without thousands of fruitless batches on a small release (300 records and
+    6 columns make 6,000 pairs, all drawn long before 10^7 tries). Tracked only where the pairs are few
+    (:data:`EXHAUSTIVE`)."""
 
     def __init__(self, n: int, d: int, n_cols: int):
         from math import comb
@@ -805,7 +805,7 @@ def size_correction(
 
 
 #: one keyed index of a column combination costs about as much as comparing this many predicate
-#: conditions with every record (measured on 7 x 10^4 records, 3 conditions: 42 ms against 1.3 ms)
+#: conditions with every record (the ratio of the two, measured on 7 x 10^4 records and 3 conditions)
 INDEX_COST = 16
 
 
