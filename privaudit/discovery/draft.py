@@ -49,6 +49,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -270,6 +271,166 @@ def _special_note(special: Special, how: str) -> str:
     return f"special category ({special.article}): {special.label}, by {how}"
 
 
+@dataclass
+class _Evidence:
+    """What one column says of itself: its header's words, its values, the type they suggest, the key
+    variable and the special category its header (or its value labels) name."""
+
+    name: str
+    parts: list[str]
+    distinct: np.ndarray  # every value of the column, distinct
+    kind: str
+    order: list[str] | None
+    notes: list[str]
+    kv: Any
+    special: Special | None
+    by_values: str | None  # why the value labels name the special category, when they do
+    finding: Any  # what the identifier scan found in the sample's values, or None
+
+
+@dataclass
+class _Drafted:
+    """One column drafted on its own, with the key-variable category of a quasi-identifier and whether its
+    content may yet make it one (its header says nothing)."""
+
+    column: Column
+    category: str | None = None
+    candidate: bool = False
+
+
+def _refuse_unknown_roles(roles: dict[str, str], names: list[str], source: str) -> None:
+    for column, role in roles.items():
+        if column not in names:
+            close = difflib.get_close_matches(column, names, n=1)
+            raise DataError(
+                f"--role {column}={role}: {source} has no column {column!r}"
+                + (f" (did you mean {close[0]!r}?)" if close else "")
+            )
+        if role not in _ROLES:
+            raise DataError(f"--role {column}={role}: unknown role {role!r} (roles: {', '.join(_ROLES)})")
+
+
+def _evidence(name: str, frame: pd.DataFrame, sample: pd.DataFrame) -> _Evidence:
+    parts = tokens(name)
+    distinct, counts, _ = column_sample(frame[name].replace("", np.nan))  # types and hierarchies: every value
+    kind, order, notes = _type_of(name, distinct)
+    kv = key_variable(name)
+    special = special_category(name)
+    by_values = None
+    # value labels are evidence where the header says nothing (q17: Catholic, Protestant ...); a header
+    # that says something else (car_colour: white, black) is not overruled by them
+    if special is None and ((kv is None and _says_nothing(parts)) or (kv is not None and kv.key in OBSERVABLE)):
+        found = special_by_values(distinct, counts)
+        if found is not None:
+            special, share = found
+            by_values = f"{share:.0%} of values are labels of {special.label}"
+    if special is not None and special.key in _CODED_ONLY and len(distinct) > MAX_CODES:
+        special = None  # "pid" with thousands of values is a person id, not party identification
+    series = sample[name].replace("", np.nan)
+    finding = scan_column(name, series) if series.notna().any() else None
+    return _Evidence(name, parts, distinct, kind, order, notes, kv, special, by_values, finding)
+
+
+def _given_role(e: _Evidence, role: str, source: str) -> _Drafted:
+    """A column whose role the user gave (``--role``)."""
+    if role == "weight" and not (e.kind == "numeric" and (pd.to_numeric(pd.Series(e.distinct)) > 0).all()):
+        raise DataError(f"--role {e.name}={role}: a weight must be a positive number in every row of {source}")
+    col = Column(e.name, role, e.kind, e.notes + ["the role given by --role"], e.order)
+    category = None
+    if role == "quasi_identifier" and e.kv is not None:
+        category = e.kv.key
+    elif role == "quasi_identifier" and e.special is not None and e.special.key in OBSERVABLE:
+        category = e.special.key
+    if e.special is not None and e.special.article and role in ("quasi_identifier", "sensitive"):
+        col.special_category = e.special.key
+        col.notes.append(_special_note(e.special, e.by_values or "its header"))
+    return _Drafted(col, category)
+
+
+def _structural_role(e: _Evidence, frame: pd.DataFrame) -> Column | None:
+    """A direct identifier by its values, a sampling weight or a household id by header and values; or None."""
+    finding = e.finding
+    if finding is not None and finding.confidence == "high":
+        return Column(e.name, "identifier", "nominal", [f"{finding.share:.0%} look like {finding.label}"])
+    words = set(e.parts)
+    if words & _WEIGHT_WORDS and e.kind == "numeric" and (pd.to_numeric(pd.Series(e.distinct)) > 0).all():
+        return Column(e.name, "weight", "numeric", ["a positive number named like a sampling weight"])
+    if (
+        (words & _HOUSEHOLD_IDS or (words & _HOUSEHOLD_WORDS and words & _ID_WORDS))
+        and frame[e.name].replace("", np.nan).notna().all()
+        and len(e.distinct) < len(frame)
+    ):
+        notes = ["named like a household id; its values repeat (several records per household)"]
+        return Column(e.name, "household_id", e.kind, notes)
+    return None
+
+
+def _meaning_role(e: _Evidence) -> _Drafted:
+    """What the header (or the value labels) says the column means: a key variable, a special category,
+    confidential economics, a date; else "other", perhaps a key variable by content."""
+    name, kind, order, notes, kv, special = e.name, e.kind, e.order, e.notes, e.kv, e.special
+    if special is not None and special.key in OBSERVABLE:
+        label = kv.label if kv is not None else special.label
+        evidence = "its values" if e.by_values else "its header"
+        notes = notes + [
+            f"known from elsewhere: {label} ({evidence})",
+            _special_note(special, e.by_values or "its header"),
+        ]
+        column = Column(name, "quasi_identifier", kind, notes, order, special_category=special.key)
+        return _Drafted(column, kv.key if kv is not None else special.key)
+    if special is not None and special.article:
+        notes = notes + ["what a person would not want known", _special_note(special, e.by_values or "its header")]
+        return _Drafted(Column(name, "sensitive", kind, notes, order, special_category=special.key))
+    if special is not None:  # confidential economics before key variables: employment_income
+        return _Drafted(Column(name, "sensitive", kind, notes + [f"confidential: {special.label} (its header)"], order))
+    if kv is not None:
+        notes = notes + [f"known from elsewhere: {kv.label} (its header)"]
+        return _Drafted(Column(name, "quasi_identifier", kind, notes, order), kv.key)
+    if order is not None and notes and notes[0].startswith("dates"):
+        notes = notes + ["known from elsewhere: a date of an event (its values are dates)"]
+        return _Drafted(Column(name, "quasi_identifier", kind, notes, order), "date")
+    finding, candidate = e.finding, False
+    if finding is not None:
+        notes = notes + [f"possibly {finding.label} ({finding.share:.0%}, {finding.confidence} confidence): review"]
+    elif _says_nothing(e.parts) and 2 <= len(e.distinct) <= MAX_CODES:
+        candidate = True
+    return _Drafted(
+        Column(name, "other", kind, notes or ["not named as identifying or sensitive"], order), None, candidate
+    )
+
+
+def _add_key_variables_by_content(
+    columns: list[Column], codes: Codes, candidates: list[str], distincts: dict[str, np.ndarray]
+) -> None:
+    """Columns whose header says nothing become quasi-identifiers where their codes make records unique."""
+    by_name = {c.name: c for c in columns}
+    qis = [c.name for c in columns if c.role == "quasi_identifier"]
+    for name, gain in unique_makers(codes, qis, candidates[:MAX_CANDIDATES]):
+        col = by_name[name]
+        col.role = "quasi_identifier"
+        col.notes = [n for n in col.notes if n != "not named as identifying or sensitive"] + [
+            f"by content: {len(distincts[name])} codes whose combination with the other key variables makes "
+            f"{gain:.1%} more records unique (the header says nothing: review)"
+        ]
+
+
+def _add_hierarchies(columns: list[Column], distincts: dict[str, np.ndarray]) -> dict[str, str]:
+    """A hierarchy for each quasi-identifier that has a builder; the files' texts by file name."""
+    hierarchies: dict[str, str] = {}
+    for col in columns:
+        if col.role == "quasi_identifier":
+            drafted = _hierarchy_for(set(tokens(col.name)), col.type, col.order, col.notes, distincts[col.name])
+            if drafted is not None:
+                col.hierarchy = f"hierarchies/{_file_name(col.name)}.csv"
+                hierarchies[col.hierarchy] = drafted[0]
+                # nominal, so that the generalized labels fit the same policy (module docstring)
+                col.type, col.order = "nominal", None
+                col.notes = [drafted[1] + "; nominal, so that generalization can publish its labels"] + [
+                    n for n in col.notes if not n.startswith(("dates:", "number ranges:"))
+                ]
+    return hierarchies
+
+
 def draft(
     frame: pd.DataFrame,
     source: str,
@@ -286,157 +447,28 @@ def draft(
     if len(frame) == 0:
         raise DataError(f"{source}: the table has a header but no data rows")
     roles = dict(roles or {})
-    names = [str(c) for c in frame.columns]
-    for column, role in roles.items():
-        if column not in names:
-            close = difflib.get_close_matches(column, names, n=1)
-            raise DataError(
-                f"--role {column}={role}: {source} has no column {column!r}"
-                + (f" (did you mean {close[0]!r}?)" if close else "")
-            )
-        if role not in _ROLES:
-            raise DataError(f"--role {column}={role}: unknown role {role!r} (roles: {', '.join(_ROLES)})")
+    _refuse_unknown_roles(roles, [str(c) for c in frame.columns], source)
     sample = frame.head(SAMPLE_ROWS)
     columns: list[Column] = []
-    hierarchies: dict[str, str] = {}
     kv_category: dict[str, str] = {}  # quasi-identifier -> key-variable category key
     candidates: list[str] = []  # columns whose header says nothing: key variables by content?
     distincts: dict[str, np.ndarray] = {}
-    for name in frame.columns:
-        name = str(name)
-        series = sample[name].replace("", np.nan)
-        n = int(series.notna().sum())
-        parts = tokens(name)
-        distinct, counts, _ = column_sample(frame[name].replace("", np.nan))  # types and hierarchies: every value
-        distincts[name] = distinct
-        kind, order, notes = _type_of(name, distinct)
-        kv = key_variable(name)
-        special = special_category(name)
-        by_values = None
-        # value labels are evidence where the header says nothing (q17: Catholic, Protestant ...); a header
-        # that says something else (car_colour: white, black) is not overruled by them
-        if special is None and ((kv is None and _says_nothing(parts)) or (kv is not None and kv.key in OBSERVABLE)):
-            found = special_by_values(distinct, counts)
-            if found is not None:
-                special, share = found
-                by_values = f"{share:.0%} of values are labels of {special.label}"
-        if special is not None and special.key in _CODED_ONLY and len(distinct) > MAX_CODES:
-            special = None  # "pid" with thousands of values is a person id, not party identification
+    for name in map(str, frame.columns):
+        e = _evidence(name, frame, sample)
+        distincts[name] = e.distinct
         if name in roles:
-            role = roles[name]
-            if role == "weight" and not (kind == "numeric" and (pd.to_numeric(pd.Series(distinct)) > 0).all()):
-                raise DataError(f"--role {name}={role}: a weight must be a positive number in every row of {source}")
-            col = Column(name, role, kind, notes + ["the role given by --role"], order)
-            if role == "quasi_identifier" and kv is not None:
-                kv_category[name] = kv.key
-            elif role == "quasi_identifier" and special is not None and special.key in OBSERVABLE:
-                kv_category[name] = special.key
-            if special is not None and special.article and role in ("quasi_identifier", "sensitive"):
-                col.special_category = special.key
-                col.notes.append(_special_note(special, by_values or "its header"))
-            columns.append(col)
-            continue
-        finding = scan_column(name, series) if n else None
-        if finding is not None and finding.confidence == "high":
-            columns.append(Column(name, "identifier", "nominal", [f"{finding.share:.0%} look like {finding.label}"]))
-            continue
-        if set(parts) & _WEIGHT_WORDS and kind == "numeric" and (pd.to_numeric(pd.Series(distinct)) > 0).all():
-            columns.append(Column(name, "weight", "numeric", ["a positive number named like a sampling weight"]))
-            continue
-        if (
-            (set(parts) & _HOUSEHOLD_IDS or (set(parts) & _HOUSEHOLD_WORDS and set(parts) & _ID_WORDS))
-            and frame[name].replace("", np.nan).notna().all()
-            and len(distinct) < len(frame)
-        ):
-            columns.append(
-                Column(
-                    name,
-                    "household_id",
-                    kind,
-                    ["named like a household id; its values repeat (several records per household)"],
-                )
-            )
-            continue
-        evidence = "its values" if by_values else "its header"
-        if special is not None and special.key in OBSERVABLE:
-            label = kv.label if kv is not None else special.label
-            kv_category[name] = kv.key if kv is not None else special.key
-            columns.append(
-                Column(
-                    name,
-                    "quasi_identifier",
-                    kind,
-                    notes
-                    + [
-                        f"known from elsewhere: {label} ({evidence})",
-                        _special_note(special, by_values or "its header"),
-                    ],
-                    order,
-                    special_category=special.key,
-                )
-            )
-        elif special is not None and special.article:
-            columns.append(
-                Column(
-                    name,
-                    "sensitive",
-                    kind,
-                    notes + ["what a person would not want known", _special_note(special, by_values or "its header")],
-                    order,
-                    special_category=special.key,
-                )
-            )
-        elif special is not None:  # confidential economics before key variables: employment_income
-            columns.append(
-                Column(name, "sensitive", kind, notes + [f"confidential: {special.label} (its header)"], order)
-            )
-        elif kv is not None:
-            kv_category[name] = kv.key
-            columns.append(
-                Column(
-                    name, "quasi_identifier", kind, notes + [f"known from elsewhere: {kv.label} (its header)"], order
-                )
-            )
-        elif order is not None and notes and notes[0].startswith("dates"):
-            kv_category[name] = "date"
-            columns.append(
-                Column(
-                    name,
-                    "quasi_identifier",
-                    kind,
-                    notes + ["known from elsewhere: a date of an event (its values are dates)"],
-                    order,
-                )
-            )
+            drafted = _given_role(e, roles[name], source)
         else:
-            if finding is not None:
-                notes = notes + [
-                    f"possibly {finding.label} ({finding.share:.0%}, {finding.confidence} confidence): review"
-                ]
-            elif _says_nothing(parts) and 2 <= len(distinct) <= MAX_CODES:
-                candidates.append(name)
-            columns.append(Column(name, "other", kind, notes or ["not named as identifying or sensitive"], order))
-    by_name = {c.name: c for c in columns}
+            structural = _structural_role(e, frame)
+            drafted = _Drafted(structural) if structural is not None else _meaning_role(e)
+        columns.append(drafted.column)
+        if drafted.category is not None:
+            kv_category[name] = drafted.category
+        if drafted.candidate:
+            candidates.append(name)
     codes = Codes(sample)
-    qis = [c.name for c in columns if c.role == "quasi_identifier"]
-    for name, gain in unique_makers(codes, qis, candidates[:MAX_CANDIDATES]):
-        col = by_name[name]
-        col.role = "quasi_identifier"
-        col.notes = [n for n in col.notes if n != "not named as identifying or sensitive"] + [
-            f"by content: {len(distincts[name])} codes whose combination with the other key variables makes "
-            f"{gain:.1%} more records unique (the header says nothing: review)"
-        ]
-    for col in columns:
-        if col.role == "quasi_identifier":
-            drafted = _hierarchy_for(set(tokens(col.name)), col.type, col.order, col.notes, distincts[col.name])
-            if drafted is not None:
-                col.hierarchy = f"hierarchies/{_file_name(col.name)}.csv"
-                hierarchies[col.hierarchy] = drafted[0]
-                # nominal, so that the generalized labels fit the same policy (module docstring)
-                col.type, col.order = "nominal", None
-                col.notes = [drafted[1] + "; nominal, so that generalization can publish its labels"] + [
-                    n for n in col.notes if not n.startswith(("dates:", "number ranges:"))
-                ]
+    _add_key_variables_by_content(columns, codes, candidates, distincts)
+    hierarchies = _add_hierarchies(columns, distincts)
     qis = [c.name for c in columns if c.role == "quasi_identifier"]
     full = codes.unique_share(qis)
     ranking = sorted(
