@@ -13,6 +13,7 @@ from conftest import write_policy, write_rr_table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from privaudit.common.numbers import fmt
 from privaudit.pipeline.explore import Candidate, mark_frontier, recommend
 
 POLICY = """version: 1
@@ -129,6 +130,24 @@ def test_explore_html_map(explored):
     assert len(re.findall(r'class="candidate (?:pass|fail)"', html)) == n
     assert 'class="risk-bound"' in html and "recommended: #" in html and 'class="frontier"' in html
     assert "<script" not in html.split('id="ru-map"')[1].split("</svg>")[0]
+
+
+def test_explore_table_is_one_line_per_figure(explored):
+    """The candidates' table gives each utility measure its own column (not a list per cell), and a
+    generalization's levels as one vector in the order the caption names, so that a row stays short."""
+    from privaudit.report.explore_chapter import explore_view
+
+    _, _, report = explored
+    view = explore_view(report)
+    explore = report["explore"]
+    others = [m for m in explore["candidates"][0]["utilities"] if m != explore["utility_measure"]]
+    assert len(view.table.columns) == 7 + len(others)
+    levels = next(c["options"]["levels"] for c in explore["candidates"] if c["method"] == "generalize")
+    assert f"in the order {', '.join(levels)}" in view.table.caption
+    row = next(r for r, c in zip(view.table.rows, explore["candidates"], strict=True) if c["method"] == "generalize")
+    assert row[2].startswith("levels " + "·".join(str(v) for v in levels.values()))
+    for r, c in zip(view.table.rows, explore["candidates"], strict=True):
+        assert r[7:] == ["—" if c["utilities"].get(m) is None else fmt(c["utilities"][m]) for m in others]
 
 
 def test_methods_and_cap(tmp_path, run_cli):

@@ -31,7 +31,7 @@ from privaudit.report.charts import (
     number_label,
     text_width,
 )
-from privaudit.report.sections import DataTable, KeyValues
+from privaudit.report.sections import DataTable
 from privaudit.report.text import fmt
 
 WIDTH, HEIGHT = 640.0, 380.0
@@ -189,34 +189,79 @@ def _options(options: dict) -> str:
     return "; ".join(out)
 
 
+#: short headers of the utility measures the table shows beside the map's own
+_SHORT = {
+    "discernibility": "discern.",
+    "granularity": "granul.",
+    "generalization_intensity": "gen. int.",
+    "suppressed_cells": "cells kept",
+}
+
+
+def _level_order(cands: list[dict]) -> list[str]:
+    """The quasi-identifiers of the generalization candidates' levels, in their order (every candidate lists
+    the same ones); empty when there is none."""
+    for c in cands:
+        levels = c["options"].get("levels")
+        if isinstance(levels, dict):
+            return list(levels)
+    return []
+
+
+def _compact_options(options: dict, order: list[str]) -> str:
+    """A candidate's options on one or two lines: generalization levels as one vector in ``order``."""
+    out = []
+    for key, value in options.items():
+        if key == "seed" or value is None:
+            continue
+        if isinstance(value, dict):
+            value = "·".join(str(value[k]) for k in order) if list(value) == order else _options({key: value})
+            out.append(f"{key} {value}")
+        else:
+            out.append(f"{key} {value}")
+    return "; ".join(out)
+
+
 def explore_view(data: dict[str, Any]) -> ExploreView | None:
     explore = data.get("explore")
     if not explore:
         return None
     cands = explore["candidates"]
-    rows = []
     axis = explore["utility_measure"]
+    others = list(dict.fromkeys(m for c in cands for m in (c.get("utilities") or {}) if m != axis))
+    order = _level_order(cands)
+    rows = []
     for i, c in enumerate(cands):
         marks = [m for m, on in (("recommended", i == explore["recommended"]), ("frontier", c["frontier"])) if on]
         worst = c.get("worst_check")
         verdict = (
             "passes" if c["passes"] else ("fails" if not worst else f"fails ({worst['id']}: {fmt(worst['value'])})")
         )
-        others = KeyValues(
-            tuple((m, "—" if v is None else fmt(v)) for m, v in (c.get("utilities") or {}).items() if m != axis)
-        )
+        utilities = c.get("utilities") or {}
+        figures = ["—" if utilities.get(m) is None else fmt(utilities[m]) for m in others]
         rows.append(
-            [i, c["method"], _options(c["options"]), c["risk"], c["utility"], verdict, ", ".join(marks) or "—", others]
+            [
+                i,
+                c["method"],
+                _compact_options(c["options"], order),
+                c["risk"],
+                c["utility"],
+                verdict,
+                ", ".join(marks) or "—",
+                *figures,
+            ]
         )
+    levels = f" Generalization levels are given per quasi-identifier, in the order {', '.join(order)}." if order else ""
     table = DataTable(
-        ["#", "method", "options", "risk", "utility", "policy", "map", "other utility measures"],
+        ["#", "method", "options", "risk", "utility", "policy", "map", *(_SHORT.get(m, m) for m in others)],
         rows,
         caption=f"Every candidate: risk is the {explore['risk_measure']}, utility the "
-        f"{axis} measure on ARX's quality scale (1 = nothing lost); the other utility "
-        "measures beside it (— where a measure gives no figure for the candidate).",
-        numeric=frozenset({0, 3, 4}),
+        f"{axis} measure on ARX's quality scale (1 = nothing lost), and beside it the other utility "
+        f"measures ({', '.join(others)}; — where a measure gives no figure for the candidate)."
+        f"{levels}",
+        numeric=frozenset({0, 3, 4, *range(7, 7 + len(others))}),
         kind="classes",
-        widths=("2.2em", "6.5em", "21%", "5.8em", "5em", "11%", "6.8em"),
+        widths=("2em", "6.4em", "19%", "6em", "4.4em", "17%", "5.4em"),
     )
     rec = explore["recommended"]
     if rec is None:
