@@ -287,7 +287,6 @@ def _suppress(ctx: AuditContext, limit: int, notes: list[str]) -> list[Candidate
 
 
 def _microaggregate(ctx: AuditContext, registry: Registry, limit: int, notes: list[str]) -> list[Candidate]:
-    remediator = registry.remediators["microaggregate"]
     policy = ctx.policy
     categorical = [c for c in policy.quasi_identifiers if policy.columns[c].type != "numeric"]
     if categorical:
@@ -296,16 +295,7 @@ def _microaggregate(ctx: AuditContext, registry: Registry, limit: int, notes: li
     rules = [r for c in error_checks(ctx) if (r := c.assessor.rule(c.params, policy)) is not None]
     k = max((r.min_size for r in rules if r.min_size is not None), default=5)
     values = sorted({max(2, k // 2), k, 2 * k, 3 * k, 5 * k})
-    out = []
-    for value in _spread(values, limit):
-        options = remediator.options.model_validate({"k": value})
-        try:
-            rem = remediator.run(ctx, options)
-        except ValueError as exc:
-            notes.append(f"microaggregate: left out, {exc}")
-            return []
-        out.append(Candidate("microaggregate", {"k": value, **options.model_dump(mode="json")}, rem.table, rem))
-    return out
+    return _candidates("microaggregate", ctx, registry, [{"k": value} for value in _spread(values, limit)], notes)
 
 
 def _randomize(ctx: AuditContext, registry: Registry, limit: int, notes: list[str]) -> list[Candidate]:
@@ -319,18 +309,26 @@ def _randomize(ctx: AuditContext, registry: Registry, limit: int, notes: list[st
             "randomize: left out, the policy has no error-severity check bounding randomized-response disclosure"
         )
         return []
-    remediator = registry.remediators["randomize"]
     bound = float(bounds[0].max_risk)  # the check the remediator aims at: the first declaring a bound
+    targets = [{"max_risk": min(1.0, bound * f)} for f in _spread([0.5, 0.75, 1.0, 1.25, 1.5], limit)]
+    return _candidates("randomize", ctx, registry, targets, notes)
+
+
+def _candidates(
+    method: str, ctx: AuditContext, registry: Registry, settings: list[dict], notes: list[str]
+) -> list[Candidate]:
+    """One candidate of ``method`` per setting (its remediator's options); none, and a note saying why, when
+    the remediator cannot run on this table."""
+    remediator = registry.remediators[method]
     out = []
-    for factor in _spread([0.5, 0.75, 1.0, 1.25, 1.5], limit):
-        target = min(1.0, bound * factor)
-        options = remediator.options.model_validate({"max_risk": target})
+    for given in settings:
+        options = remediator.options.model_validate(given)
         try:
             rem = remediator.run(ctx, options)
         except ValueError as exc:
-            notes.append(f"randomize: left out, {exc}")
+            notes.append(f"{method}: left out, {exc}")
             return []
-        out.append(Candidate("randomize", {"max_risk": target, **options.model_dump(mode="json")}, rem.table, rem))
+        out.append(Candidate(method, {**given, **options.model_dump(mode="json")}, rem.table, rem))
     return out
 
 
