@@ -398,7 +398,7 @@ def plugin_registry(run, section=None):
         class SectionPlugin:
             @hookimpl
             def privaudit_report_section(self, check, audit):
-                return section(check, audit) if check["assessor"] == "score" else None
+                return section(check, audit) if check.assessor == "score" else None
 
         plugins.append(SectionPlugin())
     return build_registry(make_manager(load_entry_points=False, extra_plugins=tuple(plugins)))
@@ -461,11 +461,11 @@ def test_plugin_section_with_its_own_chart(tmp_path):
     def draw(check, audit):
         svg = charts.histogram_chart(
             [0, 1, 2, 3],
-            check["details"]["hist"],
+            check.raw["details"]["hist"],  # an assessor without a Details model: its details as the report has them
             title="Scores",
             x_label="score",
             y_label="records",
-            threshold=check["threshold"],
+            threshold=check.threshold,
             threshold_label="limit",
             fail_side="above",
         )

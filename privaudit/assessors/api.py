@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from privaudit.core.context import AuditContext
     from privaudit.core.policy import Policy
+    from privaudit.report.sections import CheckEntry
 
 
 class Details(BaseModel):
@@ -33,8 +34,9 @@ class Details(BaseModel):
     the JSON report writes them (infinity as ``"inf"``, which a float field reads back; NaN as null, so a
     figure that may be NaN is ``float | None``). Unknown keys are errors: the audit validates each check's
     details against its assessor's model (a mismatch makes the check an ``error``), ``privaudit report
-    schema`` publishes the models, and report sections read fields, not string keys
-    (``MyDetails.model_validate(check["details"])``)."""
+    schema`` publishes the models, and report sections read fields, not string keys: the report validates a
+    check's details against the model once and hands the section the instance (``check.details``, see
+    :class:`privaudit.report.sections.CheckEntry`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
@@ -158,8 +160,11 @@ class Assessor:
             True where a class breaks the check. Class-based assessors provide it so remediators
             (generalization, suppression) can treat the check as a per-class constraint.
         report_section: optional ``f(check, audit) -> ReportSection`` drawing this assessor's report
-            section (``check`` is the check's JSON-report entry). The simple way to give an assessor its
-            own section; the ``privaudit_report_section`` hook remains for plugins that prefer it.
+            section. ``check`` is a :class:`~privaudit.report.sections.CheckEntry` of this assessor's models:
+            ``check.params`` a ``params`` instance, ``check.details`` a ``details`` instance (validated once by
+            the report), ``check.value``, ``check.threshold`` ...; ``audit`` the
+            :class:`~privaudit.pipeline.audit.AuditResult`. The simple way to give an assessor its own section;
+            the ``privaudit_report_section`` hook remains for plugins that prefer it.
         concurrent: ``run`` may run beside other checks on another thread: it only reads the context
             (the shared summary, the table) and keeps no state of its own. Such checks run side by side
             once the class summary is built (numpy releases the GIL). Off by default: an assessor opts in.
@@ -198,7 +203,7 @@ class Assessor:
     validate_policy: Callable[[Any, Policy], str | None] | None = None
     always: bool = False
     class_violations: Callable[[AuditContext, Any], Any] | None = None
-    report_section: Callable[[dict[str, Any], Any], Any] | None = None
+    report_section: Callable[[CheckEntry[Any, Any], Any], Any] | None = None
     concurrent: bool = False
     details: type[Details] | None = None
     class_rule: Callable[[Any, Policy], ClassRule | None] | None = None

@@ -19,13 +19,17 @@ value >= ``min_protection``. details: ``targets`` (per target: ``cap``, ``safety
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
 
 from privaudit.assessors.api import Assessor, Details, Measurement, Params, SyntheticDefault
 from privaudit.assessors.helpers import reaches
 from privaudit.core.hookspecs import hookimpl
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class CapParams(Params):
@@ -134,16 +138,15 @@ def run(ctx, params: CapParams) -> Measurement:
     return Measurement(value, params.min_protection, passed, message, details)
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[CapParams, CapDetails], audit: AuditResult) -> ReportSection:
     """The report section of a cap check: protection per target, against the limit."""
     from privaudit.report import charts
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = CapDetails.model_validate(check["details"]), check["params"]
-    if check["status"] == "error":
-        return rs.ReportSection(summary=check["message"])
-    limit = float(p["min_protection"])
+    if check.status == "error":
+        return rs.ReportSection(summary=check.message)
+    d, limit = check.details, float(check.params.min_protection)
     worst = next(t for t in d.targets if t.target == d.worst_target)
     summary = (
         f"An intruder who knows a person's {rt.qi_phrase(d.keys)} and looks them up in the synthetic "
@@ -183,7 +186,7 @@ def report_section(check, audit):
     )
     return rs.ReportSection(
         summary=summary,
-        value_text=rt.share(check["value"]),
+        value_text=rt.share(check.value),
         threshold_text=f"≥ {rt.share(limit)}",
         paragraphs=[
             f"Real records whose key does not occur in the release are "

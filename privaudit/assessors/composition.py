@@ -24,7 +24,7 @@ values left to its person across the releases (empty for a person in this releas
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -35,6 +35,10 @@ from privaudit.assessors.details import SeriesExample
 from privaudit.assessors.helpers import check_sensitive, exceeds
 from privaudit.core.hookspecs import hookimpl
 from privaudit.report.text import fmt
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class CompositionParams(Params):
@@ -195,13 +199,13 @@ def run(ctx, params: CompositionParams) -> Measurement:
     return Measurement(share, params.max_share, passed, message, details, per_record=per_record)
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[CompositionParams, CompositionDetails], audit: AuditResult) -> ReportSection:
     """The section of a composition check: who loses diversity across the releases, the worst combinations."""
     from privaudit.report import figures as rf
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d = CompositionDetails.model_validate(check["details"])
+    d = check.details
     col, l = d.sensitive, rt.fmt(d.l)
     if d.people_below_l:
         summary = (
@@ -230,8 +234,8 @@ def report_section(check, audit):
     )
     return rs.ReportSection(
         summary=summary,
-        value_text=rt.share(check["value"]) if check.get("value") is not None else None,
-        threshold_text=f"share ≤ {rt.share(check['threshold'])}",
+        value_text=rt.share(check.value) if check.value is not None else None,
+        threshold_text=f"share ≤ {rt.share(check.threshold)}",
         facts=rt.facts(
             ("sensitive column", col),
             ("l", f"{l} ({d.l_from})"),

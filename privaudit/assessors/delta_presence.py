@@ -12,7 +12,7 @@ max δ; pass iff max δ <= ``delta_max`` and min δ >= ``delta_min``. details: `
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -21,6 +21,10 @@ from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import exceeds, population_classes, reaches
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class DeltaPresenceParams(Params):
@@ -83,18 +87,18 @@ def run(ctx, params: DeltaPresenceParams) -> Measurement:
     return Measurement(value, {"delta_min": params.delta_min, "delta_max": params.delta_max}, passed, message, details)
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[DeltaPresenceParams, DeltaPresenceDetails], audit: AuditResult) -> ReportSection:
     from privaudit.report import charts
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    if check["status"] == "error":
-        return rs.ReportSection(summary=check["message"])
-    d, p = DeltaPresenceDetails.model_validate(check["details"]), check["params"]
+    if check.status == "error":
+        return rs.ReportSection(summary=check.message)
+    d, p = check.details, check.params
     summary = (
         f"Knowing that a person belongs to the population, an intruder can tell they are in the release with "
         f"probability at most {rt.share(d.delta_max_measured)} (the policy allows "
-        f"{rt.share(p['delta_max'])}); {rt.fmt(d.classes_above)} of {rt.fmt(d.population_classes)} "
+        f"{rt.share(p.delta_max)}); {rt.fmt(d.classes_above)} of {rt.fmt(d.population_classes)} "
         "population groups exceed it."
     )
     edges = [i / 10 for i in range(11)]
@@ -105,16 +109,16 @@ def report_section(check, audit):
             title="δ of the population groups",
             x_label="δ = share of the group in the release",
             y_label="population groups",
-            threshold=float(p["delta_max"]),
+            threshold=float(p.delta_max),
             threshold_label="δ_max",
-            failing=[e > float(p["delta_max"]) for e in edges[1:]],
+            failing=[e > float(p.delta_max) for e in edges[1:]],
         ),
         "Population groups by the share of their people who are in the release; bars right of δ_max fail.",
     )
     return rs.ReportSection(
         summary=summary,
-        value_text=rt.share(check["value"]),
-        threshold_text=f"{rt.share(p['delta_min'])} ≤ δ ≤ {rt.share(p['delta_max'])}",
+        value_text=rt.share(check.value),
+        threshold_text=f"{rt.share(p.delta_min)} ≤ δ ≤ {rt.share(p.delta_max)}",
         figures=[figure],
         limitations="δ-presence hides membership in the release; it does not stop "
         "re-identification of a person known to be in it (see k-anonymity).",

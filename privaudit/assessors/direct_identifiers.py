@@ -18,11 +18,15 @@ identifiers); pass iff value = 0.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.core.hookspecs import hookimpl
 from privaudit.discovery.scan import SAMPLE_ROWS, scan_frame
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class DirectIdentifiersParams(Params):
@@ -126,13 +130,15 @@ def identifier_columns(details: dict) -> dict[str, str]:
     return found
 
 
-def report_section(check, audit):
+def report_section(
+    check: CheckEntry[DirectIdentifiersParams, DirectIdentifiersDetails], audit: AuditResult
+) -> ReportSection:
     """The report section of the direct_identifiers check: declared identifier columns still holding values,
     undeclared columns found to hold identifiers (masked examples), and warnings on declared columns."""
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d = DirectIdentifiersDetails.model_validate(check["details"])
+    d = check.details
     present, declared = d.present, d.identifier_columns
     found = d.undeclared_findings or []
     warned = d.declared_warnings or []
@@ -182,7 +188,7 @@ def report_section(check, audit):
         )
     return rs.ReportSection(
         summary=summary,
-        value_text=f"{check['value']} column{'s' * (check['value'] != 1)}",
+        value_text=f"{check.value} column{'s' * (check.value != 1)}",
         threshold_text="0 columns",
         paragraphs=paragraphs,
         tables=tables,

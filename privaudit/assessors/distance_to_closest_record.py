@@ -29,7 +29,7 @@ value = the share closer to training (with a holdout), else the share of exact c
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -39,6 +39,10 @@ from privaudit.assessors.api import Assessor, Details, Measurement, Params, Synt
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.hookspecs import hookimpl
 from privaudit.report.text import fmt, share
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 HISTOGRAM_BINS = 30
 
@@ -271,14 +275,16 @@ def run(ctx, params: SyntheticDistanceParams) -> Measurement:
 
 
 # ------------------------------------------------------------------------------------------ report
-def report_section(check, audit):
+def report_section(
+    check: CheckEntry[SyntheticDistanceParams, SyntheticDistanceDetails], audit: AuditResult
+) -> ReportSection:
     """The section of a distance_to_closest_record check: the sentence, a histogram of distances to the closest
     training record (synthetic and holdout), and the quantile table."""
     from privaudit.report import charts
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d = SyntheticDistanceDetails.model_validate(check["details"])
+    d = check.details
     n = int(d.n_synthetic)
     copies = rt.share(d.exact_copies_share)
     columns = len(d.columns)

@@ -31,7 +31,7 @@ value = the lower bound; pass iff it is at most ``claimed_epsilon``.
 from __future__ import annotations
 
 import math
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -42,6 +42,10 @@ from privaudit.assessors.helpers import exceeds
 from privaudit.assessors.membership_inference import AttackParams, column_problem, compared_columns, scores_of
 from privaudit.core.errors import DataError, first_line
 from privaudit.core.hookspecs import hookimpl
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 #: a fair coin gives training and holdout sizes this unlikely (two-sided binomial test) at most this often
 SPLIT_P_VALUE = 1e-6
@@ -193,10 +197,10 @@ def run(ctx, params: EpsilonParams) -> Measurement:
     return run_one_run(ctx, params)
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[EpsilonParams, Details], audit: AuditResult) -> ReportSection:
     from privaudit.report.membership_section import epsilon_section
 
-    return epsilon_section(check, Details.model_validate(check["details"]))
+    return epsilon_section(check)
 
 
 ASSESSOR = Assessor(

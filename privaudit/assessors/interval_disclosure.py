@@ -7,7 +7,7 @@ pass iff value <= ``max_rate``. details: ``per_attribute`` shares, ``disclosed_r
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
 
@@ -16,6 +16,10 @@ from privaudit.assessors.helpers import exceeds
 from privaudit.common.numbers import fmt
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.interval import interval_disclosure
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class IntervalDisclosureParams(Params):
@@ -96,16 +100,18 @@ def run(ctx, params: IntervalDisclosureParams) -> Measurement:
     return Measurement(result.value, params.max_rate, result.value <= params.max_rate, message, details)
 
 
-def report_section(check, audit):
+def report_section(
+    check: CheckEntry[IntervalDisclosureParams, IntervalDisclosureDetails], audit: AuditResult
+) -> ReportSection:
     """The report section of an interval_disclosure check: whose true values the intruder's interval
     catches, per attribute and on every attribute at once, as bars against max_rate."""
     from privaudit.report import charts
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = IntervalDisclosureDetails.model_validate(check["details"]), check["params"]
+    d, p = check.details, check.params
     names, n, disclosed = list(d.attributes), int(d.records), int(d.disclosed_records)
-    per, limit, misses = d.per_attribute, float(p["max_rate"]), int(p.get("max_misses") or 0)
+    per, limit, misses = d.per_attribute, float(p.max_rate), int(p.max_misses or 0)
     widths = d.half_width_ranks or {}
     if d.method == "rank":
         how = f"an interval spanning p = {rt.fmt(d.p)}% of the records' ranks around the released value"
@@ -135,12 +141,12 @@ def report_section(check, audit):
         paragraphs.append(f"Attribute by attribute, the interval catches {', '.join(parts[:-1])} and {parts[-1]}.")
     paragraphs.append(
         f"The check allows at most {rt.share(limit)} of the records to be disclosed"
-        f"{' on every attribute' if len(names) > 1 else ''}; it measured {rt.share(check['value'])}. "
+        f"{' on every attribute' if len(names) > 1 else ''}; it measured {rt.share(check.value)}. "
         f"An intruder who knows the masking method can draw this interval around every released "
         f"value."
     )
     labels = list(names) + (["every attribute" if misses == 0 else f"all but ≤ {misses}"] if len(names) > 1 else [])
-    shares = [per[a] for a in names] + ([float(check["value"])] if len(names) > 1 else [])
+    shares = [per[a] for a in names] + ([float(check.value)] if len(names) > 1 else [])
     bad = [exceeds(s, limit) for s in shares]
     svg = charts.share_bars_chart(
         labels,
@@ -170,7 +176,7 @@ def report_section(check, audit):
     )
     return rs.ReportSection(
         summary=summary,
-        value_text=rt.share(check["value"]),
+        value_text=rt.share(check.value),
         threshold_text=f"≤ {rt.share(limit)}",
         paragraphs=paragraphs,
         facts=rt.facts(

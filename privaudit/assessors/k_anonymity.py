@@ -17,7 +17,7 @@ details: ``classes``, ``records``, ``records_below_k``, ``classes_below_k``, ``c
 from __future__ import annotations
 
 import itertools
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from pydantic import Field
@@ -27,6 +27,10 @@ from privaudit.assessors.details import WorstClass
 from privaudit.assessors.helpers import size_histogram
 from privaudit.common.numbers import fmt
 from privaudit.core.hookspecs import hookimpl
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class KAnonymityParams(Params):
@@ -128,14 +132,14 @@ def run(ctx, params: KAnonymityParams) -> Measurement:
     return Measurement(value, k, value >= k, message, details)
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[KAnonymityParams, KAnonymityDetails], audit: AuditResult) -> ReportSection:
     """The report section of a k_anonymity check: who can be singled out, class-size chart, worst classes."""
     from privaudit.report import figures as rf
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, k, value = KAnonymityDetails.model_validate(check["details"]), check["params"]["k"], check["value"]
-    know = rt.qi_phrase(check.get("quasi_identifiers") or audit.policy.quasi_identifiers)
+    d, k, value = check.details, check.params.k, check.value
+    know = rt.qi_phrase(check.quasi_identifiers or audit.policy.quasi_identifiers)
     below, alone = d.records_below_k, d.sample_uniques
     if alone:
         summary = (

@@ -12,7 +12,7 @@ own class sizes (:mod:`privaudit.risk.kmap`); value = min f_k; pass iff value >=
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -23,6 +23,10 @@ from privaudit.assessors.helpers import population_classes, reaches
 from privaudit.common.numbers import fmt
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class KMapParams(Params):
@@ -121,17 +125,17 @@ def run(ctx, params: KMapParams) -> Measurement:
     return Measurement(value, limit, passed, message, details)
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[KMapParams, KMapDetails], audit: AuditResult) -> ReportSection:
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
     from privaudit.report.figures import worst_classes_table
 
-    if check["status"] == "error":
-        return rs.ReportSection(summary=check["message"])
-    d = KMapDetails.model_validate(check["details"])
+    if check.status == "error":
+        return rs.ReportSection(summary=check.message)
+    d = check.details
     if d.population == "file":
         summary = (
-            f"Every group of the release matches at least {rt.fmt(check['value'])} people of the population "
+            f"Every group of the release matches at least {rt.fmt(check.value)} people of the population "
             f"(k-map asks for {d.k}); {rt.fmt(d.classes_failing)} groups match fewer."
         )
     else:
@@ -139,7 +143,7 @@ def report_section(check, audit):
             f"The population is estimated from a sampling fraction of {rt.share(d.sampling_fraction)}: a "
             f"group of at least {d.derived_k} records in the release matches at least {d.k} people of "
             f"the population with probability {rt.share(1 - d.type1_error)} ({d.estimator.replace('_', ' ')} "
-            f"estimate); the smallest group has {rt.fmt(check['value'])} records."
+            f"estimate); the smallest group has {rt.fmt(check.value)} records."
         )
     table = worst_classes_table(
         check,
@@ -151,7 +155,7 @@ def report_section(check, audit):
     tables = [table] if table is not None else []
     return rs.ReportSection(
         summary=summary,
-        value_text=rt.fmt(check["value"]),
+        value_text=rt.fmt(check.value),
         threshold_text=f"≥ {rt.fmt(d.threshold_used)}",
         tables=tables,
         limitations="k-map counts matches on the quasi-identifiers in the population; it says "

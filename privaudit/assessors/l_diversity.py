@@ -11,7 +11,7 @@ details: ``classes_failing``, ``records_failing``, ``per_class_histogram``, ``wo
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -22,6 +22,10 @@ from privaudit.assessors.helpers import check_sensitive, reaches, value_histogra
 from privaudit.common.numbers import fmt
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk.ldiversity import distinct_per_class, entropy_per_class, recursive_ratio_per_class
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class LDiversityParams(Params):
@@ -134,20 +138,20 @@ def run(ctx, params: LDiversityParams) -> Measurement:
     return Measurement(value, threshold, bool(passed), message, details)
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[LDiversityParams, LDiversityDetails], audit: AuditResult) -> ReportSection:
     """The report section of an l_diversity check: who is in too-uniform classes, per-class chart, worst classes."""
     from privaudit.report import binning as rb
     from privaudit.report import figures as rf
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = LDiversityDetails.model_validate(check["details"]), check["params"]
-    col, l, variant, n = p["sensitive"], p["l"], p["variant"], audit.table.rows
+    d, p = check.details, check.params
+    col, l, variant, n = p.sensitive, p.l, p.variant, audit.table.rows
     bad = d.records_failing
     who = f"{rt.people(bad)} ({rt.percent(bad, n)}) {'is' if bad == 1 else 'are'} in groups"
     if variant == "recursive":
-        c = p["c"]
-        threshold_text, value_text = f"ratio < c = {rt.fmt(c)} (l = {rt.fmt(l)})", rt.fmt(check["value"])
+        c = p.c
+        threshold_text, value_text = f"ratio < c = {rt.fmt(c)} (l = {rt.fmt(l)})", rt.fmt(check.value)
         axis, line, side = "r₁ / (r_l + … + r_m) per class", f"c = {rt.fmt(c)}", "above"
         summary = (
             f"{who} where one {col} value dominates (r₁ ≥ c·(r_l + … + r_m), c = {rt.fmt(c)}, l = {rt.fmt(l)}): "
@@ -157,7 +161,7 @@ def report_section(check, audit):
             f"group leaves several plausible values."
         )
     else:
-        threshold_text, value_text, side, line = f"l ≥ {rt.fmt(l)}", rt.fmt(check["value"]), "below", f"l = {rt.fmt(l)}"
+        threshold_text, value_text, side, line = f"l ≥ {rt.fmt(l)}", rt.fmt(check.value), "below", f"l = {rt.fmt(l)}"
         kind = "different values" if variant == "distinct" else "equally likely values (exp of the entropy)"
         axis = f"{'distinct values' if variant == 'distinct' else 'exp(entropy)'} of {col} per class"
         consequence = (
@@ -172,7 +176,7 @@ def report_section(check, audit):
             else f"Every group has at least l = {rt.fmt(l)} {kind} of {col}: finding a person's group leaves at "
             f"least {rt.fmt(l)} possibilities."
         )
-        if bad and variant == "distinct" and check["value"] == 1:
+        if bad and variant == "distinct" and check.value == 1:
             summary += f" In the worst groups everyone shares one {col} value: finding the group reveals it."
     bound = c if variant == "recursive" else l
     hist = d.per_class_histogram.model_dump()
@@ -180,7 +184,7 @@ def report_section(check, audit):
         # rebin the per-class figures so that the bound is a bin edge (no bin holds passing and failing
         # classes); a value equal to c fails the recursive check, one equal to l passes the entropy check
         try:
-            per_class, fails = per_class_figures(audit.context, LDiversityParams.model_validate(p))
+            per_class, fails = per_class_figures(audit.context, p)
             if int(fails.sum()) == d.classes_failing:
                 hist = rb.threshold_histogram(per_class, bound, side, variant == "recursive", lo=0.0)
         except Exception:  # no class summary at hand (e.g. a report rebuilt elsewhere): the assessor's bins

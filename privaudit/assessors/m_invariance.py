@@ -20,7 +20,7 @@ records not m-unique), ``people_linked``, ``people_changed``, ``share_changed`` 
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -32,6 +32,10 @@ from privaudit.assessors.helpers import check_sensitive
 from privaudit.core.hookspecs import hookimpl
 from privaudit.report.text import fmt
 from privaudit.risk.composition import m_unique
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class MInvarianceParams(Params):
@@ -137,13 +141,13 @@ def run(ctx, params: MInvarianceParams) -> Measurement:
     return Measurement(value, 0, value == 0, message, details)
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[MInvarianceParams, MInvarianceDetails], audit: AuditResult) -> ReportSection:
     """The section of an m_invariance check: m-uniqueness per release, people whose signature changed."""
     from privaudit.report import figures as rf
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d = MInvarianceDetails.model_validate(check["details"])
+    d = check.details
     col, m = d.sensitive, d.m
     broken = [r for r in d.per_release if r.records_not_m_unique]
     parts = []

@@ -19,7 +19,7 @@ attacker: that is the point of an audit, not a bias to correct.
 from __future__ import annotations
 
 import threading
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -29,6 +29,10 @@ from privaudit.assessors.api import Details as ApiDetails
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 ATTACKS = ("distance", "density")
 ATTACK_NAMES = {"distance": "distance to closest synthetic record", "density": "density ratio (DOMIAS)"}
@@ -242,10 +246,10 @@ def run(ctx, params: MembershipParams) -> Measurement:
     return Measurement(float(value), threshold, not failed, message, details)
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[MembershipParams, Details], audit: AuditResult) -> ReportSection:
     from privaudit.report.membership_section import membership_section
 
-    return membership_section(check, Details.model_validate(check["details"]), ATTACK_NAMES)
+    return membership_section(check, ATTACK_NAMES)
 
 
 ASSESSOR = Assessor(

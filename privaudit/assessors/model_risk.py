@@ -11,7 +11,7 @@ value <= max_risk. details: ``tau1``, ``tau2``, ``cells``, ``sample_unique_cells
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -19,6 +19,10 @@ from pydantic import Field
 from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.hookspecs import hookimpl
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class ModelRiskParams(Params):
@@ -83,23 +87,23 @@ def run(ctx, params: ModelRiskParams) -> Measurement:
     return Measurement(value, params.max_risk, not exceeds(value, params.max_risk), message, details)
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[ModelRiskParams, ModelRiskDetails], audit: AuditResult) -> ReportSection:
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    if check["status"] == "error":
-        return rs.ReportSection(summary=check["message"])
-    d, p = ModelRiskDetails.model_validate(check["details"]), check["params"]
+    if check.status == "error":
+        return rs.ReportSection(summary=check.message)
+    d, p = check.details, check.params
     summary = (
         f"A log-linear model of {rt.qi_phrase(d.variables)} estimates τ1 = {rt.fmt(d.tau1, 4)} (sample "
         f"uniques that are also unique in the population) and τ2 = {rt.fmt(d.tau2, 4)} (expected correct "
-        f"matches of sample uniques), per non-empty cell; the policy limits {p['measure']} to "
-        f"{rt.fmt(p['max_risk'], 4)}."
+        f"matches of sample uniques), per non-empty cell; the policy limits {p.measure} to "
+        f"{rt.fmt(p.max_risk, 4)}."
     )
     return rs.ReportSection(
         summary=summary,
-        value_text=rt.fmt(check["value"], 4),
-        threshold_text=f"{p['measure']} ≤ {rt.fmt(p['max_risk'], 4)}",
+        value_text=rt.fmt(check.value, 4),
+        threshold_text=f"{p.measure} ≤ {rt.fmt(p.max_risk, 4)}",
         facts=rt.facts(
             ("method", d.method),
             ("non-empty cells", d.cells),

@@ -6,7 +6,7 @@ listed attributes); pass iff the smallest class has >= k records and value >= p.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from pydantic import Field
@@ -16,6 +16,10 @@ from privaudit.assessors.details import WorstClass
 from privaudit.assessors.helpers import check_sensitive
 from privaudit.common.numbers import fmt
 from privaudit.core.hookspecs import hookimpl
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class PSensitiveParams(Params):
@@ -86,14 +90,14 @@ def run(ctx, params: PSensitiveParams) -> Measurement:
     return Measurement(value, {"p": params.p, "k": params.k}, passed, message, details)
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[PSensitiveParams, PSensitiveDetails], audit: AuditResult) -> ReportSection:
     """The report section of a p_sensitive_k_anonymity check: who is in too-small or too-uniform classes."""
     from privaudit.report import figures as rf
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, prm = PSensitiveDetails.model_validate(check["details"]), check["params"]
-    p, k, n, bad = prm["p"], prm["k"], audit.table.rows, d.records_failing
+    d = check.details
+    p, k, n, bad = check.params.p, check.params.k, audit.table.rows, d.records_failing
     columns = ", ".join(d.per_attribute)
     if bad:
         summary = (
@@ -108,7 +112,7 @@ def report_section(check, audit):
         )
     return rs.ReportSection(
         summary=summary,
-        value_text=f"p = {rt.fmt(check['value'])}, k = {rt.fmt(d.smallest_class)}",
+        value_text=f"p = {rt.fmt(check.value)}, k = {rt.fmt(d.smallest_class)}",
         threshold_text=f"p ≥ {p}, k ≥ {k}",
         facts=rt.facts(
             ("classes", d.classes),

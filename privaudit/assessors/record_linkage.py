@@ -31,7 +31,7 @@ figures as in process. So does the distance method with ``blocking`` (:func:`run
 from __future__ import annotations
 
 import math
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -42,6 +42,10 @@ from privaudit.assessors.helpers import exceeds
 from privaudit.common.numbers import fmt
 from privaudit.core.hookspecs import hookimpl
 from privaudit.engines.linkage_pairs import LEFT, RELEASE, aligned_original, coded_pair, linkage_connection
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class Intruder(BaseModel):
@@ -415,15 +419,15 @@ def run(ctx, params: RecordLinkageParams) -> Measurement:
     )
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[RecordLinkageParams, RecordLinkageDetails], audit: AuditResult) -> ReportSection:
     """The report section of a record_linkage check: how many people the intruder re-identifies, by
     class size (distance) or per estimation of m and u (probabilistic)."""
     from privaudit.report import charts
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = RecordLinkageDetails.model_validate(check["details"]), check["params"]
-    n, value, limit = int(d.n_intruder or 0), float(check["value"]), float(p["max_rate"])
+    d = check.details
+    n, value, limit = int(d.n_intruder or 0), float(check.value), float(check.params.max_rate)
     known = rt.qi_phrase(d.known_columns)
     linked = int(round(value * n))
     summary = (

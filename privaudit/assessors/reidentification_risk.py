@@ -17,7 +17,7 @@ value = the chosen model's chosen measure; pass iff value <= ``max_risk``. detai
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
@@ -26,6 +26,10 @@ from privaudit.assessors.api import Assessor, Details, Measurement, Params, Samp
 from privaudit.assessors.helpers import exceeds, population_classes
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class ReidentificationRiskParams(Params):
@@ -114,22 +118,24 @@ def run(ctx, params: ReidentificationRiskParams) -> Measurement:
     return Measurement(value, params.max_risk, passed, message, details)
 
 
-def report_section(check, audit):
+def report_section(
+    check: CheckEntry[ReidentificationRiskParams, ReidentificationRiskDetails], audit: AuditResult
+) -> ReportSection:
     """The report section: the three models side by side."""
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    if check["status"] == "error":
-        return rs.ReportSection(summary=check["message"])
-    d, p = ReidentificationRiskDetails.model_validate(check["details"]), check["params"]
+    if check.status == "error":
+        return rs.ReportSection(summary=check.message)
+    d, p = check.details, check.params
     source = {
         "file": "a population table",
         "weights": "the sampling weights",
         "release": "the release itself (no population given: journalist and marketer equal prosecutor)",
     }[d.population]
     summary = (
-        f"Under the {p['model']} model the {p['measure'].replace('_', ' ')} re-identification risk is "
-        f"{rt.share(check['value'])} (the policy allows {rt.share(p['max_risk'])})."
+        f"Under the {p.model} model the {p.measure.replace('_', ' ')} re-identification risk is "
+        f"{rt.share(check.value)} (the policy allows {rt.share(p.max_risk)})."
     )
     rows = [
         [
@@ -154,8 +160,8 @@ def report_section(check, audit):
     )
     return rs.ReportSection(
         summary=summary,
-        value_text=rt.share(check["value"]),
-        threshold_text=f"≤ {rt.share(p['max_risk'])}",
+        value_text=rt.share(check.value),
+        threshold_text=f"≤ {rt.share(p.max_risk)}",
         paragraphs=[
             "The prosecutor knows their target is in the release; the journalist targets someone of the "
             "population; the marketer tries to re-identify as many people as possible. Population class "

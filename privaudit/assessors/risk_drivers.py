@@ -17,7 +17,7 @@ generalized: {...} or null}], ordered by the drop when removed.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -26,6 +26,10 @@ from pydantic import Field
 from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.hookspecs import hookimpl
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class RiskDriversParams(Params):
@@ -139,14 +143,14 @@ def run(ctx, params: RiskDriversParams) -> Measurement:
     )
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[RiskDriversParams, RiskDriversDetails], audit: AuditResult) -> ReportSection:
     from privaudit.report import charts
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    if check["status"] == "error":
-        return rs.ReportSection(summary=check["message"])
-    d = RiskDriversDetails.model_validate(check["details"])
+    if check.status == "error":
+        return rs.ReportSection(summary=check.message)
+    d = check.details
     base = d.baseline
     drivers = d.drivers
     total = max(base.sample_uniques, 1)
@@ -208,8 +212,8 @@ def report_section(check, audit):
         summary=summary,
         figures=figures,
         tables=[table],
-        value_text=rt.fmt(check["value"]) if check["threshold"] is None else rt.share(check["value"]),
-        threshold_text="informational" if check["threshold"] is None else f"≤ {rt.share(check['threshold'])}",
+        value_text=rt.fmt(check.value) if check.threshold is None else rt.share(check.value),
+        threshold_text="informational" if check.threshold is None else f"≤ {rt.share(check.threshold)}",
         limitations="each quasi-identifier is changed alone; the effect of changing two at once is "
         "not the sum of their effects.",
     )

@@ -15,7 +15,7 @@ policy's report shows sensitive values).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,10 @@ from privaudit.risk.randomized_response import (
     load_distortion_matrix,
     rr_attribute_disclosure,
 )
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class Randomization(BaseModel):
@@ -155,7 +159,7 @@ def run(ctx, params: RRParams) -> Measurement:
     return Measurement(result.value, params.max_risk, not exceeds(result.value, params.max_risk), message, details)
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[RRParams, RRDetails], audit: AuditResult) -> ReportSection:
     """The report section of an rr_attribute_disclosure check: how well an intruder who knows the published
     randomization reconstructs a person's sensitive value, the records' risk histogram against max_risk and
     the keep probabilities."""
@@ -163,8 +167,8 @@ def report_section(check, audit):
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = RRDetails.model_validate(check["details"]), check["params"]
-    s, qi, limit, value = d.sensitive, list(d.qi), float(p["max_risk"]), float(check["value"])
+    d = check.details
+    s, qi, limit, value = d.sensitive, list(d.qi), float(check.params.max_risk), float(check.value)
     hist = d.risk_histogram
     records = int(sum(hist.counts) + hist.infinite) if hist else 0
     above = int(round((d.share_above or 0.0) * records))

@@ -25,7 +25,7 @@ an MSU of each size), ``sample_uniques`` and ``pairs`` (records unique / in pair
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -37,6 +37,10 @@ from privaudit.common.numbers import fmt
 from privaudit.core.hookspecs import hookimpl
 from privaudit.core.summary import column_codes
 from privaudit.risk.suda2 import SudaResult, suda2
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 #: DIS-SUDA intervals of sdcMicro's ``print.suda2``: "== 0", "(0.0, 0.1]", ..., "(0.6, 0.7]", "> 0.7".
 DIS_EDGES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
@@ -171,13 +175,13 @@ def run(ctx, params: Suda2Params) -> Measurement:
     return Measurement(value, threshold, passed, message, details, per_record=per_record)
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[Suda2Params, Suda2Details], audit: AuditResult) -> ReportSection:
     """The report section of a suda2 check: special uniques, DIS-SUDA table, contribution per variable."""
     from privaudit.report import charts
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = Suda2Details.model_validate(check["details"]), check["params"]
+    d, p = check.details, check.params
     qi, n, special = list(d.qi), int(d.records), int(d.records_special_unique)
     know = rt.qi_phrase(qi)
     by_size = list(d.msus_by_size or [])
@@ -238,12 +242,12 @@ def report_section(check, audit):
         numeric=frozenset({0, 1, 2}),
         kind="details",
     )
-    threshold = f"≤ {rt.share(p['max_share'])}"
-    if p.get("max_dis_score") is not None:
-        threshold += f", DIS ≤ {rt.fmt(p['max_dis_score'])}"
+    threshold = f"≤ {rt.share(p.max_share)}"
+    if p.max_dis_score is not None:
+        threshold += f", DIS ≤ {rt.fmt(p.max_dis_score)}"
     return rs.ReportSection(
         summary=summary,
-        value_text=rt.share(check["value"]),
+        value_text=rt.share(check.value),
         threshold_text=threshold,
         paragraphs=paragraphs,
         facts=rt.facts(

@@ -26,7 +26,7 @@ smaller) is refused (one line, exit 2): its rate would mostly be the Wilson esti
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
 
@@ -35,6 +35,10 @@ from privaudit.assessors.details import AttackCounts, Rate, Risk
 from privaudit.assessors.helpers import exceeds
 from privaudit.core.errors import DataError
 from privaudit.core.hookspecs import hookimpl
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 REFERENCE = (
     "Giomi, Boenisch, Wehmeyer & Tasnádi, A Unified Framework for Quantifying Privacy Risk in "
@@ -366,15 +370,16 @@ SCENARIO = {
 }
 
 
-def report_section(check, audit):
+def report_section(
+    check: CheckEntry[SinglingOutParams | LinkabilityParams | InferenceParams, AttackDetails], audit: AuditResult
+) -> ReportSection:
     """The report section of a synthetic-release attack: the three rates with their intervals and the risk."""
     from privaudit.report import charts
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    p = check["params"]
-    d = DETAILS[check["assessor"]].model_validate(check["details"])
-    kind, risk, limit = d.attack, d.risk, float(p["max_risk"])
+    d = check.details
+    kind, risk, limit = d.attack, d.risk, float(check.params.max_risk)
     level = f"{float(d.confidence_level):.0%}"
     attack_rate, control_rate, baseline = d.attack_rate, d.control_rate, d.baseline_rate
     if kind == "singling_out":
@@ -408,7 +413,7 @@ def report_section(check, audit):
     paragraphs += [f"Note: {n}" for n in d.notes if "naive baseline" not in n]
     shares = [attack_rate.value, control_rate.value, baseline.value]
     labels = ["training records", "control records", "naive baseline"]
-    failing = [check.get("status") == "fail", False, False]
+    failing = [check.status == "fail", False, False]
     figures = [
         rs.Figure(
             charts.share_bars_chart(

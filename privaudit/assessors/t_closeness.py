@@ -7,7 +7,7 @@ nominal with a hierarchy -> hierarchical; nominal without -> equal.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -18,6 +18,10 @@ from privaudit.assessors.helpers import check_sensitive, exceeds, value_histogra
 from privaudit.common.numbers import fmt
 from privaudit.core.hookspecs import hookimpl
 from privaudit.risk import emd
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class TClosenessParams(Params):
@@ -100,14 +104,14 @@ def run(ctx, params: TClosenessParams) -> Measurement:
     return Measurement(value, params.t, not exceeds(value, params.t), message, details)
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[TClosenessParams, TClosenessDetails], audit: AuditResult) -> ReportSection:
     """The report section of a t_closeness check: who is in too-distant classes, EMD chart, worst classes."""
     from privaudit.report import figures as rf
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = TClosenessDetails.model_validate(check["details"]), check["params"]
-    col, t, n = p["sensitive"], p["t"], audit.table.rows
+    d = check.details
+    col, t, n = check.params.sensitive, check.params.t, audit.table.rows
     failing = d.records_failing
     if failing:
         summary = (
@@ -132,7 +136,7 @@ def report_section(check, audit):
     )
     return rs.ReportSection(
         summary=summary,
-        value_text=rt.fmt(check["value"]),
+        value_text=rt.fmt(check.value),
         threshold_text=f"t ≤ {rt.fmt(t)}",
         facts=rt.facts(
             ("ground distance", d.distance),

@@ -27,7 +27,7 @@ household is re-identified when one member is, 1 - prod(1 - r_i)), ``max_househo
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
@@ -41,6 +41,10 @@ from privaudit.core.data import load_table
 from privaudit.core.hookspecs import hookimpl
 from privaudit.core.summary import column_codes, pack_keys
 from privaudit.risk.individual_risk import individual_risk, individual_risk_exact
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class UniquenessParams(Params):
@@ -261,15 +265,15 @@ def run(ctx, params: UniquenessParams) -> Measurement:
     return Measurement(value, params.max_share, value <= params.max_share, message, details, per_record=per_record)
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[UniquenessParams, UniquenessDetails], audit: AuditResult) -> ReportSection:
     """The report section of a uniqueness check: sample uniques, record-risk chart, unique classes."""
     from privaudit.report import binning as rb
     from privaudit.report import figures as rf
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d, p = UniquenessDetails.model_validate(check["details"]), check["params"]
-    know = rt.qi_phrase(check.get("quasi_identifiers") or audit.policy.quasi_identifiers)
+    d, p = check.details, check.params
+    know = rt.qi_phrase(check.quasi_identifiers or audit.policy.quasi_identifiers)
     u, n, above = d.sample_uniques, d.records, d.records_above_risk_threshold
     if u:
         summary = (
@@ -373,8 +377,8 @@ def report_section(check, audit):
     )
     return rs.ReportSection(
         summary=summary,
-        value_text=rt.share(check["value"]),
-        threshold_text=f"≤ {rt.share(p['max_share'])}",
+        value_text=rt.share(check.value),
+        threshold_text=f"≤ {rt.share(p.max_share)}",
         paragraphs=paragraphs,
         facts=rt.facts(
             ("records", n),

@@ -12,7 +12,7 @@ hierarchy) ends the check in ``error``, never in a pass.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ConfigDict, Field, field_validator
 
@@ -20,6 +20,10 @@ from privaudit.assessors.api import Assessor, Measurement, Params
 from privaudit.assessors.api import Details as ApiDetails
 from privaudit.assessors.helpers import reaches
 from privaudit.core.hookspecs import hookimpl
+
+if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
+    from privaudit.pipeline.audit import AuditResult
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 class UtilityParams(Params):
@@ -94,23 +98,23 @@ def run(ctx, params: UtilityParams) -> Measurement:
     return Measurement(value, params.min, passed, message, details.model_dump())
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[UtilityParams, Details], audit: AuditResult) -> ReportSection:
     from privaudit.report import sections as rs
     from privaudit.report import text as rt
 
-    d = Details.model_validate(check["details"])
+    d = check.details
     where = f" in {d.column}" if d.column else ""
-    value = check["value"]
+    value = check.value
     summary = (
         f"The release keeps {rt.share(value)} of the original's {d.measure.replace('_', ' ')}{where}; "
-        f"the policy asks for at least {rt.share(check['threshold'])}."
+        f"the policy asks for at least {rt.share(check.threshold)}."
         if value is not None
-        else f"The {d.measure.replace('_', ' ')}{where} could not be measured: {check['message']}"
+        else f"The {d.measure.replace('_', ' ')}{where} could not be measured: {check.message}"
     )
     return rs.ReportSection(
         summary=summary,
         value_text=rt.share(value) if value is not None else None,
-        threshold_text=f"≥ {rt.share(check['threshold'])}",
+        threshold_text=f"≥ {rt.share(check.threshold)}",
         facts=rt.facts(("measure", d.measure), ("column", d.column or "all quasi-identifiers"), ("raw figure", d.raw)),
         limitations="a utility figure says how much of the original's detail the release keeps, not whether "
         "the release is fit for a particular analysis.",

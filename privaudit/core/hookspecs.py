@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover - the types of the plugin boundary, withou
     from privaudit.assessors.api import Assessor
     from privaudit.pipeline.audit import AuditResult
     from privaudit.remediation.api import Remediator
-    from privaudit.report.sections import ReportSection
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 hookspec = pluggy.HookspecMarker("privaudit")
 hookimpl = pluggy.HookimplMarker("privaudit")
@@ -46,13 +46,17 @@ def privaudit_remediators() -> list[Remediator]:
 
 
 @hookspec(firstresult=True)
-def privaudit_report_section(check: dict[str, Any], audit: AuditResult) -> ReportSection | None:
+def privaudit_report_section(check: CheckEntry[Any, Any], audit: AuditResult) -> ReportSection | None:
     """Return the report section (a :class:`privaudit.report.sections.ReportSection`) for one check.
 
-    ``check`` is the check's entry of the JSON report (id, assessor, status, value, threshold, params,
-    details ...); ``audit`` is the :class:`~privaudit.pipeline.audit.AuditResult`. Return ``None`` for checks of
-    assessors you do not own; the first non-None answer is used, and a generic section is drawn when
-    no plugin answers. The usual way to draw an assessor's section is its ``Assessor.report_section``
-    function, which the report asks first; this hook is an override, for a plugin that draws sections for
-    checks of assessors it does not define.
+    ``check`` is the check as a :class:`~privaudit.report.sections.CheckEntry`: its fields (``check.id``,
+    ``check.assessor``, ``check.status``, ``check.value``, ``check.threshold``, ``check.message``,
+    ``check.quasi_identifiers``), its parameters as the assessor's ``Params`` object (``check.params.k``) and
+    its details as the assessor's ``Details`` object (``check.details.records_below_k``), validated once by the
+    report; ``audit`` is the :class:`~privaudit.pipeline.audit.AuditResult`. Return ``None`` for checks of
+    assessors you do not own (test ``check.assessor`` first); the first non-None answer is used, and a generic
+    section is drawn when no plugin answers. The usual way to draw an assessor's section is its
+    ``Assessor.report_section`` function, which receives the same entry; this hook is an override, asked
+    before it, for a plugin that draws sections for checks of assessors it does not define. Checks that ended
+    in ``error``, and checks of assessors the registry does not know, are not asked about.
     """

@@ -3,12 +3,12 @@ worst-classes table, and the class-size and value histograms."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from privaudit.report import charts
 from privaudit.report.binning import bin_failing_counts, integer_bins
-from privaudit.report.sections import DataTable, Figure, KeyValues, ReportSection
+from privaudit.report.sections import CheckEntry, DataTable, Figure, KeyValues, ReportSection
 from privaudit.report.text import MISSING, fmt
 
 
@@ -43,8 +43,10 @@ def details_table(details: dict, max_rows: int = 60, max_items: int = 10) -> Dat
     return DataTable(["detail", "value"], [[k, _short(v, 200)] for k, v in pairs[:max_rows]], note=note, kind="details")
 
 
-def generic_section(check: dict) -> ReportSection:
-    """The section of a check no plugin drew: the message, value, threshold and details table.
+def generic_section(check: Mapping[str, Any]) -> ReportSection:
+    """The section of a check no plugin drew: the message, value, threshold and details table. ``check`` is the
+    check's entry of the JSON report: this section shows any check's details as the report writes them, of an
+    assessor with or without a ``Details`` model, and of a check whose typed entry could not be built.
 
     (The report adds the assessor's ``measures`` sentence to every section, this one included.)"""
     table = details_table(check.get("details") or {})
@@ -55,31 +57,58 @@ def max_classes(audit: Any) -> int:
     return int(audit.policy.report.max_classes)
 
 
+def _worst_rows(check: CheckEntry[Any, Any]) -> list[Any]:
+    """The check's worst classes (``details.worst_classes``): rows of its details model, or, for an assessor
+    declaring no ``Details`` model, the rows of the report's raw details."""
+    if check.details is not None:
+        return list(getattr(check.details, "worst_classes", None) or [])
+    details = check.raw.get("details")
+    return list((details.get("worst_classes") if isinstance(details, Mapping) else None) or [])
+
+
+def _row_field(row: Any, key: str) -> Any:
+    """The figure ``key`` (as the JSON report names it) of a worst-class row: a field of the row's model, by
+    name or alias, or a key of a raw row."""
+    if isinstance(row, Mapping):
+        return row.get(key)
+    for name, info in type(row).model_fields.items():
+        if key in (name, info.alias):
+            return getattr(row, name)
+    return None
+
+
+def _row_has(row: Any, key: str) -> bool:
+    """Whether a worst-class row holds ``key`` (the check gave it, even as null)."""
+    if isinstance(row, Mapping):
+        return key in row
+    return key in row.model_fields_set
+
+
 def worst_classes_table(
-    check: dict,
+    check: CheckEntry[Any, Any],
     audit: Any,
     figures: Sequence[tuple[str, str]] = (),
     failing: int | None = None,
     what: str = "classes that fail",
     sensitive: bool = False,
 ) -> DataTable | None:
-    """The worst classes of a check (``details.worst_classes``): QI values, size, the per-class
-    figures named in ``figures`` (key, column title) and the sensitive values when the audit left them
+    """The worst classes of a check (``check.details.worst_classes``): QI values, size, the per-class
+    figures named in ``figures`` (field, column title) and the sensitive values when the audit left them
     in (large enough classes, or ``report.show_sensitive_values``). Capped at ``report.max_classes``.
     ``sensitive`` says the assessor lists sensitive values at all (a note then explains withheld ones).
 
     With more than four quasi-identifiers the values share one column (one ``name: value`` per line)
     so that the table fits the page.
     """
-    rows_in = (check.get("details") or {}).get("worst_classes") or []
+    rows_in = _worst_rows(check)
     if not rows_in:
         return None
     cap = max_classes(audit)
     rows_in = rows_in[:cap]
-    qis = list(rows_in[0].get("values", {}).keys())
+    qis = list((_row_field(rows_in[0], "values") or {}).keys())
     wide = len(qis) <= 4
     wildcard = audit.policy.data.missing_qi == "wildcard"
-    has_sensitive = any("sensitive_values" in r for r in rows_in)
+    has_sensitive = any(_row_has(r, "sensitive_values") for r in rows_in)
     columns = (qis if wide else ["quasi-identifier values"]) + ["records"]
     if wildcard:
         columns.append("f_k")
@@ -91,18 +120,18 @@ def worst_classes_table(
     rows = []
     withheld = 0
     for r in rows_in:
-        values = r.get("values", {})
+        values = _row_field(r, "values") or {}
         row: list[Any] = (
             [values.get(q, MISSING) for q in qis]
             if wide
             else [KeyValues(tuple((q, str(values.get(q, MISSING))) for q in qis))]
         )
-        row.append(fmt(r.get("size")))
+        row.append(fmt(_row_field(r, "size")))
         if wildcard:
-            row.append(fmt(r.get("record_size")))
-        row += [fmt(r.get(key)) for key, _ in figures]
+            row.append(fmt(_row_field(r, "record_size")))
+        row += [fmt(_row_field(r, key)) for key, _ in figures]
         if has_sensitive:
-            sv = r.get("sensitive_values")
+            sv = _row_field(r, "sensitive_values")
             if sv is None:
                 withheld += 1
                 row.append("withheld")

@@ -4,7 +4,8 @@ The page is built from the JSON report's data (:func:`privaudit.report.json_repo
 registry's assessor metadata (title, what it protects, what it measures, formula, reference) and one
 :class:`~privaudit.report.sections.ReportSection` per check: the assessor's ``report_section`` (a
 ``privaudit_report_section`` hook implementation may override it; the generic section when neither draws
-one). The report of a
+one), handed the check as a typed :class:`~privaudit.report.sections.CheckEntry` (:func:`check_entry`,
+built once per check). The report of a
 ``privaudit remediate`` run is a remediation report: its cover names the input and the remediated
 file, and a "Remediation" chapter (:mod:`privaudit.report.remediation_chapter`) follows the cover.
 
@@ -16,10 +17,12 @@ markup from :mod:`privaudit.report.charts` is trusted. Nothing depends on the cl
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import PurePath
+from types import MappingProxyType
 from typing import Any
 
 import jinja2
@@ -31,7 +34,7 @@ from privaudit.report.explore_chapter import explore_view
 from privaudit.report.figures import generic_section
 from privaudit.report.json_report import report_dict
 from privaudit.report.remediation_chapter import remediation_view
-from privaudit.report.sections import KeyValues, ReportSection
+from privaudit.report.sections import CheckEntry, KeyValues, ReportSection
 from privaudit.report.series_chapter import series_view
 from privaudit.report.synthetic_chapter import synthetic_view
 from privaudit.report.text import fmt, threshold_text, visible
@@ -80,6 +83,7 @@ class SectionView:
     value_text: str
     threshold_text: str
     section: ReportSection
+    entry: CheckEntry[Any, Any] | None = None  # the typed check the section was drawn from (None: no model at hand)
 
 
 def status_badge(status: str, severity: str) -> str:
@@ -128,43 +132,93 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def drawn_section(check: dict, audit: Any, registry: Any) -> ReportSection | None:
+def live_params(check: Mapping[str, Any], audit: Any, model: type[Any]) -> Any:
+    """The policy's own parameters object of ``check`` (matched by id and assessor), when it is the one the
+    report wrote; None for a check the policy does not list (an assessor that always runs)."""
+    for c in getattr(getattr(audit, "policy", None), "checks", ()):
+        if c.id == check["id"] and getattr(c.assessor, "name", None) == check["assessor"]:
+            if isinstance(c.params, model) and c.params.model_dump(mode="json") == check["params"]:
+                return c.params
+            return None
+    return None
+
+
+def check_entry(check: Mapping[str, Any], audit: Any, registry: Any) -> CheckEntry[Any, Any] | None:
+    """The :class:`~privaudit.report.sections.CheckEntry` of one check of the JSON report, as sections read it:
+    its parameters the policy's typed object (validated from the report's ``params`` for a check the policy
+    does not list), its details validated once against the assessor's ``Details`` model (None for an errored
+    check or an assessor without a model). None when ``registry`` does not know the check's assessor (there is
+    no model to read it with: the check gets the generic section). A check whose details or parameters its
+    models reject raises pydantic's ``ValidationError`` (:func:`section_for` turns it into a note under the
+    generic section)."""
+    assessor = registry.assessors.get(check["assessor"])
+    if assessor is None:
+        return None
+    params = live_params(check, audit, assessor.params)
+    if params is None:
+        params = assessor.params.model_validate(check["params"])
+    model = getattr(assessor, "details", None)
+    details = None if model is None or check["status"] == "error" else model.model_validate(check["details"])
+    scenario = check.get("quasi_identifiers")
+    return CheckEntry(
+        id=check["id"],
+        assessor=check["assessor"],
+        status=check["status"],
+        severity=check["severity"],
+        value=check["value"],
+        threshold=check["threshold"],
+        message=check["message"],
+        params=params,
+        details=details,
+        quasi_identifiers=tuple(scenario) if scenario else None,
+        better=check.get("better"),
+        raw=MappingProxyType(dict(check)),
+    )
+
+
+def drawn_section(check: CheckEntry[Any, Any], audit: Any, registry: Any) -> ReportSection | None:
     """The section drawn for ``check`` by a plugin: a ``privaudit_report_section`` hook implementation that
     answers (an override), else the assessor's own ``report_section``; None when neither draws one.
     Exceptions of the plugin propagate (:func:`section_for` turns them into a note)."""
     section = registry.manager.hook.privaudit_report_section(check=check, audit=audit)
     if section is None:
-        own = getattr(registry.assessors.get(check["assessor"]), "report_section", None)
+        own = getattr(registry.assessors.get(check.assessor), "report_section", None)
         section = own(check, audit) if own is not None else None
     return section
 
 
-def section_for(check: dict, audit: Any, registry: Any) -> ReportSection:
-    """The section the report shows for ``check``: the error block, the drawn section
-    (:func:`drawn_section`), or the generic one when none is drawn or the plugin's fails."""
-    if check["status"] == "error":
-        return ReportSection(summary=check["message"])
+def section_for(check: dict, audit: Any, registry: Any) -> tuple[ReportSection, CheckEntry[Any, Any] | None]:
+    """The section the report shows for ``check`` (its JSON-report entry) and the typed entry it was drawn
+    from (:func:`check_entry`): the error block, the drawn section (:func:`drawn_section`), or the generic
+    one when none is drawn, or when the plugin's section fails or the check's details do not validate."""
+    error = check["status"] == "error"
+    entry = None
     try:
-        section = drawn_section(check, audit, registry)
+        entry = check_entry(check, audit, registry)
+        section = None if error or entry is None else drawn_section(entry, audit, registry)
     except BaseException as exc:  # a plugin's broken section (sys.exit() included) must not cost the report
         from privaudit.core.guard import interrupted
 
         if isinstance(exc, KeyboardInterrupt) and interrupted():
             raise
+        if error:
+            return ReportSection(summary=check["message"]), None
         section = generic_section(check)
         first = first_line(exc)
         section.paragraphs.append(f"(The plugin's own section for this check failed: {type(exc).__name__}: {first})")
-        return section
+        return section, entry
+    if error:
+        return ReportSection(summary=check["message"]), entry
     if not isinstance(section, ReportSection):
-        return generic_section(check)
-    return section
+        return generic_section(check), entry
+    return section, entry
 
 
 def check_views(data: dict, audit: Any, registry: Any) -> list[SectionView]:
     views = []
     for i, check in enumerate(data["checks"], start=1):
         assessor = registry.assessors.get(check["assessor"])
-        section = section_for(check, audit, registry)
+        section, entry = section_for(check, audit, registry)
         error = check["status"] == "error"
         views.append(
             SectionView(
@@ -180,6 +234,7 @@ def check_views(data: dict, audit: Any, registry: Any) -> list[SectionView]:
                 threshold_text=section.threshold_text
                 or threshold_text(check["threshold"] if not error else check["params"]),
                 section=section,
+                entry=entry,
             )
         )
     return views

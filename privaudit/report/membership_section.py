@@ -1,11 +1,13 @@
 """Report sections of ``membership_inference`` and ``empirical_epsilon``, and the ROC curve on log-log axes
 (Carlini et al., S&P 2022, Fig. 1: the low-FPR corner, where an attacker is sure of a few people, is
-what a linear ROC plot hides). Details are read through each assessor's ``Details`` model."""
+what a linear ROC plot hides). Each section reads its check's typed entry
+(:class:`~privaudit.report.sections.CheckEntry`: parameters and details through the assessor's models)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -88,9 +90,10 @@ def _ci4(ci) -> str:
     return f"{rt.fmt(ci[0], 4)} – {rt.fmt(ci[1], 4)}"
 
 
-def membership_section(check, d, attack_names) -> rs.ReportSection:
-    """The ``membership_inference`` section; ``d`` its details validated by the assessor's ``Details`` model."""
+def membership_section(check: rs.CheckEntry[Any, Any], attack_names: dict[str, str]) -> rs.ReportSection:
+    """The section of a membership-inference check (its details model declares ``membership_attack``)."""
     ATTACK_NAMES = attack_names  # noqa: N806
+    d, p = check.details, check.params
     level = f"{d.confidence:.0%}"
     best = d.attacks[d.best_attack]
     t1, t2 = best.tpr_at_fpr["0.001"], best.tpr_at_fpr["0.01"]
@@ -128,11 +131,10 @@ def membership_section(check, d, attack_names) -> rs.ReportSection:
         "few false accusations.",
     )
     limits = []
-    p = check.get("params") or {}
-    if p.get("max_auc") is not None:
-        limits.append(f"AUC ≤ {rt.fmt(p['max_auc'], 3)}")
-    if p.get("max_tpr_at_fpr") is not None:
-        limits.append(f"TPR at {d.at_fpr:.1%} FPR ≤ {rt.fmt(p['max_tpr_at_fpr'], 4)}")
+    if p.max_auc is not None:
+        limits.append(f"AUC ≤ {rt.fmt(p.max_auc, 3)}")
+    if p.max_tpr_at_fpr is not None:
+        limits.append(f"TPR at {d.at_fpr:.1%} FPR ≤ {rt.fmt(p.max_tpr_at_fpr, 4)}")
     paragraphs = [
         "Every training and holdout record is scored by how strongly the release suggests it was in the training "
         "data: by its distance to the closest synthetic record relative to its own neighbourhood in the "
@@ -152,7 +154,7 @@ def membership_section(check, d, attack_names) -> rs.ReportSection:
     )
     return rs.ReportSection(
         summary=summary,
-        value_text=rt.fmt(check["value"], 4),
+        value_text=rt.fmt(check.value, 4),
         threshold_text=" and ".join(limits) or None,
         paragraphs=paragraphs,
         facts=facts,
@@ -163,8 +165,9 @@ def membership_section(check, d, attack_names) -> rs.ReportSection:
     )
 
 
-def epsilon_section(check, d) -> rs.ReportSection:
-    """The ``empirical_epsilon`` section; ``d`` its details validated by the assessor's ``Details`` model."""
+def epsilon_section(check: rs.CheckEntry[Any, Any]) -> rs.ReportSection:
+    """The section of an empirical ε lower bound (its details model declares ``epsilon_bound``)."""
+    d = check.details
     level = f"{d.confidence:.0%}"
     eps, claim = d.epsilon_lower_bound, d.claimed_epsilon
     claim_text = f"ε = {rt.fmt(claim, 3)}" + (f", δ = {d.claimed_delta:g}" if d.claimed_delta else "")

@@ -1,36 +1,45 @@
 """Report sections: what one check contributes to the HTML/PDF report, and helpers to build them.
 
-A plugin adds its own section through the ``privaudit_report_section(check, audit)`` hook (see
-:mod:`privaudit.core.hookspecs`): it returns a :class:`ReportSection` for checks of its own assessors and
-``None`` otherwise. A check no plugin answers for gets :func:`generic_section` (value, threshold,
-message and the ``details`` as a key/value table). A check that ended in ``error`` always gets the
-error block (its message), without calling the hook: there are no figures to show.
+A section is drawn from a :class:`CheckEntry`: one check of the report, typed (its assessor's ``Params``
+and ``Details`` models, validated once by the report), so a section reads fields (``check.params.k``,
+``check.details.records_below_k``), never string keys. The assessor's own ``report_section(check,
+audit)`` draws it; a plugin may override the section of any check through the
+``privaudit_report_section(check, audit)`` hook (see :mod:`privaudit.core.hookspecs`), returning a
+:class:`ReportSection` for the checks it draws and ``None`` otherwise. A check no one draws a section for
+gets :func:`privaudit.report.figures.generic_section` (value, threshold, message and the ``details`` as a
+key/value table). A check that ended in ``error`` always gets the error block (its message), without
+calling either: there are no figures to show.
 
 Everything in a section is plain text except :attr:`Figure.svg`, which must be
 :class:`markupsafe.Markup` made by :mod:`privaudit.report.charts` (or built with
 :func:`markupsafe.escape` around every label): the templates escape all other values. A figure whose
 markup could load anything (``href``, ``<image``, ``<script``, ``url(``, ``<foreignObject``) is refused.
 
-Example of a plugin section::
+Example of a plugin's override of another assessor's section::
 
     from privaudit import hookimpl
-    from privaudit.report.sections import ReportSection
-    from privaudit.report.figures import value_histogram_figure
+    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.report.figures import size_histogram_figure
 
     @hookimpl
-    def privaudit_report_section(check, audit):
-        if check["assessor"] != "likeness":
+    def privaudit_report_section(check: CheckEntry, audit):
+        if check.assessor != "likeness":
             return None
-        return ReportSection(summary="...", figures=[value_histogram_figure(check["details"]["hist"], ...)])
+        d = check.details
+        return ReportSection(summary="...", figures=[size_histogram_figure(d.class_size_histogram, ...)])
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from markupsafe import Markup
+from pydantic import BaseModel
+
+from privaudit.common.params import Params
 
 #: Markup that could make a viewer or WeasyPrint fetch or run something; refused in figures.
 _UNSAFE_SVG = re.compile(r"href|<\s*image|<\s*script|<\s*foreignobject|url\s*\(|<\s*style|\bon\w+\s*=", re.IGNORECASE)
@@ -100,3 +109,50 @@ class ReportSection:
     figures: list[Figure] = field(default_factory=list)
     tables: list[DataTable] = field(default_factory=list)
     limitations: str = ""
+
+
+P = TypeVar("P", bound=Params)
+D = TypeVar("D", bound=BaseModel)  # an assessor's Details model (the report imports no assessor module)
+
+
+@dataclass(frozen=True)
+class CheckEntry(Generic[P, D]):
+    """One check of the report, as a report section reads it: ``CheckEntry[MyParams, MyDetails]`` for a check
+    of an assessor whose models are ``MyParams`` and ``MyDetails``. The report builds it once per check
+    (:func:`privaudit.report.html.check_entry`) from the check's entry of the JSON report, so a section shows
+    exactly what the JSON report holds.
+
+    Attributes:
+        id, assessor: the check's id and its assessor's name.
+        status: ``"pass"``, ``"fail"`` or ``"error"`` (an errored check's section is the error block: a
+            section sees one only when called outside the report, e.g. by ``privaudit.testing.report_section``).
+        severity: ``"error"`` or ``"warning"``.
+        value: the measured figure as the JSON report writes it (infinity as the string ``"inf"``; None when
+            the check errored).
+        threshold: the policy's bound the value is compared with, as the JSON report writes it.
+        message: the assessor's one-line message.
+        params: the check's parameters, an instance of the assessor's ``Params`` model (the policy's own object
+            for a check of the policy, else validated from the report's ``params``).
+        details: what the check found, an instance of the assessor's ``Details`` model; None when the check
+            errored or the assessor declares no ``Details`` model.
+        quasi_identifiers: the check's attacker scenario (the quasi-identifiers its intruder knows), or None
+            when the intruder knows every quasi-identifier of the policy.
+        better: which way the value improves (``"higher"`` / ``"lower"``), when the assessor's ``Params`` say.
+        raw: the check's entry of the JSON report, read-only. Sections read the fields above; the raw entry is
+            kept for generic code that shows any check's details as the report writes them (the worst-classes
+            table of an assessor written before the typed contract, which declares no ``Details`` model, so
+            its details exist only here).
+    """
+
+    id: str
+    assessor: str
+    status: str
+    severity: str
+    value: float | int | str | None
+    threshold: Any
+    message: str
+    params: P
+    details: D | None
+    quasi_identifiers: tuple[str, ...] | None = None
+    better: str | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)

@@ -1,8 +1,9 @@
 """The report's "Synthetic release" chapter: when the audit holds synthetic-release attacks (checks whose
 assessor's details model names a ``synthetic_attack``), their risks side by side with their confidence
 intervals and limits, and where the distance-to-closest-record histograms of synthetic and holdout records
-are (the section of the check whose details model declares ``synthetic_distances``). Built from the JSON
-report's checks, read through their assessors' details models."""
+are (the section of the check whose details model declares ``synthetic_distances``). Built from the report's
+checks as its sections read them (:class:`~privaudit.report.sections.CheckEntry`: details validated once by
+their assessors' models)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,15 @@ from privaudit.report.sections import DataTable, Figure
 from privaudit.report.text import share
 
 
-def _model(registry: Any, check: dict) -> Any:
-    assessor = registry.assessors.get(check["assessor"]) if registry is not None else None
-    return getattr(assessor, "details", None)
+def _model(registry: Any, assessor: str) -> Any:
+    found = registry.assessors.get(assessor) if registry is not None else None
+    return getattr(found, "details", None)
+
+
+def _typed(view: Any) -> Any:
+    """The typed entry of a view whose check holds details (not errored, its details model at hand), or None."""
+    entry = getattr(view, "entry", None)
+    return entry if entry is not None and entry.status != "error" and entry.details is not None else None
 
 
 @dataclass
@@ -31,41 +38,40 @@ def synthetic_view(data: dict, views: list[Any], registry: Any) -> SyntheticView
     """The chapter's content, or None when the audit has no synthetic-release attack to show: a
     distance-to-closest-record check alone (it may also audit a masked release) has its own section,
     and a chapter of one sentence pointing to it would fill a PDF page of its own."""
-    anchors = {v.check["id"]: v.anchor for v in views}
-    attacks = []  # (check, label, details)
-    distance = None
-    for c in data["checks"]:
-        model = _model(registry, c)
+    attacks = []  # (check entry, label)
+    distance = None  # the anchor of the distance-to-closest-record section
+    for v in views:
+        model = _model(registry, v.check["assessor"])
         if distance is None and getattr(model, "synthetic_distances", False):
-            distance = c
-        elif getattr(model, "synthetic_attack", None) and c["status"] != "error":
-            attacks.append((c, f"{model.synthetic_attack} ({c['id']})", model.model_validate(c["details"])))
-    membership = membership_view(data, registry)
+            distance = v.anchor
+        elif getattr(model, "synthetic_attack", None) and (entry := _typed(v)) is not None:
+            attacks.append((entry, f"{model.synthetic_attack} ({entry.id})"))
+    membership = membership_view(views, registry)
     if not attacks:
         return SyntheticView(None, DataTable([], []), None, membership) if membership else None
     rows = []
-    for c, label, d in attacks:
-        lo, hi = d.risk_ci
+    for c, label in attacks:
+        lo, hi = c.details.risk_ci
         rows.append(
             [
                 label,
-                share(c["value"]),
+                share(c.value),
                 f"{share(lo)} – {share(hi)}",
-                share(d.attack_rate.value),
-                share(d.control_rate.value),
-                share(d.baseline_rate.value),
-                share(c["threshold"]),
-                c["status"].upper(),
+                share(c.details.attack_rate.value),
+                share(c.details.control_rate.value),
+                share(c.details.baseline_rate.value),
+                share(c.threshold),
+                c.status.upper(),
             ]
         )
     figure = Figure(
         charts.share_bars_chart(
-            [label for _, label, _ in attacks],
-            [c["value"] for c, _, _ in attacks],
-            [c["status"] == "fail" for c, _, _ in attacks],
+            [label for _, label in attacks],
+            [c.value for c, _ in attacks],
+            [c.status == "fail" for c, _ in attacks],
             title="Privacy risks of the synthetic release",
             x_label="risk (attack success beyond the control attack), with its confidence interval",
-            intervals=[tuple(d.risk_ci) for _, _, d in attacks],
+            intervals=[tuple(c.details.risk_ci) for c, _ in attacks],
         ),
         "Each attack's risk (r_train − r_control)/(1 − r_control) with its confidence interval; red bars fail "
         "their check's max_risk.",
@@ -76,24 +82,25 @@ def synthetic_view(data: dict, views: list[Any], registry: Any) -> SyntheticView
         caption="The three attacks of Giomi et al. (PETS 2023)",
         numeric=frozenset({1, 3, 4, 5, 6}),
     )
-    return SyntheticView(figure, table, anchors.get(distance["id"]) if distance else None, membership)
+    return SyntheticView(figure, table, distance, membership)
 
 
-def membership_view(data: dict, registry: Any) -> list[Any] | None:
+def membership_view(views: list[Any], registry: Any) -> list[Any] | None:
     """The membership part of the chapter: the checks whose details model declares ``membership_attack`` (their
     ROC curves on log axes) or ``epsilon_bound`` (an ε lower bound), and one table of the figures and bounds
     beside the claims."""
     from privaudit.report.membership_section import roc_loglog_chart
 
     attacks, bounds = [], []
-    for c in data["checks"]:
-        model = _model(registry, c)
-        if c["status"] == "error" or model is None:
+    for v in views:
+        model = _model(registry, v.check["assessor"])
+        entry = _typed(v)
+        if entry is None or model is None:
             continue
         if getattr(model, "membership_attack", False):
-            attacks.append((c, model.model_validate(c["details"])))
+            attacks.append((entry, entry.details))
         elif getattr(model, "epsilon_bound", False):
-            bounds.append((c, model.model_validate(c["details"])))
+            bounds.append((entry, entry.details))
     if not attacks and not bounds:
         return None
     out: list[Any] = []
@@ -104,7 +111,7 @@ def membership_view(data: dict, registry: Any) -> list[Any] | None:
             Figure(
                 roc_loglog_chart(
                     [(name, f.roc["fpr"], f.roc["tpr"]) for name, f in d.attacks.items()],
-                    title=f"Membership ROC curves ({c['id']}), log-log",
+                    title=f"Membership ROC curves ({c.id}), log-log",
                 ),
                 "True-positive against false-positive rate on log axes (Carlini et al. 2022); the dashed "
                 "diagonal is chance.",
@@ -114,19 +121,19 @@ def membership_view(data: dict, registry: Any) -> list[Any] | None:
         t = best.tpr_at_fpr["0.001"]
         rows.append(
             [
-                f"membership ({c['id']})",
+                f"membership ({c.id})",
                 f"AUC {best.auc.value:.3f} ({lo:.3f} – {hi:.3f})",
                 f"TPR {t.value:.4f} at 0.1% FPR ({t.ci[0]:.4f} – {t.ci[1]:.4f})",
-                c["status"].upper(),
+                c.status.upper(),
             ]
         )
     for c, d in bounds:
         rows.append(
             [
-                f"ε lower bound ({c['id']})",
+                f"ε lower bound ({c.id})",
                 f"ε ≥ {d.epsilon_lower_bound:.3g} at {d.confidence:.0%}",
                 f"claimed ε = {d.claimed_epsilon:g}",
-                c["status"].upper(),
+                c.status.upper(),
             ]
         )
     out.append(

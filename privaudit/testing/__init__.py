@@ -12,6 +12,8 @@ plugin's tests exercise exactly what the CLI does::
 What each helper is for (``docs/plugins.md`` walks through them):
 
 * :func:`audit_frame` / :func:`check_result` — a whole audit and one check's JSON-report entry;
+* :func:`check_entry` — one check as report sections receive it (a typed
+  :class:`~privaudit.report.sections.CheckEntry`: ``check.params.k``, ``check.details.records_below_k``);
 * :func:`summary_of` — the shared class summary of a small frame (test the formulas of an assessor
   on its :class:`~privaudit.core.summary.SensitiveCounts`);
 * :func:`audit_context` — the :class:`~privaudit.core.context.AuditContext` an assessor's ``run`` sees;
@@ -59,7 +61,7 @@ from privaudit.report.json_report import report_dict
 
 if TYPE_CHECKING:  # pragma: no cover - types only: importing them here would load the report package's HTML side
     from privaudit.core.policy import Policy
-    from privaudit.report.sections import ReportSection
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 
 def load_policy(
@@ -216,19 +218,35 @@ def class_violations(
 
 
 # ------------------------------------------------------------------------------------ reports
+def check_entry(result: AuditResult, check_id: str, *, registry: Registry | None = None) -> CheckEntry[Any, Any]:
+    """One check as report sections receive it: the typed :class:`~privaudit.report.sections.CheckEntry` the
+    report builds from the check's JSON-report entry (:func:`privaudit.report.html.check_entry`: ``params`` the
+    assessor's ``Params`` object, ``details`` validated by its ``Details`` model). Raises pydantic's
+    ``ValidationError`` when the details do not validate, and an AssertionError when ``registry`` (default: the
+    installed plugins) does not know the check's assessor."""
+    from privaudit.report.html import check_entry as entry_of
+
+    check = check_result(result, check_id)
+    entry = entry_of(check, result, registry or get_registry())
+    if entry is None:
+        raise AssertionError(f"no installed plugin provides assessor {check['assessor']!r} of check {check_id!r}")
+    return entry
+
+
 def report_section(result: AuditResult, check_id: str, *, registry: Registry | None = None) -> ReportSection:
     """The :class:`~privaudit.report.sections.ReportSection` drawn for one check, found as the report finds
-    it (:func:`privaudit.report.html.drawn_section`: a hook override, else ``Assessor.report_section``).
-    Unlike the report, which falls back to a generic section, this raises: an exception of the plugin
-    propagates, and a check no plugin draws a section for is an AssertionError."""
+    it (:func:`privaudit.report.html.drawn_section`: a hook override, else ``Assessor.report_section``, handed
+    the check's :func:`check_entry`). Unlike the report, which falls back to a generic section, this raises:
+    an exception of the plugin (or details that do not validate) propagates, and a check no plugin draws a
+    section for is an AssertionError."""
     from privaudit.report.html import drawn_section
     from privaudit.report.sections import ReportSection
 
     registry = registry or get_registry()
-    check = check_result(result, check_id)
-    section = drawn_section(check, result, registry)
+    entry = check_entry(result, check_id, registry=registry)
+    section = drawn_section(entry, result, registry)
     if section is None:
-        raise AssertionError(f"no plugin draws a section for check {check_id!r} (assessor {check['assessor']!r})")
+        raise AssertionError(f"no plugin draws a section for check {check_id!r} (assessor {entry.assessor!r})")
     if not isinstance(section, ReportSection):
         raise AssertionError(f"the section for {check_id!r} is a {type(section).__name__}, not a ReportSection")
     return section

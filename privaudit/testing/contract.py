@@ -284,10 +284,12 @@ def section_shown(result: Any, check_id: str, section: Any, registry: Any) -> st
 def check_section_renders(case: AssessorCase, registry: Any) -> None:
     """The check's report section renders in the HTML report (its own section when the assessor draws one,
     with its summary, figures and tables; else the generic one), without the failure notice."""
-    from privaudit.report.html import drawn_section
+    from privaudit.report.html import check_entry, drawn_section
 
     result = _audit(case, registry)
-    section_shown(result, "contract", drawn_section(_entry(result), result, registry), registry)
+    entry = check_entry(_entry(result), result, registry)
+    section = None if entry is None else drawn_section(entry, result, registry)
+    section_shown(result, "contract", section, registry)
 
 
 #: the contract, in the order it is checked

@@ -22,7 +22,7 @@ Policy parameters (:class:`BetaLikenessParams`): ``sensitive`` (a column with ro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -34,6 +34,9 @@ from privaudit.report.text import fmt
 
 from . import likeness
 from .binning import threshold_histogram
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 NAME = "beta_likeness"
 
@@ -142,7 +145,7 @@ def validate(params: BetaLikenessParams, policy) -> str | None:
     return check_sensitive(policy, [params.sensitive])
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[BetaLikenessParams, BetaLikenessDetails], audit: Any) -> ReportSection:
     """The report section of a beta_likeness check (see :mod:`privaudit_likeness.report`)."""
     from .report import beta_section
 

@@ -20,7 +20,7 @@ Policy parameters (:class:`DeltaDisclosureParams`): ``sensitive`` (a column with
 from __future__ import annotations
 
 import math
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -32,6 +32,9 @@ from privaudit.report.text import fmt
 
 from . import likeness
 from .binning import threshold_histogram
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from privaudit.report.sections import CheckEntry, ReportSection
 
 NAME = "delta_disclosure"
 BASES = {"e": math.e, "2": 2.0}
@@ -127,7 +130,7 @@ def validate(params: DeltaDisclosureParams, policy) -> str | None:
     return check_sensitive(policy, [params.sensitive])
 
 
-def report_section(check, audit):
+def report_section(check: CheckEntry[DeltaDisclosureParams, DeltaDisclosureDetails], audit: Any) -> ReportSection:
     """The report section of a delta_disclosure check (see :mod:`privaudit_likeness.report`)."""
     from .report import delta_section
 

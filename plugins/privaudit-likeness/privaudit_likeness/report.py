@@ -3,21 +3,25 @@
 Each section has the plain-language sentence (what the figure means for the people in the table),
 the figure against its threshold, supporting facts, a histogram of the per-class figures with the
 threshold line (bins split at the threshold, see :mod:`privaudit_likeness.binning`) and the worst
-classes. Only the check's JSON entry and the audit's public attributes are read, so a section can be
-drawn from a saved report's figures as well.
+classes. Only the check's typed entry (:class:`privaudit.report.sections.CheckEntry`: the parameters and
+details through this package's models, validated by the report from the check's JSON entry) and the audit's
+public attributes are read, so a section can be drawn from a saved report's figures as well.
 """
 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 from privaudit.report import figures as rf
 from privaudit.report import sections as rs
 from privaudit.report import text as rt
 
-from .beta_likeness import BetaLikenessDetails
 from .binning import failing_bins
-from .delta_disclosure import DeltaDisclosureDetails
+
+if TYPE_CHECKING:  # pragma: no cover - types only
+    from .beta_likeness import BetaLikenessDetails, BetaLikenessParams
+    from .delta_disclosure import DeltaDisclosureDetails, DeltaDisclosureParams
 
 
 def _who(records: int, total: int) -> str:
@@ -30,10 +34,10 @@ def _figure(hist: dict, threshold: float, title: str, x_label: str, line: str, c
     )
 
 
-def beta_section(check: dict, audit) -> rs.ReportSection:
+def beta_section(check: rs.CheckEntry[BetaLikenessParams, BetaLikenessDetails], audit: Any) -> rs.ReportSection:
     """Section of a ``beta_likeness`` check."""
-    d, p = BetaLikenessDetails.model_validate(check["details"]), check["params"]
-    col, beta, variant, n = p["sensitive"], p["beta"], p["variant"], audit.table.rows
+    d, p = check.details, check.params
+    col, beta, variant, n = p.sensitive, p.beta, p.variant, audit.table.rows
     bad = d.records_failing
     factor = rt.fmt(1 + beta)
     if variant == "basic":
@@ -101,7 +105,7 @@ def beta_section(check: dict, audit) -> rs.ReportSection:
     )
     return rs.ReportSection(
         summary=summary,
-        value_text=rt.fmt(check["value"]),
+        value_text=rt.fmt(check.value),
         threshold_text=f"β ≤ {rt.fmt(beta)}",
         facts=rt.facts(*facts),
         figures=[figure] if figure else [],
@@ -113,12 +117,12 @@ def beta_section(check: dict, audit) -> rs.ReportSection:
     )
 
 
-def delta_section(check: dict, audit) -> rs.ReportSection:
+def delta_section(check: rs.CheckEntry[DeltaDisclosureParams, DeltaDisclosureDetails], audit: Any) -> rs.ReportSection:
     """Section of a ``delta_disclosure`` check."""
-    d, p = DeltaDisclosureDetails.model_validate(check["details"]), check["params"]
-    col, delta, n = p["sensitive"], p["delta"], audit.table.rows
-    base = math.e if p["log_base"] == "e" else 2.0
-    log = "ln" if p["log_base"] == "e" else "log₂"
+    d, p = check.details, check.params
+    col, delta, n = p.sensitive, p.delta, audit.table.rows
+    base = math.e if p.log_base == "e" else 2.0
+    log = "ln" if p.log_base == "e" else "log₂"
     factor = rt.fmt(base**delta)
     bad, lacking = d.records_failing, d.classes_lacking_a_value
     if bad:
@@ -157,7 +161,7 @@ def delta_section(check: dict, audit) -> rs.ReportSection:
     )
     return rs.ReportSection(
         summary=summary,
-        value_text=rt.fmt(check["value"]),
+        value_text=rt.fmt(check.value),
         threshold_text=f"δ < {rt.fmt(delta)}",
         facts=rt.facts(
             ("logarithm", log),
