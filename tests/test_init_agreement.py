@@ -15,7 +15,11 @@ variables make the table risky.
   codebook (statsmodels' ``fair`` NOTE);
 * the American National Election Study 1996 extract (tests/data/surveys/anes96.csv, statsmodels, public
   domain), with its codebook (statsmodels' ``anes96`` NOTE): PID (party identification) and the vote are
-  political opinions.
+  political opinions;
+* carData's ``Salaries`` of a US college's professors (tests/data/surveys/salaries.csv, GPL): a staff
+  directory shows rank, discipline (department) and years of service, and a CV the years since the PhD --
+  the occupation and education the handbooks list. With sex alone (the header words before ``career``)
+  the draft passed at k = 39 on a table where 72.5 % of the professors are unique.
 """
 
 from __future__ import annotations
@@ -85,10 +89,20 @@ TABLES = {
         },
         {"selfLR": "political", "PID": "political", "vote": "political"},
     ),
+    "salaries": (
+        DATA / "surveys" / "salaries.csv",
+        {
+            "quasi_identifier": ["rank", "discipline", "yrs.since.phd", "yrs.service", "sex"],
+            "sensitive": ["salary"],
+        },
+        {},
+    ),
 }
 
 
-@pytest.mark.parametrize("name", [pytest.param("testdata", marks=pytest.mark.slow), "adult", "fair", "anes96"])
+@pytest.mark.parametrize(
+    "name", [pytest.param("testdata", marks=pytest.mark.slow), "adult", "fair", "anes96", "salaries"]
+)
 def test_init_drafts_the_published_key_variables_and_the_draft_fails(tmp_path, name):
     source, expected, special = TABLES[name]
     data = tmp_path / source.name
@@ -142,3 +156,19 @@ def test_fair_reproduces_the_issue_and_the_stricter_scenario_decides(tmp_path):
     assert (checks["k_anonymity_demographics"]["value"], checks["k_anonymity_demographics"]["status"]) == (139, "pass")
     assert checks["k_anonymity_all_key_variables"]["status"] == "fail"
     assert checks["k_anonymity_demographics"]["quasi_identifiers"] == ["age"]
+
+
+def test_salaries_career_variables_make_the_draft_fail(tmp_path):
+    """Rank, discipline and years of service are drafted as the career key variables they are (and the
+    years since the PhD as education); together with sex they make 72.5 % of the 397 professors unique
+    (counted here independently with pandas), where sex alone passed."""
+    shutil.copy(DATA / "surveys" / "salaries.csv", tmp_path / "salaries.csv")
+    frame = pd.read_csv(tmp_path / "salaries.csv")
+    keys = ["rank", "discipline", "yrs.since.phd", "yrs.service", "sex"]
+    assert f"{(frame.groupby(keys)['salary'].transform('size') == 1).mean():.1%}" == "72.5%"
+    assert frame.groupby("sex")["salary"].transform("size").min() == 39
+    result = run_cli("init", tmp_path / "salaries.csv")
+    assert "demographics: 0.0% (sex)" in result.stdout
+    assert "all_key_variables: 72.5% (rank, discipline, yrs.since.phd, yrs.service, sex)" in result.stdout
+    text = (tmp_path / "salaries.policy.yaml").read_text()
+    assert "known from elsewhere: job rank, field or length of service (its header)" in text

@@ -8,7 +8,9 @@ The categories are the disclosure-control literature's lists of key variables:
   dwelling characteristics;
 * Hundepool et al., *Statistical Disclosure Control* (ESSnet SDC handbook, Wiley 2012), section 3.3
   ("identifying variables"): variables that are visible or recorded in registers -- geography, sex, age,
-  marital status, household composition, occupation and industry, nationality, dates of events.
+  marital status, household composition, occupation and industry, nationality, dates of events. A job's
+  rank, field and length of service are part of the occupation an employer's directory or a CV shows
+  (they are drafted as a category of their own, ``career``, so that the draft's comment says which).
 
 Each category lists header words in English, German, French, Spanish, Italian and Dutch, the codebook
 abbreviations surveys use (``educ``, ``yrs_married``, ``marstat``, ``nchild``, ``hhsize``, ``urbrur``,
@@ -60,7 +62,7 @@ KEY_VARIABLES: tuple[Category, ...] = (
         "educ edu education educational school schooling degree diploma qualification literacy literate "
         "bildung schulabschluss abschluss ausbildung bildungsabschluss etudes diplome scolarite niveauetudes "
         "estudios escolaridad educacion nivelestudios istruzione titolostudio scolarita opleiding onderwijs "
-        "opleidingsniveau schoolniveau isced",
+        "opleidingsniveau schoolniveau isced phd doctorate doctoral promotion doctorat doctorado dottorato",
         "educ bildung scolar escolar istruz opleid",
     ),
     _c(
@@ -72,6 +74,16 @@ KEY_VARIABLES: tuple[Category, ...] = (
         "travail secteur ocupacion profesion empleo trabajo occupazione professione lavoro "
         "settore impiego beroep werk arbeid bedrijfstak werkzaam",
         "occup occu beruf profes employ ocupac occupaz",
+    ),
+    _c(
+        "career",
+        "job rank, field or length of service",
+        "rank academicrank jobrank paygrade payscale salarygrade jobgrade seniority department discipline faculty "
+        "specialty speciality specialisation specialization jobtitle experience exper potexper yrsexper "
+        "workexperience yearsexperience yrsservice yearsservice yearsofservice lengthofservice serviceyears "
+        "dienstgrad dienstalter dienstjahre berufserfahrung fachbereich fakultaet fachrichtung anciennete "
+        "faculte specialite antiguedad experiencia facultad especialidad anzianita esperienza facolta "
+        "specialita dienstjaren werkervaring faculteit specialisme",
     ),
     _c(
         "citizenship",
