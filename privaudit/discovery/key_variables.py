@@ -115,7 +115,7 @@ KEY_VARIABLES: tuple[Category, ...] = (
     _c(
         "ethnicity",
         "ethnicity or race",
-        "race racial ethnic ethnicity ethnie ethnique raza etnia etnico etnicita etniciteit herkomst afkomst "
+        "race racial ethn ethnic ethnicity ethnie ethnique raza etnia etnico etnicita etniciteit herkomst afkomst "
         "migration migrant immigrant migrationshintergrund origin origine",
         "ethni etni",
     ),

@@ -103,7 +103,7 @@ SPECIAL_CATEGORIES: tuple[Special, ...] = (
         "ethnicity",
         "racial or ethnic origin",
         "GDPR Art. 9",
-        "race racial ethnic ethnicity ethnie ethnique raza etnia etnico etnicita etniciteit herkomst afkomst "
+        "race racial ethn ethnic ethnicity ethnie ethnique raza etnia etnico etnicita etniciteit herkomst afkomst "
         "migrationshintergrund",
         "ethni etni",
         "white black asian hispanic latino caucasian african amer-indian-eskimo asian-pac-islander "
