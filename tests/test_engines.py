@@ -180,6 +180,34 @@ def test_engine_report_equals_in_process(releases, which, fmt, engine, options):
     _assert_same(reference, report(data, policy, engine, **options))
 
 
+SCENARIO_CHECKS = """  - {id: k-age-sex, assessor: k_anonymity, k: 3, quasi_identifiers: [age, sex]}
+  - {id: k-zip, assessor: k_anonymity, k: 3, quasi_identifiers: [zip]}
+  - {id: ld-edu-zip, assessor: l_diversity, sensitive: disease, l: 2, quasi_identifiers: [zip, edu]}
+  - {id: th-sex, assessor: t_closeness, sensitive: disease, t: 0.3, distance: hierarchical, quasi_identifiers: [sex]}
+  - {id: tg-age-edu, assessor: t_closeness, sensitive: grade, t: 0.2, quasi_identifiers: [age, edu]}
+  - {id: u-age-zip, assessor: uniqueness, sampling_fraction: 0.1, quasi_identifiers: [zip, age]}
+"""
+
+
+@pytest.mark.parametrize("engine,options", ENGINE_OPTIONS)
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_attacker_scenarios_equal_in_process(releases, tmp_path, fmt, engine, options):
+    """Checks with their own quasi-identifiers (attacker scenarios, as ``privaudit init`` drafts them) run on
+    the out-of-memory engines too: each scenario's classes are unions of the engine's classes, and the
+    report is the in-process one figure for figure (worst classes and sensitive values included)."""
+    folder = releases["coarse-shown"]
+    for name in ("age.csv", "disease.csv"):
+        shutil.copy(folder / name, tmp_path / name)
+    text = (folder / "policy.yaml").read_text().replace("report:", SCENARIO_CHECKS + "report:")
+    policy = write_policy(tmp_path, text)
+    data = folder / f"data.{fmt}"
+    reference = report(data, policy)
+    scenario = [c for c in reference["checks"] if c.get("quasi_identifiers")]
+    assert len(scenario) == 6 and all(c["status"] != "error" for c in scenario)
+    assert any(c["details"].get("worst_classes") for c in scenario)
+    _assert_same(reference, report(data, policy, engine, **options))
+
+
 @pytest.mark.parametrize("engine,options", ENGINE_OPTIONS)
 def test_adult_release_with_hierarchies(tmp_path, engine, options):
     """The Adult extract (30,162 rows, 7 quasi-identifiers) with ARX's occupation hierarchy."""
@@ -536,11 +564,15 @@ def spark():
 @pytest.mark.slow
 @needs_spark
 def test_spark_report_equals_in_process(spark, tmp_path):
-    """A 600-row release, CSV and Parquet, one Spark session (Spark is slow to start; tables stay small)."""
+    """A 600-row release, CSV and Parquet, one Spark session (Spark is slow to start; tables stay small),
+    with the policy's checks and then with attacker scenarios added."""
     folder = make_release(tmp_path / "r", n=600, seed=4, coarse=True, show=True)
+    scenarios = folder / "scenarios.yaml"
+    scenarios.write_text((folder / "policy.yaml").read_text().replace("report:", SCENARIO_CHECKS + "report:"))
     for fmt in ("csv", "parquet"):
-        data, policy = folder / f"data.{fmt}", folder / "policy.yaml"
-        _assert_same(report(data, policy), report(data, policy, "spark", spark=spark))
+        for policy in (folder / "policy.yaml", scenarios):
+            data = folder / f"data.{fmt}"
+            _assert_same(report(data, policy), report(data, policy, "spark", spark=spark))
 
 
 def test_spark_shuffle_partitions_follow_the_local_threads():

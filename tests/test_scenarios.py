@@ -119,18 +119,6 @@ def test_bad_scenarios_are_one_line(tmp_path, scenario, expected):
     assert result.code == 2 and result.stderr.count("\n") == 1 and expected in result.stderr, result.stderr
 
 
-def test_out_of_memory_engines_refuse_a_scenario(tmp_path):
-    FRAME.to_csv(tmp_path / "d.csv", index=False)
-    policy = {
-        "version": 1,
-        "name": "oom",
-        **_policy([{"id": "n", "assessor": "k_anonymity", "k": 2, "quasi_identifiers": ["zip"]}]),
-    }
-    (tmp_path / "p.yaml").write_text(json.dumps(policy))
-    result = run_cli("audit", tmp_path / "d.csv", "--policy", tmp_path / "p.yaml", "--engine", "chunked")
-    assert result.code == 2 and "attacker scenario" in result.stderr and result.stderr.count("\n") == 1
-
-
 def test_k_m_anonymity_by_hand_and_against_every_subset():
     frame = pd.DataFrame({"a": list("xxyyx"), "b": list("pqpqp"), "c": list("11221")})
     policy = {

@@ -13,7 +13,7 @@ import pandas as pd
 from privaudit.core.errors import PrivauditError
 from privaudit.core.policy import Policy
 from privaudit.core.readonly import freeze_summary
-from privaudit.core.summary import ClassSummary, build_summary
+from privaudit.core.summary import ClassSummary, build_summary, coarsened
 
 NEVER = np.iinfo(np.int64).max  # with no k in the policy, no class is large enough to show its values
 
@@ -109,24 +109,24 @@ class AuditContext:
     def for_scenario(self, quasi_identifiers: list[str] | None) -> AuditContext:
         """The context of a check with its own attacker scenario (``checks[].quasi_identifiers``): the same
         tables, a policy whose quasi-identifiers are the subset, and that subset's class summary -- built once
-        per distinct subset and shared by every check of the scenario. ``None``: this context."""
+        per distinct subset and shared by every check of the scenario: from the records, or, when an
+        out-of-memory engine holds none, from the engine's classes (:func:`~privaudit.core.summary.coarsened`).
+        ``None``: this context."""
         if not quasi_identifiers or list(quasi_identifiers) == self.policy.quasi_identifiers:
             return self
         key = tuple(quasi_identifiers)
         cache = self.__dict__.setdefault("_scenarios", {})
         if key not in cache:
-            if self.table is None:
-                raise ValueError(
-                    "an attacker scenario (checks[].quasi_identifiers) needs the records: use the in-process engine"
-                )
+            policy = self.policy.for_scenario(list(key))
             cache[key] = AuditContext(
-                self.policy.for_scenario(list(key)),
+                policy,
                 self.table,
                 self.original,
                 self.training,
                 self.control,
                 self.progress,
-                None,
+                # out of memory: the scenario's classes are unions of the engine's classes
+                None if self.table is not None else coarsened(self.summary, policy.quasi_identifiers),
                 self.column_counts,
                 self.sample_reader,
                 series_inputs=self.series_inputs,

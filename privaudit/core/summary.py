@@ -497,3 +497,48 @@ def build_summary(
     for column, (_kind, leaves) in (sensitive or {}).items():
         summary.sensitive[column] = summarise_sensitive(column, frame[column], leaves, grouping)
     return summary
+
+
+def coarsened(summary: ClassSummary, quasi_identifiers: Sequence[str]) -> ClassSummary:
+    """The class summary over a subset of the quasi-identifiers (an attacker scenario), from the classes
+    alone: each class of the subset is a union of classes of the full set, so sizes, per-class sensitive
+    counts and weight sums add up. Classes are numbered as :func:`build_summary` numbers them on the
+    records (ascending key of the subset's codes: the representatives hold every value each column takes),
+    so that an out-of-memory engine's summary answers a scenario's checks as the records would.
+    ``first_row`` points at the representative of the first class of each union.
+
+    Under ``missing_qi: wildcard`` a missing value matches every value, which the classes alone cannot
+    count: refused (ValueError) when a column of the subset holds one."""
+    columns = list(quasi_identifiers)
+    reps = summary.frame.iloc[summary.first_row]
+    code_columns = [column_codes(reps[q]) for q in columns]
+    if summary.missing_qi == "wildcard" and any(len(c) and c.min() < 0 for c, _ in code_columns):
+        raise ValueError(
+            "an attacker scenario under missing_qi: wildcard with a missing quasi-identifier value needs the "
+            "records: use the in-process engine"
+        )
+    grouping = group(pack_keys(code_columns, summary.n_classes), consume=True)
+    union_of = grouping.class_of  # the subset's class of each full class
+    sizes = grouping.sums(np.asarray(summary.sizes, dtype=np.int64))
+    weight_sums = None if summary.weight_sums is None else grouping.sums(np.asarray(summary.weight_sums))
+    out = ClassSummary(
+        columns,
+        summary.missing_qi,
+        None,
+        sizes,
+        sizes,
+        np.asarray(summary.first_row)[grouping.first_row],
+        summary.frame,
+        weight_sums=weight_sums,
+    )
+    n = len(sizes)
+    gather = sp.csr_matrix(
+        (np.ones(summary.n_classes, dtype=np.int64), (union_of, np.arange(summary.n_classes))),
+        shape=(n, summary.n_classes),
+    )
+    for column, sc in summary.sensitive.items():
+        counts = (gather @ sc.counts).tocsr()
+        counts.sum_duplicates()
+        counts.sort_indices()
+        out.sensitive[column] = SensitiveCounts(column, sc.values, counts.astype(np.int64), sc.total, sc.missing)
+    return out
