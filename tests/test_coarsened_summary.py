@@ -42,6 +42,7 @@ def _assert_same(got, expected, subset) -> None:
         assert mine.missing == sc.missing
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     rows=st.lists(

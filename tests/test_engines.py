@@ -166,7 +166,7 @@ def _assert_same(reference: dict, got: dict) -> None:
 
 # ---------------------------------------------------------------------------------------- same figures
 @pytest.mark.parametrize("engine,options", ENGINE_OPTIONS)
-@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize("fmt", ["csv", pytest.param("parquet", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("which", ["fine", "coarse-shown"])
 def test_engine_report_equals_in_process(releases, which, fmt, engine, options):
     folder = releases[which]
@@ -190,7 +190,7 @@ SCENARIO_CHECKS = """  - {id: k-age-sex, assessor: k_anonymity, k: 3, quasi_iden
 
 
 @pytest.mark.parametrize("engine,options", ENGINE_OPTIONS)
-@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize("fmt", ["csv", pytest.param("parquet", marks=pytest.mark.slow)])
 def test_attacker_scenarios_equal_in_process(releases, tmp_path, fmt, engine, options):
     """Checks with their own quasi-identifiers (attacker scenarios, as ``privaudit init`` drafts them) run on
     the out-of-memory engines too: each scenario's classes are unions of the engine's classes, and the

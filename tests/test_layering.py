@@ -6,6 +6,7 @@ drivers, reports or assessors."""
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,7 @@ def _layer_of(module: str) -> str | None:
     return parts[1] if parts[1] in LAYERS else None
 
 
+@cache
 def _edges() -> list[tuple[str, str, str]]:
     """(importing file:line, its layer, the imported layer) for every import across packages."""
     edges = []

@@ -105,6 +105,7 @@ def test_cli_duckdb_gives_the_in_process_figures(tmp_path, estimation, blocking,
     assert a["details"]["n_intruder"] == 180 and a["details"]["candidate_pairs"] > 0
 
 
+@pytest.mark.slow
 def test_cli_bad_inputs_are_one_line(tmp_path):
     original, released = tables(50)
     original.to_csv(tmp_path / "original.csv", index=False)
