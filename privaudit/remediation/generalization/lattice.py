@@ -328,35 +328,11 @@ class LatticeSearch:
             return self._lazy_search()
         status = self.tag(prune)
         candidates = np.flatnonzero(status == 1)
-        size = len(self.lattice)
-        n = self.problem.n_records
-        notes: list[str] = []
         if not len(candidates):
-            top = self.lattice[-1]
-            ok, nodes, suppressed = self.exact(top)
-            notes.append(
-                "no level vector satisfies the policy within the suppression budget (not even every QI "
-                "at its root); the best attempt generalizes everything"
-            )
-            return LatticeResult(
-                None, nodes, suppressed, self.costs.table_cost(nodes), False, size, self.evaluated, 0, 1, notes
-            )
+            return self._outcome(None, np.inf, 0, 0)
         order = candidates[np.lexsort((candidates, self.height_sum[candidates], self.gen_cost[candidates]))]
         if self.budget == 0:
-            best = int(order[0])
-            nodes = self.generalized(self.lattice[best])
-            return LatticeResult(
-                tuple(int(x) for x in self.lattice[best]),
-                nodes,
-                np.zeros(n, dtype=bool),
-                float(self.gen_cost[best]),
-                True,
-                size,
-                self.evaluated,
-                len(candidates),
-                0,
-                notes,
-            )
+            return self._as_generalized(int(order[0]), len(candidates))
         best_cost, best = np.inf, None
         exact_runs = 0
         for index in order:
@@ -369,13 +345,37 @@ class LatticeSearch:
             cost = self.costs.table_cost(nodes)
             if cost < best_cost - 1e-9 * max(1.0, abs(cost)):
                 best_cost, best = cost, (int(index), nodes, suppressed)
+        return self._outcome(best, best_cost, len(candidates), exact_runs)
+
+    def _as_generalized(self, index: int, candidates: int) -> LatticeResult:
+        """The node at ``index`` as the result, generalized and nothing suppressed (no budget to spend, or
+        every check passes on the generalization alone)."""
+        nodes = self.generalized(self.lattice[index])
+        return LatticeResult(
+            tuple(int(x) for x in self.lattice[index]),
+            nodes,
+            np.zeros(self.problem.n_records, dtype=bool),
+            float(self.gen_cost[index]),
+            True,
+            len(self.lattice),
+            self.evaluated,
+            candidates,
+            0,
+            [],
+        )
+
+    def _outcome(self, best: tuple | None, best_cost: float, candidates: int, exact_runs: int) -> LatticeResult:
+        """The search's result: ``best`` ``(index, nodes, suppressed)`` at ``best_cost``, or, when no node
+        passes, the top of the lattice (everything generalized) with a note saying why."""
+        size = len(self.lattice)
         if best is None:
-            top = self.lattice[-1]
-            ok, nodes, suppressed = self.exact(top)
-            notes.append(
-                "no level vector satisfies the policy within the suppression budget once the suppressed "
-                "records' own class is checked; the best attempt generalizes everything"
+            ok, nodes, suppressed = self.exact(self.lattice[-1])
+            why = (
+                "(not even every QI at its root)"
+                if not candidates
+                else "once the suppressed records' own class is checked"
             )
+            note = f"no level vector satisfies the policy within the suppression budget {why}; the best attempt generalizes everything"
             return LatticeResult(
                 None,
                 nodes,
@@ -384,9 +384,9 @@ class LatticeSearch:
                 False,
                 size,
                 self.evaluated,
-                len(candidates),
+                candidates,
                 exact_runs + 1,
-                notes,
+                [note],
             )
         index, nodes, suppressed = best
         return LatticeResult(
@@ -397,9 +397,9 @@ class LatticeSearch:
             True,
             size,
             self.evaluated,
-            len(candidates),
+            candidates,
             exact_runs,
-            notes,
+            [],
         )
 
     def _records_of(self, index: int) -> tuple[np.ndarray, np.ndarray]:
@@ -419,7 +419,7 @@ class LatticeSearch:
         return nodes, suppressed
 
     def _lazy_search(self) -> LatticeResult:
-        size, n = len(self.lattice), self.problem.n_records
+        size = len(self.lattice)
         status = np.zeros(size, dtype=np.int8)
         order = np.lexsort((np.arange(size), self.height_sum, self.gen_cost))
         best_cost, best = np.inf, None
@@ -431,19 +431,7 @@ class LatticeSearch:
             if self._classify(index, status) != 1:
                 continue
             if self.budget == 0 and not self.risk:  # every class-based error check is a tagging check: it passes
-                nodes = self.generalized(self.lattice[index])
-                return LatticeResult(
-                    tuple(int(x) for x in self.lattice[index]),
-                    nodes,
-                    np.zeros(n, dtype=bool),
-                    float(self.gen_cost[index]),
-                    True,
-                    size,
-                    self.evaluated,
-                    int((status == 1).sum()),
-                    0,
-                    [],
-                )
+                return self._as_generalized(index, int((status == 1).sum()))
             exact_runs += 1
             quick = (
                 self.counter.exact_cost(self.lattice[index], self.costs, self.budget, MAX_SUPPRESSION_ROUNDS)
@@ -465,37 +453,4 @@ class LatticeSearch:
         if best is not None and best[1] is None:  # rebuild the winner's records from the table
             nodes, suppressed = self._records_of(best[0])
             best_cost, best = self.costs.table_cost(nodes), (best[0], nodes, suppressed)
-        if best is None:
-            ok, nodes, suppressed = self.exact(self.lattice[-1])
-            notes = [
-                "no level vector satisfies the policy within the suppression budget (not even every QI at its "
-                "root); the best attempt generalizes everything"
-                if not candidates
-                else "no level vector satisfies the policy within the suppression budget once the suppressed "
-                "records' own class is checked; the best attempt generalizes everything"
-            ]
-            return LatticeResult(
-                None,
-                nodes,
-                suppressed,
-                self.costs.table_cost(nodes),
-                False,
-                size,
-                self.evaluated,
-                candidates,
-                exact_runs + 1,
-                notes,
-            )
-        index, nodes, suppressed = best
-        return LatticeResult(
-            tuple(int(x) for x in self.lattice[index]),
-            nodes,
-            suppressed,
-            best_cost,
-            True,
-            size,
-            self.evaluated,
-            candidates,
-            exact_runs,
-            [],
-        )
+        return self._outcome(best, best_cost, candidates, exact_runs)
