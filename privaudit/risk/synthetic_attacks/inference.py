@@ -26,7 +26,7 @@ import pandas as pd
 
 from privaudit.risk.synthetic_attacks.linkability import numeric_ranges
 from privaudit.risk.synthetic_attacks.neighbours import gower_neighbours
-from privaudit.risk.synthetic_attacks.rates import AttackOutcome, outcome
+from privaudit.risk.synthetic_attacks.rates import AttackOutcome, fewer_targets, outcome
 from privaudit.risk.synthetic_attacks.shared import EncodedTables
 
 
@@ -80,12 +80,6 @@ def inference_attack(
     n_base = min(len(train_targets), len(syn))
     drawn = syn[rng.choice(len(syn), size=n_base, replace=False), s]
     n_baseline = int(correct_guesses(drawn, train_targets[:n_base, s], is_numeric, tolerance).sum())
-    notes = []
-    if len(train_targets) < n_attacks or len(control_targets) < n_attacks:
-        notes.append(
-            f"{len(train_targets)} training and {len(control_targets)} control records attacked "
-            f"(n_attacks {n_attacks} is more than a table holds)"
-        )
     return outcome(
         n_success,
         len(train_targets),
@@ -94,5 +88,5 @@ def inference_attack(
         n_baseline,
         n_base,
         confidence_level,
-        tuple(notes),
+        fewer_targets(len(train_targets), len(control_targets), n_attacks),
     )

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from privaudit.risk.synthetic_attacks.neighbours import gower_block, gower_neighbours
-from privaudit.risk.synthetic_attacks.rates import AttackOutcome, outcome
+from privaudit.risk.synthetic_attacks.rates import AttackOutcome, fewer_targets, outcome
 from privaudit.risk.synthetic_attacks.shared import EncodedTables
 
 __all__ = ["encode", "gower_block", "gower_neighbours", "linkability_attack", "linked", "numeric_ranges"]
@@ -105,12 +105,6 @@ def linkability_attack(
     else:
         guesses = [(_sample(rng, len(syn), k), _sample(rng, len(syn), k)) for _ in range(n_base)]
         n_baseline = int(sum(bool(np.intersect1d(x, y).size) for x, y in guesses))
-    notes = []
-    if len(train_targets) < n_attacks or len(control_targets) < n_attacks:
-        notes.append(
-            f"{len(train_targets)} training and {len(control_targets)} control records attacked "
-            f"(n_attacks {n_attacks} is more than a table holds)"
-        )
     return outcome(
         n_success,
         len(train_targets),
@@ -119,5 +113,5 @@ def linkability_attack(
         n_baseline,
         n_base,
         confidence_level,
-        tuple(notes),
+        fewer_targets(len(train_targets), len(control_targets), n_attacks),
     )

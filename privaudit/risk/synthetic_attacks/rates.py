@@ -138,6 +138,16 @@ class AttackOutcome:
         }
 
 
+def fewer_targets(n_training: int, n_control: int, n_attacks: int) -> tuple[str, ...]:
+    """The note an attack's outcome carries when a table holds fewer records than ``n_attacks``."""
+    if n_training >= n_attacks and n_control >= n_attacks:
+        return ()
+    return (
+        f"{n_training} training and {n_control} control records attacked "
+        f"(n_attacks {n_attacks} is more than a table holds)",
+    )
+
+
 def outcome(
     n_success: float,
     n_attacks: int,
