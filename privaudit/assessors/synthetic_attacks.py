@@ -492,15 +492,10 @@ def report_section(
     )
 
 
-class AttackDetails(Details):
-    """What every synthetic-release attack's details hold (Giomi et al. 2023): the residual risk, the three
-    success rates behind it and their trials. ``synthetic_attack`` names the attack in the report's
-    synthetic-release chapter, which lists every check whose details model declares one."""
+class AttackFigures(Details):
+    """One attack's figures (Giomi et al. 2023): the residual risk, the three success rates behind it and
+    their trials."""
 
-    synthetic_attack: ClassVar[str]
-
-    attack: Literal["singling_out", "linkability", "inference"]
-    judge_by: Literal["estimate", "lower_bound"]
     risk: Risk
     attack_rate: Rate
     control_rate: Rate
@@ -509,6 +504,17 @@ class AttackDetails(Details):
     confidence_level: float
     beats_baseline: bool
     notes: list[str]
+
+
+class AttackDetails(AttackFigures):
+    """What every synthetic-release attack's details hold: its figures, how the check judges them and the
+    risk's interval. ``synthetic_attack`` names the attack in the report's synthetic-release chapter, which
+    lists every check whose details model declares one."""
+
+    synthetic_attack: ClassVar[str]
+
+    attack: Literal["singling_out", "linkability", "inference"]
+    judge_by: Literal["estimate", "lower_bound"]
     risk_ci: list[float]
 
 
@@ -526,19 +532,11 @@ class LinkabilityDetails(AttackDetails):
     n_neighbors: int
 
 
-class SecretOutcome(Details):
+class SecretOutcome(AttackFigures):
     """One secret column's inference attack."""
 
     secret: str
     aux_columns: list[str]
-    risk: Risk
-    attack_rate: Rate
-    control_rate: Rate
-    baseline_rate: Rate
-    n_attacks: AttackCounts
-    confidence_level: float
-    beats_baseline: bool
-    notes: list[str]
 
 
 class InferenceDetails(AttackDetails):
