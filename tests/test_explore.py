@@ -150,6 +150,13 @@ def test_explore_table_is_one_line_per_figure(explored):
         assert r[7:] == ["—" if c["utilities"].get(m) is None else fmt(c["utilities"][m]) for m in others]
 
 
+def test_compact_options_name_levels_out_of_the_caption_order():
+    from privaudit.report.explore_chapter import _compact_options
+
+    assert _compact_options({"levels": {"a": 1, "b": 2}, "seed": 3}, ["a", "b"]) == "levels 1·2"
+    assert _compact_options({"levels": {"b": 1, "a": 2}, "k": None}, ["a", "b"]) == "levels b 1, a 2"
+
+
 def test_methods_and_cap(tmp_path, run_cli):
     data, policy = _table(tmp_path / "t.csv"), write_policy(tmp_path, POLICY)
     code, out, err = run_cli(

@@ -215,10 +215,12 @@ def _compact_options(options: dict, order: list[str]) -> str:
         if key == "seed" or value is None:
             continue
         if isinstance(value, dict):
-            value = "·".join(str(value[k]) for k in order) if list(value) == order else _options({key: value})
-            out.append(f"{key} {value}")
-        else:
-            out.append(f"{key} {value}")
+            value = (
+                "·".join(str(value[k]) for k in order)
+                if list(value) == order
+                else ", ".join(f"{k} {v}" for k, v in value.items())
+            )
+        out.append(f"{key} {value}")
     return "; ".join(out)
 
 
