@@ -36,7 +36,7 @@ CASES = {
     "header only": (dict(data="sex,age,disease\n"), "header but no data rows"),
     "wrong delimiter": (
         dict(data="sex;age;disease\nM;30;flu\n", policy=GOOD_POLICY.replace("name:", "data: {delimiter: ','}\nname:")),
-        "'sex' is absent from the data (wrong delimiter?)",
+        "'sex' is absent from the data (wrong delimiter? the policy's data.delimiter is ',')",
     ),
     "non-UTF-8": (dict(data_bytes=b"sex,age,disease\nM,30,fl\xff\n"), "line 2: not valid UTF-8"),
     "ragged row": (dict(data="sex,age,disease\nM,30,flu\nF,40\n"), "line 3: expected 3 fields, found 2"),

@@ -350,7 +350,14 @@ def check_required_columns(
         required = [c for c, spec in policy.columns.items() if spec.role != "identifier"]
     absent = [c for c in required if c not in present]
     if absent:
-        hint = " (wrong delimiter?)" if len(present) == 1 else ""
+        declared = policy.data.delimiter
+        hint = (
+            ""
+            if len(present) != 1
+            else f" (wrong delimiter? the policy's data.delimiter is {declared!r})"
+            if declared
+            else " (wrong delimiter?)"
+        )
         found = ", ".join(repr(c) for c in list(columns)[:12])
         raise DataError(f"{path}: policy column {absent[0]!r} is absent from the data{hint}; columns found: {found}")
 
