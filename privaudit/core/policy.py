@@ -55,6 +55,33 @@ class ColumnSpec(StrictModel):
         "name it.",
     )
 
+    importance: int | None = Field(
+        default=None,
+        ge=1,
+        description="How much a quasi-identifier matters to the release's users, as sdcMicro's localSuppression "
+        "'importance': 1 is the most important (suppressed last), larger numbers are suppressed first. "
+        "Remediators and --explore's recommendation read it.",
+    )
+    keep: bool = Field(
+        default=False,
+        description="Never delete this quasi-identifier: no remediation may suppress all of its values, and "
+        "--explore never recommends a candidate that does.",
+    )
+    reason: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Why a column left as role 'other' cannot be known to an intruder; printed in the report "
+        "beside the sign-off, and the undeclared-key-variable check then respects it.",
+    )
+
+    @model_validator(mode="after")
+    def _fields_fit_role(self) -> ColumnSpec:
+        if (self.importance is not None or self.keep) and self.role != "quasi_identifier":
+            raise ValueError("'importance' and 'keep' are only for columns of role quasi_identifier")
+        if self.reason is not None and self.role != "other":
+            raise ValueError("'reason' is only for columns of role other (why an intruder cannot know it)")
+        return self
+
     @model_validator(mode="after")
     def _order_matches_type(self) -> ColumnSpec:
         if self.type == "ordinal" and not self.order:
