@@ -28,6 +28,11 @@ assessment", J. Official Statistics 17(4))
     budgets apply). The estimate is rejected (NaN) unless alpha != 0, alpha < 1, theta + alpha > 0
     and it lies in [0, N]. A sample without any class of size >= 2 has no ML estimate (the alpha
     score is positive everywhere), so Pitman is reported as not converged without solving.
+    Where both converge the root and estimate equal ARX's to about 1e-10 (the score is solved to 1e-6); where
+    one of them fails they differ, in either direction: ARX's default configuration restarts from 16 fixed
+    points of [0, 1)^2 (``ARXSolverConfiguration.getDefaultStartValues``), and its closed-form Hessian uses
+    ``risk/Gamma.trigamma``, which adds no asymptotic term for arguments reduced to [8, 12) (trigamma(10) is 0
+    there), so its Newton steps differ from these exact ones. A failed fit is "not fulfilled" in both.
 
 Zayatz (1991, "Estimation of the number of unique population elements using a sample", Proc.
 Survey Research Methods Section, ASA)

@@ -56,7 +56,13 @@ def enforce(sizes: np.ndarray, order: np.ndarray, targets: list[RiskTarget], bud
     """ARX's ``RiskBasedCriterion.enforce`` for every target: the fewest classes, taken in ``order`` (smallest
     first), whose suppression fulfils every target with at most ``budget`` records suppressed. Returns
     (fulfilled, number of classes of ``order`` to suppress). Fulfilment is monotone in the number suppressed
-    for ARX's models only approximately; like ARX, a binary search over prefixes is used."""
+    for ARX's models only approximately; like ARX, a binary search over prefixes is used.
+
+    Unlike ARX, the search covers only the prefixes within the budget. ARX's
+    ``HashGroupifyDistribution.suppressWhileNotFulfilledBinary`` first suppresses half of all classes and aborts
+    when a probe past the budget is not fulfilled; for a model that is not monotone in suppression (Pitman's:
+    its solver may find no admissible root once most sample uniques are gone) that rejects a node whose
+    suppression within the budget meets the bound by ARX's own estimate (tests/test_pitman_arx_optimum.py)."""
 
     def ok(m: int) -> bool:
         rest = sizes[order[m:]]
