@@ -112,8 +112,8 @@ def test_explore_writes_the_recommended_release_reaudited(explored, run_cli):
     built = report["explore"]["built_hierarchies"]
     assert "age" in built and built["age"]["builder"].startswith("whole numbers")
     if rec["method"] == "generalize" and 0 < rec["options"]["levels"]["age"]:
-        written = folder / f"out.{built['age']['file']}"
-        assert written.exists()
+        written = folder / built["age"]["file"]  # the file written, as the report names it
+        assert built["age"]["file"] == "out.hierarchy-age.csv" and written.exists()
         policy = POLICY.replace(
             "age: {role: quasi_identifier, type: numeric}",
             f"age: {{role: quasi_identifier, hierarchy: {written.name}}}",

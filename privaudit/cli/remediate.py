@@ -36,6 +36,12 @@ def add_parser(sub) -> None:
     )
     remediate.add_argument("--out", help="where to write the remediated table (only when its re-audit passes)")
     remediate.add_argument(
+        "--side-files",
+        metavar="DIR",
+        help="where the files written beside the table go (built hierarchies, published matrices, the policy it "
+        "audits again with); default: beside --out, nowhere for --out - or a device",
+    )
+    remediate.add_argument(
         "--explore",
         action="store_true",
         help="evaluate a family of candidate releases and draw the risk-utility map; with --out, "
@@ -106,19 +112,50 @@ def run(args) -> int:
             progress=bar,
             allow_outside_paths=args.allow_outside_paths,
             check_timeout=args.check_timeout,
+            side_dir=_side_dir(args),
         )
     finally:
         bar.close()
     rendered = render_reports(outcome.after, args)
     if outcome.offered:
         rendered.insert(0, (args.out, outcome.output))
-        for suffix, data in outcome.remediation.artefacts.items():
-            rendered.append((str(Path(args.out).with_suffix("")) + suffix, data))
-        check_outputs([path for path, _ in rendered], inputs)  # the artefacts' names are known only now
+        rendered += outcome.side_files
+        check_outputs([path for path, _ in rendered], inputs)  # the side files' names are known only now
     write_all(rendered)
     if not args.quiet:
         _print_outcome(outcome, args.out)
     return 0 if outcome.offered else (2 if outcome.after.errored else 1)
+
+
+def _side_dir(args) -> str | None:
+    """``--side-files DIR``, refused when it is not a folder."""
+    if args.side_files is None:
+        return None
+    if not Path(args.side_files).is_dir():
+        raise PrivauditError(f"--side-files {args.side_files}: not a folder")
+    return args.side_files
+
+
+def print_audit_again(outcome, out: str) -> None:
+    """How to audit the written table again as it was re-audited."""
+    if not outcome.offered or out == "-":
+        return
+    rem = outcome.after.remediation or {}
+    skipped = [c for c, b in (rem.get("built_hierarchies") or {}).items() if b.get("file") is None]
+    if outcome.policy_file:
+        original = " --original " + str(outcome.before.table.path) if outcome.needs_original else ""
+        outside = " --allow-outside-paths" if outcome.outside_paths else ""
+        print(
+            f"audit it again: privaudit audit {printable(out)} --policy {printable(outcome.policy_file)}"
+            + printable(original)
+            + outside
+        )
+    elif skipped:
+        print(
+            "  note: the hierarchies built for "
+            + ", ".join(printable(c) for c in skipped)
+            + " were not written (give --side-files DIR): without them the table does not audit again"
+        )
 
 
 def _explore(args, registry) -> int:
@@ -153,14 +190,14 @@ def _explore(args, registry) -> int:
             registry=registry,
             progress=bar,
             allow_outside_paths=args.allow_outside_paths,
+            side_dir=_side_dir(args),
         )
     finally:
         bar.close()
     rendered = render_reports(found.report, args)
     if found.offered:
         rendered.insert(0, (args.out, found.outcome.output))
-        for suffix, data in found.outcome.remediation.artefacts.items():
-            rendered.append((str(Path(args.out).with_suffix("")) + suffix, data))
+        rendered += found.outcome.side_files
         check_outputs([path for path, _ in rendered], inputs)
     write_all(rendered)
     if not args.quiet:
@@ -196,6 +233,7 @@ def _print_exploration(found, out: str | None) -> None:
         print("give --out FILE to write it")
     elif found.offered:
         print(f"wrote {out}")
+        print_audit_again(found.outcome, out)
     else:
         print("no remediated table written: its re-audit does not pass (see the report)")
 
@@ -217,4 +255,5 @@ def _print_outcome(outcome, out: str) -> None:
         if outcome.offered
         else "no remediated table written: its re-audit does not pass (see the report)"
     )
+    print_audit_again(outcome, out)
     print_audit(outcome.after, sys.stdout)

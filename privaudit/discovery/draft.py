@@ -222,12 +222,18 @@ def _numeric_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
     whole = bool((numbers == np.round(numbers)).all())
     if not whole and numbers.max() - numbers.min() < 10:
         return None  # fractions on a short range: intervals of 5 would merge everything
+    # with negative bounds, closed brackets ([-5, -1]): "-5--1" is hard to read, and a CSV cell starting with
+    # "-" is taken for a formula (the writer's guard would change it: remediation/export.py)
+    closed = whole and numbers.min() < 0
     rows = []
     for text, v in zip(raw, numbers, strict=False):
         cells = [text]
         for width in (5, 10, 20):
             low = int(math.floor(v / width) * width)
-            cells.append(f"{low}-{low + width - 1}" if whole else f"[{low}, {low + width})")
+            if not whole:
+                cells.append(f"[{low}, {low + width})")
+            else:
+                cells.append(f"[{low}, {low + width - 1}]" if closed else f"{low}-{low + width - 1}")
         cells.append("*")
         rows.append(";".join(cells))
     if whole:
@@ -417,11 +423,16 @@ def _add_key_variables_by_content(
 def _add_hierarchies(columns: list[Column], distincts: dict[str, np.ndarray]) -> dict[str, str]:
     """A hierarchy for each quasi-identifier that has a builder; the files' texts by file name."""
     hierarchies: dict[str, str] = {}
+    taken: set[str] = set()  # file names already given, case-folded (age (years) and age [years] differ)
     for col in columns:
         if col.role == "quasi_identifier":
             drafted = _hierarchy_for(set(tokens(col.name)), col.type, col.order, col.notes, distincts[col.name])
             if drafted is not None:
-                col.hierarchy = f"hierarchies/{_file_name(col.name)}.csv"
+                stem, n = _file_name(col.name), 2
+                while f"{stem}.csv".casefold() in taken:
+                    stem, n = f"{_file_name(col.name)}-{n}", n + 1
+                taken.add(f"{stem}.csv".casefold())
+                col.hierarchy = f"hierarchies/{stem}.csv"
                 hierarchies[col.hierarchy] = drafted[0]
                 # nominal, so that the generalized labels fit the same policy (module docstring)
                 col.type, col.order = "nominal", None

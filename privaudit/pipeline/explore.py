@@ -509,6 +509,7 @@ def explore_release(
     registry: Registry | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     allow_outside_paths: bool = False,
+    side_dir: str | None = None,
 ) -> ExploreOutcome:
     """Audit ``released``, explore the candidates, and with ``out`` re-audit the recommended one as
     ``remediate`` does (its bytes in ``outcome.output`` when it passes)."""
@@ -532,7 +533,12 @@ def explore_release(
     if out is not None and exploration.recommended is not None:
         c = exploration.candidates[exploration.recommended]
         title = registry.remediators[c.method].title
-        outcome = reaudit(before, opened, c.remediation, out, c.method, title, c.options, registry, progress)
+        outcome = reaudit(
+            before, opened, c.remediation, out, c.method, title, c.options, registry, progress, side_dir=side_dir
+        )
         report = outcome.after
     report.explore = jsonable(exploration.to_dict(bound))
+    written = (outcome.after.remediation or {}).get("built_hierarchies", {}) if outcome is not None else {}
+    for column, entry in report.explore.get("built_hierarchies", {}).items():  # the files written, if any
+        entry["file"] = written.get(column, {}).get("file")
     return ExploreOutcome(before, exploration, report, outcome, bound)

@@ -8,9 +8,10 @@ assessors as the first audit, on the remediated table as it would be written.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +24,13 @@ from privaudit.common.jsonable import jsonable
 from privaudit.core import guard, memory
 from privaudit.core.data import Table
 from privaudit.core.errors import PolicyError, PrivauditError
+from privaudit.core.hierarchy import Hierarchy
 from privaudit.core.policy import Policy, format_validation_error, with_check_overrides, with_columns
 from privaudit.pipeline.audit import AuditResult, open_policy, run_audit
 from privaudit.pipeline.plugins import Registry, get_registry
+from privaudit.pipeline.side_files import side_files, side_location
 from privaudit.remediation.api import Remediation
-from privaudit.remediation.export import table_bytes
+from privaudit.remediation.export import as_written, formula_like, guarded_values, safe_text, table_bytes
 
 
 @dataclass
@@ -37,6 +40,15 @@ class RemediationOutcome:
     remediation: Remediation
     output: bytes
     offered: bool
+    #: the files written beside the output when it is offered (built hierarchies, published matrices, the
+    #: re-audit's policy), by path; empty for a stream or device output without a side folder
+    side_files: list[tuple[str, bytes]] = field(default_factory=list)
+    #: the written policy the output audits again with as it was re-audited (None: the same policy does)
+    policy_file: str | None = None
+    #: that audit needs --allow-outside-paths (the policy's other files are outside the side folder)
+    outside_paths: bool = False
+    #: that audit needs the input as --original (a check reads it, or the published parameters are judged by it)
+    needs_original: bool = False
 
 
 def resolve_method(policy: Policy, method: str | None, cli_options: dict[str, Any], registry: Registry):
@@ -69,7 +81,10 @@ def remediate(
     progress: Callable[[str, int, int], None] | None = None,
     allow_outside_paths: bool = False,
     check_timeout: float | None = None,
+    side_dir: str | Path | None = None,
 ) -> RemediationOutcome:
+    """Audit ``released``, transform it, re-audit the output as it will be written to ``out``; the files
+    written beside it go to ``side_dir`` (default: beside ``out``; none for ``-`` or a device)."""
     registry = registry or get_registry()
     policy = open_policy(policy, registry, allow_outside_paths)
     remediator, parsed = resolve_method(policy, method, options or {}, registry)
@@ -86,6 +101,7 @@ def remediate(
         registry,
         progress,
         check_timeout,
+        side_dir,
     )
 
 
@@ -100,9 +116,16 @@ def reaudit(
     registry: Registry,
     progress: Callable[[str, int, int], None] | None = None,
     check_timeout: float | None = None,
+    side_dir: str | Path | None = None,
 ) -> RemediationOutcome:
     """The output of ``result`` as it will be written to ``out``, audited again with ``policy`` (the
-    remediation's check and column overrides applied; the input as its original); offered iff it passes."""
+    remediation's check and column overrides applied; the input as its original); offered iff it passes.
+
+    The table audited is the one a reader gets back from the bytes written (:func:`as_written`: a CSV's
+    formula-like text cells carry the writer's apostrophe), so ``privaudit audit`` of the file gives the same
+    verdict and figures, with the policy written beside it when the remediation retyped columns or changed
+    checks' parameters (:mod:`privaudit.pipeline.side_files`). A value the writer would change in a column
+    that has a hierarchy is refused before any work: the file could not be audited again."""
     columns = list(before.table.frame.columns)
     if list(result.table.columns) != columns:
         raise PrivauditError(f"remediation {name!r} changed the table's columns")
@@ -111,21 +134,25 @@ def reaudit(
             f"remediation {name!r} returned {len(result.table)} records for "
             f"{len(before.table.frame)} in, {result.records_removed} removed"
         )
+    if not is_parquet(out):
+        result = _guarded_built_hierarchies(result)
+    reaudit_policy = with_check_overrides(with_columns(policy, result.column_overrides), result.check_overrides)
+    _refuse_guarded_labels(result.table, reaudit_policy, out)
     output = table_bytes(result.table, out, policy.data.delimiter or ",")
     table = Table(
-        result.table.reset_index(drop=True),
+        as_written(result.table, out).reset_index(drop=True),
         Path(out),
         hashlib.sha256(output).hexdigest(),
         len(output),
         "parquet" if is_parquet(out) else "csv",
     )
-    reaudit_policy = with_check_overrides(with_columns(policy, result.column_overrides), result.check_overrides)
     # the remediation's input is the original of its output (same rows, same order, unless removed)
     original = before.original or (before.table if result.records_removed == 0 else None)
     after = run_audit(
         table, reaudit_policy, original=original, registry=registry, progress=progress, check_timeout=check_timeout
     )
     offered = after.passed
+    side = side_files(policy, result, out, side_location(out, side_dir))
     after.remediation = jsonable(
         {
             "method": name,
@@ -139,10 +166,56 @@ def reaudit(
             "loss": result.loss,
             "notes": list(result.notes),
             "check_overrides": result.check_overrides,
-            **({"built_hierarchies": result.changes.get("built_hierarchies", {})} if result.column_overrides else {}),
+            **({"built_hierarchies": side.built_hierarchies} if result.column_overrides else {}),
+            **({"policy_file": side.policy_file} if side.policy_file else {}),
         }
     )
-    return RemediationOutcome(before, after, result, output, offered)
+    if result.column_overrides and isinstance(after.remediation["changes"].get("built_hierarchies"), dict):
+        after.remediation["changes"]["built_hierarchies"] = after.remediation["built_hierarchies"]
+    needs_original = bool(result.check_overrides) or any("original" in c.assessor.needs for c in reaudit_policy.checks)
+    return RemediationOutcome(
+        before, after, result, output, offered, side.files, side.policy_file, side.outside_paths, needs_original
+    )
+
+
+def _guarded_built_hierarchies(result: Remediation) -> Remediation:
+    """``result`` with the hierarchies it built (and writes beside a CSV output) holding their labels as the CSV
+    holds them: a formula-like label (a leaf ``=x`` of a flat hierarchy) with the writer's apostrophe, in the
+    file written and in the re-audit's hierarchy alike."""
+    overrides, artefacts = dict(result.column_overrides), dict(result.artefacts)
+    for column, change in result.column_overrides.items():
+        key = "." + str(change["file"])
+        data = artefacts.get(key)
+        if data is None:
+            continue
+        rows = [line.split(";") for line in data.decode("utf-8").splitlines() if line]
+        if not any(formula_like(cell) for row in rows for cell in row):
+            continue
+        rows = [[str(safe_text(cell)) for cell in row] for row in rows]
+        artefacts[key] = "".join(";".join(row) + "\n" for row in rows).encode("utf-8")
+        overrides[column] = {**change, "hierarchy": Hierarchy(rows, f"built for {column}")}
+    if overrides == result.column_overrides:
+        return result
+    return dataclasses.replace(result, column_overrides=overrides, artefacts=artefacts)
+
+
+def _refuse_guarded_labels(table: pd.DataFrame, policy: Policy, out: str | Path) -> None:
+    """One line, before anything is written, when the CSV writer would prefix a value of a column that has a
+    hierarchy with an apostrophe (a label such as ``-5--1`` or ``=x``): the written table would hold a value
+    its hierarchy does not, and could not be audited again."""
+    if is_parquet(out):
+        return
+    for column, hierarchy in policy.hierarchies.items():
+        if column not in table.columns:
+            continue
+        unknown = [v for v in guarded_values(table[column]) if hierarchy.level_of(str(safe_text(v))) is None]
+        if unknown:
+            value = unknown[0]
+            raise PrivauditError(
+                f"--out {out}: column {column!r}: the value {value!r} starts like a spreadsheet formula, so the CSV "
+                f"would hold {chr(39) + value!r}, which the column's hierarchy does not; rename it in the hierarchy "
+                "(an interval as [-5, -1]) or write Parquet (.parquet)"
+            )
 
 
 def _transform(remediator: Any, before: AuditResult, parsed: Any, registry: Registry) -> Remediation:

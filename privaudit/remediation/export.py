@@ -2,14 +2,18 @@
 
 A text cell that starts with ``=``, ``+``, ``-``, ``@``, tab or carriage return would be run as a formula
 by a spreadsheet (``=cmd|' /C calc'!A0``); such cells -- and such column headers and index labels -- are
-written with a leading apostrophe. Numeric columns are left alone (``-5`` stays a number). Every CSV
-privaudit writes goes through :func:`neutralise`.
+written with a leading apostrophe. Numeric columns are left alone (``-5`` stays a number), and so is a text
+cell that is a plain number (``-5``, ``+3.5``, ``-1e-3``): a spreadsheet reads it as that number, not as a
+formula, and a hierarchy's leaf ``-5`` must stay ``-5``. Every CSV privaudit writes goes through
+:func:`neutralise`; :func:`as_written` is a table as a reader gets it back from those bytes, which is what
+a remediation's re-audit audits.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -19,11 +23,20 @@ from privaudit.common.formats import is_parquet
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 MISSING = "*"
+#: a plain decimal number, as a spreadsheet reads it: no formula
+_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_NUMBER_RE = re.compile(_NUMBER)
+
+
+def formula_like(value) -> bool:
+    """Whether a text cell would be taken for a formula: it starts with a formula prefix and is not a plain
+    number."""
+    return isinstance(value, str) and value.startswith(FORMULA_PREFIXES) and _NUMBER_RE.fullmatch(value) is None
 
 
 def safe_text(value):
     """A header or label with a formula prefix neutralised (other values unchanged)."""
-    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_PREFIXES) else value
+    return "'" + value if formula_like(value) else value
 
 
 def neutralise(frame: pd.DataFrame) -> pd.DataFrame:
@@ -50,7 +63,7 @@ def _neutralised_column(column: pd.Series) -> pd.Series:
         distinct = pd.Series(column.cat.categories)
     else:
         distinct = pd.Series(pd.unique(column.dropna()))
-    risky = distinct.astype("string").str.startswith(FORMULA_PREFIXES, na=False)
+    risky = _risky(distinct.astype("string"))
     if not risky.any():
         return column
     if isinstance(column.dtype, pd.CategoricalDtype):
@@ -58,8 +71,49 @@ def _neutralised_column(column: pd.Series) -> pd.Series:
         if renamed.is_unique:
             return column.cat.rename_categories(list(renamed))
     text = column.astype("string")
-    risky = text.str.startswith(FORMULA_PREFIXES, na=False)
-    return text.where(~risky, "'" + text)
+    return text.where(~_risky(text), "'" + text)
+
+
+def _risky(text: pd.Series) -> pd.Series:
+    """Per cell of a string Series: formula-like (see :func:`formula_like`)."""
+    prefixed = text.str.startswith(FORMULA_PREFIXES, na=False)
+    if not prefixed.any():
+        return prefixed
+    return prefixed & ~text.str.fullmatch(_NUMBER, na=False)
+
+
+def as_written(frame: pd.DataFrame, path: str | Path) -> pd.DataFrame:
+    """``frame`` as a reader of the file :func:`table_bytes` writes to ``path`` gets its values back: Parquet
+    holds them as they are; a CSV holds its formula-like text cells with the apostrophe :func:`neutralise`
+    adds (headers and numbers are unchanged)."""
+    if is_parquet(path):
+        return frame
+    out = {}
+    changed = False
+    for name, column in frame.items():
+        if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+            out[name] = column
+            continue
+        guarded = _neutralised_column(column)
+        changed |= guarded is not column
+        out[name] = guarded
+    if not changed:
+        return frame
+    result = pd.DataFrame(out, index=frame.index)
+    result.columns = frame.columns
+    return result
+
+
+def guarded_values(column: pd.Series) -> list[str]:
+    """The distinct text values of ``column`` the CSV writer prefixes with an apostrophe."""
+    if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+        return []
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        distinct = pd.Series(column.cat.categories[np.unique(column.cat.codes[column.cat.codes >= 0])])
+    else:
+        distinct = pd.Series(pd.unique(column.dropna()))
+    text = distinct.astype("string")
+    return [str(v) for v in text[_risky(text)]]
 
 
 def table_bytes(frame: pd.DataFrame, path: str | Path, delimiter: str = ",", na_rep: str = MISSING) -> bytes:

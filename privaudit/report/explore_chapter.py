@@ -284,7 +284,7 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
         built = DataTable(
             ["column", "hierarchy built", "levels", "leaves", "file"],
             [
-                [col, b["builder"], b["height"], b["leaves"], b["file"]]
+                [col, b["builder"], b["height"], b["leaves"], b["file"] or "not written"]
                 for col, b in explore["built_hierarchies"].items()
             ],
             caption="Quasi-identifiers without a hierarchy in the policy got one built for the "

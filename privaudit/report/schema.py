@@ -308,7 +308,13 @@ def report_json_schema(registry: Any) -> dict[str, Any]:
                         "built_hierarchies": {
                             "type": "object",
                             "description": "column -> the hierarchy built for a "
-                            "quasi-identifier the policy gave none (builder, height, leaves, file)",
+                            "quasi-identifier the policy gave none (builder, height, leaves, file: the file "
+                            "written beside the table, null when none was)",
+                        },
+                        "policy_file": {
+                            "type": "string",
+                            "description": "the policy written beside the table, which it audits again with as "
+                            "it was re-audited (columns retyped with built hierarchies, published parameters)",
                         },
                     },
                     [

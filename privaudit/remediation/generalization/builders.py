@@ -42,15 +42,23 @@ class Built:
     notes: dict[str, str] = field(default_factory=dict)
 
     @property
+    def files(self) -> dict[str, str]:
+        """Each column's file name suffix (:func:`file_name`), distinct among the columns built."""
+        return file_names(list(self.hierarchies))
+
+    @property
     def overrides(self) -> dict[str, dict]:
         """``column_overrides`` for the re-audit: the column typed nominal with its built hierarchy."""
-        return {c: {"type": "nominal", "hierarchy": h, "file": file_name(c)} for c, h in self.hierarchies.items()}
+        files = self.files
+        return {c: {"type": "nominal", "hierarchy": h, "file": files[c]} for c, h in self.hierarchies.items()}
 
     @property
     def report(self) -> dict[str, dict]:
-        """What the JSON report says of each built hierarchy."""
+        """What the JSON report says of each built hierarchy (``file``: the suffix of the file written beside the
+        output, ``<out stem>.<file>``; the remediation engine names the file it wrote)."""
+        files = self.files
         return {
-            c: {"builder": self.notes[c], "height": h.height, "leaves": len(h.leaves), "file": file_name(c)}
+            c: {"builder": self.notes[c], "height": h.height, "leaves": len(h.leaves), "file": files[c]}
             for c, h in self.hierarchies.items()
         }
 
@@ -59,6 +67,20 @@ def file_name(column: str) -> str:
     """The file a built hierarchy is written to, beside the output: ``<out stem>.hierarchy-<column>.csv``."""
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in str(column))
     return f"hierarchy-{safe}.csv"
+
+
+def file_names(columns: list[str]) -> dict[str, str]:
+    """:func:`file_name` of each column, made distinct (case-folded, as file systems may compare them): a column
+    whose name differs from another's only in punctuation (``age (years)``, ``age [years]``) gets ``-2``."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for column in columns:
+        name, n = file_name(column), 2
+        while name.casefold() in taken:
+            name, n = f"{file_name(column)[: -len('.csv')]}-{n}.csv", n + 1
+        taken.add(name.casefold())
+        out[column] = name
+    return out
 
 
 def as_text(values: pd.Series) -> pd.Series:

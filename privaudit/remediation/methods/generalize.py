@@ -73,9 +73,9 @@ class GeneralizeOptions(Params):
         "dates, postcode masking, flat), as privaudit init does; off: such a QI is only kept or suppressed.",
     )
     write_hierarchies: bool = Field(
-        default=False,
-        description="Write every built hierarchy beside the output (<out>.hierarchy-<column>.csv), "
-        "so that the release can be audited again with them.",
+        default=True,
+        description="Write every built hierarchy beside the output (<out>.hierarchy-<column>.csv), with the "
+        "policy the output audits again with (<out>.reaudit.policy.yaml); off: neither is written.",
     )
 
 
@@ -111,7 +111,7 @@ def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
             + "; the output holds their labels, so audit it with these columns typed nominal and the "
             "hierarchies "
             + (
-                "written beside it"
+                "written beside it (the policy written beside it does so)"
                 if options.write_hierarchies
                 else "that --option write_hierarchies=true writes beside it"
             )
