@@ -271,3 +271,44 @@ def test_init_gives_columns_differing_in_punctuation_their_own_hierarchy(tmp_pat
     assert "hierarchies/age_years.csv" in text and "hierarchies/age_years-2.csv" in text
     code, out, err = run_cli("policy", "check", policy, "--data", data)
     assert code == 0, err + out
+
+
+@pytest.mark.slow
+def test_explore_release_with_negative_numbers_audits_again_and_names_its_files(tmp_path, run_cli):
+    # CPS 1988-like (AER::CPS1988: experience = age - education - 6 runs from -4): the recommended release
+    rng = np.random.default_rng(8)
+    n = 1500
+    education = rng.integers(0, 19, n)
+    data = tmp_path / "cps.csv"
+    pd.DataFrame(
+        {
+            "education": education,
+            "experience": np.clip(rng.integers(14, 65, n) - education - 6, -4, None),
+            "ethnicity": rng.choice(["cauc", "afam"], n, p=[0.9, 0.1]),
+            "region": rng.choice(["northeast", "midwest", "south", "west"], n),
+            "wage": rng.lognormal(6, 0.6, n).round(2),
+        }
+    ).to_csv(data, index=False)
+    policy = write_policy(
+        tmp_path,
+        "version: 1\nname: cps\ncolumns:\n  education: {role: quasi_identifier, type: numeric}\n"
+        "  experience: {role: quasi_identifier, type: numeric}\n  ethnicity: {role: quasi_identifier}\n"
+        "  region: {role: quasi_identifier}\n  wage: {role: sensitive, type: numeric}\n"
+        "checks:\n  - {assessor: k_anonymity, k: 5}\n",
+    )
+    out = tmp_path / "best.csv"
+    code, stdout, err = run_cli(
+        "remediate", data, "--policy", policy, "--explore", "--methods", "generalize", "--out", out,
+        "--json", tmp_path / "r.json", "--html", tmp_path / "r.html",
+    )  # fmt: skip
+    assert code == 0, err
+    report = json.loads((tmp_path / "r.json").read_text())
+    built = report["explore"]["built_hierarchies"]
+    assert built["experience"]["file"] == "best.hierarchy-experience.csv"
+    html = (tmp_path / "r.html").read_text()
+    for entry in built.values():
+        assert (tmp_path / entry["file"]).is_file() and entry["file"] in html
+    assert "hierarchy-experience.csv<" not in html.replace("best.hierarchy-experience.csv<", "")
+    assert "[-5, -1]" in (tmp_path / "best.hierarchy-experience.csv").read_text()
+    assert "'" not in out.read_text()  # no label the formula guard changes
+    assert _figures(_audit_again(run_cli, tmp_path, out, report, policy, data)) == _figures(report)
