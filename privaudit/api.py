@@ -238,7 +238,7 @@ def remediate(
 
     bar = api_progress(progress)
     try:
-        outcome = run(data, policy, "remediated.csv", method=method, options=options, progress=bar)
+        outcome = run(data, policy, "remediated.csv", method=method, options=options, progress=bar, side_dir=False)
     finally:
         if bar is not None and hasattr(bar, "close"):
             bar.close()
@@ -286,7 +286,14 @@ def explore(
     bar = api_progress(progress)
     try:
         found = explore_release(
-            data, policy, "explored.csv", methods, max_candidates or DEFAULT_MAX_CANDIDATES, utility, progress=bar
+            data,
+            policy,
+            "explored.csv",
+            methods,
+            max_candidates or DEFAULT_MAX_CANDIDATES,
+            utility,
+            progress=bar,
+            side_dir=False,  # nothing is written: no file to name
         )
     finally:
         if bar is not None and hasattr(bar, "close"):

@@ -509,7 +509,7 @@ def explore_release(
     registry: Registry | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     allow_outside_paths: bool = False,
-    side_dir: str | None = None,
+    side_dir: str | bool | None = None,
 ) -> ExploreOutcome:
     """Audit ``released``, explore the candidates, and with ``out`` re-audit the recommended one as
     ``remediate`` does (its bytes in ``outcome.output`` when it passes)."""

@@ -81,7 +81,7 @@ def remediate(
     progress: Callable[[str, int, int], None] | None = None,
     allow_outside_paths: bool = False,
     check_timeout: float | None = None,
-    side_dir: str | Path | None = None,
+    side_dir: str | Path | bool | None = None,
 ) -> RemediationOutcome:
     """Audit ``released``, transform it, re-audit the output as it will be written to ``out``; the files
     written beside it go to ``side_dir`` (default: beside ``out``; none for ``-`` or a device)."""
@@ -116,7 +116,7 @@ def reaudit(
     registry: Registry,
     progress: Callable[[str, int, int], None] | None = None,
     check_timeout: float | None = None,
-    side_dir: str | Path | None = None,
+    side_dir: str | Path | bool | None = None,
 ) -> RemediationOutcome:
     """The output of ``result`` as it will be written to ``out``, audited again with ``policy`` (the
     remediation's check and column overrides applied; the input as its original); offered iff it passes.

@@ -42,12 +42,14 @@ class Side:
     built_hierarchies: dict[str, dict] = field(default_factory=dict)
 
 
-def side_location(out: str | Path, side_dir: str | Path | None = None) -> tuple[Path, str] | None:
+def side_location(out: str | Path, side_dir: str | Path | bool | None = None) -> tuple[Path, str] | None:
     """(folder, stem) of the side files of ``out``, or None when they go nowhere (a stream or device output
-    without ``side_dir``)."""
+    without ``side_dir``; ``side_dir=False``: nothing is written, as the library API writes nothing)."""
+    if side_dir is False:
+        return None
     text = str(out)
     stem = "stdout" if text == "-" else Path(text).with_suffix("").name
-    if side_dir is not None:
+    if side_dir is not None and side_dir is not True:
         return Path(side_dir), stem
     if text == "-":
         return None
