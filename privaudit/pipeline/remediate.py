@@ -164,7 +164,14 @@ def reaudit(
             "after": _verdict(after),
             "changes": result.changes,
             "loss": result.loss,
-            "notes": list(result.notes),
+            "notes": list(result.notes)
+            + (
+                [
+                    f"{Path(side.policy_file).name}, written beside it, is the policy it audits again with as it was re-audited"
+                ]
+                if side.policy_file
+                else []
+            ),
             "check_overrides": result.check_overrides,
             **({"built_hierarchies": side.built_hierarchies} if result.column_overrides else {}),
             **({"policy_file": side.policy_file} if side.policy_file else {}),
