@@ -74,7 +74,7 @@ def test_explore_map_json(explored):
     ex = report["explore"]
     cands = ex["candidates"]
     assert len(cands) >= 5 and {c["method"] for c in cands} == {"generalize", "suppress"}
-    assert ex["utility_measure"] == "discernibility"
+    assert ex["utility_measure"] == "granularity"
     assert ex["risk_bound"] == pytest.approx(1 / 3)
     # frontier as defined: no other candidate at most as risky and at least as useful, one strictly
     for i, c in enumerate(cands):
@@ -87,11 +87,19 @@ def test_explore_map_json(explored):
         )
         assert c["frontier"] == (not dominated)
     rec = ex["recommended"]
-    passing = [c for c in cands if c["passes"] and c["frontier"]]
-    assert rec is not None and cands[rec]["passes"] and cands[rec]["frontier"]
-    assert cands[rec]["utility"] == max(c["utility"] for c in passing)
-    # the passing generalization candidates are minimal: none is a coarsening of another passing one
-    levels = [tuple(c["options"]["levels"].values()) for c in cands if c["method"] == "generalize" and c["passes"]]
+    passing = [c for c in cands if c["passes"]]
+    assert rec is not None and cands[rec]["passes"]
+    # the recommendation deletes no quasi-identifier a passing candidate keeps, then keeps most
+    for column in ("age", "sex", "zip"):
+        if any(column not in c["deleted"] for c in passing):
+            passing = [c for c in passing if column not in c["deleted"]]
+    assert cands[rec] in passing and cands[rec]["utility"] == max(c["utility"] for c in passing)
+    # the passing lattice nodes without suppression are minimal: none is a coarsening of another one
+    levels = [
+        tuple(c["options"]["levels"].values())
+        for c in cands
+        if c["method"] == "generalize" and c["passes"] and c["options"]["max_suppression"] == 0
+    ]
     for a in levels:
         assert not any(b != a and all(x <= y for x, y in zip(b, a, strict=False)) for b in levels)
     # a failing candidate names the failing check; the risk is classes / records
@@ -141,13 +149,14 @@ def test_explore_table_is_one_line_per_figure(explored):
     view = explore_view(report)
     explore = report["explore"]
     others = [m for m in explore["candidates"][0]["utilities"] if m != explore["utility_measure"]]
-    assert len(view.table.columns) == 7 + len(others)
+    assert len(view.table.columns) == 9 + len(others)
     levels = next(c["options"]["levels"] for c in explore["candidates"] if c["method"] == "generalize")
     assert f"in the order {', '.join(levels)}" in view.table.caption
     row = next(r for r, c in zip(view.table.rows, explore["candidates"], strict=True) if c["method"] == "generalize")
     assert row[2].startswith("levels " + "·".join(str(v) for v in levels.values()))
     for r, c in zip(view.table.rows, explore["candidates"], strict=True):
-        assert r[7:] == ["—" if c["utilities"].get(m) is None else fmt(c["utilities"][m]) for m in others]
+        assert r[7] == fmt(c["cells_changed"]) and r[8] == (", ".join(c["deleted"]) or "—")
+        assert r[9:] == ["—" if c["utilities"].get(m) is None else fmt(c["utilities"][m]) for m in others]
 
 
 def test_compact_options_name_levels_out_of_the_caption_order():
@@ -279,7 +288,7 @@ def test_python_api(tmp_path):
 
     frame = pd.read_csv(_table(tmp_path / "t.csv"))
     result = privaudit.explore(frame, write_policy(tmp_path, POLICY), methods="generalize", max_candidates=6)
-    assert 1 <= len(result.candidates) <= 6 and result.utility_measure == "discernibility"
+    assert 1 <= len(result.candidates) <= 6 and result.utility_measure == "granularity"
     assert result.recommended is not None and result.report.passed
     assert list(result.table.columns) == list(frame.columns)
     assert result.report.to_dict()["explore"]["recommended"] == result.recommended
@@ -298,11 +307,13 @@ def test_frontier_and_recommendation_by_brute_force(points):
         ]
         assert c.frontier == (not better)
     rec = recommend(cands)
-    ok = [c for c in cands if c.passes and c.frontier]
+    ok = [c for c in cands if c.passes]  # chosen among the passing candidates: a failing one hides none
     if not ok:
         assert rec is None
     else:
-        assert cands[rec].passes and cands[rec].frontier and cands[rec].utility == max(c.utility for c in ok)
+        assert cands[rec].passes and cands[rec].utility == max(c.utility for c in ok)
+        best = [c for c in ok if c.utility == cands[rec].utility]
+        assert cands[rec].risk == min(c.risk for c in best)
 
 
 def test_generalize_builds_a_hierarchy_for_a_numeric_qi(tmp_path, run_cli):

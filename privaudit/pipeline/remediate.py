@@ -126,6 +126,11 @@ def reaudit(
         table, reaudit_policy, original=original, registry=registry, progress=progress, check_timeout=check_timeout
     )
     offered = after.passed
+    lost = None
+    if result.records_removed == 0:  # what each variable lost: the report's first table
+        from privaudit.pipeline.explore import lost_of
+
+        lost = lost_of(before.table.frame, result.table, reaudit_policy)
     after.remediation = jsonable(
         {
             "method": name,
@@ -139,6 +144,7 @@ def reaudit(
             "loss": result.loss,
             "notes": list(result.notes),
             "check_overrides": result.check_overrides,
+            **({"lost": lost} if lost is not None else {}),
             **({"built_hierarchies": result.changes.get("built_hierarchies", {})} if result.column_overrides else {}),
         }
     )
