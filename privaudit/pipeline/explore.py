@@ -32,10 +32,12 @@ axis is left off the map and the frontier, with a note.
 
 **Frontier and recommendation.** A candidate is on the frontier when no other candidate has a risk at most
 its own and a utility at least its own, one of them strictly. The recommendation is chosen among the
-*passing* candidates only (a failing one never hides a passing one): quasi-identifiers are taken in order of
-importance (``keep: true`` first, then ``importance`` 1, 2 ..., then the others in the policy's order), and a
-candidate deleting one is set aside whenever a passing candidate keeps it; among those left, the highest
-utility, then fewer quasi-identifier cells changed, then lower risk, then the earlier candidate. None when no
+*passing* candidates only (a failing one never hides a passing one). The quasi-identifiers the policy ranks
+are taken in order (``keep: true`` first, then ``importance`` 1, 2 ...): a candidate deleting one is set
+aside whenever a passing candidate keeps it. Then a candidate is set aside when another passing candidate
+deletes a strict subset of what it deletes (so a candidate deleting a variable is never recommended while a
+passing candidate keeps that variable and everything else it keeps). Among those left, the highest utility,
+then fewer quasi-identifier cells changed, then lower risk, then the earlier candidate. None when no
 candidate passes.
 """
 
@@ -436,21 +438,24 @@ def mark_frontier(candidates: Sequence[Candidate]) -> None:
 
 
 def importance_order(policy: Policy) -> list[str]:
-    """The quasi-identifiers, most important first: ``keep: true``, then ``importance`` 1, 2 ..., then the
-    others in the policy's order."""
+    """The quasi-identifiers the policy ranks, most important first: ``keep: true``, then ``importance`` 1,
+    2 ... (the others are not ranked)."""
     qi = list(policy.quasi_identifiers)
+    ranked = [i for i, c in enumerate(qi) if policy.columns[c].keep or policy.columns[c].importance is not None]
 
     def rank(i: int) -> tuple[int, int, int]:
         spec = policy.columns[qi[i]]
         return (0 if spec.keep else 1, spec.importance if spec.importance is not None else 1 << 30, i)
 
-    return [qi[i] for i in sorted(range(len(qi)), key=rank)]
+    return [qi[i] for i in sorted(ranked, key=rank)]
 
 
 def recommend(candidates: Sequence[Candidate], order: Sequence[str] = ()) -> int | None:
-    """The recommended candidate (see the module docstring): among the passing candidates on the axis, those
-    that keep each quasi-identifier of ``order`` in turn whenever one does; then the highest utility, fewer
-    cells changed, lower risk, the earlier candidate."""
+    """The recommended candidate (see the module docstring), among the passing candidates on the axis:
+    for each ranked quasi-identifier of ``order`` in turn, those that keep it whenever one does; then those
+    whose deleted quasi-identifiers are not a strict superset of another's (no other passing candidate
+    keeps all they keep and more); then the highest utility, fewer cells changed, lower risk, the earlier
+    candidate."""
     pool = [i for i, c in enumerate(candidates) if c.passes and c.utility is not None]
     if not pool:
         return None
@@ -458,6 +463,8 @@ def recommend(candidates: Sequence[Candidate], order: Sequence[str] = ()) -> int
         keeping = [i for i in pool if column not in candidates[i].deleted]
         if keeping:
             pool = keeping
+    gone = {i: frozenset(candidates[i].deleted) for i in pool}
+    pool = [i for i in pool if not any(gone[j] < gone[i] for j in pool)]
     return min(
         pool,
         key=lambda i: (
