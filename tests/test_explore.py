@@ -14,6 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privaudit.common.numbers import fmt
+from privaudit.common.params import Params
+from privaudit.core.hookspecs import hookimpl
 from privaudit.pipeline.explore import Candidate, mark_frontier, recommend
 
 POLICY = """version: 1
@@ -406,3 +408,160 @@ def test_risk_based_policy_on_the_map(tmp_path, run_cli):
     assert all(c["passes"] == (c["risk"] <= 0.2 + 1e-12) for c in ex["candidates"])
     suppress = [c for c in ex["candidates"] if c["method"] == "suppress"]
     assert len(suppress) >= 3 and len({c["risk"] for c in suppress}) == len(suppress)  # budgets differ
+
+
+def test_option_values_are_the_explored_settings(tmp_path, run_cli):
+    data, policy = _table(tmp_path / "t.csv"), write_policy(tmp_path, POLICY)
+    code, out, err = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--explore",
+        "--methods",
+        "generalize",
+        "--option",
+        "max_suppression=0.02,0.1",
+        "--json",
+        tmp_path / "r.json",
+    )
+    assert code == 0, err
+    cands = json.loads((tmp_path / "r.json").read_text())["explore"]["candidates"]
+    assert cands and {c["options"]["max_suppression"] for c in cands} <= {0.02, 0.1}
+    # METHOD.NAME fixes one method's option only; the other methods explore as they would
+    code, out, err = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--explore",
+        "--methods",
+        "generalize,suppress",
+        "--option",
+        "suppress.max_suppression=0.05",
+        "--json",
+        tmp_path / "s.json",
+    )
+    cands = json.loads((tmp_path / "s.json").read_text())["explore"]["candidates"]
+    assert [c["options"]["max_suppression"] for c in cands if c["method"] == "suppress"] == [0.05]
+    assert len({c["options"]["max_suppression"] for c in cands if c["method"] == "generalize"}) > 1
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        ("nonsense=1,2", "--option nonsense: no explored method has an option 'nonsense'"),
+        ("max_suppression=0.1,abc", "--option max_suppression of '"),
+        ("shuffle.k=3", "--option shuffle.k: 'shuffle' is not an explored method"),
+    ],
+)
+def test_bad_explore_option_is_one_line(tmp_path, run_cli, option, message):
+    data, policy = _table(tmp_path / "t.csv", n=30), write_policy(tmp_path, POLICY)
+    code, out, err = run_cli("remediate", data, "--policy", policy, "--explore", "--option", option)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_passing_table_needs_no_change(tmp_path, run_cli):
+    data, policy = _table(tmp_path / "t.csv", n=60), write_policy(tmp_path, POLICY.replace("k: 3", "k: 1"))
+    out = tmp_path / "o.csv"
+    code, stdout, err = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--explore",
+        "--out",
+        out,
+        "--json",
+        tmp_path / "r.json",
+        "--html",
+        tmp_path / "r.html",
+        "--markdown",
+        tmp_path / "r.md",
+    )
+    assert code == 0, err
+    assert "no change needed" in stdout and not out.exists()
+    assert not list(tmp_path.glob("o.*"))  # no copy, no hierarchy file
+    ex = json.loads((tmp_path / "r.json").read_text())["explore"]
+    assert ex["no_change_needed"] and ex["candidates"][ex["recommended"]]["method"] == "unchanged"
+    assert "No change needed" in (tmp_path / "r.html").read_text()
+    assert "No change needed" in (tmp_path / "r.md").read_text()
+
+
+def test_what_was_lost_is_on_the_first_page(explored):
+    folder, run, report = explored
+    lost = report["remediation"]["lost"]
+    assert [v["column"] for v in lost["variables"]] == ["age", "sex", "zip"]
+    html = (folder / "r.html").read_text()
+    assert html.index('id="lost"') < html.index('id="remediation"') < html.index('id="explore"')
+    for v in lost["variables"]:
+        assert v["description"] in html
+    assert "what was lost:" in run.stdout
+
+
+def test_recommendation_keeps_the_ranked_variable():
+    """keep / importance: a candidate deleting the most important quasi-identifier is set aside while a
+    passing candidate keeps it, even at a lower utility; then no candidate whose deletions strictly contain
+    another passing candidate's."""
+
+    def cand(utility, deleted, passes=True, cells=10):
+        return Candidate(
+            "m",
+            {},
+            None,
+            None,
+            risk=0.1,
+            utility=utility,
+            passes=passes,
+            lost={"deleted": deleted, "cells_changed": cells},
+        )
+
+    cands = [
+        cand(0.9, ["age"]),
+        cand(0.6, ["sex", "zip"]),
+        cand(0.95, [], passes=False),
+        cand(0.5, ["sex", "zip", "x"]),
+    ]
+    assert recommend(cands) == 0  # no ranked variable: age and {sex, zip} are a trade-off, utility decides
+    assert recommend(cands, ["age"]) == 1  # age ranked: the candidate keeping it wins
+    assert recommend([cand(0.9, ["age", "sex"]), cand(0.5, ["sex"])]) == 1  # strict subset of deletions
+    assert recommend([cand(0.9, [], passes=False)]) is None
+
+
+def test_third_party_remediators_on_the_map(tmp_path):
+    """A remediator without an explore hook appears with its defaults; one declaring ``refines`` finishes the
+    failing candidates of the others (here: blanking one quasi-identifier in the violating classes)."""
+    from privaudit.pipeline.explore import explore_release
+    from privaudit.remediation.api import Remediation, Remediator, class_violations
+    from privaudit.testing import registry_with
+
+    class NoOptions(Params):
+        pass
+
+    def coarse_zip(ctx, options):
+        table = ctx.table.copy()
+        table["zip"] = table["zip"].astype(str).str[:3]
+        return Remediation(table, {"zip": "first three digits"}, {})
+
+    def blank_sex(ctx, options):
+        rows = class_violations(ctx)[ctx.summary.class_of]
+        table = ctx.table.copy()
+        for column in ctx.policy.quasi_identifiers:
+            table[column] = table[column].where(~rows)
+        return Remediation(table, {"records": int(rows.sum())}, {})
+
+    class Plugin:
+        @hookimpl
+        def privaudit_remediators(self):
+            return [
+                Remediator("zip3", NoOptions, coarse_zip, "ZIP prefix", "keep three digits of the ZIP code"),
+                Remediator("blank", NoOptions, blank_sex, "Blank", "blank violating records", refines=True),
+            ]
+
+    registry = registry_with(Plugin())
+    data, policy = _table(tmp_path / "t.csv"), write_policy(tmp_path, POLICY)
+    found = explore_release(str(data), str(policy), registry=registry, methods="generalize,zip3,blank")
+    methods = [c.method for c in found.exploration.candidates]
+    assert methods.count("zip3") == 1
+    refined = [c for c in found.exploration.candidates if c.method == "generalize+blank"]
+    assert refined and all(c.passes for c in refined)

@@ -47,7 +47,7 @@ def add_parser(sub) -> None:
         help="--explore: the candidate methods, comma-separated (default: every registered remediation method)",
     )
     remediate.add_argument(
-        "--max-candidates", type=int, metavar="N", help="--explore: at most N candidates (default 40)"
+        "--max-candidates", type=int, metavar="N", help="--explore: at most N candidates (default 30)"
     )
     remediate.add_argument(
         "--utility",

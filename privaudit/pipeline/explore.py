@@ -66,7 +66,7 @@ DEFAULT_UTILITY = "granularity"
 #: Utility measures shown in the candidates' table beside the axis's.
 TABLE_MEASURES = ("granularity", "discernibility", "aecs", "generalization_intensity", "suppressed_cells")
 RISK_MEASURE = "average prosecutor re-identification risk"
-DEFAULT_MAX_CANDIDATES = 40
+DEFAULT_MAX_CANDIDATES = 30
 #: How many failing candidates a refining remediator finishes (those with fewest records in violating classes).
 REFINED_PER_METHOD = 6
 #: The name of the input itself as a candidate, when it already passes.

@@ -98,26 +98,36 @@ def column_changes(
     before: pd.Series | tuple[np.ndarray, list[str]],
     after: pd.Series,
     roots: set[str] | frozenset[str] = frozenset(),
+    gone: np.ndarray | None = None,
 ) -> dict:
     """What became of one column: ``status`` (kept, suppressed: some values
     missing, recoded, deleted), distinct values before and after,
     cells changed and suppressed (missing in ``after``, or at a root label, where ``before`` held a value),
     and the words that say it. ``roots`` are the labels that mean "any value" (``*``, a hierarchy's root): a
-    column left with nothing else is deleted. ``before`` may be given as :func:`text_codes` already."""
+    column left with nothing else is deleted. ``before`` may be given as :func:`text_codes` already; ``gone``,
+    when given, is and-ed in place with "missing in ``after``, not in ``before``" (records suppressed)."""
     a_codes, a_labels = before if isinstance(before, tuple) else text_codes(before)
     b_codes, b_labels = text_codes(after)
     union = sorted(set(a_labels) | set(b_labels))
     where = {t: i for i, t in enumerate(union)}
+    # codes into the union of labels, -1 missing; every count by bincount (no sort of the records)
     a = np.array([where[t] for t in a_labels] + [-1], dtype=np.int64)[a_codes]
     b = np.array([where[t] for t in b_labels] + [-1], dtype=np.int64)[b_codes]
     n = len(a)
-    changed = int((a != b).sum())
-    root_ids = [where[t] for t in set(roots) | {"*"} if t in where]
-    b_gone = (b < 0) | np.isin(b, root_ids)
-    suppressed = int((b_gone & (a >= 0) & (a != b)).sum())
-    distinct_before = int(len(np.unique(a[a >= 0])))
-    kept_labels = np.unique(b[~b_gone])
-    labels = [union[i] for i in kept_labels]
+    differs = a != b
+    changed = int(np.count_nonzero(differs))
+    is_root = np.zeros(len(union) + 1, dtype=bool)  # the last slot is missing (-1)
+    is_root[-1] = True
+    for t in set(roots) | {"*"}:
+        if t in where:
+            is_root[where[t]] = True
+    b_gone = is_root[b]
+    if gone is not None:
+        gone &= (b < 0) & (a >= 0)
+    suppressed = int(np.count_nonzero(b_gone & (a >= 0) & differs))
+    distinct_before = int(np.count_nonzero(np.bincount(a + 1, minlength=len(union) + 1)[1:]))
+    present = np.bincount(np.where(b_gone, -1, b) + 1, minlength=len(union) + 1)[1:]
+    labels = [union[i] for i in np.flatnonzero(present)]
     out: dict[str, Any] = {
         "distinct_before": distinct_before,
         "distinct_after": len(labels),
@@ -131,7 +141,7 @@ def column_changes(
     if not labels and distinct_before:
         out["status"] = "deleted"
         out["description"] = "deleted: every value suppressed" + (
-            " or generalized to *" if np.isin(b, root_ids).any() else ""
+            " or generalized to *" if (b_gone & (b >= 0)).any() else ""
         )
         return out
     if changed == suppressed:
@@ -174,16 +184,18 @@ def variable_changes(
     if len(before) != len(after):
         raise ValueError("the release and its input hold different numbers of records")
     rows = []
-    for column in columns:
+    cols = list(columns)
+    gone = np.full(len(after), bool(cols))
+    any_before = np.zeros(len(after), dtype=bool)
+    for column in cols:
         if column not in cache:
             cache[column] = text_codes(before[column])
-        entry = column_changes(cache[column], after[column], roots.get(column, set()))
+        any_before |= cache[column][0] >= 0
+        missing_now = np.ones(len(after), dtype=bool)
+        entry = column_changes(cache[column], after[column], roots.get(column, set()), missing_now)
+        gone &= missing_now | (cache[column][0] < 0)
         rows.append({"column": column, **entry})
-    cols = list(columns)
-    if cols:
-        gone = after[cols].isna().all(axis=1).to_numpy() & ~before[cols].isna().all(axis=1).to_numpy()
-    else:
-        gone = np.zeros(len(after), dtype=bool)
+    gone &= any_before
     return {
         "variables": rows,
         "cells_changed": int(sum(r["cells_changed"] for r in rows)),
