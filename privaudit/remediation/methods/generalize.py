@@ -189,7 +189,7 @@ def _run(ctx: AuditContext, options: GeneralizeOptions, problem, built) -> Remed
 
 
 #: The suppression limits (share of records) explore tries beside the policy's own: from none to ARX's usual 10 %.
-SUPPRESSION_LIMITS = (0.0, 0.01, 0.02, 0.05, 0.1)
+SUPPRESSION_LIMITS = (0.0, 0.01, 0.05, 0.1)
 
 
 def explore(ctx: AuditContext, request: ExploreRequest) -> list[ExploreCandidate]:
