@@ -145,6 +145,7 @@ def reaudit(
             "notes": list(result.notes),
             "check_overrides": result.check_overrides,
             **({"lost": lost} if lost is not None else {}),
+            **({"files_written": _written(out, result)} if offered else {}),
             **({"built_hierarchies": result.changes.get("built_hierarchies", {})} if result.column_overrides else {}),
         }
     )
@@ -186,6 +187,12 @@ def _transform(remediator: Any, before: AuditResult, parsed: Any, registry: Regi
             f"{named} returned {len(result.table)} records for {len(before.table.frame)} in, {removed!r} removed"
         )
     return result
+
+
+def _written(out: str | Path, result: Remediation) -> list[str]:
+    """The files an offered remediation is written to: the table, and its artefacts beside it."""
+    stem = str(Path(out).with_suffix("")) if str(out) != "-" else "-"
+    return [str(out), *(stem + suffix for suffix in result.artefacts)]
 
 
 def _verdict(audit: AuditResult) -> dict:

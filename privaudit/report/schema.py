@@ -351,6 +351,11 @@ def report_json_schema(registry: Any) -> dict[str, Any]:
                         "notes": {"type": "array", "items": {"type": "string"}},
                         "check_overrides": {"type": "object"},
                         "lost": lost,
+                        "files_written": {
+                            "type": "array",
+                            "items": {"type": "string"},
+                            "description": "the remediated table and the files written beside it (when offered)",
+                        },
                         "built_hierarchies": {
                             "type": "object",
                             "description": "column -> the hierarchy built for a "
