@@ -64,7 +64,7 @@ from privaudit.risk.attacker_models import attacker_risks
 #: The default utility axis (see the module docstring).
 DEFAULT_UTILITY = "granularity"
 #: Utility measures shown in the candidates' table beside the axis's.
-TABLE_MEASURES = ("granularity", "discernibility", "aecs", "generalization_intensity", "suppressed_cells")
+TABLE_MEASURES = ("granularity", "discernibility", "aecs")
 RISK_MEASURE = "average prosecutor re-identification risk"
 DEFAULT_MAX_CANDIDATES = 30
 #: How many failing candidates a refining remediator finishes (those with fewest records in violating classes).

@@ -266,19 +266,19 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
             "utility",
             "policy",
             "map",
-            "QI cells changed",
+            "changed",
             "deleted",
             *(_SHORT.get(m, m) for m in others),
         ],
         rows,
         caption=f"Every candidate: risk is the {explore['risk_measure']}, utility the "
-        f"{axis} measure on ARX's quality scale (1 = nothing lost), the quasi-identifier cells it changes and "
-        "the quasi-identifiers it deletes (no value left below the top of the hierarchy), and beside them the "
+        f"{axis} measure on ARX's quality scale (1 = nothing lost), the quasi-identifier cells it changes ("
+        "changed) and the quasi-identifiers it deletes (no value left below the top of the hierarchy), and beside them the "
         f"other utility measures ({', '.join(others)}; — where a measure gives no figure for the candidate)."
         f"{levels}",
         numeric=frozenset({0, 3, 4, 7, *range(9, 9 + len(others))}),
         kind="classes",
-        widths=("2em", "6.4em", "17%", "5em", "4.4em", "14%", "5.4em", "5.4em", "6em"),
+        widths=("2em", "6.6em", "16%", "5.6em", "4.4em", "10%", "5.2em", "5.4em", "6em"),
     )
     rec = explore["recommended"]
     if explore.get("no_change_needed"):
