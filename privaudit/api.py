@@ -220,6 +220,8 @@ class RemediationReport:
     after: AuditReport
     table: Any  # pandas DataFrame of the remediated records
     offered: bool  # True when the re-audit passed (the command line writes the table only then)
+    #: what each variable lost (``remediation.lost`` of the JSON report: kept, recoded, deleted, cells changed)
+    lost: dict[str, Any] | None = None
 
     def _repr_html_(self) -> str:
         return (
@@ -242,8 +244,9 @@ def remediate(
     finally:
         if bar is not None and hasattr(bar, "close"):
             bar.close()
+    lost = (outcome.after.remediation or {}).get("lost")
     return RemediationReport(
-        AuditReport(outcome.before), AuditReport(outcome.after), outcome.remediation.table, outcome.offered
+        AuditReport(outcome.before), AuditReport(outcome.after), outcome.remediation.table, outcome.offered, lost
     )
 
 

@@ -156,3 +156,22 @@ def test_recommendation_on_public_surveys(tmp_path, run_cli, name):
     if code == 2 and "value \"'-" in err:  # the output's formula guard quotes a negative band ('-10--1)
         pytest.xfail("a band label starting with '-' is written quoted: the formula guard's, not explore's")
     assert code == 0, err
+
+
+@pytest.mark.slow
+def test_python_api_says_what_was_lost(tmp_path):
+    """privaudit.explore with an option list and privaudit.remediate both hand back what each variable lost."""
+    import privaudit
+
+    data, policy = _setup(tmp_path, "nesarc")
+    found = privaudit.explore(str(data), str(policy), options={"generalize.max_suppression": [0, 0.05]})
+    rec = found.candidates[found.recommended]
+    passing = [c for c in found.candidates if c["passes"]]
+    assert rec["passes"] and found.lost["deleted"] == rec["deleted"]
+    assert not any(set(c["deleted"]) < set(rec["deleted"]) for c in passing)
+    limits = {c["options"]["max_suppression"] for c in found.candidates if c["method"] == "generalize"}
+    assert limits <= {0, 0.05}
+    words = {v["column"]: v["description"] for v in found.lost["variables"]}
+    assert words["sex"].startswith("kept") and all(words[c].startswith("deleted") for c in rec["deleted"])
+    done = privaudit.remediate(str(data), str(policy), method="generalize", max_suppression=0.05)
+    assert done.offered and done.lost["cells_changed"] == rec["cells_changed"]
