@@ -175,3 +175,24 @@ def test_python_api_says_what_was_lost(tmp_path):
     assert words["sex"].startswith("kept") and all(words[c].startswith("deleted") for c in rec["deleted"])
     done = privaudit.remediate(str(data), str(policy), method="generalize", max_suppression=0.05)
     assert done.offered and done.lost["cells_changed"] == rec["cells_changed"]
+
+
+@pytest.mark.slow
+def test_a_continuous_sensitive_attribute_is_never_listed_value_by_value(tmp_path, run_cli):
+    """CPS 1988's wages in a t-closeness section: each class's wages are summarised by range and quartiles,
+    so the report holds no column of individual wages (its PDF once ran to 47 pages of them)."""
+    data, _ = _setup(tmp_path, "cps1988")
+    policy = tmp_path / "t.yaml"
+    policy.write_text(
+        "version: 1\nname: cps wages\ncolumns:\n  wage: {role: sensitive, type: numeric}\n"
+        "  region: {role: quasi_identifier, type: nominal}\n"
+        "checks:\n  - {id: k, assessor: k_anonymity, k: 5}\n"
+        "  - {id: t, assessor: t_closeness, sensitive: wage, t: 0.01, severity: warning}\n"
+    )
+    code, _, err = run_cli("audit", data, "--policy", policy, "--html", tmp_path / "r.html")
+    assert code == 0, err
+    html = (tmp_path / "r.html").read_text()
+    assert "distinct values from" in html and "quartiles" in html
+    wages = {f"{w:g}" for w in __import__("pandas").read_csv(data)["wage"]}
+    shown = [w for w in wages if f">{w} (" in html or f", {w} (" in html]
+    assert len(shown) <= 10
