@@ -88,4 +88,6 @@ def test_a_continuous_sensitive_attribute_is_summarised():
     many = {f"code{i}": i for i in range(30)}
     assert value_counts_text(many).endswith(", and 20 more") and "code29 (29)" in value_counts_text(many)
     # quartiles weighted by the counts
-    assert "quartiles 1, 1, 5 (138 records)" in value_counts_text({str(i): (100 if i == 1 else 1) for i in range(1, 40)})
+    assert "quartiles 1, 1, 5 (138 records)" in value_counts_text(
+        {str(i): (100 if i == 1 else 1) for i in range(1, 40)}
+    )
