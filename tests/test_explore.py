@@ -532,7 +532,7 @@ def test_third_party_remediators_on_the_map(tmp_path):
     """A remediator without an explore hook appears with its defaults; one declaring ``refines`` finishes the
     failing candidates of the others (here: blanking one quasi-identifier in the violating classes)."""
     from privaudit.pipeline.explore import explore_release
-    from privaudit.remediation.api import Remediation, Remediator, class_violations
+    from privaudit.remediation.api import ExploreCandidate, Remediation, Remediator, class_violations
     from privaudit.testing import registry_with
 
     class NoOptions(Params):
@@ -550,18 +550,29 @@ def test_third_party_remediators_on_the_map(tmp_path):
             table[column] = table[column].where(~rows)
         return Remediation(table, {"records": int(rows.sum())}, {})
 
+    def broken(ctx, options):
+        raise RuntimeError("boom")
+
+    def wrong_shape(ctx, request):
+        return [ExploreCandidate({}, Remediation(ctx.table.iloc[:, :2], {}, {}))]
+
     class Plugin:
         @hookimpl
         def privaudit_remediators(self):
             return [
                 Remediator("zip3", NoOptions, coarse_zip, "ZIP prefix", "keep three digits of the ZIP code"),
                 Remediator("blank", NoOptions, blank_sex, "Blank", "blank violating records", refines=True),
+                Remediator("broken", NoOptions, broken, "Broken", "raises"),
+                Remediator("shape", NoOptions, broken, "Shape", "drops columns", explore=wrong_shape),
             ]
 
     registry = registry_with(Plugin())
     data, policy = _table(tmp_path / "t.csv"), write_policy(tmp_path, POLICY)
-    found = explore_release(str(data), str(policy), registry=registry, methods="generalize,zip3,blank")
+    found = explore_release(str(data), str(policy), registry=registry, methods="generalize,zip3,broken,shape,blank")
     methods = [c.method for c in found.exploration.candidates]
-    assert methods.count("zip3") == 1
+    assert methods.count("zip3") == 1 and "broken" not in methods and "shape" not in methods
+    notes = found.exploration.notes
+    assert any(n.startswith("broken: left out") and "boom" in n for n in notes)
+    assert any(n.startswith("shape: left out") for n in notes)
     refined = [c for c in found.exploration.candidates if c.method == "generalize+blank"]
     assert refined and all(c.passes for c in refined)

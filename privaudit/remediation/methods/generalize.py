@@ -188,8 +188,9 @@ def _run(ctx: AuditContext, options: GeneralizeOptions, problem, built) -> Remed
     )
 
 
-#: The suppression limits (share of records) explore tries beside the policy's own: from none to ARX's usual 10 %.
-SUPPRESSION_LIMITS = (0.0, 0.01, 0.05, 0.1)
+#: The suppression limits (share of records) explore tries beside the policy's own: from none to ARX's usual 10 %
+#: (with a small share of candidates, the first ones: 5 and 10 %, then 1 %, then none).
+SUPPRESSION_LIMITS = (0.05, 0.1, 0.01, 0.0)
 
 
 def explore(ctx: AuditContext, request: ExploreRequest) -> list[ExploreCandidate]:
@@ -204,8 +205,12 @@ def explore(ctx: AuditContext, request: ExploreRequest) -> list[ExploreCandidate
     own = spec.options.get("max_suppression") if spec and spec.method in (None, REMEDIATOR.name) else None
     if built.hierarchies:  # the written candidate can only be audited again with the hierarchies built for it
         fixed.setdefault("write_hierarchies", [True])
-    if "max_suppression" not in fixed:
-        fixed["max_suppression"] = sorted({*SUPPRESSION_LIMITS, *([float(own)] if own is not None else [])})
+    no_limit = "max_suppression" not in fixed or 0.0 in [float(v) for v in fixed["max_suppression"]]
+    if "max_suppression" not in fixed:  # the policy's own first, then the limits an expert tries, most useful first
+        mine = [float(own)] if own is not None else []
+        fixed["max_suppression"] = list(dict.fromkeys([*mine, *SUPPRESSION_LIMITS]))
+        if len(fixed["max_suppression"]) > max(1, request.limit // 2):  # leave room for the lattice's nodes
+            fixed["max_suppression"] = fixed["max_suppression"][: max(1, request.limit // 2)]
     settings = option_settings([{}], fixed)
     out: list[ExploreCandidate] = []
     seen: set = set()
@@ -221,7 +226,7 @@ def explore(ctx: AuditContext, request: ExploreRequest) -> list[ExploreCandidate
         if "write_hierarchies" not in request.fixed:  # set by explore itself, not a choice to show
             shown.pop("write_hierarchies", None)
         out.append(ExploreCandidate(shown, rem))
-    no_limit = 0.0 in [float(v) for v in fixed["max_suppression"]]
+    out.sort(key=lambda c: float(c.options.get("max_suppression", 0.0)))
     rest = request.limit - len(out)
     if no_limit and rest > 0 and fixed.keys() <= {"max_suppression", "build_hierarchies", "write_hierarchies"}:
         out += _lattice_nodes(ctx, problem, built, rest, request.notes, seen)
