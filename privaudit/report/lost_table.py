@@ -33,6 +33,7 @@ class LostView:
     totals: str
     of: str
     no_change: bool = False
+    title: str = "What was lost"
 
 
 def _share(part: int, whole: int) -> str:
@@ -76,8 +77,10 @@ def lost_view(data: dict[str, Any]) -> LostView | None:
     lost = remediation.get("lost") or explore.get("lost")
     if not lost:
         return None
-    of = "the remediated table" if remediation.get("lost") else "the recommended candidate (not written)"
-    return LostView(rows(lost), totals(lost), of)
+    if remediation.get("lost"):
+        return LostView(rows(lost), totals(lost), "the remediated table")
+    title = "What the recommended candidate would lose"
+    return LostView(rows(lost), totals(lost), "the recommended candidate (not written: give --out)", title=title)
 
 
 def lines(lost: dict[str, Any]) -> list[str]:
