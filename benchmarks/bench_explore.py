@@ -7,8 +7,9 @@ times, medians). The bound: ``--explore`` with its default candidates (generaliz
 limits 0, 1, 5 and 10 % beside a spread of lattice nodes, suppression budgets; about 30 candidates) in at most
 4x the time of one ``--method generalize``.
 
-Measured 2026-11-28 on this 2-core VM under a load average of 9-10 from other sessions, --repeat 1: adult x10,
-29 candidates, 61.2 s against 19.0 s (3.22x); an earlier run of the same code, 93.9 s against 24.6 s (3.82x).
+Measured 2026-11-28 on this 2-core VM under a load average of 6-10 from other sessions, --repeat 1: adult x10,
+29 candidates, 31.3 s against 16.4 s (1.91x); while generalization spent up to five lattice searches of its
+share on suppression limits, 61.2 s against 19.0 s (3.22x) and 93.9 s against 24.6 s (3.82x).
 Before the suppression-limit candidates (2026-11-26, load about 5): 30 candidates 8.43 s against 5.39 s
 (1.56x) -- the ratio moves with the machine's load.
 
