@@ -3,13 +3,15 @@
 adult x10 (301,620 rows; recipe and hierarchies as ``bench_generalization_arx.py``: adult followed by nine
 copies with each QI cell redrawn with probability 0.3), 8 quasi-identifiers with ARX's hierarchies, k = 5.
 Both runs are whole ``privaudit`` processes, timed side by side in one run (alternating, ``--repeat``
-times, medians). The issue's bound: ``--explore`` with at least 20 candidates in at most 4x the time of
-one ``--method generalize``.
+times, medians). The bound: ``--explore`` with its default candidates (generalization at the suppression
+limits 0, 1, 5 and 10 % beside a spread of lattice nodes, suppression budgets; about 30 candidates) in at most
+4x the time of one ``--method generalize``.
 
-Measured 2026-11-26 on this 2-core VM (load average about 5 from other sessions), --repeat 3, medians:
-adult 30 candidates 5.19 s against 2.41 s (2.15x); adult x10 30 candidates 8.43 s against 5.39 s (1.56x).
-An earlier run under a load average of about 8, before the original's classes were shared between
-candidates: adult x10 33.0 s against 7.5 s (4.41x) -- the ratio moves with the machine's load.
+Measured 2026-11-28 on this 2-core VM under a load average of 6-10 from other sessions, --repeat 1: adult x10,
+29 candidates, 31.3 s against 16.4 s (1.91x); while generalization spent up to five lattice searches of its
+share on suppression limits, 61.2 s against 19.0 s (3.22x) and 93.9 s against 24.6 s (3.82x).
+Before the suppression-limit candidates (2026-11-26, load about 5): 30 candidates 8.43 s against 5.39 s
+(1.56x) -- the ratio moves with the machine's load.
 
     python benchmarks/bench_explore.py --data ../shared/datasets/adult [--tables adult10] [--repeat 1]
 """

@@ -220,6 +220,8 @@ class RemediationReport:
     after: AuditReport
     table: Any  # pandas DataFrame of the remediated records
     offered: bool  # True when the re-audit passed (the command line writes the table only then)
+    #: what each variable lost (``remediation.lost`` of the JSON report: kept, recoded, deleted, cells changed)
+    lost: dict[str, Any] | None = None
 
     def _repr_html_(self) -> str:
         return (
@@ -242,8 +244,9 @@ def remediate(
     finally:
         if bar is not None and hasattr(bar, "close"):
             bar.close()
+    lost = (outcome.after.remediation or {}).get("lost")
     return RemediationReport(
-        AuditReport(outcome.before), AuditReport(outcome.after), outcome.remediation.table, outcome.offered
+        AuditReport(outcome.before), AuditReport(outcome.after), outcome.remediation.table, outcome.offered, lost
     )
 
 
@@ -262,6 +265,10 @@ class ExploreReport:
     utility_measure: str
     table: Any
     report: AuditReport
+    #: what the recommended candidate lost, variable by variable (``explore.lost`` of the JSON report)
+    lost: dict[str, Any] | None = None
+    #: the input already passes: no change needed (``table`` is then the input itself)
+    no_change_needed: bool = False
 
     def _repr_html_(self) -> str:
         return self.report.to_html()
@@ -274,12 +281,14 @@ def explore(
     max_candidates: int | None = None,
     utility: str | None = None,
     progress: Any = None,
+    options: dict[str, Any] | None = None,
 ) -> ExploreReport:
     """Evaluate a family of candidate releases of ``data`` (generalization lattice nodes, suppression budgets,
     microaggregation at several k, randomized response where the policy has an RR bound; ``methods``
     narrows them, ``max_candidates`` caps them) and place each on the risk-utility map
     (:mod:`privaudit.pipeline.explore`); nothing is written. ``utility``: the utility axis (default
-    ``discernibility``)."""
+    ``granularity``, ARX's Loss). ``options``: per option name (or ``"METHOD.NAME"``), a value or a list of
+    values to explore, as ``--option NAME=V1,V2``."""
     from privaudit.core.progress import api_progress
     from privaudit.pipeline.explore import DEFAULT_MAX_CANDIDATES, explore_release
 
@@ -294,6 +303,7 @@ def explore(
             utility,
             progress=bar,
             side_dir=False,  # nothing is written: no file to name
+            options=options,
         )
     finally:
         if bar is not None and hasattr(bar, "close"):
@@ -309,4 +319,6 @@ def explore(
         ex.utility_measure,
         table,
         AuditReport(found.report),
+        explored.get("lost"),
+        bool(explored.get("no_change_needed")),
     )

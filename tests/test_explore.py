@@ -14,6 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privaudit.common.numbers import fmt
+from privaudit.common.params import Params
+from privaudit.core.hookspecs import hookimpl
 from privaudit.pipeline.explore import Candidate, mark_frontier, recommend
 
 POLICY = """version: 1
@@ -74,7 +76,7 @@ def test_explore_map_json(explored):
     ex = report["explore"]
     cands = ex["candidates"]
     assert len(cands) >= 5 and {c["method"] for c in cands} == {"generalize", "suppress"}
-    assert ex["utility_measure"] == "discernibility"
+    assert ex["utility_measure"] == "granularity"
     assert ex["risk_bound"] == pytest.approx(1 / 3)
     # frontier as defined: no other candidate at most as risky and at least as useful, one strictly
     for i, c in enumerate(cands):
@@ -87,11 +89,19 @@ def test_explore_map_json(explored):
         )
         assert c["frontier"] == (not dominated)
     rec = ex["recommended"]
-    passing = [c for c in cands if c["passes"] and c["frontier"]]
-    assert rec is not None and cands[rec]["passes"] and cands[rec]["frontier"]
-    assert cands[rec]["utility"] == max(c["utility"] for c in passing)
-    # the passing generalization candidates are minimal: none is a coarsening of another passing one
-    levels = [tuple(c["options"]["levels"].values()) for c in cands if c["method"] == "generalize" and c["passes"]]
+    passing = [c for c in cands if c["passes"]]
+    assert rec is not None and cands[rec]["passes"]
+    # the recommendation deletes no quasi-identifier a passing candidate keeps with all else it keeps
+    gone = set(cands[rec]["deleted"])
+    assert not any(set(c["deleted"]) < gone for c in passing)
+    passing = [c for c in passing if not any(set(o["deleted"]) < set(c["deleted"]) for o in passing)]
+    assert cands[rec] in passing and cands[rec]["utility"] == max(c["utility"] for c in passing)
+    # the passing lattice nodes without suppression are minimal: none is a coarsening of another one
+    levels = [
+        tuple(c["options"]["levels"].values())
+        for c in cands
+        if c["method"] == "generalize" and c["passes"] and c["options"]["max_suppression"] == 0
+    ]
     for a in levels:
         assert not any(b != a and all(x <= y for x, y in zip(b, a, strict=False)) for b in levels)
     # a failing candidate names the failing check; the risk is classes / records
@@ -141,13 +151,14 @@ def test_explore_table_is_one_line_per_figure(explored):
     view = explore_view(report)
     explore = report["explore"]
     others = [m for m in explore["candidates"][0]["utilities"] if m != explore["utility_measure"]]
-    assert len(view.table.columns) == 7 + len(others)
+    assert len(view.table.columns) == 9 + len(others)
     levels = next(c["options"]["levels"] for c in explore["candidates"] if c["method"] == "generalize")
     assert f"in the order {', '.join(levels)}" in view.table.caption
     row = next(r for r, c in zip(view.table.rows, explore["candidates"], strict=True) if c["method"] == "generalize")
     assert row[2].startswith("levels " + "·".join(str(v) for v in levels.values()))
     for r, c in zip(view.table.rows, explore["candidates"], strict=True):
-        assert r[7:] == ["—" if c["utilities"].get(m) is None else fmt(c["utilities"][m]) for m in others]
+        assert r[7] == fmt(c["cells_changed"]) and r[8] == (", ".join(c["deleted"]) or "—")
+        assert r[9:] == ["—" if c["utilities"].get(m) is None else fmt(c["utilities"][m]) for m in others]
 
 
 def test_compact_options_name_levels_out_of_the_caption_order():
@@ -279,7 +290,7 @@ def test_python_api(tmp_path):
 
     frame = pd.read_csv(_table(tmp_path / "t.csv"))
     result = privaudit.explore(frame, write_policy(tmp_path, POLICY), methods="generalize", max_candidates=6)
-    assert 1 <= len(result.candidates) <= 6 and result.utility_measure == "discernibility"
+    assert 1 <= len(result.candidates) <= 6 and result.utility_measure == "granularity"
     assert result.recommended is not None and result.report.passed
     assert list(result.table.columns) == list(frame.columns)
     assert result.report.to_dict()["explore"]["recommended"] == result.recommended
@@ -298,11 +309,13 @@ def test_frontier_and_recommendation_by_brute_force(points):
         ]
         assert c.frontier == (not better)
     rec = recommend(cands)
-    ok = [c for c in cands if c.passes and c.frontier]
+    ok = [c for c in cands if c.passes]  # chosen among the passing candidates: a failing one hides none
     if not ok:
         assert rec is None
     else:
-        assert cands[rec].passes and cands[rec].frontier and cands[rec].utility == max(c.utility for c in ok)
+        assert cands[rec].passes and cands[rec].utility == max(c.utility for c in ok)
+        best = [c for c in ok if c.utility == cands[rec].utility]
+        assert cands[rec].risk == min(c.risk for c in best)
 
 
 def test_generalize_builds_a_hierarchy_for_a_numeric_qi(tmp_path, run_cli):
@@ -395,3 +408,171 @@ def test_risk_based_policy_on_the_map(tmp_path, run_cli):
     assert all(c["passes"] == (c["risk"] <= 0.2 + 1e-12) for c in ex["candidates"])
     suppress = [c for c in ex["candidates"] if c["method"] == "suppress"]
     assert len(suppress) >= 3 and len({c["risk"] for c in suppress}) == len(suppress)  # budgets differ
+
+
+def test_option_values_are_the_explored_settings(tmp_path, run_cli):
+    data, policy = _table(tmp_path / "t.csv"), write_policy(tmp_path, POLICY)
+    code, out, err = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--explore",
+        "--methods",
+        "generalize",
+        "--option",
+        "max_suppression=0.02,0.1",
+        "--json",
+        tmp_path / "r.json",
+    )
+    assert code == 0, err
+    cands = json.loads((tmp_path / "r.json").read_text())["explore"]["candidates"]
+    assert cands and {c["options"]["max_suppression"] for c in cands} <= {0.02, 0.1}
+    # METHOD.NAME fixes one method's option only; the other methods explore as they would
+    code, out, err = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--explore",
+        "--methods",
+        "generalize,suppress",
+        "--option",
+        "suppress.max_suppression=0.05",
+        "--json",
+        tmp_path / "s.json",
+    )
+    cands = json.loads((tmp_path / "s.json").read_text())["explore"]["candidates"]
+    assert [c["options"]["max_suppression"] for c in cands if c["method"] == "suppress"] == [0.05]
+    assert len({c["options"]["max_suppression"] for c in cands if c["method"] == "generalize"}) > 1
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        ("nonsense=1,2", "--option nonsense: no explored method has an option 'nonsense'"),
+        ("max_suppression=0.1,abc", "--option max_suppression of '"),
+        ("shuffle.k=3", "--option shuffle.k: 'shuffle' is not an explored method"),
+    ],
+)
+def test_bad_explore_option_is_one_line(tmp_path, run_cli, option, message):
+    data, policy = _table(tmp_path / "t.csv", n=30), write_policy(tmp_path, POLICY)
+    code, out, err = run_cli("remediate", data, "--policy", policy, "--explore", "--option", option)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_passing_table_needs_no_change(tmp_path, run_cli):
+    data, policy = _table(tmp_path / "t.csv", n=60), write_policy(tmp_path, POLICY.replace("k: 3", "k: 1"))
+    out = tmp_path / "o.csv"
+    code, stdout, err = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--explore",
+        "--out",
+        out,
+        "--json",
+        tmp_path / "r.json",
+        "--html",
+        tmp_path / "r.html",
+        "--markdown",
+        tmp_path / "r.md",
+    )
+    assert code == 0, err
+    assert "no change needed" in stdout and not out.exists()
+    assert not list(tmp_path.glob("o.*"))  # no copy, no hierarchy file
+    ex = json.loads((tmp_path / "r.json").read_text())["explore"]
+    assert ex["no_change_needed"] and ex["candidates"][ex["recommended"]]["method"] == "unchanged"
+    assert "No change needed" in (tmp_path / "r.html").read_text()
+    assert "No change needed" in (tmp_path / "r.md").read_text()
+
+
+def test_what_was_lost_is_on_the_first_page(explored):
+    folder, run, report = explored
+    lost = report["remediation"]["lost"]
+    assert [v["column"] for v in lost["variables"]] == ["age", "sex", "zip"]
+    html = (folder / "r.html").read_text()
+    assert html.index('id="lost"') < html.index('id="remediation"') < html.index('id="explore"')
+    for v in lost["variables"]:
+        assert v["description"] in html
+    assert "what was lost:" in run.stdout
+
+
+def test_recommendation_keeps_the_ranked_variable():
+    """keep / importance: a candidate deleting the most important quasi-identifier is set aside while a
+    passing candidate keeps it, even at a lower utility; then no candidate whose deletions strictly contain
+    another passing candidate's."""
+
+    def cand(utility, deleted, passes=True, cells=10):
+        return Candidate(
+            "m",
+            {},
+            None,
+            None,
+            risk=0.1,
+            utility=utility,
+            passes=passes,
+            lost={"deleted": deleted, "cells_changed": cells},
+        )
+
+    cands = [
+        cand(0.9, ["age"]),
+        cand(0.6, ["sex", "zip"]),
+        cand(0.95, [], passes=False),
+        cand(0.5, ["sex", "zip", "x"]),
+    ]
+    assert recommend(cands) == 0  # no ranked variable: age and {sex, zip} are a trade-off, utility decides
+    assert recommend(cands, ["age"]) == 1  # age ranked: the candidate keeping it wins
+    assert recommend([cand(0.9, ["age", "sex"]), cand(0.5, ["sex"])]) == 1  # strict subset of deletions
+    assert recommend([cand(0.9, [], passes=False)]) is None
+
+
+def test_third_party_remediators_on_the_map(tmp_path):
+    """A remediator without an explore hook appears with its defaults; one declaring ``refines`` finishes the
+    failing candidates of the others (here: blanking one quasi-identifier in the violating classes)."""
+    from privaudit.pipeline.explore import explore_release
+    from privaudit.remediation.api import ExploreCandidate, Remediation, Remediator, class_violations
+    from privaudit.testing import registry_with
+
+    class NoOptions(Params):
+        pass
+
+    def coarse_zip(ctx, options):
+        table = ctx.table.copy()
+        table["zip"] = table["zip"].astype(str).str[:3]
+        return Remediation(table, {"zip": "first three digits"}, {})
+
+    def blank_sex(ctx, options):
+        rows = class_violations(ctx)[ctx.summary.class_of]
+        table = ctx.table.copy()
+        for column in ctx.policy.quasi_identifiers:
+            table[column] = table[column].where(~rows)
+        return Remediation(table, {"records": int(rows.sum())}, {})
+
+    def broken(ctx, options):
+        raise RuntimeError("boom")
+
+    def wrong_shape(ctx, request):
+        return [ExploreCandidate({}, Remediation(ctx.table.iloc[:, :2], {}, {}))]
+
+    class Plugin:
+        @hookimpl
+        def privaudit_remediators(self):
+            return [
+                Remediator("zip3", NoOptions, coarse_zip, "ZIP prefix", "keep three digits of the ZIP code"),
+                Remediator("blank", NoOptions, blank_sex, "Blank", "blank violating records", refines=True),
+                Remediator("broken", NoOptions, broken, "Broken", "raises"),
+                Remediator("shape", NoOptions, broken, "Shape", "drops columns", explore=wrong_shape),
+            ]
+
+    registry = registry_with(Plugin())
+    data, policy = _table(tmp_path / "t.csv"), write_policy(tmp_path, POLICY)
+    found = explore_release(str(data), str(policy), registry=registry, methods="generalize,zip3,broken,shape,blank")
+    methods = [c.method for c in found.exploration.candidates]
+    assert methods.count("zip3") == 1 and "broken" not in methods and "shape" not in methods
+    notes = found.exploration.notes
+    assert any(n.startswith("broken: left out") and "boom" in n for n in notes)
+    assert any(n.startswith("shape: left out") for n in notes)
+    refined = [c for c in found.exploration.candidates if c.method == "generalize+blank"]
+    assert refined and all(c.passes for c in refined)

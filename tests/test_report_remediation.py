@@ -225,6 +225,7 @@ def test_pdf_has_the_remediation_chapter_and_its_bookmark(suppressed):
     ]
     first_check = next(i for i, (d, t) in enumerate(outline) if t == "Summary of checks")
     assert [t for d, t in outline[:first_check] if d == 1] == [
+        "What was lost",
         "What was done",
         "Checks before and after",
         "What changed",

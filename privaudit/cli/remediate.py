@@ -14,7 +14,7 @@ from privaudit.cli.outputs import (
     report_outputs,
     write_all,
 )
-from privaudit.cli.terminal import print_audit, printable
+from privaudit.cli.terminal import print_audit, print_lost, printable
 from privaudit.common.formats import PARQUET_SUFFIXES
 from privaudit.core.errors import PrivauditError
 
@@ -32,7 +32,8 @@ def add_parser(sub) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a method option (repeatable), e.g. --option max_suppression=0.05",
+        help="a method option (repeatable), e.g. --option max_suppression=0.05; with --explore, the values to "
+        "try, e.g. --option max_suppression=0,0.05 (METHOD.NAME=... for one method)",
     )
     remediate.add_argument("--out", help="where to write the remediated table (only when its re-audit passes)")
     remediate.add_argument(
@@ -49,16 +50,15 @@ def add_parser(sub) -> None:
     )
     remediate.add_argument(
         "--methods",
-        help="--explore: the candidate methods, comma-separated "
-        "(default: generalize,suppress,microaggregate,randomize)",
+        help="--explore: the candidate methods, comma-separated (default: every registered remediation method)",
     )
     remediate.add_argument(
-        "--max-candidates", type=int, metavar="N", help="--explore: at most N candidates (default 40)"
+        "--max-candidates", type=int, metavar="N", help="--explore: at most N candidates (default 30)"
     )
     remediate.add_argument(
         "--utility",
         metavar="NAME",
-        help="--explore: the utility axis (default discernibility, which every method can be scored by)",
+        help="--explore: the utility axis (default granularity, ARX's Loss: a deleted variable costs its share)",
     )
     add_report_arguments(remediate)
 
@@ -159,15 +159,16 @@ def print_audit_again(outcome, out: str) -> None:
 
 
 def _explore(args, registry) -> int:
-    from privaudit.pipeline.explore import DEFAULT_MAX_CANDIDATES, explore_release, parse_methods
+    from privaudit.cli.options import parse_options
+    from privaudit.pipeline.explore import DEFAULT_MAX_CANDIDATES, explore_options, explore_release, parse_methods
 
     if args.method:
         raise PrivauditError("--explore evaluates several methods: give --methods a,b instead of --method")
-    if args.option:
-        raise PrivauditError("--explore chooses each method's options itself: --option is for one --method")
     if not args.released or not args.policy:
         raise PrivauditError("remediate --explore needs RELEASED and --policy")
-    methods = parse_methods(args.methods)
+    methods = parse_methods(args.methods, registry)
+    options = parse_options(args.option)  # NAME=V1,V2: the values explored (split by the explore driver)
+    explore_options(options, methods, registry)
     if args.max_candidates is not None and args.max_candidates < 1:
         raise PrivauditError("--max-candidates: give a number of at least 1")
     if args.out is not None:
@@ -191,6 +192,7 @@ def _explore(args, registry) -> int:
             progress=bar,
             allow_outside_paths=args.allow_outside_paths,
             side_dir=_side_dir(args),
+            options=options,
         )
     finally:
         bar.close()
@@ -202,6 +204,8 @@ def _explore(args, registry) -> int:
     write_all(rendered)
     if not args.quiet:
         _print_exploration(found, args.out)
+    if found.exploration.no_change_needed:
+        return 0
     if found.exploration.recommended is None:
         return 1
     return 0 if (args.out is None or found.offered) else 1
@@ -213,22 +217,29 @@ def _print_exploration(found, out: str | None) -> None:
         f"explored {len(ex.candidates)} candidates: risk = {found.report.explore['risk_measure']}, "
         f"utility = {ex.utility_measure}"
     )
-    print(f"  {'#':>3} {'method':<15} {'risk':>8} {'utility':>8}  pass  frontier  options")
+    print(f"  {'#':>3} {'method':<15} {'risk':>8} {'utility':>8}  pass  frontier  {'cells kept':>10}  deleted  options")
     for i, c in enumerate(ex.candidates):
         mark = "*" if i == ex.recommended else " "
         utility = "-" if c.utility is None else f"{c.utility:.4f}"
-        options = ", ".join(f"{k}={v}" for k, v in c.options.items() if k != "seed")
+        options = ", ".join(f"{k}={v}" for k, v in c.options.items() if k not in ("seed", "write_hierarchies"))
+        cells = c.lost.get("cells") or 0
+        kept = "-" if not cells else f"{100 * (1 - c.lost.get('cells_changed', 0) / cells):.1f} %"
         print(
             f"{mark} {i:>3} {c.method:<15} {c.risk:>8.4f} {utility:>8}  {'yes' if c.passes else 'no ':<4}  "
-            f"{'yes' if c.frontier else 'no':<8}  {printable(options)}"
+            f"{'yes' if c.frontier else 'no':<8}  {kept:>10}  {printable(', '.join(c.deleted)) or '-':<7}  "
+            f"{printable(options)}"
         )
     for note in ex.notes:
         print(f"  note: {printable(note)}")
+    if ex.no_change_needed:
+        print("no change needed: the table already passes the policy; nothing written")
+        return
     if ex.recommended is None:
         print("no candidate passes the policy: nothing recommended")
         return
     c = ex.candidates[ex.recommended]
     print(f"recommended: #{ex.recommended} ({c.method}), risk {c.risk:.4f}, utility {c.utility:.4f}")
+    print_lost(c.lost, sys.stdout)
     if out is None:
         print("give --out FILE to write it")
     elif found.offered:
@@ -245,6 +256,8 @@ def _print_outcome(outcome, out: str) -> None:
         f"({len(outcome.before.failed)} failed)  ->  after {rem['method']}: "
         f"{'PASS' if outcome.offered else 'FAIL'} ({len(outcome.after.failed)} failed)"
     )
+    if rem.get("lost"):
+        print_lost(rem["lost"], sys.stdout)
     for key, value in rem["loss"].items():
         if not isinstance(value, (dict, list)):  # nested figures are in the reports
             print(f"  {key}: {value:.6g}" if isinstance(value, float) else f"  {key}: {value}")

@@ -25,3 +25,11 @@ def print_audit(result, out) -> None:
         f"of {len(result.checks)} checks"
     )
     print(f"\nverdict: {'PASS' if result.passed else 'FAIL'} ({summary})", file=out)
+
+
+def print_lost(lost: dict | None, out) -> None:
+    """The "what was lost" table of a remediation (:mod:`privaudit.report.lost_table`)."""
+    from privaudit.report.lost_table import lines
+
+    for line in lines(lost or {}):
+        print(printable(line), file=out)

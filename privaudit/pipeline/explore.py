@@ -7,38 +7,37 @@ of a table by its disclosure risk R against its data utility U; the candidates t
 form the frontier, and the policy's risk bound is a vertical line. This module builds the candidates, scores
 each one on the same two axes and marks the frontier and the recommendation.
 
-**Candidates** (:data:`METHODS`, narrowed by ``methods``, capped by ``max_candidates``):
-
-* ``generalize`` -- nodes of the full-domain generalization lattice (:mod:`.generalization.lattice`),
-  tagged with the policy's class-based error checks as the lattice search tags them: the *minimal* passing
-  nodes (no predecessor passes; the only ones an optimal search can return) and a spread of the maximal
-  failing nodes (the other side of the border, so that the trade-off is visible), each published as the
-  ``generalize`` remediator publishes it (no suppression). Quasi-identifiers without a hierarchy get one
-  built (:mod:`.generalization.builders`) unless ``build_hierarchies`` is off;
-* ``suppress`` -- the ``suppress`` remediator at the suppression budgets :data:`SUPPRESSION_BUDGETS`;
-* ``microaggregate`` -- MDAV at several k around the largest class size the error checks' class rules imply
-  (5 when none does; when every quasi-identifier is numeric);
-* ``randomize`` -- randomized response aimed at several risk bounds around the bound of the policy's first
-  error check declaring a ``ResponseBound`` (only when the policy has one).
+**Candidates.** Every registered remediator offers its own (``Remediator.explore``, the settings an expert
+would try: generalization at several suppression limits and a spread of lattice nodes, suppression at several
+budgets, microaggregation at several k, randomized response at several bounds); a remediator without that hook
+runs once with its defaults or once per ``--option`` value. A remediator declaring ``refines`` (local
+suppression) also finishes the failing candidates of the others that are closest to passing (fewest records
+in violating classes): generalization followed by suppression of the few records left, ARX's default.
+Each hook and run is guarded (:mod:`privaudit.core.guard`): a remediator that fails is left off with a note.
+When the input already passes, it is a candidate too (``unchanged``).
 
 **Scores.** Every candidate is audited with the policy, as ``remediate`` re-audits its output (its
 ``check_overrides`` applied, the input as the original). Its **risk** is the average prosecutor
 re-identification risk (ARX's ``RiskModelSampleSummary`` prosecutor success rate: the record-weighted mean
 of 1/f_k, i.e. classes over records; El Emam 2013), with the worst failing error check's figure beside it.
-Its **utility** is one :mod:`privaudit.utility` measure on ARX's quality scale (1 = nothing lost) for every
-candidate, so that the axis compares like with like. The default, ``discernibility`` (ARX's
-``QualityModelRowOrientedDiscernibility``, Bayardo & Agrawal 2005, normalised between the original's and
-the fully suppressed table's), is computed from the class sizes alone, so it scores a generalized, a
-suppressed, a microaggregated and a randomized release alike. ``non_uniform_entropy`` gives no figure for
-released values outside the original's domain (microaggregation's centroids), and ``granularity`` without a
-hierarchy measures a release against its own distinct values (a microaggregated release scores 1), so
-neither can be the default. A candidate without a figure on the axis is left off the map and the frontier,
-with a note. The other measures of :data:`TABLE_MEASURES` are in the
-candidates' table.
+Its **utility** is one :mod:`privaudit.utility` measure on ARX's quality scale (1 = nothing lost). The
+default, ``granularity`` (ARX's ``QualityModelColumnOrientedLoss``, Iyengar 2002: per quasi-identifier the
+mean share of the domain a released value covers, a suppressed value the whole domain; the arithmetic mean
+over the quasi-identifiers), sees a deleted variable: deleting one of q quasi-identifiers costs 1/q of the
+axis, where discernibility, a function of the class sizes alone, barely moves. Discernibility and the other
+measures of :data:`TABLE_MEASURES` stay in the candidates' table. Beside them, per candidate, what each
+variable lost (:mod:`privaudit.utility.variable_loss`): quasi-identifier cells changed, records suppressed, and
+the variables deleted (no value left below the top of the hierarchy). A candidate without a figure on the
+axis is left off the map and the frontier, with a note.
 
 **Frontier and recommendation.** A candidate is on the frontier when no other candidate has a risk at most
-its own and a utility at least its own, one of them strictly. The recommended candidate is the passing
-frontier candidate of highest utility (ties: lower risk, then the earlier candidate); None when no
+its own and a utility at least its own, one of them strictly. The recommendation is chosen among the
+*passing* candidates only (a failing one never hides a passing one). The quasi-identifiers the policy ranks
+are taken in order (``keep: true`` first, then ``importance`` 1, 2 ...): a candidate deleting one is set
+aside whenever a passing candidate keeps it. Then a candidate is set aside when another passing candidate
+deletes a strict subset of what it deletes (so a candidate deleting a variable is never recommended while a
+passing candidate keeps that variable and everything else it keeps). Among those left, the highest utility,
+then fewer quasi-identifier cells changed, then lower risk, then the earlier candidate. None when no
 candidate passes.
 """
 
@@ -48,9 +47,9 @@ import copy
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from privaudit.core.context import AuditContext
@@ -59,19 +58,19 @@ from privaudit.core.errors import PrivauditError
 from privaudit.core.policy import Policy, with_check_overrides, with_columns
 from privaudit.pipeline.audit import AuditResult, run_audit
 from privaudit.pipeline.plugins import Registry
-from privaudit.remediation.api import Remediation, error_checks
+from privaudit.remediation.api import Remediation
 from privaudit.risk.attacker_models import attacker_risks
 
-#: The candidate families, in the map's order.
-METHODS = ("generalize", "suppress", "microaggregate", "randomize")
-#: Suppression budgets (share of records) of the ``suppress`` candidates.
-SUPPRESSION_BUDGETS = (0.01, 0.02, 0.05, 0.1, 0.2)
 #: The default utility axis (see the module docstring).
-DEFAULT_UTILITY = "discernibility"
+DEFAULT_UTILITY = "granularity"
 #: Utility measures shown in the candidates' table beside the axis's.
-TABLE_MEASURES = ("discernibility", "aecs", "granularity", "generalization_intensity", "suppressed_cells")
+TABLE_MEASURES = ("granularity", "discernibility", "aecs")
 RISK_MEASURE = "average prosecutor re-identification risk"
-DEFAULT_MAX_CANDIDATES = 40
+DEFAULT_MAX_CANDIDATES = 30
+#: How many failing candidates a refining remediator finishes (those with fewest records in violating classes).
+REFINED_PER_METHOD = 6
+#: The name of the input itself as a candidate, when it already passes.
+UNCHANGED = "unchanged"
 
 
 @dataclass
@@ -91,6 +90,12 @@ class Candidate:
     checks_failed: int = 0
     passes: bool = False
     frontier: bool = False
+    lost: dict[str, Any] = field(default_factory=dict)  # utility.variable_loss.variable_changes of the input
+    violating_records: int = 0
+
+    @property
+    def deleted(self) -> list[str]:
+        return list(self.lost.get("deleted", []))
 
     def to_dict(self) -> dict:
         return {
@@ -104,6 +109,9 @@ class Candidate:
             "worst_check": self.worst_check,
             "utilities": self.utilities,
             "records_removed": self.records_removed,
+            "cells_changed": int(self.lost.get("cells_changed", 0)),
+            "records_suppressed": int(self.lost.get("records_suppressed", 0)),
+            "deleted": self.deleted,
         }
 
 
@@ -114,9 +122,13 @@ class Exploration:
     utility_measure: str
     notes: list[str]
     built_hierarchies: dict[str, dict] = field(default_factory=dict)
+    no_change_needed: bool = False
 
     def to_dict(self, bound: tuple[float | None, str | None] = (None, None)) -> dict:
+        rec = None if self.recommended is None else self.candidates[self.recommended]
         return {
+            "no_change_needed": self.no_change_needed,
+            "lost": None if rec is None else rec.lost,
             "candidates": [c.to_dict() for c in self.candidates],
             "recommended": self.recommended,
             "risk_measure": RISK_MEASURE,
@@ -137,17 +149,73 @@ def utility_choices() -> list[str]:
     ]
 
 
-def parse_methods(text: str | Sequence[str] | None) -> list[str]:
-    """``--methods a,b`` as a list of known candidate families (one line for an unknown name)."""
+def explore_methods(registry: Registry) -> list[str]:
+    """The remediators explore can try, in the registry's order (those that refine others' output last)."""
+    names = list(registry.remediators)
+    return [n for n in names if not registry.remediators[n].refines] + [
+        n for n in names if registry.remediators[n].refines
+    ]
+
+
+def parse_methods(text: str | Sequence[str] | None, registry: Registry | None = None) -> list[str]:
+    """``--methods a,b`` as a list of registered remediators (one line for an unknown name)."""
+    from privaudit.pipeline.plugins import get_registry
+
+    known = explore_methods(registry or get_registry())
     if text is None:
-        return list(METHODS)
+        return known
     names = [n.strip() for n in (text.split(",") if isinstance(text, str) else text) if n.strip()]
     if not names:
-        raise PrivauditError("--methods: give at least one method (" + ", ".join(METHODS) + ")")
+        raise PrivauditError("--methods: give at least one method (" + ", ".join(known) + ")")
     for name in names:
-        if name not in METHODS:
-            raise PrivauditError(f"--methods: unknown method {name!r} (explore knows: {', '.join(METHODS)})")
+        if name not in known:
+            raise PrivauditError(f"--methods: unknown method {name!r} (explore knows: {', '.join(known)})")
     return list(dict.fromkeys(names))
+
+
+def split_values(raw: Any) -> list[Any]:
+    """``--option NAME=V1,V2`` values: a list stays a list, ``"0,0.05"`` is read as two YAML scalars."""
+    import yaml
+
+    if isinstance(raw, (list, tuple)):
+        return list(raw)
+    if not isinstance(raw, str):
+        return [raw]
+    out = []
+    for part in raw.split(","):
+        try:
+            out.append(yaml.safe_load(part) if part.strip() else part)
+        except yaml.YAMLError:
+            out.append(part.strip())
+    return out
+
+
+def explore_options(options: dict[str, Any] | None, methods: Sequence[str], registry: Registry) -> dict[str, dict]:
+    """Per method, the option values ``--option NAME=V1,V2`` fixes (``METHOD.NAME=...`` for one method only).
+    An option no explored method has, or a value its method refuses, is one line naming it."""
+    from pydantic import ValidationError
+
+    from privaudit.core.policy import format_validation_error
+
+    fixed: dict[str, dict[str, list[Any]]] = {m: {} for m in methods}
+    for key, raw in (options or {}).items():
+        method, _, name = key.rpartition(".")
+        targets = [method] if method else list(methods)
+        if method and method not in methods:
+            raise PrivauditError(f"--option {key}: {method!r} is not an explored method ({', '.join(methods)})")
+        having = [m for m in targets if name in registry.remediators[m].options.model_fields]
+        if not having:
+            lists = "; ".join(f"{m}: {', '.join(registry.remediators[m].options.model_fields) or '-'}" for m in targets)
+            raise PrivauditError(f"--option {key}: no explored method has an option {name!r} ({lists})")
+        values = split_values(raw)
+        for m in having:
+            for value in values:
+                try:
+                    registry.remediators[m].options.model_validate({name: value})
+                except ValidationError as exc:
+                    raise PrivauditError(format_validation_error(exc, f"--option {key} of {m!r}", [name])) from None
+            fixed[m][name] = values
+    return fixed
 
 
 def risk_bound(policy: Policy, n_records: int) -> tuple[float | None, str | None]:
@@ -178,158 +246,117 @@ def risk_bound(policy: Policy, n_records: int) -> tuple[float | None, str | None
 
 
 # ---------------------------------------------------------------------------------------------- candidates
-def _generalize(ctx: AuditContext, limit: int, build: bool, notes: list[str]) -> tuple[list[Candidate], dict]:
-    from privaudit.remediation.generalization import CostModel, LatticeSearch
-    from privaudit.remediation.generalization.builders import working_problem
+def _guarded(registry: Registry, name: str, fn: Callable[[], Any], notes: list[str]) -> Any:
+    """``fn`` (a remediator's hook or run) guarded as ``remediate`` guards a remediator; None and a note
+    naming it when it fails or cannot run on this table."""
+    from privaudit.core import guard
 
-    problem, built = working_problem(ctx, build)
-    costs = CostModel(problem.domains, "NLLM", "auto", None, 1.0)
-    search = LatticeSearch(problem, costs, 0, ctx.progress)
-    status = search.tag(prune=True)
-    lattice, strides = search.lattice, search.strides
-    q = lattice.shape[1]
+    origin = registry.origin.get(f"remediator:{name}")
 
-    def neighbours(i: int, up: bool) -> list[int]:
-        out = []
-        for j in range(q):
-            level = lattice[i, j]
-            if up and level < search.heights[j]:
-                out.append(i + int(strides[j]))
-            elif not up and level > 0:
-                out.append(i - int(strides[j]))
-        return out
-
-    passing = np.flatnonzero(status == 1)
-    minimal = [int(i) for i in passing if all(status[p] != 1 for p in neighbours(int(i), False))]
-    failing = np.flatnonzero(status == -1)
-    maximal = [int(i) for i in failing if all(status[s] == 1 for s in neighbours(int(i), True))]
-    order = lambda xs: sorted(xs, key=lambda i: (search.gen_cost[i], search.height_sum[i], i))  # noqa: E731
-    minimal, maximal = order(minimal), order(maximal)
-    n_pass = min(len(minimal), max(limit - min(len(maximal), limit // 3), limit // 2 + 1, 1))
-    chosen = _spread(minimal, n_pass) + _spread(maximal, max(limit - min(n_pass, len(minimal)), 0))
-    if not search.tagging_checks and not search.monotone_risk:
-        notes.append(
-            "generalize: the policy has no class-based or monotone risk-based error check to tag the "
-            "lattice with; the candidates are a spread of lattice nodes"
-        )
-        chosen = _spread(order(range(len(lattice))), limit)
-    out = []
-    for index in chosen:
-        levels = lattice[index]
-        nodes = search.generalized(levels)
-        levels_dict = {c: int(x) for c, x in zip(problem.columns, levels, strict=False)}
-        table = problem.publish(nodes)
-        changes = {
-            "algorithm": "lattice",
-            "levels": levels_dict,
-            "columns": problem.columns,
-            **({"built_hierarchies": built.report} if built.hierarchies else {}),
-        }
-        artefacts = {"." + built.report[col]["file"]: text.encode("utf-8") for col, text in built.csv.items()}
-        rem = Remediation(table, changes, {}, artefacts=artefacts, column_overrides=built.overrides)
-        out.append(Candidate("generalize", {"levels": levels_dict, "max_suppression": 0.0}, table, rem))
-    return out, built.report
-
-
-def _spread(items: Sequence[Any], n: int) -> list[Any]:
-    """``n`` items spread evenly over ``items`` (all of them when there are fewer), first and last included."""
-    items = list(items)
-    if n <= 0 or not items:
-        return []
-    if n >= len(items):
-        return items
-    if n == 1:
-        return [items[0]]
-    picks = np.unique(np.round(np.linspace(0, len(items) - 1, n)).astype(int))
-    return [items[i] for i in picks]
-
-
-def _suppress(ctx: AuditContext, limit: int, notes: list[str]) -> list[Candidate]:
-    """Cell suppression at each budget: the records of the classes breaking a class-based error check,
-    smallest classes first, while they fit in the budget (every QI published as missing); with risk-based
-    checks (declaring a sample criterion) the other classes follow, smallest first, as ARX's
-    ``RiskBasedCriterion.enforce`` suppresses. One class summary
-    serves every budget; budgets that suppress the same records give one candidate."""
-    from privaudit.remediation.api import class_violations
-    from privaudit.remediation.generalization.risk_targets import risk_targets
-
-    s = ctx.summary
-    n = s.n_records
-    violating = class_violations(ctx)
-    bad = np.flatnonzero(violating)
-    bad = bad[np.argsort(s.sizes[bad], kind="stable")]
-    if risk_targets(ctx.policy, n)[0]:  # risk-based checks: then the other classes, smallest first, as ARX does
-        rest = np.flatnonzero(~violating & (s.sizes > 0))
-        bad = np.concatenate([bad, rest[np.argsort(s.sizes[rest], kind="stable")]])
-    if not len(bad):
-        notes.append("suppress: no class breaks a class-based error check, nothing to suppress")
-    cumulative = np.cumsum(s.sizes[bad])
-    qi = ctx.policy.quasi_identifiers
-    out, seen = [], set()
-    for budget in _spread(list(SUPPRESSION_BUDGETS), limit):
-        allowed = int(np.floor(budget * n + 1e-9))
-        take = int(np.searchsorted(cumulative, allowed, side="right"))
-        if take in seen:
-            continue
-        seen.add(take)
-        rows = np.isin(s.class_of, bad[:take])
-        table = ctx.table.copy()
-        for column in qi:
-            table[column] = table[column].where(~rows)
-        count = int(rows.sum())
-        rem = Remediation(
-            table,
-            {"mode": "cells", "columns": qi, "records_affected": count},
-            {"records_suppressed": count, "share_suppressed": count / n if n else 0.0},
-        )
-        out.append(Candidate("suppress", {"mode": "cells", "max_suppression": budget}, table, rem))
-    return out
-
-
-def _microaggregate(ctx: AuditContext, registry: Registry, limit: int, notes: list[str]) -> list[Candidate]:
-    policy = ctx.policy
-    categorical = [c for c in policy.quasi_identifiers if policy.columns[c].type != "numeric"]
-    if categorical:
-        notes.append(f"microaggregate: left out, quasi-identifier {categorical[0]!r} is not numeric")
-        return []
-    rules = [r for c in error_checks(ctx) if (r := c.assessor.rule(c.params, policy)) is not None]
-    k = max((r.min_size for r in rules if r.min_size is not None), default=5)
-    values = sorted({max(2, k // 2), k, 2 * k, 3 * k, 5 * k})
-    return _candidates("microaggregate", ctx, registry, [{"k": value} for value in _spread(values, limit)], notes)
-
-
-def _randomize(ctx: AuditContext, registry: Registry, limit: int, notes: list[str]) -> list[Candidate]:
-    bounds = [
-        b
-        for c in error_checks(ctx)
-        if c.assessor.response_bound is not None and (b := c.assessor.response_bound(c.params, ctx.policy)) is not None
-    ]
-    if not bounds:
-        notes.append(
-            "randomize: left out, the policy has no error-severity check bounding randomized-response disclosure"
-        )
-        return []
-    bound = float(bounds[0].max_risk)  # the check the remediator aims at: the first declaring a bound
-    targets = [{"max_risk": min(1.0, bound * f)} for f in _spread([0.5, 0.75, 1.0, 1.25, 1.5], limit)]
-    return _candidates("randomize", ctx, registry, targets, notes)
-
-
-def _candidates(
-    method: str, ctx: AuditContext, registry: Registry, settings: list[dict], notes: list[str]
-) -> list[Candidate]:
-    """One candidate of ``method`` per setting (its remediator's options); none, and a note saying why, when
-    the remediator cannot run on this table."""
-    remediator = registry.remediators[method]
-    out = []
-    for given in settings:
-        options = remediator.options.model_validate(given)
+    def attempt() -> Any:
         try:
-            rem = remediator.run(ctx, options)
-        except ValueError as exc:
-            notes.append(f"{method}: left out, {exc}")
+            return fn()
+        except ValueError as exc:  # the method cannot run on this policy or table: say so, keep the others
+            return exc
+
+    with guard.stdout_to_stderr():
+        try:
+            result = guard.call_plugin(attempt, f"remediation {name!r}", origin)
+        except guard.PluginFailure as exc:
+            notes.append(f"{name}: left out, {exc}")
+            return None
+    if isinstance(result, ValueError):
+        notes.append(f"{name}: left out, {result}")
+        return None
+    return result
+
+
+def _offered(registry: Registry, name: str, ctx: AuditContext, limit: int, fixed: dict, notes: list[str]):
+    """The candidates remediator ``name`` offers (its ``explore`` hook; else one run per ``--option``
+    combination, or one with its defaults), each checked to be the table it was given, transformed."""
+    from privaudit.core import guard
+    from privaudit.remediation.api import ExploreCandidate, ExploreRequest, option_settings
+
+    remediator = registry.remediators[name]
+    view = guard.check_view(ctx)
+    if remediator.explore is not None:
+        request = ExploreRequest(limit, fixed, notes)
+        found = _guarded(registry, name, lambda: remediator.explore(view, request), notes) or []
+    else:
+        found = []
+        for given in option_settings([], fixed)[:limit]:
+            options = remediator.options.model_validate(given)
+            rem = _guarded(registry, name, lambda o=options: remediator.run(view, o), notes)
+            if rem is None:
+                break
+            found.append(ExploreCandidate({**given, **options.model_dump(mode="json")}, rem))
+    out = []
+    columns = list(ctx.table.columns)
+    for item in found:
+        rem = getattr(item, "remediation", None)
+        table = getattr(rem, "table", None)
+        if (
+            not isinstance(rem, Remediation)
+            or not isinstance(table, pd.DataFrame)
+            or list(table.columns) != columns
+            or len(table) != len(ctx.table) - rem.records_removed
+        ):
+            notes.append(f"{name}: left out, it offered something other than the table it was given, transformed")
             return []
-        out.append(Candidate(method, {**given, **options.model_dump(mode="json")}, rem.table, rem))
+        out.append(Candidate(name, dict(item.options), table, rem, rem.records_removed))
     return out
+
+
+def _refined(
+    registry: Registry, name: str, bases: Sequence[Candidate], fixed: dict, limit: int, notes: list[str]
+) -> list[Candidate]:
+    """Remediator ``name`` (declaring ``refines``) run on the output of the failing candidates closest to
+    passing (fewest records in violating classes), each result one candidate: generalization followed by
+    local suppression, as ARX suppresses the outliers a recoding leaves."""
+    from privaudit.core import guard
+    from privaudit.remediation.api import option_settings
+
+    remediator = registry.remediators[name]
+    failing = [c for c in bases if not c.passes and c.audit is not None and c.records_removed == 0]
+    failing.sort(key=lambda c: (c.violating_records, -(c.utility or 0.0)))
+    settings = option_settings([], fixed)
+    out = []
+    for base in failing[: max(1, limit // max(1, len(settings)))]:
+        assert base.audit is not None
+        view = guard.check_view(base.audit.context)
+        for given in settings:
+            options = remediator.options.model_validate(given)
+            rem = _guarded(registry, name, lambda o=options, v=view: remediator.run(v, o), notes)
+            if rem is None:
+                return out
+            if not isinstance(rem, Remediation) or list(rem.table.columns) != list(base.table.columns):
+                notes.append(f"{name}: left out, it returned something other than the table it was given")
+                return out
+            combined = Remediation(
+                rem.table,
+                {base.method: base.remediation.changes, name: rem.changes},
+                {**base.remediation.loss, **{f"{name}.{k}": v for k, v in rem.loss.items()}},
+                artefacts={**base.remediation.artefacts, **rem.artefacts},
+                notes=[*base.remediation.notes, *rem.notes],
+                records_removed=rem.records_removed,
+                check_overrides={**base.remediation.check_overrides, **rem.check_overrides},
+                column_overrides=base.remediation.column_overrides,
+            )
+            shown = {**base.options, name: {**given, **options.model_dump(mode="json")}}
+            out.append(Candidate(f"{base.method}+{name}", shown, rem.table, combined, rem.records_removed))
+    return out
+
+
+def _violating_records(audit: AuditResult) -> int:
+    """Records in classes breaking a class-based error check of the candidate's audit (0 when none can say)."""
+    from privaudit.remediation.api import class_violations
+
+    ctx = audit.context
+    try:
+        bad = class_violations(ctx)
+    except Exception:  # noqa: BLE001 - only an ordering hint: a check that cannot say counts for nothing
+        return 0
+    return int(ctx.summary.sizes[bad].sum())
 
 
 # ---------------------------------------------------------------------------------------------- scoring
@@ -343,6 +370,29 @@ def _utility_entries(audit: AuditResult, names: Sequence[str], shared: dict) -> 
         inputs.__dict__["_original_classes"] = shared
     entries = measure_all(inputs, list(names))
     return {n: next((e["value"] for e in entries if e["measure"] == n and e["column"] is None), None) for n in names}
+
+
+def roots(policy: Policy) -> dict[str, set[str]]:
+    """Per quasi-identifier, the labels that mean "any value": its hierarchy's root and ``*``."""
+    return {
+        c: {"*", *([h.root[1]] if (h := policy.hierarchies.get(c)) is not None else [])} for c in policy.hierarchies
+    }
+
+
+def lost_of(before: pd.DataFrame, after: pd.DataFrame, policy: Policy, cache: dict | None = None) -> dict:
+    """What ``after`` lost from ``before`` (same records, same order): the quasi-identifiers, then any other
+    column it changed (:func:`privaudit.utility.variable_loss.variable_changes`)."""
+    from privaudit.utility.variable_loss import variable_changes
+
+    qi = list(policy.quasi_identifiers)
+    others = [
+        c
+        for c in before.columns
+        if c not in qi
+        and c in after.columns
+        and not before[c].reset_index(drop=True).equals(after[c].reset_index(drop=True))
+    ]
+    return variable_changes(before, after, [*qi, *others], roots(policy), cache)
 
 
 def _score(c: Candidate, audit: AuditResult, utility: str, names: Sequence[str], shared: dict) -> None:
@@ -365,6 +415,8 @@ def _score(c: Candidate, audit: AuditResult, utility: str, names: Sequence[str],
     )
     c.utilities = _utility_entries(audit, list(dict.fromkeys([utility, *names])), shared)
     c.utility = c.utilities.get(utility)
+    if not c.passes:
+        c.violating_records = _violating_records(audit)
 
 
 def _number(x: Any) -> float | None:
@@ -385,11 +437,43 @@ def mark_frontier(candidates: Sequence[Candidate]) -> None:
             c.frontier = False
 
 
-def recommend(candidates: Sequence[Candidate]) -> int | None:
-    best = [i for i, c in enumerate(candidates) if c.passes and c.frontier]
-    if not best:
+def importance_order(policy: Policy) -> list[str]:
+    """The quasi-identifiers the policy ranks, most important first: ``keep: true``, then ``importance`` 1,
+    2 ... (the others are not ranked)."""
+    qi = list(policy.quasi_identifiers)
+    ranked = [i for i, c in enumerate(qi) if policy.columns[c].keep or policy.columns[c].importance is not None]
+
+    def rank(i: int) -> tuple[int, int, int]:
+        spec = policy.columns[qi[i]]
+        return (0 if spec.keep else 1, spec.importance if spec.importance is not None else 1 << 30, i)
+
+    return [qi[i] for i in sorted(ranked, key=rank)]
+
+
+def recommend(candidates: Sequence[Candidate], order: Sequence[str] = ()) -> int | None:
+    """The recommended candidate (see the module docstring), among the passing candidates on the axis:
+    for each ranked quasi-identifier of ``order`` in turn, those that keep it whenever one does; then those
+    whose deleted quasi-identifiers are not a strict superset of another's (no other passing candidate
+    keeps all they keep and more); then the highest utility, fewer cells changed, lower risk, the earlier
+    candidate."""
+    pool = [i for i, c in enumerate(candidates) if c.passes and c.utility is not None]
+    if not pool:
         return None
-    return min(best, key=lambda i: (-float(candidates[i].utility or 0.0), float(candidates[i].risk or 0.0), i))
+    for column in order:
+        keeping = [i for i in pool if column not in candidates[i].deleted]
+        if keeping:
+            pool = keeping
+    gone = {i: frozenset(candidates[i].deleted) for i in pool}
+    pool = [i for i in pool if not any(gone[j] < gone[i] for j in pool)]
+    return min(
+        pool,
+        key=lambda i: (
+            -round(float(candidates[i].utility or 0.0), 12),
+            int(candidates[i].lost.get("cells_changed", 0)),
+            float(candidates[i].risk or 0.0),
+            i,
+        ),
+    )
 
 
 def _audit_candidate(table: Table, policy: Policy, original: Table | None, before: AuditResult) -> AuditResult:
@@ -419,6 +503,7 @@ def explore(
     utility: str | None = None,
     build_hierarchies: bool = True,
     progress: Callable[[str, int, int], None] | None = None,
+    options: dict[str, Any] | None = None,
 ) -> Exploration:
     """Build, audit and place every candidate of ``methods`` for the release audited in ``before``."""
     utility = utility or DEFAULT_UTILITY
@@ -428,51 +513,35 @@ def explore(
         )
     if max_candidates < 1:
         raise PrivauditError("--max-candidates: give a number of at least 1")
-    methods = parse_methods(methods)
+    methods = parse_methods(methods, registry)
+    fixed = explore_options(options, methods, registry)
+    if not build_hierarchies:
+        for m in methods:
+            if "build_hierarchies" in registry.remediators[m].options.model_fields:
+                fixed[m].setdefault("build_hierarchies", [False])
     ctx = before.context
     notes: list[str] = []
-    share = {m: max(1, max_candidates // len(methods)) for m in methods}
-    if "generalize" in methods:  # the lattice gets what the other families leave
-        others = {"suppress": len(SUPPRESSION_BUDGETS), "microaggregate": 5, "randomize": 5}
-        share["generalize"] = max(
-            1, max_candidates - sum(min(share[m], others[m]) for m in methods if m != "generalize")
-        )
     candidates: list[Candidate] = []
-    built: dict = {}
-    for method in methods:
-        if method not in registry.remediators:
-            notes.append(f"{method}: left out, no such remediator is registered")
-            continue
-        try:
-            if method == "generalize":
-                found, built = _generalize(ctx, share[method], build_hierarchies, notes)
-            elif method == "suppress":
-                found = _suppress(ctx, share[method], notes)
-            elif method == "microaggregate":
-                found = _microaggregate(ctx, registry, share[method], notes)
-            else:
-                found = _randomize(ctx, registry, share[method], notes)
-        except ValueError as exc:  # a method that cannot run on this policy or table: say so, keep the others
-            notes.append(f"{method}: left out, {exc}")
-            continue
-        candidates += found
+    if before.passed:
+        same = ctx.table.copy()
+        candidates.append(Candidate(UNCHANGED, {}, same, Remediation(same, {}, {})))
+    refiners = [m for m in methods if registry.remediators[m].refines]
+    # each method in turn gets an even share of what the ones before it left (refiners keep room of their own)
+    budget = max(len(methods), max_candidates - min(REFINED_PER_METHOD * len(refiners), max_candidates // 3))
+    for k, method in enumerate(methods):
+        limit = max(1, (budget - len(candidates)) // (len(methods) - k))
+        candidates += _offered(registry, method, ctx, limit, fixed[method], notes)
     candidates = candidates[:max_candidates]
-    names = [m for m in TABLE_MEASURES if m in utility_choices()]
-    original = before.original or before.table
-    shared: dict = {}
-    for i, c in enumerate(candidates):
-        if progress is not None:
-            progress("auditing the candidates", i, len(candidates))
-        policy = copy.copy(
-            with_check_overrides(
-                with_columns(ctx.policy, c.remediation.column_overrides), c.remediation.check_overrides
-            )
-        )
-        policy.utility = []  # the audit's own utility list is not needed: the map's measures are computed below
-        # typed as the engine's re-audit types a remediation's output (the table as it will be written)
-        table = Table(c.table.reset_index(drop=True), f"<candidate {i}>", "", 0, "arrow", fingerprint="candidate")
-        audit = _audit_candidate(table, policy, original if c.records_removed == 0 else None, before)
-        _score(c, audit, utility, names, shared)
+    state = _Scoring(before, utility)
+    state.score(candidates, progress)
+    for method in refiners:
+        room = max_candidates - len(candidates)
+        if room <= 0:
+            break
+        bases = [c for c in candidates if c.method not in refiners and c.method != UNCHANGED]
+        found = _refined(registry, method, bases, fixed[method], min(room, REFINED_PER_METHOD), notes)
+        state.score(found, progress)
+        candidates += found
     missing = [i for i, c in enumerate(candidates) if c.utility is None]
     if missing:
         notes.append(
@@ -480,7 +549,38 @@ def explore(
             "the frontier; e.g. values outside the hierarchies, or no numeric column)"
         )
     mark_frontier(candidates)
-    return Exploration(candidates, recommend(candidates), utility, notes, built)
+    built = next((b for c in candidates if (b := c.remediation.changes.get("built_hierarchies"))), None)
+    chosen = recommend(candidates, importance_order(ctx.policy))
+    return Exploration(candidates, chosen, utility, notes, dict(built or {}), no_change_needed=before.passed)
+
+
+class _Scoring:
+    """Audits and scores candidates against one input (its original's classes and text codes shared)."""
+
+    def __init__(self, before: AuditResult, utility: str):
+        self.before, self.utility = before, utility
+        self.names = [m for m in TABLE_MEASURES if m in utility_choices()]
+        self.original = before.original or before.table
+        self.shared: dict = {}
+        self.codes: dict = {}
+
+    def score(self, candidates: Sequence[Candidate], progress: Callable[[str, int, int], None] | None) -> None:
+        ctx = self.before.context
+        for i, c in enumerate(candidates):
+            if progress is not None:
+                progress("auditing the candidates", i, len(candidates))
+            policy = copy.copy(
+                with_check_overrides(
+                    with_columns(ctx.policy, c.remediation.column_overrides), c.remediation.check_overrides
+                )
+            )
+            policy.utility = []  # the audit's own utility list is not needed: the map's measures are computed here
+            # typed as the engine's re-audit types a remediation's output (the table as it will be written)
+            table = Table(c.table.reset_index(drop=True), f"<candidate {i}>", "", 0, "arrow", fingerprint="candidate")
+            audit = _audit_candidate(table, policy, self.original if c.records_removed == 0 else None, self.before)
+            _score(c, audit, self.utility, self.names, self.shared)
+            if c.records_removed == 0:
+                c.lost = lost_of(ctx.table, c.table, policy, self.codes)
 
 
 @dataclass
@@ -510,27 +610,31 @@ def explore_release(
     progress: Callable[[str, int, int], None] | None = None,
     allow_outside_paths: bool = False,
     side_dir: str | bool | None = None,
+    options: dict[str, Any] | None = None,
 ) -> ExploreOutcome:
     """Audit ``released``, explore the candidates, and with ``out`` re-audit the recommended one as
-    ``remediate`` does (its bytes in ``outcome.output`` when it passes)."""
+    ``remediate`` does (its bytes in ``outcome.output`` when it passes). ``options``: per option name (or
+    ``METHOD.NAME``), the values explored (``--option NAME=V1,V2``). Nothing is written when the input
+    already passes: no change is needed."""
     from privaudit.common.jsonable import jsonable
     from privaudit.pipeline.audit import open_policy
     from privaudit.pipeline.plugins import get_registry
     from privaudit.pipeline.remediate import reaudit
 
     registry = registry or get_registry()
-    methods = parse_methods(methods)
+    methods = parse_methods(methods, registry)
+    explore_options(options, methods, registry)  # refused before any work
     if utility is not None and utility not in utility_choices():
         raise PrivauditError(
             f"--utility: unknown or unusable measure {utility!r} (one of: {', '.join(utility_choices())})"
         )
     opened = open_policy(policy, registry, allow_outside_paths)
     before = run_audit(released, opened, registry=registry, progress=progress)
-    exploration = explore(before, registry, methods, max_candidates, utility, progress=progress)
+    exploration = explore(before, registry, methods, max_candidates, utility, progress=progress, options=options)
     bound = risk_bound(opened, before.context.summary.n_records)
     outcome = None
     report = before
-    if out is not None and exploration.recommended is not None:
+    if out is not None and exploration.recommended is not None and not exploration.no_change_needed:
         c = exploration.candidates[exploration.recommended]
         title = registry.remediators[c.method].title
         outcome = reaudit(
@@ -541,4 +645,6 @@ def explore_release(
     written = (outcome.after.remediation or {}).get("built_hierarchies", {}) if outcome is not None else {}
     for column, entry in report.explore.get("built_hierarchies", {}).items():  # the files written, if any
         entry["file"] = written.get(column, {}).get("file")
+    if outcome is not None and outcome.offered:  # the files written, as the report names them
+        report.explore["files_written"] = list((outcome.after.remediation or {}).get("files_written") or [])
     return ExploreOutcome(before, exploration, report, outcome, bound)

@@ -153,6 +153,11 @@ def reaudit(
     )
     offered = after.passed
     side = side_files(policy, result, out, side_location(out, side_dir))
+    lost = None
+    if result.records_removed == 0:  # what each variable lost: the report's first table
+        from privaudit.pipeline.explore import lost_of
+
+        lost = lost_of(before.table.frame, result.table, reaudit_policy)
     after.remediation = jsonable(
         {
             "method": name,
@@ -175,6 +180,8 @@ def reaudit(
             "check_overrides": result.check_overrides,
             **({"built_hierarchies": side.built_hierarchies} if result.column_overrides else {}),
             **({"policy_file": side.policy_file} if side.policy_file else {}),
+            **({"lost": lost} if lost is not None else {}),
+            **({"files_written": _written(out, side.files)} if offered else {}),
         }
     )
     if result.column_overrides and isinstance(after.remediation["changes"].get("built_hierarchies"), dict):
@@ -260,6 +267,11 @@ def _transform(remediator: Any, before: AuditResult, parsed: Any, registry: Regi
             f"{named} returned {len(result.table)} records for {len(before.table.frame)} in, {removed!r} removed"
         )
     return result
+
+
+def _written(out: str | Path, side: list[tuple[str, bytes]]) -> list[str]:
+    """The files an offered remediation is written to: the table (unless a stream), and the side files."""
+    return [*([str(out)] if str(out) != "-" else []), *(path for path, _ in side)]
 
 
 def _verdict(audit: AuditResult) -> dict:

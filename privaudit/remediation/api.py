@@ -45,14 +45,57 @@ class Remediation:
 
 
 @dataclass(frozen=True)
+class ExploreRequest:
+    """What ``remediate --explore`` asks a remediator's :attr:`Remediator.explore` hook for.
+
+    ``limit`` is the most candidates it may return; ``fixed`` the option values the user gave
+    (``--option NAME=V1,V2``: each candidate takes one of them, and the hook crosses them with its own
+    settings); the hook appends to ``notes`` why it offers fewer candidates, or none."""
+
+    limit: int
+    fixed: dict[str, list[Any]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ExploreCandidate:
+    """One candidate release a remediator offers the risk-utility map: the options it ran with (as the
+    report shows them) and its output."""
+
+    options: dict[str, Any]
+    remediation: Remediation
+
+
+@dataclass(frozen=True)
 class Remediator:
-    """A remediation method a user can name with ``--method``."""
+    """A remediation method a user can name with ``--method``.
+
+    ``explore`` (optional) is the candidates the method offers ``remediate --explore``: the settings an
+    expert would try on this table (a spread of generalization levels, several suppression limits ...).
+    Without it, explore runs the method once per combination of the ``--option`` values given, or once
+    with its defaults. ``refines`` says the method can finish another method's output (suppressing the
+    few records generalization left in violating classes, as ARX suppresses outliers after recoding):
+    explore then runs it on the failing candidates of the other methods too."""
 
     name: str
     options: type  # a privaudit.assessors.api.Params subclass
     run: Callable[[AuditContext, Any], Remediation]
     title: str
     description: str
+    explore: Callable[[AuditContext, ExploreRequest], list[ExploreCandidate]] | None = None
+    refines: bool = False
+
+
+def option_settings(base: list[dict[str, Any]], fixed: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """``base`` settings crossed with the user's fixed option values (each setting once per combination;
+    a fixed option replaces the setting's own value), duplicates dropped, order kept."""
+    out: list[dict[str, Any]] = []
+    for setting in base or [{}]:
+        combos: list[dict[str, Any]] = [dict(setting)]
+        for name, values in fixed.items():
+            combos = [{**combo, name: value} for combo in combos for value in values]
+        out += [c for c in combos if c not in out]
+    return out
 
 
 def error_checks(ctx: AuditContext) -> list[Check]:

@@ -133,6 +133,13 @@ def markdown(report: dict, fail_on: str = "error") -> str:
             f"| {status} | {_code(c['id'])} | {_cell(c['assessor'])} | {_cell(fmt(c['value']))} | "
             f"{_cell(_threshold(c['threshold']))} | {_cell(c['message'])} |"
         )
+    from privaudit.report.lost_table import markdown as lost_markdown
+
+    lost = (report.get("remediation") or {}).get("lost") or (report.get("explore") or {}).get("lost")
+    if (report.get("explore") or {}).get("no_change_needed"):
+        lines += ["", "**No change needed**: the table already passes the policy; nothing written."]
+    elif lost:
+        lines += lost_markdown(lost, _cell)
     return "\n".join(lines) + "\n"
 
 

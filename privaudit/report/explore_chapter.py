@@ -16,6 +16,7 @@ tests, can find it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -250,23 +251,42 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
                 c["utility"],
                 verdict,
                 ", ".join(marks) or "—",
+                "—" if c.get("cells_changed") is None else fmt(c["cells_changed"]),
+                ", ".join(c.get("deleted") or []) or "—",
                 *figures,
             ]
         )
     levels = f" Generalization levels are given per quasi-identifier, in the order {', '.join(order)}." if order else ""
     table = DataTable(
-        ["#", "method", "options", "risk", "utility", "policy", "map", *(_SHORT.get(m, m) for m in others)],
+        [
+            "#",
+            "method",
+            "options",
+            "risk",
+            "utility",
+            "policy",
+            "map",
+            "changed",
+            "deleted",
+            *(_SHORT.get(m, m) for m in others),
+        ],
         rows,
         caption=f"Every candidate: risk is the {explore['risk_measure']}, utility the "
-        f"{axis} measure on ARX's quality scale (1 = nothing lost), and beside it the other utility "
-        f"measures ({', '.join(others)}; — where a measure gives no figure for the candidate)."
+        f"{axis} measure on ARX's quality scale (1 = nothing lost), the quasi-identifier cells it changes ("
+        "changed) and the quasi-identifiers it deletes (no value left below the top of the hierarchy), and beside them the "
+        f"other utility measures ({', '.join(others)}; — where a measure gives no figure for the candidate)."
         f"{levels}",
-        numeric=frozenset({0, 3, 4, *range(7, 7 + len(others))}),
+        numeric=frozenset({0, 3, 4, 7, *range(9, 9 + len(others))}),
         kind="classes",
-        widths=("2em", "6.4em", "19%", "6em", "4.4em", "17%", "5.4em"),
+        widths=("2em", "6.6em", "16%", "5.6em", "4.4em", "10%", "5.2em", "5.4em", "6em"),
     )
     rec = explore["recommended"]
-    if rec is None:
+    if explore.get("no_change_needed"):
+        sentence = (
+            "The input already passes the policy: no change is needed, and nothing was written. The map shows "
+            f"what each of the {len(cands)} candidates would cost."
+        )
+    elif rec is None:
         sentence = (
             f"None of the {len(cands)} candidates passes the policy: nothing is recommended. The map shows "
             "how far each is from the policy's bound."
@@ -277,18 +297,25 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
             f"Of {len(cands)} candidates, {sum(x['passes'] for x in cands)} pass the policy and "
             f"{sum(x['frontier'] for x in cands)} are on the frontier. Recommended: #{rec}, "
             f"{c['method']} ({_options(c['options'])}), risk {fmt(c['risk'])}, utility {fmt(c['utility'])}: "
-            "the passing frontier candidate that keeps most."
+            "among the passing candidates, one that deletes no quasi-identifier another passing candidate keeps "
+            "(the most important first), and of those the one that keeps most."
         )
     built = None
     if explore.get("built_hierarchies"):
+        files = [Path(f).name for f in explore.get("files_written") or []]
+
+        def written(name: str) -> str:
+            return next((f for f in files if f.endswith("." + name)), "— (not written)")
+
         built = DataTable(
-            ["column", "hierarchy built", "levels", "leaves", "file"],
+            ["column", "hierarchy built", "levels", "leaves", "file written"],
             [
                 [col, b["builder"], b["height"], b["leaves"], b["file"] or "not written"]
                 for col, b in explore["built_hierarchies"].items()
             ],
             caption="Quasi-identifiers without a hierarchy in the policy got one built for the "
-            "generalization candidates.",
+            "generalization candidates; it is written beside the output only when the written table holds "
+            "its labels.",
             numeric=frozenset({2, 3}),
         )
     return ExploreView(map_svg(explore), table, sentence, list(explore.get("notes", [])), built)

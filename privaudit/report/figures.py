@@ -9,7 +9,7 @@ from typing import Any
 from privaudit.report import charts
 from privaudit.report.binning import bin_failing_counts, integer_bins
 from privaudit.report.sections import CheckEntry, DataTable, Figure, KeyValues, ReportSection
-from privaudit.report.text import MISSING, fmt
+from privaudit.report.text import MISSING, fmt, value_counts_text
 
 
 # ---------------------------------------------------------------------------------- shared content
@@ -136,7 +136,7 @@ def worst_classes_table(
                 withheld += 1
                 row.append("withheld")
             else:
-                row.append(", ".join(f"{k} ({fmt(v)})" for k, v in sv.items()))
+                row.append(value_counts_text(sv))
         rows.append(row)
     total = failing if failing is not None else len(rows_in)
     caption = f"The {fmt(len(rows))} worst of {fmt(total)} {what}" if total > len(rows) else f"All {fmt(total)} {what}"

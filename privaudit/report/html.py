@@ -33,6 +33,7 @@ from privaudit.core.errors import first_line
 from privaudit.report.explore_chapter import explore_view
 from privaudit.report.figures import generic_section
 from privaudit.report.json_report import report_dict
+from privaudit.report.lost_table import lost_view
 from privaudit.report.remediation_chapter import remediation_view
 from privaudit.report.sections import CheckEntry, KeyValues, ReportSection
 from privaudit.report.series_chapter import series_view
@@ -324,6 +325,7 @@ def render_html(result: Any, registry: Any = None) -> str:
         else None,
         "remediation": remediation,
         "explore": explore_view(data),
+        "lost": lost_view(data),
         "synthetic": synthetic,
         "utility": utility_view(data),
         "series": series,

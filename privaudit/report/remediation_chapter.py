@@ -248,6 +248,25 @@ def _value_like(raw: Any, after_raw: Any, after_text: str | None) -> str:
     return fmt(raw)
 
 
+def _named_as_written(rem: dict) -> dict:
+    """The remediation's changes, each built hierarchy's file named as written beside the output (or "not
+    written"): a report names only files that exist."""
+    changes = dict(rem.get("changes") or {})
+    built = changes.get("built_hierarchies")
+    if isinstance(built, dict):
+        written = [PurePath(f).name for f in rem.get("files_written") or []]
+        changes["built_hierarchies"] = {
+            column: {
+                **b,
+                "file": next((w for w in written if w.endswith("." + str(b.get("file")))), "not written"),
+            }
+            if isinstance(b, dict)
+            else b
+            for column, b in built.items()
+        }
+    return changes
+
+
 def remediation_view(data: dict, views: list, registry: Any = None) -> RemediationView | None:
     """The remediation chapter's content, or None when the report is not a remediation's.
 
@@ -294,7 +313,7 @@ def remediation_view(data: dict, views: list, registry: Any = None) -> Remediati
             f"of error severity: no file was written ({output_name} was not created)."
         )
     options, _ = readable({k: ("default" if v is None else v) for k, v in (rem.get("options") or {}).items()})
-    changes, change_tables = readable(rem.get("changes") or {}, "column")
+    changes, change_tables = readable(_named_as_written(rem), "column")
     loss, loss_tables = readable(rem.get("loss") or {}, "column")
     overrides = [[cid, _nested_text(params, None)] for cid, params in (rem.get("check_overrides") or {}).items()]
     source = rem.get("input") or {}

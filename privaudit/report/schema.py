@@ -142,6 +142,36 @@ def report_json_schema(registry: Any) -> dict[str, Any]:
     if by_assessor:
         check["allOf"] = by_assessor
     unit = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
+    variable = _closed(
+        {
+            "column": {"type": "string"},
+            "status": {"enum": ["kept", "suppressed", "recoded", "deleted"]},
+            "description": {"type": "string", "description": "before -> after, in words"},
+            "distinct_before": _COUNT,
+            "distinct_after": _COUNT,
+            "cells_changed": _COUNT,
+            "cells_suppressed": _COUNT,
+            "share_changed": unit,
+        },
+        ["column", "status", "description", "cells_changed"],
+    )
+    lost = {
+        "anyOf": [
+            {"type": "null"},
+            _closed(
+                {
+                    "variables": {"type": "array", "items": variable},
+                    "cells_changed": _COUNT,
+                    "cells": _COUNT,
+                    "records_suppressed": _COUNT,
+                    "records": _COUNT,
+                    "deleted": {"type": "array", "items": {"type": "string"}},
+                },
+                ["variables", "cells_changed", "cells", "records_suppressed", "records", "deleted"],
+            ),
+        ],
+        "description": "what each variable lost: the quasi-identifiers, then any other column changed",
+    }
     candidate = _closed(
         {
             "method": {"type": "string", "description": "the remediation method that made the candidate"},
@@ -175,15 +205,30 @@ def report_json_schema(registry: Any) -> dict[str, Any]:
                 "description": "every utility measure of the candidates' table",
             },
             "records_removed": _COUNT,
+            "cells_changed": {**_COUNT, "description": "quasi-identifier cells the candidate changed"},
+            "records_suppressed": {**_COUNT, "description": "records whose every quasi-identifier it suppressed"},
+            "deleted": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "quasi-identifiers left with no value below the top of their hierarchy",
+            },
         },
         ["method", "options", "risk", "utility", "checks_failed", "passes", "frontier"],
     )
     explore = _closed(
         {
+            "no_change_needed": {"type": "boolean", "description": "the input already passes: nothing written"},
+            "files_written": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "the recommended table and the files written beside it",
+            },
+            "lost": {**lost, "description": "what the recommended candidate lost, variable by variable"},
             "candidates": {"type": "array", "items": candidate},
             "recommended": {
                 "anyOf": [{"type": "null"}, _COUNT],
-                "description": "index of the passing frontier candidate of highest utility",
+                "description": "index of the recommended passing candidate (keeps the key variables, then "
+                "highest utility)",
             },
             "risk_measure": {"type": "string"},
             "utility_measure": {"type": "string"},
@@ -305,6 +350,12 @@ def report_json_schema(registry: Any) -> dict[str, Any]:
                         "loss": {"type": "object"},
                         "notes": {"type": "array", "items": {"type": "string"}},
                         "check_overrides": {"type": "object"},
+                        "lost": lost,
+                        "files_written": {
+                            "type": "array",
+                            "items": {"type": "string"},
+                            "description": "the remediated table and the files written beside it (when offered)",
+                        },
                         "built_hierarchies": {
                             "type": "object",
                             "description": "column -> the hierarchy built for a "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from privaudit.common.numbers import MISSING, fmt  # noqa: F401  (re-exported: the report's numbers)
@@ -87,3 +87,31 @@ def threshold_text(threshold: Any) -> str:
 def facts(*pairs: tuple[str, Any]) -> list[tuple[str, str]]:
     """(label, value) pairs with the values formatted; pairs whose value is None are left out."""
     return [(label, v if isinstance(v, str) else fmt(v)) for label, v in pairs if v is not None]
+
+
+def value_counts_text(counts: Mapping[Any, Any], limit: int = 10) -> str:
+    """A class's sensitive values with their counts, short enough for a table cell: numbers with more than
+    ``limit`` distinct values are summarised by their range and quartiles (weighted by the counts); other
+    values list the ``limit`` most frequent and end with "and N more"."""
+    items = [(k, float(v)) for k, v in counts.items()]
+    if len(items) <= limit:
+        return ", ".join(f"{visible(str(k))} ({fmt(v)})" for k, v in items)
+    try:
+        numbers = [(float(k), v) for k, v in items]
+    except (TypeError, ValueError):
+        numbers = []
+    if numbers:
+        numbers.sort()
+        total = sum(v for _, v in numbers)
+        running, quartiles, targets = 0.0, [], [0.25, 0.5, 0.75]
+        for value, weight in numbers:
+            running += weight
+            while targets and running >= targets[0] * total:
+                quartiles.append(value)
+                targets.pop(0)
+        return (
+            f"{fmt(len(numbers))} distinct values from {fmt(numbers[0][0])} to {fmt(numbers[-1][0])}; "
+            f"quartiles {', '.join(fmt(q) for q in quartiles)} ({fmt(total)} records)"
+        )
+    top = sorted(items, key=lambda kv: -kv[1])[:limit]
+    return ", ".join(f"{visible(str(k))} ({fmt(v)})" for k, v in top) + f", and {fmt(len(items) - limit)} more"

@@ -22,7 +22,8 @@ and other columns are untouched.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -30,7 +31,14 @@ from pydantic import Field
 from privaudit.common.params import Params
 from privaudit.core.context import AuditContext
 from privaudit.core.hookspecs import hookimpl
-from privaudit.remediation.api import Remediation, Remediator, unsupported_checks
+from privaudit.remediation.api import (
+    ExploreCandidate,
+    ExploreRequest,
+    Remediation,
+    Remediator,
+    option_settings,
+    unsupported_checks,
+)
 from privaudit.remediation.generalization import ClassModel, CostModel, LatticeSearch, all_metrics, gaa
 from privaudit.remediation.generalization.builders import working_problem
 from privaudit.remediation.generalization.risk_targets import risk_targets
@@ -80,7 +88,10 @@ class GeneralizeOptions(Params):
 
 
 def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
-    problem, built = working_problem(ctx, options.build_hierarchies)
+    return _run(ctx, options, *working_problem(ctx, options.build_hierarchies))
+
+
+def _run(ctx: AuditContext, options: GeneralizeOptions, problem, built) -> Remediation:
     costs = CostModel(problem.domains, options.metric, options.weighting, options.m, options.beta)
     n = problem.n_records
     notes: list[str] = []
@@ -177,6 +188,114 @@ def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
     )
 
 
+#: The suppression limits (share of records) explore tries beside the policy's own: from none to ARX's usual 10 %
+#: (with a small share of candidates, the first ones: 5 and 10 %, then 1 %, then none).
+SUPPRESSION_LIMITS = (0.05, 0.1, 0.01, 0.0)
+
+
+def explore(ctx: AuditContext, request: ExploreRequest) -> list[ExploreCandidate]:
+    """The candidates an expert tries with generalization: the lattice search's answer at several suppression
+    limits (ARX's default configuration: recode, then suppress the few outliers left, up to a limit), and
+    a spread of lattice nodes without suppression on both sides of the policy's border (the trade-off).
+    ``--option max_suppression=...`` replaces the limits; other fixed options apply to every search."""
+    fixed = dict(request.fixed)
+    build = bool(fixed.get("build_hierarchies", [True])[0])
+    problem, built = working_problem(ctx, build)
+    spec = ctx.policy.model.remediation
+    own = spec.options.get("max_suppression") if spec and spec.method in (None, REMEDIATOR.name) else None
+    if built.hierarchies:  # the written candidate can only be audited again with the hierarchies built for it
+        fixed.setdefault("write_hierarchies", [True])
+    no_limit = "max_suppression" not in fixed or 0.0 in [float(v) for v in fixed["max_suppression"]]
+    if "max_suppression" not in fixed:  # the policy's own first, then the limits an expert tries, most useful first
+        mine = [float(own)] if own is not None else []
+        fixed["max_suppression"] = list(dict.fromkeys([*mine, *SUPPRESSION_LIMITS]))
+        if len(fixed["max_suppression"]) > max(1, request.limit // 2):  # leave room for the lattice's nodes
+            fixed["max_suppression"] = fixed["max_suppression"][: max(1, request.limit // 2)]
+    settings = option_settings([{}], fixed)
+    out: list[ExploreCandidate] = []
+    seen: set = set()
+    for given in settings[: request.limit]:
+        options = GeneralizeOptions.model_validate(given)
+        rem = _run(ctx, options, problem, built)
+        levels = rem.changes.get("levels")
+        key = (str(levels), rem.loss.get("records_suppressed"))
+        if levels is None or key in seen:  # no passing node within the limit, or the same release again
+            continue
+        seen.add(key)
+        shown = {"levels": {c: int(v) for c, v in levels.items()}, **given}
+        if "write_hierarchies" not in request.fixed:  # set by explore itself, not a choice to show
+            shown.pop("write_hierarchies", None)
+        out.append(ExploreCandidate(shown, rem))
+    out.sort(key=lambda c: float(c.options.get("max_suppression", 0.0)))
+    rest = request.limit - len(out)
+    if no_limit and rest > 0 and fixed.keys() <= {"max_suppression", "build_hierarchies", "write_hierarchies"}:
+        out += _lattice_nodes(ctx, problem, built, rest, request.notes, seen)
+    return out
+
+
+def _lattice_nodes(
+    ctx: AuditContext, problem, built, limit: int, notes: list[str], seen: set
+) -> list[ExploreCandidate]:
+    """Lattice nodes without suppression, tagged with the policy's error checks as the search tags them: the
+    *minimal* passing nodes (the only ones an optimal search can return) and a spread of the maximal failing
+    nodes (the other side of the border), each published as the search publishes it."""
+    costs = CostModel(problem.domains, "NLLM", "auto", None, 1.0)
+    search = LatticeSearch(problem, costs, 0, ctx.progress)
+    status = search.tag(prune=True)
+    lattice, strides = search.lattice, search.strides
+
+    def neighbours(i: int, up: bool) -> list[int]:
+        steps = [j for j in range(lattice.shape[1]) if (lattice[i, j] < search.heights[j] if up else lattice[i, j] > 0)]
+        return [i + int(strides[j]) if up else i - int(strides[j]) for j in steps]
+
+    minimal = [int(i) for i in np.flatnonzero(status == 1) if all(status[p] != 1 for p in neighbours(int(i), False))]
+    maximal = [int(i) for i in np.flatnonzero(status == -1) if all(status[s] == 1 for s in neighbours(int(i), True))]
+
+    def order(xs) -> list[int]:
+        return sorted(xs, key=lambda i: (search.gen_cost[i], search.height_sum[i], i))
+
+    minimal, maximal = order(minimal), order(maximal)
+    n_pass = min(len(minimal), max(limit - min(len(maximal), limit // 3), limit // 2 + 1, 1))
+    chosen = spread(minimal, n_pass) + spread(maximal, max(limit - min(n_pass, len(minimal)), 0))
+    if not search.tagging_checks and not search.monotone_risk:
+        notes.append(
+            "generalize: the policy has no class-based or monotone risk-based error check to tag the "
+            "lattice with; the candidates are a spread of lattice nodes"
+        )
+        chosen = spread(order(range(len(lattice))), limit)
+    out = []
+    artefacts = {"." + built.report[col]["file"]: text.encode("utf-8") for col, text in built.csv.items()}
+    for index in chosen:
+        levels = {c: int(x) for c, x in zip(problem.columns, lattice[index], strict=False)}
+        if (str(levels), 0) in seen:
+            continue
+        nodes = search.generalized(lattice[index])
+        changes: dict[str, Any] = {
+            "algorithm": "lattice",
+            "levels": levels,
+            "columns": problem.columns,
+            "records_suppressed": 0,
+            **({"built_hierarchies": built.report} if built.hierarchies else {}),
+        }
+        loss = {"records_suppressed": 0, "share_suppressed": 0.0}
+        rem = Remediation(problem.publish(nodes), changes, loss, artefacts=artefacts, column_overrides=built.overrides)
+        out.append(ExploreCandidate({"levels": levels, "max_suppression": 0.0}, rem))
+    return out
+
+
+def spread(items: Sequence[Any], n: int) -> list[Any]:
+    """``n`` items spread evenly over ``items`` (all of them when there are fewer), first and last included."""
+    items = list(items)
+    if n <= 0 or not items:
+        return []
+    if n >= len(items):
+        return items
+    if n == 1:
+        return [items[0]]
+    picks = np.unique(np.round(np.linspace(0, len(items) - 1, n)).astype(int))
+    return [items[i] for i in picks]
+
+
 REMEDIATOR = Remediator(
     name="generalize",
     options=GeneralizeOptions,
@@ -184,6 +303,7 @@ REMEDIATOR = Remediator(
     title="Generalization over hierarchies",
     description="replace quasi-identifier values by hierarchy ancestors (optimal full-domain lattice search or "
     "greedy GAA merging), minimising an information-loss metric",
+    explore=explore,
 )
 
 

@@ -17,7 +17,14 @@ from pydantic import Field
 
 from privaudit.common.params import Params
 from privaudit.core.hookspecs import hookimpl
-from privaudit.remediation.api import Remediation, Remediator, error_checks
+from privaudit.remediation.api import (
+    ExploreCandidate,
+    ExploreRequest,
+    Remediation,
+    Remediator,
+    error_checks,
+    option_settings,
+)
 from privaudit.remediation.microaggregation import microaggregate
 
 
@@ -113,12 +120,34 @@ def _without_float_noise(centroids: np.ndarray) -> np.ndarray:
     return rounded[inverse.reshape(-1)]
 
 
+def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
+    """MDAV at several k around the largest class size the error checks' class rules imply (5 when none does),
+    when every quasi-identifier is numeric; ``--option k=...`` replaces them."""
+    from privaudit.remediation.methods.generalize import spread
+
+    policy = ctx.policy
+    categorical = [c for c in policy.quasi_identifiers if policy.columns[c].type != "numeric"]
+    if categorical:
+        request.notes.append(f"microaggregate: left out, quasi-identifier {categorical[0]!r} is not numeric")
+        return []
+    rules = [r for c in error_checks(ctx) if (r := c.assessor.rule(c.params, policy)) is not None]
+    k = max((r.min_size for r in rules if r.min_size is not None), default=5)
+    values = sorted({max(2, k // 2), k, 2 * k, 3 * k, 5 * k})
+    base = [{"k": value} for value in spread(values, request.limit)]
+    out = []
+    for given in option_settings(base, request.fixed)[: request.limit]:
+        options = MicroaggregateOptions.model_validate(given)
+        out.append(ExploreCandidate({**given, **options.model_dump(mode="json")}, run(ctx, options)))
+    return out
+
+
 REMEDIATOR = Remediator(
     name="microaggregate",
     options=MicroaggregateOptions,
     run=run,
     title="Microaggregation",
     description="replace numeric quasi-identifiers by centroids of clusters of >= k records (MDAV; t-closeness-aware)",
+    explore=explore,
 )
 
 

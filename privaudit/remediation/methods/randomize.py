@@ -22,7 +22,14 @@ from pydantic import Field
 
 from privaudit.common.params import Params
 from privaudit.core.hookspecs import hookimpl
-from privaudit.remediation.api import Remediation, Remediator, error_checks
+from privaudit.remediation.api import (
+    ExploreCandidate,
+    ExploreRequest,
+    Remediation,
+    Remediator,
+    error_checks,
+    option_settings,
+)
 from privaudit.remediation.export import neutralise
 from privaudit.risk.randomized_response import randomize
 from privaudit.risk.rr_selection import select_keep_probabilities
@@ -112,12 +119,34 @@ def run(ctx, options: RandomizeOptions) -> Remediation:
     )
 
 
+def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
+    """Randomized response aimed at several risk bounds around the bound of the policy's first error check
+    declaring a ``ResponseBound`` (only when the policy has one); ``--option max_risk=...`` replaces them."""
+    from privaudit.remediation.methods.generalize import spread
+
+    try:
+        _, bound = _target(ctx)
+    except ValueError:
+        request.notes.append(
+            "randomize: left out, the policy has no error-severity check bounding randomized-response disclosure"
+        )
+        return []
+    aim = float(bound.max_risk)
+    base = [{"max_risk": min(1.0, aim * f)} for f in spread([0.5, 0.75, 1.0, 1.25, 1.5], request.limit)]
+    out = []
+    for given in option_settings(base, request.fixed)[: request.limit]:
+        options = RandomizeOptions.model_validate(given)
+        out.append(ExploreCandidate({**given, **options.model_dump(mode="json")}, run(ctx, options)))
+    return out
+
+
 REMEDIATOR = Remediator(
     name="randomize",
     options=RandomizeOptions,
     run=run,
     title="Randomized response",
     description="randomize categorical columns with keep probabilities chosen to meet the rr_attribute_disclosure bound",
+    explore=explore,
 )
 
 

@@ -19,7 +19,14 @@ from privaudit.common.numbers import fmt
 from privaudit.common.params import Params
 from privaudit.core.context import AuditContext
 from privaudit.core.hookspecs import hookimpl
-from privaudit.remediation.api import Remediation, Remediator, class_violations
+from privaudit.remediation.api import (
+    ExploreCandidate,
+    ExploreRequest,
+    Remediation,
+    Remediator,
+    class_violations,
+    option_settings,
+)
 
 MAX_ROUNDS = 200
 
@@ -100,12 +107,65 @@ def _apply(frame, keep: np.ndarray, rows: np.ndarray, columns: list[str], mode: 
         frame.loc[rows, column] = np.nan
 
 
+#: Suppression budgets (share of records) of the candidates ``remediate --explore`` tries.
+EXPLORE_BUDGETS = (0.01, 0.02, 0.05, 0.1, 0.2)
+
+
+def explore(ctx: AuditContext, request: ExploreRequest) -> list[ExploreCandidate]:
+    """Cell suppression at each budget: the records of the classes breaking a class-based error check,
+    smallest classes first, while they fit in the budget (every QI published as missing); with risk-based
+    checks (declaring a sample criterion) the other classes follow, smallest first, as ARX's
+    ``RiskBasedCriterion.enforce`` suppresses. One class summary serves every budget; budgets that suppress
+    the same records give one candidate. Options other than the budget given with ``--option``: the
+    remediator itself, once per setting."""
+    from privaudit.remediation.generalization.risk_targets import risk_targets
+    from privaudit.remediation.methods.generalize import spread
+
+    fixed = dict(request.fixed)
+    if fixed.keys() - {"max_suppression"} - ({"mode"} if fixed.get("mode") == ["cells"] else set()):
+        settings = option_settings([], fixed)[: request.limit]
+        return [ExploreCandidate(s, run(ctx, SuppressOptions.model_validate(s))) for s in settings]
+    s = ctx.summary
+    n = s.n_records
+    violating = class_violations(ctx)
+    bad = np.flatnonzero(violating)
+    bad = bad[np.argsort(s.sizes[bad], kind="stable")]
+    if risk_targets(ctx.policy, n)[0]:  # risk-based checks: then the other classes, smallest first, as ARX does
+        rest = np.flatnonzero(~violating & (s.sizes > 0))
+        bad = np.concatenate([bad, rest[np.argsort(s.sizes[rest], kind="stable")]])
+    if not len(bad):
+        request.notes.append("suppress: no class breaks a class-based error check, nothing to suppress")
+    cumulative = np.cumsum(s.sizes[bad])
+    qi = ctx.policy.quasi_identifiers
+    budgets = [float(b) for b in fixed.get("max_suppression", EXPLORE_BUDGETS)]
+    out, seen = [], set()
+    for budget in spread(budgets, request.limit):
+        allowed = int(np.floor(budget * n + 1e-9))
+        take = int(np.searchsorted(cumulative, allowed, side="right"))
+        if take in seen:
+            continue
+        seen.add(take)
+        rows = np.isin(s.class_of, bad[:take])
+        table = ctx.table.copy()
+        for column in qi:
+            table[column] = table[column].where(~rows)
+        count = int(rows.sum())
+        rem = Remediation(
+            table,
+            {"mode": "cells", "columns": qi, "records_affected": count},
+            {"records_suppressed": count, "share_suppressed": count / n if n else 0.0},
+        )
+        out.append(ExploreCandidate({"mode": "cells", "max_suppression": budget}, rem))
+    return out
+
+
 REMEDIATOR = Remediator(
     name="suppress",
     options=SuppressOptions,
     run=run,
     title="Local suppression",
     description="blank (or remove) the quasi-identifiers of records in classes that break the policy",
+    explore=explore,
 )
 
 
