@@ -197,7 +197,8 @@ def diff(
     JSON report files, report dicts or :class:`AuditReport` objects; ``tolerance`` absolute (0.01) or a
     percentage (``"5%"``). Returns the comparison (``regressions``, ``exit_code``, ``checks`` ...); reports of
     different policies raise :class:`~privaudit.core.errors.PrivauditError` unless ``allow_changed_policy``."""
-    from privaudit.report.diff import checked_report, compare, parse_tolerance, read_report
+    from privaudit.report.diff import compare, parse_tolerance
+    from privaudit.report.diff_input import checked_report, read_report
 
     def report_of(item: Any, label: str) -> tuple[dict[str, Any], str]:
         if isinstance(item, AuditReport):

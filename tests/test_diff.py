@@ -212,7 +212,10 @@ def test_different_policies_are_refused_unless_allowed(tmp_path, change, expecte
         ("not json", "not JSON (line 1"),
         ("[1, 2]", "not a privaudit JSON report"),
         (json.dumps({"tool": {"name": "privaudit"}, "schema_version": 7}), "schema_version 7"),
-        (json.dumps({"tool": {"name": "privaudit"}, "schema_version": 1, "checks": [{"id": 1}]}), "checks[0]: not a check"),
+        (
+            json.dumps({"tool": {"name": "privaudit"}, "schema_version": 1, "checks": [{"id": 1}]}),
+            "checks[0]: not a check",
+        ),
     ],
 )
 def test_bad_reports_are_one_line_and_exit_2(tmp_path, content, expected):

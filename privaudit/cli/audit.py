@@ -128,7 +128,8 @@ def run(args) -> int:
     )
     base = None
     if args.baseline:  # read before any work: a bad baseline is one line, and no audit runs
-        from privaudit.report.diff import parse_tolerance, read_report
+        from privaudit.report.diff import parse_tolerance
+        from privaudit.report.diff_input import read_report
 
         tolerance = parse_tolerance(args.tolerance)
         base = read_report(args.baseline, "baseline")

@@ -66,7 +66,8 @@ def print_comparison(comparison: dict, out) -> None:
 
 
 def run(args) -> int:
-    from privaudit.report.diff import compare, parse_tolerance, read_report
+    from privaudit.report.diff import compare, parse_tolerance
+    from privaudit.report.diff_input import read_report
 
     outputs = {"json": args.json_out, "markdown": args.markdown_out, "html": args.html_out}
     for flag, path in outputs.items():

@@ -21,12 +21,10 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 from typing import Any
 
 from privaudit.core.errors import DataError
 from privaudit.report.diff_design import design_changes
-from privaudit.report.diff_input import checked_report, read_report  # noqa: F401 (the diff's readers)
 from privaudit.report.text import fmt
 
 DIFF_VERSION = 1

@@ -111,9 +111,9 @@ def _figure(value: Any, where: str) -> None:
     if value is None or value in INFINITIES and isinstance(value, str):
         return
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise DataError(f"{where}: {_shown(value)} is not a figure (a number, \"inf\" or null)")
+        raise DataError(f'{where}: {_shown(value)} is not a figure (a number, "inf" or null)')
     if isinstance(value, float) and not math.isfinite(value):
-        raise DataError(f"{where}: {value} is not a figure privaudit writes (infinity is \"inf\"; NaN is null)")
+        raise DataError(f'{where}: {value} is not a figure privaudit writes (infinity is "inf"; NaN is null)')
 
 
 def _shown(value: Any) -> str:
