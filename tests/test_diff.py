@@ -229,7 +229,7 @@ def test_bad_reports_are_one_line_and_exit_2(tmp_path, content, expected):
 def test_bad_tolerance_missing_file_and_output_over_input(tmp_path):
     good = write(tmp_path, "good.json", report([check("k", 5, 5)]))
     r = run_cli("diff", good, good, "--tolerance", "lots")
-    assert r.code == 2 and "--tolerance lots" in r.stderr
+    assert r.code == 2 and "--tolerance: expected a number (absolute) or a percentage like 5%, got 'lots'" in r.stderr
     r = run_cli("diff", good, tmp_path / "absent.json")
     assert r.code == 2 and "absent.json: new report not found" in r.stderr
     r = run_cli("diff", good, good, "--json", good)

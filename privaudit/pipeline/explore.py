@@ -55,7 +55,6 @@ import pandas as pd
 
 from privaudit.core.context import AuditContext
 from privaudit.core.data import Table
-from privaudit.core.errors import PrivauditError
 from privaudit.core.policy import Policy, with_check_overrides, with_columns
 from privaudit.pipeline.audit import AuditResult, run_audit
 from privaudit.pipeline.plugins import Registry
@@ -138,16 +137,11 @@ def utility_choices() -> list[str]:
 
 
 def parse_methods(text: str | Sequence[str] | None) -> list[str]:
-    """``--methods a,b`` as a list of known candidate families (one line for an unknown name)."""
-    if text is None:
-        return list(METHODS)
-    names = [n.strip() for n in (text.split(",") if isinstance(text, str) else text) if n.strip()]
-    if not names:
-        raise PrivauditError("--methods: give at least one method (" + ", ".join(METHODS) + ")")
-    for name in names:
-        if name not in METHODS:
-            raise PrivauditError(f"--methods: unknown method {name!r} (explore knows: {', '.join(METHODS)})")
-    return list(dict.fromkeys(names))
+    """``methods`` (``"a,b"`` or a list) as a list of known candidate families (one line for an unknown name;
+    :data:`privaudit.pipeline.arguments.METHODS`, the validation the command line shares)."""
+    from privaudit.pipeline.arguments import METHODS as ARGUMENT
+
+    return list(METHODS) if text is None else ARGUMENT.value(text)
 
 
 def risk_bound(policy: Policy, n_records: int) -> tuple[float | None, str | None]:
@@ -421,13 +415,10 @@ def explore(
     progress: Callable[[str, int, int], None] | None = None,
 ) -> Exploration:
     """Build, audit and place every candidate of ``methods`` for the release audited in ``before``."""
-    utility = utility or DEFAULT_UTILITY
-    if utility not in utility_choices():
-        raise PrivauditError(
-            f"--utility: unknown or unusable measure {utility!r} (one of: {', '.join(utility_choices())})"
-        )
-    if max_candidates < 1:
-        raise PrivauditError("--max-candidates: give a number of at least 1")
+    from privaudit.pipeline.arguments import MAX_CANDIDATES, UTILITY
+
+    utility = UTILITY.value(utility or DEFAULT_UTILITY)
+    max_candidates = MAX_CANDIDATES.value(max_candidates)
     methods = parse_methods(methods)
     ctx = before.context
     notes: list[str] = []
@@ -518,11 +509,10 @@ def explore_release(
     from privaudit.pipeline.remediate import reaudit
 
     registry = registry or get_registry()
+    from privaudit.pipeline.arguments import UTILITY, optional
+
     methods = parse_methods(methods)
-    if utility is not None and utility not in utility_choices():
-        raise PrivauditError(
-            f"--utility: unknown or unusable measure {utility!r} (one of: {', '.join(utility_choices())})"
-        )
+    utility = optional(UTILITY, utility)
     opened = open_policy(policy, registry, allow_outside_paths)
     before = run_audit(released, opened, registry=registry, progress=progress)
     exploration = explore(before, registry, methods, max_candidates, utility, progress=progress)

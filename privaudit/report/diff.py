@@ -31,19 +31,8 @@ DIFF_VERSION = 1
 
 
 # ------------------------------------------------------------------------------------------ tolerance
-def parse_tolerance(text: str | None) -> tuple[str, float]:
-    """``"0.01"`` (absolute) or ``"5%"`` (relative to the value before); one line when it is neither."""
-    if text is None:
-        return "absolute", 0.0
-    raw = str(text).strip()
-    relative = raw.endswith("%")
-    try:
-        number = float(raw[:-1] if relative else raw)
-    except ValueError:
-        raise DataError(f"--tolerance {text}: a number (absolute) or a percentage like 5%") from None
-    if not math.isfinite(number) or number < 0:
-        raise DataError(f"--tolerance {text}: must be a finite number, not negative")
-    return ("relative", number / 100) if relative else ("absolute", number)
+#: no tolerance: any change toward worse counts (``--tolerance``, parsed by :mod:`privaudit.pipeline.arguments`)
+NO_TOLERANCE = ("absolute", 0.0)
 
 
 # ------------------------------------------------------------------------------------------ comparing

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ SEVERITIES = ("error", "warning")
 INFINITIES = ("inf", "-inf")
 
 
-def read_report(path: str | Path, label: str) -> dict:
+def read_report(path: str | os.PathLike, label: str) -> dict:
     """A JSON report from a file, or one line naming the file and what is wrong with it."""
     path = Path(path)
     try:
