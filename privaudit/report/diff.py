@@ -185,7 +185,7 @@ def _utility_changes(base: dict, new: dict, tolerance: tuple[str, float]) -> lis
         if (b is None or b.get("value") is None) and (n is None or n.get("value") is None):
             continue  # a measure neither report has a figure of
         vb, vn = (_number(b.get("value")) if b else None), (_number(n.get("value")) if n else None)
-        change = None if vb is None or vn is None else (0.0 if vb == vn else vn - vb)
+        change = None if vb is None or vn is None else (0.0 if math.isclose(vb, vn, abs_tol=1e-12) else vn - vb)
         worse = None if change is None else change < 0
         rows.append(
             {
@@ -333,12 +333,12 @@ def _tolerance_text(d: dict) -> str:
     return f"{fmt(t['amount'] * 100)}%" if t["kind"] == "relative" else fmt(t["amount"])
 
 
-def _verdicts(d: dict) -> str:
+def _verdicts(d: dict, arrow: str = "->") -> str:
     """The release's verdict before and after, the first thing said (a FAIL that became a PASS first of all)."""
     before, after = ("PASS" if d[side]["passed"] else "FAIL" for side in ("base", "new"))
     if before == after:
         return f"release: {after}, as in the baseline"
-    return f"release: {before} -> {after} ({'now passes' if after == 'PASS' else 'no longer passes'} its audit)"
+    return f"release: {before} {arrow} {after} ({'now passes' if after == 'PASS' else 'no longer passes'} its audit)"
 
 
 def _table(rows: list[list[str]]) -> list[str]:
@@ -377,15 +377,20 @@ def terminal_text(d: dict) -> str:
             f"classes newly below k: {len(classes['fell_below_k'])}; new sample uniques: "
             f"{len(classes['new_sample_uniques'])} (as far as the reports list classes)"
         )
-    utility = [
+    changed = [u for u in d.get("utility") or [] if u["change"] is None or u["change"] != 0]
+    lines += _table(
         [
-            f"utility {u['measure']}" + (f" ({u['column']})" if u["column"] else ""),
-            f"{_value(u['value_before'])} -> {_value(u['value_after'])} ({_change(u)})",
-            "worse" if u["worse"] else "",
+            [
+                f"utility {u['measure']}" + (f" ({u['column']})" if u["column"] else ""),
+                f"{_value(u['value_before'])} -> {_value(u['value_after'])} ({_change(u)})",
+                "worse" if u["worse"] else "",
+            ]
+            for u in changed
         ]
-        for u in d.get("utility") or []
-    ]
-    lines += _table(utility)
+    )
+    if d.get("utility") and len(changed) < len(d["utility"]):
+        same = len(d["utility"]) - len(changed)
+        lines.append(f"utility: {same} figure{'s' * (same != 1)} unchanged")
     n = len(d["regressions"])
     lines.append("")
     kind = "error-severity " if d.get("fail_on", "error") == "error" else ""
@@ -404,7 +409,7 @@ def markdown(d: dict) -> str:
     lines = [
         f"## privaudit diff: {'❌ regression' if n else '✅ no regression'}",
         "",
-        f"{_cell(_verdicts(d))}.",
+        f"{_cell(_verdicts(d, '→'))}.",
         "",
         f"{_code(d['base']['input'])} → {_code(d['new']['input'])}; tolerance {_cell(_tolerance_text(d))}.",
         "",
@@ -449,7 +454,7 @@ def html(d: dict) -> str:
         verdict=_verdict_of,
         explained=explained,
         status=_status,
-        verdicts=_verdicts(d),
+        verdicts=_verdicts(d, "→"),
         tolerance=_tolerance_text(d),
         regressions=len(d["regressions"]),
     )
