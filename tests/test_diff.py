@@ -407,3 +407,10 @@ def test_no_line_for_a_measure_neither_report_has(tmp_path):
     assert "utility granularity (age)" in r.stdout and "utility: 1 figure unchanged" in r.stdout
     for name in ("base.json", "new.json"):
         (tmp_path / name).unlink()
+
+
+def test_a_failing_check_that_now_ends_in_error_is_no_pass(tmp_path):
+    base = report([check("k", 3, 5, "fail", better="higher")])
+    new = report([check("k", None, 5, "error", better="higher")])
+    r, d = diff(tmp_path, base, new)
+    assert r.code == 1 and rows(d)["k"]["reasons"] == ["errored"] and "ended in error" in r.stdout

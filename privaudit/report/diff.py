@@ -79,7 +79,8 @@ def _check_row(b: dict | None, n: dict | None, tolerance: tuple[str, float], fai
     """One check before and after. Its regressions, each a reason: ``worse`` beyond the tolerance (even while it
     still passes), ``stopped_passing``, ``demoted`` (an error check of the baseline made a warning), ``dropped``
     (an error check of the baseline no longer run) and ``added_failing`` (an error check the baseline did not
-    run, which does not pass): a check is judged at the stricter of its two severities."""
+    run, which does not pass), ``errored`` (a failing check that now ends in error: nothing measured): a check
+    is judged at the stricter of its two severities."""
     ref = n or b
     assert ref is not None
     better = direction(n, b)
@@ -102,6 +103,8 @@ def _check_row(b: dict | None, n: dict | None, tolerance: tuple[str, float], fai
             reasons.append("worse")
         if sb == "pass" and sn in ("fail", "error"):
             reasons.append("stopped_passing")
+        elif sn == "error" and sb != "error":
+            reasons.append("errored")  # no figure to hold to the baseline
     if bsev == "error" and nsev == "warning" and fail_on == "error":
         reasons.append("demoted")
     if n is None and _judged(bsev, fail_on):
@@ -317,6 +320,8 @@ def explained(row: dict) -> str:
             words.append(f"stopped passing{_against(row)}; the baseline had {_value(row['value_before'])}")
         elif reason == "stopped_passing":
             words.append("stopped passing")
+        elif reason == "errored":
+            words.append("ended in error: nothing measured to hold to the baseline")
         elif reason == "demoted":
             words.append("an error check of the baseline made a warning: it no longer gates the release")
         elif reason == "dropped":
