@@ -280,6 +280,8 @@ def _mark(status: str | None, severity: str | None) -> str:
 def _status(row: dict) -> str:
     before = _mark(row["status_before"], row["severity_before"])
     after = _mark(row["status_after"], row["severity"])
+    if row["status_before"] is None or row["status_after"] is None:  # a check only one report runs
+        return after if row["status_before"] is None else before
     return before if before == after else f"{before}->{after}"
 
 
