@@ -414,3 +414,55 @@ def test_a_failing_check_that_now_ends_in_error_is_no_pass(tmp_path):
     new = report([check("k", None, 5, "error", better="higher")])
     r, d = diff(tmp_path, base, new)
     assert r.code == 1 and rows(d)["k"]["reasons"] == ["errored"] and "ended in error" in r.stdout
+
+
+CPS_POLICY = """version: 1
+name: cps1988
+columns:
+  education: {role: quasi_identifier}
+  ethnicity: {role: quasi_identifier}
+  smsa: {role: quasi_identifier}
+  region: {role: quasi_identifier}
+  parttime: {role: quasi_identifier}
+checks:
+  - {id: k_all, assessor: k_anonymity, k: 5}
+  - {id: k_region, assessor: k_anonymity, k: 5, quasi_identifiers: [region]}
+"""
+
+
+def test_cps1988_sample_end_to_end(tmp_path):
+    """A CPS 1988 sample (tests/data/cps1988): the audit fails, the suppression remediation passes, and the
+    region scenario's smallest class shrinks while it still passes -- a regression of the gate."""
+    from conftest import ROOT
+
+    data = tmp_path / "cps.csv"
+    data.write_bytes((ROOT / "tests/data/cps1988/cps1988_every14th.csv").read_bytes())
+    (tmp_path / "p.yaml").write_text(CPS_POLICY)
+    base, after = tmp_path / "audit.json", tmp_path / "remediated.json"
+    assert run_cli("audit", data, "--policy", tmp_path / "p.yaml", "--json", base).code == 1
+    r = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        tmp_path / "p.yaml",
+        "--method",
+        "suppress",
+        "--option",
+        "mode=records",
+        "--option",
+        "max_suppression=0.2",
+        "--out",
+        tmp_path / "remediated.csv",
+        "--json",
+        after,
+    )
+    assert r.code == 0, r.stdout + r.stderr
+    before_k = {c["id"]: c["value"] for c in json.loads(base.read_text())["checks"]}["k_region"]
+    after_k = {c["id"]: c["value"] for c in json.loads(after.read_text())["checks"]}["k_region"]
+    assert 5 <= after_k < before_k
+    r = run_cli("diff", base, after)
+    assert r.code == 1 and r.stdout.splitlines()[0] == "release: FAIL -> PASS (now passes its audit)"
+    words = f"still passes ({after_k:,} ≥ 5), worse than the baseline ({before_k:,})"
+    assert words in next(x for x in r.stdout.splitlines() if x.startswith("REGRESSION"))
+    r = run_cli("audit", tmp_path / "remediated.csv", "--policy", tmp_path / "p.yaml", "--baseline", base)
+    assert r.code == 1 and words in r.stdout  # the gate: the remediation passes its audit, not its baseline

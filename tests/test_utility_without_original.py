@@ -23,6 +23,7 @@ def by_key(entries):
     return {(e["measure"], e["column"]): e for e in entries}
 
 
+@pytest.mark.slow
 def test_a_raw_table_audited_without_its_original_keeps_everything(tmp_path):
     data = tmp_path / "acs12.csv"
     data.write_bytes(ACS.read_bytes())
