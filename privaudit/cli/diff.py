@@ -47,8 +47,9 @@ def add_comparison_arguments(parser) -> None:
     parser.add_argument(
         "--allow-changed-policy",
         action="store_true",
-        help="compare reports of different quasi-identifiers, hierarchies, population model or check "
-        "parameters (the changes are listed first)",
+        help="compare reports of different designs: anything in the policy that changes what is measured "
+        "(the changes are listed first; an error check the new policy dropped or made a warning still counts "
+        "as a regression)",
     )
 
 

@@ -95,7 +95,8 @@ def _check_row(b: dict | None, n: dict | None, tolerance: tuple[str, float], fai
         worse = toward_worse > 0
         beyond = worse and _beyond(toward_worse, vb, tolerance)
     sb, sn = (b or {}).get("status"), (n or {}).get("status")
-    bsev, nsev = (b or {}).get("severity", "error") if b else None, (n or {}).get("severity", "error") if n else None
+    bsev = None if b is None else b.get("severity", "error")
+    nsev = None if n is None else n.get("severity", "error")
     judged = _judged(bsev, fail_on) or _judged(nsev, fail_on)
     reasons = []
     if b is not None and n is not None and judged:
