@@ -78,3 +78,29 @@ def test_a_column_with_no_value_left_is_suppressed():
     release = pd.DataFrame({"a": ["x", "y", "x", "y"], "b": [None, None, None, None]})
     got = by_key(measure_all(_inputs(release), ["suppressed_cells"]))
     assert got[("suppressed_cells", "b")]["value"] == 0.0 and got[("suppressed_cells", "a")]["value"] == 1.0
+
+
+@pytest.mark.slow
+def test_the_release_compared_with_itself_keeps_everything(tmp_path):
+    """``--original`` the release itself: a value missing from both was never given, not suppressed."""
+    data = tmp_path / "acs12.csv"
+    data.write_bytes(ACS.read_bytes())
+    assert run_cli("init", data, "--out", tmp_path / "policy.yaml").code == 0
+    out = tmp_path / "report.json"
+    r = run_cli("audit", data, "--policy", tmp_path / "policy.yaml", "--original", data, "--json", out)
+    assert r.code in (0, 1), r.stderr
+    figures = {(u["measure"], u["column"]): u for u in json.loads(out.read_text())["utility"]}
+    for measure in ("granularity", "generalization_intensity", "suppressed_cells"):
+        assert figures[(measure, "time_to_work")]["value"] == pytest.approx(1.0), measure
+        assert figures[(measure, None)]["value"] == pytest.approx(1.0), measure
+
+
+def test_with_the_original_only_values_it_had_count_as_suppressed():
+    # sex: row 2 never answered (missing in the original too), row 4 suppressed by the release
+    original = pd.DataFrame({"age": ["1", "2", "3", "4"], "sex": ["m", None, "f", "f"]})
+    release = pd.DataFrame({"age": ["1", "2", "3", "4"], "sex": ["m", None, "f", None]})
+    got = by_key(measure_all(_inputs(release, {"age": AGE}, original), ["suppressed_cells", "granularity"]))
+    assert got[("suppressed_cells", "sex")]["details"]["cells"] == 1
+    assert got[("suppressed_cells", "sex")]["value"] == pytest.approx(0.75)
+    # granularity of sex: [m, f] domain, shares 1/2, 1/2 (kept), 1/2, 1 (suppressed) -> 0.625, between 1/2 and 1
+    assert got[("granularity", "sex")]["raw"] == pytest.approx(0.625)

@@ -36,6 +36,9 @@ def column_oriented(
         figure = np.append(per_label(dom, col.labels), inputs.missing_figure(q, suppressed_figure, lo))[col.codes]
         figure[inputs.suppressed_classes] = suppressed_figure
         result = float(np.dot(s.sizes, figure) / n) if n else math.nan
+        both = inputs.missing_in_both(q)  # missing in the original too: kept as it was, not suppressed
+        if both is not None and n:
+            result -= float(both.sum()) * (inputs.missing_figure(q, suppressed_figure, lo) - lo) / n
         results.append(result), minima.append(lo), maxima.append(maximum)
         extra = {"reason": SINGLE} if lo == maximum else {}
         out.append(
