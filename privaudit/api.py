@@ -165,10 +165,13 @@ def audit(
     instead. ``previous``: earlier releases of the same population (a list of paths or frames), for the
     checks that compose releases (linked as :mod:`privaudit.pipeline.series` says)."""
     from privaudit.core.progress import api_progress
+    from privaudit.pipeline.arguments import CHECK_TIMEOUT, ENGINE, POLICY, PROGRESS, optional
     from privaudit.pipeline.audit import run_audit
 
+    POLICY.value(policy)  # every argument the command line validates, validated alike before any work
+    check_timeout, engine = optional(CHECK_TIMEOUT, check_timeout), optional(ENGINE, engine)
     data, engine = _engine_for(data, engine, engine_options)
-    bar = api_progress(progress)
+    bar = api_progress(PROGRESS.value(progress))
     try:
         if previous is not None and not isinstance(previous, (list, tuple)):
             previous = [previous]
@@ -191,25 +194,40 @@ def audit(
 
 
 def diff(
-    base: Any, new: Any, tolerance: str | float | None = None, allow_changed_policy: bool = False
+    base: Any,
+    new: Any,
+    tolerance: str | float | None = None,
+    allow_changed_policy: bool = False,
+    fail_on: str = "error",
 ) -> dict[str, Any]:
     """Compare two audits as ``privaudit diff`` does (:mod:`privaudit.report.diff`): ``base`` and ``new`` are
     JSON report files, report dicts or :class:`AuditReport` objects; ``tolerance`` absolute (0.01) or a
-    percentage (``"5%"``). Returns the comparison (``regressions``, ``exit_code``, ``checks`` ...); reports of
-    different policies raise :class:`~privaudit.core.errors.PrivauditError` unless ``allow_changed_policy``."""
-    from privaudit.report.diff import checked_report, compare, parse_tolerance, read_report
+    percentage (``"5%"``); ``fail_on="warning"``: warning checks can regress too. Returns the comparison
+    (``regressions``, ``exit_code``, ``checks`` ...); reports of different policies raise
+    :class:`~privaudit.core.errors.PrivauditError` unless ``allow_changed_policy``."""
+    import os
+
+    from privaudit.core.errors import PrivauditError
+    from privaudit.pipeline.arguments import ALLOW_CHANGED_POLICY, FAIL_ON, TOLERANCE
+    from privaudit.report.diff import NO_TOLERANCE, compare
+    from privaudit.report.diff_input import checked_report, read_report
+
+    parsed = NO_TOLERANCE if tolerance is None else TOLERANCE.value(tolerance)
+    allowed, judged = ALLOW_CHANGED_POLICY.value(allow_changed_policy), FAIL_ON.value(fail_on)
 
     def report_of(item: Any, label: str) -> tuple[dict[str, Any], str]:
         if isinstance(item, AuditReport):
             return item.to_dict(), f"{label} audit"
         if isinstance(item, dict):
             return checked_report(item, f"<{label} report>"), f"<{label} report>"
-        return read_report(item, label), str(item)
+        if isinstance(item, (str, os.PathLike)):
+            return read_report(item, label), str(item)
+        raise PrivauditError(
+            f"{label}: a JSON report's path, a report dict or an AuditReport, got {type(item).__name__}"
+        )
 
     (b, bname), (n, nname) = report_of(base, "base"), report_of(new, "new")
-    return compare(
-        b, n, parse_tolerance(None if tolerance is None else str(tolerance)), allow_changed_policy, (bname, nname)
-    )
+    return compare(b, n, parsed, allowed, (bname, nname), judged)
 
 
 @dataclass
@@ -236,9 +254,11 @@ def remediate(
     """Transform ``data`` with ``method`` (or the policy's) and re-audit it; nothing is written. ``options``
     are the method's (``privaudit remediate --list``); ``progress`` as for :func:`audit`."""
     from privaudit.core.progress import api_progress
+    from privaudit.pipeline.arguments import POLICY, PROGRESS
     from privaudit.pipeline.remediate import remediate as run
 
-    bar = api_progress(progress)
+    POLICY.value(policy)
+    bar = api_progress(PROGRESS.value(progress))
     try:
         outcome = run(data, policy, "remediated.csv", method=method, options=options, progress=bar, side_dir=False)
     finally:
@@ -290,16 +310,20 @@ def explore(
     ``granularity``, ARX's Loss). ``options``: per option name (or ``"METHOD.NAME"``), a value or a list of
     values to explore, as ``--option NAME=V1,V2``."""
     from privaudit.core.progress import api_progress
+    from privaudit.pipeline.arguments import MAX_CANDIDATES, METHODS, POLICY, PROGRESS, UTILITY, optional
     from privaudit.pipeline.explore import DEFAULT_MAX_CANDIDATES, explore_release
 
-    bar = api_progress(progress)
+    POLICY.value(policy)  # as the command line, before any work
+    methods, utility = optional(METHODS, methods), optional(UTILITY, utility)
+    cap = DEFAULT_MAX_CANDIDATES if max_candidates is None else MAX_CANDIDATES.value(max_candidates)
+    bar = api_progress(PROGRESS.value(progress))
     try:
         found = explore_release(
             data,
             policy,
             "explored.csv",
             methods,
-            max_candidates or DEFAULT_MAX_CANDIDATES,
+            cap,
             utility,
             progress=bar,
             side_dir=False,  # nothing is written: no file to name

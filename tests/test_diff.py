@@ -202,7 +202,8 @@ def test_different_policies_are_refused_unless_allowed(tmp_path, change, expecte
     assert expected in r.stderr and "--allow-changed-policy" in r.stderr and r.stderr.count("\n") == 1
     r, d = diff(tmp_path, base, new, "--allow-changed-policy")
     assert r.code == 0 and expected in d["policy_changes"][0]
-    assert r.stdout.splitlines()[0].startswith("policy changes") and expected in r.stdout.splitlines()[1]
+    assert r.stdout.splitlines()[0] == "release: PASS, as in the baseline"
+    assert r.stdout.splitlines()[1].startswith("policy changes") and expected in r.stdout.splitlines()[2]
 
 
 @pytest.mark.parametrize(
@@ -211,7 +212,10 @@ def test_different_policies_are_refused_unless_allowed(tmp_path, change, expecte
         ("not json", "not JSON (line 1"),
         ("[1, 2]", "not a privaudit JSON report"),
         (json.dumps({"tool": {"name": "privaudit"}, "schema_version": 7}), "schema_version 7"),
-        (json.dumps({"tool": {"name": "privaudit"}, "schema_version": 1, "checks": [{"id": 1}]}), "checks: not a list"),
+        (
+            json.dumps({"tool": {"name": "privaudit"}, "schema_version": 1, "checks": [{"id": 1}]}),
+            "checks[0]: not a check",
+        ),
     ],
 )
 def test_bad_reports_are_one_line_and_exit_2(tmp_path, content, expected):
@@ -225,7 +229,7 @@ def test_bad_reports_are_one_line_and_exit_2(tmp_path, content, expected):
 def test_bad_tolerance_missing_file_and_output_over_input(tmp_path):
     good = write(tmp_path, "good.json", report([check("k", 5, 5)]))
     r = run_cli("diff", good, good, "--tolerance", "lots")
-    assert r.code == 2 and "--tolerance lots" in r.stderr
+    assert r.code == 2 and "--tolerance: expected a number (absolute) or a percentage like 5%, got 'lots'" in r.stderr
     r = run_cli("diff", good, tmp_path / "absent.json")
     assert r.code == 2 and "absent.json: new report not found" in r.stderr
     r = run_cli("diff", good, good, "--json", good)
@@ -336,3 +340,129 @@ def test_infinite_values(tmp_path):
     assert r.code == 0 and rows(d)["lr"]["change"] == "-inf" and rows(d)["lr"]["worse"] is False
     r, d = diff(tmp_path, new, base)
     assert r.code == 1 and rows(d)["lr"]["change"] == "inf" and rows(d)["lr"]["regression"]
+
+
+# ------------------------------------------------------------------------------------------ read by people
+def test_cps1988_a_remediation_that_passes_but_shrinks_a_scenario_is_a_regression_said_in_words(tmp_path):
+    """AER's CPS1988 (Current Population Survey, March 1988; 28,155 men): the audit fails (k = 1 over every
+    quasi-identifier), its remediation passes, but a scenario's smallest class (the intruder knows the region)
+    went from 6,091 (the West) to 538 with k = 5. The README's rule: an error check that got worse beyond the
+    tolerance is a regression, exit 1, even while it still passes; the line says so."""
+    scenario = {"quasi_identifiers": ["region"]}
+    base = report(
+        [
+            check("direct_identifiers", 0, 0, better="lower"),
+            check("k_anonymity", 1, 5, "fail", better="higher", params={"k": 5}),
+            {**check("k_region", 6091, 5, better="higher", params={"k": 5}), **scenario},
+        ],
+        qi=("education", "experience", "ethnicity", "smsa", "region", "parttime"),
+        hierarchies={},
+    )
+    new = copy.deepcopy(base)
+    new["checks"][1].update(value=5, status="pass")
+    new["checks"][2].update(value=538)
+    new["summary"]["passed"] = True
+    r, d = diff(tmp_path, base, new)
+    assert r.code == 1 and d["regressions"] == ["k_region"]
+    lines = r.stdout.splitlines()
+    assert lines[0] == "release: FAIL -> PASS (now passes its audit)"
+    regression = next(x for x in lines if x.startswith("REGRESSION"))
+    assert "still passes (538 ≥ 5), worse than the baseline (6,091)" in regression
+    assert next(x for x in lines if "k_anonymity" in x).startswith("better")
+    md = run_cli("diff", tmp_path / "base.json", tmp_path / "new.json", "--markdown", "-").stdout
+    assert "release: FAIL → PASS" in md and "still passes (538 ≥ 5), worse than the baseline (6,091)" in md
+    html = run_cli("diff", tmp_path / "base.json", tmp_path / "new.json", "--html", "-").stdout
+    assert "release: FAIL → PASS" in html and "538 ≥ 5" in html
+
+
+def test_warnings_read_warn_and_columns_stay_aligned(tmp_path):
+    long_id = "t_closeness_disability_all_key_variables_under_the_demographics_scenario"
+    checks = [
+        check("k", 5, 5, better="higher"),
+        check(long_id, 0.4, 0.2, "fail", better="lower", severity="warning"),
+        check("uniqueness", 0.01, 0.05, better="lower"),
+    ]
+    new = copy.deepcopy(checks)
+    new[2]["value"] = 0.02
+    r, d = diff(tmp_path, report(checks), report(new))
+    rows = [x for x in r.stdout.splitlines() if x.split()[:1] in (["unchanged"], ["REGRESSION"], ["better"], ["worse"])]
+    assert len(rows) == 3
+    assert "WARN" in next(x for x in rows if long_id in x) and "FAIL" not in next(x for x in rows if long_id in x)
+    starts = {x.index(" -> ") - len(x.split(" -> ")[0].split()[-1]) for x in rows}  # where the values begin
+    assert len(starts) == 1, r.stdout
+    assert len({x.index(x.split()[1]) for x in rows}) == 1  # the ids too
+
+
+def test_no_line_for_a_measure_neither_report_has(tmp_path):
+    util = [
+        {"measure": "discernibility", "column": None, "value": None, "raw": 9, "details": {}},
+        {"measure": "granularity", "column": "age", "value": 0.9, "raw": 0.1, "details": {}},
+        {"measure": "suppressed_cells", "column": None, "value": 1.0, "raw": 0.0, "details": {}},
+    ]
+    changed = copy.deepcopy(util)
+    changed[1]["value"] = 0.8
+    r, d = diff(tmp_path, report([check("k", 5, 5)], utility=util), report([check("k", 5, 5)], utility=changed))
+    assert [u["measure"] for u in d["utility"]] == ["granularity", "suppressed_cells"]
+    assert "discernibility" not in r.stdout and "—" not in r.stdout
+    assert "utility granularity (age)" in r.stdout and "utility: 1 figure unchanged" in r.stdout
+    for name in ("base.json", "new.json"):
+        (tmp_path / name).unlink()
+
+
+def test_a_failing_check_that_now_ends_in_error_is_no_pass(tmp_path):
+    base = report([check("k", 3, 5, "fail", better="higher")])
+    new = report([check("k", None, 5, "error", better="higher")])
+    r, d = diff(tmp_path, base, new)
+    assert r.code == 1 and rows(d)["k"]["reasons"] == ["errored"] and "ended in error" in r.stdout
+
+
+CPS_POLICY = """version: 1
+name: cps1988
+columns:
+  education: {role: quasi_identifier}
+  ethnicity: {role: quasi_identifier}
+  smsa: {role: quasi_identifier}
+  region: {role: quasi_identifier}
+  parttime: {role: quasi_identifier}
+checks:
+  - {id: k_all, assessor: k_anonymity, k: 5}
+  - {id: k_region, assessor: k_anonymity, k: 5, quasi_identifiers: [region]}
+"""
+
+
+def test_cps1988_sample_end_to_end(tmp_path):
+    """A CPS 1988 sample (tests/data/cps1988): the audit fails, the suppression remediation passes, and the
+    region scenario's smallest class shrinks while it still passes -- a regression of the gate."""
+    from conftest import ROOT
+
+    data = tmp_path / "cps.csv"
+    data.write_bytes((ROOT / "tests/data/cps1988/cps1988_every14th.csv").read_bytes())
+    (tmp_path / "p.yaml").write_text(CPS_POLICY)
+    base, after = tmp_path / "audit.json", tmp_path / "remediated.json"
+    assert run_cli("audit", data, "--policy", tmp_path / "p.yaml", "--json", base).code == 1
+    r = run_cli(
+        "remediate",
+        data,
+        "--policy",
+        tmp_path / "p.yaml",
+        "--method",
+        "suppress",
+        "--option",
+        "mode=records",
+        "--option",
+        "max_suppression=0.2",
+        "--out",
+        tmp_path / "remediated.csv",
+        "--json",
+        after,
+    )
+    assert r.code == 0, r.stdout + r.stderr
+    before_k = {c["id"]: c["value"] for c in json.loads(base.read_text())["checks"]}["k_region"]
+    after_k = {c["id"]: c["value"] for c in json.loads(after.read_text())["checks"]}["k_region"]
+    assert 5 <= after_k < before_k
+    r = run_cli("diff", base, after)
+    assert r.code == 1 and r.stdout.splitlines()[0] == "release: FAIL -> PASS (now passes its audit)"
+    words = f"still passes ({after_k:,} ≥ 5), worse than the baseline ({before_k:,})"
+    assert words in next(x for x in r.stdout.splitlines() if x.startswith("REGRESSION"))
+    r = run_cli("audit", tmp_path / "remediated.csv", "--policy", tmp_path / "p.yaml", "--baseline", base)
+    assert r.code == 1 and words in r.stdout  # the gate: the remediation passes its audit, not its baseline

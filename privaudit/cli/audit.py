@@ -50,10 +50,12 @@ def add_parser(sub) -> None:
         "releases (see 'privaudit plugins')",
     )
     from privaudit.engines import ENGINES
+    from privaudit.pipeline.arguments import ENGINE
 
     audit.add_argument(
         "--engine",
-        choices=list(ENGINES),
+        type=ENGINE.cli,
+        metavar="{" + ",".join(ENGINES) + "}",
         default="in-process",
         help="who computes the class summary: "
         + "; ".join(f"{name}: {spec.description}" for name, spec in ENGINES.items()),
@@ -85,8 +87,10 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from privaudit.cli.options import parse_options
+    from privaudit.pipeline.arguments import POLICY
     from privaudit.pipeline.audit import run_audit
 
+    POLICY.value(args.policy, api=False)  # as the API validates policy=
     options = parse_options(args.engine_option, "--engine-option")
     if args.table is not None:
         if args.released:
@@ -128,9 +132,11 @@ def run(args) -> int:
     )
     base = None
     if args.baseline:  # read before any work: a bad baseline is one line, and no audit runs
-        from privaudit.report.diff import parse_tolerance, read_report
+        from privaudit.pipeline.arguments import TOLERANCE
+        from privaudit.report.diff import NO_TOLERANCE
+        from privaudit.report.diff_input import read_report
 
-        tolerance = parse_tolerance(args.tolerance)
+        tolerance = NO_TOLERANCE if args.tolerance is None else TOLERANCE.value(args.tolerance, api=False)
         base = read_report(args.baseline, "baseline")
     bar = progress_bar(args)
     try:

@@ -10,6 +10,7 @@ import sys
 from privaudit.cli.outputs import check_outputs, write_all
 from privaudit.cli.terminal import printable
 from privaudit.core.errors import PrivauditError
+from privaudit.pipeline.arguments import FAIL_ON, TOLERANCE
 
 
 def add_parser(sub) -> None:
@@ -27,7 +28,8 @@ def add_parser(sub) -> None:
     diff.add_argument("--html", dest="html_out", metavar="OUT", help="write an HTML page here ('-': stdout)")
     diff.add_argument(
         "--fail-on",
-        choices=["error", "warning"],
+        type=FAIL_ON.cli,
+        metavar="{error,warning}",
         default="error",
         help="which checks can regress: error-severity ones (default) or warnings too",
     )
@@ -45,8 +47,9 @@ def add_comparison_arguments(parser) -> None:
     parser.add_argument(
         "--allow-changed-policy",
         action="store_true",
-        help="compare reports of different quasi-identifiers, hierarchies, population model or check "
-        "parameters (the changes are listed first)",
+        help="compare reports of different designs: anything in the policy that changes what is measured "
+        "(the changes are listed first; an error check the new policy dropped or made a warning still counts "
+        "as a regression)",
     )
 
 
@@ -66,14 +69,15 @@ def print_comparison(comparison: dict, out) -> None:
 
 
 def run(args) -> int:
-    from privaudit.report.diff import compare, parse_tolerance, read_report
+    from privaudit.report.diff import NO_TOLERANCE, compare
+    from privaudit.report.diff_input import read_report
 
     outputs = {"json": args.json_out, "markdown": args.markdown_out, "html": args.html_out}
     for flag, path in outputs.items():
         if path is not None and not str(path).strip():
             raise PrivauditError(f"--{flag}: the output path is empty")
     check_outputs([p for p in outputs.values() if p], [args.base, args.new])
-    tolerance = parse_tolerance(args.tolerance)
+    tolerance = NO_TOLERANCE if args.tolerance is None else TOLERANCE.value(args.tolerance, api=False)
     base, new = read_report(args.base, "base"), read_report(args.new, "new")
     comparison = compare(base, new, tolerance, args.allow_changed_policy, (str(args.base), str(args.new)), args.fail_on)
     to_stdout = any(p == "-" for p in outputs.values())

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from privaudit.core.atomic import is_special, stage_output
 from privaudit.core.errors import PrivauditError
+from privaudit.pipeline.arguments import CHECK_TIMEOUT, FAIL_ON
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,7 +29,8 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--annotations", choices=["github"], help="print GitHub Actions annotations for failing checks")
     parser.add_argument(
         "--fail-on",
-        choices=["error", "warning"],
+        type=FAIL_ON.cli,
+        metavar="{error,warning}",
         default="error",
         help="which failing checks fail the run: error-severity ones (default) or warnings too",
     )
@@ -38,7 +40,7 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--check-timeout",
-        type=_seconds,
+        type=CHECK_TIMEOUT.cli,
         metavar="SECONDS",
         help="end a check that runs longer as an error (default: the policy's check_timeout, else no limit)",
     )
@@ -48,18 +50,6 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         help="the most memory (address space) privaudit may use, "
         "e.g. 4G: running out is one line naming the step, not a crash",
     )
-
-
-def _seconds(text: str) -> float:
-    import math
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0 or value > 1e6:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds between 0 and 1e6, got {text!r}")
-    return value
 
 
 def report_outputs(args) -> list[str]:

@@ -17,6 +17,7 @@ from privaudit.cli.outputs import (
 from privaudit.cli.terminal import print_audit, print_lost, printable
 from privaudit.common.formats import PARQUET_SUFFIXES
 from privaudit.core.errors import PrivauditError
+from privaudit.pipeline.arguments import MAX_CANDIDATES, METHODS, UTILITY, optional
 
 OUT_FORMATS = (".csv", ".tsv", ".txt", *PARQUET_SUFFIXES)  # --out: Parquet by suffix, else CSV (what privaudit reads)
 
@@ -53,7 +54,9 @@ def add_parser(sub) -> None:
         help="--explore: the candidate methods, comma-separated (default: every registered remediation method)",
     )
     remediate.add_argument(
-        "--max-candidates", type=int, metavar="N", help="--explore: at most N candidates (default 30)"
+        "--max-candidates",
+        metavar="N",
+        help="--explore: at most N candidates (default 30)",
     )
     remediate.add_argument(
         "--utility",
@@ -79,6 +82,10 @@ def run(args) -> int:
     registry = get_registry()
     if args.list:
         return _list(registry)
+    if args.policy is not None:
+        from privaudit.pipeline.arguments import POLICY
+
+        POLICY.value(args.policy, api=False)  # as the API validates policy=
     if args.explore:
         return _explore(args, registry)
     for flag, value in (
@@ -166,11 +173,12 @@ def _explore(args, registry) -> int:
         raise PrivauditError("--explore evaluates several methods: give --methods a,b instead of --method")
     if not args.released or not args.policy:
         raise PrivauditError("remediate --explore needs RELEASED and --policy")
-    methods = parse_methods(args.methods, registry)
+    methods = optional(METHODS, args.methods, api=False)  # the API's validation, naming the flags
+    methods = parse_methods(methods, registry)
     options = parse_options(args.option)  # NAME=V1,V2: the values explored (split by the explore driver)
     explore_options(options, methods, registry)
-    if args.max_candidates is not None and args.max_candidates < 1:
-        raise PrivauditError("--max-candidates: give a number of at least 1")
+    max_candidates = optional(MAX_CANDIDATES, args.max_candidates, api=False)
+    utility = optional(UTILITY, args.utility, api=False)
     if args.out is not None:
         suffix = Path(args.out).suffix.lower() if args.out != "-" else ""
         if suffix and suffix not in OUT_FORMATS:
@@ -186,8 +194,8 @@ def _explore(args, registry) -> int:
             args.policy,
             args.out,
             methods,
-            args.max_candidates or DEFAULT_MAX_CANDIDATES,
-            args.utility,
+            max_candidates or DEFAULT_MAX_CANDIDATES,
+            utility,
             registry=registry,
             progress=bar,
             allow_outside_paths=args.allow_outside_paths,

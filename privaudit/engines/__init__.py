@@ -116,7 +116,7 @@ ENGINES: dict[str, Engine] = {
 def get_engine(name: str) -> Engine:
     try:
         return ENGINES[name]
-    except KeyError:
+    except (KeyError, TypeError):  # TypeError: an unhashable name
         raise PrivauditError(f"unknown engine {name!r} (available: {', '.join(ENGINES)})") from None
 
 

@@ -206,6 +206,9 @@ def checks_to_run(policy: Policy, registry: Registry) -> list[Check]:
 def open_policy(policy: Policy | str | Path | dict, registry: Registry, allow_outside_paths: bool = False) -> Policy:
     """A :class:`Policy` from a loaded one, a YAML file or a dict in the file's shape (paths in a dict are
     relative to the working directory)."""
+    from privaudit.pipeline.arguments import POLICY
+
+    policy = POLICY.value(policy)
     if isinstance(policy, Policy):
         return policy
     if isinstance(policy, dict):
@@ -338,8 +341,10 @@ def run_audit(
     ``check_timeout`` (seconds; default the policy's ``check_timeout``, else none) ends a check that runs
     longer as ``error``. ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
     from privaudit.engines import get_engine
+    from privaudit.pipeline.arguments import CHECK_TIMEOUT, optional
 
     source_date_epoch()  # a malformed SOURCE_DATE_EPOCH is refused before any work
+    check_timeout = optional(CHECK_TIMEOUT, check_timeout)
     registry = registry or get_registry()
     policy = open_policy(policy, registry, allow_outside_paths)
     checks = checks_to_run(policy, registry)

@@ -505,13 +505,10 @@ def explore(
     options: dict[str, Any] | None = None,
 ) -> Exploration:
     """Build, audit and place every candidate of ``methods`` for the release audited in ``before``."""
-    utility = utility or DEFAULT_UTILITY
-    if utility not in utility_choices():
-        raise PrivauditError(
-            f"--utility: unknown or unusable measure {utility!r} (one of: {', '.join(utility_choices())})"
-        )
-    if max_candidates < 1:
-        raise PrivauditError("--max-candidates: give a number of at least 1")
+    from privaudit.pipeline.arguments import MAX_CANDIDATES, UTILITY
+
+    utility = UTILITY.value(utility or DEFAULT_UTILITY)
+    max_candidates = MAX_CANDIDATES.value(max_candidates)
     methods = parse_methods(methods, registry)
     fixed = explore_options(options, methods, registry)
     if not build_hierarchies:
@@ -621,12 +618,11 @@ def explore_release(
     from privaudit.pipeline.remediate import reaudit
 
     registry = registry or get_registry()
+    from privaudit.pipeline.arguments import UTILITY, optional
+
     methods = parse_methods(methods, registry)
     explore_options(options, methods, registry)  # refused before any work
-    if utility is not None and utility not in utility_choices():
-        raise PrivauditError(
-            f"--utility: unknown or unusable measure {utility!r} (one of: {', '.join(utility_choices())})"
-        )
+    utility = optional(UTILITY, utility)
     opened = open_policy(policy, registry, allow_outside_paths)
     before = run_audit(released, opened, registry=registry, progress=progress)
     exploration = explore(before, registry, methods, max_candidates, utility, progress=progress, options=options)

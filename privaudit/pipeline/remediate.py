@@ -56,7 +56,7 @@ def resolve_method(policy: Policy, method: str | None, cli_options: dict[str, An
     name = method or (spec.method if spec else None)
     if not name:
         raise PrivauditError("no remediation method: give --method NAME or set remediation.method in the policy")
-    remediator = registry.remediators.get(name)
+    remediator = registry.remediators.get(name) if isinstance(name, str) else None
     if remediator is None:
         raise PrivauditError(
             f"unknown remediation method {name!r} (available: {', '.join(sorted(registry.remediators))})"

@@ -2,9 +2,12 @@
 before and after, the signed change and whether it got worse in the check's own direction; status changes;
 classes that fell below k and new sample uniques, as far as both reports list classes; utility changes.
 
-A regression is an error-severity check that got worse by more than the tolerance, or went from pass to
-fail (or error). Reports of different audits -- other quasi-identifiers, hierarchies (by digest), population
-model or check parameters -- are refused unless the caller allows it; the changes are then listed first.
+A regression is an error-severity check that got worse by more than the tolerance (even while it still
+passes: the gate holds the release to its baseline, not only to the threshold), or went from pass to fail (or
+error). Reports of different designs -- anything in the policy that changes what is measured
+(:mod:`privaudit.report.diff_design`) -- are refused unless the caller allows it; the changes are then listed
+first, and an error check of the baseline that the new policy dropped or made a warning counts against the
+release.
 
 Which way a value improves comes from the check's ``better`` (``"higher"``/``"lower"``, written by the audit
 from the assessor's declaration); for reports without it, from the value, threshold and status of either
@@ -18,73 +21,18 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 from typing import Any
 
 from privaudit.core.errors import DataError
+from privaudit.report.diff_design import design_changes
 from privaudit.report.text import fmt
 
 DIFF_VERSION = 1
-#: check parameters that state the population model (a change of one is named as such)
-POPULATION_KEYS = ("population", "sampling_fraction", "population_size", "model", "population_model")
-
-
-# ------------------------------------------------------------------------------------------ reading
-def read_report(path: str | Path, label: str) -> dict:
-    """A JSON report from a file, or one line naming the file and what is wrong with it."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError(f"{path}: {label} report not found") from None
-    except IsADirectoryError:
-        raise DataError(f"{path}: is a directory, not a JSON report") from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise DataError(f"{path}: cannot be read ({exc.strerror})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}: not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    except RecursionError:
-        raise DataError(f"{path}: JSON nested too deeply") from None
-    return checked_report(data, str(path))
-
-
-def checked_report(data: Any, name: str) -> dict:
-    """``data`` if it looks like a privaudit audit report of a schema this version reads, else one line."""
-    tool = data.get("tool") if isinstance(data, dict) else None
-    if not isinstance(tool, dict) or tool.get("name") != "privaudit":
-        raise DataError(f"{name}: not a privaudit JSON report (privaudit audit --json OUT writes one)")
-    if data.get("schema_version") != 1:
-        raise DataError(f"{name}: report schema_version {data.get('schema_version')!r}; this privaudit reads 1")
-    checks = data.get("checks")
-    if not isinstance(checks, list) or not all(
-        isinstance(c, dict) and isinstance(c.get("id"), str) and c.get("status") in ("pass", "fail", "error")
-        for c in checks
-    ):
-        raise DataError(f"{name}: checks: not a list of checks with id and status")
-    for key in ("scope", "input", "policy", "summary"):
-        if not isinstance(data.get(key), dict):
-            raise DataError(f"{name}: {key}: missing from the report")
-    return data
 
 
 # ------------------------------------------------------------------------------------------ tolerance
-def parse_tolerance(text: str | None) -> tuple[str, float]:
-    """``"0.01"`` (absolute) or ``"5%"`` (relative to the value before); one line when it is neither."""
-    if text is None:
-        return "absolute", 0.0
-    raw = str(text).strip()
-    relative = raw.endswith("%")
-    try:
-        number = float(raw[:-1] if relative else raw)
-    except ValueError:
-        raise DataError(f"--tolerance {text}: a number (absolute) or a percentage like 5%") from None
-    if not math.isfinite(number) or number < 0:
-        raise DataError(f"--tolerance {text}: must be a finite number, not negative")
-    return ("relative", number / 100) if relative else ("absolute", number)
+#: no tolerance: any change toward worse counts (``--tolerance``, parsed by :mod:`privaudit.pipeline.arguments`)
+NO_TOLERANCE = ("absolute", 0.0)
 
 
 # ------------------------------------------------------------------------------------------ comparing
@@ -116,40 +64,25 @@ def direction(*checks: dict | None) -> str | None:
     return None
 
 
-def _policy_changes(base: dict, new: dict) -> list[str]:
-    """What makes the two reports audits of different designs, one phrase each."""
-    changes = []
-    bq, nq = base["scope"].get("quasi_identifiers"), new["scope"].get("quasi_identifiers")
-    if bq != nq:
-        changes.append(f"quasi-identifiers {bq} -> {nq}")
-    bh, nh = base["scope"].get("hierarchies"), new["scope"].get("hierarchies")
-    if bh != nh:
-        if bh is None or nh is None:
-            changes.append(f"hierarchy digests only in the {'new' if bh is None else 'base'} report")
-        else:
-            cols = sorted(c for c in set(bh) | set(nh) if bh.get(c) != nh.get(c))
-            changes.append(f"hierarchies of {', '.join(cols)} differ (by digest)")
-    base_checks = {c["id"]: c for c in base["checks"]}
-    for c in new["checks"]:
-        b = base_checks.get(c["id"])
-        if b is None or b.get("params") == c.get("params"):
-            continue
-        bp, np_ = b.get("params") or {}, c.get("params") or {}
-        keys = sorted(k for k in set(bp) | set(np_) if bp.get(k) != np_.get(k))
-        population = [k for k in keys if k in POPULATION_KEYS]
-        what = "population model" if population and len(population) == len(keys) else "parameters"
-        changes.append(f"check {c['id']!r}: {what} " + ", ".join(f"{k} {bp.get(k)!r} -> {np_.get(k)!r}" for k in keys))
-    return changes
-
-
 def _beyond(change: float, before: float | None, tolerance: tuple[str, float]) -> bool:
     kind, amount = tolerance
     allowed = amount if kind == "absolute" else amount * abs(before or 0.0)
     return change > allowed * (1 + 1e-12) + 1e-15
 
 
+def _judged(severity: str | None, fail_on: str) -> bool:
+    """Whether a check of this severity can regress (error checks; warnings too under ``--fail-on warning``)."""
+    return severity == "error" or (severity is not None and fail_on == "warning")
+
+
 def _check_row(b: dict | None, n: dict | None, tolerance: tuple[str, float], fail_on: str = "error") -> dict:
+    """One check before and after. Its regressions, each a reason: ``worse`` beyond the tolerance (even while it
+    still passes), ``stopped_passing``, ``demoted`` (an error check of the baseline made a warning), ``dropped``
+    (an error check of the baseline no longer run) and ``added_failing`` (an error check the baseline did not
+    run, which does not pass), ``errored`` (a failing check that now ends in error: nothing measured): a check
+    is judged at the stricter of its two severities."""
     ref = n or b
+    assert ref is not None
     better = direction(n, b)
     vb, vn = (_number(b.get("value")) if b else None), (_number(n.get("value")) if n else None)
     change = None
@@ -162,25 +95,42 @@ def _check_row(b: dict | None, n: dict | None, tolerance: tuple[str, float], fai
         worse = toward_worse > 0
         beyond = worse and _beyond(toward_worse, vb, tolerance)
     sb, sn = (b or {}).get("status"), (n or {}).get("status")
-    status_worse = sb == "pass" and sn in ("fail", "error")
-    severity = ref.get("severity", "error")
+    bsev = None if b is None else b.get("severity", "error")
+    nsev = None if n is None else n.get("severity", "error")
+    judged = _judged(bsev, fail_on) or _judged(nsev, fail_on)
+    reasons = []
+    if b is not None and n is not None and judged:
+        if beyond:
+            reasons.append("worse")
+        if sb == "pass" and sn in ("fail", "error"):
+            reasons.append("stopped_passing")
+        elif sn == "error" and sb != "error":
+            reasons.append("errored")  # no figure to hold to the baseline
+    if bsev == "error" and nsev == "warning" and fail_on == "error":
+        reasons.append("demoted")
+    if n is None and _judged(bsev, fail_on):
+        reasons.append("dropped")
+    if b is None and _judged(nsev, fail_on) and sn != "pass":
+        reasons.append("added_failing")
     return {
         "id": ref["id"],
+        **({"renamed_from": b["id"]} if b is not None and n is not None and b["id"] != n["id"] else {}),
         "assessor": ref.get("assessor"),
-        "severity": severity,
+        "severity": nsev or bsev,
+        "severity_before": bsev,
         "status_before": sb,
         "status_after": sn,
         "value_before": (b or {}).get("value"),
         "value_after": (n or {}).get("value"),
+        "threshold_before": (b or {}).get("threshold"),
+        "threshold_after": (n or {}).get("threshold"),
         "change": change,
         "better": better,
         "worse": worse,
         "beyond_tolerance": bool(beyond),
         "status_changed": sb != sn,
-        "regression": (severity == "error" or fail_on == "warning")
-        and n is not None
-        and b is not None
-        and (bool(beyond) or status_worse),
+        "regression": bool(reasons),
+        "reasons": reasons,
     }
 
 
@@ -236,8 +186,10 @@ def _utility_changes(base: dict, new: dict, tolerance: tuple[str, float]) -> lis
     rows = []
     for key in list(dict.fromkeys([*nk, *bk])):
         b, n = bk.get(key), nk.get(key)
+        if (b is None or b.get("value") is None) and (n is None or n.get("value") is None):
+            continue  # a measure neither report has a figure of
         vb, vn = (_number(b.get("value")) if b else None), (_number(n.get("value")) if n else None)
-        change = None if vb is None or vn is None else (0.0 if vb == vn else vn - vb)
+        change = None if vb is None or vn is None else (0.0 if math.isclose(vb, vn, abs_tol=1e-12) else vn - vb)
         worse = None if change is None else change < 0
         rows.append(
             {
@@ -262,19 +214,19 @@ def compare(
     fail_on: str = "error",
 ) -> dict:
     """The comparison of two JSON reports (see the module docstring); one line (DataError) when they audit
-    different designs and ``allow_changed_policy`` is false. ``fail_on="warning"``: warning-severity checks
-    can regress too (as ``--fail-on warning`` makes them fail an audit)."""
-    changes = _policy_changes(base, new)
+    different designs (:mod:`privaudit.report.diff_design`) and ``allow_changed_policy`` is false.
+    ``fail_on="warning"``: warning-severity checks can regress too (as ``--fail-on warning`` makes them fail an
+    audit)."""
+    changes, pairs = design_changes(base, new)
     if changes and not allow_changed_policy:
         raise DataError(
             f"{names[0]} and {names[1]} audit different policies ({'; '.join(changes)}): the figures "
             "are not comparable; pass --allow-changed-policy to compare them anyway"
         )
-    bc, nc = {c["id"]: c for c in base["checks"]}, {c["id"]: c for c in new["checks"]}
-    rows = [_check_row(bc.get(i), nc.get(i), tolerance, fail_on) for i in dict.fromkeys([*nc, *bc])]
+    rows = [_check_row(b, n, tolerance, fail_on) for b, n in pairs]
     utility = _utility_changes(base, new, tolerance)
     regressions = [r["id"] for r in rows if r["regression"]]
-    out = {
+    return {
         "diff_version": DIFF_VERSION,
         "base": _side(base, names[0]),
         "new": _side(new, names[1]),
@@ -284,13 +236,13 @@ def compare(
         "checks": [r for r in rows if r["status_before"] is not None and r["status_after"] is not None],
         "added_checks": [r["id"] for r in rows if r["status_before"] is None],
         "removed_checks": [r["id"] for r in rows if r["status_after"] is None],
+        "unpaired_checks": [r for r in rows if r["status_before"] is None or r["status_after"] is None],
         "classes": _class_changes(base, new),
         **({"utility": utility} if utility is not None else {}),
         "regressions": regressions,
         "regressed": bool(regressions),
         "exit_code": 1 if regressions else 0,
     }
-    return out
 
 
 def _side(report: dict, name: str) -> dict:
@@ -319,9 +271,28 @@ def _change(row: dict) -> str:
     return ("+" if c > 0 else "") + fmt(c)
 
 
+def _mark(status: str | None, severity: str | None) -> str:
+    """PASS / FAIL / WARN (a failing warning-severity check, as the audit prints it) / ERROR."""
+    if status is None:
+        return "—"
+    return "WARN" if status == "fail" and severity == "warning" else status.upper()
+
+
+def _status(row: dict) -> str:
+    before = _mark(row["status_before"], row["severity_before"])
+    after = _mark(row["status_after"], row["severity"])
+    if row["status_before"] is None or row["status_after"] is None:  # a check only one report runs
+        return after if row["status_before"] is None else before
+    return before if before == after else f"{before}->{after}"
+
+
 def _verdict_of(row: dict) -> str:
     if row["regression"]:
         return "REGRESSION"
+    if row["status_before"] is None:
+        return "added"
+    if row["status_after"] is None:
+        return "removed"
     if row["worse"]:
         return "worse" + ("" if row["beyond_tolerance"] else " (within tolerance)")
     if row["worse"] is False and row["change"]:
@@ -331,50 +302,109 @@ def _verdict_of(row: dict) -> str:
     return "unchanged" if not row["status_changed"] else "status changed"
 
 
+def _against(row: dict) -> str:
+    """How the value after stands against its threshold: ``538 ≥ 5`` (a passing check, higher is better)."""
+    t, v = _number(row["threshold_after"]), row["value_after"]
+    if t is None or v is None or row["better"] is None:
+        return ""
+    passes = row["status_after"] == "pass"
+    sign = {("higher", True): "≥", ("higher", False): "<", ("lower", True): "≤", ("lower", False): ">"}
+    return f" ({fmt(v)} {sign[(row['better'], passes)]} {fmt(row['threshold_after'])})"
+
+
+def explained(row: dict) -> str:
+    """Why a row is a regression, in words (empty for a row that is not one)."""
+    words = []
+    for reason in row["reasons"]:
+        if reason == "worse":
+            state = "still passes" if row["status_after"] == "pass" else "does not pass"
+            words.append(f"{state}{_against(row)}, worse than the baseline ({_value(row['value_before'])})")
+        elif reason == "stopped_passing" and "worse" not in row["reasons"]:
+            words.append(f"stopped passing{_against(row)}; the baseline had {_value(row['value_before'])}")
+        elif reason == "stopped_passing":
+            words.append("stopped passing")
+        elif reason == "errored":
+            words.append("ended in error: nothing measured to hold to the baseline")
+        elif reason == "demoted":
+            words.append("an error check of the baseline made a warning: it no longer gates the release")
+        elif reason == "dropped":
+            words.append("an error check of the baseline that the new policy no longer runs")
+        elif reason == "added_failing":
+            words.append("an error check the baseline did not run, and it does not pass")
+    if row.get("renamed_from"):
+        words.append(f"was {row['renamed_from']!r}")
+    return "; ".join(words)
+
+
 def _tolerance_text(d: dict) -> str:
     t = d["tolerance"]
     return f"{fmt(t['amount'] * 100)}%" if t["kind"] == "relative" else fmt(t["amount"])
 
 
+def _verdicts(d: dict, arrow: str = "->") -> str:
+    """The release's verdict before and after, the first thing said (a FAIL that became a PASS first of all)."""
+    before, after = ("PASS" if d[side]["passed"] else "FAIL" for side in ("base", "new"))
+    if before == after:
+        return f"release: {after}, as in the baseline"
+    return f"release: {before} {arrow} {after} ({'now passes' if after == 'PASS' else 'no longer passes'} its audit)"
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    """Rows of cells, each column as wide as its widest cell (the last cell left unpadded)."""
+    if not rows:
+        return []
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    return ["  ".join([*(c.ljust(w) for c, w in zip(r, widths, strict=False)), r[-1]]).rstrip() for r in rows]
+
+
+def _check_cells(r: dict) -> list[str]:
+    tail = explained(r)
+    return [
+        _verdict_of(r),
+        r["id"],
+        _status(r),
+        f"{_value(r['value_before'])} -> {_value(r['value_after'])} ({_change(r)})"
+        if r["status_before"] and r["status_after"]
+        else "",
+        tail,
+    ]
+
+
 def terminal_text(d: dict) -> str:
     """What ``privaudit diff`` prints (control characters escaped by the caller's terminal module)."""
-    lines = []
+    lines = [_verdicts(d)]
     if d["policy_changes"]:
         lines.append("policy changes (compared anyway, --allow-changed-policy):")
         lines += [f"  - {c}" for c in d["policy_changes"]]
     lines.append(f"base: {d['base']['input']} ({d['base']['report']})  new: {d['new']['input']} ({d['new']['report']})")
-    for r in d["checks"]:
-        status = (
-            r["status_before"].upper()
-            if r["status_before"] == r["status_after"]
-            else f"{r['status_before'].upper()}->{r['status_after'].upper()}"
-        )
-        lines.append(
-            f"{_verdict_of(r):<26} {r['id']:<22} {status:<10} {_value(r['value_before'])} -> "
-            f"{_value(r['value_after'])} ({_change(r)})"
-        )
-    for i in d["added_checks"]:
-        lines.append(f"{'added':<26} {i}")
-    for i in d["removed_checks"]:
-        lines.append(f"{'removed':<26} {i}")
+    rows = d["checks"] + d.get("unpaired_checks", [])
+    lines += _table([_check_cells(r) for r in rows])
     classes = d["classes"]
     if classes["compared"]:
         lines.append(
             f"classes newly below k: {len(classes['fell_below_k'])}; new sample uniques: "
             f"{len(classes['new_sample_uniques'])} (as far as the reports list classes)"
         )
-    for u in d.get("utility") or []:
-        lines.append(
-            f"utility {u['measure']}{' of ' + u['column'] if u['column'] else ''}: "
-            f"{_value(u['value_before'])} -> {_value(u['value_after'])} ({_change(u)})"
-            + (" worse" if u["worse"] else "")
-        )
+    changed = [u for u in d.get("utility") or [] if u["change"] is None or u["change"] != 0]
+    lines += _table(
+        [
+            [
+                f"utility {u['measure']}" + (f" ({u['column']})" if u["column"] else ""),
+                f"{_value(u['value_before'])} -> {_value(u['value_after'])} ({_change(u)})",
+                "worse" if u["worse"] else "",
+            ]
+            for u in changed
+        ]
+    )
+    if d.get("utility") and len(changed) < len(d["utility"]):
+        same = len(d["utility"]) - len(changed)
+        lines.append(f"utility: {same} figure{'s' * (same != 1)} unchanged")
     n = len(d["regressions"])
     lines.append("")
     kind = "error-severity " if d.get("fail_on", "error") == "error" else ""
     lines.append(
         f"diff: {'REGRESSION' if n else 'no regression'} ({n} {kind}check{'s' * (n != 1)} got "
-        f"worse beyond the tolerance {_tolerance_text(d)} or stopped passing)"
+        f"worse beyond the tolerance {_tolerance_text(d)}, stopped passing or left the gate)"
     )
     return "\n".join(lines) + "\n"
 
@@ -387,28 +417,20 @@ def markdown(d: dict) -> str:
     lines = [
         f"## privaudit diff: {'❌ regression' if n else '✅ no regression'}",
         "",
+        f"{_cell(_verdicts(d, '→'))}.",
+        "",
         f"{_code(d['base']['input'])} → {_code(d['new']['input'])}; tolerance {_cell(_tolerance_text(d))}.",
         "",
     ]
     if d["policy_changes"]:
         lines += ["**Policy changes** (compared anyway):", ""] + [f"- {_cell(c)}" for c in d["policy_changes"]] + [""]
     lines += ["| check | status | before | after | change | verdict |", "|---|---|---:|---:|---:|---|"]
-    for r in d["checks"]:
-        status = (
-            r["status_before"]
-            if r["status_before"] == r["status_after"]
-            else f"{r['status_before']} → {r['status_after']}"
-        )
+    for r in d["checks"] + d.get("unpaired_checks", []):
+        verdict = _verdict_of(r) + (f": {explained(r)}" if r["regression"] else "")
         lines.append(
-            f"| {_code(r['id'])} | {_cell(status)} | {_cell(_value(r['value_before']))} | "
-            f"{_cell(_value(r['value_after']))} | {_cell(_change(r))} | {_cell(_verdict_of(r))} |"
+            f"| {_code(r['id'])} | {_cell(_status(r))} | {_cell(_value(r['value_before']))} | "
+            f"{_cell(_value(r['value_after']))} | {_cell(_change(r))} | {_cell(verdict)} |"
         )
-    if d["added_checks"] or d["removed_checks"]:
-        lines += [
-            "",
-            f"Added checks: {_cell(', '.join(d['added_checks']) or 'none')}; removed: "
-            f"{_cell(', '.join(d['removed_checks']) or 'none')}.",
-        ]
     if d["classes"]["compared"]:
         lines += [
             "",
@@ -434,7 +456,15 @@ def html(d: dict) -> str:
     env.filters["value"] = _value
     page = env.from_string(_PAGE)
     return page.render(
-        d=d, change=_change, verdict=_verdict_of, tolerance=_tolerance_text(d), regressions=len(d["regressions"])
+        d=d,
+        rows=d["checks"] + d.get("unpaired_checks", []),
+        change=_change,
+        verdict=_verdict_of,
+        explained=explained,
+        status=_status,
+        verdicts=_verdicts(d, "→"),
+        tolerance=_tolerance_text(d),
+        regressions=len(d["regressions"]),
     )
 
 
@@ -461,14 +491,15 @@ _PAGE = """<!DOCTYPE html>
 td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}td.n{text-align:right}
 .regression{color:#b00020;font-weight:bold}</style></head><body>
 <h1>privaudit diff: {% if regressions %}<span class="regression">regression</span>{% else %}no regression{% endif %}</h1>
+<p><strong>{{ verdicts }}</strong></p>
 <p>Base: <code>{{ d.base.input }}</code> ({{ d.base.report }}); new: <code>{{ d.new.input }}</code> ({{ d.new.report }});
 tolerance {{ tolerance }}.</p>
 {% if d.policy_changes %}<h2>Policy changes</h2><ul>{% for c in d.policy_changes %}<li>{{ c }}</li>{% endfor %}</ul>{% endif %}
 <h2>Checks</h2>
-<table><tr><th>check</th><th>status before</th><th>status after</th><th>before</th><th>after</th><th>change</th><th>verdict</th></tr>
-{% for r in d.checks %}<tr{% if r.regression %} class="regression"{% endif %}><td>{{ r.id }}</td><td>{{ r.status_before }}</td>
-<td>{{ r.status_after }}</td><td class="n">{{ r.value_before | value }}</td><td class="n">{{ r.value_after | value }}</td>
-<td class="n">{{ change(r) }}</td><td>{{ verdict(r) }}</td></tr>
+<table><tr><th>check</th><th>status</th><th>before</th><th>after</th><th>change</th><th>verdict</th></tr>
+{% for r in rows %}<tr{% if r.regression %} class="regression"{% endif %}><td>{{ r.id }}</td><td>{{ status(r) }}</td>
+<td class="n">{{ r.value_before | value }}</td><td class="n">{{ r.value_after | value }}</td>
+<td class="n">{{ change(r) }}</td><td>{{ verdict(r) }}{% if r.regression %}: {{ explained(r) }}{% endif %}</td></tr>
 {% endfor %}</table>
 {% if d.added_checks or d.removed_checks %}<p>Added checks: {{ d.added_checks | join(", ") or "none" }}; removed:
 {{ d.removed_checks | join(", ") or "none" }}.</p>{% endif %}

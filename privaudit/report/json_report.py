@@ -135,6 +135,11 @@ def report_dict(audit: Any) -> dict:
                 }
             ),
             "hierarchies": {column: h.digest for column, h in policy.hierarchies.items()},
+            "columns": {
+                column: {"role": spec.role, "type": spec.type, **({"order": spec.order} if spec.order else {})}
+                for column, spec in policy.columns.items()
+            },
+            "delimiter": policy.data.delimiter,
         },
         "summary": {
             "passed": audit.passed,

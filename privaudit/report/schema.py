@@ -305,6 +305,23 @@ def report_json_schema(registry: Any) -> dict[str, Any]:
                             "additionalProperties": _SHA256,
                             "description": "column -> SHA-256 of its generalization tree",
                         },
+                        "columns": {
+                            "type": "object",
+                            "description": "the policy's columns: role, type and an ordinal column's order (what "
+                            "privaudit diff compares as the audit's design)",
+                            "additionalProperties": _closed(
+                                {
+                                    "role": {"type": "string"},
+                                    "type": {"type": "string"},
+                                    "order": {"type": "array", "items": {"type": "string"}},
+                                },
+                                ["role", "type"],
+                            ),
+                        },
+                        "delimiter": {
+                            "type": ["string", "null"],
+                            "description": "the policy's data.delimiter (null: sniffed)",
+                        },
                     },
                     ["quasi_identifiers", "sensitive", "identifiers", "missing_qi", "missing_tokens"],
                 ),

@@ -32,10 +32,13 @@ def column_oriented(
     for q in inputs.quasi_identifiers:
         dom = inputs.domains[q]
         col = inputs.class_column(q)
-        figure = np.append(per_label(dom, col.labels), suppressed_figure)[col.codes]
+        lo = minimum(dom)
+        figure = np.append(per_label(dom, col.labels), inputs.missing_figure(q, suppressed_figure, lo))[col.codes]
         figure[inputs.suppressed_classes] = suppressed_figure
         result = float(np.dot(s.sizes, figure) / n) if n else math.nan
-        lo = minimum(dom)
+        both = inputs.missing_in_both(q)  # missing in the original too: kept as it was, not suppressed
+        if both is not None and n:
+            result -= float(both.sum()) * (inputs.missing_figure(q, suppressed_figure, lo) - lo) / n
         results.append(result), minima.append(lo), maxima.append(maximum)
         extra = {"reason": SINGLE} if lo == maximum else {}
         out.append(

@@ -27,7 +27,9 @@ def measure(inputs: UtilityInputs) -> list[dict]:
     for q in inputs.quasi_identifiers:
         dom = inputs.domains[q]
         col = inputs.class_column(q)
-        share = np.append(dom.share_of(col.labels), 1.0)[col.codes]
+        missing = inputs.missing_figure(q, 1.0, 1.0 / dom.size if dom.size else 1.0)  # a leaf's share when kept
+        share = np.append(dom.share_of(col.labels), missing)[col.codes]
+        share[inputs.suppressed_classes] = 1.0  # a suppressed record says nothing of any column
         per_class *= share * dom.size
         product *= dom.size
     raw = float(np.dot(s.sizes, per_class))

@@ -3,6 +3,11 @@ counts "missings" (``StatisticsQuality.getMissings``): a suppressed record (ever
 suppressed: ARX's outlier), a suppressed or missing value (``*``, privaudit's missing tokens), or the
 hierarchy's root (generalized all the way up).
 
+Without the original the release stands in for it: a missing value of a column the release did not generalize
+was missing from the input too (an answer never given), not suppressed
+(:meth:`privaudit.utility.inputs.UtilityInputs.missing_suppressed`). With the original, a value missing from it
+too is no suppressed cell either (``missing_in_both``): the release compared with itself keeps everything.
+
 ``raw`` is the share of such cells, the figure ARX's ``getMissings().getValue(column)`` prints; ``value`` is
 ``1 - raw``, the share of cells kept, so that 1 means nothing lost as for every other measure. Over all
 quasi-identifiers (``column`` null), the share of all quasi-identifier cells.
@@ -26,9 +31,15 @@ def measure(inputs: UtilityInputs) -> list[dict]:
         dom = inputs.domains[q]
         col = inputs.class_column(q)
         root = dom.root if dom.source == "hierarchy" else None
-        empty = np.array([t == "*" or t == "" or t == root for t in col.labels] + [True], dtype=bool)[col.codes]
+        missing = inputs.missing_suppressed(q)  # without the original, a missing value may be the input's own
+        empty = np.array([(missing and t in ("*", "")) or t == root for t in col.labels] + [missing], dtype=bool)[
+            col.codes
+        ]
         empty |= inputs.suppressed_classes
         cells = int(s.sizes[empty].sum())
+        both = inputs.missing_in_both(q)  # missing in the original too: an answer never given
+        if both is not None and missing:
+            cells -= int(both.sum())
         total += cells
         share = cells / n if n else float("nan")
         out.append(
