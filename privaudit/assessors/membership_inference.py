@@ -5,7 +5,10 @@ Inputs: the released table is the synthetic release, ``--original`` its **traini
 (``ctx.control``). Every training and holdout record is scored by two attacks
 (:mod:`privaudit.risk.membership.attacks`): the distance to the closest synthetic record relative to the
 record's own neighbourhood in the population, and DOMIAS's density ratio ``p_synthetic / p_reference``
-with the reference density estimated from the holdout (van Breugel et al., AISTATS 2023).
+with the reference density estimated from a random half of the holdout, which then scores the training
+records and the other half (van Breugel et al., AISTATS 2023: a reference disjoint from the scored
+records). A record the release holds verbatim is ranked first by the distance attack, whatever the
+column types.
 
 For each attack: AUC, the true-positive rate at 0.1 % and 1 % false-positive rate (Carlini et al., S&P
 2022: the figures that matter are at low FPR), and the advantage max(TPR - FPR), each with its
@@ -101,6 +104,8 @@ class AttackFigures(BaseModel):
     tpr_at_fpr: dict[str, TprAt]
     advantage: Interval
     roc: dict[str, list[float]]  # {"fpr": [...], "tpr": [...]} on a log grid of FPR
+    n_members: int | None = None  # training records the attack scored
+    n_non_members: int | None = None  # holdout records the attack scored (the density ratio: half of them)
 
 
 class Details(ApiDetails):
@@ -120,6 +125,8 @@ class Details(ApiDetails):
     at_fpr: float
     best_attack: str
     attacks: dict[str, AttackFigures]
+    copied_training: int = 0  # training records the release holds verbatim (every compared column)
+    copied_holdout: int = 0  # holdout records the release holds verbatim
 
 
 def compared_columns(params, policy) -> list[str]:
@@ -189,13 +196,17 @@ def attack_figures(scores, member, confidence: float) -> dict:
         "tpr_at_fpr": r.tpr_at_fpr,
         "advantage": {"value": r.advantage, "ci": list(r.advantage_ci)},
         "roc": {"fpr": fpr, "tpr": tpr},
+        "n_members": r.n_members,
+        "n_non_members": r.n_non_members,
     }
 
 
 def run(ctx, params: MembershipParams) -> Measurement:
     columns, sc = scores_of(ctx, params)
-    figures = {
-        a: attack_figures(sc.distance if a == "distance" else sc.density["holdout"], sc.member, params.confidence)
+    figures = {  # the density ratio scores the records outside its reference half of the holdout (DOMIAS)
+        a: attack_figures(sc.distance, sc.member, params.confidence)
+        if a == "distance"
+        else attack_figures(sc.density["holdout"][sc.scored], sc.member[sc.scored], params.confidence)
         for a in params.attacks
     }
     at = f"{params.at_fpr:g}"
@@ -242,6 +253,8 @@ def run(ctx, params: MembershipParams) -> Measurement:
         at_fpr=params.at_fpr,
         best_attack=best,
         attacks=figures,
+        copied_training=sc.details["copied_training"],
+        copied_holdout=sc.details["copied_holdout"],
     ).model_dump()
     return Measurement(float(value), threshold, not failed, message, details)
 
