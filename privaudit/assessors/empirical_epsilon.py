@@ -20,10 +20,23 @@ bound exceeds the claim: "this release cannot be ε = 1 DP: its membership attac
   with columns ``release`` -- a file path relative to the manifest --, ``target`` -- the target's value of
   the policy's ``record_id`` column in ``--original`` or ``--control`` --, and ``member`` -- 1 if the target
   was in that release's training data, else 0). Each target is scored against its release by the same
-  two attacks; the attack, threshold and side are chosen on the first 10 % of the (shuffled) trials and
-  the Clopper–Pearson bound is computed on the rest. The audited release itself is not attacked in this
+  two attacks. The bound is about one target's presence, so each target is audited on its own trials
+  (TAPAS's ``TargetedMIA``: one threat model per target) at confidence ``1 - β / targets``, and the
+  largest bound is reported: pooled, the trials of a target named only as a member and of another named
+  only as a non-member let an attack that tells the two targets apart "prove" ε > 0 for a generator that
+  never reads its data. A manifest some target of which has trials of one kind only, or fewer than 10, is
+  refused; rows repeating a release (the same rows, whatever the file's name) for the same target are one
+  trial (two rows would count one release as two independent ones), and the report says how many rows
+  were counted once; the same rows listed with and without the target are refused. Within a target, the
+  attack, threshold and side are chosen on the first 10 % of the (shuffled) trials and the
+  Clopper–Pearson bound is computed on the rest. The audited release itself is not attacked in this
   mode (the manifest's releases are); ``--original`` and ``--control`` are the population the targets
   and their neighbourhoods come from.
+
+Both modes report the ceiling of the audit (the bound had every guess been right): when the claim lies
+above it, no attack could have disproved the claim, and the message says so. A release holding training
+records verbatim is found whatever the column types (their counts are reported); how much it proves
+grows with the number of copies.
 
 value = the lower bound; pass iff it is at most ``claimed_epsilon``.
 """
@@ -52,7 +65,8 @@ SPLIT_P_VALUE = 1e-6
 REFERENCE = (
     "Steinke, Nasr & Jagielski, Privacy Auditing with One (1) Training Run (NeurIPS 2023, arXiv:2305.08846), "
     "Algorithm 1, Theorem 3.1, §5 and Appendix D; Jagielski, Ullman & Oprea, Auditing Differentially Private Machine "
-    "Learning (NeurIPS 2020); Houssiau et al., TAPAS (2022), tapas/report/report.py; Clopper & Pearson, "
+    "Learning (NeurIPS 2020); Houssiau et al., TAPAS (2022), tapas/report/report.py and "
+    "prive/threat_models/mia.py (TargetedMIA); Clopper & Pearson, "
     "Biometrika 26 (1934)"
 )
 
@@ -237,7 +251,8 @@ ASSESSOR = Assessor(
     measures="the smallest ε the release's differential-privacy claim can have, as proved by membership attacks at "
     "the stated confidence",
     formula="one_run: largest ε with P[Bin(r, e^ε/(1+e^ε)) ≥ v] + 2mδ·max_i (1/i)Σ_{j≤i} P[Bin = v−j] < β/options "
-    "(Steinke et al., Appendix D); repeated: log((TPR_low − δ)/FPR_high), Clopper–Pearson at 1 − β/2 each (TAPAS); "
+    "(Steinke et al., Appendix D); repeated: per target, log((TPR_low − δ)/FPR_high), Clopper–Pearson at "
+    "1 − β/(2·targets) each (TAPAS), the largest over the targets; "
     "pass iff the bound ≤ claimed_epsilon",
     reference=REFERENCE,
     needs=frozenset({"training", "control", "table"}),

@@ -274,7 +274,8 @@ ASSESSOR = Assessor(
     measures="how well an attacker holding the synthetic release tells the people it was generated from from "
     "comparable people it was not",
     formula="scores: -log((d_syn + c)/(d_pop + c)) (distance to the closest synthetic record over the distance to the "
-    "closest other population record) and log(p_syn(x)/p_holdout(x)) (Gaussian KDEs, DOMIAS); for the better "
+    "closest other population record; a verbatim copy first) and log(p_syn(x)/p_ref(x)) (Gaussian KDEs, the "
+    "reference a random half of the holdout scoring the rest, DOMIAS); for the better "
     "attack AUC (Mann–Whitney; Hanley–McNeil interval), TPR at FPR <= 0.1 % and 1 % (Clopper–Pearson), "
     "advantage max(TPR - FPR); pass iff AUC <= max_auc and TPR at at_fpr <= max_tpr_at_fpr",
     reference=REFERENCE,

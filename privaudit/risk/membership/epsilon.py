@@ -29,6 +29,13 @@ confidence ``1 - beta/2`` each, ``ε >= log((TPR_low - δ) / FPR_high)`` (or the
 TAPAS's ``EffectiveEpsilonReport._estimate_effective_epsilon`` computes it (there with δ = 0). TAPAS
 chooses the attack, threshold and side on a validation share of the trials (10 %, its "cp" heuristic:
 the largest Clopper–Pearson bound at 90 %) and estimates on the rest (:func:`clopper_pearson_epsilon`).
+The inequality is about one target's presence, so the trials are audited target by target, each at
+``1 - beta / targets`` (:func:`per_target_epsilon`, as TAPAS builds one threat model per target); the
+trials must be independent releases (the caller counts a release listed twice once) whose target was put
+in by a coin independent of the rest of their data.
+
+The largest bound an audit of a given size can give (every guess right) is its *ceiling*: a claim above
+it cannot be disproved, and the reports say so rather than let a pass read as a confirmation.
 """
 
 from __future__ import annotations
