@@ -361,6 +361,26 @@ def test_pooled_targets_prove_epsilon_for_a_generator_that_ignores_them_per_targ
     assert pooled / runs > 0.5 and per_target / runs <= allowed(runs), (pooled, per_target)
 
 
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    sizes=st.lists(st.integers(10, 60), min_size=1, max_size=5),
+    rates=st.lists(st.floats(0.05, 0.95), min_size=5, max_size=5),
+    levels=st.lists(st.floats(-5, 5), min_size=5, max_size=5),
+    seed=st.integers(0, 1000),
+)
+def test_an_attack_that_only_tells_targets_apart_proves_nothing(sizes, rates, levels, seed):
+    """Over manifests of any number of targets, trials and shares of member trials: scores that depend on
+    the target alone (the red team's attack, which "proved" ε ≥ 3.68 pooled) give a per-target bound of 0."""
+    rng = np.random.default_rng(seed)
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    labels = np.zeros(len(groups), dtype=bool)
+    for g, n in enumerate(sizes):  # both kinds for every target, in any proportion
+        k = min(max(1, round(rates[g] * n)), n - 1)
+        labels[groups == g] = rng.permutation(np.r_[np.ones(k, dtype=bool), np.zeros(n - k, dtype=bool)])
+    scores = np.asarray(levels)[groups]
+    assert per_target_epsilon([scores, -scores], labels, groups, seed=seed).bound.epsilon == 0.0
+
+
 def test_per_target_bound_below_randomized_response_epsilon_over_seeds():
     """Each target's presence answered by ε-DP randomized response (right with probability e^ε/(1+e^ε)), three
     targets: the 95 % bound exceeds ε in at most 5 % of the seeds and is not vacuous."""
