@@ -360,7 +360,7 @@ def test_the_reported_attack_is_the_one_closest_to_the_limits(monkeypatch, split
         name = "distance" if figures.calls == 0 else "density"
         figures.calls += 1
         a, t = fixed[name]
-        point = {"value": t, "ci": [0.0, 1.0], "fpr": 0.001, "threshold": 0.0, "tp": 1}
+        point = {"value": t, "ci": [0.0, 1.0], "fpr": 0.001, "fpr_ci": [0.0, 0.01], "threshold": 0.0, "tp": 1}
         return {
             "auc": {"value": a, "ci": [0.4, 0.6]},
             "tpr_at_fpr": {"0.001": point, "0.01": point},

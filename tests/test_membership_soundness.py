@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from test_membership_inference import EPS, MI, checks_of, coin_split, marginals, one_line, population, write
+from test_membership_inference import EPS, MI, POLICY, checks_of, coin_split, marginals, one_line, population, write
 
 from privaudit.risk.membership.attacks import membership_scores
 from privaudit.risk.membership.epsilon import clopper_pearson_epsilon, one_run_audit, per_target_epsilon
@@ -444,3 +444,23 @@ def test_real_survey_copy_fails_and_a_release_drawn_without_it_passes(tmp_path):
             assert checks["eps"]["value"] == 0.0
             for figures in checks["mi"]["details"]["attacks"].values():
                 assert figures["auc"]["ci"][0] <= 0.5 <= figures["auc"]["ci"][1], figures["auc"]
+
+
+@pytest.mark.slow
+def test_membership_check_fails_a_data_independent_release_in_at_most_5_percent_of_runs():
+    """A gate on a point estimate fails a release that cannot leak membership whenever chance lifts the
+    figure over the limit: with 100 holdout records, the TPR at 0.1 % FPR (no false positive allowed) is at
+    least 1 % whenever the top score is a member's, half of the time. The check fails only when the
+    figure's interval lies above the limit: over seeds, at most 5 % of data-independent releases fail."""
+    import privaudit
+
+    runs, failed = 40, 0
+    check = {"id": "mi", "assessor": "membership_inference", "max_auc": 0.6, "max_tpr_at_fpr": 0.005}
+    for seed in range(runs):
+        pop = population(200, 500 + seed)
+        train, holdout = coin_split(pop, seed)
+        report = privaudit.audit(
+            marginals(pop, 100, seed), {**POLICY, "checks": [check]}, original=train, control=holdout
+        )
+        failed += not report.passed
+    assert failed / runs <= allowed(runs), failed

@@ -141,7 +141,10 @@ def membership_section(check: rs.CheckEntry[Any, Any], attack_names: dict[str, s
         "population, and by the density of the release around it over the density of a random half of the holdout "
         "(DOMIAS), which then scores the training records and the other half. An AUC of 0.5 and a TPR equal to "
         "the FPR mean the release shows nothing of who was in the training data.",
-        f"The check allows {' and '.join(limits)} for the better attack. Intervals: AUC by Hanley and McNeil, "
+        f"The check allows {' and '.join(limits)} for the better attack, and fails only when the attack is shown "
+        f"to exceed a limit at {level}: the lower end of the AUC's interval above max_auc, or the lower end of the "
+        "TPR's interval above max_tpr_at_fpr and above the upper end of its threshold's own FPR (below that, a "
+        "TPR is what chance gives). The value is the figure so shown. Intervals: AUC by Hanley and McNeil, "
         "rates by Clopper–Pearson at the chosen threshold.",
     ]
     if d.copied_training or d.copied_holdout:
