@@ -323,6 +323,16 @@ def test_the_same_rows_listed_with_and_without_the_target_are_refused(tmp_path):
     )
 
 
+def test_an_empty_manifest_is_refused(tmp_path):
+    train, holdout = coin_split(population(400, 5), 6)
+    check = trial_manifest(tmp_path, train, holdout, [(0, train["id"].iloc[0], 1)])
+    (tmp_path / "releases" / "manifest.csv").write_text("release,target,member\n")
+    one_line(
+        run_cli("audit", *write(tmp_path, marginals(holdout, 60, 1), train, holdout, [check])),
+        "manifest.csv: the manifest lists no releases",
+    )
+
+
 @pytest.mark.slow
 def test_repeated_rows_are_counted_once_and_the_report_says_so(tmp_path):
     train, holdout = coin_split(population(400, 5), 6)

@@ -299,6 +299,8 @@ def _read_manifest(ctx, params: EpsilonParams):
         raise DataError(
             f"{path}: the manifest lacks the column(s) {', '.join(missing)} (needs release, target, member)"
         )
+    if manifest.empty:
+        raise DataError(f"{path}: the manifest lists no releases")
     bad = ~manifest["member"].isin(["0", "1"])
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
