@@ -20,7 +20,8 @@ the rank correlation of the two.
 Measured on the shared two-core machine (2026-11-26): audit 20.3 s (0.34 of the budget); KDE 0.11 s
 against 4.00 s on 2,000 records (38x), rank correlation 0.68. Side by side with the attacks before exact
 copies and DOMIAS's disjoint reference (2026-11-28, ``--baseline``, ``--repeat 2``, the machine shared
-with a load of 12): 79.6 s before, 79.6 s after, ratio 1.00.
+with a load of 12): 79.6 s before, 79.6 s after, ratio 1.00; again at a load of 7: 36.9 s before, 27.3 s
+after, ratio 0.74 (the density attack now queries half the holdout, without a leave-one-out).
 """
 
 from __future__ import annotations
