@@ -20,10 +20,23 @@ bound exceeds the claim: "this release cannot be ε = 1 DP: its membership attac
   with columns ``release`` -- a file path relative to the manifest --, ``target`` -- the target's value of
   the policy's ``record_id`` column in ``--original`` or ``--control`` --, and ``member`` -- 1 if the target
   was in that release's training data, else 0). Each target is scored against its release by the same
-  two attacks; the attack, threshold and side are chosen on the first 10 % of the (shuffled) trials and
-  the Clopper–Pearson bound is computed on the rest. The audited release itself is not attacked in this
+  two attacks. The bound is about one target's presence, so each target is audited on its own trials
+  (TAPAS's ``TargetedMIA``: one threat model per target) at confidence ``1 - β / targets``, and the
+  largest bound is reported: pooled, the trials of a target named only as a member and of another named
+  only as a non-member let an attack that tells the two targets apart "prove" ε > 0 for a generator that
+  never reads its data. A manifest some target of which has trials of one kind only, or fewer than 10, is
+  refused; rows repeating a release (the same rows, whatever the file's name) for the same target are one
+  trial (two rows would count one release as two independent ones), and the report says how many rows
+  were counted once; the same rows listed with and without the target are refused. Within a target, the
+  attack, threshold and side are chosen on the first 10 % of the (shuffled) trials and the
+  Clopper–Pearson bound is computed on the rest. The audited release itself is not attacked in this
   mode (the manifest's releases are); ``--original`` and ``--control`` are the population the targets
   and their neighbourhoods come from.
+
+Both modes report the ceiling of the audit (the bound had every guess been right): when the claim lies
+above it, no attack could have disproved the claim, and the message says so. A release holding training
+records verbatim is found whatever the column types (their counts are reported); how much it proves
+grows with the number of copies.
 
 value = the lower bound; pass iff it is at most ``claimed_epsilon``.
 """
@@ -52,7 +65,8 @@ SPLIT_P_VALUE = 1e-6
 REFERENCE = (
     "Steinke, Nasr & Jagielski, Privacy Auditing with One (1) Training Run (NeurIPS 2023, arXiv:2305.08846), "
     "Algorithm 1, Theorem 3.1, §5 and Appendix D; Jagielski, Ullman & Oprea, Auditing Differentially Private Machine "
-    "Learning (NeurIPS 2020); Houssiau et al., TAPAS (2022), tapas/report/report.py; Clopper & Pearson, "
+    "Learning (NeurIPS 2020); Houssiau et al., TAPAS (2022), tapas/report/report.py and "
+    "prive/threat_models/mia.py (TargetedMIA); Clopper & Pearson, "
     "Biometrika 26 (1934)"
 )
 
@@ -89,6 +103,8 @@ class Details(ApiDetails):
     claimed_delta: float
     confidence: float
     epsilon_lower_bound: float
+    #: the largest bound the audit could give (every guess right): claims above it cannot be disproved
+    epsilon_ceiling: float | None = None
     attack: str
     # one_run
     records: int | None = None
@@ -98,8 +114,13 @@ class Details(ApiDetails):
     options: int | None = None
     n_training: int | None = None
     n_holdout: int | None = None
+    copied_training: int | None = None  # training records the release holds verbatim
+    copied_holdout: int | None = None  # holdout records the release holds verbatim
     # repeated
     trials: int | None = None
+    targets: int | None = None
+    target: str | None = None  # the target whose bound is reported
+    duplicate_rows: int | None = None  # manifest rows repeating a release and target, counted once
     validation_trials: int | None = None
     threshold: float | None = None
     inverse: bool | None = None
@@ -161,16 +182,21 @@ def run_one_run(ctx, params: EpsilonParams) -> Measurement:
     eps = bound.epsilon
     passed = not exceeds(eps, params.claimed_epsilon)
     level = f"{params.confidence:.0%}"
+    copies = sc.details["copied_training"], sc.details["copied_holdout"]
+    copy_note = (
+        f"; the release holds {copies[0]} training and {copies[1]} holdout record(s) verbatim" if any(copies) else ""
+    )
     if not passed:
         message = (
             f"this release cannot be {_claim(params)} DP: its membership attack alone proves ε ≥ {eps:.2f} at "
             f"{level} ({bound.correct} of {bound.guesses} guesses right on {bound.m} records whose membership "
-            f"was random; Steinke et al. one-run bound)"
+            f"was random; Steinke et al. one-run bound{copy_note})"
         )
     else:
         message = (
             f"ε ≥ {eps:.2f} at {level} from a one-run membership audit ({bound.correct} of {bound.guesses} "
-            f"guesses right on {bound.m} records): does not contradict the claim {_claim(params)}"
+            f"guesses right on {bound.m} records{copy_note}): does not contradict the claim {_claim(params)}"
+            + _ceiling_note(bound.ceiling, params)
         )
     details = Details(
         mode="one_run",
@@ -179,6 +205,7 @@ def run_one_run(ctx, params: EpsilonParams) -> Measurement:
         claimed_delta=params.claimed_delta,
         confidence=params.confidence,
         epsilon_lower_bound=eps,
+        epsilon_ceiling=bound.ceiling,
         attack=attack,
         records=bound.m,
         guesses=bound.guesses,
@@ -187,8 +214,20 @@ def run_one_run(ctx, params: EpsilonParams) -> Measurement:
         options=bound.options,
         n_training=len(ctx.training),
         n_holdout=len(ctx.control),
+        copied_training=copies[0],
+        copied_holdout=copies[1],
     ).model_dump(exclude_none=True)
     return Measurement(eps, params.claimed_epsilon, passed, message, details)
+
+
+def _ceiling_note(ceiling: float, params) -> str:
+    """Said when the claim lies beyond what the audit could ever prove: passing then says nothing."""
+    if ceiling < params.claimed_epsilon:
+        return (
+            f"; no audit of this size can prove more than ε ≥ {ceiling:.2f} (every guess right), so it cannot "
+            f"disprove the claim"
+        )
+    return ""
 
 
 def run(ctx, params: EpsilonParams) -> Measurement:
@@ -212,7 +251,8 @@ ASSESSOR = Assessor(
     measures="the smallest ε the release's differential-privacy claim can have, as proved by membership attacks at "
     "the stated confidence",
     formula="one_run: largest ε with P[Bin(r, e^ε/(1+e^ε)) ≥ v] + 2mδ·max_i (1/i)Σ_{j≤i} P[Bin = v−j] < β/options "
-    "(Steinke et al., Appendix D); repeated: log((TPR_low − δ)/FPR_high), Clopper–Pearson at 1 − β/2 each (TAPAS); "
+    "(Steinke et al., Appendix D); repeated: per target, log((TPR_low − δ)/FPR_high), Clopper–Pearson at "
+    "1 − β/(2·targets) each (TAPAS), the largest over the targets; "
     "pass iff the bound ≤ claimed_epsilon",
     reference=REFERENCE,
     needs=frozenset({"training", "control", "table"}),
@@ -228,9 +268,21 @@ def privaudit_assessors():
 
 
 # --------------------------------------------------------------------------------- repeated releases
+def _fingerprint(frame) -> bytes:
+    """The release's rows as a multiset: two files with the same rows, in any order, are one release."""
+    import hashlib
+
+    import pandas as pd
+
+    rows = np.sort(pd.util.hash_pandas_object(frame, index=False).to_numpy())
+    return hashlib.sha256(rows.tobytes() + str(list(frame.columns)).encode()).digest()
+
+
 def _read_manifest(ctx, params: EpsilonParams):
-    """``(releases, targets, member, path)`` from the manifest: every release read as the policy reads a
-    table, every target found in ``--original`` then ``--control`` by the record_id column."""
+    """``(releases, targets, member, groups, names, duplicates, path)`` from the manifest: every release read
+    as the policy reads a table, every target found in ``--original`` then ``--control`` by the record_id
+    column; a row repeating another's release (the same rows, whatever the file) and target is one trial,
+    counted once (``duplicates``: how many rows were dropped); ``groups`` numbers the targets."""
     import pandas as pd
 
     from privaudit.core.data import load_table
@@ -247,8 +299,8 @@ def _read_manifest(ctx, params: EpsilonParams):
         raise DataError(
             f"{path}: the manifest lacks the column(s) {', '.join(missing)} (needs release, target, member)"
         )
-    if len(manifest) < 10:
-        raise DataError(f"{path}: {len(manifest)} release(s); the Clopper–Pearson bound needs at least 10 trials")
+    if manifest.empty:
+        raise DataError(f"{path}: the manifest lists no releases")
     bad = ~manifest["member"].isin(["0", "1"])
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
@@ -265,7 +317,7 @@ def _read_manifest(ctx, params: EpsilonParams):
             f"--original or --control ({int(absent.sum())} such row(s))"
         )
     folder = path.parent.resolve()
-    releases = {}
+    releases, prints = {}, {}
     for name in dict.fromkeys(manifest["release"]):
         file = (folder / name).resolve()
         if not file.is_relative_to(folder):
@@ -273,21 +325,63 @@ def _read_manifest(ctx, params: EpsilonParams):
         if not file.is_file():
             raise DataError(f"{path}: release {name!r} does not exist in {folder}")
         releases[name] = load_table(file, ctx.policy).frame
+        prints[name] = _fingerprint(releases[name])
+    manifest["_print"] = manifest["release"].map(prints)
+    manifest, duplicates = _deduplicated(manifest, path)
     targets = position.loc[manifest["target"]].to_numpy()
-    return [releases[n] for n in manifest["release"]], targets, manifest["member"].to_numpy() == "1", path
+    groups, names = pd.factorize(manifest["target"])
+    member = manifest["member"].to_numpy() == "1"
+    _check_trials(path, names, groups, member, duplicates)
+    frames = [releases[n] for n in manifest["release"]]
+    return frames, targets, member, groups, list(names), duplicates, path
+
+
+def _deduplicated(manifest, path):
+    """The manifest with one row per (release's rows, target): a release listed twice for a target is one
+    trial (two would count it as two independent releases); the same rows said to be made both with and
+    without the target are refused."""
+    key = ["_print", "target"]
+    labels = manifest.groupby(key, sort=False)["member"].nunique()
+    if (labels > 1).any():
+        clash = labels.index[int(np.flatnonzero(labels.to_numpy() > 1)[0])]
+        rows = manifest.index[(manifest["_print"] == clash[0]) & (manifest["target"] == clash[1])] + 2
+        raise DataError(
+            f"{path}: rows {', '.join(map(str, rows[:4]))}: the same release (identical rows) is listed for "
+            f"target {clash[1]!r} both with and without it; every trial must be a release of its own"
+        )
+    kept = manifest.drop_duplicates(key).reset_index(drop=True)
+    return kept, len(manifest) - len(kept)
+
+
+#: fewest trials a target needs after de-duplication (TAPAS's validation share is a tenth of them)
+MIN_TRIALS = 10
+
+
+def _check_trials(path, names, groups, member, duplicates: int) -> None:
+    """Refuse a manifest some target of which cannot support a bound: too few trials, or trials of one kind."""
+    n_in = np.bincount(groups, weights=member, minlength=len(names)).astype(int)
+    n_all = np.bincount(groups, minlength=len(names))
+    dropped = f" (after dropping {duplicates} repeated row(s))" if duplicates else ""
+    for g, name in enumerate(names):
+        if n_in[g] == 0 or n_in[g] == n_all[g]:
+            raise DataError(
+                f"{path}: target {name!r} has {n_in[g]} release(s) with member 1 and {n_all[g] - n_in[g]} with "
+                f"member 0{dropped}; the bound compares releases made with and without the same target: list "
+                "both kinds for every target"
+            )
+        if n_all[g] < MIN_TRIALS:
+            raise DataError(
+                f"{path}: target {name!r} has {n_all[g]} distinct release(s){dropped}; the Clopper–Pearson "
+                f"bound needs at least {MIN_TRIALS} per target"
+            )
 
 
 def run_repeated(ctx, params: EpsilonParams) -> Measurement:
     from privaudit.risk.membership.attacks import target_scores
-    from privaudit.risk.membership.epsilon import clopper_pearson_epsilon
+    from privaudit.risk.membership.epsilon import per_target_epsilon
 
     columns = compared_columns(params, ctx.policy)
-    releases, targets, member, path = _read_manifest(ctx, params)
-    if member.all() or not member.any():
-        raise DataError(
-            f"{path}: every release has member {int(member[0])}; the bound needs releases made with "
-            "and without the target"
-        )
+    releases, targets, member, groups, names, duplicates, path = _read_manifest(ctx, params)
     numeric = {c: ctx.policy.columns[c].type == "numeric" for c in columns}
     scores = target_scores(
         ctx.training,
@@ -300,30 +394,35 @@ def run_repeated(ctx, params: EpsilonParams) -> Measurement:
         neighbours=params.neighbours,
         bandwidth=params.bandwidth,
     )
-    order = np.random.default_rng(params.seed).permutation(len(member))  # trials in a random order (TAPAS splits)
-    b = clopper_pearson_epsilon(
-        [scores[a][order] for a in params.attacks],
-        member[order],
+    tb = per_target_epsilon(
+        [scores[a] for a in params.attacks],
+        member,
+        groups,
         confidence=params.confidence,
         delta=params.claimed_delta,
+        seed=params.seed,
     )
+    b = tb.bound
     eps = b.epsilon
     passed = not exceeds(eps, params.claimed_epsilon)
     level = f"{params.confidence:.0%}"
     side = "TN/FN" if b.inverse else "TP/FP"
     rates = (
-        f"{b.tp} of {b.n_pos} {'non-member' if b.inverse else 'member'} trials and {b.fp} of {b.n_neg} others "
-        f"flagged ({side}), on {b.n_test} trials after choosing on {b.n_validation}"
+        f"target {names[tb.target]!r}: {b.tp} of {b.n_pos} {'non-member' if b.inverse else 'member'} trials and "
+        f"{b.fp} of {b.n_neg} others flagged ({side}), on {b.n_test} trials after choosing on {b.n_validation}; "
+        f"{tb.targets} target(s), each at {1 - (1 - params.confidence) / tb.targets:.2%}"
+        + (f"; {duplicates} repeated manifest row(s) counted once" if duplicates else "")
     )
-    message = (
-        (
+    if not passed:
+        message = (
             f"this release cannot be {_claim(params)} DP: its membership attack alone proves ε ≥ {eps:.2f} at "
             f"{level} ({rates}; Clopper–Pearson bound)"
         )
-        if not passed
-        else f"ε ≥ {eps:.2f} at {level} from {len(member)} repeated releases ({rates}): does not contradict the "
-        f"claim {_claim(params)}"
-    )
+    else:
+        message = (
+            f"ε ≥ {eps:.2f} at {level} from {len(member)} repeated releases ({rates}): does not contradict the "
+            f"claim {_claim(params)}" + _ceiling_note(tb.ceiling, params)
+        )
     details = Details(
         mode="repeated",
         columns=columns,
@@ -331,8 +430,12 @@ def run_repeated(ctx, params: EpsilonParams) -> Measurement:
         claimed_delta=params.claimed_delta,
         confidence=params.confidence,
         epsilon_lower_bound=eps,
+        epsilon_ceiling=tb.ceiling,
         attack=params.attacks[b.attack],
         trials=len(member),
+        targets=tb.targets,
+        target=names[tb.target],
+        duplicate_rows=duplicates,
         validation_trials=b.n_validation,
         threshold=b.threshold,
         inverse=b.inverse,

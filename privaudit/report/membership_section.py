@@ -138,11 +138,21 @@ def membership_section(check: rs.CheckEntry[Any, Any], attack_names: dict[str, s
     paragraphs = [
         "Every training and holdout record is scored by how strongly the release suggests it was in the training "
         "data: by its distance to the closest synthetic record relative to its own neighbourhood in the "
-        "population, and by the density of the release around it over the holdout's density (DOMIAS). An AUC of "
-        "0.5 and a TPR equal to the FPR mean the release shows nothing of who was in the training data.",
-        f"The check allows {' and '.join(limits)} for the better attack. Intervals: AUC by Hanley and McNeil, "
+        "population, and by the density of the release around it over the density of a random half of the holdout "
+        "(DOMIAS), which then scores the training records and the other half. An AUC of 0.5 and a TPR equal to "
+        "the FPR mean the release shows nothing of who was in the training data.",
+        f"The check allows {' and '.join(limits)} for the better attack, and fails only when the attack is shown "
+        f"to exceed a limit at {level}: the lower end of the AUC's interval above max_auc, or the lower end of the "
+        "TPR's interval above max_tpr_at_fpr and above the upper end of its threshold's own FPR (below that, a "
+        "TPR is what chance gives). The value is the figure so shown. Intervals: AUC by Hanley and McNeil, "
         "rates by Clopper–Pearson at the chosen threshold.",
     ]
+    if d.copied_training or d.copied_holdout:
+        paragraphs.append(
+            f"The release holds {rt.fmt(d.copied_training)} training and {rt.fmt(d.copied_holdout)} holdout "
+            "record(s) verbatim (equal on every compared column); the distance attack ranks a copied record first "
+            "unless another record of the population is equal to it."
+        )
     facts = rt.facts(
         ("AUC", f"{rt.fmt(best.auc.value, 3)} ({level}: {_ci(best.auc.ci)})"),
         ("TPR at 0.1% / 1% FPR", f"{rt.fmt(t1.value, 4)} / {rt.fmt(t2.value, 4)}"),
@@ -182,6 +192,14 @@ def epsilon_section(check: rs.CheckEntry[Any, Any]) -> rs.ReportSection:
             f"The membership attacks prove ε ≥ {bound} at {level} confidence, which does not contradict the "
             f"claim {claim_text} (a lower bound below the claim does not prove the claim)."
         )
+    cannot = (
+        d.epsilon_ceiling is not None and d.epsilon_ceiling < claim and eps <= claim
+    )  # the claim lies beyond what any attack could prove here
+    if cannot:
+        summary += (
+            f" No attack could prove more than ε ≥ {rt.fmt(d.epsilon_ceiling, 3)} from this audit (every guess right), "
+            "so it cannot test the claim."
+        )
     if d.mode == "one_run":
         how = (
             f"One-run audit (Steinke, Nasr and Jagielski 2023): the attack guessed the membership of "
@@ -195,20 +213,34 @@ def epsilon_section(check: rs.CheckEntry[Any, Any]) -> rs.ReportSection:
             ("confidence", level),
             ("guesses / right", f"{rt.fmt(d.guesses)} / {rt.fmt(d.correct)}"),
             ("records (training + holdout)", f"{rt.fmt(d.n_training)} + {rt.fmt(d.n_holdout)}"),
+            (
+                "records copied verbatim (training / holdout)",
+                f"{rt.fmt(d.copied_training or 0)} / {rt.fmt(d.copied_holdout or 0)}",
+            ),
             ("attack", d.attack),
         )
     else:
+        targets = d.targets or 1
         how = (
-            f"Repeated releases (Jagielski et al. 2020, as TAPAS computes it): over {rt.fmt(d.trials)} releases "
-            f"made with or without a target, the attack ({d.attack}) chosen on {rt.fmt(d.validation_trials)} of "
-            f"them flagged {d.tp} of {d.positives} and {d.fp} of {d.negatives}; ε ≥ log(TPR_low / FPR_high) with "
+            f"Repeated releases (Jagielski et al. 2020, as TAPAS computes it): {rt.fmt(d.trials)} releases made "
+            f"with or without one of {targets} target(s), each target audited on its own releases at "
+            f"{1 - (1 - d.confidence) / targets:.2%} (so that all hold together at {level}). For the target "
+            f"reported, the attack ({d.attack}) chosen on {rt.fmt(d.validation_trials)} of its releases flagged "
+            f"{d.tp} of {d.positives} and {d.fp} of {d.negatives} of the others; ε ≥ log(TPR_low / FPR_high) with "
             "Clopper–Pearson bounds."
         )
+        if d.duplicate_rows:
+            how += (
+                f" {rt.fmt(d.duplicate_rows)} manifest row(s) repeated a release (the same rows) for the same "
+                "target and were counted once: a release listed twice is not two trials."
+            )
         facts = rt.facts(
             ("lower bound on ε", bound),
             ("claimed", claim_text),
             ("confidence", level),
-            ("trials", rt.fmt(d.trials)),
+            ("trials (distinct releases)", rt.fmt(d.trials)),
+            ("targets", rt.fmt(targets)),
+            ("repeated rows counted once", rt.fmt(d.duplicate_rows or 0)),
             ("attack", d.attack),
         )
     table = rs.DataTable(

@@ -29,6 +29,13 @@ confidence ``1 - beta/2`` each, ``ε >= log((TPR_low - δ) / FPR_high)`` (or the
 TAPAS's ``EffectiveEpsilonReport._estimate_effective_epsilon`` computes it (there with δ = 0). TAPAS
 chooses the attack, threshold and side on a validation share of the trials (10 %, its "cp" heuristic:
 the largest Clopper–Pearson bound at 90 %) and estimates on the rest (:func:`clopper_pearson_epsilon`).
+The inequality is about one target's presence, so the trials are audited target by target, each at
+``1 - beta / targets`` (:func:`per_target_epsilon`, as TAPAS builds one threat model per target); the
+trials must be independent releases (the caller counts a release listed twice once) whose target was put
+in by a coin independent of the rest of their data.
+
+The largest bound an audit of a given size can give (every guess right) is its *ceiling*: a claim above
+it cannot be disproved, and the reports say so rather than let a pass read as a confirmation.
 """
 
 from __future__ import annotations
@@ -49,6 +56,8 @@ __all__ = [
     "cp_epsilon",
     "clopper_pearson_epsilon",
     "CPBound",
+    "TargetsBound",
+    "per_target_epsilon",
 ]
 
 
@@ -114,10 +123,12 @@ class OneRunBound:
     positive_guesses: int  # how many of the guesses said "member"
     options: int  # options tried (the union bound divides beta by this)
     accuracy: float  # v / r
+    ceiling: float = math.inf  # the bound had every guess of the largest option been right: no audit proves more
 
     def to_dict(self) -> dict:
         return {
             "epsilon": self.epsilon,
+            "ceiling": self.ceiling,
             "beta": self.beta,
             "delta": self.delta,
             "m": self.m,
@@ -175,17 +186,19 @@ def one_run_audit(
                 candidates.append((int(2 * k), int(t + b), int(k)))
     options = max(1, len(candidates))
     level = beta / options
-    best = OneRunBound(0.0, beta, delta, m, 0, 0, 0, options, float("nan"))
+    r_max = max((c[0] for c in candidates), default=0)
+    ceiling = one_run_lower_bound(m, r_max, r_max, level, delta) if r_max else 0.0
+    best = OneRunBound(0.0, beta, delta, m, 0, 0, 0, options, float("nan"), ceiling)
     # a bound grows with v - r q for fixed r; compute only the options whose accuracy beats 1/2
     for r, v, pos in candidates:
         if v * 2 <= r:
             continue
         eps = one_run_lower_bound(m, r, v, level, delta)
         if eps > best.epsilon:
-            best = OneRunBound(eps, beta, delta, m, r, v, pos, options, v / r)
+            best = OneRunBound(eps, beta, delta, m, r, v, pos, options, v / r, ceiling)
     if best.guesses == 0 and candidates:
         r, v, pos = max(candidates, key=lambda c: (c[1] / c[0], c[0]))
-        best = OneRunBound(0.0, beta, delta, m, r, v, pos, options, v / r)
+        best = OneRunBound(0.0, beta, delta, m, r, v, pos, options, v / r, ceiling)
     return best
 
 
@@ -294,3 +307,56 @@ def clopper_pearson_epsilon(
     n_pos, n_neg = int(pos.sum()), int((~pos).sum())
     low, high = cp_epsilon(tp, n_pos, fp, n_neg, confidence, delta) if n_pos and n_neg else (0.0, math.inf)
     return CPBound(low, high, confidence, threshold, inverse, a, split, n - split, tp, fp, n_pos, n_neg)
+
+
+@dataclass(frozen=True)
+class TargetsBound:
+    """The Clopper–Pearson bound of every target, the largest reported (:func:`per_target_epsilon`)."""
+
+    bound: CPBound  # the reported target's bound, at confidence 1 - beta / targets
+    target: int  # index of the reported target among the groups
+    targets: int
+    ceiling: float  # the largest bound any target's test trials could give, perfectly separated
+
+
+def per_target_epsilon(
+    scores: list[np.ndarray],
+    labels: np.ndarray,
+    groups: np.ndarray,
+    *,
+    confidence: float = 0.95,
+    delta: float = 0.0,
+    seed: int = 0,
+) -> TargetsBound:
+    """The repeated-trials bound, target by target (``groups[i]``: the target of trial ``i``, 0 .. T - 1).
+
+    An (ε, δ)-DP mechanism bounds a test of *one* target's presence: ``TPR <= e^ε FPR + δ`` between
+    neighbouring datasets (Jagielski et al. 2020, §3; TAPAS builds one threat model per target record,
+    ``TargetedMIA`` with ``MIALabeller.generate_datasets_with_label``, the target added to half of the
+    datasets). Trials of several targets pooled are no such test: with target A only among members and B
+    only among non-members the attack tells A from B, not presence from absence, and "proves" ε > 0 for a
+    generator that never reads its data. So every target is audited on its own trials (which must hold both
+    kinds), each at confidence ``1 - beta / T`` (a union bound over the T targets), and the largest bound is
+    reported: at confidence ``1 - beta`` no target's bound exceeds the true ε. Each target's trials are
+    shuffled (``seed``) before TAPAS's validation split (:func:`clopper_pearson_epsilon`)."""
+    labels = np.asarray(labels, dtype=bool)
+    groups = np.asarray(groups, dtype=np.int64)
+    n_targets = int(groups.max()) + 1 if len(groups) else 0
+    if n_targets == 0:
+        raise ValueError("no trials")
+    level = 1 - (1 - confidence) / n_targets
+    rng = np.random.default_rng(seed)
+    best: tuple[CPBound, int] | None = None
+    ceiling = 0.0
+    for g in range(n_targets):
+        rows = np.flatnonzero(groups == g)
+        lab = labels[rows]
+        if lab.all() or not lab.any():
+            raise ValueError(f"target {g} has trials of one kind only")
+        rows = rows[rng.permutation(len(rows))]
+        b = clopper_pearson_epsilon([s[rows] for s in scores], labels[rows], confidence=level, delta=delta)
+        ceiling = max(ceiling, cp_epsilon(b.n_pos, b.n_pos, 0, b.n_neg, level, delta)[0])
+        if best is None or b.epsilon > best[0].epsilon:
+            best = (b, g)
+    assert best is not None
+    return TargetsBound(best[0], best[1], n_targets, ceiling)

@@ -13,7 +13,9 @@ not by accuracy or AUC, which average over thresholds no attacker would use.
   points without interpolation, so an attacker can realise it (Carlini et al.'s plotting code takes FPR
   strictly below ``f``; the two differ only when a threshold has FPR exactly ``f``); its interval is the
   Clopper–Pearson interval of that TPR's ``TP / n_members`` at the chosen threshold (the threshold taken
-  as given).
+  as given: it is set by the non-members' scores alone), and beside it the interval of the threshold's own
+  FPR, which with few non-members lies far above ``f`` (no false positive among 100 non-members allows an
+  FPR up to 3.6 %): a TPR that does not beat that FPR is what chance gives.
 * advantage: ``max_t TPR(t) - FPR(t)`` (Yeom et al. 2018's membership advantage; the Kolmogorov–Smirnov
   distance of the two score distributions); interval ``[TPR_low - FPR_high, TPR_high - FPR_low]`` at
   that threshold, each end from a Clopper–Pearson interval at ``1 - (1 - confidence) / 2``.
@@ -101,6 +103,7 @@ def summarize(scores: np.ndarray, member: np.ndarray, fprs=(0.001, 0.01), confid
             "value": float(tpr[i]),
             "ci": [lo, hi],
             "fpr": float(fpr[i]),
+            "fpr_ci": list(clopper_pearson(int(round(fpr[i] * n0)), n0, confidence)),
             "threshold": float(thr[i]),
             "tp": tp,
         }
