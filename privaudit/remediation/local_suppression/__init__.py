@@ -1,0 +1,276 @@
+"""Local suppression for k-anonymity: blank the fewest, least important quasi-identifier cells.
+
+The peer is sdcMicro's ``localSuppression`` (``R/localSuppression.R``: ``localSuppressionWORK``,
+``suppSubset``; ``src/calcSuppInds.cpp``: ``cpp_calcSuppInds``), with its semantics kept:
+
+* a record's class count f_k counts every record that agrees with it wherever both are present (a missing
+  value is a wildcard, sdcMicro's ``alpha = 1``; under ``missing_qi: value`` a missing value is a value
+  of its own instead);
+* ``importance`` ranks the key variables, 1 the most important (suppressed last); without one, sdcMicro's
+  default: the variable with more categories is the less important;
+* ``combs``: k-anonymity for every subset of that many key variables in turn (``utils::combn``), each with
+  its own k, each subset's importances ranked within it (``rank(importance[kV], ties.method = "min")``).
+
+Where sdcMicro gives every record of a violating class one cell per pass (the least important variable in
+which it differs from a nearest neighbour, ``cpp_calcSuppInds``) without recounting between records, the
+search here recounts between rounds and, in each round, looks ahead one cell: for every violating record
+and every candidate variable it counts the records the record would match with that cell blanked (g_c),
+and blanks the least important variable that gains it matches (among equally important ones, one that
+reaches k alone, then the largest gain). Rounds take the violating records of least f_k first, since a blanked rare record
+becomes a wildcard that lifts the records near it, and in each group of records that would merge on the
+same blanked variable the largest part is spared when the others' blanking already lifts it to k. Every
+step is vectorised over the distinct rows of the quasi-identifiers.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+#: Rounds of the search before giving up (each blanks at least one cell while a record violates).
+MAX_ROUNDS = 10_000
+
+
+@dataclass
+class SuppressionResult:
+    """Which cells were blanked (``suppressed``, records x columns), and how the search went."""
+
+    suppressed: np.ndarray
+    rounds: int
+    ok: bool
+    notes: list[str] = field(default_factory=list)
+
+
+def default_importance(codes: np.ndarray) -> np.ndarray:
+    """sdcMicro's default importance (``localSuppressionWORK``): the key variables ranked by their number of
+    categories, fewest first, so a variable with many categories is suppressed first."""
+    counts = np.array([len(np.unique(col[col >= 0])) for col in codes.T])
+    order = np.argsort(counts, kind="stable")
+    importance = np.empty(len(counts), dtype=np.int64)
+    importance[order] = np.arange(1, len(counts) + 1)
+    return importance
+
+
+def _keys(rows: np.ndarray, columns: np.ndarray, cards: np.ndarray) -> np.ndarray:
+    """One int64 key per row over ``columns`` (missing, -1, is a code of its own), unique per combination:
+    refactorised when the mixed radix would overflow."""
+    key = np.zeros(len(rows), dtype=np.int64)
+    span = 1
+    for c in columns:
+        radix = int(cards[c]) + 1
+        if span * radix >= 1 << 62:
+            key = pd.factorize(key)[0].astype(np.int64)
+            span = int(key.max(initial=0)) + 1
+        key *= radix
+        key += rows[:, c] + 1
+        span *= radix
+    return key
+
+
+def match_counts(
+    data: np.ndarray, weights: np.ndarray, queries: np.ndarray, cards: np.ndarray, wildcard: bool
+) -> np.ndarray:
+    """For each query row, the total weight of the data rows it matches.
+
+    With ``wildcard`` a missing value (-1) on either side matches anything (sdcMicro's f_k at ``alpha = 1``,
+    ``freqCalc``); otherwise rows match when equal, missing included. The work is one hashed join per pair
+    of missing-value patterns (query pattern x data pattern, on the columns both observe)."""
+    out = np.zeros(len(queries), dtype=np.float64)
+    if not len(queries) or not len(data):
+        return out
+    m = data.shape[1]
+    if not wildcard:
+        every = np.arange(m)
+        data_keys = _keys(data, every, cards)
+        inverse, uniq = pd.factorize(data_keys)
+        sums = np.bincount(inverse, weights=weights, minlength=len(uniq))
+        hit = pd.Index(uniq).get_indexer(_keys(queries, every, cards))
+        return np.where(hit >= 0, sums[hit], 0.0)
+    bits = 1 << np.arange(m, dtype=np.int64)
+    q_pattern = (queries < 0).astype(np.int64) @ bits
+    d_pattern = (data < 0).astype(np.int64) @ bits
+    d_patterns, d_of = np.unique(d_pattern, return_inverse=True)
+    d_members = np.split(np.argsort(d_of, kind="stable"), np.cumsum(np.bincount(d_of))[:-1])
+    q_patterns, q_of = np.unique(q_pattern, return_inverse=True)
+    q_members = np.split(np.argsort(q_of, kind="stable"), np.cumsum(np.bincount(q_of))[:-1])
+    cache: dict[tuple[int, int], tuple[pd.Index, np.ndarray]] = {}
+    for p, q_rows in zip(q_patterns.tolist(), q_members, strict=True):
+        for d, d_rows in zip(d_patterns.tolist(), d_members, strict=True):
+            shared = ~(p | d) & ((1 << m) - 1)
+            if not shared:
+                out[q_rows] += weights[d_rows].sum()
+                continue
+            columns = np.flatnonzero(shared & bits)
+            found = cache.get((d, shared))
+            if found is None:
+                inverse, uniq = pd.factorize(_keys(data[d_rows], columns, cards))
+                found = (pd.Index(uniq), np.bincount(inverse, weights=weights[d_rows], minlength=len(uniq)))
+                cache[(d, shared)] = found
+            index, sums = found
+            hit = index.get_indexer(_keys(queries[q_rows], columns, cards))
+            out[q_rows] += np.where(hit >= 0, sums[hit], 0.0)
+    return out
+
+
+def _distinct(codes: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct rows of ``codes``, each row's distinct row, and their counts."""
+    ids, uniq = pd.factorize(_keys(codes, np.arange(codes.shape[1]), cards))
+    first = np.full(len(uniq), len(ids), dtype=np.int64)
+    np.minimum.at(first, ids, np.arange(len(ids)))
+    return codes[first], ids, np.bincount(ids, minlength=len(uniq)).astype(np.float64)
+
+
+def _choose(
+    rows: np.ndarray, fk: np.ndarray, gains: np.ndarray, k: int, priority: np.ndarray, allowed: np.ndarray
+) -> np.ndarray:
+    """Per violating row, the column to blank, by importance first (sdcMicro's ``colIndsSorted``): the one of
+    highest suppression ``priority`` (least important) among those whose blanking gains the row matches;
+    among equally important ones, one whose blanking alone reaches k, then the largest gain. When no
+    column gains, the highest-priority one still present; -1 when none is left."""
+    present = (rows >= 0) & allowed[None, :]
+    reach = present & (gains >= k)
+    gain = present & (gains > fk[:, None])
+    # score: by importance first among the columns that gain; reaching k breaks ties, then the gain itself
+    score = gain * (len(priority) + 1) * 4 + priority[None, :] * 4 + reach * 2.0
+    score = score + np.minimum(gains, k) / (k + 1)
+    score[~present] = -np.inf
+    choice = np.argmax(score, axis=1)
+    choice[~present.any(axis=1)] = -1
+    return choice
+
+
+def _spare(rows: np.ndarray, fk: np.ndarray, w: np.ndarray, choice: np.ndarray, k: int, cards: np.ndarray):
+    """Which chosen rows need not be blanked this round: in each group of rows blanking the same column and
+    agreeing everywhere else, the heaviest row is spared when the others, once blanked, match it in enough
+    numbers (its f_k plus their weight reaches k). Returns a boolean mask of rows to spare."""
+    spare = np.zeros(len(rows), dtype=bool)
+    masked = rows.copy()
+    masked[np.arange(len(rows)), choice] = -1
+    base = pd.factorize(_keys(masked, np.arange(rows.shape[1]), cards))[0].astype(np.int64)
+    group = pd.factorize(base * len(cards) + choice)[0]
+    total = np.bincount(group, weights=w)
+    order = np.lexsort((-w, group))
+    heaviest = order[np.r_[True, group[order][1:] != group[order][:-1]]]
+    lifted = fk[heaviest] + total[group[heaviest]] - w[heaviest]
+    ok = (lifted >= k) & (total[group[heaviest]] > w[heaviest])
+    spare[heaviest[ok]] = True
+    return spare
+
+
+def _join_blanked(work: np.ndarray, rows: np.ndarray, row_of: np.ndarray, allowed: np.ndarray) -> bool:
+    """When a missing value is a value of its own, the records blanked in every column they may be blanked in
+    form one class, which only more such records can fill: the distinct row with the fewest cells left to
+    blank joins it (every one of its records). False when no row is left to join."""
+    left = ((rows >= 0) & allowed[None, :]).sum(axis=1)
+    candidates = np.flatnonzero(left > 0)
+    if not len(candidates):
+        return False
+    row = candidates[np.argmin(left[candidates])]
+    hit = np.flatnonzero(row_of == row)
+    columns = np.flatnonzero(allowed)
+    work[np.ix_(hit, columns)] = -1
+    return True
+
+
+def suppress_for_k(
+    codes: np.ndarray,
+    k: int,
+    priority: np.ndarray,
+    *,
+    wildcard: bool = True,
+    allowed: np.ndarray | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> SuppressionResult:
+    """Blank cells of ``codes`` (records x key variables, -1 = missing) until every record's f_k reaches ``k``.
+
+    ``priority`` per column: the higher, the earlier it is blanked (sdcMicro's importance read backwards,
+    ``importanceI``); ``allowed`` the columns that may be blanked (default all). The input is not changed."""
+    n, m = codes.shape
+    allowed = np.ones(m, dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool)
+    work = codes.astype(np.int32, copy=True)
+    cards = np.maximum(work.max(axis=0, initial=-1) + 1, 1).astype(np.int64)
+    priority = np.asarray(priority, dtype=np.float64)
+    notes: list[str] = []
+    if n == 0 or m == 0:
+        return SuppressionResult(np.zeros((n, m), dtype=bool), 0, True, notes)
+    if n < k:
+        notes.append(f"the table has {n} records, fewer than k = {k}")
+        return SuppressionResult(np.zeros((n, m), dtype=bool), 0, False, notes)
+    rounds = 0
+    ok = False
+    for rounds in range(1, MAX_ROUNDS + 1):
+        rows, row_of, w = _distinct(work, cards)
+        fk = match_counts(rows, w, rows, cards, wildcard)
+        bad = np.flatnonzero(fk < k)
+        if not len(bad):
+            ok = True
+            break
+        movable = ((rows[bad] >= 0) & allowed[None, :]).any(axis=1)
+        if not movable.any():  # only fully blanked records are short (missing_qi: value): others must join
+            if not _join_blanked(work, rows, row_of, allowed):
+                notes.append("records still below k have no quasi-identifier left that may be suppressed")
+                break
+            continue
+        bad = bad[movable]
+        level = fk[bad].min()
+        bad = bad[fk[bad] <= level]  # the rarest first: once blanked they lift the records near them
+        gains = np.full((len(bad), m), -1.0)
+        for c in range(m):
+            if not allowed[c]:
+                continue
+            hypo = rows[bad].copy()
+            present = hypo[:, c] >= 0
+            hypo[:, c] = -1
+            if present.any():
+                gains[present, c] = match_counts(rows, w, hypo[present], cards, wildcard)
+        choice = _choose(rows[bad], fk[bad], gains, k, priority, allowed)
+        if wildcard and len(bad) > 1:
+            spared = _spare(rows[bad], fk[bad], w[bad], choice, k, cards)
+            bad, choice = bad[~spared], choice[~spared]
+        blank = np.full(len(rows), -1, dtype=np.int64)
+        blank[bad] = choice
+        target = blank[row_of]
+        hit = np.flatnonzero(target >= 0)
+        work[hit, target[hit]] = -1
+        if progress:
+            progress(rounds)
+    else:
+        notes.append(f"stopped after {MAX_ROUNDS} rounds with records still below k")
+    return SuppressionResult((work < 0) & (codes >= 0), rounds, ok, notes)
+
+
+def suppress_for_combinations(
+    codes: np.ndarray,
+    ks: Sequence[int],
+    combs: Sequence[int],
+    importance: np.ndarray,
+    *,
+    wildcard: bool = True,
+    allowed: np.ndarray | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> SuppressionResult:
+    """k-anonymity for every subset of ``combs[i]`` key variables with ``ks[i]``, subsets in turn as sdcMicro's
+    ``localSuppressionWORK`` takes them (``utils::combn`` order), each suppressing on top of the last, the
+    importances ranked within each subset."""
+    m = codes.shape[1]
+    work = codes.astype(np.int32, copy=True)
+    allowed = np.ones(m, dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool)
+    rounds, ok, notes = 0, True, []
+    for size, k in zip(combs, ks, strict=True):
+        for subset in itertools.combinations(range(m), size):
+            columns = np.array(subset)
+            rank = pd.Series(importance[columns]).rank(method="min").to_numpy()
+            result = suppress_for_k(
+                work[:, columns], k, rank, wildcard=wildcard, allowed=allowed[columns], progress=progress
+            )
+            rounds += result.rounds
+            ok &= result.ok
+            notes += [n for n in result.notes if n not in notes]
+            sub = work[:, columns]
+            sub[result.suppressed] = -1
+            work[:, columns] = sub
+    return SuppressionResult((work < 0) & (codes >= 0), rounds, ok, notes)
