@@ -57,63 +57,110 @@ def default_importance(codes: np.ndarray) -> np.ndarray:
 
 def _keys(rows: np.ndarray, columns: np.ndarray, cards: np.ndarray) -> np.ndarray:
     """One int64 key per row over ``columns`` (missing, -1, is a code of its own), unique per combination:
-    refactorised when the mixed radix would overflow."""
+    one matrix product when the mixed radix fits in 62 bits, else refactorised column by column."""
+    radix = cards[columns] + 1
+    if float(np.prod(radix.astype(np.float64))) < 2.0**62:
+        weights = np.ones(len(columns), dtype=np.int64)
+        if len(columns) > 1:
+            weights[:-1] = np.cumprod(radix[::-1])[::-1][1:]
+        return (rows[:, columns].astype(np.int64) + 1) @ weights
     key = np.zeros(len(rows), dtype=np.int64)
     span = 1
     for c in columns:
-        radix = int(cards[c]) + 1
-        if span * radix >= 1 << 62:
+        r = int(cards[c]) + 1
+        if span * r >= 1 << 62:
             key = pd.factorize(key)[0].astype(np.int64)
             span = int(key.max(initial=0)) + 1
-        key *= radix
+        key *= r
         key += rows[:, c] + 1
-        span *= radix
+        span *= r
     return key
+
+
+class Counter:
+    """Counts of matching data rows for query rows, the data side of each join kept for the next queries.
+
+    With ``wildcard`` a missing value (-1) on either side matches anything (sdcMicro's f_k at ``alpha = 1``,
+    ``freqCalc``); otherwise rows match when equal, missing included. The work is one sorted join per pair
+    of missing-value patterns (query pattern x data pattern, on the columns both observe)."""
+
+    def __init__(self, data: np.ndarray, weights: np.ndarray, cards: np.ndarray, wildcard: bool) -> None:
+        self.data, self.weights, self.cards, self.wildcard = data, weights, cards, wildcard
+        m = data.shape[1]
+        self.bits = 1 << np.arange(m, dtype=np.int64)
+        self.full = (1 << m) - 1
+        pattern = (data < 0).astype(np.int64) @ self.bits if wildcard else np.zeros(len(data), dtype=np.int64)
+        patterns, of = np.unique(pattern, return_inverse=True)
+        members = np.split(np.argsort(of, kind="stable"), np.cumsum(np.bincount(of))[:-1])
+        self.patterns = list(zip(patterns.tolist(), members, [float(weights[r].sum()) for r in members], strict=True))
+        self.cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self.groups: dict[int, dict] = {}
+
+    def _side(self, d: int, rows: np.ndarray, shared: int) -> tuple[np.ndarray, np.ndarray]:
+        found = self.cache.get((d, shared))
+        if found is None:
+            columns = np.flatnonzero(shared & self.bits)
+            keys, inverse = np.unique(_keys(self.data[rows], columns, self.cards), return_inverse=True)
+            found = (keys, np.bincount(inverse.ravel(), weights=self.weights[rows], minlength=len(keys)))
+            self.cache[(d, shared)] = found
+        return found
+
+    def count(self, queries: np.ndarray) -> np.ndarray:
+        """For each query row, the total weight of the data rows it matches."""
+        out = np.zeros(len(queries), dtype=np.float64)
+        if not len(queries) or not len(self.data):
+            return out
+        if not self.wildcard:
+            (d, rows, _), shared = self.patterns[0], self.full
+            keys, sums = self._side(d, rows, shared)
+            return _lookup(keys, sums, _keys(queries, np.flatnonzero(shared & self.bits), self.cards))
+        q_pattern = (queries < 0).astype(np.int64) @ self.bits
+        q_patterns, q_of = np.unique(q_pattern, return_inverse=True)
+        q_members = np.split(np.argsort(q_of, kind="stable"), np.cumsum(np.bincount(q_of))[:-1])
+        for p, q_rows in zip(q_patterns.tolist(), q_members, strict=True):
+            sub = queries[q_rows]
+            observed = ~p & self.full
+            for shared, side in self._sides(observed).items():
+                if not shared:
+                    out[q_rows] += side
+                    continue
+                keys, sums = side
+                out[q_rows] += _lookup(keys, sums, _keys(sub, np.flatnonzero(shared & self.bits), self.cards))
+        return out
+
+    def _sides(self, observed: int) -> dict:
+        """For a query observing ``observed``: per set of columns a data row shares with it, the sorted keys and
+        weight sums of those data rows (data patterns missing the same columns within ``observed`` joined),
+        or the total weight of rows sharing none."""
+        found = self.groups.get(observed)
+        if found is not None:
+            return found
+        rows_by: dict[int, list[np.ndarray]] = {}
+        for d, d_rows, _ in self.patterns:
+            rows_by.setdefault(observed & ~d, []).append(d_rows)
+        found = {}
+        for shared, parts in rows_by.items():
+            rows = np.concatenate(parts)
+            if not shared:
+                found[shared] = float(self.weights[rows].sum())
+                continue
+            columns = np.flatnonzero(shared & self.bits)
+            keys, inverse = np.unique(_keys(self.data[rows], columns, self.cards), return_inverse=True)
+            found[shared] = (keys, np.bincount(inverse.ravel(), weights=self.weights[rows], minlength=len(keys)))
+        self.groups[observed] = found
+        return found
+
+
+def _lookup(keys: np.ndarray, sums: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    pos = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    return np.where(keys[pos] == wanted, sums[pos], 0.0)
 
 
 def match_counts(
     data: np.ndarray, weights: np.ndarray, queries: np.ndarray, cards: np.ndarray, wildcard: bool
 ) -> np.ndarray:
-    """For each query row, the total weight of the data rows it matches.
-
-    With ``wildcard`` a missing value (-1) on either side matches anything (sdcMicro's f_k at ``alpha = 1``,
-    ``freqCalc``); otherwise rows match when equal, missing included. The work is one hashed join per pair
-    of missing-value patterns (query pattern x data pattern, on the columns both observe)."""
-    out = np.zeros(len(queries), dtype=np.float64)
-    if not len(queries) or not len(data):
-        return out
-    m = data.shape[1]
-    if not wildcard:
-        every = np.arange(m)
-        data_keys = _keys(data, every, cards)
-        inverse, uniq = pd.factorize(data_keys)
-        sums = np.bincount(inverse, weights=weights, minlength=len(uniq))
-        hit = pd.Index(uniq).get_indexer(_keys(queries, every, cards))
-        return np.where(hit >= 0, sums[hit], 0.0)
-    bits = 1 << np.arange(m, dtype=np.int64)
-    q_pattern = (queries < 0).astype(np.int64) @ bits
-    d_pattern = (data < 0).astype(np.int64) @ bits
-    d_patterns, d_of = np.unique(d_pattern, return_inverse=True)
-    d_members = np.split(np.argsort(d_of, kind="stable"), np.cumsum(np.bincount(d_of))[:-1])
-    q_patterns, q_of = np.unique(q_pattern, return_inverse=True)
-    q_members = np.split(np.argsort(q_of, kind="stable"), np.cumsum(np.bincount(q_of))[:-1])
-    cache: dict[tuple[int, int], tuple[pd.Index, np.ndarray]] = {}
-    for p, q_rows in zip(q_patterns.tolist(), q_members, strict=True):
-        for d, d_rows in zip(d_patterns.tolist(), d_members, strict=True):
-            shared = ~(p | d) & ((1 << m) - 1)
-            if not shared:
-                out[q_rows] += weights[d_rows].sum()
-                continue
-            columns = np.flatnonzero(shared & bits)
-            found = cache.get((d, shared))
-            if found is None:
-                inverse, uniq = pd.factorize(_keys(data[d_rows], columns, cards))
-                found = (pd.Index(uniq), np.bincount(inverse, weights=weights[d_rows], minlength=len(uniq)))
-                cache[(d, shared)] = found
-            index, sums = found
-            hit = index.get_indexer(_keys(queries[q_rows], columns, cards))
-            out[q_rows] += np.where(hit >= 0, sums[hit], 0.0)
-    return out
+    """For each query row, the total weight of the data rows it matches (:class:`Counter`)."""
+    return Counter(data, weights, cards, wildcard).count(queries)
 
 
 def _distinct(codes: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -204,7 +251,8 @@ def suppress_for_k(
     ok = False
     for rounds in range(1, MAX_ROUNDS + 1):
         rows, row_of, w = _distinct(work, cards)
-        fk = match_counts(rows, w, rows, cards, wildcard)
+        counter = Counter(rows, w, cards, wildcard)
+        fk = counter.count(rows)
         bad = np.flatnonzero(fk < k)
         if not len(bad):
             ok = True
@@ -226,7 +274,7 @@ def suppress_for_k(
             present = hypo[:, c] >= 0
             hypo[:, c] = -1
             if present.any():
-                gains[present, c] = match_counts(rows, w, hypo[present], cards, wildcard)
+                gains[present, c] = counter.count(hypo[present])
         choice = _choose(rows[bad], fk[bad], gains, k, priority, allowed)
         if wildcard and len(bad) > 1:
             spared = _spare(rows[bad], fk[bad], w[bad], choice, k, cards)
