@@ -110,7 +110,7 @@ def test_explore_writes_the_recommended_release_reaudited(explored, run_cli):
     classes = out[["age", "sex", "zip"]].fillna("<NA>").drop_duplicates()
     assert rec["risk"] == pytest.approx(len(classes) / len(out))
     built = report["explore"]["built_hierarchies"]
-    assert "age" in built and built["age"]["builder"].startswith("whole numbers")
+    assert "age" in built and built["age"]["builder"].startswith("numbers: intervals")
     if rec["method"] == "generalize" and 0 < rec["options"]["levels"]["age"]:
         written = folder / f"out.{built['age']['file']}"
         assert written.exists()

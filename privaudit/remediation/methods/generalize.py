@@ -30,6 +30,8 @@ from pydantic import Field
 from privaudit.common.params import Params
 from privaudit.core.context import AuditContext
 from privaudit.core.hookspecs import hookimpl
+from privaudit.discovery import hierarchies
+from privaudit.remediation import importance as importance_of
 from privaudit.remediation.api import Remediation, Remediator, unsupported_checks
 from privaudit.remediation.generalization import ClassModel, CostModel, LatticeSearch, all_metrics, gaa
 from privaudit.remediation.generalization.builders import working_problem
@@ -72,6 +74,11 @@ class GeneralizeOptions(Params):
         description="Build a hierarchy for each quasi-identifier the policy gives none (intervals, "
         "dates, postcode masking, flat), as privaudit init does; off: such a QI is only kept or suppressed.",
     )
+    hierarchy_builders: dict[str, str] | None = Field(
+        default=None,
+        description="Column -> semantic hierarchy builder (us_states, countries, schooling, postcodes), built "
+        "from the column's values in place of any other hierarchy.",
+    )
     write_hierarchies: bool = Field(
         default=False,
         description="Write every built hierarchy beside the output (<out>.hierarchy-<column>.csv), "
@@ -80,7 +87,8 @@ class GeneralizeOptions(Params):
 
 
 def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
-    problem, built = working_problem(ctx, options.build_hierarchies)
+    builders = hierarchies.builders_option(options.hierarchy_builders, ctx.policy.quasi_identifiers)
+    problem, built = working_problem(ctx, options.build_hierarchies, builders)
     costs = CostModel(problem.domains, options.metric, options.weighting, options.m, options.beta)
     n = problem.n_records
     notes: list[str] = []
@@ -142,7 +150,7 @@ def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
         )
     else:
         budget = int(np.floor(options.max_suppression * n + 1e-9))
-        search = LatticeSearch(problem, costs, budget, ctx.progress)
+        search = LatticeSearch(problem, costs, budget, ctx.progress, _importance(ctx, problem.columns))
         result = search.search(prune=True)
         nodes, suppressed = result.nodes, result.suppressed
         notes += result.notes
@@ -175,6 +183,15 @@ def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
     return Remediation(
         problem.publish(nodes), changes, loss, artefacts=artefacts, notes=notes, column_overrides=built.overrides
     )
+
+
+def _importance(ctx: AuditContext, columns: list[str]) -> np.ndarray | None:
+    """The policy's importance of each QI (:mod:`privaudit.remediation.importance`) when it declares any:
+    among level vectors of equal loss the search then generalizes the less important QIs."""
+    specs = [ctx.policy.columns[c] for c in columns]
+    if not any(s.importance is not None or s.keep for s in specs):
+        return None
+    return importance_of.resolve(ctx.policy, columns, ctx.table).astype(np.float64)
 
 
 REMEDIATOR = Remediator(
