@@ -69,6 +69,7 @@ def test_one_long_schooling_is_no_class_of_its_own():
     assert note.startswith("years of schooling")
     assert rows["12"] == ["ISCED 3 (upper secondary)", "upper secondary (ISCED 3-4)", "*"]
     assert rows["16"][0] == "ISCED 6 (bachelor)" and rows["20"][1] == rows["14"][1] == "tertiary (ISCED 5-8)"
+    assert rows["8"][0] == "ISCED 1 (primary)"  # eight years: primary completed, lower secondary not
 
 
 def test_fractions_get_half_open_intervals():

@@ -188,3 +188,27 @@ def test_importance_for_a_non_quasi_identifier_is_refused(tmp_path, run_cli):
         "remediate", DATA / "testdata.csv", "--policy", policy, "--method", "local_suppression", "--out", out
     )
     assert code == 2 and "importance" in err and not out.exists() and len(err.strip().splitlines()) == 1
+
+
+def test_generalize_then_local_suppression_is_offered(tmp_path):
+    # the function --explore calls for the candidate "generalize then local suppression"
+    from privaudit.pipeline.audit import open_policy, run_audit
+    from privaudit.pipeline.plugins import get_registry
+    from privaudit.pipeline.remediate import reaudit
+    from privaudit.remediation.methods.local_suppression import generalize_then_suppress
+
+    frame = pd.read_csv(DATA / "free1.csv")
+    keys = ["AGE", "SEX", "MARSTAT", "REGION"]
+    policy_path = write_policy(tmp_path, _policy(keys, frame, 3, [3, 1, 2, 4]))
+    registry = get_registry()
+    policy = open_policy(policy_path, registry)
+    before = run_audit(DATA / "free1.csv", policy, registry=registry)
+    alone = generalize_then_suppress(before.context, {})
+    result = generalize_then_suppress(before.context, {"AGE": 1})
+    assert result.changes["levels"]["AGE"] == 1 and "AGE" in result.changes["built_hierarchies"]
+    cells = result.loss["local_suppression"]["cells_suppressed"]
+    assert 0 < cells < alone.loss["local_suppression"]["cells_suppressed"]  # coarser ages, fewer cells
+    outcome = reaudit(before, policy, result, tmp_path / "out.csv", "local_suppression", "t", {}, registry)
+    assert outcome.offered
+    with pytest.raises(ValueError, match="'AGE' has levels 0 to"):
+        generalize_then_suppress(before.context, {"AGE": 99})

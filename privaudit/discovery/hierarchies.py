@@ -20,7 +20,8 @@ ARX's (``org.deidentifier.arx.aggregates``, commit aacd487):
 * **known domains**, built semantically: US states (postal codes, names or FIPS codes) into the Census
   Bureau's 9 divisions and 4 regions; ISO 3166-1 alpha-2 country codes into continents (UN M49's
   grouping of Cyprus, Turkey and the Caucasus with Asia); years of schooling into ISCED 2011 levels (the
-  usual 6 + 3 + 3 school years, 16 for a bachelor's degree) and OECD's three attainment groups.
+  usual 6 + 3 + 3 school years: the level completed, so 11 years is lower secondary; 16 a bachelor's
+  degree) and OECD's three attainment groups.
 
 Every interval label comes from :func:`interval_label`, the one place its text is written.
 """
@@ -219,14 +220,15 @@ _CONTINENTS = {
 }
 _COUNTRY = {code: continent for continent, codes in _CONTINENTS.items() for code in codes.split()}
 
-#: ISCED 2011 level of a number of years of schooling (6 primary, 3 lower and 3 upper secondary years).
+#: ISCED 2011 attainment (the highest level completed) of a number of years of schooling, with the usual
+#: 6 primary, 3 lower and 3 upper secondary years: 10 or 11 years is lower secondary attained, not upper
 _ISCED = [
-    (0, "ISCED 0 (none or pre-primary)", "below upper secondary (ISCED 0-2)"),
-    (1, "ISCED 1 (primary)", "below upper secondary (ISCED 0-2)"),
-    (7, "ISCED 2 (lower secondary)", "below upper secondary (ISCED 0-2)"),
-    (10, "ISCED 3 (upper secondary)", "upper secondary (ISCED 3-4)"),
+    (0, "ISCED 0 (less than primary)", "below upper secondary (ISCED 0-2)"),
+    (6, "ISCED 1 (primary)", "below upper secondary (ISCED 0-2)"),
+    (9, "ISCED 2 (lower secondary)", "below upper secondary (ISCED 0-2)"),
+    (12, "ISCED 3 (upper secondary)", "upper secondary (ISCED 3-4)"),
     (13, "ISCED 5 (short-cycle tertiary)", "tertiary (ISCED 5-8)"),
-    (15, "ISCED 6 (bachelor)", "tertiary (ISCED 5-8)"),
+    (16, "ISCED 6 (bachelor)", "tertiary (ISCED 5-8)"),
     (17, "ISCED 7 (master)", "tertiary (ISCED 5-8)"),
     (19, "ISCED 8 (doctoral)", "tertiary (ISCED 5-8)"),
 ]

@@ -210,6 +210,35 @@ def after(ctx: Any, first: Remediation, options: LocalSuppressionOptions | None 
     )
 
 
+def generalize_then_suppress(
+    ctx: Any, levels: dict[str, int], options: LocalSuppressionOptions | None = None, build_hierarchies: bool = True
+) -> Remediation:
+    """The table of ``ctx`` generalized to the full-domain ``levels`` (QI -> hierarchy level; a QI not named
+    stays at 0; hierarchies built as generalize builds them), then locally suppressed until k holds: the
+    candidate "generalize then local suppression", for a level vector coarse enough that few cells remain to
+    blank. ValueError names a column that is no generalizable QI or a level above its hierarchy."""
+    from privaudit.remediation.generalization import CostModel, LatticeSearch, all_metrics
+    from privaudit.remediation.generalization.builders import working_problem
+
+    problem, built = working_problem(ctx, build_hierarchies)
+    heights = {d.column: d.height for d in problem.domains}
+    for column, level in levels.items():
+        if column not in heights:
+            raise ValueError(f"levels: {column!r} is not a quasi-identifier with a hierarchy")
+        if not 0 <= int(level) <= heights[column]:
+            raise ValueError(f"levels: {column!r} has levels 0 to {heights[column]}, not {level}")
+    vector = [int(levels.get(c, 0)) for c in problem.columns]
+    nodes = LatticeSearch(problem, CostModel(problem.domains, "NLLM")).generalized(vector)
+    first = Remediation(
+        problem.publish(nodes),
+        {"algorithm": "fixed levels", "levels": dict(zip(problem.columns, vector, strict=True)),
+         **({"built_hierarchies": built.report} if built.hierarchies else {})},
+        all_metrics(problem.domains, nodes, "auto", None, 1.0),
+        column_overrides=built.overrides,
+    )  # fmt: skip
+    return after(ctx, first, options)
+
+
 REMEDIATOR = Remediator(
     name="local_suppression",
     options=LocalSuppressionOptions,
