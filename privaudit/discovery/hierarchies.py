@@ -92,7 +92,7 @@ def _quantile(values: np.ndarray, counts: np.ndarray, q: float) -> float:
 
 
 def interval_levels(numbers: np.ndarray, counts: np.ndarray, whole: bool) -> list[list[str]]:
-    """The levels above the leaves for the distinct ``numbers`` (each held by ``counts`` records): one list of
+    """The levels above the leaves for the distinct ``numbers`` (ascending; each held by ``counts`` records): one list of
     labels per level, each aligned with ``numbers``; the last level is ``*``."""
     lo_q, hi_q = (_quantile(numbers, counts, q) for q in CODE_QUANTILES)
     lo, hi = float(numbers.min()), float(numbers.max())
@@ -108,8 +108,9 @@ def interval_levels(numbers: np.ndarray, counts: np.ndarray, whole: bool) -> lis
     while True:
         b = math.ceil(bottom / width) * width
         t = math.floor(top / width) * width
-        b = b if lo < b - width else None  # a code no wider than an interval is none
-        t = t if hi >= t + width else None
+        # a code no wider than an interval is none, unless a finer level has one (an "80+" stays a code above)
+        b = b if lo < b - width or (levels and levels[-1][0].startswith("<")) else None
+        t = t if hi >= t + width or (levels and levels[-1][-1].endswith("+")) else None
         start = b if b is not None else math.floor(lo / width) * width
         stop = t if t is not None else math.floor(hi / width) * width + width
         groups = round((stop - start) / width) + (b is not None) + (t is not None)
