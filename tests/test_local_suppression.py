@@ -100,8 +100,8 @@ def test_at_most_as_many_cells_as_sdcmicro(case):
     ours = result.suppressed.sum(axis=0)
     theirs = np.array(SDCMICRO[case])
     assert ours.sum() <= theirs.sum(), (ours, theirs)
-    # the three most important variables lose no more cells than under sdcMicro
-    top = np.array(importance) <= 3
+    # the three most important variables lose no more cells than under sdcMicro; on testdata none does
+    top = np.array(importance) <= (3 if name == "free1.csv" else len(keys))
     assert (ours[top] <= theirs[top]).all(), (ours, theirs)
 
 

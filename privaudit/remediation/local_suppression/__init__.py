@@ -16,7 +16,8 @@ which it differs from a nearest neighbour, ``cpp_calcSuppInds``) without recount
 search here recounts between rounds and, in each round, looks ahead one cell: for every violating record
 and every candidate variable it counts the records the record would match with that cell blanked (g_c),
 and blanks the least important variable that gains it matches (among equally important ones, one that
-reaches k alone, then the largest gain). Rounds take the violating records of least f_k first, since a blanked rare record
+reaches k alone, then the largest gain); a record whose only gaining cell is not its least important one
+waits while others blank theirs, since their wildcards may lift it. Rounds take the violating records of least f_k first, since a blanked rare record
 becomes a wildcard that lifts the records near it, and in each group of records that would merge on the
 same blanked variable the largest part is spared when the others' blanking already lifts it to k. Every
 step is vectorised over the distinct rows of the quasi-identifiers.
@@ -276,6 +277,13 @@ def suppress_for_k(
             if present.any():
                 gains[present, c] = counter.count(hypo[present])
         choice = _choose(rows[bad], fk[bad], gains, k, priority, allowed)
+        # a row whose choice is not its least important cell waits while other rows blank theirs: their
+        # wildcards may lift it (sdcMicro's pass updates its matrix record by record to the same effect)
+        present = (rows[bad] >= 0) & allowed[None, :]
+        least = np.where(present, priority[None, :], -np.inf).max(axis=1)
+        cheap = (choice >= 0) & (priority[np.maximum(choice, 0)] >= least)
+        if cheap.any() and not cheap.all():
+            bad, choice = bad[cheap], choice[cheap]
         if wildcard and len(bad) > 1:
             spared = _spare(rows[bad], fk[bad], w[bad], choice, k, cards)
             bad, choice = bad[~spared], choice[~spared]
