@@ -82,8 +82,9 @@ class Counter:
     """Counts of matching data rows for query rows, the data side of each join kept for the next queries.
 
     With ``wildcard`` a missing value (-1) on either side matches anything (sdcMicro's f_k at ``alpha = 1``,
-    ``freqCalc``); otherwise rows match when equal, missing included. The work is one sorted join per pair
-    of missing-value patterns (query pattern x data pattern, on the columns both observe)."""
+    ``freqCalc``); otherwise rows match when equal, missing included. The work is one sorted join per query
+    missing-value pattern and set of columns the data rows share with it (data patterns missing the same
+    observed columns joined together), each data side kept for the round's later queries."""
 
     def __init__(self, data: np.ndarray, weights: np.ndarray, cards: np.ndarray, wildcard: bool) -> None:
         self.data, self.weights, self.cards, self.wildcard = data, weights, cards, wildcard
