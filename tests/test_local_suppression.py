@@ -105,6 +105,7 @@ def test_at_most_as_many_cells_as_sdcmicro(case):
     assert (ours[top] <= theirs[top]).all(), (ours, theirs)
 
 
+@pytest.mark.slow
 def test_cli_end_to_end_reaudits(tmp_path, run_cli):
     frame = pd.read_csv(DATA / "testdata.csv")
     importance = [1, 5, 3, 6, 4, 7, 2]
@@ -128,6 +129,7 @@ def test_cli_end_to_end_reaudits(tmp_path, run_cli):
     assert run_cli("audit", out, "--policy", policy)[0] == 0
 
 
+@pytest.mark.slow
 def test_python_api_and_options(tmp_path):
     frame = pd.read_csv(DATA / "testdata.csv")
     policy = write_policy(tmp_path, _policy(KEYS, frame, 2, None))
@@ -142,6 +144,7 @@ def test_python_api_and_options(tmp_path):
     assert (combs.table[KEYS].isna() & frame[KEYS].notna()).to_numpy().sum() > 0
 
 
+@pytest.mark.slow
 def test_value_semantics_still_reach_k(tmp_path):
     frame = pd.read_csv(DATA / "testdata.csv")
     policy = write_policy(tmp_path, _policy(KEYS, frame, 3, None, missing="value"))
@@ -190,6 +193,7 @@ def test_importance_for_a_non_quasi_identifier_is_refused(tmp_path, run_cli):
     assert code == 2 and "importance" in err and not out.exists() and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_generalize_then_local_suppression_is_offered(tmp_path):
     # the function --explore calls for the candidate "generalize then local suppression"
     from privaudit.pipeline.audit import open_policy, run_audit
