@@ -75,7 +75,7 @@ def test_explore_map_json(explored):
     assert run.code == 0, run.stderr
     ex = report["explore"]
     cands = ex["candidates"]
-    assert len(cands) >= 5 and {c["method"] for c in cands} == {"generalize", "suppress"}
+    assert len(cands) >= 5 and {"generalize", "suppress"} <= {c["method"] for c in cands}
     assert ex["utility_measure"] == "granularity"
     assert ex["risk_bound"] == pytest.approx(1 / 3)
     # frontier as defined: no other candidate at most as risky and at least as useful, one strictly
@@ -120,7 +120,7 @@ def test_explore_writes_the_recommended_release_reaudited(explored, run_cli):
     classes = out[["age", "sex", "zip"]].fillna("<NA>").drop_duplicates()
     assert rec["risk"] == pytest.approx(len(classes) / len(out))
     built = report["explore"]["built_hierarchies"]
-    assert "age" in built and built["age"]["builder"].startswith("whole numbers")
+    assert "age" in built and built["age"]["builder"].startswith("numbers: intervals")
     if rec["method"] == "generalize" and 0 < rec["options"]["levels"]["age"]:
         written = folder / built["age"]["file"]  # the file written, as the report names it
         assert built["age"]["file"] == "out.hierarchy-age.csv" and written.exists()
@@ -400,7 +400,17 @@ def test_risk_based_policy_on_the_map(tmp_path, run_cli):
         ),
     )
     code, out, err = run_cli(
-        "remediate", data, "--policy", policy, "--explore", "--max-candidates", "12", "--json", tmp_path / "r.json"
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--explore",
+        "--methods",
+        "generalize,suppress",
+        "--max-candidates",
+        "12",
+        "--json",
+        tmp_path / "r.json",
     )
     ex = json.loads((tmp_path / "r.json").read_text())["explore"]
     assert code == 0 and ex["risk_bound"] == 0.2 and ex["risk_bound_source"] == "average risk bound of check 'avg'"

@@ -147,7 +147,7 @@ def test_fair_reproduces_the_issue_and_the_stricter_scenario_decides(tmp_path):
     assert "special category (GDPR Art. 9): sex life or sexual orientation, by its header" in text
     doc = yaml.safe_load(text)
     # ages 17.5, 22, ...: half-open intervals, so that generalization can coarsen them
-    assert (tmp_path / "hierarchies" / "age.csv").read_text().splitlines()[0] == "17.5;[15, 20);[10, 20);[0, 20);*"
+    assert (tmp_path / "hierarchies" / "age.csv").read_text().splitlines()[0] == "17.5;[10, 20);[0, 20);*"
     ids = [c.get("id") for c in doc["checks"]]
     assert "k_anonymity_demographics" in ids and "k_anonymity_all_key_variables" in ids
     out = tmp_path / "r.json"

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -56,6 +55,7 @@ import pandas as pd
 import yaml
 
 from privaudit.core.errors import DataError
+from privaudit.discovery import hierarchies as builders
 from privaudit.discovery.headers import tokens
 from privaudit.discovery.key_variables import DEMOGRAPHIC, key_variable
 from privaudit.discovery.scan import SAMPLE_ROWS, column_sample, scan_column
@@ -190,73 +190,15 @@ def _type_of(name: str, distinct: np.ndarray) -> tuple[str, list[str] | None, li
     return "nominal", None, []
 
 
-_POSTCODE_WORDS = {"zip", "zipcode", "postcode", "postal", "plz", "cp", "postleitzahl"}
-
-
-def _masking_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
-    """Postcodes of one length: each level masks one more trailing digit (the last level is ``*``)."""
-    raw = sorted(pd.Series(distinct, dtype=object).astype(str))
-    if len(raw) < 2 or len({len(v) for v in raw}) != 1 or not all(v.isdigit() for v in raw):
-        return None
-    width = len(raw[0])
-    rows = [";".join([v] + [v[: width - i] + "*" * i for i in range(1, width)] + ["*"]) for v in raw]
-    return "\n".join(rows) + "\n", f"postcodes of {width} digits: a masking hierarchy (one more digit masked per level)"
-
-
-#: A numeric quasi-identifier with at most this many distinct values is taken for coded categories.
-CODES = 10
-
-
-def _numeric_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
-    """An interval hierarchy (5, 10, 20 wide, ``*``) for numbers (``15-19`` for whole numbers, half-open
-    ``[15, 20)`` when some have fractions, as Fair's ages 17.5, 22 ...), a flat one for coded categories;
-    with the note that says which. Leaves are the values as written (the column is typed nominal)."""
-    raw = pd.Series(distinct, dtype=object).astype(str)
-    numbers = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
-    order = np.lexsort((raw.to_numpy(), numbers))
-    raw, numbers = raw.to_numpy()[order], numbers[order]
-    if len(raw) < 2 or len(raw) > 5000:
-        return None
-    if len(np.unique(numbers)) <= CODES and numbers.max() - numbers.min() < CODES:  # 1/2, 0-9: not magnitudes
-        return "".join(f"{v};*\n" for v in raw), f"{len(raw)} codes: a flat hierarchy (value, then *)"
-    whole = bool((numbers == np.round(numbers)).all())
-    if not whole and numbers.max() - numbers.min() < 10:
-        return None  # fractions on a short range: intervals of 5 would merge everything
-    # with negative bounds, closed brackets ([-5, -1]): "-5--1" is hard to read, and a CSV cell starting with
-    # "-" is taken for a formula (the writer's guard would change it: remediation/export.py)
-    closed = whole and numbers.min() < 0
-    rows = []
-    for text, v in zip(raw, numbers, strict=False):
-        cells = [text]
-        for width in (5, 10, 20):
-            low = int(math.floor(v / width) * width)
-            if not whole:
-                cells.append(f"[{low}, {low + width})")
-            else:
-                cells.append(f"[{low}, {low + width - 1}]" if closed else f"{low}-{low + width - 1}")
-        cells.append("*")
-        rows.append(";".join(cells))
-    if whole:
-        return "\n".join(rows) + "\n", "whole numbers: an interval hierarchy (5, 10, 20 wide, then *)"
-    return "\n".join(rows) + "\n", "numbers with fractions: an interval hierarchy ([15, 20), 10, 20 wide, then *)"
-
-
 def _hierarchy_for(
-    parts: set[str], kind: str, order: list[str] | None, notes: list[str], distinct: np.ndarray
+    parts: set[str], kind: str, order: list[str] | None, notes: list[str], values: np.ndarray | pd.Series
 ) -> tuple[str, str] | None:
-    """The drafted hierarchy of a quasi-identifier (CSV text, the note saying which), or None."""
-    if parts & _POSTCODE_WORDS and (masked := _masking_hierarchy(distinct)) is not None:
-        return masked
-    if kind == "numeric":
-        return _numeric_hierarchy(distinct)
-    if order is not None and notes and notes[0].startswith("dates"):
-        return _date_hierarchy(order), "dates: day, month, year, decade, then *"
-    return None
-
-
-def _date_hierarchy(order: list[str]) -> str:
-    rows = [f"{d};{d[:7]};{d[:4]};{d[:3]}0s;*" for d in order]
-    return "\n".join(rows) + "\n"
+    """The drafted hierarchy of a quasi-identifier (CSV text, the note saying which), or None: the builders
+    of :mod:`privaudit.discovery.hierarchies` on its ``values`` (one per record, or the distinct ones) --
+    known domains, numbers, postcodes, dates; other categories are left to the user."""
+    if order is not None and notes and notes[0].startswith("number ranges"):
+        return None
+    return builders.build(parts, values, kind, categories=False)
 
 
 _GENERIC = re.compile(
@@ -420,13 +362,16 @@ def _add_key_variables_by_content(
         ]
 
 
-def _add_hierarchies(columns: list[Column], distincts: dict[str, np.ndarray]) -> dict[str, str]:
+def _add_hierarchies(
+    columns: list[Column], distincts: dict[str, np.ndarray], frame: pd.DataFrame | None = None
+) -> dict[str, str]:
     """A hierarchy for each quasi-identifier that has a builder; the files' texts by file name."""
     hierarchies: dict[str, str] = {}
     taken: set[str] = set()  # file names already given, case-folded (age (years) and age [years] differ)
     for col in columns:
         if col.role == "quasi_identifier":
-            drafted = _hierarchy_for(set(tokens(col.name)), col.type, col.order, col.notes, distincts[col.name])
+            values = frame[col.name] if frame is not None else distincts[col.name]
+            drafted = _hierarchy_for(set(tokens(col.name)), col.type, col.order, col.notes, values)
             if drafted is not None:
                 stem, n = _file_name(col.name), 2
                 while f"{stem}.csv".casefold() in taken:
@@ -479,7 +424,7 @@ def draft(
             candidates.append(name)
     codes = Codes(sample)
     _add_key_variables_by_content(columns, codes, candidates, distincts)
-    hierarchies = _add_hierarchies(columns, distincts)
+    hierarchies = _add_hierarchies(columns, distincts, frame)
     qis = [c.name for c in columns if c.role == "quasi_identifier"]
     full = codes.unique_share(qis)
     ranking = sorted(

@@ -449,12 +449,17 @@ def importance_order(policy: Policy) -> list[str]:
     return [qi[i] for i in sorted(ranked, key=rank)]
 
 
+#: Utility figures this close to the best are taken as equal: a hundredth or two of granularity does not pay for
+#: changing more cells (suppressing more records to keep one level finer), so the fewer cells changed decide.
+UTILITY_TIE = 0.02
+
+
 def recommend(candidates: Sequence[Candidate], order: Sequence[str] = ()) -> int | None:
     """The recommended candidate (see the module docstring), among the passing candidates on the axis:
     for each ranked quasi-identifier of ``order`` in turn, those that keep it whenever one does; then those
     whose deleted quasi-identifiers are not a strict superset of another's (no other passing candidate
-    keeps all they keep and more); then the highest utility, fewer cells changed, lower risk, the earlier
-    candidate."""
+    keeps all they keep and more); then, of those within :data:`UTILITY_TIE` of the highest utility, the one
+    that changes the fewest cells, then the higher utility, lower risk, the earlier candidate."""
     pool = [i for i, c in enumerate(candidates) if c.passes and c.utility is not None]
     if not pool:
         return None
@@ -464,11 +469,13 @@ def recommend(candidates: Sequence[Candidate], order: Sequence[str] = ()) -> int
             pool = keeping
     gone = {i: frozenset(candidates[i].deleted) for i in pool}
     pool = [i for i in pool if not any(gone[j] < gone[i] for j in pool)]
+    best = max(float(candidates[i].utility or 0.0) for i in pool)
+    near = [i for i in pool if float(candidates[i].utility or 0.0) >= best - UTILITY_TIE]
     return min(
-        pool,
+        near,
         key=lambda i: (
-            -round(float(candidates[i].utility or 0.0), 12),
             int(candidates[i].lost.get("cells_changed", 0)),
+            -round(float(candidates[i].utility or 0.0), 12),
             float(candidates[i].risk or 0.0),
             i,
         ),

@@ -48,6 +48,7 @@ DEFAULT_PLUGINS = (
     "privaudit.remediation.methods.randomize",
     "privaudit.remediation.methods.microaggregate",
     "privaudit.remediation.methods.generalize",
+    "privaudit.remediation.methods.local_suppression",
 )
 
 

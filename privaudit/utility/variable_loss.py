@@ -94,6 +94,11 @@ def text_codes(column: pd.Series) -> tuple[np.ndarray, list[str]]:
     return remap[codes], labels
 
 
+#: A variable that lost more than this share of its values to suppression is deleted in effect: what is left is
+#: no longer a variable a user can analyse (and explore's recommendation treats it as deleted).
+MOSTLY_SUPPRESSED = 0.5
+
+
 def column_changes(
     before: pd.Series | tuple[np.ndarray, list[str]],
     after: pd.Series,
@@ -143,6 +148,11 @@ def column_changes(
         out["description"] = "deleted: every value suppressed" + (
             " or generalized to *" if (b_gone & (b >= 0)).any() else ""
         )
+        return out
+    held = int(np.count_nonzero(a >= 0))
+    if held and suppressed > MOSTLY_SUPPRESSED * held:
+        out["status"] = "deleted"
+        out["description"] = f"deleted in effect: {_values(suppressed, n)} suppressed"
         return out
     if changed == suppressed:
         out["status"] = "suppressed"

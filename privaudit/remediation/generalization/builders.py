@@ -1,13 +1,14 @@
 """Hierarchies built for quasi-identifiers the policy gives none, as ``privaudit init`` drafts them.
 
 A quasi-identifier without a hierarchy can otherwise only be kept or suppressed whole. The builders are
-``privaudit init``'s (:mod:`privaudit.discovery.draft`), which follow ARX's hierarchy builders
-(``org.deidentifier.arx.aggregates``): whole numbers get intervals 5, 10 and 20 wide, then ``*``
-(``HierarchyBuilderIntervalBased`` with ARX's default grouping of adjacent intervals by two; a numeric column
-of at most ten codes spanning less than ten gets a flat hierarchy); postcodes (a header such as ``zip``,
-``postcode``, ``plz``, every value of one length in digits) one more trailing digit masked per level
-(``HierarchyBuilderRedactionBased``); ISO dates day, month, year, decade, ``*`` (``HierarchyBuilderDate``);
-a categorical column of at most :data:`FLAT_MAX` distinct values a flat hierarchy ``value;*``.
+:mod:`privaudit.discovery.hierarchies` (shared with ``privaudit init``), after ARX's
+(``org.deidentifier.arx.aggregates``): numbers get intervals read from their distribution with bottom and
+top codes (``HierarchyBuilderIntervalBased``); postcodes one more trailing digit masked per level
+(``HierarchyBuilderRedactionBased``); ISO dates day, month, year, decade; known domains (US states, ISO
+country codes, years of schooling) their semantic groupings; a categorical column of at most
+:data:`FLAT_MAX` values a flat hierarchy ``value;*``, a larger one its rare values grouped first
+(``HierarchyBuilderOrderBased`` on frequency). generalize's ``hierarchy_builders`` option names a
+semantic builder for a column.
 
 A built hierarchy's labels (``20-24``) cannot be held by a numeric column, so the column is worked on as
 text (its values written as :mod:`privaudit.remediation.export` writes them: ``39``, ``45.5``) and re-audited
@@ -25,12 +26,12 @@ import pandas as pd
 
 from privaudit.core.context import AuditContext
 from privaudit.core.hierarchy import Hierarchy
-from privaudit.discovery import draft as drafted
+from privaudit.discovery import hierarchies
 from privaudit.discovery.headers import tokens
 from privaudit.remediation.generalization.problem import GeneralizationProblem
 
 #: A nominal quasi-identifier with at most this many distinct values gets a flat hierarchy (value, then *).
-FLAT_MAX = 50
+FLAT_MAX = hierarchies.FLAT_MAX
 
 
 @dataclass
@@ -99,21 +100,13 @@ def as_text(values: pd.Series) -> pd.Series:
     return out
 
 
-def build_hierarchy(column: str, values: pd.Series, kind: str) -> tuple[str, str] | None:
-    """The CSV text and builder note of a hierarchy for ``values`` (typed ``kind``), or None."""
-    distinct = pd.unique(values.dropna().astype(str))
-    if len(distinct) < 2:
-        return None
-    parts = set(tokens(column))
-    if kind == "numeric":
-        return drafted._hierarchy_for(parts, "numeric", None, [], np.asarray(distinct, dtype=object))
-    if parts & drafted._POSTCODE_WORDS and (masked := drafted._masking_hierarchy(distinct)) is not None:
-        return masked
-    if pd.Series(distinct, dtype=object).str.fullmatch(drafted._DATE.pattern).all():
-        return drafted._date_hierarchy(sorted(distinct)), "dates: day, month, year, decade, then *"
-    if len(distinct) <= FLAT_MAX:
-        return "".join(f"{v};*\n" for v in distinct), f"{len(distinct)} categories: a flat hierarchy (value, then *)"
-    return None
+def build_hierarchy(column: str, values: pd.Series, kind: str, builder: str | None = None) -> tuple[str, str] | None:
+    """The CSV text and builder note of a hierarchy for ``values`` (one per record, typed ``kind``), or None:
+    the semantic ``builder`` when one is named (ValueError for a value it does not know), else the one
+    :func:`privaudit.discovery.hierarchies.build` recognises."""
+    if builder is not None:
+        return hierarchies.by_name(builder, values)
+    return hierarchies.build(set(tokens(column)), values, kind)
 
 
 def _hierarchy(text: str, column: str) -> Hierarchy:
@@ -121,18 +114,25 @@ def _hierarchy(text: str, column: str) -> Hierarchy:
     return Hierarchy(rows, f"built for {column}")
 
 
-def working_problem(ctx: AuditContext, build: bool = True) -> tuple[GeneralizationProblem, Built]:
+def working_problem(
+    ctx: AuditContext, build: bool = True, builders: dict[str, str] | None = None
+) -> tuple[GeneralizationProblem, Built]:
     """The generalization problem of ``ctx`` with hierarchies built for the quasi-identifiers that have none
-    (when ``build``), and what was built."""
+    (when ``build``), and what was built; ``builders`` names the semantic builder of some columns (column ->
+    ``us_states``, ``countries``, ``schooling``, ``postcodes``), which replaces a hierarchy the policy gives."""
+    builders = builders or {}
     built = Built()
     policy, table = ctx.policy, ctx.table
-    if build:
+    if build or builders:
         for column in policy.quasi_identifiers:
-            if column in policy.hierarchies:
+            if column not in builders and (column in policy.hierarchies or not build):
                 continue
             spec = policy.columns[column]
             values = as_text(table[column]) if spec.type == "numeric" else table[column].astype(object)
-            found = build_hierarchy(column, values.where(values.notna(), None), spec.type)
+            try:
+                found = build_hierarchy(column, values.where(values.notna(), None), spec.type, builders.get(column))
+            except ValueError as exc:
+                raise ValueError(f"hierarchy of {column!r}: {exc}") from None
             if found is None:
                 continue
             text, note = found

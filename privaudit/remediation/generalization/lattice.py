@@ -119,6 +119,7 @@ class LatticeSearch:
         costs: CostModel,
         budget: int = 0,
         progress: Callable[[str, int, int], None] | None = None,
+        importance: np.ndarray | None = None,
     ):
         self.problem, self.costs, self.budget, self.progress = problem, costs, int(budget), progress
         self.heights = [d.height for d in problem.domains]
@@ -127,6 +128,10 @@ class LatticeSearch:
             [int(np.prod([h + 1 for h in self.heights[j + 1 :]])) for j in range(len(self.heights))], dtype=np.int64
         )
         self.height_sum = self.lattice.sum(axis=1)
+        #: among nodes of equal loss, the one generalizing the less important QIs first: levels weighted by
+        #: importance (1 the most important weighs most; no importance given: no preference)
+        weight = np.zeros(len(self.heights)) if importance is None else importance.max() + 1.0 - importance
+        self.tie = self.lattice @ weight
         self.gen_cost = self._generalization_costs()
         self.evaluated = 0
         self.tagging_checks = tagging_checks(problem.policy, self.budget)
@@ -330,7 +335,9 @@ class LatticeSearch:
         candidates = np.flatnonzero(status == 1)
         if not len(candidates):
             return self._outcome(None, np.inf, 0, 0)
-        order = candidates[np.lexsort((candidates, self.height_sum[candidates], self.gen_cost[candidates]))]
+        order = candidates[
+            np.lexsort((candidates, self.height_sum[candidates], self.tie[candidates], self.gen_cost[candidates]))
+        ]
         if self.budget == 0:
             return self._as_generalized(int(order[0]), len(candidates))
         best_cost, best = np.inf, None
@@ -421,7 +428,7 @@ class LatticeSearch:
     def _lazy_search(self) -> LatticeResult:
         size = len(self.lattice)
         status = np.zeros(size, dtype=np.int8)
-        order = np.lexsort((np.arange(size), self.height_sum, self.gen_cost))
+        order = np.lexsort((np.arange(size), self.height_sum, self.tie, self.gen_cost))
         best_cost, best = np.inf, None
         exact_runs = 0
         for index in order:

@@ -31,6 +31,8 @@ from pydantic import Field
 from privaudit.common.params import Params
 from privaudit.core.context import AuditContext
 from privaudit.core.hookspecs import hookimpl
+from privaudit.discovery import hierarchies
+from privaudit.remediation import importance as importance_of
 from privaudit.remediation.api import (
     ExploreCandidate,
     ExploreRequest,
@@ -80,6 +82,11 @@ class GeneralizeOptions(Params):
         description="Build a hierarchy for each quasi-identifier the policy gives none (intervals, "
         "dates, postcode masking, flat), as privaudit init does; off: such a QI is only kept or suppressed.",
     )
+    hierarchy_builders: dict[str, str] | None = Field(
+        default=None,
+        description="Column -> semantic hierarchy builder (us_states, countries, schooling, postcodes), built "
+        "from the column's values in place of any other hierarchy.",
+    )
     write_hierarchies: bool = Field(
         default=True,
         description="Write every built hierarchy beside the output (<out>.hierarchy-<column>.csv), with the "
@@ -88,7 +95,8 @@ class GeneralizeOptions(Params):
 
 
 def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
-    return _run(ctx, options, *working_problem(ctx, options.build_hierarchies))
+    builders = hierarchies.builders_option(options.hierarchy_builders, ctx.policy.quasi_identifiers)
+    return _run(ctx, options, *working_problem(ctx, options.build_hierarchies, builders))
 
 
 def _run(ctx: AuditContext, options: GeneralizeOptions, problem, built) -> Remediation:
@@ -153,7 +161,7 @@ def _run(ctx: AuditContext, options: GeneralizeOptions, problem, built) -> Remed
         )
     else:
         budget = int(np.floor(options.max_suppression * n + 1e-9))
-        search = LatticeSearch(problem, costs, budget, ctx.progress)
+        search = LatticeSearch(problem, costs, budget, ctx.progress, _importance(ctx, problem.columns))
         result = search.search(prune=True)
         nodes, suppressed = result.nodes, result.suppressed
         notes += result.notes
@@ -294,6 +302,15 @@ def spread(items: Sequence[Any], n: int) -> list[Any]:
         return [items[0]]
     picks = np.unique(np.round(np.linspace(0, len(items) - 1, n)).astype(int))
     return [items[i] for i in picks]
+
+
+def _importance(ctx: AuditContext, columns: list[str]) -> np.ndarray | None:
+    """The policy's importance of each QI (:mod:`privaudit.remediation.importance`) when it declares any:
+    among level vectors of equal loss the search then generalizes the less important QIs."""
+    specs = [ctx.policy.columns[c] for c in columns]
+    if not any(s.importance is not None or s.keep for s in specs):
+        return None
+    return importance_of.resolve(ctx.policy, columns, ctx.table).astype(np.float64)
 
 
 REMEDIATOR = Remediator(

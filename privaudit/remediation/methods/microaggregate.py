@@ -4,7 +4,8 @@ Seed paper: Soria-Comas, Domingo-Ferrer, Sánchez & Martínez, "t-Closeness thro
 (IEEE TKDE 2015); algorithms in :mod:`privaudit.remediation.microaggregation`. The targets come from the policy:
 k is the option ``k`` when given, else the largest class size its error-severity checks imply (their declared ``ClassRule.min_size``:
 k-anonymity's k, p-sensitive k-anonymity's k); t and the sensitive column from the distances they bound on a
-numeric column (``ClassRule.max_distance``: t-closeness's t; the smallest t when there are several). Every quasi-identifier must be numeric with no missing values; the output keeps
+numeric column (``ClassRule.max_distance``: t-closeness's t; the smallest t when there are several). The policy's ``importance`` of the quasi-identifiers weighs them in MDAV's distances (more important,
+heavier: kept closer). Every quasi-identifier must be numeric with no missing values; the output keeps
 all records and columns, with each record's QIs set to its cluster's centroid.
 """
 
@@ -17,6 +18,7 @@ from pydantic import Field
 
 from privaudit.common.params import Params
 from privaudit.core.hookspecs import hookimpl
+from privaudit.remediation import importance as importance_of
 from privaudit.remediation.api import (
     ExploreCandidate,
     ExploreRequest,
@@ -86,7 +88,8 @@ def run(ctx, options: MicroaggregateOptions) -> Remediation:
         if ctx.progress:
             ctx.progress(f"microaggregating ({algorithm})", done, total)
 
-    result = microaggregate(X, s, k, t, algorithm=algorithm, progress=report)
+    weights = _weights(ctx, qi)
+    result = microaggregate(X, s, k, t, algorithm=algorithm, progress=report, weights=weights)
     table = ctx.table.copy()
     for j, column in enumerate(qi):
         table[column] = _without_float_noise(result.X_aggregated[:, j])
@@ -98,6 +101,7 @@ def run(ctx, options: MicroaggregateOptions) -> Remediation:
         "columns": qi,
         "k_effective": result.k_effective,
         "merges": result.n_merges,
+        **({"weights": dict(zip(qi, weights.tolist(), strict=True))} if weights is not None else {}),
     }
     loss = {
         "normalized_sse": result.normalized_sse,
@@ -108,6 +112,17 @@ def run(ctx, options: MicroaggregateOptions) -> Remediation:
         "max_cluster_emd": None if result.cluster_emd is None else float(result.cluster_emd.max()),
     }
     return Remediation(table, changes, loss)
+
+
+def _weights(ctx, qi: list[str]) -> np.ndarray | None:
+    """Distance weights of the standardised QIs from the policy's importance, when it ranks any
+    (:mod:`privaudit.remediation.importance`): importance i of n levels weighs n + 1 - i, scaled to a mean of
+    1, so clusters are tighter in the important QIs and their centroids move them less."""
+    if not any(ctx.policy.columns[c].importance is not None for c in qi):
+        return None
+    importance = importance_of.resolve(ctx.policy, qi, ctx.table).astype(np.float64)
+    weights = importance.max() + 1.0 - importance
+    return weights / weights.mean()
 
 
 def _without_float_noise(centroids: np.ndarray) -> np.ndarray:

@@ -1,7 +1,8 @@
 """suppress: local suppression of the quasi-identifiers of records in violating classes.
 
 Repeatedly: find the classes that break an error-severity class-based check of the policy, and
-replace the quasi-identifier values of their records by ``*`` (mode ``cells``; with the default
+replace the quasi-identifier values of their records by ``*`` (when the policy ranks the quasi-identifiers'
+``importance``, the least important first, the next ones only for records that still violate) (mode ``cells``; with the default
 ``missing_qi: value`` the suppressed records then form one class of their own) or remove the records
 (mode ``records``). When only the suppressed class itself still violates (too small, or not diverse
 enough), the smallest remaining class joins it. Stops when the policy's class-based checks hold or the
@@ -19,6 +20,7 @@ from privaudit.common.numbers import fmt
 from privaudit.common.params import Params
 from privaudit.core.context import AuditContext
 from privaudit.core.hookspecs import hookimpl
+from privaudit.remediation import importance as importance_of
 from privaudit.remediation.api import (
     ExploreCandidate,
     ExploreRequest,
@@ -48,6 +50,8 @@ def run(ctx: AuditContext, options: SuppressOptions) -> Remediation:
     budget = int(np.floor(options.max_suppression * n))
     hit = np.zeros(n, dtype=bool)  # records suppressed (or removed) so far, in input row order
     keep = np.ones(n, dtype=bool)
+    tiers = _tiers(ctx, columns) if options.mode == "cells" else [columns]
+    depth = np.zeros(n, dtype=np.int64)  # how many tiers of each record's QIs are blanked
     notes: list[str] = []
     for round_ in range(MAX_ROUNDS):
         current = frame[keep] if options.mode == "records" else frame
@@ -57,6 +61,20 @@ def run(ctx: AuditContext, options: SuppressOptions) -> Remediation:
             break
         rows_now = bad_classes[sub.summary.class_of]
         positions = np.flatnonzero(keep) if options.mode == "records" else np.arange(n)
+        deeper = np.zeros(n, dtype=bool)
+        deeper[positions[rows_now]] = True
+        deeper &= depth < len(tiers)
+        if deeper.any() and len(tiers) > 1:  # blank the next, more important tier of records still violating
+            if hit.sum() + (deeper & ~hit).sum() > budget:
+                notes.append(f"suppressing more records would exceed the budget ({options.max_suppression:.1%})")
+                break
+            for t, tier in enumerate(tiers):
+                rows = deeper & (depth == t)
+                if rows.any():
+                    _apply(frame, keep, rows, tier, options.mode)
+            depth[deeper] += 1
+            hit |= deeper
+            continue
         new = np.zeros(n, dtype=bool)
         new[positions[rows_now]] = True
         new &= ~hit
@@ -77,6 +95,7 @@ def run(ctx: AuditContext, options: SuppressOptions) -> Remediation:
             )
             break
         hit |= new
+        depth[new] = len(tiers)
         _apply(frame, keep, new, columns, options.mode)
         if ctx.progress:
             ctx.progress("suppressing", round_ + 1, MAX_ROUNDS)
@@ -85,7 +104,7 @@ def run(ctx: AuditContext, options: SuppressOptions) -> Remediation:
     loss = {
         "records_suppressed": suppressed,
         "share_suppressed": suppressed / n if n else 0.0,
-        "cells_suppressed": suppressed * len(columns) if options.mode == "cells" else suppressed * frame.shape[1],
+        "cells_suppressed": _cells(depth, tiers) if options.mode == "cells" else suppressed * frame.shape[1],
     }
     changes = {"mode": options.mode, "columns": columns, "records_affected": suppressed, "rows_out": int(len(out))}
     removed = n - len(out)
@@ -97,6 +116,22 @@ def run(ctx: AuditContext, options: SuppressOptions) -> Remediation:
                 f"{fmt(n)} rows (the others keep their order)"
             )
     return Remediation(out, changes, loss, notes=notes, records_removed=removed)
+
+
+def _tiers(ctx: AuditContext, columns: list[str]) -> list[list[str]]:
+    """The QIs to blank in turn, least important first, when the policy ranks any
+    (:mod:`privaudit.remediation.importance`): a record still violating once a tier is blank loses the next
+    one. Without importance, one tier: every QI at once."""
+    if not any(ctx.policy.columns[c].importance is not None for c in columns):
+        return [columns]
+    importance = importance_of.resolve(ctx.policy, columns, ctx.table)
+    levels = sorted(set(importance.tolist()), reverse=True)
+    return [[c for c, i in zip(columns, importance.tolist(), strict=True) if i == level] for level in levels]
+
+
+def _cells(depth: np.ndarray, tiers: list[list[str]]) -> int:
+    widths = np.concatenate(([0], np.cumsum([len(t) for t in tiers])))
+    return int(widths[depth].sum())
 
 
 def _apply(frame, keep: np.ndarray, rows: np.ndarray, columns: list[str], mode: str) -> None:

@@ -142,6 +142,7 @@ def microaggregate(
     t: float | None,
     algorithm: Algorithm = "t-closeness-first",
     progress: Callable[[int, int], None] | None = None,
+    weights: np.ndarray | None = None,
 ) -> MicroaggregationResult:
     """Microaggregate the numeric quasi-identifiers ``X`` into k-anonymous
     (and, except for ``"mdav"``, t-close w.r.t. ``s``) clusters.
@@ -167,6 +168,10 @@ def microaggregate(
     progress:
         Optional ``callable(done, total)`` receiving the number of records
         clustered so far.
+    weights:
+        Optional ``(p,)`` positive weights of the standardised QIs in every
+        distance (a QI weighing more is kept closer within clusters: the
+        importance of the QIs); None weighs them alike.
 
     Raises
     ------
@@ -194,6 +199,8 @@ def microaggregate(
         raise ValueError(f"algorithm {algorithm!r} needs a sensitive attribute s and a level t")
 
     Z = standardize(A)
+    if weights is not None:
+        Z = Z * np.asarray(weights, dtype=np.float64)[None, :]
     k_eff, n_merges = k, 0
     if algorithm == "mdav":
         labels = mdav(Z, k, standardized=True, progress=progress)
