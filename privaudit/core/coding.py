@@ -18,6 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from privaudit.common.numeric import to_numeric
 from privaudit.core.errors import DataError
 from privaudit.core.policy import Policy
 from privaudit.core.summary import narrowest_int
@@ -113,7 +114,7 @@ def native_numbers(column: pa.ChunkedArray, name: str, spec, missing: Sequence[s
 
 def not_a_number(table: Table, name: str, row: int, value: str) -> DataError:
     """A numeric column's value that is not a number, or not a finite one (``inf``)."""
-    finite = "" if pd.isna(pd.to_numeric(value, errors="coerce")) else "finite "
+    finite = "" if pd.isna(to_numeric(value, errors="coerce")) else "finite "
     return DataError(f"{table.path}: column {name!r}, {table.row_label(row)}: {value!r} is not a {finite}number")
 
 
@@ -128,7 +129,7 @@ def first_row_with(codes: np.ndarray, code: int) -> int:
 def typed(codes: np.ndarray, values: np.ndarray, name: str, spec, table: Table) -> pd.Series | pd.Categorical:
     """Apply the policy's type to a dictionary-coded column (checks run on the distinct values only)."""
     if is_numeric_spec(spec):
-        numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
+        numbers = to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
         bad = np.flatnonzero(~np.isfinite(numbers))  # "inf" parses, but is no measurement (nor is "nan")
         if len(bad):
             raise not_a_number(table, name, first_row_with(codes, int(bad[0])), values[bad[0]])

@@ -55,6 +55,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from privaudit.common.numeric import to_numeric
 from privaudit.core.errors import DataError
 from privaudit.discovery.headers import tokens
 from privaudit.discovery.key_variables import DEMOGRAPHIC, key_variable
@@ -171,7 +172,7 @@ class Draft:
 
 
 def _is_number(values: np.ndarray) -> np.ndarray:
-    return np.isfinite(pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float))
+    return np.isfinite(to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float))
 
 
 def _type_of(name: str, distinct: np.ndarray) -> tuple[str, list[str] | None, list[str]]:
@@ -212,7 +213,7 @@ def _numeric_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
     ``[15, 20)`` when some have fractions, as Fair's ages 17.5, 22 ...), a flat one for coded categories;
     with the note that says which. Leaves are the values as written (the column is typed nominal)."""
     raw = pd.Series(distinct, dtype=object).astype(str)
-    numbers = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    numbers = to_numeric(raw, errors="coerce").to_numpy(dtype=float)
     order = np.lexsort((raw.to_numpy(), numbers))
     raw, numbers = raw.to_numpy()[order], numbers[order]
     if len(raw) < 2 or len(raw) > 5000:
@@ -333,7 +334,7 @@ def _evidence(name: str, frame: pd.DataFrame, sample: pd.DataFrame) -> _Evidence
 
 def _given_role(e: _Evidence, role: str, source: str) -> _Drafted:
     """A column whose role the user gave (``--role``)."""
-    if role == "weight" and not (e.kind == "numeric" and (pd.to_numeric(pd.Series(e.distinct)) > 0).all()):
+    if role == "weight" and not (e.kind == "numeric" and (to_numeric(pd.Series(e.distinct)) > 0).all()):
         raise DataError(f"--role {e.name}={role}: a weight must be a positive number in every row of {source}")
     col = Column(e.name, role, e.kind, e.notes + ["the role given by --role"], e.order)
     category = None
@@ -353,7 +354,7 @@ def _structural_role(e: _Evidence, frame: pd.DataFrame) -> Column | None:
     if finding is not None and finding.confidence == "high":
         return Column(e.name, "identifier", "nominal", [f"{finding.share:.0%} look like {finding.label}"])
     words = set(e.parts)
-    if words & _WEIGHT_WORDS and e.kind == "numeric" and (pd.to_numeric(pd.Series(e.distinct)) > 0).all():
+    if words & _WEIGHT_WORDS and e.kind == "numeric" and (to_numeric(pd.Series(e.distinct)) > 0).all():
         return Column(e.name, "weight", "numeric", ["a positive number named like a sampling weight"])
     if (
         (words & _HOUSEHOLD_IDS or (words & _HOUSEHOLD_WORDS and words & _ID_WORDS))

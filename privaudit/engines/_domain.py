@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
 from privaudit.core.coding import typed
 from privaudit.core.errors import DataError
 from privaudit.engines._source import RowShim, Source
@@ -42,7 +43,7 @@ def needs_check(spec) -> bool:
 def as_numbers(values: np.ndarray) -> np.ndarray:
     """Texts as floats the way ``coding.typed`` parses them (NaN where a text is not a number; ``inf``,
     which ``coding.typed`` refuses too, as infinity)."""
-    return pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
+    return to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
 
 
 def first_bad(values: np.ndarray, spec) -> tuple[int, str] | None:

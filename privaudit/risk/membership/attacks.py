@@ -59,6 +59,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
+
 __all__ = ["Embedding", "embed", "MembershipScores", "membership_scores"]
 
 MAX_LEVELS = 31
@@ -102,7 +104,7 @@ def embed(frames: Sequence[pd.DataFrame], columns: Sequence[str], numeric: Mappi
     n_pop = sum(len(f) for f in frames[:-1])
     for col in columns:
         if numeric[col]:
-            values = [pd.to_numeric(f[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan) for f in frames]
+            values = [to_numeric(f[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan) for f in frames]
             values = [np.where(np.isfinite(v), v, np.nan) for v in values]
             pop = (
                 np.sort(np.concatenate(values[:-1])) if n_pop else np.zeros(0)
