@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from privaudit.core.errors import PolicyError
+from privaudit.core.errors import PolicyError, did_you_mean
 from privaudit.core.hierarchy import Hierarchy
 
 if TYPE_CHECKING:  # the policy is a leaf: it is handed the registry, never imports the plugin host
@@ -273,7 +273,8 @@ class Policy:
                 name, opts = item, {}
             if name not in known:
                 raise PolicyError(
-                    f"{self.path}: utility[{index}]: unknown utility measure {name!r} (available: {', '.join(known)})"
+                    f"{self.path}: utility[{index}]: unknown utility measure {name!r}{did_you_mean(name, known)} "
+                    f"(available: {', '.join(known)})"
                 )
             if name in names:
                 raise PolicyError(f"{self.path}: utility[{index}]: {name!r} is listed twice")
@@ -283,6 +284,7 @@ class Policy:
             if target is not None and target not in self.model.columns:
                 raise PolicyError(
                     f"{self.path}: utility[{index}].{name}.target: {target!r} is not a column of the policy"
+                    f"{did_you_mean(target, self.model.columns)}"
                 )
             names.append(name)
             options[name] = dict(opts)
@@ -360,8 +362,8 @@ class Policy:
             assessor = registry.assessors.get(spec.assessor)
             if assessor is None:
                 raise PolicyError(
-                    f"{self.path}: checks[{index}].assessor: unknown assessor {spec.assessor!r} "
-                    f"(available: {', '.join(sorted(registry.assessors))})"
+                    f"{self.path}: checks[{index}].assessor: unknown assessor {spec.assessor!r}"
+                    f"{did_you_mean(spec.assessor, registry.assessors)} (available: {', '.join(sorted(registry.assessors))})"
                 )
             try:
                 params = assessor.params.model_validate(spec.params)
@@ -386,7 +388,7 @@ class Policy:
                 unknown = [c for c in scenario if c not in declared]
                 if not scenario or unknown or len(set(scenario)) != len(scenario):
                     what = (
-                        f"{unknown[0]!r} is not a quasi-identifier of the policy"
+                        _not_a_qi(unknown[0], declared, self.columns)
                         if unknown
                         else "give at least one quasi-identifier"
                         if not scenario
@@ -410,6 +412,14 @@ class Policy:
                 if problem:
                     raise PolicyError(f"{self.path}: checks[{index}]: {problem}")
         return checks
+
+
+def _not_a_qi(name: str, declared: list[str], columns: dict[str, Any]) -> str:
+    """Why a scenario's column is refused: a typo of a quasi-identifier, or a column of another role."""
+    listed = f"quasi-identifiers: {', '.join(declared)}"
+    if name in columns:
+        return f"{name!r} is not a quasi-identifier (its role is {columns[name].role!r}; {listed})"
+    return f"{name!r} is not a quasi-identifier, nor any column of the policy{did_you_mean(name, declared)} ({listed})"
 
 
 def with_check_overrides(policy: Policy, overrides: dict[str, dict[str, Any]]) -> Policy:
@@ -493,7 +503,7 @@ def read_policy_document(path: Path) -> tuple[dict, str, bytes]:
         raise PolicyError(f"{path}: YAML nested too deeply") from None
     if not isinstance(doc, dict):
         raise PolicyError(f"{path}: a policy must be a YAML mapping (got {type(doc).__name__})")
-    problem = _expansion_problem(doc)
+    problem = expansion_problem(doc)
     if problem:
         raise PolicyError(f"{path}: {problem}")
     return doc, sha, raw
@@ -502,7 +512,7 @@ def read_policy_document(path: Path) -> tuple[dict, str, bytes]:
 MAX_EXPANDED_NODES = 200_000
 
 
-def _expansion_problem(doc: Any) -> str | None:
+def expansion_problem(doc: Any) -> str | None:
     """YAML aliases let a small file stand for a huge or cyclic structure ("billion laughs"). Count the
     nodes the document expands to, sharing work between aliased objects, and refuse runaway ones."""
     sizes: dict[int, int] = {}
@@ -560,7 +570,7 @@ def policy_from_dict(
     except (TypeError, ValueError) as exc:
         raise PolicyError(f"<dict policy>: not a plain mapping of names, numbers and lists ({exc})") from None
     path = Path(folder or Path.cwd()) / "<dict policy>"
-    problem = _expansion_problem(doc)
+    problem = expansion_problem(doc)
     if problem:
         raise PolicyError(f"<dict policy>: {problem}")
     return _validated(doc, path, hashlib.sha256(canonical).hexdigest(), canonical, registry, allow_outside_paths)

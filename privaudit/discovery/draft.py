@@ -192,6 +192,7 @@ def _type_of(name: str, distinct: np.ndarray) -> tuple[str, list[str] | None, li
 
 
 _POSTCODE_WORDS = {"zip", "zipcode", "postcode", "postal", "plz", "cp", "postleitzahl"}
+MAX_POSTCODE_DIGITS = 12  # the world's postcodes have at most 10 characters
 
 
 def _masking_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
@@ -200,6 +201,8 @@ def _masking_hierarchy(distinct: np.ndarray) -> tuple[str, str] | None:
     if len(raw) < 2 or len({len(v) for v in raw}) != 1 or not all(v.isdigit() for v in raw):
         return None
     width = len(raw[0])
+    if width > MAX_POSTCODE_DIGITS:  # no postcode: a hierarchy of as many levels would be width^2 per value
+        return None
     rows = [";".join([v] + [v[: width - i] + "*" * i for i in range(1, width)] + ["*"]) for v in raw]
     return "\n".join(rows) + "\n", f"postcodes of {width} digits: a masking hierarchy (one more digit masked per level)"
 

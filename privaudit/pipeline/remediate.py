@@ -22,7 +22,7 @@ from privaudit.common.formats import is_parquet
 from privaudit.common.jsonable import jsonable
 from privaudit.core import guard, memory
 from privaudit.core.data import Table
-from privaudit.core.errors import PolicyError, PrivauditError
+from privaudit.core.errors import PolicyError, PrivauditError, did_you_mean
 from privaudit.core.policy import Policy, format_validation_error, with_check_overrides, with_columns
 from privaudit.pipeline.audit import AuditResult, open_policy, run_audit
 from privaudit.pipeline.plugins import Registry, get_registry
@@ -47,7 +47,8 @@ def resolve_method(policy: Policy, method: str | None, cli_options: dict[str, An
     remediator = registry.remediators.get(name)
     if remediator is None:
         raise PrivauditError(
-            f"unknown remediation method {name!r} (available: {', '.join(sorted(registry.remediators))})"
+            f"unknown remediation method {name!r}{did_you_mean(name, registry.remediators)} "
+            f"(available: {', '.join(sorted(registry.remediators))})"
         )
     options = dict(spec.options) if spec and (spec.method in (None, name)) else {}
     options.update(cli_options)
