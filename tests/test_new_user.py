@@ -153,3 +153,73 @@ def test_an_engine_option_alias_bomb_is_refused_at_once(tmp_path, release):
     )
     _one_line(long, "--engine-option threads: a value of 20,000 characters")
     assert len(long.stderr) < 200
+
+
+# ------------------------------------------------------------------------------------------ standard error
+def _with_an_empty_column(tmp_path):
+    rng = np.random.default_rng(1)
+    n = 300
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n),
+            "sex": rng.choice(["F", "M"], n),
+            "income": rng.integers(1000, 9000, n).astype(float),
+            "empty": [""] * n,
+        }
+    )
+    data = tmp_path / "w.csv"
+    frame.to_csv(data, index=False)
+    return data
+
+
+def test_a_successful_run_prints_no_python_warning(tmp_path):
+    """init on an all-empty column (pandas' FutureWarning) and a remediation with an all-missing numeric
+    column (numpy's "Mean of empty slice"): standard error carries privaudit's lines only."""
+    data = _with_an_empty_column(tmp_path)
+    drafted = run_cli("init", data, "--out", tmp_path / "w.yaml")
+    assert drafted.code == 0 and drafted.stderr == "", drafted.stderr
+    policy = tmp_path / "p.yaml"
+    policy.write_text(
+        "version: 1\nname: t\ncolumns:\n  age: {role: quasi_identifier, type: numeric}\n"
+        "  sex: {role: quasi_identifier}\n  empty: {role: quasi_identifier, type: numeric}\n"
+        "  income: {role: sensitive, type: numeric}\nchecks:\n  - {assessor: k_anonymity, k: 5}\n"
+    )
+    fixed = run_cli(
+        "remediate", data, "--policy", policy, "--method", "generalize", "--out", tmp_path / "f.csv", "--quiet"
+    )
+    assert fixed.code == 0 and fixed.stderr == "", fixed.stderr
+    debug = run_cli(
+        "--debug",
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--method",
+        "generalize",
+        "--out",
+        tmp_path / "g.csv",
+        "--quiet",
+    )
+    assert "privaudit: debug: " in debug.stderr and "RuntimeWarning" in debug.stderr  # what is hidden, on demand
+
+
+def test_k_beyond_the_number_of_records_is_said_up_front(tmp_path, release):
+    policy = _policy(tmp_path, "  - {assessor: k_anonymity, k: 100000}\n  - {assessor: uniqueness, max_share: 1.0}\n")
+    audited = run_cli("audit", release, "--policy", policy, "--quiet")
+    assert audited.code == 1
+    line = "check 'k_anonymity': k=100,000 exceeds the number of records (300 in "
+    assert audited.stderr.startswith("privaudit: warning: ") and line in audited.stderr
+    assert len(audited.stderr.splitlines()) == 1
+    fixed = run_cli("remediate", release, "--policy", policy, "--method", "suppress", "--out", tmp_path / "f.csv")
+    _one_line(fixed, line, "no remediation can reach it")
+    assert fixed.stdout == "" and not (tmp_path / "f.csv").exists()
+    import privaudit
+    from privaudit.core.errors import PrivauditWarning
+
+    with pytest.warns(PrivauditWarning, match="k=100,000 exceeds the number of records"):
+        assert not privaudit.audit(release, policy).passed
+    warned = _policy(tmp_path, "  - {assessor: k_anonymity, k: 100000, severity: warning}\n")
+    ok = run_cli(
+        "remediate", release, "--policy", warned, "--method", "suppress", "--out", tmp_path / "g.csv", "--quiet"
+    )
+    assert ok.code == 0 and "privaudit: warning: " in ok.stderr  # a warning check does not stop a remediation

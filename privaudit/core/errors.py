@@ -52,3 +52,16 @@ def shortened(value: object, limit: int = 80) -> str:
     """``value`` as text of at most ``limit`` characters (a message names a value, never prints a page of it)."""
     text = str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class PrivauditWarning(UserWarning):
+    """Something the user should know before the work's result (a check that cannot pass on a table this
+    small ...): the command line prints it as one line ``privaudit: warning: ...``; the library leaves it to
+    Python's warnings."""
+
+
+def notice(message: str) -> None:
+    """Tell the user ``message`` now, as a :class:`PrivauditWarning`."""
+    import warnings
+
+    warnings.warn(PrivauditWarning(" ".join(str(message).split("\n"))), stacklevel=2)

@@ -74,7 +74,9 @@ def remediate(
     registry = registry or get_registry()
     policy = open_policy(policy, registry, allow_outside_paths)
     remediator, parsed = resolve_method(policy, method, options or {}, registry)
-    before = run_audit(released, policy, registry=registry, progress=progress, check_timeout=check_timeout)
+    before = run_audit(
+        released, policy, registry=registry, progress=progress, check_timeout=check_timeout, refuse_unreachable=True
+    )
     result = _transform(remediator, before, parsed, registry)
     return reaudit(
         before,
