@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from privaudit.core.errors import PolicyError, did_you_mean
 from privaudit.core.hierarchy import Hierarchy
@@ -42,6 +42,7 @@ class StrictModel(BaseModel):
 
 
 class ColumnSpec(StrictModel):
+    _decimal: str = PrivateAttr(default=".")  # the policy's data.decimal: how this column's numbers are written
     role: Role
     type: ColumnType = "nominal"
     order: list[str] | None = Field(default=None, description="Value order of an ordinal column, lowest first.")
@@ -102,12 +103,51 @@ class DataOptions(StrictModel):
         "when counting a record's class size (sdcMicro's semantics).",
     )
 
+    decimal: Literal[".", ","] = Field(
+        default=".", description="The decimal mark of numbers written as text in CSV files: '.' (1.5) or ',' (1,5)."
+    )
+    encoding: str = Field(
+        default="utf-8",
+        description="The CSV files' character encoding: utf-8, or a single-byte encoding such as latin-1 or cp1252.",
+    )
+
     @field_validator("delimiter")
     @classmethod
     def _one_char(cls, v: str | None) -> str | None:
         if v is not None and len(v) != 1:
             raise ValueError("the delimiter must be a single character")
         return v
+
+    @field_validator("encoding")
+    @classmethod
+    def _readable_encoding(cls, v: str) -> str:
+        return csv_encoding(v)
+
+    @model_validator(mode="after")
+    def _decimal_not_delimiter(self) -> DataOptions:
+        if self.decimal == self.delimiter:
+            raise ValueError(f"decimal {self.decimal!r} is also the delimiter (files with a decimal comma use ';')")
+        return self
+
+
+def csv_encoding(name: str) -> str:
+    """``name`` as Python's codecs name it (``latin-1`` -> ``iso8859-1``), if privaudit can read CSV in it: UTF-8,
+    or an encoding of one byte per character that writes ASCII as ASCII (line breaks, quotes and delimiters
+    are then the bytes every reader looks for); else a ValueError naming the choices."""
+    import codecs
+
+    try:
+        codec = codecs.lookup(name).name
+    except LookupError:
+        raise ValueError(f"unknown encoding {name!r} (utf-8, latin-1, cp1252, iso8859-15 ...)") from None
+    if codec in ("utf-8", "utf-8-sig"):
+        return "utf-8"
+    ascii_kept = bytes(range(128)).decode(codec, errors="replace") == "".join(map(chr, range(128)))
+    high = bytes(b for b in range(128, 256) for _ in range(2))  # each byte twice: no pair makes one character
+    single = len(high.decode(codec, errors="replace")) == len(high)
+    if not (ascii_kept and single):
+        raise ValueError(f"encoding {name!r}: privaudit reads UTF-8 or a single-byte encoding (latin-1, cp1252 ...)")
+    return codec
 
 
 class ReportOptions(StrictModel):
@@ -243,6 +283,7 @@ class Policy:
         self.registry = registry  # the plugins this policy was resolved against: reports draw its checks with them
         self.hierarchies: dict[str, Hierarchy] = {}
         for column, spec in model.columns.items():
+            spec._decimal = model.data.decimal
             if spec.hierarchy is None:
                 continue
             if isinstance(spec.hierarchy, dict):

@@ -31,6 +31,7 @@ from privaudit.engines._sql import SPACE_CLASS, summarize_sql
 
 NAME = "duckdb"
 MAX_LINE_BYTES = 1 << 24  # data.py reads CSV in 16 MiB blocks: a row must fit
+DUCKDB_ENCODINGS = {"utf-8": "utf-8", "iso8859-1": "latin-1"}  # the encodings DuckDB reads without an extension
 
 
 def _literal(text: str) -> str:
@@ -57,7 +58,8 @@ class DuckDBDialect:
         return (
             f"read_csv({_literal(str(source.path))}, delim={_literal(source.delimiter)}, quote='\"', "
             f"escape='\"', header=false, skip=1, columns={{{columns}}}, auto_detect=false, strict_mode=true, "
-            f"null_padding=false, max_line_size={self.max_line})"
+            f"null_padding=false, max_line_size={self.max_line}, "
+            f"encoding={_literal(DUCKDB_ENCODINGS[getattr(source, 'encoding', 'utf-8')])})"
         )
 
     @staticmethod
@@ -117,6 +119,11 @@ def summarize(
         finally:
             if connection is None:
                 con.close()
+    if policy.data.encoding not in DUCKDB_ENCODINGS:
+        raise DataError(
+            f"data.encoding {policy.data.encoding!r}: the duckdb engine reads CSV in UTF-8 or Latin-1; use "
+            "--engine in-process or chunked for this file"
+        )
     source = open_input(path, policy, what)
     types = {}
     if isinstance(source, DatasetSource):

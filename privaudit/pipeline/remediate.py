@@ -114,7 +114,9 @@ def reaudit(
             f"remediation {name!r} returned {len(result.table)} records for "
             f"{len(before.table.frame)} in, {result.records_removed} removed"
         )
-    output = table_bytes(result.table, out, policy.data.delimiter or ",")
+    data = policy.data
+    delimiter = data.delimiter or (";" if data.decimal == "," else ",")
+    output = table_bytes(result.table, out, delimiter, decimal=data.decimal, encoding=data.encoding)
     table = Table(
         result.table.reset_index(drop=True),
         Path(out),
