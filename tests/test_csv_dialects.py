@@ -137,3 +137,15 @@ def test_policy_settings_are_validated(tmp_path):
         with pytest.raises(PolicyError, match=problem):
             policy_from_dict({**base, "data": data}, get_registry())
     assert policy_from_dict({**base, "data": {"encoding": "Latin-1"}}, get_registry()).data.encoding == "iso8859-1"
+
+
+def test_init_drafts_the_encoding_it_was_told(tmp_path, european):
+    out = tmp_path / "drafted.yaml"
+    refused = run_cli("init", european, "--out", out)
+    _one_line(refused, "not valid UTF-8", "(privaudit init: --encoding latin-1)")
+    assert run_cli("init", european, "--out", out, "--encoding", "latin-1").code == 0
+    assert 'data: {delimiter: ";", encoding: "latin-1"}' in out.read_text()
+    assert run_cli("audit", european, "--policy", out, "--quiet").code in (0, 1)  # the draft reads its table
+    _one_line(
+        run_cli("init", european, "--out", out, "--encoding", "utf-16", "--force"), "--encoding: encoding 'utf-16'"
+    )

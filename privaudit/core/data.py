@@ -219,7 +219,7 @@ def not_in_encoding(raw: bytes, exc: UnicodeDecodeError, encoding: str) -> str:
         return f"not valid {encoding} text ({where})"
     return (
         f"not valid UTF-8 ({where}); if the file is Latin-1 or Windows-1252, set data.encoding: latin-1 "
-        "(or cp1252) in the policy"
+        "(or cp1252) in the policy (privaudit init: --encoding latin-1)"
     )
 
 

@@ -116,6 +116,7 @@ class Draft:
     hierarchies: dict[str, str]  # relative path -> CSV text
     qi_ranking: list[tuple[str, float]]
     delimiter: str | None = None
+    encoding: str | None = None  # the file's encoding when it is not UTF-8 (privaudit init --encoding)
     scenarios: dict[str, list[str]] = field(default_factory=dict)  # name -> the intruder's key variables
     uniques: dict[str, float] = field(default_factory=dict)  # name -> share of sample uniques (whole table)
     unique_limits: list = field(default_factory=list)  # the drafted checks' limits on the share of sample uniques
@@ -129,8 +130,9 @@ class Draft:
             "version: 1",
             f"name: {json.dumps(Path(source).stem + ' release', ensure_ascii=False)}",
         ]
-        if self.delimiter:
-            lines.append(f"data: {{delimiter: {json.dumps(self.delimiter)}}}")
+        data = {"delimiter": self.delimiter, "encoding": self.encoding}
+        if any(data.values()):
+            lines.append("data: {" + ", ".join(f"{k}: {json.dumps(v)}" for k, v in data.items() if v) + "}")
         if self.qi_ranking:
             lines.append(
                 "# Quasi-identifiers ranked by the share of records that stop being unique when the column is left out:"
