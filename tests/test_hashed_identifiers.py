@@ -21,6 +21,7 @@ import sys
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from conftest import ROOT
 from hypothesis import given, settings
@@ -181,6 +182,8 @@ def test_every_kind_of_argument_is_guarded():
         np.array([bad, "12"]),
         pd.Series([bad, "12"]),
         pd.Series([bad, "12"], dtype="string"),
+        pd.Series([bad, "12"], dtype="string[pyarrow]"),
+        pd.Series([bad, "12"], dtype=pd.ArrowDtype(pa.string())),
         pd.Series([bad, "12"]).astype("category"),
         pd.Index([bad, "12"]),
     ):

@@ -33,8 +33,15 @@ _LONG_GROUPS = re.compile(r"([eE][+-]?)0*[1-9][0-9]{5,}")
 
 
 def _risky(values: Array) -> Array:
-    """Which entries of an object array are texts holding a long exponent (one RE2 pass when they are all
-    texts, else a pass over the texts)."""
+    """Which entries of an object array are texts holding a long exponent. Texts are joined once and
+    searched at C speed: a column without an ``e`` (most numbers) costs one join and two scans."""
+    none = np.zeros(len(values), dtype=bool)
+    try:
+        joined = "\x00".join(values.tolist())
+    except TypeError:  # not all texts (None, NaN, numbers among them)
+        joined = None
+    if joined is not None and (("e" not in joined and "E" not in joined) or _LONG.search(joined) is None):
+        return none
     try:
         arr = pa.array(values, type=pa.large_string(), from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
