@@ -54,12 +54,18 @@ class DuckDBDialect:
 
     def _read_csv(self) -> str:
         source = self.source
+        encoding = getattr(source, "encoding", "utf-8")
+        if encoding not in DUCKDB_ENCODINGS:  # also a file the linkage pairs in DuckDB under another engine
+            raise DataError(
+                f"{source.path}: data.encoding {encoding!r}: DuckDB reads CSV in UTF-8 or Latin-1; convert the file "
+                "to UTF-8 (iconv) or use --engine in-process"
+            )
         columns = ", ".join(f"{_literal(c)}: 'VARCHAR'" for c in source.columns)
         return (
             f"read_csv({_literal(str(source.path))}, delim={_literal(source.delimiter)}, quote='\"', "
             f"escape='\"', header=false, skip=1, columns={{{columns}}}, auto_detect=false, strict_mode=true, "
             f"null_padding=false, max_line_size={self.max_line}, "
-            f"encoding={_literal(DUCKDB_ENCODINGS[getattr(source, 'encoding', 'utf-8')])})"
+            f"encoding={_literal(DUCKDB_ENCODINGS[encoding])})"
         )
 
     @staticmethod
