@@ -60,7 +60,9 @@ def test_each_problem_is_one_line_that_names_the_setting(tmp_path, european):
     latin = run_cli("audit", european, "--policy", _policy(tmp_path))
     _one_line(latin, "eu.csv: line 2: not valid UTF-8 (byte 0xfc", "set data.encoding: latin-1")
     comma = run_cli("audit", european, "--policy", _policy(tmp_path, ", encoding: latin-1"))
-    _one_line(comma, "column 'Einkommen', line 2:", "is not a number (its decimal mark is ',': set data.decimal: ','")
+    _one_line(
+        comma, "column 'Einkommen', line 2:", "is not a number (a decimal comma? set data.decimal: ',' in the policy)"
+    )
 
 
 @pytest.mark.parametrize("engine", ["chunked", "duckdb"])

@@ -127,8 +127,8 @@ def not_a_number(table: Table, name: str, row: int, value: str, decimal: str = "
     finite = "" if pd.isna(to_numeric(value, errors="coerce", decimal=decimal)) else "finite "
     hint = ""
     if _OTHER_MARK[decimal].fullmatch(str(value)):
-        other = "," if decimal == "." else "."
-        hint = f" (its decimal mark is {other!r}: set data.decimal: {other!r} in the policy)"
+        other, mark = (",", "comma") if decimal == "." else (".", "point")
+        hint = f" (a decimal {mark}? set data.decimal: {other!r} in the policy)"
     return DataError(f"{table.path}: column {name!r}, {table.row_label(row)}: {value!r} is not a {finite}number{hint}")
 
 
