@@ -55,7 +55,7 @@ CASES = {
     "YAML syntax error": (dict(policy="version: 1\nname: [unclosed\ncolumns: {}\n"), "YAML syntax error at line"),
     "unknown assessor": (
         dict(policy=GOOD_POLICY + "  - {assessor: k_anon, k: 2}\n"),
-        "unknown assessor 'k_anon' (available:",
+        "unknown assessor 'k_anon' (did you mean 'k_anonymity'?) (available:",
     ),
     "unknown parameter": (dict(policy=GOOD_POLICY.replace("k: 1}", "kk: 5}")), "checks[0]: kk: unknown field"),
     "mistyped parameter": (

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from privaudit.common.thresholds import TOLERANCE, exceeds, reaches
+from privaudit.core.errors import did_you_mean
 from privaudit.core.policy import Policy
 
 __all__ = [
@@ -34,7 +35,8 @@ def check_sensitive(policy: Policy, names: Sequence[str] | None, field: str = "s
         return "this check needs a column with role 'sensitive'"
     for name in names or ():
         if name not in policy.columns:
-            return f"{field}: {name!r} is not a column of the policy (sensitive columns: {', '.join(declared)})"
+            hint = did_you_mean(name, declared)
+            return f"{field}: {name!r} is not a column of the policy{hint} (sensitive columns: {', '.join(declared)})"
         if name not in declared:
             return f"{field}: column {name!r} has role {policy.columns[name].role!r}, not 'sensitive'"
     return None
@@ -114,7 +116,7 @@ def compared_columns_problem(columns: list[str] | None, policy: Any) -> str | No
     for name in columns or ():
         spec = policy.columns.get(name)
         if spec is None:
-            return f"columns: {name!r} is not a column of the policy"
+            return f"columns: {name!r} is not a column of the policy{did_you_mean(name, policy.columns)}"
         if spec.role in ("identifier", "record_id"):
             return f"columns: {name!r} has role {spec.role!r}; it is not a synthesised value"
     if len(set(columns or ())) != len(columns or ()):

@@ -9,6 +9,7 @@ A new command is a module here listed in :data:`COMMANDS`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -93,6 +94,30 @@ def _escape_unencodable() -> None:
             pass
 
 
+@contextlib.contextmanager
+def _warnings_as_lines(debug: bool):
+    """Standard error carries privaudit's own lines: its notices (:class:`PrivauditWarning`) as one line each,
+    every other Python warning (a library's FutureWarning, numpy's "Mean of empty slice" on an all-missing
+    column) only with --debug, never a source path and line on an ordinary run."""
+    import warnings
+
+    from privaudit.core.errors import PrivauditWarning
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        if issubclass(category, PrivauditWarning):
+            print(f"privaudit: warning: {printable(str(message))}", file=sys.stderr)
+        elif debug:
+            print(
+                f"privaudit: debug: {filename}:{lineno}: {category.__name__}: {printable(str(message))}",
+                file=sys.stderr,
+            )
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", PrivauditWarning)
+        warnings.showwarning = show
+        yield
+
+
 def _main(argv: Sequence[str] | None, memory) -> int:
     _escape_unencodable()
     try:
@@ -102,7 +127,8 @@ def _main(argv: Sequence[str] | None, memory) -> int:
     try:
         if getattr(args, "max_memory", None):
             memory.apply_max_memory(args.max_memory)
-        return importlib.import_module(f"{__name__}.{COMMANDS[args.command]}").run(args)
+        with _warnings_as_lines(args.debug):
+            return importlib.import_module(f"{__name__}.{COMMANDS[args.command]}").run(args)
     except PrivauditError as exc:
         print(f"privaudit: error: {printable(exc)}", file=sys.stderr)
         return exc.exit_code

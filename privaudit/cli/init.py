@@ -28,7 +28,21 @@ def add_parser(sub) -> None:
         help="fix a column's role (repeatable; roles: identifier, quasi_identifier, sensitive, other, "
         "weight, record_id, household_id); the rest is drafted around it",
     )
+    init.add_argument(
+        "--encoding",
+        help="the CSV file's encoding when it is not UTF-8 (latin-1, cp1252 ...); the policy's data.encoding",
+    )
     init.add_argument("--force", action="store_true", help="overwrite existing files")
+
+
+def _encoding(name: str | None) -> str:
+    """``--encoding`` as the policy's ``data.encoding`` validates it (one line for one privaudit cannot read)."""
+    from privaudit.core.policy import csv_encoding
+
+    try:
+        return csv_encoding(name or "utf-8")
+    except ValueError as exc:
+        raise PrivauditError(f"--encoding: {exc}") from None
 
 
 def _roles(items: list[str]) -> dict[str, str]:
@@ -65,7 +79,7 @@ def _profile(name: str | None) -> tuple[dict | None, str | None]:
     return doc, path.stem if path.parent == PROFILES else str(path)
 
 
-def _read(path: Path):
+def _read(path: Path, encoding: str = "utf-8"):
     """The table as text columns (missing values as empty strings), through the loader's readers (its one-line
     errors for empty, header-only, ragged or unreadable files), and the CSV delimiter."""
     import pyarrow as pa
@@ -77,7 +91,7 @@ def _read(path: Path):
         raw, delimiter = read_parquet(path), None
         raw = pa.table({n: raw.column(n).cast(pa.string()) for n in raw.column_names})
     else:
-        raw, delimiter = read_csv(path, None)
+        raw, delimiter = read_csv(path, None, encoding)
     if raw.num_rows == 0:
         raise PrivauditError(f"{path}: the file has a header but no data rows")
     return raw.to_pandas().fillna(""), delimiter
@@ -98,7 +112,8 @@ def run(args) -> int:
         raise PrivauditError(f"{out}: the output folder {str(out.parent)!r} does not exist")
     roles = _roles(args.role)
     profile, profile_name = _profile(args.profile)
-    frame, delimiter = _read(data)
+    encoding = _encoding(args.encoding)
+    frame, delimiter = _read(data, encoding)
     result = draft(
         frame,
         str(data),
@@ -107,6 +122,7 @@ def run(args) -> int:
         Starter(partial(starter_checks, assessors=get_registry().assessors), unique_share_limits),
     )
     result.delimiter = delimiter if delimiter not in (None, ",") else None
+    result.encoding = args.encoding if encoding != "utf-8" else None
     files = {out: result.yaml_text(data.name, profile_name)}
     files.update({out.parent / rel: text for rel, text in result.hierarchies.items()})
     from privaudit.cli.outputs import same_file, write_all

@@ -7,6 +7,9 @@ from typing import Any
 import yaml
 
 from privaudit.core.errors import PrivauditError
+from privaudit.core.policy import expansion_problem
+
+MAX_OPTION_CHARS = 10_000  # an option value is a name, a number or a short list
 
 
 def parse_options(pairs: list[str], flag: str = "--option") -> dict[str, Any]:
@@ -16,10 +19,19 @@ def parse_options(pairs: list[str], flag: str = "--option") -> dict[str, Any]:
         name, sep, raw = pair.partition("=")
         if not sep or not name.strip():
             raise PrivauditError(f"{flag} {pair!r}: expected NAME=VALUE")
+        if len(raw) > MAX_OPTION_CHARS:
+            raise PrivauditError(
+                f"{flag} {name.strip()}: a value of {len(raw):,} characters; at most {MAX_OPTION_CHARS:,}"
+            )
         try:
             value = yaml.safe_load(raw) if raw.strip() else ""
         except yaml.YAMLError:
             value = raw
+        except RecursionError:
+            raise PrivauditError(f"{flag} {name.strip()}: the value is nested too deeply") from None
+        problem = expansion_problem(value)
+        if problem:  # aliases that stand for a huge structure: refused before anything reads it
+            raise PrivauditError(f"{flag} {name.strip()}: {problem}")
         if isinstance(value, (list, dict)) and not raw.strip().startswith(("[", "{")):
             value = raw  # only flow style is a list or mapping: "-" or "a: b" is text, not YAML's block forms
         options[name.strip()] = value

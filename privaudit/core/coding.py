@@ -10,6 +10,7 @@ pieces raises exactly the message the in-process load raises.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from privaudit.common.numeric import to_numbers, to_numeric
 from privaudit.core.errors import DataError
 from privaudit.core.policy import Policy
 from privaudit.core.summary import narrowest_int
@@ -111,10 +113,23 @@ def native_numbers(column: pa.ChunkedArray, name: str, spec, missing: Sequence[s
     return pd.Series(out, name=name, copy=False)
 
 
-def not_a_number(table: Table, name: str, row: int, value: str) -> DataError:
-    """A numeric column's value that is not a number, or not a finite one (``inf``)."""
-    finite = "" if pd.isna(pd.to_numeric(value, errors="coerce")) else "finite "
-    return DataError(f"{table.path}: column {name!r}, {table.row_label(row)}: {value!r} is not a {finite}number")
+def decimal_of(spec) -> str:
+    """The decimal mark of a column's numbers written as text (the policy's ``data.decimal``)."""
+    return getattr(spec, "_decimal", ".") if spec is not None else "."
+
+
+_OTHER_MARK = {".": re.compile(r"\s*[+-]?[0-9]*,[0-9]+\s*"), ",": re.compile(r"\s*[+-]?[0-9]*\.[0-9]+\s*")}
+
+
+def not_a_number(table: Table, name: str, row: int, value: str, decimal: str = ".") -> DataError:
+    """A numeric column's value that is not a number, or not a finite one (``inf``); a number written with the
+    other decimal mark says how to read it."""
+    finite = "" if pd.isna(to_numeric(value, errors="coerce", decimal=decimal)) else "finite "
+    hint = ""
+    if _OTHER_MARK[decimal].fullmatch(str(value)):
+        other, mark = (",", "comma") if decimal == "." else (".", "point")
+        hint = f" (a decimal {mark}? set data.decimal: {other!r} in the policy)"
+    return DataError(f"{table.path}: column {name!r}, {table.row_label(row)}: {value!r} is not a {finite}number{hint}")
 
 
 def not_positive(table: Table, name: str, row: int) -> DataError:
@@ -128,10 +143,10 @@ def first_row_with(codes: np.ndarray, code: int) -> int:
 def typed(codes: np.ndarray, values: np.ndarray, name: str, spec, table: Table) -> pd.Series | pd.Categorical:
     """Apply the policy's type to a dictionary-coded column (checks run on the distinct values only)."""
     if is_numeric_spec(spec):
-        numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
+        numbers = to_numbers(values, decimal_of(spec))
         bad = np.flatnonzero(~np.isfinite(numbers))  # "inf" parses, but is no measurement (nor is "nan")
         if len(bad):
-            raise not_a_number(table, name, first_row_with(codes, int(bad[0])), values[bad[0]])
+            raise not_a_number(table, name, first_row_with(codes, int(bad[0])), values[bad[0]], decimal_of(spec))
         if spec.role == "weight" and (numbers <= 0).any():
             raise not_positive(table, name, first_row_with(codes, int(np.flatnonzero(numbers <= 0)[0])))
         out = np.full(len(codes), np.nan)

@@ -88,14 +88,15 @@ def sniff_delimiter(head: str, path: Path) -> str:
     return best or ","
 
 
-def locate_bad_line(path: Path, delimiter: str, expected: int) -> tuple[int, str] | None:
-    """On the error path only: find the first line that is not UTF-8 or has the wrong number of fields."""
+def locate_bad_line(path: Path, delimiter: str, expected: int, encoding: str = "utf-8") -> tuple[int, str] | None:
+    """On the error path only: find the first line that is not text in ``encoding`` or has the wrong number
+    of fields."""
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
             try:
-                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+                text = raw.decode("utf-8-sig" if number == 1 and encoding == "utf-8" else encoding)
             except UnicodeDecodeError as exc:
-                return number, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at position {exc.start + 1})"
+                return number, not_in_encoding(raw, exc, encoding)
             if number == 1 or not text.strip():
                 continue
             try:
@@ -211,9 +212,20 @@ def header_names(path: Path, line: str, delimiter: str) -> list[str]:
     return names
 
 
-def read_head(path: Path, delimiter: str | None) -> tuple[bytes, str, str]:
-    """The first ``SNIFF_BYTES`` of a CSV file (bytes, and text), and its delimiter (the policy's, or
-    sniffed); a file of only whitespace is a DataError."""
+def not_in_encoding(raw: bytes, exc: UnicodeDecodeError, encoding: str) -> str:
+    """Why a line is not text in ``encoding``, and, for UTF-8, how to read a file in another one."""
+    where = f"byte 0x{raw[exc.start]:02x} at position {exc.start + 1}"
+    if encoding != "utf-8":
+        return f"not valid {encoding} text ({where})"
+    return (
+        f"not valid UTF-8 ({where}); if the file is Latin-1 or Windows-1252, set data.encoding: latin-1 "
+        "(or cp1252) in the policy (privaudit init: --encoding latin-1)"
+    )
+
+
+def read_head(path: Path, delimiter: str | None, encoding: str = "utf-8") -> tuple[bytes, str, str]:
+    """The first ``SNIFF_BYTES`` of a CSV file (bytes, and text in ``encoding``), and its delimiter (the
+    policy's, or sniffed); a file of only whitespace is a DataError."""
     with path.open("rb") as handle:
         head_bytes = handle.read(SNIFF_BYTES)
         while b"\n" not in head_bytes and len(head_bytes) < MAX_HEADER_BYTES:  # a header of many columns
@@ -229,12 +241,10 @@ def read_head(path: Path, delimiter: str | None) -> tuple[bytes, str, str]:
             )
     first_line = head_bytes.split(b"\n", 1)[0]
     try:
-        first_line.decode("utf-8-sig")
+        first_line.decode("utf-8-sig" if encoding == "utf-8" else encoding)
     except UnicodeDecodeError as exc:
         if exc.end < len(first_line) or len(first_line) < len(head_bytes):  # not just a cut-off character
-            raise DataError(
-                f"{path}: line 1: not valid UTF-8 (byte 0x{first_line[exc.start]:02x} at position {exc.start + 1})"
-            ) from None
+            raise DataError(f"{path}: line 1: {not_in_encoding(first_line, exc, encoding)}") from None
     if b"\x00" in head_bytes[:4096]:
         raise DataError(
             f"{path}: line 1: the file holds NUL bytes (UTF-16 or UTF-32 text without a byte-order "
@@ -247,7 +257,7 @@ def read_head(path: Path, delimiter: str | None) -> tuple[bytes, str, str]:
             f"{path}: line {line}: a carriage return without a line feed (old Mac or mixed line "
             "endings); convert the file to LF or CRLF line endings"
         )
-    head = head_bytes.decode("utf-8-sig", errors="ignore")
+    head = head_bytes.decode("utf-8-sig" if encoding == "utf-8" else encoding, errors="ignore")
     if not head.strip():
         raise DataError(f"{path}: the file is empty")
     return head_bytes, head, delimiter or sniff_delimiter(head, path)
@@ -261,8 +271,8 @@ _WIDE_BOMS = (
 )
 
 
-def read_csv(path: Path, delimiter: str | None) -> tuple[pa.Table, str]:
-    _, head, delimiter = read_head(path, delimiter)
+def read_csv(path: Path, delimiter: str | None, encoding: str = "utf-8") -> tuple[pa.Table, str]:
+    _, head, delimiter = read_head(path, delimiter, encoding)
     names = header_names(path, head.splitlines()[0], delimiter)
     block = CSV_BLOCK_BYTES
     if may_have_long_line(path, block):  # a row must fit in a block (and pyarrow's threaded reader can hang
@@ -270,7 +280,7 @@ def read_csv(path: Path, delimiter: str | None) -> tuple[pa.Table, str]:
     try:
         table = pacsv.read_csv(
             path,
-            read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=block),
+            read_options=pacsv.ReadOptions(column_names=names, skip_rows=1, block_size=block, encoding=encoding),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=False),
             convert_options=pacsv.ConvertOptions(
                 column_types={n: pa.string() for n in names}, strings_can_be_null=False
@@ -278,7 +288,7 @@ def read_csv(path: Path, delimiter: str | None) -> tuple[pa.Table, str]:
         )
         check_tail(path)
     except pa.ArrowInvalid as exc:
-        bad = locate_bad_line(path, delimiter, len(names))
+        bad = locate_bad_line(path, delimiter, len(names), encoding)
         if bad:
             raise DataError(f"{path}: line {bad[0]}: {bad[1]}") from None
         raise DataError(f"{path}: cannot be parsed as CSV: {first_line(exc)}") from None
@@ -375,7 +385,7 @@ def load_table(
     if path.suffix.lower() in PARQUET_SUFFIXES:
         raw, file_format = read_parquet(path), "parquet"
     else:
-        raw, _ = read_csv(path, policy.data.delimiter)
+        raw, _ = read_csv(path, policy.data.delimiter, policy.data.encoding)
         file_format = "csv"
     if raw.num_rows == 0:
         raise DataError(f"{path}: the file has a header but no data rows")
@@ -418,12 +428,22 @@ def load_location(text: str, policy: Policy, what: str = "released table") -> Ta
     """A table from a directory, a glob or an object-store URI (:mod:`privaudit.core.locations`): every
     file read, then typed as one table; its fingerprint hashes every file (a manifest, remotely)."""
     location = resolve(text, what)
+    refuse_dataset_encoding(text, location.file_format, policy)
     raw = read_location(location, policy.data.delimiter, what)
     if raw.num_rows == 0:
         raise DataError(f"{text}: the {what} has no data rows")
     kind, digest = fingerprint(location)
     table = Table(None, text, digest, location.size, f"{location.file_format} dataset", fingerprint=kind)
     return type_table(raw, table, policy)
+
+
+def refuse_dataset_encoding(text: str, file_format: str, policy: Policy) -> None:
+    """CSV files of a directory, glob or URI are read as UTF-8: another ``data.encoding`` is one line."""
+    if file_format == "csv" and policy.data.encoding != "utf-8":
+        raise DataError(
+            f"{text}: data.encoding {policy.data.encoding!r} applies to a single CSV file; the files of a "
+            "directory, glob or URI are read as UTF-8 (convert them, or audit one file)"
+        )
 
 
 def type_table(raw: pa.Table, table: Table, policy: Policy, required: Sequence[str] | None = None) -> Table:

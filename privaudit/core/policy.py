@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from privaudit.core.errors import PolicyError
+from privaudit.core.errors import PolicyError, did_you_mean
 from privaudit.core.hierarchy import Hierarchy
 
 if TYPE_CHECKING:  # the policy is a leaf: it is handed the registry, never imports the plugin host
@@ -42,6 +42,7 @@ class StrictModel(BaseModel):
 
 
 class ColumnSpec(StrictModel):
+    _decimal: str = PrivateAttr(default=".")  # the policy's data.decimal: how this column's numbers are written
     role: Role
     type: ColumnType = "nominal"
     order: list[str] | None = Field(default=None, description="Value order of an ordinal column, lowest first.")
@@ -102,12 +103,51 @@ class DataOptions(StrictModel):
         "when counting a record's class size (sdcMicro's semantics).",
     )
 
+    decimal: Literal[".", ","] = Field(
+        default=".", description="The decimal mark of numbers written as text in CSV files: '.' (1.5) or ',' (1,5)."
+    )
+    encoding: str = Field(
+        default="utf-8",
+        description="The CSV files' character encoding: utf-8, or a single-byte encoding such as latin-1 or cp1252.",
+    )
+
     @field_validator("delimiter")
     @classmethod
     def _one_char(cls, v: str | None) -> str | None:
         if v is not None and len(v) != 1:
             raise ValueError("the delimiter must be a single character")
         return v
+
+    @field_validator("encoding")
+    @classmethod
+    def _readable_encoding(cls, v: str) -> str:
+        return csv_encoding(v)
+
+    @model_validator(mode="after")
+    def _decimal_not_delimiter(self) -> DataOptions:
+        if self.decimal == self.delimiter:
+            raise ValueError(f"decimal {self.decimal!r} is also the delimiter (files with a decimal comma use ';')")
+        return self
+
+
+def csv_encoding(name: str) -> str:
+    """``name`` as Python's codecs name it (``latin-1`` -> ``iso8859-1``), if privaudit can read CSV in it: UTF-8,
+    or an encoding of one byte per character that writes ASCII as ASCII (line breaks, quotes and delimiters
+    are then the bytes every reader looks for); else a ValueError naming the choices."""
+    import codecs
+
+    try:
+        codec = codecs.lookup(name).name
+    except LookupError:
+        raise ValueError(f"unknown encoding {name!r} (utf-8, latin-1, cp1252, iso8859-15 ...)") from None
+    if codec in ("utf-8", "utf-8-sig"):
+        return "utf-8"
+    ascii_kept = bytes(range(128)).decode(codec, errors="replace") == "".join(map(chr, range(128)))
+    high = bytes(b for b in range(128, 256) for _ in range(2))  # each byte twice: no pair makes one character
+    single = len(high.decode(codec, errors="replace")) == len(high)
+    if not (ascii_kept and single):
+        raise ValueError(f"encoding {name!r}: privaudit reads UTF-8 or a single-byte encoding (latin-1, cp1252 ...)")
+    return codec
 
 
 class ReportOptions(StrictModel):
@@ -243,6 +283,7 @@ class Policy:
         self.registry = registry  # the plugins this policy was resolved against: reports draw its checks with them
         self.hierarchies: dict[str, Hierarchy] = {}
         for column, spec in model.columns.items():
+            spec._decimal = model.data.decimal
             if spec.hierarchy is None:
                 continue
             if isinstance(spec.hierarchy, dict):
@@ -273,7 +314,8 @@ class Policy:
                 name, opts = item, {}
             if name not in known:
                 raise PolicyError(
-                    f"{self.path}: utility[{index}]: unknown utility measure {name!r} (available: {', '.join(known)})"
+                    f"{self.path}: utility[{index}]: unknown utility measure {name!r}{did_you_mean(name, known)} "
+                    f"(available: {', '.join(known)})"
                 )
             if name in names:
                 raise PolicyError(f"{self.path}: utility[{index}]: {name!r} is listed twice")
@@ -283,6 +325,7 @@ class Policy:
             if target is not None and target not in self.model.columns:
                 raise PolicyError(
                     f"{self.path}: utility[{index}].{name}.target: {target!r} is not a column of the policy"
+                    f"{did_you_mean(target, self.model.columns)}"
                 )
             names.append(name)
             options[name] = dict(opts)
@@ -360,8 +403,8 @@ class Policy:
             assessor = registry.assessors.get(spec.assessor)
             if assessor is None:
                 raise PolicyError(
-                    f"{self.path}: checks[{index}].assessor: unknown assessor {spec.assessor!r} "
-                    f"(available: {', '.join(sorted(registry.assessors))})"
+                    f"{self.path}: checks[{index}].assessor: unknown assessor {spec.assessor!r}"
+                    f"{did_you_mean(spec.assessor, registry.assessors)} (available: {', '.join(sorted(registry.assessors))})"
                 )
             try:
                 params = assessor.params.model_validate(spec.params)
@@ -386,7 +429,7 @@ class Policy:
                 unknown = [c for c in scenario if c not in declared]
                 if not scenario or unknown or len(set(scenario)) != len(scenario):
                     what = (
-                        f"{unknown[0]!r} is not a quasi-identifier of the policy"
+                        _not_a_qi(unknown[0], declared, self.columns)
                         if unknown
                         else "give at least one quasi-identifier"
                         if not scenario
@@ -410,6 +453,14 @@ class Policy:
                 if problem:
                     raise PolicyError(f"{self.path}: checks[{index}]: {problem}")
         return checks
+
+
+def _not_a_qi(name: str, declared: list[str], columns: dict[str, Any]) -> str:
+    """Why a scenario's column is refused: a typo of a quasi-identifier, or a column of another role."""
+    listed = f"quasi-identifiers: {', '.join(declared)}"
+    if name in columns:
+        return f"{name!r} is not a quasi-identifier (its role is {columns[name].role!r}; {listed})"
+    return f"{name!r} is not a quasi-identifier, nor any column of the policy{did_you_mean(name, declared)} ({listed})"
 
 
 def with_check_overrides(policy: Policy, overrides: dict[str, dict[str, Any]]) -> Policy:
@@ -493,7 +544,7 @@ def read_policy_document(path: Path) -> tuple[dict, str, bytes]:
         raise PolicyError(f"{path}: YAML nested too deeply") from None
     if not isinstance(doc, dict):
         raise PolicyError(f"{path}: a policy must be a YAML mapping (got {type(doc).__name__})")
-    problem = _expansion_problem(doc)
+    problem = expansion_problem(doc)
     if problem:
         raise PolicyError(f"{path}: {problem}")
     return doc, sha, raw
@@ -502,7 +553,7 @@ def read_policy_document(path: Path) -> tuple[dict, str, bytes]:
 MAX_EXPANDED_NODES = 200_000
 
 
-def _expansion_problem(doc: Any) -> str | None:
+def expansion_problem(doc: Any) -> str | None:
     """YAML aliases let a small file stand for a huge or cyclic structure ("billion laughs"). Count the
     nodes the document expands to, sharing work between aliased objects, and refuse runaway ones."""
     sizes: dict[int, int] = {}
@@ -560,7 +611,7 @@ def policy_from_dict(
     except (TypeError, ValueError) as exc:
         raise PolicyError(f"<dict policy>: not a plain mapping of names, numbers and lists ({exc})") from None
     path = Path(folder or Path.cwd()) / "<dict policy>"
-    problem = _expansion_problem(doc)
+    problem = expansion_problem(doc)
     if problem:
         raise PolicyError(f"<dict policy>: {problem}")
     return _validated(doc, path, hashlib.sha256(canonical).hexdigest(), canonical, registry, allow_outside_paths)

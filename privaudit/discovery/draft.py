@@ -54,6 +54,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from privaudit.common.numeric import to_numeric
 from privaudit.core.errors import DataError
 from privaudit.discovery import hierarchies as builders
 from privaudit.discovery.headers import tokens
@@ -115,6 +116,7 @@ class Draft:
     hierarchies: dict[str, str]  # relative path -> CSV text
     qi_ranking: list[tuple[str, float]]
     delimiter: str | None = None
+    encoding: str | None = None  # the file's encoding when it is not UTF-8 (privaudit init --encoding)
     scenarios: dict[str, list[str]] = field(default_factory=dict)  # name -> the intruder's key variables
     uniques: dict[str, float] = field(default_factory=dict)  # name -> share of sample uniques (whole table)
     unique_limits: list = field(default_factory=list)  # the drafted checks' limits on the share of sample uniques
@@ -128,8 +130,9 @@ class Draft:
             "version: 1",
             f"name: {json.dumps(Path(source).stem + ' release', ensure_ascii=False)}",
         ]
-        if self.delimiter:
-            lines.append(f"data: {{delimiter: {json.dumps(self.delimiter)}}}")
+        data = {"delimiter": self.delimiter, "encoding": self.encoding}
+        if any(data.values()):
+            lines.append("data: {" + ", ".join(f"{k}: {json.dumps(v)}" for k, v in data.items() if v) + "}")
         if self.qi_ranking:
             lines.append(
                 "# Quasi-identifiers ranked by the share of records that stop being unique when the column is left out:"
@@ -171,7 +174,7 @@ class Draft:
 
 
 def _is_number(values: np.ndarray) -> np.ndarray:
-    return np.isfinite(pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float))
+    return np.isfinite(to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float))
 
 
 def _type_of(name: str, distinct: np.ndarray) -> tuple[str, list[str] | None, list[str]]:
@@ -281,7 +284,7 @@ def _evidence(name: str, frame: pd.DataFrame, sample: pd.DataFrame) -> _Evidence
 
 def _given_role(e: _Evidence, role: str, source: str) -> _Drafted:
     """A column whose role the user gave (``--role``)."""
-    if role == "weight" and not (e.kind == "numeric" and (pd.to_numeric(pd.Series(e.distinct)) > 0).all()):
+    if role == "weight" and not (e.kind == "numeric" and (to_numeric(pd.Series(e.distinct)) > 0).all()):
         raise DataError(f"--role {e.name}={role}: a weight must be a positive number in every row of {source}")
     col = Column(e.name, role, e.kind, e.notes + ["the role given by --role"], e.order)
     category = None
@@ -301,7 +304,7 @@ def _structural_role(e: _Evidence, frame: pd.DataFrame) -> Column | None:
     if finding is not None and finding.confidence == "high":
         return Column(e.name, "identifier", "nominal", [f"{finding.share:.0%} look like {finding.label}"])
     words = set(e.parts)
-    if words & _WEIGHT_WORDS and e.kind == "numeric" and (pd.to_numeric(pd.Series(e.distinct)) > 0).all():
+    if words & _WEIGHT_WORDS and e.kind == "numeric" and (to_numeric(pd.Series(e.distinct)) > 0).all():
         return Column(e.name, "weight", "numeric", ["a positive number named like a sampling weight"])
     if (
         (words & _HOUSEHOLD_IDS or (words & _HOUSEHOLD_WORDS and words & _ID_WORDS))

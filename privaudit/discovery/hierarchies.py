@@ -35,6 +35,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
+
 #: A categorical domain with at most this many values gets a flat hierarchy (value, then *).
 FLAT_MAX = 50
 #: A numeric column with at most this many values spanning less than this is taken for coded categories.
@@ -45,6 +47,7 @@ MAX_INTERVALS = 20
 CODE_QUANTILES = (0.01, 0.99)
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+MAX_POSTCODE_DIGITS = 12  # the world's postcodes have at most 10 characters
 POSTCODE_WORDS = frozenset({"zip", "zipcode", "postcode", "postal", "plz", "cp", "postleitzahl"})
 STATE_WORDS = frozenset({"state", "states", "statefip", "stfips", "st"})
 COUNTRY_WORDS = frozenset({"country", "countries", "nation", "nationality", "citizenship", "iso2", "birthplace"})
@@ -142,7 +145,7 @@ def interval_levels(numbers: np.ndarray, counts: np.ndarray, whole: bool) -> lis
 def numeric_hierarchy(texts: np.ndarray, counts: np.ndarray) -> tuple[str, str] | None:
     """The hierarchy of a numeric column (distinct ``texts``, each held by ``counts`` records), with the note
     saying which: coded categories (few values on a short range) get a flat one."""
-    numbers = pd.to_numeric(pd.Series(texts, dtype=object), errors="coerce").to_numpy(dtype=float)
+    numbers = to_numeric(pd.Series(texts, dtype=object), errors="coerce").to_numpy(dtype=float)
     ok = np.isfinite(numbers)
     texts, numbers, counts = np.asarray(texts, dtype=object)[ok], numbers[ok], np.asarray(counts)[ok]
     if len(texts) < 2 or len(texts) > 5000:
@@ -290,6 +293,8 @@ def postcodes(texts: np.ndarray) -> str:
         bad = next((v for v in raw if not v.isdigit()), raw[0])
         raise ValueError(f"{bad!r}: postcodes must all be digits of one length")
     width = len(raw[0])
+    if width > MAX_POSTCODE_DIGITS:  # no postcode: a hierarchy of as many levels would be width^2 per value
+        raise ValueError(f"postcodes of {width} digits: no postcode has more than {MAX_POSTCODE_DIGITS}")
     rows = [";".join([v] + [v[: width - i] + "*" * i for i in range(1, width)] + ["*"]) for v in raw]
     return "\n".join(rows) + "\n"
 

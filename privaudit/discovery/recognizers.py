@@ -127,7 +127,10 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
         "street addresses",
         r"\d{1,5}[a-z]?,?\s+(?:[a-zà-ÿ'.-]+\s+){0,4}(?:street|st\.?|avenue|ave\.?|road|rd\.?|boulevard|blvd\.?|lane|"
         r"ln\.?|drive|dr\.?|way|court|ct\.?|place|pl\.?|square|sq\.?)(?:\s.*)?|"
-        r"(?:[a-zà-ÿ'.-]+\s?){0,3}(?:stra(?:ss|ß)e|str\.|weg|gasse|platz|allee|straat|laan|plein|gracht)\s+\d{1,4}"
+        # up to three words, the last one perhaps glued to the street word (Hauptstraße): each word ends at a
+        # space, so a long run of letters is split one way only (no cubic backtracking)
+        r"(?:(?:[a-zà-ÿ'.-]+\s){0,3}|(?:[a-zà-ÿ'.-]+\s){0,2}[a-zà-ÿ'.-]+)"
+        r"(?:stra(?:ss|ß)e|str\.|weg|gasse|platz|allee|straat|laan|plein|gracht)\s+\d{1,4}"
         r"[a-z]?(?:\s.*)?|"
         r"\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|boulevard|bd|chemin|impasse|allée|place|quai)\s.+|"
         r"(?:calle|c/|avenida|avda\.?|plaza|paseo|via|viale|piazza|corso|rua)\s.+?,?\s*\d{1,4}.*",

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
 from privaudit.discovery.headers import HEADER_KINDS, header_kinds
 from privaudit.discovery.names import has_full_name_shape, name_shares
 from privaudit.discovery.recognizers import RECOGNIZERS, TEXT_KINDS, compacted
@@ -247,12 +248,12 @@ def _free_text(name: str, text: pd.Series, counts: np.ndarray, n: int) -> Findin
 def _record_key(name: str, series: pd.Series, distinct: np.ndarray, n: int, hinted: bool) -> Finding | None:
     if n < MIN_KEY_SAMPLE or len(distinct) / n < KEY_UNIQUENESS:
         return None
-    numeric = pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce").to_numpy(dtype=float)
+    numeric = to_numeric(pd.Series(distinct, dtype=object), errors="coerce").to_numpy(dtype=float)
     if np.isfinite(numeric).all():
         if not (numeric == np.round(numeric)).all():
             return None  # measurements and money amounts with decimals are not keys
         span = numeric.max() - numeric.min() + 1
-        in_rows = pd.to_numeric(series.dropna().astype(str), errors="coerce").to_numpy(dtype=float)
+        in_rows = to_numeric(series.dropna().astype(str), errors="coerce").to_numpy(dtype=float)
         consecutive = (
             span <= 1.1 * len(distinct) and n >= MIN_ROW_NUMBERS and bool(np.all(np.diff(in_rows) > 0))
         )  # increasing in row order: a row number

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from privaudit.core.errors import PrivauditError
+from privaudit.core.errors import PrivauditError, did_you_mean, shortened
 
 if TYPE_CHECKING:  # the engines' table is read by the command line's parser: importing it stays light
     from privaudit.core.data import Table
@@ -89,7 +89,7 @@ class Engine:
             if name not in taken:
                 raise PrivauditError(
                     f"--engine-option {name}: the {self.name} engine takes "
-                    f"{', '.join(taken) if taken else 'no options'}"
+                    f"{', '.join(taken) if taken else 'no options'}{did_you_mean(name, taken)}"
                 )
             # a count or a size (batch_rows, threads, dense_cells ...): a whole number, at least 0 (or 1)
             kind, least = str(params[name].annotation), 1 if name in POSITIVE_OPTIONS else 0
@@ -98,7 +98,9 @@ class Engine:
                 and not (value is None and "None" in kind)
                 and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least)
             ):
-                raise PrivauditError(f"--engine-option {name}={value}: expected a whole number of at least {least}")
+                raise PrivauditError(
+                    f"--engine-option {name}={shortened(value)}: expected a whole number of at least {least}"
+                )
 
     @property
     def available(self) -> bool:
@@ -117,7 +119,9 @@ def get_engine(name: str) -> Engine:
     try:
         return ENGINES[name]
     except (KeyError, TypeError):  # TypeError: an unhashable name
-        raise PrivauditError(f"unknown engine {name!r} (available: {', '.join(ENGINES)})") from None
+        raise PrivauditError(
+            f"unknown engine {name!r}{did_you_mean(name, ENGINES)} (available: {', '.join(ENGINES)})"
+        ) from None
 
 
 def summarize(path: str | Path, policy, engine: str = "in-process", **options: Any) -> EngineResult:

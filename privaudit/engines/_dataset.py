@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.csv  # noqa: F401 (pa.csv)
 import pyarrow.dataset as pads
 
-from privaudit.core.data import Table, check_required_columns
+from privaudit.core.data import Table, check_required_columns, refuse_dataset_encoding
 from privaudit.core.errors import DataError, first_line
 from privaudit.core.locations import Location, check_schemas, fingerprint, is_dataset, read_location, resolve
 from privaudit.core.policy import Policy
@@ -148,7 +148,9 @@ def _first_file(location: Location) -> Location:
 def open_input(path, policy: Policy, what: str = "released table") -> Source:
     """The source an out-of-memory engine reads: one local file, or a dataset location."""
     if isinstance(path, (str, Path)) and is_dataset(path):
-        return open_dataset(str(path), policy, what)
+        source = open_dataset(str(path), policy, what)
+        refuse_dataset_encoding(str(path), source.file_format, policy)
+        return source
     if not isinstance(path, (str, Path)):
         raise DataError(
             f"{what}: this engine reads files, directories, globs or URIs, not a {type(path).__name__} "

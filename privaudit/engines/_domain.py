@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from privaudit.core.coding import typed
+from privaudit.common.numeric import to_numbers
+from privaudit.core.coding import decimal_of, typed
 from privaudit.core.errors import DataError
 from privaudit.engines._source import RowShim, Source
 
@@ -39,10 +40,10 @@ def needs_check(spec) -> bool:
     return column_kind(spec) in ("numeric", "ordinal")
 
 
-def as_numbers(values: np.ndarray) -> np.ndarray:
-    """Texts as floats the way ``coding.typed`` parses them (NaN where a text is not a number; ``inf``,
-    which ``coding.typed`` refuses too, as infinity)."""
-    return pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
+def as_numbers(values: np.ndarray, spec=None) -> np.ndarray:
+    """Texts as floats the way ``coding.typed`` parses them for the column ``spec`` (its policy's decimal
+    mark; NaN where a text is not a number; ``inf``, which ``coding.typed`` refuses too, as infinity)."""
+    return to_numbers(values, decimal_of(spec))
 
 
 def first_bad(values: np.ndarray, spec) -> tuple[int, str] | None:
@@ -50,7 +51,7 @@ def first_bad(values: np.ndarray, spec) -> tuple[int, str] | None:
     ``"number"`` (not a number), ``"weight"`` (a weight <= 0), ``"order"`` (not in the order)."""
     kind = column_kind(spec)
     if kind == "numeric":
-        numbers = as_numbers(values)
+        numbers = as_numbers(values, spec)
         bad = np.flatnonzero(~np.isfinite(numbers))
         if len(bad):
             return int(bad[0]), "number"
@@ -96,7 +97,7 @@ class ColumnDomain:
     def keys_of(self, values: np.ndarray) -> np.ndarray:
         """The identity of each text: a float, an order position, or the text itself."""
         if self.kind == "numeric":
-            return as_numbers(values)
+            return as_numbers(values, self.spec)
         if self.kind == "ordinal":
             return np.array([self._position.get(v, -1) for v in values], dtype=np.int64)
         return np.asarray(values, dtype=object)

@@ -33,11 +33,11 @@ def check_hierarchies(
             if not bad:
                 continue
 
-            def offending(values: np.ndarray, bad=bad) -> np.ndarray:
-                numbers = as_numbers(values)
+            def offending(values: np.ndarray, bad=bad, spec=policy.columns[column]) -> np.ndarray:
+                numbers = as_numbers(values, spec)
                 return np.array([not np.isnan(x) and f"{x:g}" in bad for x in numbers], dtype=bool)
 
             hit = source.first_row(column, offending)
             if hit is not None:
-                labels = [f"{as_numbers(np.array([hit[1]], dtype=object))[0]:g}"]
+                labels = [f"{as_numbers(np.array([hit[1]], dtype=object), policy.columns[column])[0]:g}"]
         hierarchy.check_values(pd.Series(labels, dtype=object), column, leaves_only=leaves_only)

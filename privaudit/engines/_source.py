@@ -56,6 +56,7 @@ class Source:
     num_rows: int | None = None  # known up front for Parquet; counted while streaming a CSV
     missing: list[str] = field(default_factory=list)
     row_bytes: float = 64.0  # CSV: average bytes per line in the sniffed head
+    encoding: str = "utf-8"  # CSV: the policy's data.encoding
 
     def row_label(self, index: int) -> str:
         """How data row ``index`` (0-based) is named in errors: a CSV line or a Parquet row."""
@@ -100,7 +101,9 @@ class Source:
             try:
                 reader = pacsv.open_csv(
                     self.path,
-                    read_options=pacsv.ReadOptions(column_names=self.columns, skip_rows=1, block_size=int(block_bytes)),
+                    read_options=pacsv.ReadOptions(
+                        column_names=self.columns, skip_rows=1, block_size=int(block_bytes), encoding=self.encoding
+                    ),
                     parse_options=pacsv.ParseOptions(delimiter=self.delimiter, newlines_in_values=False),
                     convert_options=pacsv.ConvertOptions(
                         column_types={n: pa.string() for n in self.columns},
@@ -124,7 +127,7 @@ class Source:
 
     def raise_parse_error(self, text: str) -> None:
         """The one-line message ``data.py`` gives for a CSV it cannot parse (ragged row, bad UTF-8 ...)."""
-        bad = locate_bad_line(self.path, self.delimiter or ",", len(self.columns))
+        bad = locate_bad_line(self.path, self.delimiter or ",", len(self.columns), self.encoding)
         if bad:
             raise DataError(f"{self.path}: line {bad[0]}: {bad[1]}")
         check_tail(self.path)
@@ -157,7 +160,7 @@ def open_source(
     if path.suffix.lower() in PARQUET_SUFFIXES:
         source = _open_parquet(path, size)
     else:
-        source = _open_csv(path, size, policy.data.delimiter)
+        source = _open_csv(path, size, policy.data.delimiter, policy.data.encoding)
     source.missing = policy.missing_tokens
     if source.num_rows == 0:
         raise DataError(f"{path}: the file has a header but no data rows")
@@ -182,14 +185,14 @@ def _open_parquet(path: Path, size: int) -> Source:
     return Source(path, "parquet", names, size, num_rows=rows)
 
 
-def _open_csv(path: Path, size: int, delimiter: str | None) -> Source:
-    head_bytes, head, delimiter = read_head(path, delimiter)  # its checks: encoding, line endings, header
+def _open_csv(path: Path, size: int, delimiter: str | None, encoding: str = "utf-8") -> Source:
+    head_bytes, head, delimiter = read_head(path, delimiter, encoding)  # its checks: encoding, line endings, header
     lines = head.splitlines()
     names = header_names(path, lines[0], delimiter)
     # A header and nothing else: known without reading on when the whole file fits in the sniffed head.
     rows = 0 if size <= SNIFF_BYTES and not any(ln.strip() for ln in lines[1:]) else None
     row_bytes = len(head_bytes) / max(len(lines), 1)
-    return Source(path, "csv", names, size, delimiter=delimiter, num_rows=rows, row_bytes=row_bytes)
+    return Source(path, "csv", names, size, delimiter=delimiter, num_rows=rows, row_bytes=row_bytes, encoding=encoding)
 
 
 class RowShim:

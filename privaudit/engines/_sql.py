@@ -101,7 +101,7 @@ def summarize_sql(source: Source, policy: Policy, sql: Dialect, column_types: di
             texts[col], index[gids[col]] if len(gids[col]) else np.zeros(0, np.int64), pa.int64()
         )
     for col in weight:
-        mapped[col] = value_mapping(texts[col], as_numbers(texts[col][2]), pa.float64())
+        mapped[col] = value_mapping(texts[col], as_numbers(texts[col][2], specs[col]), pa.float64())
     limit = getattr(sql, "inline_limit", 0)
     inline = {
         col: table
@@ -253,7 +253,7 @@ def refuse_bad_values(source: Source, column: str, spec, values: np.ndarray) -> 
     row (in file order) holding one: a value that is not a number outranks a non-positive weight."""
     kind = column_kind(spec)
     if kind == "numeric":
-        numbers = as_numbers(values)
+        numbers = as_numbers(values, spec)
         bad = ~np.isfinite(numbers)
         if not bad.any() and spec.role == "weight":
             bad = numbers <= 0

@@ -347,7 +347,7 @@ def summarize(
             if col in plan.domains:
                 ids[col] = np.append(plan.domains[col].lookup(values), -1)[codes]
             if col in plan.weight:  # a missing weight counts as 1, as the uniqueness assessor counts it
-                w = np.append(as_numbers(values), np.nan)[codes]
+                w = np.append(as_numbers(values, policy.columns[col]), np.nan)[codes]
                 weights = np.where(np.isnan(w), 1.0, w)
         return ids, weights
 

@@ -31,6 +31,7 @@ from privaudit.engines._sql import SPACE_CLASS, summarize_sql
 
 NAME = "duckdb"
 MAX_LINE_BYTES = 1 << 24  # data.py reads CSV in 16 MiB blocks: a row must fit
+DUCKDB_ENCODINGS = {"utf-8": "utf-8", "iso8859-1": "latin-1"}  # the encodings DuckDB reads without an extension
 
 
 def _literal(text: str) -> str:
@@ -53,11 +54,18 @@ class DuckDBDialect:
 
     def _read_csv(self) -> str:
         source = self.source
+        encoding = getattr(source, "encoding", "utf-8")
+        if encoding not in DUCKDB_ENCODINGS:  # also a file the linkage pairs in DuckDB under another engine
+            raise DataError(
+                f"{source.path}: data.encoding {encoding!r}: DuckDB reads CSV in UTF-8 or Latin-1; convert the file "
+                "to UTF-8 (iconv) or use --engine in-process"
+            )
         columns = ", ".join(f"{_literal(c)}: 'VARCHAR'" for c in source.columns)
         return (
             f"read_csv({_literal(str(source.path))}, delim={_literal(source.delimiter)}, quote='\"', "
             f"escape='\"', header=false, skip=1, columns={{{columns}}}, auto_detect=false, strict_mode=true, "
-            f"null_padding=false, max_line_size={self.max_line})"
+            f"null_padding=false, max_line_size={self.max_line}, "
+            f"encoding={_literal(DUCKDB_ENCODINGS[encoding])})"
         )
 
     @staticmethod
@@ -117,6 +125,11 @@ def summarize(
         finally:
             if connection is None:
                 con.close()
+    if policy.data.encoding not in DUCKDB_ENCODINGS:
+        raise DataError(
+            f"data.encoding {policy.data.encoding!r}: the duckdb engine reads CSV in UTF-8 or Latin-1; use "
+            "--engine in-process or chunked for this file"
+        )
     source = open_input(path, policy, what)
     types = {}
     if isinstance(source, DatasetSource):

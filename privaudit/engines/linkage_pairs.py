@@ -104,7 +104,7 @@ def coded_pair(con, policy, files, columns: list[str], intruder_rows: float | in
                 refuse_bad_values(sources[name], col, spec, values)
             both.append((raw, codes, values))
         if column_kind(spec) == "numeric":
-            targets = [as_numbers(values) for _, _, values in both]
+            targets = [as_numbers(values, spec) for _, _, values in both]
             kind = pa.float64()
         else:  # equal texts, equal codes, on both sides
             gid, _ = pd.factorize(pd.Series(np.concatenate([both[0][2], both[1][2]]), dtype=object))

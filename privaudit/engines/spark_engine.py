@@ -411,6 +411,11 @@ def summarize(
                 return summarize_sql(source, policy, SparkDialect(spark, source), source.types)
             finally:
                 _drop_views(spark)
+    if policy.data.encoding != "utf-8":
+        raise DataError(
+            f"data.encoding {policy.data.encoding!r}: the spark engine reads CSV in UTF-8; use --engine "
+            "in-process or chunked for this file, or convert it"
+        )
     source = open_input(path, policy, what)
     spark = spark or local_session(master, shuffle_partitions, driver_memory, jvm_log)
     types = {}

@@ -28,7 +28,7 @@ from privaudit.core.concurrency import WORKERS as CHECK_WORKERS
 from privaudit.core.concurrency import ordered_map
 from privaudit.core.context import AuditContext
 from privaudit.core.data import Table, load_input
-from privaudit.core.errors import DataError, PrivauditError
+from privaudit.core.errors import DataError, PrivauditError, notice
 from privaudit.core.policy import Check, Policy, load_policy, policy_from_dict
 from privaudit.pipeline.derived import DERIVED
 from privaudit.pipeline.measurements import measurement_problem
@@ -328,6 +328,7 @@ def run_audit(
     control: Any = None,
     previous: Any = None,
     check_timeout: float | None = None,
+    refuse_unreachable: bool = False,
     **engine_options: Any,
 ) -> AuditResult:
     """Audit ``released`` (a path; in process also a pandas DataFrame, a pyarrow Table or a loaded
@@ -339,7 +340,8 @@ def run_audit(
     in-process engine. ``previous``: earlier releases of the same population (a list of the same forms;
     :mod:`privaudit.pipeline.series`), for the checks that compose releases.
     ``check_timeout`` (seconds; default the policy's ``check_timeout``, else none) ends a check that runs
-    longer as ``error``. ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
+    longer as ``error``. A check whose class size k exceeds the number of records cannot pass: that is said
+    up front (:func:`unreachable_checks`), and refused with ``refuse_unreachable`` (a remediation's input). ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
     from privaudit.engines import get_engine
     from privaudit.pipeline.arguments import CHECK_TIMEOUT, optional
 
@@ -362,6 +364,12 @@ def run_audit(
     memory.refuse_oversized_release(released, engine)
     with memory.step(f"reading and summarising the released table ({engine} engine)"):
         computed = spec.load().summarize(released, policy, progress=progress, **engine_options)
+    unreachable = unreachable_checks(checks, policy, computed.table)
+    blocking = [line for check, line in unreachable if check.severity == "error"]
+    if blocking and refuse_unreachable:
+        raise PrivauditError(blocking[0] + "; no remediation can reach it")
+    for _, line in unreachable:  # said before the work, which would only confirm it
+        notice(line)
     ctx = AuditContext(
         policy,
         computed.table.frame,
@@ -406,6 +414,25 @@ def run_audit(
         engine=engine,
         utility=jsonable(ctx.utility),
     )
+
+
+def unreachable_checks(checks: list[Check], policy: Policy, table: Any) -> list[tuple[Check, str]]:
+    """One line per check whose declared class size (its :class:`ClassRule`'s ``min_size``, k) exceeds the
+    number of records: no class of the table can be that large, whatever is done to it."""
+    rows = table.rows
+    out = []
+    for check in checks:
+        try:
+            rule = check.assessor.rule(check.params, policy)
+        except Exception:  # noqa: BLE001 - a plugin's failing rule is reported when its check runs, guarded
+            continue
+        if rule is not None and rule.min_size is not None and rule.min_size > rows:
+            line = (
+                f"{policy.path}: check {check.id!r}: k={rule.min_size:,} exceeds the number of records "
+                f"({rows:,} in {table.path}), so the check cannot pass"
+            )
+            out.append((check, line))
+    return out
 
 
 def _summary_ready(ctx: AuditContext) -> bool:

@@ -23,7 +23,7 @@ from privaudit.common.formats import is_parquet
 from privaudit.common.jsonable import jsonable
 from privaudit.core import guard, memory
 from privaudit.core.data import Table
-from privaudit.core.errors import PolicyError, PrivauditError
+from privaudit.core.errors import PolicyError, PrivauditError, did_you_mean
 from privaudit.core.hierarchy import Hierarchy
 from privaudit.core.policy import Policy, format_validation_error, with_check_overrides, with_columns
 from privaudit.pipeline.audit import AuditResult, open_policy, run_audit
@@ -59,7 +59,8 @@ def resolve_method(policy: Policy, method: str | None, cli_options: dict[str, An
     remediator = registry.remediators.get(name) if isinstance(name, str) else None
     if remediator is None:
         raise PrivauditError(
-            f"unknown remediation method {name!r} (available: {', '.join(sorted(registry.remediators))})"
+            f"unknown remediation method {name!r}{did_you_mean(name, registry.remediators)} "
+            f"(available: {', '.join(sorted(registry.remediators))})"
         )
     options = dict(spec.options) if spec and (spec.method in (None, name)) else {}
     options.update(cli_options)
@@ -88,7 +89,9 @@ def remediate(
     registry = registry or get_registry()
     policy = open_policy(policy, registry, allow_outside_paths)
     remediator, parsed = resolve_method(policy, method, options or {}, registry)
-    before = run_audit(released, policy, registry=registry, progress=progress, check_timeout=check_timeout)
+    before = run_audit(
+        released, policy, registry=registry, progress=progress, check_timeout=check_timeout, refuse_unreachable=True
+    )
     result = _transform(remediator, before, parsed, registry)
     return reaudit(
         before,
@@ -138,7 +141,9 @@ def reaudit(
         result = _guarded_built_hierarchies(result)
     reaudit_policy = with_check_overrides(with_columns(policy, result.column_overrides), result.check_overrides)
     _refuse_guarded_labels(result.table, reaudit_policy, out)
-    output = table_bytes(result.table, out, policy.data.delimiter or ",")
+    data = policy.data
+    delimiter = data.delimiter or (";" if data.decimal == "," else ",")
+    output = table_bytes(result.table, out, delimiter, decimal=data.decimal, encoding=data.encoding)
     table = Table(
         as_written(result.table, out).reset_index(drop=True),
         Path(out),

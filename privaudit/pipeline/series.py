@@ -101,7 +101,7 @@ def load_release(item: Any, policy: Policy) -> tuple[Table, tuple[np.ndarray, np
     if path.suffix.lower() in d.PARQUET_SUFFIXES:
         raw, file_format = d.read_parquet(path), "parquet"
     else:
-        raw, file_format = d.read_csv(path, policy.data.delimiter)[0], "csv"
+        raw, file_format = d.read_csv(path, policy.data.delimiter, policy.data.encoding)[0], "csv"
     if raw.num_rows == 0:
         raise DataError(f"{path}: the file has a header but no data rows")
     ids = None

@@ -116,9 +116,17 @@ def guarded_values(column: pd.Series) -> list[str]:
     return [str(v) for v in text[_risky(text)]]
 
 
-def table_bytes(frame: pd.DataFrame, path: str | Path, delimiter: str = ",", na_rep: str = MISSING) -> bytes:
+def table_bytes(
+    frame: pd.DataFrame,
+    path: str | Path,
+    delimiter: str = ",",
+    na_rep: str = MISSING,
+    decimal: str = ".",
+    encoding: str = "utf-8",
+) -> bytes:
     """The file content for ``frame`` written to ``path`` (Parquet by suffix, else CSV; a missing value is
-    ``na_rep`` in CSV, the suppression marker by default)."""
+    ``na_rep`` in CSV, the suppression marker by default; numbers with the policy's ``decimal`` mark, the text
+    in its ``encoding``, so that the file reads again under the policy it was audited with)."""
     if is_parquet(path):
         buffer = io.BytesIO()
         frame.to_parquet(buffer, index=False)
@@ -134,11 +142,12 @@ def table_bytes(frame: pd.DataFrame, path: str | Path, delimiter: str = ",", na_
                 fractional.append(i)
     frame = neutralise(frame)
     for i in fractional:  # after neutralise (which may rename headers): these texts are numbers, never formulas
-        frame.isetitem(i, _float_texts(frame.iloc[:, i]))
+        texts = _float_texts(frame.iloc[:, i])
+        frame.isetitem(i, texts.str.replace(".", decimal, regex=False) if decimal != "." else texts)
     text = _csv_by_distinct_values(frame, delimiter, na_rep)
     if text is None:
         text = frame.to_csv(sep=delimiter, index=False, na_rep=na_rep, lineterminator="\n")
-    return text.encode("utf-8")
+    return text.encode(encoding)
 
 
 def _float_texts(column: pd.Series) -> pd.Series:

@@ -43,6 +43,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
+
 __all__ = ["IntervalDisclosureResult", "interval_disclosure", "rank_interval_bounds", "sd_interval_bounds"]
 
 
@@ -71,7 +73,7 @@ class IntervalDisclosureResult:
 def _numeric(series: pd.Series, which: str, name: str) -> np.ndarray:
     """Column as float64 with NaN for missing; a ValueError if it is not numeric."""
     try:
-        return pd.to_numeric(series, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+        return to_numeric(series, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"interval disclosure: {which} column {name!r} is not numeric") from exc
 

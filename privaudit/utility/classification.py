@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
 from privaudit.core.errors import PrivauditError
 from privaudit.utility.inputs import UtilityInputs
 
@@ -111,7 +112,7 @@ def _text(series: pd.Series) -> pd.Series:
         or pd.api.types.is_timedelta64_dtype(series)
     ):
         return text.astype(object)
-    numbers = pd.to_numeric(series, errors="coerce")
+    numbers = to_numeric(series, errors="coerce")
     whole = numbers.notna() & np.isfinite(numbers) & (numbers == np.round(numbers)) & (numbers.abs() < 2**53)
     if whole.any():
         text = text.where(~whole, numbers[whole].astype("int64").astype("string"))
@@ -120,7 +121,7 @@ def _text(series: pd.Series) -> pd.Series:
 
 def _sorted_vocabulary(values: pd.Series) -> list:
     uniques = pd.unique(values)
-    numbers = pd.to_numeric(pd.Series(uniques), errors="coerce")
+    numbers = to_numeric(pd.Series(uniques), errors="coerce")
     if numbers.notna().all():
         return [uniques[i] for i in np.argsort(numbers.to_numpy(), kind="stable")]
     return sorted(uniques, key=str)
@@ -138,7 +139,7 @@ class _Design:
         for name in features:
             both = pd.concat([_text(original[name]), _text(release[name])], ignore_index=True)
             if name in numeric:
-                numbers = pd.to_numeric(both, errors="coerce").to_numpy(dtype=float)
+                numbers = to_numeric(both, errors="coerce").to_numpy(dtype=float)
                 parsed = np.isfinite(numbers)
                 if parsed.any():
                     centre = float(numbers[parsed].mean())

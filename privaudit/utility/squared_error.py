@@ -29,6 +29,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
 from privaudit.utility._aligned import aligned, outliers
 from privaudit.utility.entries import arx_mean, arx_scale, entry
 from privaudit.utility.inputs import UtilityInputs
@@ -57,7 +58,7 @@ def intervals(inputs: UtilityInputs, column: str, numeric: bool) -> tuple[np.nda
     a = aligned(inputs, column)
     outlier = outliers(inputs)
     if numeric:
-        x = pd.to_numeric(inputs.original[column], errors="coerce").to_numpy(dtype=float)
+        x = to_numeric(inputs.original[column], errors="coerce").to_numpy(dtype=float)
         if np.isnan(x).any():
             return "the original has missing values in this column"
         lo_all, hi_all = float(x.min()), float(x.max())

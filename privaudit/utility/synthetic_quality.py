@@ -64,6 +64,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
 from privaudit.core.errors import PrivauditError
 from privaudit.utility.inputs import UtilityInputs
 
@@ -282,7 +283,7 @@ def _numbers(series: pd.Series, column: str, table: str, kind: str) -> np.ndarra
         return out
     if pd.api.types.is_bool_dtype(series):
         return series.to_numpy(dtype=np.float64)
-    numbers = pd.to_numeric(series, errors="coerce")
+    numbers = to_numeric(series, errors="coerce")
     bad = numbers.isna() & series.notna()
     if bad.any():
         value = series[bad].iloc[0]

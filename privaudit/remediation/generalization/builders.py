@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
 from privaudit.core.context import AuditContext
 from privaudit.core.hierarchy import Hierarchy
 from privaudit.discovery import hierarchies
@@ -86,7 +87,7 @@ def file_names(columns: list[str]) -> dict[str, str]:
 
 def as_text(values: pd.Series) -> pd.Series:
     """A numeric column as the texts the output file holds (whole numbers without ``.0``)."""
-    numbers = pd.to_numeric(values, errors="coerce")
+    numbers = to_numeric(values, errors="coerce")
     out = pd.Series(pd.NA, index=values.index, dtype=object)
     ok = numbers.notna()
     v = numbers[ok].to_numpy(dtype=float)

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
 from privaudit.common.thresholds import tie_bound
 from privaudit.risk.linkage.blocking import encode_block_keys, iter_candidate_pairs
 from privaudit.risk.linkage.encoding import AttributeSpec, _joint_labels, _numeric, _standardized
@@ -151,7 +152,7 @@ def blocked_distance_linkage(
     key_frames = [
         pd.DataFrame(
             {
-                c: pd.to_numeric(frame[c], errors="coerce").astype(float) if kinds[c] == "numeric" else frame[c]
+                c: to_numeric(frame[c], errors="coerce").astype(float) if kinds[c] == "numeric" else frame[c]
                 for c in sorted(in_rules)
             }
         )

@@ -63,6 +63,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
+
 __all__ = [
     "AttributeSpec",
     "CategoricalTable",
@@ -273,7 +275,7 @@ class EncodedPair:
 
 def _numeric(frame: pd.DataFrame, name: str, role: str) -> np.ndarray:
     col = frame[name]
-    out = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    out = to_numeric(col, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
     bad = int(np.count_nonzero(np.isnan(out) & ~col.isna().to_numpy()))
     if bad:
         warnings.warn(

@@ -69,6 +69,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
+
 __all__ = ["Embedding", "embed", "MembershipScores", "membership_scores"]
 
 MAX_LEVELS = 31
@@ -118,7 +120,7 @@ def embed(frames: Sequence[pd.DataFrame], columns: Sequence[str], numeric: Mappi
     for col in columns:
         if numeric[col]:
             joined = np.concatenate(
-                [pd.to_numeric(f[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan) for f in frames]
+                [to_numeric(f[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan) for f in frames]
             )
             joined[~np.isfinite(joined)] = np.nan
             codes, uniques = pd.factorize(joined, sort=True)  # NaN: -1, a value of its own below

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
+
 
 @dataclass(frozen=True)
 class CapResult:
@@ -47,8 +49,8 @@ class CapResult:
 def discretise(column: pd.Series, reference: pd.Series, bins: int) -> pd.Series:
     """Numbers cut into ``bins`` equal-width intervals over the reference (training) range; missing stays
     missing (coded as its own label)."""
-    ref = pd.to_numeric(reference, errors="coerce")
-    values = pd.to_numeric(column, errors="coerce")
+    ref = to_numeric(reference, errors="coerce")
+    values = to_numeric(column, errors="coerce")
     lo, hi = float(np.nanmin(ref)) if ref.notna().any() else 0.0, float(np.nanmax(ref)) if ref.notna().any() else 0.0
     if hi <= lo:
         codes = np.where(values.isna(), -1, 0)

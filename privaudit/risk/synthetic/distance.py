@@ -91,6 +91,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from privaudit.common.numeric import to_numeric
 from privaudit.core.concurrency import ordered_map
 from privaudit.risk.synthetic.pruning import (
     MARGIN,
@@ -268,7 +269,7 @@ class GowerSpace:
 
 
 def _numeric(series: pd.Series) -> np.ndarray:
-    values = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float, na_value=np.nan).copy()
+    values = to_numeric(series, errors="coerce").to_numpy(dtype=float, na_value=np.nan).copy()
     values[~np.isfinite(values)] = np.nan
     return values
 

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
 from privaudit.core.summary import pack_keys
 
 __all__ = ["EncodedTables", "encode_column", "tables_of"]
@@ -35,7 +36,7 @@ def encode_column(columns: Sequence[pd.Series], numeric: bool) -> np.ndarray:
     otherwise category codes in order of first appearance over all frames; missing values NaN."""
     if numeric:
         return (
-            np.concatenate([pd.to_numeric(c, errors="coerce").to_numpy(dtype=float, na_value=np.nan) for c in columns])
+            np.concatenate([to_numeric(c, errors="coerce").to_numpy(dtype=float, na_value=np.nan) for c in columns])
             if columns
             else np.zeros(0)
         )

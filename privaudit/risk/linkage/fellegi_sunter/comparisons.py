@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
 from privaudit.risk.linkage.fellegi_sunter.model import ComparisonSpec
 
 
@@ -49,8 +50,8 @@ class Encoded:
 def encode(spec: ComparisonSpec, left: pd.DataFrame, right: pd.DataFrame) -> Encoded:
     a, b = left[spec.name], right[spec.name]
     if spec.kind == "numeric":
-        x = pd.to_numeric(a, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-        y = pd.to_numeric(b, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        x = to_numeric(a, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        y = to_numeric(b, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
         has_missing = bool(np.isnan(x).any() or np.isnan(y).any())
         if not has_missing and x.size and y.size:
             lo = min(x.min(), y.min())
