@@ -38,9 +38,10 @@ def test_init_drafts_a_policy_that_fits_and_audits(tmp_path):
         "occupation",
     ]  # a key variable (issue #27)
     assert roles["salary-class"] == "sensitive"
-    # typed nominal: the hierarchy's labels (15-19 ...) must fit the same policy once generalized
-    assert doc["columns"]["age"] == {"role": "quasi_identifier", "type": "nominal", "hierarchy": "hierarchies/age.csv"}
-    assert (tmp_path / "hierarchies" / "age.csv").read_text().startswith("17;15-19;10-19;0-19;*\n")
+    # typed numeric, without a file: remediate builds the intervals (15-19 ...) and microaggregation can work on it
+    assert doc["columns"]["age"] == {"role": "quasi_identifier", "type": "numeric", "importance": 2}
+    assert doc["columns"]["sex"]["importance"] == 1 and not (tmp_path / "hierarchies" / "age.csv").exists()
+    assert "whole numbers: an interval hierarchy (5, 10, 20 wide, then *) is built by remediate" in text
     assert (
         "#   age: " in text and "# known from elsewhere: sex or gender (its header)" in text
     )  # ranking and evidence comments
@@ -110,10 +111,20 @@ def test_init_reads_identifiers_dates_weights_ranges_and_mixed_columns(tmp_path)
     ]
     assert columns["diagnosis"]["role"] == "sensitive" and columns["weight"]["role"] == "weight"
     assert columns["mixed"]["type"] == "nominal" and "mixed types" in text
-    assert columns["sex"] == {"role": "quasi_identifier", "type": "nominal", "hierarchy": "hierarchies/sex.csv"}
+    assert columns["sex"] == {
+        "role": "quasi_identifier",
+        "type": "nominal",
+        "hierarchy": "hierarchies/sex.csv",
+        "importance": 1,
+    }
     assert (out.parent / "hierarchies" / "sex.csv").read_text() == "1;*\n2;*\n"
     # postcodes: one more digit masked per level, as ARX's example ZIP-code hierarchies
-    assert columns["zip"] == {"role": "quasi_identifier", "type": "nominal", "hierarchy": "hierarchies/zip.csv"}
+    assert columns["zip"] == {
+        "role": "quasi_identifier",
+        "type": "nominal",
+        "hierarchy": "hierarchies/zip.csv",
+        "importance": 3,
+    }
     assert (out.parent / "hierarchies" / "zip.csv").read_text().splitlines()[0] == "10115;1011*;101**;10***;1****;*"
     assert columns["hh_id"] == {"role": "household_id", "type": "numeric"} and "household_id: hh_id" in result.stdout
     assert "% look like person names" in text and "% look like e-mail addresses" in text

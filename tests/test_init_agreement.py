@@ -83,8 +83,8 @@ TABLES = {
     "anes96": (
         DATA / "surveys" / "anes96.csv",
         {
-            "quasi_identifier": ["age", "educ"],
-            "sensitive": ["selfLR", "PID", "income", "vote"],
+            "quasi_identifier": ["age", "educ", "income"],  # 24 income brackets: a band an intruder can know
+            "sensitive": ["selfLR", "PID", "vote"],
             "other": ["popul", "TVnews", "ClinLR", "DoleLR"],
         },
         {"selfLR": "political", "PID": "political", "vote": "political"},
@@ -134,10 +134,10 @@ def test_fair_reproduces_the_issue_and_the_stricter_scenario_decides(tmp_path):
     f_k = frame.groupby(keys)["affairs"].transform("size")
     assert f"{(f_k == 1).mean():.1%}" == "40.4%"
     result = run_cli("init", tmp_path / "fair.csv")
-    assert "demographics: 0.0% (age)" in result.stdout
+    assert "demographics: 0.0% (0 records) under age\n" in result.stdout
     assert (
-        "all_key_variables: 40.4% (age, yrs_married, children, religious, educ, occupation, occupation_husb)"
-        in result.stdout
+        "all_key_variables: 40.4% (2,570 records) under age, yrs_married, children, religious, educ, occupation, "
+        "occupation_husb" in result.stdout
     )
     assert (
         "special categories: religious: religious or philosophical beliefs, GDPR Art. 9; affairs: sex life"
@@ -146,8 +146,9 @@ def test_fair_reproduces_the_issue_and_the_stricter_scenario_decides(tmp_path):
     text = (tmp_path / "fair.policy.yaml").read_text()
     assert "special category (GDPR Art. 9): sex life or sexual orientation, by its header" in text
     doc = yaml.safe_load(text)
-    # ages 17.5, 22, ...: half-open intervals, so that generalization can coarsen them
-    assert (tmp_path / "hierarchies" / "age.csv").read_text().splitlines()[0] == "17.5;[15, 20);[10, 20);[0, 20);*"
+    # ages 17.5, 22, ...: numeric, remediate builds half-open intervals ([15, 20) ...) to coarsen them
+    assert doc["columns"]["age"] == {"role": "quasi_identifier", "type": "numeric", "importance": 1}
+    assert "numbers with fractions: an interval hierarchy ([15, 20), 10, 20 wide, then *) is built by remediate" in text
     ids = [c.get("id") for c in doc["checks"]]
     assert "k_anonymity_demographics" in ids and "k_anonymity_all_key_variables" in ids
     out = tmp_path / "r.json"
@@ -168,7 +169,10 @@ def test_salaries_career_variables_make_the_draft_fail(tmp_path):
     assert f"{(frame.groupby(keys)['salary'].transform('size') == 1).mean():.1%}" == "72.5%"
     assert frame.groupby("sex")["salary"].transform("size").min() == 39
     result = run_cli("init", tmp_path / "salaries.csv")
-    assert "demographics: 0.0% (sex)" in result.stdout
-    assert "all_key_variables: 72.5% (rank, discipline, yrs.since.phd, yrs.service, sex)" in result.stdout
+    assert "demographics: 0.0% (0 records) under sex\n" in result.stdout
+    assert (
+        "all_key_variables: 72.5% (288 records) under rank, discipline, yrs.since.phd, yrs.service, sex"
+        in result.stdout
+    )
     text = (tmp_path / "salaries.policy.yaml").read_text()
     assert "known from elsewhere: job rank, field or length of service (its header)" in text
