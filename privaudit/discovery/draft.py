@@ -361,11 +361,11 @@ def _evidence(name: str, frame: pd.DataFrame, sample: pd.DataFrame, label: str |
     kind, order, notes = _type_of(name, distinct)
     dummy = _is_dummy(distinct)
     kv = key_variable_match(name, dummy)
-    if (kv is None or kv.weak) and label and (by_label := key_variable_match(label, dummy)) is not None:
-        kv = KeyMatch(by_label.category, f"its label {label!r}", by_label.weak)
     special, by_values = special_category(name), None
     if special is None and label and kv is None and (special := special_category(label)) is not None:
-        by_values = f"its label {label!r}"
+        by_values = f"its label {label!r}"  # a label naming a special category says what the column is
+    elif (kv is None or kv.weak) and label and (by_label := key_variable_match(label, dummy, first=True)):
+        kv = KeyMatch(by_label.category, f"its label {label!r}", by_label.weak)
     # value labels are evidence where the header says nothing (q17: Catholic, Protestant ...); a header
     # that says something else (car_colour: white, black) is not overruled by them
     if special is None and (

@@ -182,19 +182,25 @@ _CODEBOOK = Codebook({c.key: c.words for c in KEY_VARIABLES}, others=(w for s in
 _DUMMIES = Codebook({key: words.split() for key, words in _DUMMY_LABELS.items()})
 
 
-def key_variable_match(header: str, dummy: bool = False) -> KeyMatch | None:
+def key_variable_match(header: str, dummy: bool = False, first: bool = False) -> KeyMatch | None:
     """The key-variable category ``header`` names: by a word of it (:func:`key_variable`), or in a codebook's
     spelling (:class:`~privaudit.discovery.codebook.Codebook`: ``empl``, ``yedu``, ``yearborn``); for a 0/1
     column (``dummy``) also by one of its categories (``nwhite``, ``catholic``). A header that also names a
-    :data:`QUANTITY` is returned ``weak``; an opinion's header names none."""
+    :data:`QUANTITY` is returned ``weak``; an opinion's header names none. ``first``: the category of the first
+    word that names one (a label's words are a phrase: "children ever born" is of children)."""
     parts = tokens(header)
     if any(p in OPINION for p in parts):
         return None
     found: KeyMatch | None = None
-    for category in KEY_VARIABLES:
-        if matches(parts, category.words, category.stems):
-            found = KeyMatch(category, "its header")
+    for start in range(len(parts)) if first else (0,):  # a label's first key word: "children ever born"
+        for category in KEY_VARIABLES:
+            if matches(parts[start : start + 1] if first else parts, category.words, category.stems):
+                found = KeyMatch(category, "its header")
+                break
+        if found is not None:
             break
+    if found is None and first:
+        return key_variable_match(header, dummy)
     if found is None and (coded := _CODEBOOK.match(parts)) is not None:
         found = KeyMatch(_BY_KEY[coded[0]], f"its header in codebook spelling: {coded[1]}")
     if found is None and dummy and (label := _DUMMIES.match(parts) or _dummy_word(parts)) is not None:
