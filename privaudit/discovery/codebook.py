@@ -9,9 +9,10 @@ practice guide's and the DDI codebooks' examples; Wooldridge's and the R data pa
   and the consonants after it, doubled letters once (three letters only of a word of six or more);
 * a *compound* of the word with a modifier that qualifies without changing what is named: before it
   ``n``/``non`` (not: ``nwhite``), ``y``/``yrs`` (years of: ``yedu``), ``ever`` (``evermarr``), ``year``/``mnth``
-  (of birth: ``yearborn``), ``h``/``hh`` (the husband's or household's: ``heduc``); after it ``sq`` (squared:
-  ``agesq``), ``f``/``r``/``c`` (factor, recode, code: ``racef``, ``famincr``), ``cat``/``grp`` (a grouping),
-  ``ed`` (``collegeed``); or of two words of the same kind (``ethrace``). Digits split a name (``pid7na``,
+  (of birth: ``yearborn``), ``h``/``hh``/``hus`` (the husband's or household's: ``heduc``, ``husage``),
+  ``young``/``old`` (``youngkids``); after it ``sq`` (squared: ``agesq``), ``f``/``r``/``c`` (factor, recode,
+  code: ``racef``, ``famincr``), ``cat``/``grp`` (a grouping), ``ed`` (``collegeed``), ``lt``/``ge`` (less
+  than, at least: ``kidslt6``), ``vis`` (visits: ``hospvis``); or of two words of the same kind (``ethrace``). Digits split a name (``pid7na``,
   ``ethrace2a``).
 
 A modifier must stand beside a whole word of at least three letters, so ``wage`` is not ``w`` + ``age``
@@ -25,12 +26,13 @@ from collections.abc import Iterable, Mapping
 
 #: letters before a word that qualify it without changing its kind
 PREFIX_MODIFIERS = frozenset(
-    "n non not y yr yrs year years mnth month mo num nr no ever h hh fam tot total ln log l cur curr".split()
+    "n non not y yr yrs year years mnth month mo num nr no ever h hh fam tot total ln log l cur curr young old "
+    "younger older hus husb wife spouse sp".split()
 )
 #: letters after a word that qualify it without changing its kind
 SUFFIX_MODIFIERS = frozenset(
     "sq sqr squared cat cats grp gr group f fac factor r rc recode c cd code d dum lvl level n num yr yrs ed "
-    "na a b x".split()
+    "na a b x lt le gt ge vis".split()
 )
 #: words of their own that begin a vocabulary word: never taken for its abbreviation
 _COMMON = frozenset(

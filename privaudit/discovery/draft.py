@@ -350,9 +350,12 @@ def _refuse_unknown_roles(roles: dict[str, str], names: list[str], source: str) 
             raise DataError(f"--role {column}={role}: unknown role {role!r} (roles: {', '.join(_ROLES)})")
 
 
+_DUMMY_VALUES = ({"0", "1"}, {"no", "yes"}, {"n", "y"}, {"false", "true"})
+
+
 def _is_dummy(distinct: np.ndarray) -> bool:
-    """Whether a column's values are 0 and 1 (a dummy of one category)."""
-    return len(distinct) == 2 and {str(v) for v in distinct} == {"0", "1"}
+    """Whether a column's values are 0 and 1, or no and yes (a dummy of one category)."""
+    return len(distinct) == 2 and {str(v).strip().lower() for v in distinct} in _DUMMY_VALUES
 
 
 def _evidence(name: str, frame: pd.DataFrame, sample: pd.DataFrame, label: str | None = None) -> _Evidence:
@@ -406,9 +409,13 @@ def _given_role(e: _Evidence, role: str, source: str) -> _Drafted:
     return _Drafted(col, category)
 
 
-#: a header word of a sampling weight with a short qualifier before or after it: ``perweight``, ``hhwt``,
-#: ``pwgtp``, ``wtfinl``
-_WEIGHT = re.compile(r"[a-z]{0,6}(?:weight|wght|wgt)[a-z]{0,4}|(?:p|per|pers|hh|h|fin|samp|ind|fam|pop)wt|wt[a-z]{0,5}")
+#: a header word of a sampling weight with a survey's qualifier before it (person, household, final, sample,
+#: replicate ...) or a short one after it: ``perweight``, ``hhwt``, ``pwgtp``, ``wtfinl`` -- not ``bwght``, a
+#: birth weight
+_WEIGHT = re.compile(
+    r"(?:p|per|pers|person|hh|h|house|household|fam|samp|sample|fin|final|ind|pop|base|design|post|strat|cal|"
+    r"rep|r|w|x|s)?(?:weight|wght|wgt|wt)(?:[a-z]{0,4}|\d*)"
+)
 #: words that make a weight a person's body weight, not a sampling weight
 _BODY = {
     "body",

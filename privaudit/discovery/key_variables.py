@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from privaudit.discovery.codebook import Codebook
+from privaudit.discovery.codebook import Codebook, subparts
 from privaudit.discovery.headers import matches, tokens, transliterated
 from privaudit.discovery.special_categories import SPECIAL_CATEGORIES
 
@@ -65,7 +65,7 @@ KEY_VARIABLES: tuple[Category, ...] = (
         "bildung schulabschluss abschluss ausbildung bildungsabschluss etudes diplome scolarite niveauetudes "
         "estudios escolaridad educacion nivelestudios istruzione titolostudio scolarita opleiding onderwijs "
         "opleidingsniveau schoolniveau isced phd doctorate doctoral promotion doctorat doctorado dottorato "
-        "college university highschool graduate",
+        "college university highschool graduate edlevel educlevel",
         "educ bildung scolar escolar istruz opleid",
     ),
     _c(
@@ -91,7 +91,8 @@ KEY_VARIABLES: tuple[Category, ...] = (
     _c(
         "citizenship",
         "citizenship or nationality",
-        "nationality citizenship citizen native nativecountry countryofbirth birthplace birthcountry "
+        "nationality citizenship citizen native nativecountry countryofbirth birthplace birthcountry foreign "
+        "foreigner foreignborn nativeborn "
         "staatsangehoerigkeit staatsbuergerschaft geburtsland nationalite paysnaissance nacionalidad "
         "paisnacimiento nazionalita cittadinanza nationaliteit geboorteland",
     ),
@@ -165,6 +166,11 @@ _DUMMY_LABELS = {
     "religion": "catholic protestant christian muslim islam jewish judaism hindu buddhist atheist agnostic "
     "orthodox evangelical lutheran baptist methodist anglican sikh mormon spirit spiritual spiritualist",
     "marital": "married single divorced widowed widow separated cohabiting cohabit nevermarried evermarried partnered",
+    "geography": "north south east west northeast northwest southeast southwest midwest northcen southcen central "
+    "reg city metro rural urban",
+    "occupation": "construc construction manuf manufacturing agric agriculture mining retail wholesale trade "
+    "services finance transport utilities profserv clerical sales manager professional self selfemployed "
+    "unemployed",
 }
 
 
@@ -214,9 +220,15 @@ def key_variable_match(header: str, dummy: bool = False, first: bool = False) ->
 
 
 def _dummy_word(parts: list[str]) -> tuple[str, str] | None:
-    for p in parts:
+    """A dummy's category: one of its category words (``south``, ``reg661``), or a key variable's word after a
+    few letters (``clerocc``: clerical occupation; ``outwork``: out of work)."""
+    for p in subparts(parts):
         if p in _DUMMIES.words:
             return _DUMMIES.words[p], f"{p!r}"
+        for i in range(1, min(len(p) - 2, 6)):
+            word = _CODEBOOK.words.get(p[i:])
+            if word is not None and word not in ("age", "date"):
+                return word, f"{p!r} ends in {p[i:]!r}"
     return None
 
 

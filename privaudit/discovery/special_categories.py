@@ -72,7 +72,7 @@ SPECIAL_CATEGORIES: tuple[Special, ...] = (
         "physlim ndisease hlthg hlthf hlthp mdvis gesundheit krankheit erkrankung behinderung sante maladie "
         "salud enfermedad discapacidad salute malattia disabilita gezondheid ziekte aandoening "
         "drink drinks drinking drank drunk binge alcoholic cannabis marijuana cocaine heroin opioid opioids "
-        "substance tobacco cigarette cigarettes",
+        "substance tobacco cigarette cigarettes cigs smoke smokes",
         "diagnos hlth health krankh erkrank malad enferm malatt ziek medic",
         "diabetes asthma cancer hiv depression hypertension influenza flu bronchitis gastritis",
     ),
