@@ -39,6 +39,11 @@ from privaudit.testing import run_cli
         ("codice_postale", "geography"),
         ("postalcode", "geography"),
         ("cnty", "geography"),
+        ("husage", "age"),  # the husband's age
+        ("kidslt6", "household"),  # kids less than 6
+        ("youngkids", "household"),
+        ("edlevel1", "education"),
+        ("foreign", "citizenship"),
     ],
 )
 def test_key_variables_in_codebook_spelling(header, category):
@@ -53,7 +58,9 @@ def test_words_that_merely_contain_a_key_variable_are_none(header):
     assert key_variable(header) is None, header
 
 
-@pytest.mark.parametrize("header", ["nwhite", "white", "hisp", "catholic", "protest", "female", "married"])
+@pytest.mark.parametrize(
+    "header", ["nwhite", "white", "hisp", "catholic", "protest", "female", "married", "south", "reg661", "clerocc"]
+)
 def test_dummies_named_after_one_category(header):
     found = key_variable_match(header, dummy=True)
     assert found is not None and found.weak is None, header
@@ -109,10 +116,18 @@ def test_sampling_weights_by_their_codebook_names_not_body_weight():
     )
     roles = {c.name: c.role for c in draft(frame, "t.csv").columns}
     assert roles["perweight"] == "weight" and roles["birthwt"] != "weight"
+    assert {c.name: c.role for c in draft(frame.rename(columns={"birthwt": "bwght"}), "t.csv").columns}[
+        "bwght"
+    ] != "weight"  # a birth weight in ounces, Wooldridge's bwght
     for header in ("hhwt", "pwgtp", "wtfinl", "final_weight"):
         assert {c.name: c.role for c in draft(frame.rename(columns={"perweight": header}), "t.csv").columns}[
             header
         ] == "weight", header
+
+
+def test_yes_no_dummies_are_dummies():
+    frame = pd.DataFrame({"south": ["yes", "no"] * 20, "wage": [str(100 + i) for i in range(40)]})
+    assert {c.name: c.role for c in draft(frame, "t.csv").columns}["south"] == "quasi_identifier"
 
 
 def test_geography_headers_of_the_red_team_are_drafted(tmp_path):
