@@ -338,13 +338,32 @@ def test_no_remediated_release_of_a_drafted_policy_passes_with_uniques(tmp_path,
     quasi-identifiers are accepted, generalize building their intervals."""
     data, policy, doc, keys, roles, result = _draft_survey(tmp_path, name)
     runs = {
-        "fixed.csv": ["--method", "generalize", "--option", "max_suppression=0.05"],
+        "fixed.csv": [
+            "--method",
+            "generalize",
+            "--option",
+            "max_suppression=0.05",
+            "--option",
+            "write_hierarchies=true",
+        ],
         "explored.csv": ["--explore", "--max-candidates", "6"],
     }
+    written = 0
     for out, options in runs.items():
         remediated = run_cli("remediate", data, "--policy", policy, *options, "--out", tmp_path / out, "--quiet")
         assert remediated.code in (0, 1), remediated.stderr
         if not (tmp_path / out).exists():
             continue
+        written += 1
         release = pd.read_csv(tmp_path / out, dtype=str, keep_default_na=False)
         assert _unique_share(release, keys) <= 0.01
+        # the release audits again under the drafted policy, its numeric columns given the hierarchies built
+        retyped = dict(doc, columns=dict(doc["columns"]))
+        for column in doc["columns"]:
+            built = tmp_path / f"{out[:-4]}.hierarchy-{column}.csv"
+            if built.exists():
+                retyped["columns"][column] = {**doc["columns"][column], "type": "nominal", "hierarchy": built.name}
+        (tmp_path / f"{out}.policy.yaml").write_text(yaml.safe_dump(retyped, sort_keys=False))
+        again = run_cli("audit", tmp_path / out, "--policy", tmp_path / f"{out}.policy.yaml", "--quiet")
+        assert again.code == 0, again.stdout + again.stderr
+    assert written  # at least one release was written and checked
