@@ -1,8 +1,8 @@
 """Sample uniques of column combinations, for drafting: which columns make records unique, and how many.
 
 Each column is factorised once (:class:`Codes`); a combination's classes are the unique rows of the codes,
-combined column by column into one integer key (renumbered by ``pd.factorize`` after each column, so the key
-never overflows). A record is a *sample unique* when no other record of the table shares its combination
+combined column by column into one integer key (renumbered densely after each column, so the key never
+overflows). A record is a *sample unique* when no other record of the table shares its combination
 (Hundepool et al., *Statistical Disclosure Control*, 2012, section 3.4.2: "sample uniques").
 """
 
@@ -32,7 +32,7 @@ class Codes:
         key = np.zeros(self.rows, dtype=np.int64) if start is None else start
         for column in columns:
             codes, cardinality = self.of(column)
-            key = pd.factorize(key * cardinality + codes)[0].astype(np.int64)
+            key = _renumbered(key * cardinality + codes, self.rows)
         return key
 
     def unique_count(self, columns: list[str], start: np.ndarray | None = None) -> int:
@@ -65,6 +65,17 @@ def share_text(share: float, whole: float = 1.0, count: int | None = None) -> st
     if count is None:
         return text
     return f"{text} ({count:,} record{'s' * (count != 1)})"
+
+
+def _renumbered(combined: np.ndarray, rows: int) -> np.ndarray:
+    """Dense ids 0 .. classes - 1 of combined keys: by a table of the keys present when they are few (linear
+    time), else by hashing."""
+    top = int(combined.max()) + 1 if len(combined) else 0
+    if top <= max(4 * rows, 1 << 16):
+        present = np.zeros(top, dtype=np.int64)
+        present[combined] = 1
+        return (np.cumsum(present) - 1)[combined]
+    return pd.factorize(combined)[0].astype(np.int64)
 
 
 #: a column proposed by content alone must make at least this share of records unique
