@@ -262,3 +262,18 @@ def test_a_missing_labels_file_is_refused(tmp_path):
 def test_survey_labels_file_names_every_fertil2_column():
     labels = pd.read_csv(DATA / "surveys" / "fertil2.labels.csv")
     assert list(labels["column"]) == list(pd.read_csv(DATA / "surveys" / "fertil2.csv", nrows=1).columns)
+
+
+def test_identifiers_below_the_recognizers_share_are_found_only_when_valid():
+    """Half a column of valid phone numbers is published phone numbers; random 16-digit codes, a tenth of
+    which pass the Luhn check by chance, are no payment cards."""
+    from privaudit.discovery.scan import scan_column
+
+    rng = np.random.default_rng(10)
+    phones = [f"+49 30 {rng.integers(1000000, 9999999)}" for _ in range(300)]
+    mixed = [p if rng.random() < 0.5 else "unknown" for p in phones]
+    found = scan_column("contact", pd.Series(mixed))
+    assert found is not None and found.kind.startswith("phone") and found.confidence == "high"
+    assert any("fewer than 60%" in e for e in found.evidence)
+    codes = pd.Series([str(rng.integers(4 * 10**15, 5 * 10**15)) for _ in range(300)])
+    assert scan_column("code", codes) is None
