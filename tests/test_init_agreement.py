@@ -270,7 +270,10 @@ def _unique_share(frame: pd.DataFrame, keys: list[str]) -> float:
     return float((sizes == 1).mean())
 
 
-@pytest.mark.parametrize("name", list(SURVEYS))
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=pytest.mark.slow) if n.startswith(("TV16", "fertil2")) else n for n in SURVEYS],
+)
 def test_init_drafts_what_the_codebook_says_and_the_draft_fails(tmp_path, name):
     data, policy, doc, keys, roles, result = _draft_survey(tmp_path, name)
     drafted = {c: s["role"] for c, s in doc["columns"].items()}
