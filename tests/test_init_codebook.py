@@ -93,7 +93,7 @@ def test_special_categories_in_codebook_spelling(header, key):
     assert found is not None and found.key == key, header
 
 
-@pytest.mark.parametrize("header", ["state", "parttime", "experience", "conditional_prob", "trade"])
+@pytest.mark.parametrize("header", ["state", "parttime", "experience", "conditional_prob", "trade", "condomin"])
 def test_not_special_categories(header):
     assert special_category(header) is None, header
 
@@ -123,6 +123,19 @@ def test_sampling_weights_by_their_codebook_names_not_body_weight():
         assert {c.name: c.role for c in draft(frame.rename(columns={"perweight": header}), "t.csv").columns}[
             header
         ] == "weight", header
+
+
+def test_a_body_weight_beside_a_height_is_no_sampling_weight():
+    """openintro's yrbss: weight in kilograms beside height in metres."""
+    rng = np.random.default_rng(11)
+    frame = pd.DataFrame(
+        {
+            "height": rng.uniform(1.4, 2.0, 200).round(2).astype(str),
+            "weight": rng.uniform(40, 120, 200).round(2).astype(str),
+            "sex": rng.choice(["1", "2"], 200),
+        }
+    )
+    assert {c.name: c.role for c in draft(frame, "t.csv").columns}["weight"] == "other"
 
 
 def test_yes_no_dummies_are_dummies():

@@ -350,12 +350,10 @@ def _refuse_unknown_roles(roles: dict[str, str], names: list[str], source: str) 
             raise DataError(f"--role {column}={role}: unknown role {role!r} (roles: {', '.join(_ROLES)})")
 
 
-_DUMMY_VALUES = ({"0", "1"}, {"no", "yes"}, {"n", "y"}, {"false", "true"})
-
-
 def _is_dummy(distinct: np.ndarray) -> bool:
-    """Whether a column's values are 0 and 1, or no and yes (a dummy of one category)."""
-    return len(distinct) == 2 and {str(v).strip().lower() for v in distinct} in _DUMMY_VALUES
+    """Whether a column has two values (0/1, no/yes, hispanic/not): named after one category, it says who is
+    of it."""
+    return len(distinct) == 2
 
 
 def _evidence(name: str, frame: pd.DataFrame, sample: pd.DataFrame, label: str | None = None) -> _Evidence:
@@ -440,9 +438,15 @@ _BODY = {
 }
 
 
-def _weight_header(parts: list[str]) -> bool:
+#: a table that measures these measures bodies: its "weight" is a person's, not a sampling weight
+_BODY_MEASURES = {"height", "bmi", "waist", "hip", "cm", "kg", "heightcm", "weightkg", "stature"}
+
+
+def _weight_header(parts: list[str], headers: set[str] = frozenset()) -> bool:  # type: ignore[assignment]
+    """A sampling weight's header: a weight word with a survey's qualifier, and not a body weight (a word of
+    one, or a table that also measures height or BMI)."""
     words = set(parts)
-    if words & _BODY:
+    if words & _BODY or (headers & _BODY_MEASURES and not words - {"weight"}):
         return False
     return bool(words & _WEIGHT_WORDS) or any(_WEIGHT.fullmatch(p) for p in parts)
 
@@ -453,7 +457,8 @@ def _structural_role(e: _Evidence, frame: pd.DataFrame) -> Column | None:
     if finding is not None and finding.confidence == "high":
         return Column(e.name, "identifier", "nominal", [f"{finding.share:.0%} look like {finding.label}"])
     words = set(e.parts)
-    if _weight_header(e.parts) and e.kind == "numeric" and (pd.to_numeric(pd.Series(e.distinct)) > 0).all():
+    headers = {t for c in frame.columns for t in tokens(str(c))}
+    if _weight_header(e.parts, headers) and e.kind == "numeric" and (pd.to_numeric(pd.Series(e.distinct)) > 0).all():
         return Column(e.name, "weight", "numeric", ["a positive number named like a sampling weight"])
     if (
         (words & _HOUSEHOLD_IDS or (words & _HOUSEHOLD_WORDS and words & _ID_WORDS))

@@ -65,7 +65,7 @@ KEY_VARIABLES: tuple[Category, ...] = (
         "bildung schulabschluss abschluss ausbildung bildungsabschluss etudes diplome scolarite niveauetudes "
         "estudios escolaridad educacion nivelestudios istruzione titolostudio scolarita opleiding onderwijs "
         "opleidingsniveau schoolniveau isced phd doctorate doctoral promotion doctorat doctorado dottorato "
-        "college university highschool graduate edlevel educlevel",
+        "college university highschool graduate edlevel educlevel ed grade",
         "educ bildung scolar escolar istruz opleid",
     ),
     _c(
@@ -169,7 +169,7 @@ _DUMMY_LABELS = {
     "geography": "north south east west northeast northwest southeast southwest midwest northcen southcen central "
     "reg city metro rural urban",
     "occupation": "construc construction manuf manufacturing agric agriculture mining retail wholesale trade "
-    "services finance transport utilities profserv clerical sales manager professional self selfemployed "
+    "services finance transport utilities profserv clerical sales manager professional self selfemployed selfemp "
     "unemployed",
 }
 
@@ -225,7 +225,7 @@ def _dummy_word(parts: list[str]) -> tuple[str, str] | None:
     for p in subparts(parts):
         if p in _DUMMIES.words:
             return _DUMMIES.words[p], f"{p!r}"
-        for i in range(1, min(len(p) - 2, 6)):
+        for i in range(2, min(len(p) - 2, 6)):
             word = _CODEBOOK.words.get(p[i:])
             if word is not None and word not in ("age", "date"):
                 return word, f"{p!r} ends in {p[i:]!r}"

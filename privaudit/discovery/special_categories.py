@@ -172,8 +172,10 @@ def _codebook() -> Codebook:
     return Codebook({s.key: s.words for s in SPECIAL_CATEGORIES}, others=(w for c in KEY_VARIABLES for w in c.words))
 
 
+_NOT_BEGINNINGS = frozenset({"condition", "condom", "condoms"})
 #: words of six letters or more begin the names a codebook makes of them (``churchatd``, ``prayerfreq``)
-_LONG = {s.key: tuple(w for w in s.words if len(w) >= 6 and w != "condition") for s in SPECIAL_CATEGORIES}
+#: (not words that begin common words: condition-al, condom-inium)
+_LONG = {s.key: tuple(w for w in s.words if len(w) >= 6 and w not in _NOT_BEGINNINGS) for s in SPECIAL_CATEGORIES}
 #: what makes a religion header one of practice or belief (attendance, prayer, importance, born again): not
 #: the affiliation a neighbour knows, but what a person would not want known
 PRACTICE = ("atd", "attend", "pray", "worship", "imp", "again", "freq", "belief", "faith", "spiritual")
