@@ -266,6 +266,16 @@ def test_bad_labels_files_are_refused_in_one_line(tmp_path, content, message):
     assert "labels.csv" in result.stderr and not (tmp_path / "t.policy.yaml").exists()
 
 
+def test_the_policy_is_never_written_over_the_labels(tmp_path):
+    pd.DataFrame({"age": [30, 40], "sex": ["1", "2"]}).to_csv(tmp_path / "t.csv", index=False)
+    (tmp_path / "labels.csv").write_text("age,Age\n")
+    result = run_cli(
+        "init", tmp_path / "t.csv", "--labels", tmp_path / "labels.csv", "--out", tmp_path / "labels.csv", "--force"
+    )
+    assert result.code == 2 and "would overwrite an input file" in result.stderr
+    assert (tmp_path / "labels.csv").read_text() == "age,Age\n"
+
+
 def test_a_missing_labels_file_is_refused(tmp_path):
     pd.DataFrame({"age": [30, 40], "sex": ["1", "2"]}).to_csv(tmp_path / "t.csv", index=False)
     result = run_cli("init", tmp_path / "t.csv", "--labels", tmp_path / "nope.csv")

@@ -155,9 +155,11 @@ def run(args) -> int:
     files.update({out.parent / rel: text for rel, text in result.hierarchies.items()})
     from privaudit.cli.outputs import same_file, write_all
 
-    for path in files:  # not even --force writes a policy or a hierarchy over the table it was drafted from
-        if same_file(path, data):
-            raise PrivauditError(f"{path}: an output would overwrite an input file ({data})")
+    inputs = [data] + ([Path(args.labels)] if args.labels else [])
+    for path in files:  # not even --force writes a policy or a hierarchy over the table or labels it was drafted from
+        for source in inputs:
+            if same_file(path, source):
+                raise PrivauditError(f"{path}: an output would overwrite an input file ({source})")
     existing = [p for p in files if p.exists()]
     if existing and not args.force:
         raise PrivauditError(f"{existing[0]}: exists; --force overwrites it")
