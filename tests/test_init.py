@@ -183,3 +183,29 @@ def test_init_starts_from_a_profile(tmp_path, profile):
     sensitive_checks = [c for c in doc["checks"] if "sensitive" in c]
     assert {c["sensitive"] for c in sensitive_checks} == {"salary-class"}
     assert run_cli("policy", "check", tmp_path / "adult.policy.yaml", "--data", tmp_path / "adult.csv").code == 0
+
+
+def test_numeric_quasi_identifiers_are_drafted_numeric_so_microaggregation_runs(tmp_path):
+    """Ages and years of service are drafted ``type: numeric`` (no hierarchy file): microaggregation runs on
+    the drafted policy as written, and its release audits clean under that same policy."""
+    rng = np.random.default_rng(1)
+    n = 500
+    pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n),
+            "yrs_service": rng.integers(0, 40, n),
+            "salary": rng.uniform(1e4, 1e5, n).round(0),
+        }
+    ).to_csv(tmp_path / "staff.csv", index=False)
+    assert run_cli("init", tmp_path / "staff.csv").code == 0
+    policy = tmp_path / "staff.policy.yaml"
+    doc = yaml.safe_load(policy.read_text())
+    assert doc["columns"]["age"] == {"role": "quasi_identifier", "type": "numeric", "importance": 1}
+    assert doc["columns"]["yrs_service"]["type"] == "numeric" and not (tmp_path / "hierarchies").exists()
+    assert run_cli("audit", tmp_path / "staff.csv", "--policy", policy, "--quiet").code == 1
+    out = tmp_path / "micro.csv"
+    fixed = run_cli(
+        "remediate", tmp_path / "staff.csv", "--policy", policy, "--method", "microaggregate", "--out", out, "--quiet"
+    )
+    assert fixed.code == 0, fixed.stderr
+    assert run_cli("audit", out, "--policy", policy, "--quiet").code == 0
