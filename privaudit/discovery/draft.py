@@ -3,17 +3,24 @@ disclosure-control expert would draft, with the evidence of each role as a YAML 
 
 * ``identifier`` -- the identifier scan's findings (:mod:`privaudit.discovery.scan`);
 * ``weight`` -- a positive numeric column whose header says weight (``weight``, ``wgt``, ``fnlwgt``,
-  ``poids``, ``gewicht``, ``peso``, ``factor``);
+  ``poids``, ``gewicht``, ``peso``, ``factor``; with a survey's qualifier: ``perweight``, ``hhwt``, ``pwgtp``),
+  not a body weight (``bwght``, or ``weight`` in a table that measures height); one per table;
 * ``household_id`` -- a column whose header says household id (``hid``, ``hhid``, ``household``/``hh`` with
   ``id``/``nr``) and whose values repeat (several records per household), as in sdcMicro's testdata's
   ``ori_hid``: the uniqueness check then counts k in households and gives household risk;
 * ``quasi_identifier`` -- the key variables an intruder can observe or find elsewhere, by header
   (:mod:`privaudit.discovery.key_variables`: the IHSN/World Bank guide's and the ESSnet handbook's lists,
-  in six languages and codebook abbreviations); religion and ethnicity are key variables *and* special
-  categories (``special_category`` in the policy, said in the comment). Where a header says nothing
+  in six languages and codebook spellings: :mod:`privaudit.discovery.codebook`), by a variable label
+  (``labels``), as a two-valued dummy of one category (``nwhite``, ``catholic``, ``south``), as an income
+  band (a few brackets), or because its values map one to one to a quasi-identifier's (``agesq``); a
+  quantity of a key variable (``hrs_work``) is left out, the comment saying why. Religion and ethnicity are
+  key variables *and* special categories (``special_category`` in the policy, said in the comment), but a
+  religious practice or belief (``churchatd``, ``religimp``) is sensitive. Where a header says nothing
   (``V3``, ``col_17``), coded columns (at most :data:`MAX_CODES` values) whose combination makes records
-  unique are proposed by content (:func:`privaudit.discovery.uniques.unique_makers`). Candidates are ranked
-  by how much each adds to sample uniqueness: the drop in sample-unique records when it is left out;
+  unique are proposed by content (:func:`privaudit.discovery.uniques.unique_makers`), weighed on every row
+  (a random sample of :data:`CONTENT_ROWS` of a larger table, said in the draft). Quasi-identifiers are
+  ranked by how much each adds to sample uniqueness (the drop in sample-unique records when it is left out)
+  and given an ``importance`` (:func:`importance`);
 * ``sensitive`` -- GDPR Art. 9 special categories (health, sex life, religious beliefs, political opinions,
   trade-union membership, ethnic origin, genetic, biometric), Art. 10 (criminal convictions) -- marked
   ``special_category`` -- and the confidential economics (income, wages, debt, benefits), by header or by
@@ -27,9 +34,11 @@ verdict is the stricter; :attr:`Draft.uniques` gives the share of sample uniques
 
 Types: ``numeric`` when every value is a number; ``ordinal`` with an ``order`` for dates and number ranges
 (``20-29``, ``[30, 40)``); ``nominal`` otherwise (a column mixing numbers and text is nominal, with a comment
-saying so). Numeric quasi-identifiers get an interval hierarchy (5, 10, 20 wide, then ``*``), or a flat one
-(each value, then ``*``) when they hold at most :data:`CODES` distinct values spanning less than :data:`CODES`
-(coded categories such as sex 1/2, where intervals would mean nothing); postcodes (a header such as ``zip``,
+saying so). Numeric quasi-identifiers of magnitudes (ages, years) stay ``numeric`` without a file:
+``remediate`` builds the same interval hierarchy (5, 10, 20 wide, then ``*``) when it generalizes, and
+microaggregation can work on their numbers. Coded categories (at most :data:`CODES` distinct numbers spanning
+less than :data:`CODES`, such as sex 1/2, where intervals would mean nothing) get a flat hierarchy (each value,
+then ``*``); postcodes (a header such as ``zip``,
 ``postcode``, ``plz``, every value the same number of digits) a masking hierarchy, one more trailing digit
 replaced by ``*`` per level, as ARX's example ZIP-code hierarchies do (``47677;4767*;476**;47***;4****;*``);
 date quasi-identifiers a date hierarchy (day, month, year, decade, ``*``), written as ARX-style CSV files
