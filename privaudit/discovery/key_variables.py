@@ -16,7 +16,11 @@ Each category lists header words in English, German, French, Spanish, Italian an
 abbreviations surveys use (``educ``, ``yrs_married``, ``marstat``, ``nchild``, ``hhsize``, ``urbrur``,
 ``ethnic``, sdcMicro's ``hhcivil``, ``relat``, ``electcon``), and a few stems for words with many endings
 (``religi`` for religion, religious, religione, religie ...). A header naming an opinion or a rating
-(``rate_marriage``, ``satisfaction_job``) is not an observable fact: :data:`OPINION` words veto the match.
+(``rate_marriage``, ``satisfaction_job``) is not an observable fact: :data:`OPINION` words veto the match; a
+header naming a quantity of a key variable (``hrs_work``, ``time_to_work``: :data:`QUANTITY`) matches only
+weakly, and is no key variable. Codebook spellings (``empl``, ``yedu``, ``yearborn``, ``racef``) are read by
+:mod:`privaudit.discovery.codebook`, and a two-valued dummy is named after one category of its variable
+(``nwhite``, ``catholic``, ``female``, ``south``, ``clerocc``).
 """
 
 from __future__ import annotations

@@ -13,8 +13,12 @@ Article 9(1)), criminal convictions and offences (Article 10), and the usual con
 Racial or ethnic origin and religion are also key variables (an intruder can observe them): the draft makes
 such a column a quasi-identifier and says it is a special category (:mod:`privaudit.discovery.draft`).
 Headers are matched as :mod:`privaudit.discovery.key_variables` does, in English, German, French, Spanish,
-Italian and Dutch; a column whose header says nothing is recognised by its value labels where a codebook
-style makes them plain (``Catholic``/``Protestant``/``None``, ``Democrat``/``Republican``).
+Italian and Dutch, in codebook spellings (``pid7na``, ``famincr``, ``churchatd``:
+:mod:`privaudit.discovery.codebook`); a column whose header says nothing is recognised by its value labels
+where a codebook style makes them plain (``Catholic``/``Protestant``/``None``, ``Democrat``/``Republican``).
+Political opinions include the vote, party identification and ideology; religious beliefs their practice
+(church attendance, prayer, being born again: :func:`religious_practice`); health includes drinking, smoking
+and drug use, sex life contraception.
 """
 
 from __future__ import annotations
