@@ -189,5 +189,10 @@ def test_init_drafts_regions_and_top_codes(tmp_path, run_cli):
     assert result[0] == 0, result[2]
     states = _rows((tmp_path / "hierarchies" / "state.csv").read_text())
     assert states["TX"] == ["West South Central", "South", "*"]
-    ages = _rows((tmp_path / "hierarchies" / "age.csv").read_text())
+    # age stays numeric (no file): remediate builds its intervals, top-coded, from the same builder
+    assert not (tmp_path / "hierarchies" / "age.csv").exists()
+    from privaudit.discovery.hierarchies import numeric_hierarchy
+
+    text, _ = numeric_hierarchy(frame["age"].astype(str).to_numpy(), np.ones(n, dtype=np.int64))
+    ages = _rows(text)
     assert ages["99"][0].endswith("+") and _nested(ages)

@@ -38,9 +38,10 @@ def test_init_drafts_a_policy_that_fits_and_audits(tmp_path):
         "occupation",
     ]  # a key variable (issue #27)
     assert roles["salary-class"] == "sensitive"
-    # typed nominal: the hierarchy's labels (15-19 ...) must fit the same policy once generalized
-    assert doc["columns"]["age"] == {"role": "quasi_identifier", "type": "nominal", "hierarchy": "hierarchies/age.csv"}
-    assert (tmp_path / "hierarchies" / "age.csv").read_text().startswith("17;15-19;10-19;0-19;*\n")
+    # typed numeric, without a file: remediate builds the intervals (15-19 ...) and microaggregation can work on it
+    assert doc["columns"]["age"] == {"role": "quasi_identifier", "type": "numeric", "importance": 2}
+    assert doc["columns"]["sex"]["importance"] == 1 and not (tmp_path / "hierarchies" / "age.csv").exists()
+    assert "numbers: intervals from the distribution" in text and "is built by remediate" in text
     assert (
         "#   age: " in text and "# known from elsewhere: sex or gender (its header)" in text
     )  # ranking and evidence comments
@@ -110,10 +111,20 @@ def test_init_reads_identifiers_dates_weights_ranges_and_mixed_columns(tmp_path)
     ]
     assert columns["diagnosis"]["role"] == "sensitive" and columns["weight"]["role"] == "weight"
     assert columns["mixed"]["type"] == "nominal" and "mixed types" in text
-    assert columns["sex"] == {"role": "quasi_identifier", "type": "nominal", "hierarchy": "hierarchies/sex.csv"}
+    assert columns["sex"] == {
+        "role": "quasi_identifier",
+        "type": "nominal",
+        "hierarchy": "hierarchies/sex.csv",
+        "importance": 1,
+    }
     assert (out.parent / "hierarchies" / "sex.csv").read_text() == "1;*\n2;*\n"
     # postcodes: one more digit masked per level, as ARX's example ZIP-code hierarchies
-    assert columns["zip"] == {"role": "quasi_identifier", "type": "nominal", "hierarchy": "hierarchies/zip.csv"}
+    assert columns["zip"] == {
+        "role": "quasi_identifier",
+        "type": "nominal",
+        "hierarchy": "hierarchies/zip.csv",
+        "importance": 3,
+    }
     assert (out.parent / "hierarchies" / "zip.csv").read_text().splitlines()[0] == "10115;1011*;101**;10***;1****;*"
     assert columns["hh_id"] == {"role": "household_id", "type": "numeric"} and "household_id: hh_id" in result.stdout
     assert "% look like person names" in text and "% look like e-mail addresses" in text
@@ -172,3 +183,29 @@ def test_init_starts_from_a_profile(tmp_path, profile):
     sensitive_checks = [c for c in doc["checks"] if "sensitive" in c]
     assert {c["sensitive"] for c in sensitive_checks} == {"salary-class"}
     assert run_cli("policy", "check", tmp_path / "adult.policy.yaml", "--data", tmp_path / "adult.csv").code == 0
+
+
+def test_numeric_quasi_identifiers_are_drafted_numeric_so_microaggregation_runs(tmp_path):
+    """Ages and years of service are drafted ``type: numeric`` (no hierarchy file): microaggregation runs on
+    the drafted policy as written, and its release audits clean under that same policy."""
+    rng = np.random.default_rng(1)
+    n = 500
+    pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n),
+            "yrs_service": rng.integers(0, 40, n),
+            "salary": rng.uniform(1e4, 1e5, n).round(0),
+        }
+    ).to_csv(tmp_path / "staff.csv", index=False)
+    assert run_cli("init", tmp_path / "staff.csv").code == 0
+    policy = tmp_path / "staff.policy.yaml"
+    doc = yaml.safe_load(policy.read_text())
+    assert doc["columns"]["age"] == {"role": "quasi_identifier", "type": "numeric", "importance": 1}
+    assert doc["columns"]["yrs_service"]["type"] == "numeric" and not (tmp_path / "hierarchies").exists()
+    assert run_cli("audit", tmp_path / "staff.csv", "--policy", policy, "--quiet").code == 1
+    out = tmp_path / "micro.csv"
+    fixed = run_cli(
+        "remediate", tmp_path / "staff.csv", "--policy", policy, "--method", "microaggregate", "--out", out, "--quiet"
+    )
+    assert fixed.code == 0, fixed.stderr
+    assert run_cli("audit", out, "--policy", policy, "--quiet").code == 0

@@ -160,9 +160,26 @@ def _coded(n=600, seed=3):
 
 
 def test_confidential_amounts_win_over_the_key_variable_their_header_also_names():
-    frame = pd.DataFrame({"employment_income": ["100", "200", "300"] * 10, "employment": ["a", "b", "c"] * 10})
+    amounts = [str(100 + 7 * i) for i in range(40)]
+    frame = pd.DataFrame({"employment_income": amounts, "employment": ["a", "b", "c", "d"] * 10})
     columns = {c.name: c.role for c in draft(frame, "t.csv").columns}
     assert columns == {"employment_income": "sensitive", "employment": "quasi_identifier"}
+
+
+def test_income_bands_are_key_variables_and_amounts_are_confidential():
+    """A few income brackets (codes 1..12, or midpoints) are known roughly from elsewhere: a key variable, as
+    the IHSN guide lists income; amounts stay the sensitive attribute."""
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(
+        {
+            "faminc_band": rng.integers(1, 13, 300).astype(str),
+            "wage": rng.uniform(100, 5000, 300).round(2).astype(str),
+            "sex": rng.choice(["1", "2"], 300),
+        }
+    )
+    columns = {c.name: c for c in draft(frame, "t.csv").columns}
+    assert columns["faminc_band"].role == "quasi_identifier" and columns["wage"].role == "sensitive"
+    assert "income, wealth or benefits in 12 bands" in columns["faminc_band"].notes[-1]
 
 
 def test_a_column_of_dates_is_a_date_of_an_event():

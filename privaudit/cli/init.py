@@ -1,6 +1,7 @@
-"""``privaudit init DATA [--out POLICY.yaml] [--profile NAME] [--role COLUMN=ROLE ...] [--force]``: draft a
-complete, commented policy from a table (:mod:`privaudit.discovery.draft`), with generated hierarchies beside
-it; the summary gives the share of sample uniques under each attacker scenario the draft writes."""
+"""``privaudit init DATA [--out POLICY.yaml] [--profile NAME] [--role COLUMN=ROLE ...] [--labels FILE] [--force]``:
+draft a complete, commented policy from a table (:mod:`privaudit.discovery.draft`), with generated hierarchies
+beside it; the summary gives the share of sample uniques under each attacker scenario the draft writes.
+``--labels`` gives the columns' variable labels (CSV: column, label), evidence as the headers are."""
 
 from __future__ import annotations
 
@@ -31,6 +32,12 @@ def add_parser(sub) -> None:
     init.add_argument(
         "--encoding",
         help="the CSV file's encoding when it is not UTF-8 (latin-1, cp1252 ...); the policy's data.encoding",
+    )
+    init.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="the columns' variable labels, a CSV of column,label (a codebook's; a header line column,label is "
+        "allowed): evidence of what each column holds, as its header is",
     )
     init.add_argument("--force", action="store_true", help="overwrite existing files")
 
@@ -79,6 +86,40 @@ def _profile(name: str | None) -> tuple[dict | None, str | None]:
     return doc, path.stem if path.parent == PROFILES else str(path)
 
 
+def read_labels(path: Path, columns: list[str], data: Path) -> dict[str, str]:
+    """The variable labels of ``--labels FILE``: one ``column,label`` per line (CSV quoting; a first line
+    ``column,label`` is a header). A file that cannot be read, is empty, names a column the table lacks or
+    one twice is refused in one line."""
+    import csv
+
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PrivauditError(f"--labels {path}: cannot be read ({exc.__class__.__name__})") from None
+    rows = [r for r in csv.reader(text.splitlines()) if any(cell.strip() for cell in r)]
+    if rows and [c.strip().lower() for c in rows[0]] == ["column", "label"]:
+        rows = rows[1:]
+    if not rows:
+        raise PrivauditError(f"--labels {path}: no labels (expected lines of column,label)")
+    labels: dict[str, str] = {}
+    for number, row in enumerate(rows, start=1):
+        if len(row) != 2 or not row[0].strip():
+            raise PrivauditError(f"--labels {path}: label {number} is not column,label ({len(row)} fields)")
+        column, label = row[0].strip(), row[1].strip()
+        if column not in columns:
+            import difflib
+
+            close = difflib.get_close_matches(column, columns, n=1)
+            raise PrivauditError(
+                f"--labels {path}: {data} has no column {column!r}"
+                + (f" (did you mean {close[0]!r}?)" if close else "")
+            )
+        if column in labels:
+            raise PrivauditError(f"--labels {path}: the column {column!r} is labelled twice")
+        labels[column] = label
+    return labels
+
+
 def _read(path: Path, encoding: str = "utf-8"):
     """The table as text columns (missing values as empty strings), through the loader's readers (its one-line
     errors for empty, header-only, ragged or unreadable files), and the CSV delimiter."""
@@ -104,6 +145,7 @@ def run(args) -> int:
     from privaudit.cli.terminal import printable
     from privaudit.discovery.draft import Starter, draft
     from privaudit.discovery.special_categories import LABELS
+    from privaudit.discovery.uniques import share_text
     from privaudit.pipeline.plugins import get_registry
 
     data = Path(args.data)
@@ -114,12 +156,14 @@ def run(args) -> int:
     profile, profile_name = _profile(args.profile)
     encoding = _encoding(args.encoding)
     frame, delimiter = _read(data, encoding)
+    labels = read_labels(Path(args.labels), [str(c) for c in frame.columns], data) if args.labels else None
     result = draft(
         frame,
         str(data),
         profile,
         roles,
         Starter(partial(starter_checks, assessors=get_registry().assessors), unique_share_limits),
+        labels,
     )
     result.delimiter = delimiter if delimiter not in (None, ",") else None
     result.encoding = args.encoding if encoding != "utf-8" else None
@@ -127,9 +171,11 @@ def run(args) -> int:
     files.update({out.parent / rel: text for rel, text in result.hierarchies.items()})
     from privaudit.cli.outputs import same_file, write_all
 
-    for path in files:  # not even --force writes a policy or a hierarchy over the table it was drafted from
-        if same_file(path, data):
-            raise PrivauditError(f"{path}: an output would overwrite an input file ({data})")
+    inputs = [data] + ([Path(args.labels)] if args.labels else [])
+    for path in files:  # not even --force writes a policy or a hierarchy over the table or labels it was drafted from
+        for source in inputs:
+            if same_file(path, source):
+                raise PrivauditError(f"{path}: an output would overwrite an input file ({source})")
     existing = [p for p in files if p.exists()]
     if existing and not args.force:
         raise PrivauditError(f"{existing[0]}: exists; --force overwrites it")
@@ -150,19 +196,22 @@ def run(args) -> int:
     if result.scenarios:
         print("  sample uniques (records no other record shares under the scenario's key variables):")
         for name, columns in result.scenarios.items():
-            print(f"    {name}: {result.uniques[name]:.1%} ({', '.join(printable(c) for c in columns)})")
+            print(f"    {name}: {result.unique_text(name)} under {', '.join(printable(c) for c in columns)}")
         name, worst = max(result.uniques.items(), key=lambda item: item[1])
-        limits = result.unique_limits
-        if worst > 0 and any(isinstance(m, (int, float)) and m < worst for m in limits):
+        limits = [m for m in result.unique_limits if isinstance(m, (int, float))]
+        if worst > 0 and any(m < worst for m in limits):
             print(
-                f"  so the drafted uniqueness check fails ({worst:.1%} unique under {name}, at most "
-                f"{min(m for m in limits if isinstance(m, (int, float))):.1%} allowed): generalize or suppress "
-                "before release"
+                f"  so the drafted uniqueness check fails ({result.unique_text(name)} unique under {name}; at most "
+                f"{share_text(min(limits))} allowed): generalize or suppress before release"
             )
+    for note in result.limits_applied:
+        print(f"  note: {printable(note)}")
     if "quasi_identifier" not in by_role:
         print(
-            "  no quasi-identifier drafted: no header names a key variable and no coded column makes records "
-            "unique; mark what an intruder can know (--role COLUMN=quasi_identifier) before trusting a PASS"
+            "  no quasi-identifier drafted: no header or label names a key variable and no coded column makes "
+            "records unique"
+            + (" (within the limits noted above)" if result.limits_applied else "")
+            + "; mark what an intruder can know (--role COLUMN=quasi_identifier) before trusting a PASS"
         )
     specials = [c for c in result.columns if c.special_category]
     if specials:

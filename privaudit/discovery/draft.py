@@ -3,17 +3,24 @@ disclosure-control expert would draft, with the evidence of each role as a YAML 
 
 * ``identifier`` -- the identifier scan's findings (:mod:`privaudit.discovery.scan`);
 * ``weight`` -- a positive numeric column whose header says weight (``weight``, ``wgt``, ``fnlwgt``,
-  ``poids``, ``gewicht``, ``peso``, ``factor``);
+  ``poids``, ``gewicht``, ``peso``, ``factor``; with a survey's qualifier: ``perweight``, ``hhwt``, ``pwgtp``),
+  not a body weight (``bwght``, or ``weight`` in a table that measures height); one per table;
 * ``household_id`` -- a column whose header says household id (``hid``, ``hhid``, ``household``/``hh`` with
   ``id``/``nr``) and whose values repeat (several records per household), as in sdcMicro's testdata's
   ``ori_hid``: the uniqueness check then counts k in households and gives household risk;
 * ``quasi_identifier`` -- the key variables an intruder can observe or find elsewhere, by header
   (:mod:`privaudit.discovery.key_variables`: the IHSN/World Bank guide's and the ESSnet handbook's lists,
-  in six languages and codebook abbreviations); religion and ethnicity are key variables *and* special
-  categories (``special_category`` in the policy, said in the comment). Where a header says nothing
+  in six languages and codebook spellings: :mod:`privaudit.discovery.codebook`), by a variable label
+  (``labels``), as a two-valued dummy of one category (``nwhite``, ``catholic``, ``south``), as an income
+  band (a few brackets), or because its values map one to one to a quasi-identifier's (``agesq``); a
+  quantity of a key variable (``hrs_work``) is left out, the comment saying why. Religion and ethnicity are
+  key variables *and* special categories (``special_category`` in the policy, said in the comment), but a
+  religious practice or belief (``churchatd``, ``religimp``) is sensitive. Where a header says nothing
   (``V3``, ``col_17``), coded columns (at most :data:`MAX_CODES` values) whose combination makes records
-  unique are proposed by content (:func:`privaudit.discovery.uniques.unique_makers`). Candidates are ranked
-  by how much each adds to sample uniqueness: the drop in sample-unique records when it is left out;
+  unique are proposed by content (:func:`privaudit.discovery.uniques.unique_makers`), weighed on every row
+  (a random sample of :data:`CONTENT_ROWS` of a larger table, said in the draft). Quasi-identifiers are
+  ranked by how much each adds to sample uniqueness (the drop in sample-unique records when it is left out)
+  and given an ``importance`` (:func:`importance`);
 * ``sensitive`` -- GDPR Art. 9 special categories (health, sex life, religious beliefs, political opinions,
   trade-union membership, ethnic origin, genetic, biometric), Art. 10 (criminal convictions) -- marked
   ``special_category`` -- and the confidential economics (income, wages, debt, benefits), by header or by
@@ -27,9 +34,11 @@ verdict is the stricter; :attr:`Draft.uniques` gives the share of sample uniques
 
 Types: ``numeric`` when every value is a number; ``ordinal`` with an ``order`` for dates and number ranges
 (``20-29``, ``[30, 40)``); ``nominal`` otherwise (a column mixing numbers and text is nominal, with a comment
-saying so). Numeric quasi-identifiers get an interval hierarchy (5, 10, 20 wide, then ``*``), or a flat one
-(each value, then ``*``) when they hold at most :data:`CODES` distinct values spanning less than :data:`CODES`
-(coded categories such as sex 1/2, where intervals would mean nothing); postcodes (a header such as ``zip``,
+saying so). Numeric quasi-identifiers of magnitudes (ages, years) stay ``numeric`` without a file:
+``remediate`` builds the same interval hierarchy (5, 10, 20 wide, then ``*``) when it generalizes, and
+microaggregation can work on their numbers. Coded categories (at most :data:`CODES` distinct numbers spanning
+less than :data:`CODES`, such as sex 1/2, where intervals would mean nothing) get a flat hierarchy (each value,
+then ``*``); postcodes (a header such as ``zip``,
 ``postcode``, ``plz``, every value the same number of digits) a masking hierarchy, one more trailing digit
 replaced by ``*`` per level, as ARX's example ZIP-code hierarchies do (``47677;4767*;476**;47***;4****;*``);
 date quasi-identifiers a date hierarchy (day, month, year, decade, ``*``), written as ARX-style CSV files
@@ -58,10 +67,16 @@ from privaudit.common.numeric import to_numeric
 from privaudit.core.errors import DataError
 from privaudit.discovery import hierarchies as builders
 from privaudit.discovery.headers import tokens
-from privaudit.discovery.key_variables import DEMOGRAPHIC, key_variable
+from privaudit.discovery.key_variables import DEMOGRAPHIC, KeyMatch, key_variable_match
 from privaudit.discovery.scan import SAMPLE_ROWS, column_sample, scan_column
-from privaudit.discovery.special_categories import OBSERVABLE, Special, special_by_values, special_category
-from privaudit.discovery.uniques import Codes, unique_makers
+from privaudit.discovery.special_categories import (
+    OBSERVABLE,
+    Special,
+    religious_practice,
+    special_by_values,
+    special_category,
+)
+from privaudit.discovery.uniques import Codes, share_text, unique_makers
 
 _WEIGHT_WORDS = {
     "weight",
@@ -96,6 +111,7 @@ class Column:
     order: list[str] | None = None
     hierarchy: str | None = None  # file name, beside the policy
     special_category: str | None = None  # GDPR Art. 9/10 (special_categories.LABELS)
+    importance: int | None = None  # quasi-identifiers: 1 is suppressed last (:func:`importance`)
 
 
 @dataclass(frozen=True)
@@ -120,6 +136,9 @@ class Draft:
     scenarios: dict[str, list[str]] = field(default_factory=dict)  # name -> the intruder's key variables
     uniques: dict[str, float] = field(default_factory=dict)  # name -> share of sample uniques (whole table)
     unique_limits: list = field(default_factory=list)  # the drafted checks' limits on the share of sample uniques
+    unique_counts: dict[str, int] = field(default_factory=dict)  # name -> number of sample uniques
+    rows: int = 0
+    limits_applied: list[str] = field(default_factory=list)  # what a cap or a sample left out of the draft
 
     def yaml_text(self, source: str, profile: str | None) -> str:
         lines = [
@@ -137,11 +156,11 @@ class Draft:
             lines.append(
                 "# Quasi-identifiers ranked by the share of records that stop being unique when the column is left out:"
             )
-            lines += [f"#   {name}: {drop:.1%}" for name, drop in self.qi_ranking]
+            lines += [f"#   {name}: {share_text(drop, 1.0)}" for name, drop in self.qi_ranking]
         if self.scenarios:
             lines.append("# Attacker scenarios (the checks hold in each; sample uniques in the whole table):")
             lines += [
-                f"#   {name}: {', '.join(cols)} -- {self.uniques.get(name, 0):.1%} of records unique"
+                f"#   {name}: {', '.join(cols)} -- {self.unique_text(name)} unique"
                 for name, cols in self.scenarios.items()
             ]
         lines.append("columns:")
@@ -155,6 +174,8 @@ class Draft:
                 spec["hierarchy"] = c.hierarchy
             if c.special_category is not None:
                 spec["special_category"] = c.special_category
+            if c.importance is not None:
+                spec["importance"] = c.importance
             key = yaml.safe_dump([c.name], default_flow_style=True, allow_unicode=True, width=10**6).strip()[1:-1]
             value = yaml.safe_dump(
                 spec, default_flow_style=True, allow_unicode=True, width=10**6, sort_keys=False
@@ -167,10 +188,15 @@ class Draft:
                 "# No column's header names a quasi-identifier: mark the columns an intruder can know from elsewhere,"
             )
             lines.append("# then add the class-based checks (k_anonymity, l_diversity, t_closeness, uniqueness).")
+        lines += [f"# Note: {text}" for text in self.limits_applied]
         lines.append("checks:" if self.checks else "checks: []")
         for check in self.checks:
             lines.append("  - " + yaml.safe_dump(check, default_flow_style=True, width=10**6, sort_keys=False).strip())
         return "\n".join(lines) + "\n"
+
+    def unique_text(self, name: str) -> str:
+        """The share of sample uniques under a scenario, with the count: never a failing figure shown as 0."""
+        return share_text(self.uniques.get(name, 0.0), 1.0, self.unique_counts.get(name))
 
 
 def _is_number(values: np.ndarray) -> np.ndarray:
@@ -180,6 +206,8 @@ def _is_number(values: np.ndarray) -> np.ndarray:
 def _type_of(name: str, distinct: np.ndarray) -> tuple[str, list[str] | None, list[str]]:
     numbers = _is_number(distinct)
     if len(distinct) and numbers.all():
+        if set(tokens(name)) & builders.POSTCODE_WORDS:  # digits, but a code: no magnitude to band
+            return "nominal", None, ["postcodes: codes written in digits, not magnitudes"]
         return "numeric", None, []
     if len(distinct) and pd.Series(distinct, dtype=object).str.fullmatch(_DATE.pattern).all():
         return "ordinal", sorted(str(v) for v in distinct), ["dates: ordered by day"]
@@ -224,8 +252,9 @@ def _special_note(special: Special, how: str) -> str:
 
 @dataclass
 class _Evidence:
-    """What one column says of itself: its header's words, its values, the type they suggest, the key
-    variable and the special category its header (or its value labels) name."""
+    """What one column says of itself: its header's words (and its label's, when the input carries labels),
+    its values, the type they suggest, the key variable and the special category its header, its label or
+    its value labels name."""
 
     name: str
     parts: list[str]
@@ -233,10 +262,21 @@ class _Evidence:
     kind: str
     order: list[str] | None
     notes: list[str]
-    kv: Any
+    kv: KeyMatch | None
     special: Special | None
-    by_values: str | None  # why the value labels name the special category, when they do
+    by_values: str | None  # why the header, label or value labels name the special category, when they do
     finding: Any  # what the identifier scan found in the sample's values, or None
+    label: str | None = None
+
+    @property
+    def practice(self) -> bool:
+        """A religion column of practice or belief (attendance, prayer, importance; a scale with many values),
+        not the affiliation others know."""
+        return (
+            religious_practice(self.name)
+            or (self.label is not None and religious_practice(self.label))
+            or (self.kind == "numeric" and len(self.distinct) > MAX_CODES)
+        )
 
 
 @dataclass
@@ -261,25 +301,45 @@ def _refuse_unknown_roles(roles: dict[str, str], names: list[str], source: str) 
             raise DataError(f"--role {column}={role}: unknown role {role!r} (roles: {', '.join(_ROLES)})")
 
 
-def _evidence(name: str, frame: pd.DataFrame, sample: pd.DataFrame) -> _Evidence:
+def _is_dummy(distinct: np.ndarray) -> bool:
+    """Whether a column has two values (0/1, no/yes, hispanic/not): named after one category, it says who is
+    of it."""
+    return len(distinct) == 2
+
+
+def _evidence(name: str, frame: pd.DataFrame, sample: pd.DataFrame, label: str | None = None) -> _Evidence:
     parts = tokens(name)
     distinct, counts, _ = column_sample(frame[name].replace("", np.nan))  # types and hierarchies: every value
     kind, order, notes = _type_of(name, distinct)
-    kv = key_variable(name)
-    special = special_category(name)
-    by_values = None
+    dummy = _is_dummy(distinct)
+    kv = key_variable_match(name, dummy)
+    special, by_values = special_category(name), None
+    if special is None and label and kv is None and (special := special_category(label)) is not None:
+        by_values = f"its label {label!r}"  # a label naming a special category says what the column is
+    elif (kv is None or kv.weak) and label and (by_label := key_variable_match(label, dummy, first=True)):
+        kv = KeyMatch(by_label.category, f"its label {label!r}", by_label.weak)
     # value labels are evidence where the header says nothing (q17: Catholic, Protestant ...); a header
     # that says something else (car_colour: white, black) is not overruled by them
-    if special is None and ((kv is None and _says_nothing(parts)) or (kv is not None and kv.key in OBSERVABLE)):
+    if special is None and (
+        (kv is None and _says_nothing(parts)) or (kv is not None and kv.category.key in OBSERVABLE)
+    ):
         found = special_by_values(distinct, counts)
         if found is not None:
             special, share = found
             by_values = f"{share:.0%} of values are labels of {special.label}"
+    if special is None and kv is not None and kv.weak is None and kv.category.key in OBSERVABLE:
+        special = _special(kv.category.key)  # a dummy of one religion or race (catholic, nwhite)
     if special is not None and special.key in _CODED_ONLY and len(distinct) > MAX_CODES:
         special = None  # "pid" with thousands of values is a person id, not party identification
     series = sample[name].replace("", np.nan)
     finding = scan_column(name, series) if series.notna().any() else None
-    return _Evidence(name, parts, distinct, kind, order, notes, kv, special, by_values, finding)
+    return _Evidence(name, parts, distinct, kind, order, notes, kv, special, by_values, finding, label)
+
+
+def _special(key: str) -> Special:
+    from privaudit.discovery.special_categories import special
+
+    return special(key)
 
 
 def _given_role(e: _Evidence, role: str, source: str) -> _Drafted:
@@ -289,7 +349,7 @@ def _given_role(e: _Evidence, role: str, source: str) -> _Drafted:
     col = Column(e.name, role, e.kind, e.notes + ["the role given by --role"], e.order)
     category = None
     if role == "quasi_identifier" and e.kv is not None:
-        category = e.kv.key
+        category = e.kv.category.key
     elif role == "quasi_identifier" and e.special is not None and e.special.key in OBSERVABLE:
         category = e.special.key
     if e.special is not None and e.special.article and role in ("quasi_identifier", "sensitive"):
@@ -298,13 +358,58 @@ def _given_role(e: _Evidence, role: str, source: str) -> _Drafted:
     return _Drafted(col, category)
 
 
+#: a header word of a sampling weight with a survey's qualifier before it (person, household, final, sample,
+#: replicate ...) or a short one after it: ``perweight``, ``hhwt``, ``pwgtp``, ``wtfinl`` -- not ``bwght``, a
+#: birth weight
+_WEIGHT = re.compile(
+    r"(?:p|per|pers|person|hh|h|house|household|fam|samp|sample|fin|final|ind|pop|base|design|post|strat|cal|"
+    r"rep|r|w|x|s)?(?:weight|wght|wgt|wt)(?:[a-z]{0,4}|\d*)"
+)
+#: words that make a weight a person's body weight, not a sampling weight
+_BODY = {
+    "body",
+    "birth",
+    "bw",
+    "bwt",
+    "birthwt",
+    "kg",
+    "kgs",
+    "lb",
+    "lbs",
+    "pounds",
+    "gram",
+    "grams",
+    "bmi",
+    "baby",
+    "infant",
+    "newborn",
+    "overweight",
+    "underweight",
+    "height",
+}
+
+
+#: a table that measures these measures bodies: its "weight" is a person's, not a sampling weight
+_BODY_MEASURES = {"height", "bmi", "waist", "hip", "cm", "kg", "heightcm", "weightkg", "stature"}
+
+
+def _weight_header(parts: list[str], headers: set[str] = frozenset()) -> bool:  # type: ignore[assignment]
+    """A sampling weight's header: a weight word with a survey's qualifier, and not a body weight (a word of
+    one, or a table that also measures height or BMI)."""
+    words = set(parts)
+    if words & _BODY or (headers & _BODY_MEASURES and not words - {"weight"}):
+        return False
+    return bool(words & _WEIGHT_WORDS) or any(_WEIGHT.fullmatch(p) for p in parts)
+
+
 def _structural_role(e: _Evidence, frame: pd.DataFrame) -> Column | None:
     """A direct identifier by its values, a sampling weight or a household id by header and values; or None."""
     finding = e.finding
     if finding is not None and finding.confidence == "high":
         return Column(e.name, "identifier", "nominal", [f"{finding.share:.0%} look like {finding.label}"])
     words = set(e.parts)
-    if words & _WEIGHT_WORDS and e.kind == "numeric" and (to_numeric(pd.Series(e.distinct)) > 0).all():
+    headers = {t for c in frame.columns for t in tokens(str(c))}
+    if _weight_header(e.parts, headers) and e.kind == "numeric" and (to_numeric(pd.Series(e.distinct)) > 0).all():
         return Column(e.name, "weight", "numeric", ["a positive number named like a sampling weight"])
     if (
         (words & _HOUSEHOLD_IDS or (words & _HOUSEHOLD_WORDS and words & _ID_WORDS))
@@ -316,34 +421,65 @@ def _structural_role(e: _Evidence, frame: pd.DataFrame) -> Column | None:
     return None
 
 
+#: an economic column with at most this many distinct values is banded (an income band): a key variable
+INCOME_BANDS = 30
+
+
+def _banded(e: _Evidence) -> bool:
+    """Income bands: a few numbers (bracket codes or midpoints) or number ranges, not amounts."""
+    ranges = e.order is not None and bool(e.notes) and e.notes[0].startswith("number ranges")
+    return ranges or (e.kind == "numeric" and 2 < len(e.distinct) <= INCOME_BANDS)
+
+
+def _how(e: _Evidence) -> str:
+    return e.by_values or "its header"
+
+
+def _observable_special(e: _Evidence, special: Special) -> _Drafted:
+    """Religion or ethnicity: a key variable and a special category, unless a religious practice or belief."""
+    if special.key == "religion" and e.practice:
+        notes = e.notes + [
+            "a religious practice or belief, not an affiliation others can know",
+            _special_note(special, _how(e)),
+        ]
+        return _Drafted(Column(e.name, "sensitive", e.kind, notes, e.order, special_category=special.key))
+    kv = e.kv.category if e.kv is not None and e.kv.weak is None else None
+    label = kv.label if kv is not None else special.label
+    evidence = "its values" if e.by_values and "values" in e.by_values else (e.kv.how if e.kv else _how(e))
+    notes = e.notes + [f"known from elsewhere: {label} ({evidence})", _special_note(special, _how(e))]
+    column = Column(e.name, "quasi_identifier", e.kind, notes, e.order, special_category=special.key)
+    return _Drafted(column, kv.key if kv is not None else special.key)
+
+
 def _meaning_role(e: _Evidence) -> _Drafted:
-    """What the header (or the value labels) says the column means: a key variable, a special category,
+    """What the header, the label or the value labels say the column means: a key variable, a special category,
     confidential economics, a date; else "other", perhaps a key variable by content."""
     name, kind, order, notes, kv, special = e.name, e.kind, e.order, e.notes, e.kv, e.special
     if special is not None and special.key in OBSERVABLE:
-        label = kv.label if kv is not None else special.label
-        evidence = "its values" if e.by_values else "its header"
-        notes = notes + [
-            f"known from elsewhere: {label} ({evidence})",
-            _special_note(special, e.by_values or "its header"),
-        ]
-        column = Column(name, "quasi_identifier", kind, notes, order, special_category=special.key)
-        return _Drafted(column, kv.key if kv is not None else special.key)
+        return _observable_special(e, special)
     if special is not None and special.article:
-        notes = notes + ["what a person would not want known", _special_note(special, e.by_values or "its header")]
+        notes = notes + ["what a person would not want known", _special_note(special, _how(e))]
         return _Drafted(Column(name, "sensitive", kind, notes, order, special_category=special.key))
+    if special is not None and _banded(e):  # income bands: known roughly from elsewhere (the IHSN's key variables)
+        notes = notes + [
+            f"known from elsewhere: {special.label} in {len(e.distinct)} bands ({_how(e)}); confidential too"
+        ]
+        return _Drafted(Column(name, "quasi_identifier", kind, notes, order), "economic")
     if special is not None:  # confidential economics before key variables: employment_income
-        return _Drafted(Column(name, "sensitive", kind, notes + [f"confidential: {special.label} (its header)"], order))
-    if kv is not None:
-        notes = notes + [f"known from elsewhere: {kv.label} (its header)"]
-        return _Drafted(Column(name, "quasi_identifier", kind, notes, order), kv.key)
+        notes = notes + [f"confidential: {special.label} ({_how(e)})"]
+        return _Drafted(Column(name, "sensitive", kind, notes, order))
+    if kv is not None and kv.weak is None:
+        notes = notes + [f"known from elsewhere: {kv.category.label} ({kv.how})"]
+        return _Drafted(Column(name, "quasi_identifier", kind, notes, order), kv.category.key)
     if order is not None and notes and notes[0].startswith("dates"):
         notes = notes + ["known from elsewhere: a date of an event (its values are dates)"]
         return _Drafted(Column(name, "quasi_identifier", kind, notes, order), "date")
     finding, candidate = e.finding, False
+    if kv is not None:  # hrs_work, time_to_work
+        notes = notes + [f"not a key variable: {kv.weak} ({kv.category.label}, {kv.how})"]
     if finding is not None:
         notes = notes + [f"possibly {finding.label} ({finding.share:.0%}, {finding.confidence} confidence): review"]
-    elif _says_nothing(e.parts) and 2 <= len(e.distinct) <= MAX_CODES:
+    elif kv is None and _says_nothing(e.parts) and 2 <= len(e.distinct) <= MAX_CODES:
         candidate = True
     return _Drafted(
         Column(name, "other", kind, notes or ["not named as identifying or sensitive"], order), None, candidate
@@ -352,10 +488,17 @@ def _meaning_role(e: _Evidence) -> _Drafted:
 
 def _add_key_variables_by_content(
     columns: list[Column], codes: Codes, candidates: list[str], distincts: dict[str, np.ndarray]
-) -> None:
-    """Columns whose header says nothing become quasi-identifiers where their codes make records unique."""
+) -> list[str]:
+    """Columns whose header says nothing become quasi-identifiers where their codes make records unique;
+    what a cap left out (said in the draft)."""
     by_name = {c.name: c for c in columns}
     qis = [c.name for c in columns if c.role == "quasi_identifier"]
+    left_out = []
+    if len(candidates) > MAX_CANDIDATES:
+        left_out.append(
+            f"{len(candidates) - MAX_CANDIDATES} coded columns whose header says nothing, past the first "
+            f"{MAX_CANDIDATES}, were not weighed as key variables: review them"
+        )
     for name, gain in unique_makers(codes, qis, candidates[:MAX_CANDIDATES]):
         col = by_name[name]
         col.role = "quasi_identifier"
@@ -363,18 +506,47 @@ def _add_key_variables_by_content(
             f"by content: {len(distincts[name])} codes whose combination with the other key variables makes "
             f"{gain:.1%} more records unique (the header says nothing: review)"
         ]
+    return left_out
+
+
+def _add_derived(columns: list[Column], codes: Codes, given: set[str], category: dict[str, str]) -> None:
+    """A column whose values map one to one to a quasi-identifier's (``agesq`` and ``age``) gives it back:
+    drafted a quasi-identifier with it, so that generalizing one does not leave the other exact."""
+    qis = [c for c in columns if c.role == "quasi_identifier"]
+    cardinality = {c.name: codes.of(c.name)[1] for c in columns}
+    for col in columns:
+        if col.role != "other" or col.name in given or cardinality[col.name] < 2:
+            continue
+        for qi in qis:
+            if cardinality[qi.name] == cardinality[col.name] and (
+                int(codes.classes([col.name, qi.name]).max()) + 1 == cardinality[qi.name]
+            ):
+                col.role = "quasi_identifier"
+                col.notes = [n for n in col.notes if n != "not named as identifying or sensitive"] + [
+                    f"derived from {qi.name}: its values map one to one to {qi.name}'s, so it gives {qi.name} back"
+                ]
+                if qi.name in category:
+                    category[col.name] = category[qi.name]
+                break
 
 
 def _add_hierarchies(
     columns: list[Column], distincts: dict[str, np.ndarray], frame: pd.DataFrame | None = None
 ) -> dict[str, str]:
-    """A hierarchy for each quasi-identifier that has a builder; the files' texts by file name."""
+    """A hierarchy for each quasi-identifier that has a builder; the files' texts by file name. A numeric
+    quasi-identifier of magnitudes (ages, years) stays numeric without a file: ``remediate`` builds the same
+    intervals for generalization, and microaggregation can work on its numbers."""
     hierarchies: dict[str, str] = {}
     taken: set[str] = set()  # file names already given, case-folded (age (years) and age [years] differ)
     for col in columns:
         if col.role == "quasi_identifier":
             values = frame[col.name] if frame is not None else distincts[col.name]
             drafted = _hierarchy_for(set(tokens(col.name)), col.type, col.order, col.notes, values)
+            if drafted is not None and col.type == "numeric" and drafted[1].startswith("numbers"):
+                col.notes = [
+                    drafted[1] + " is built by remediate; numeric, so that microaggregation can work on it"
+                ] + col.notes
+                continue
             if drafted is not None:
                 stem, n = _file_name(col.name), 2
                 while f"{stem}.csv".casefold() in taken:
@@ -390,22 +562,57 @@ def _add_hierarchies(
     return hierarchies
 
 
+#: the key-variable categories an intruder knows best, most important first (suppressed last)
+_FIRST = ("sex", "age", "geography")
+
+
+def importance(qis: list[str], category: dict[str, str]) -> dict[str, int]:
+    """Each quasi-identifier's ``importance`` (1 = most important, suppressed last, as sdcMicro's
+    ``localSuppression(importance=)``): sex, age and geography first, as the ESSnet handbook (Hundepool et
+    al. 2012, section 3.3) and the IHSN guide rank what an intruder most surely knows; the rest in the
+    table's order."""
+    rank = {key: i for i, key in enumerate(_FIRST)}
+    ordered = sorted(qis, key=lambda q: (rank.get(category.get(q, ""), len(_FIRST)), qis.index(q)))
+    return {q: i for i, q in enumerate(ordered, start=1)}
+
+
+#: tables of more rows have their key variables by content weighed on a sample of this many rows
+CONTENT_ROWS = 100_000
+
+
+def _content_rows(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The rows key variables are weighed on: all of them, or a seeded random sample of a large table, said in
+    the draft. A sample cannot hide a key variable: a combination's classes are smaller in a sample, so it
+    makes at least as large a share of the sample's records unique as of the table's (Hundepool et al. 2012,
+    section 3.4.2: sample uniques outnumber population uniques)."""
+    if len(frame) <= CONTENT_ROWS:
+        return frame, []
+    sample = frame.sample(n=CONTENT_ROWS, random_state=0)
+    note = (
+        f"key variables by content were weighed on a random sample of {CONTENT_ROWS:,} of the {len(frame):,} "
+        "rows; the shares of uniques are of the whole table"
+    )
+    return sample, [note]
+
+
 def draft(
     frame: pd.DataFrame,
     source: str,
     profile: dict | None = None,
     roles: dict[str, str] | None = None,
     starter: Starter | None = None,
+    labels: dict[str, str] | None = None,
 ) -> Draft:
     """Draft a policy for ``frame`` (every column as text; missing values as empty strings). ``roles``
     fixes the roles the user knows (``init --role COLUMN=ROLE``); the rest is drafted around them.
-    ``starter`` writes the checks (``privaudit init`` passes the built-in starter checks); without it the
-    draft has roles, hierarchies and scenarios but no checks."""
+    ``labels`` are the columns' variable labels, evidence as the headers are (``init --labels``; a reader of
+    SPSS, Stata or SAS files would hand its own). ``starter`` writes the checks (``privaudit init`` passes
+    the built-in starter checks); without it the draft has roles, hierarchies and scenarios but no checks."""
     if frame.shape[1] < 2:
         raise DataError(f"{source}: a table needs at least two columns to draft a policy (it has {frame.shape[1]})")
     if len(frame) == 0:
         raise DataError(f"{source}: the table has a header but no data rows")
-    roles = dict(roles or {})
+    roles, labels = dict(roles or {}), dict(labels or {})
     _refuse_unknown_roles(roles, [str(c) for c in frame.columns], source)
     sample = frame.head(SAMPLE_ROWS)
     columns: list[Column] = []
@@ -413,7 +620,7 @@ def draft(
     candidates: list[str] = []  # columns whose header says nothing: key variables by content?
     distincts: dict[str, np.ndarray] = {}
     for name in map(str, frame.columns):
-        e = _evidence(name, frame, sample)
+        e = _evidence(name, frame, sample, labels.get(name))
         distincts[name] = e.distinct
         if name in roles:
             drafted = _given_role(e, roles[name], source)
@@ -425,10 +632,18 @@ def draft(
             kv_category[name] = drafted.category
         if drafted.candidate:
             candidates.append(name)
-    codes = Codes(sample)
-    _add_key_variables_by_content(columns, codes, candidates, distincts)
+    if sum(c.role == "weight" for c in columns) > 1:  # one sampling weight: the first, the rest stay other
+        for c in [c for c in columns if c.role == "weight" and c.name not in roles][1:]:
+            c.role, c.notes = "other", c.notes + ["named like a weight, but the table's weight is another column"]
+    rows, limits_applied = _content_rows(frame)
+    codes = Codes(rows)
+    limits_applied += _add_key_variables_by_content(columns, codes, candidates, distincts)
+    whole = Codes(frame)
+    _add_derived(columns, whole, set(roles), kv_category)
     hierarchies = _add_hierarchies(columns, distincts, frame)
     qis = [c.name for c in columns if c.role == "quasi_identifier"]
+    for c in columns:
+        c.importance = importance(qis, kv_category).get(c.name)
     full = codes.unique_share(qis)
     ranking = sorted(
         ((q, full - codes.unique_share([x for x in qis if x != q])) for q in qis), key=lambda item: -item[1]
@@ -439,8 +654,8 @@ def draft(
         scenarios["demographics"] = demographic
     if qis:
         scenarios["all_key_variables"] = qis
-    whole = Codes(frame)
-    uniques = {name: whole.unique_share(cols) for name, cols in scenarios.items()}
+    counts = {name: whole.unique_count(cols) for name, cols in scenarios.items()}
+    uniques = {name: count / len(frame) for name, count in counts.items()}
     sensitive = [c.name for c in columns if c.role == "sensitive"]
     checks: list[dict] = []
     limits: list = []
@@ -455,13 +670,17 @@ def draft(
         scenarios=scenarios,
         uniques=uniques,
         unique_limits=limits,
+        unique_counts=counts,
+        rows=len(frame),
+        limits_applied=limits_applied,
     )
 
 
 #: ambiguous header words (``pid``: party identification or person id) that need a coded column
 _CODED_ONLY = ("political",)
-#: at most this many columns are weighed as key variables by content
-MAX_CANDIDATES = 30
+#: at most this many columns whose header says nothing are weighed as key variables by content (each step of
+#: the greedy selection weighs every one left); past it, the draft says so
+MAX_CANDIDATES = 200
 
 
 def _file_name(name: str) -> str:

@@ -48,7 +48,9 @@ CODE_QUANTILES = (0.01, 0.99)
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 MAX_POSTCODE_DIGITS = 12  # the world's postcodes have at most 10 characters
-POSTCODE_WORDS = frozenset({"zip", "zipcode", "postcode", "postal", "plz", "cp", "postleitzahl"})
+POSTCODE_WORDS = frozenset(
+    {"zip", "zipcode", "postcode", "postal", "plz", "cp", "postleitzahl", "postalcode", "codicepostale", "codigopostal"}
+)
 STATE_WORDS = frozenset({"state", "states", "statefip", "stfips", "st"})
 COUNTRY_WORDS = frozenset({"country", "countries", "nation", "nationality", "citizenship", "iso2", "birthplace"})
 SCHOOLING_WORDS = frozenset({"educ", "education", "schooling", "school", "yrsed", "yrseduc", "yearsed", "edyears"})

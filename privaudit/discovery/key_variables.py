@@ -16,14 +16,20 @@ Each category lists header words in English, German, French, Spanish, Italian an
 abbreviations surveys use (``educ``, ``yrs_married``, ``marstat``, ``nchild``, ``hhsize``, ``urbrur``,
 ``ethnic``, sdcMicro's ``hhcivil``, ``relat``, ``electcon``), and a few stems for words with many endings
 (``religi`` for religion, religious, religione, religie ...). A header naming an opinion or a rating
-(``rate_marriage``, ``satisfaction_job``) is not an observable fact: :data:`OPINION` words veto the match.
+(``rate_marriage``, ``satisfaction_job``) is not an observable fact: :data:`OPINION` words veto the match; a
+header naming a quantity of a key variable (``hrs_work``, ``time_to_work``: :data:`QUANTITY`) matches only
+weakly, and is no key variable. Codebook spellings (``empl``, ``yedu``, ``yearborn``, ``racef``) are read by
+:mod:`privaudit.discovery.codebook`, and a two-valued dummy is named after one category of its variable
+(``nwhite``, ``catholic``, ``female``, ``south``, ``clerocc``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from privaudit.discovery.codebook import Codebook, subparts
 from privaudit.discovery.headers import matches, tokens, transliterated
+from privaudit.discovery.special_categories import SPECIAL_CATEGORIES
 
 
 @dataclass(frozen=True)
@@ -62,7 +68,8 @@ KEY_VARIABLES: tuple[Category, ...] = (
         "educ edu education educational school schooling degree diploma qualification literacy literate "
         "bildung schulabschluss abschluss ausbildung bildungsabschluss etudes diplome scolarite niveauetudes "
         "estudios escolaridad educacion nivelestudios istruzione titolostudio scolarita opleiding onderwijs "
-        "opleidingsniveau schoolniveau isced phd doctorate doctoral promotion doctorat doctorado dottorato",
+        "opleidingsniveau schoolniveau isced phd doctorate doctoral promotion doctorat doctorado dottorato "
+        "college university highschool graduate edlevel educlevel ed grade",
         "educ bildung scolar escolar istruz opleid",
     ),
     _c(
@@ -88,7 +95,8 @@ KEY_VARIABLES: tuple[Category, ...] = (
     _c(
         "citizenship",
         "citizenship or nationality",
-        "nationality citizenship citizen native nativecountry countryofbirth birthplace birthcountry "
+        "nationality citizenship citizen native nativecountry countryofbirth birthplace birthcountry foreign "
+        "foreigner foreignborn nativeborn "
         "staatsangehoerigkeit staatsbuergerschaft geburtsland nationalite paysnaissance nacionalidad "
         "paisnacimiento nazionalita cittadinanza nationaliteit geboorteland",
     ),
@@ -98,9 +106,10 @@ KEY_VARIABLES: tuple[Category, ...] = (
         "region regio regione regiao state province provincia provincie county district municipality municipio "
         "comune gemeente gemeinde kreis landkreis bundesland canton kanton commune departement dept city town "
         "village ville ciudad citta stad stadt ort wohnort woonplaats residence domicile zip zipcode postcode "
-        "postal plz cp codepostal country pays pais paese land area geo geography location locality "
-        "urban rural urbrur urbrural urbanrural urbanity stratum barrio quartier neighbourhood neighborhood "
-        "buurt wijk",
+        "postal plz cp codepostal postalcode postleitzahl codicepostale codigopostal country pays pais paese land "
+        "area geo geography location locality latitude longitude lat lon lng coordinates geocode "
+        "urban rural urbrur urbrural urbanrural urbanity metro metropolitan smsa msa cbsa puma stratum barrio "
+        "quartier neighbourhood neighborhood buurt wijk",
         "municip provin urban",
     ),
     _c(
@@ -139,23 +148,98 @@ _BY_KEY = {c.key: c for c in KEY_VARIABLES}
 #: words that make a header an opinion or a rating, not an observable fact (``rate_marriage``)
 OPINION = frozenset(
     "rate rating rated satisfaction satisfied happy happiness opinion attitude agree importance "
-    "trust feel feeling zufriedenheit satisfaction bewertung meinung opinion satisfaccion "
-    "soddisfazione tevredenheid mening".split()
+    "trust feel feeling ideal preferred desired wanted zufriedenheit satisfaction bewertung meinung opinion "
+    "satisfaccion soddisfazione tevredenheid mening".split()
+)
+
+#: words that make a key variable's header a quantity of it (hours worked, minutes of commute, visits): a
+#: neighbour or a register knows that a person works, not how many hours last week
+QUANTITY = frozenset(
+    "hrs hr hours hour hrsweek min mins minute minutes time times duration commute freq frequency often "
+    "visits visit weekly daily perweek distance km miles".split()
 )
 
 #: the categories of the "demographics only" attacker scenario
 DEMOGRAPHIC = ("age", "sex", "geography")
 
+#: a 0/1 dummy named after one category of a key variable (``female``, ``nwhite``, ``catholic``, ``evermarr``)
+_DUMMY_LABELS = {
+    "sex": "female male woman women man men fem girl boy",
+    "ethnicity": "white black asian hispanic latino latina caucasian african afam cauc nonwhite indigenous "
+    "aboriginal amerindian pacific islander mestizo",
+    "religion": "catholic protestant christian muslim islam jewish judaism hindu buddhist atheist agnostic "
+    "orthodox evangelical lutheran baptist methodist anglican sikh mormon spirit spiritual spiritualist",
+    "marital": "married single divorced widowed widow separated cohabiting cohabit nevermarried evermarried partnered",
+    "geography": "north south east west northeast northwest southeast southwest midwest northcen southcen central "
+    "reg city metro rural urban",
+    "occupation": "construc construction manuf manufacturing agric agriculture mining retail wholesale trade "
+    "services finance transport utilities profserv clerical sales manager professional self selfemployed selfemp "
+    "unemployed",
+}
 
-def key_variable(header: str) -> Category | None:
-    """The first key-variable category ``header`` names, or None (an opinion's header names none)."""
+
+@dataclass(frozen=True)
+class KeyMatch:
+    """A key-variable category a header names, how (for the draft's comment), and whether only weakly: the
+    header names a quantity of it (``hrs_work``), which is no key variable."""
+
+    category: Category
+    how: str
+    weak: str | None = None
+
+
+_CODEBOOK = Codebook({c.key: c.words for c in KEY_VARIABLES}, others=(w for s in SPECIAL_CATEGORIES for w in s.words))
+_DUMMIES = Codebook({key: words.split() for key, words in _DUMMY_LABELS.items()})
+
+
+def key_variable_match(header: str, dummy: bool = False, first: bool = False) -> KeyMatch | None:
+    """The key-variable category ``header`` names: by a word of it (:func:`key_variable`), or in a codebook's
+    spelling (:class:`~privaudit.discovery.codebook.Codebook`: ``empl``, ``yedu``, ``yearborn``); for a 0/1
+    column (``dummy``) also by one of its categories (``nwhite``, ``catholic``). A header that also names a
+    :data:`QUANTITY` is returned ``weak``; an opinion's header names none. ``first``: the category of the first
+    word that names one (a label's words are a phrase: "children ever born" is of children)."""
     parts = tokens(header)
     if any(p in OPINION for p in parts):
         return None
-    for category in KEY_VARIABLES:
-        if matches(parts, category.words, category.stems):
-            return category
+    found: KeyMatch | None = None
+    for start in range(len(parts)) if first else (0,):  # a label's first key word: "children ever born"
+        for category in KEY_VARIABLES:
+            if matches(parts[start : start + 1] if first else parts, category.words, category.stems):
+                found = KeyMatch(category, "its header")
+                break
+        if found is not None:
+            break
+    if found is None and first:
+        return key_variable_match(header, dummy)
+    if found is None and (coded := _CODEBOOK.match(parts)) is not None:
+        found = KeyMatch(_BY_KEY[coded[0]], f"its header in codebook spelling: {coded[1]}")
+    if found is None and dummy and (label := _DUMMIES.match(parts) or _dummy_word(parts)) is not None:
+        found = KeyMatch(_BY_KEY[label[0]], f"a 0/1 dummy of one category ({label[1]})")
+    if found is None:
+        return None
+    quantity = sorted({p for p in parts if p in QUANTITY})
+    if quantity:
+        return KeyMatch(found.category, found.how, f"{', '.join(quantity)}: a quantity, not who the person is")
+    return found
+
+
+def _dummy_word(parts: list[str]) -> tuple[str, str] | None:
+    """A dummy's category: one of its category words (``south``, ``reg661``), or a key variable's word after a
+    few letters (``clerocc``: clerical occupation; ``outwork``: out of work)."""
+    for p in subparts(parts):
+        if p in _DUMMIES.words:
+            return _DUMMIES.words[p], f"{p!r}"
+        for i in range(2, min(len(p) - 2, 6)):
+            word = _CODEBOOK.words.get(p[i:])
+            if word is not None and word not in ("age", "date"):
+                return word, f"{p!r} ends in {p[i:]!r}"
     return None
+
+
+def key_variable(header: str) -> Category | None:
+    """The first key-variable category ``header`` names (not weakly), or None (an opinion's header names none)."""
+    found = key_variable_match(header)
+    return found.category if found is not None and found.weak is None else None
 
 
 def category(key: str) -> Category:

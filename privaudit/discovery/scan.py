@@ -123,16 +123,20 @@ def scan_column(name: str, series: pd.Series) -> Finding | None:
         values = compacted(distinct) if r.compact else distinct
         candidates = pd.Series(np.where(short, values, ""), dtype=object)  # identifiers are short values
         hit = candidates.str.fullmatch(r.pattern, case=False).to_numpy(dtype=bool) & short
+        formed = int(hit.sum())
         if hit.any() and r.check is not None:
             ok = np.zeros(len(hit), dtype=bool)
             ok[hit] = _checked(r.check, np.asarray(values[hit], dtype=object), counts[hit])
             hit = ok
         share = float(counts[hit].sum()) / n
         need = HEADER_SHARE if r.kind in wanted else r.min_share
-        if share >= need and (best is None or share > best.share):
+        published = r.strong and _published(share, int(hit.sum()), formed)
+        if (share >= need or published) and (best is None or share > best.share):
             evidence = [f"{share:.0%} of sampled values look like {r.label}"]
             if r.check is not None:
                 evidence[0] += " (check digits valid)"
+            if share < need:
+                evidence.append(f"fewer than {need:.0%} of the values, but each one published identifies a person")
             if r.kind in wanted:
                 evidence.append(f"the header {name!r} says so")
             best = Finding(name, r.kind, r.label, share, _examples(distinct[hit], r.kind), evidence)
@@ -143,6 +147,19 @@ def scan_column(name: str, series: pd.Series) -> Finding | None:
         or _free_text(name, text, counts, n)
         or _record_key(name, series, distinct, n, "record_key" in hinted)
     )
+
+
+#: a strong recognizer's matches below its ``min_share`` still publish identifiers from this share of the sampled
+#: values on (a column half of whose values are valid social security numbers publishes them all the same) ...
+PUBLISHED_SHARE = 0.05
+#: ... when at least this many distinct values match and nearly all that have the form pass their check digits
+#: (random numbers pass a Luhn check one time in ten: a few matches among codes are chance)
+PUBLISHED_VALUES, PUBLISHED_VALID = 5, 0.9
+
+
+def _published(share: float, valid: int, formed: int) -> bool:
+    """Whether a strong recognizer's matches, too few for its ``min_share``, are still identifiers published."""
+    return share >= PUBLISHED_SHARE and valid >= PUBLISHED_VALUES and valid >= PUBLISHED_VALID * formed
 
 
 #: check digits are verified on at most this many distinct matched values of a column's sample

@@ -13,17 +13,23 @@ Article 9(1)), criminal convictions and offences (Article 10), and the usual con
 Racial or ethnic origin and religion are also key variables (an intruder can observe them): the draft makes
 such a column a quasi-identifier and says it is a special category (:mod:`privaudit.discovery.draft`).
 Headers are matched as :mod:`privaudit.discovery.key_variables` does, in English, German, French, Spanish,
-Italian and Dutch; a column whose header says nothing is recognised by its value labels where a codebook
-style makes them plain (``Catholic``/``Protestant``/``None``, ``Democrat``/``Republican``).
+Italian and Dutch, in codebook spellings (``pid7na``, ``famincr``, ``churchatd``:
+:mod:`privaudit.discovery.codebook`); a column whose header says nothing is recognised by its value labels
+where a codebook style makes them plain (``Catholic``/``Protestant``/``None``, ``Democrat``/``Republican``).
+Political opinions include the vote, party identification and ideology; religious beliefs their practice
+(church attendance, prayer, being born again: :func:`religious_practice`); health includes drinking, smoking
+and drug use, sex life contraception.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 import pandas as pd
 
+from privaudit.discovery.codebook import Codebook
 from privaudit.discovery.headers import matches, tokens, transliterated
 
 
@@ -53,8 +59,10 @@ SPECIAL_CATEGORIES: tuple[Special, ...] = (
         "sexual sexlife sexuality orientation sexualorientation affair affairs infidelity extramarital adultery "
         "paramour lover sexpartners nsexpartners homosexual gay lesbian lgbt lgbtq bisexual sexualitaet "
         "seitensprung orientationsexuelle sexualite adultere infidelidad orientacionsexual sexualidad "
-        "infedelta orientamentosessuale sessualita seksualiteit seksuele overspel vreemdgaan",
-        "sexual extramarit",
+        "infedelta orientamentosessuale sessualita seksualiteit seksuele overspel vreemdgaan "
+        "contraceptive contraceptives contraception birthcontrol condom condoms verhuetung contraception "
+        "anticoncepcion contraccezione anticonceptie",
+        "sexual extramarit contracep",
         "heterosexual homosexual bisexual gay lesbian asexual straight",
     ),
     _s(
@@ -66,7 +74,9 @@ SPECIAL_CATEGORIES: tuple[Special, ...] = (
         "disability disabled handicap impairment bmi smoker smoking alcohol pregnancy pregnant mental "
         "depression psychiatric icd icd10 icd9 hospital hospitalisation hospitalization symptom symptoms "
         "physlim ndisease hlthg hlthf hlthp mdvis gesundheit krankheit erkrankung behinderung sante maladie "
-        "salud enfermedad discapacidad salute malattia disabilita gezondheid ziekte aandoening",
+        "salud enfermedad discapacidad salute malattia disabilita gezondheid ziekte aandoening "
+        "drink drinks drinking drank drunk binge alcoholic cannabis marijuana cocaine heroin opioid opioids "
+        "substance tobacco cigarette cigarettes cigs smoke smokes",
         "diagnos hlth health krankh erkrank malad enferm malatt ziek medic",
         "diabetes asthma cancer hiv depression hypertension influenza flu bronchitis gastritis",
     ),
@@ -76,7 +86,7 @@ SPECIAL_CATEGORIES: tuple[Special, ...] = (
         "GDPR Art. 9",
         "religion religious religiosity faith church denomination confession konfession "
         "religionszugehoerigkeit kirche culte confesion religione religie kerk kerkgenootschap belief beliefs "
-        "weltanschauung",
+        "weltanschauung bornagain prayer prayers pray worship churchgoing spiritual",
         "religi",
         "catholic protestant christian muslim islam jewish judaism hindu buddhist atheist agnostic orthodox "
         "evangelical lutheran baptist methodist anglican sikh mormon",
@@ -88,7 +98,7 @@ SPECIAL_CATEGORIES: tuple[Special, ...] = (
         "political politics party partisan pid partyid partyidentification vote voted voting votes ballot "
         "election ideology ideological leftright selflr lrself lrscale liberal conservative partei wahl "
         "wahlabsicht politisch politique parti vote partido voto politica partito partij stem politiek",
-        "politi ideolog",
+        "politi ideolog vote",
         "democrat republican labour tory libdem green socialist communist liberal conservative",
     ),
     _s(
@@ -106,8 +116,8 @@ SPECIAL_CATEGORIES: tuple[Special, ...] = (
         "race racial ethn ethnic ethnicity ethnie ethnique raza etnia etnico etnicita etniciteit herkomst afkomst "
         "migrationshintergrund",
         "ethni etni",
-        "white black asian hispanic latino caucasian african amer-indian-eskimo asian-pac-islander "
-        "indigenous aboriginal",
+        "white black asian hispanic latino latina caucasian african amer-indian-eskimo asian-pac-islander "
+        "indigenous aboriginal cauc afam nonwhite",
     ),
     _s(
         "genetic",
@@ -157,13 +167,43 @@ OBSERVABLE = ("religion", "ethnicity")
 LABELS = {s.key: s.text for s in SPECIAL_CATEGORIES if s.article}
 
 
+@cache
+def _codebook() -> Codebook:
+    """The categories' codebook spellings; no beginning of a key variable's word is one (``state`` is not
+    ``statetax``). Built on first use: the key variables' module reads this one's words."""
+    from privaudit.discovery.key_variables import KEY_VARIABLES
+
+    return Codebook({s.key: s.words for s in SPECIAL_CATEGORIES}, others=(w for c in KEY_VARIABLES for w in c.words))
+
+
+_NOT_BEGINNINGS = frozenset({"condition", "condom", "condoms"})
+#: words of six letters or more begin the names a codebook makes of them (``churchatd``, ``prayerfreq``)
+#: (not words that begin common words: condition-al, condom-inium)
+_LONG = {s.key: tuple(w for w in s.words if len(w) >= 6 and w not in _NOT_BEGINNINGS) for s in SPECIAL_CATEGORIES}
+#: what makes a religion header one of practice or belief (attendance, prayer, importance, born again): not
+#: the affiliation a neighbour knows, but what a person would not want known
+PRACTICE = ("atd", "attend", "pray", "worship", "imp", "again", "freq", "belief", "faith", "spiritual")
+
+
 def special_category(header: str) -> Special | None:
-    """The first category ``header`` names (Article 9 and 10 before economics), or None."""
+    """The first category ``header`` names (Article 9 and 10 before economics), or None: by a word (or stem)
+    of it, a word of six letters or more beginning a token, or a codebook spelling of a word
+    (:mod:`privaudit.discovery.codebook`: ``pid7na``, ``famincr``)."""
     parts = tokens(header)
     for special in SPECIAL_CATEGORIES:
         if matches(parts, special.words, special.stems):
             return special
-    return None
+    for special in SPECIAL_CATEGORIES:
+        if any(p.startswith(w) for p in parts for w in _LONG[special.key]):
+            return special
+    coded = _codebook().match(parts)
+    return _BY_KEY[coded[0]] if coded is not None else None
+
+
+def religious_practice(header: str) -> bool:
+    """Whether a religion header names a practice or belief (``churchatd``, ``religimp``, ``bornagain``)."""
+    joined = "".join(tokens(header))
+    return any(marker in joined for marker in PRACTICE)
 
 
 def special_by_values(distinct: np.ndarray, counts: np.ndarray) -> tuple[Special, float] | None:
