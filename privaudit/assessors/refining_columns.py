@@ -80,10 +80,13 @@ class RefiningColumnsDetails(Details):
 def release_frame(ctx) -> tuple[pd.DataFrame | None, bool]:
     """The records the undeclared columns are read from: the whole table in process, else its first
     :data:`SAMPLE_ROWS` rows (an out-of-memory engine summarises only the declared columns); and whether it is
-    a sample."""
+    a sample. None for a synthetic release (its records are no one's) or a table no sample can be read of."""
+    if ctx.policy.model.release == "synthetic":
+        return None, False
     if ctx.table is not None:
         return ctx.table, False
-    return ctx.sample(SAMPLE_ROWS), True
+    sample = ctx.sample(SAMPLE_ROWS)
+    return sample, sample is None or len(sample) < ctx.summary.n_records  # fewer rows than asked: the whole table
 
 
 def codes_of(values: pd.Series) -> Codes:
@@ -93,6 +96,13 @@ def codes_of(values: pd.Series) -> Codes:
 
 def _label(v) -> str:
     return f"{v:g}" if isinstance(v, (float, np.floating)) else str(v)
+
+
+def unread(ctx) -> str:
+    """Why the columns were not read (see :func:`release_frame`)."""
+    if ctx.policy.model.release == "synthetic":
+        return "not measured: a synthetic release's records are no one's (the synthetic checks measure it)"
+    return "the columns could not be read (a table in an engine's catalog)"
 
 
 def generalized_evidence(ctx, frame: pd.DataFrame, column: str) -> str | None:
@@ -126,7 +136,7 @@ def run(ctx, params: RefiningColumnsParams) -> Measurement:
             "scanned": False,
             "pair_max_values": PAIR_MAX_VALUES,
         }
-        return Measurement(0, 0, True, "the columns could not be read (a table in an engine's catalog)", details)
+        return Measurement(0, 0, True, unread(ctx), details)
     generalized = {}
     for q in policy.quasi_identifiers:
         if q in frame:
@@ -249,7 +259,7 @@ def report_section(
             "refining a quasi-identifier on every row refines it on these rows too."
         )
     if not d.scanned:
-        paragraphs.append("The columns were not read: the table is in an engine's catalog and no sample could be read.")
+        paragraphs.append(f"The columns were not read: {check.message}.")
     return rs.ReportSection(
         summary=summary,
         value_text=f"{check.value} column{'s' * (check.value != 1)}",

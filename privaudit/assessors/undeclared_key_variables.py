@@ -33,7 +33,7 @@ import pandas as pd
 from pydantic import Field
 
 from privaudit.assessors.api import Assessor, Details, Measurement, Params
-from privaudit.assessors.refining_columns import codes_of, release_frame
+from privaudit.assessors.refining_columns import codes_of, release_frame, unread
 from privaudit.common.numbers import fmt
 from privaudit.core.hookspecs import hookimpl
 from privaudit.core.summary import pack_keys
@@ -144,11 +144,11 @@ def policy_bounds(ctx, n_records: int) -> tuple[list[tuple[str, Any]], int | Non
     return bounds, (max(ks) if ks else None)
 
 
-def base_partition(ctx, frame: pd.DataFrame, sampled: bool) -> tuple[np.ndarray, int]:
-    """Each record's class on the declared quasi-identifiers: the shared summary's in process, else the
-    sample's own classes."""
+def base_partition(ctx, frame: pd.DataFrame) -> tuple[np.ndarray, int]:
+    """Each record's class on the declared quasi-identifiers: the shared summary's in process, else (an
+    out-of-memory engine keeps no record's class) those of the rows read."""
     qis = [q for q in ctx.policy.quasi_identifiers if q in frame]
-    if not sampled and qis:
+    if frame is ctx.table and qis:
         s = ctx.summary
         return s.class_of, s.n_classes
     if not qis:
@@ -202,7 +202,7 @@ def measure(ctx, params: UndeclaredKeyVariablesParams) -> dict:
     frame, sampled = release_frame(ctx)
     assert frame is not None
     n = len(frame)
-    base, n_base = base_partition(ctx, frame, sampled)
+    base, n_base = base_partition(ctx, frame)
     sizes0 = split_sizes(base, n_base, [])
     bounds, k = policy_bounds(ctx, n)
     met = [bool(fulfilled(sizes0)) for _, fulfilled in bounds]
@@ -271,7 +271,7 @@ def run(ctx, params: UndeclaredKeyVariablesParams) -> Measurement:
             "sampled": True,
             "scanned": False,
         }
-        return Measurement(0, 0, True, "the columns could not be read (a table in an engine's catalog)", empty)
+        return Measurement(0, 0, True, unread(ctx), empty)
     d = measure(ctx, params)
     return Measurement(len(d["failing"]), 0, not d["failing"], message(d), d)
 
@@ -283,6 +283,11 @@ def _pct(x: float) -> str:
 def _listed(items: list[str], limit: int = 3) -> str:
     shown = ", ".join(items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _columns(d: dict) -> str:
+    n = len(d["columns"])
+    return f"{n} plausible column{'s' * (n != 1)}"
 
 
 def message(d: dict) -> str:
@@ -312,13 +317,9 @@ def message(d: dict) -> str:
             + ", or role other with a reason why an intruder cannot know it"
         )
     elif not d["bounds"]:
-        parts.append(
-            f"the policy bounds no class size over every quasi-identifier; {len(d['columns'])} columns measured"
-        )
+        parts.append(f"the policy bounds no class size over every quasi-identifier; {_columns(d)} measured")
     else:
-        parts.append(
-            f"no undeclared key variable breaks the policy's bounds ({len(d['columns'])} plausible columns measured)"
-        )
+        parts.append(f"no undeclared key variable breaks the policy's bounds ({_columns(d)} measured)")
     if d["warnings"]:
         parts.append(f"warning: if an intruder also knew {said(d['warnings'])} (was {was}), a bound would break too")
     return "; ".join(parts) + where
@@ -343,7 +344,7 @@ def report_section(
     elif d.columns:
         summary = (
             "No column the key-variable vocabulary names, if an intruder also knew it, would break the policy's "
-            f"bounds ({len(d.columns)} plausible columns measured)."
+            f"bounds ({len(d.columns)} plausible column{'s' * (len(d.columns) != 1)} measured)."
         )
     else:
         summary = "No column left out of the quasi-identifiers looks like something an intruder could know."
@@ -388,6 +389,8 @@ def report_section(
             f"Not measured (continuous or free text): {', '.join(shown)}"
             + (f" and {len(d.not_measured) - len(shown)} more." if len(d.not_measured) > len(shown) else ".")
         )
+    if not d.scanned:
+        paragraphs.append(f"The columns were not read: {check.message}.")
     if d.sampled and d.scanned:
         paragraphs.append(
             f"Measured on the first {fmt(d.rows)} rows: this engine summarises only the declared columns."
