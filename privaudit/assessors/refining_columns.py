@@ -215,10 +215,12 @@ def report_section(
     generalized = [g.column for g in d.generalized]
     if d.findings:
         names = sorted({c for f in d.findings for c in f.columns})
+        sources = sorted({f.quasi_identifier for f in d.findings})
         summary = (
-            f"Column{'s' * (len(names) > 1)} {', '.join(names)} {'give' if len(names) > 1 else 'gives'} back what "
-            "the generalization removed: anyone holding the file reads the exact value the release was meant to "
-            "hide. Declare each a quasi-identifier so it is generalized with its source, or drop it."
+            f"Column{'s' * (len(names) > 1)} {', '.join(names)} {'give' if len(names) > 1 else 'gives'} back "
+            f"{', '.join(sources)}, which the release generalizes: anyone holding the file reads finer values than "
+            "the release was meant to show. Declare each a quasi-identifier so it is generalized with its source, "
+            "or drop it."
         )
     elif generalized:
         summary = f"No column left out of the quasi-identifiers gives back the generalized {', '.join(generalized)}."
@@ -228,7 +230,7 @@ def report_section(
     if d.findings:
         tables.append(
             rs.DataTable(
-                ["column", "gives back", "records", "share", "values / released"],
+                ["column", "gives back", "records", "share", "distinct values / released"],
                 [
                     [
                         " + ".join(f.columns),

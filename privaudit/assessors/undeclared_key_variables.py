@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load wh
 
 DECLARED = ("quasi_identifier", "sensitive", "identifier", "record_id", "household_id", "weight")
 WORST_PAIRED = 3  # pairs are measured among this many worst columns
+FEW = 10  # a column of at most this many values is a coded domain whatever its values (income brackets)
 _DATE = re.compile(r"\d{4}-\d{1,2}(-\d{1,2})?|\d{1,2}[./]\d{1,2}[./]\d{2,4}|\d{4}/\d{1,2}(/\d{1,2})?")
 
 
@@ -104,22 +105,29 @@ class UndeclaredKeyVariablesDetails(Details):
 
 
 def knowable(name: str, values: pd.Series, max_values: int) -> str | None:
-    """How an intruder could know a column (its header, or a content of few values or dates), or None."""
+    """How an intruder could know a column (its header, or a content of few values or dates), or None. Read
+    from the column's distinct values (its categories as loaded), not its rows."""
     found = key_variable(name)
     if found is not None:
         return f"header: {found.label}"
-    present = values.dropna()
-    if present.empty:
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        distinct = pd.Series(values.cat.categories)
+        if len(distinct) > max_values:  # categories of a loaded column are its present values
+            distinct = distinct.head(200)
+    else:
+        distinct = pd.Series(values.dropna().unique())
+    count = len(values.cat.categories) if isinstance(values.dtype, pd.CategoricalDtype) else len(distinct)
+    if count == 0:
         return None
-    distinct = present.nunique()
-    numeric = pd.api.types.is_numeric_dtype(present.dtype)
-    if distinct == 2:
+    numeric = pd.to_numeric(distinct.astype(str), errors="coerce")
+    whole = bool(numeric.notna().all() and np.all(np.mod(numeric, 1) == 0))
+    if count == 2:
         return "content: two values"
-    if distinct <= max_values and (not numeric or bool(np.all(np.mod(present.unique(), 1) == 0))):
-        return f"content: {distinct} coded values"
-    if not numeric:
-        head = present.astype(str).head(200)
-        if len(head) and head.map(lambda v: bool(_DATE.fullmatch(v.strip()))).mean() >= 0.9:
+    if count <= max_values and (whole or numeric.isna().all() or count <= FEW):
+        return f"content: {count} coded values"
+    if numeric.isna().all():
+        head = distinct.astype(str).head(200)
+        if head.map(lambda v: bool(_DATE.fullmatch(v.strip()))).mean() >= 0.9:
             return "content: dates"
     return None
 
@@ -290,29 +298,36 @@ def _columns(d: dict) -> str:
     return f"{n} plausible column{'s' * (n != 1)}"
 
 
+def _figures(e: dict, d: dict) -> str:
+    """``9.4 % unique, was 0.3 %`` (and the share below k when the policy has one)."""
+    text = f"{_pct(e['unique_share'])} unique, was {_pct(d['unique_share'])}"
+    if d.get("k"):
+        text += f"; {_pct(e['below_k_share'])} below k={d['k']}, was {_pct(d['below_k_share'])}"
+    return text
+
+
 def message(d: dict) -> str:
     by_name = {e["columns"][0]: e for e in d["columns"]}
-    was = _pct(d["unique_share"])
     where = (
         f" (on the first {fmt(d['rows'])} rows: this engine does not load undeclared columns)" if d["sampled"] else ""
     )
 
     def said(names):
-        return _listed([f"{c!r} ({by_name[c]['known_by']}): {_pct(by_name[c]['unique_share'])} unique" for c in names])
+        return _listed([f"{c!r} ({by_name[c]['known_by']}: {_figures(by_name[c], d)})" for c in names])
 
     parts = []
     together = d.get("together")
     if d["failing"]:
         alone = [c for c in d["failing"] if by_name[c]["breaks"]]
         broken = sorted({b for c in alone for b in by_name[c]["breaks"]} | set(together["breaks"] if together else []))
-        text = f"if an intruder also knew {said(alone)} (was {was})" if alone else ""
+        text = f"if an intruder also knew {said(alone)}" if alone else ""
         if together and together["breaks"]:
             text += (" and " if text else "") + (
-                f"if an intruder knew {_listed([repr(c) for c in together['columns']], 6)} together: "
-                f"{_pct(together['unique_share'])} unique (was {was})"
+                f"if an intruder knew {_listed([repr(c) for c in together['columns']], 6)} together "
+                f"({_figures(together, d)})"
             )
         parts.append(
-            f"{text}: the policy's {'; '.join(broken)} would break; declare "
+            f"{text}, the policy's {'; '.join(broken)} would break: declare "
             + ("them quasi-identifiers" if len(d["failing"]) > 1 else "it a quasi-identifier")
             + ", or role other with a reason why an intruder cannot know it"
         )
@@ -321,8 +336,42 @@ def message(d: dict) -> str:
     else:
         parts.append(f"no undeclared key variable breaks the policy's bounds ({_columns(d)} measured)")
     if d["warnings"]:
-        parts.append(f"warning: if an intruder also knew {said(d['warnings'])} (was {was}), a bound would break too")
+        parts.append(f"warning: a bound would break too if an intruder also knew {said(d['warnings'])}")
     return "; ".join(parts) + where
+
+
+SHOWN_ROWS = 12  # rows of columns that break nothing a report section shows
+
+
+def table_rows(d: UndeclaredKeyVariablesDetails) -> tuple[list[list[str]], int]:
+    """The section's rows: the declared quasi-identifiers alone, then what fails, the vocabulary's columns
+    together, what warns, the pairs of the worst, and the others up to :data:`SHOWN_ROWS`; and how many others
+    are left out."""
+    from privaudit.report import text as rt
+
+    def row(e: AddedKey | None, label: str, how: str, verdict: str) -> list[str]:
+        unique = d.unique_share if e is None else e.unique_share
+        low = d.below_k_share if e is None else e.below_k_share
+        return [label, how, rt.share(unique), *([rt.share(low or 0.0)] if d.k else []), verdict]
+
+    def verdict(e: AddedKey) -> str:
+        checks = ", ".join(sorted({b.split(":")[0] for b in e.breaks}))
+        if not checks:
+            return "—"
+        if e is d.together or (len(e.columns) == 1 and e.columns[0] in d.failing):
+            return f"fails: breaks {checks}"
+        return f"{'warning: ' if e.columns[0] in d.warnings and len(e.columns) == 1 else ''}breaks {checks}"
+
+    rows = [row(None, "(the declared quasi-identifiers alone)", "", "")]
+    failing = [e for e in d.columns if e.columns[0] in d.failing and e.breaks]
+    warned = [e for e in d.columns if e.columns[0] in d.warnings]
+    together = [d.together] if d.together is not None else []
+    rest = [e for e in d.columns if e not in failing and e not in warned]
+    listed = [*failing, *together, *warned, *d.pairs]
+    shown = rest[: max(SHOWN_ROWS - len(listed), 3)]
+    for e in [*listed, *shown]:
+        rows.append(row(e, " + ".join(e.columns), e.known_by, verdict(e)))
+    return rows, len(rest) - len(shown)
 
 
 def report_section(
@@ -330,7 +379,6 @@ def report_section(
 ) -> ReportSection:
     """At one glance: each knowable column left out, and the uniqueness an intruder knowing it would find."""
     from privaudit.report import sections as rs
-    from privaudit.report import text as rt
 
     d = check.details
     assert d is not None
@@ -348,24 +396,19 @@ def report_section(
         )
     else:
         summary = "No column left out of the quasi-identifiers looks like something an intruder could know."
-    k = d.k
-    head = ["if an intruder also knew", "known by", "unique", "was"] + ([f"below k={k}", "was"] if k else [])
-    head.append("breaks")
-
-    def row(e):
-        cells = [" + ".join(e.columns), e.known_by, rt.share(e.unique_share), rt.share(d.unique_share)]
-        if k:
-            cells += [rt.share(e.below_k_share or 0.0), rt.share(d.below_k_share or 0.0)]
-        return [*cells, "; ".join(e.breaks) or "—"]
-
     tables = []
     if d.columns:
+        rows, more = table_rows(d)
+        k = d.k
         tables.append(
             rs.DataTable(
-                head,
-                [row(e) for e in [*d.columns, *d.pairs, *([d.together] if d.together else [])]],
-                caption="What each column left out adds (worst first; pairs of the worst last)",
-                numeric=frozenset({2, 3} | ({4, 5} if k else set())),
+                ["if an intruder also knew", "known by", "unique", *([f"below k={k}"] if k else []), "verdict"],
+                rows,
+                caption="What each column left out would add (the declared quasi-identifiers alone first)",
+                note=f"{more} further column{'s' * (more != 1)} break no bound (all are in the JSON report)."
+                if more
+                else "",
+                numeric=frozenset({2, 3} if k else {2}),
             )
         )
     if d.respected:

@@ -150,10 +150,11 @@ def refinements(
                     found.append(r)
                     alone.add(name)
         small = [n for n, c in candidates.items() if c[1] <= pair_max_values and n not in alone]
+        head = {n: (candidates[n][0][:screen_rows], candidates[n][1]) for n in small}
         for i, first in enumerate(small):
             for second in small[i + 1 :]:
-                pair = combined(candidates[first], candidates[second])
-                if is_dependent(pair, q, screen_rows):
+                if is_dependent(combined(head[first], head[second]), q, screen_rows):  # on the first rows only
+                    pair = combined(candidates[first], candidates[second])
                     r = refinement(pair, q, (first, second), source)
                     if r is not None:
                         found.append(r)
