@@ -107,7 +107,11 @@ def unread(ctx) -> str:
 
 def generalized_evidence(ctx, frame: pd.DataFrame, column: str) -> str | None:
     """Why the release's values of a quasi-identifier are generalized ones, or None when they look exact."""
-    values = frame[column].dropna().unique()
+    series = frame[column]
+    if isinstance(series.dtype, pd.CategoricalDtype) and not series.dtype.ordered:  # a nominal column's are present
+        values = series.cat.categories
+    else:
+        values = series.dropna().unique()
     labels = [_label(v) for v in values]
     if not labels:
         return None

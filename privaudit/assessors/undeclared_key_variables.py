@@ -6,7 +6,7 @@ without a ``reason``) that an intruder could plausibly know -- its header names 
 geography ...), or its content is a binary dummy, a small coded domain or a date; continuous measurements
 and free text are not measured -- the check counts the records unique, and below the policy's k, on the
 declared quasi-identifiers plus that column (the declared classes split by its values,
-:func:`privaudit.risk.undeclared.split_sizes`), and for the three worst columns the records unique on pairs of
+:class:`privaudit.risk.undeclared.Splitter`), and for the three worst columns the records unique on pairs of
 them. This is the key-variable choice of Hundepool et al., *Statistical Disclosure Control* (Wiley 2012),
 section 3.3, and of the *SDC Practice Guide* (Benschop, Machingauta and Welch), "Classifying variables":
 the risk is measured on every combination an intruder may know, not only the one a policy names.
@@ -38,7 +38,7 @@ from privaudit.common.numbers import fmt
 from privaudit.core.hookspecs import hookimpl
 from privaudit.core.summary import pack_keys
 from privaudit.discovery.key_variables import key_variable
-from privaudit.risk.undeclared import below, split_sizes
+from privaudit.risk.undeclared import Splitter, below
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
@@ -110,13 +110,14 @@ def knowable(name: str, values: pd.Series, max_values: int) -> str | None:
     found = key_variable(name)
     if found is not None:
         return f"header: {found.label}"
-    if isinstance(values.dtype, pd.CategoricalDtype):
+    nominal = isinstance(values.dtype, pd.CategoricalDtype) and not values.dtype.ordered
+    if nominal:  # a loaded nominal column's categories are its present values (an ordinal's are its order)
         distinct = pd.Series(values.cat.categories)
         if len(distinct) > max_values:  # categories of a loaded column are its present values
             distinct = distinct.head(200)
     else:
         distinct = pd.Series(values.dropna().unique())
-    count = len(values.cat.categories) if isinstance(values.dtype, pd.CategoricalDtype) else len(distinct)
+    count = len(values.cat.categories) if nominal else len(distinct)
     if count == 0:
         return None
     numeric = pd.to_numeric(distinct.astype(str), errors="coerce")
@@ -210,26 +211,26 @@ def measure(ctx, params: UndeclaredKeyVariablesParams) -> dict:
     frame, sampled = release_frame(ctx)
     assert frame is not None
     n = len(frame)
-    base, n_base = base_partition(ctx, frame)
-    sizes0 = split_sizes(base, n_base, [])
+    splitter = Splitter(*base_partition(ctx, frame))
+    sizes0 = splitter.sizes([])
     bounds, k = policy_bounds(ctx, n)
     met = [bool(fulfilled(sizes0)) for _, fulfilled in bounds]
     found, respected, rest = candidates(ctx, frame, params.max_values)
     codes = {c: codes_of(frame[c]) for c in found}
     singles = []
     for column, how in found.items():
-        sizes = split_sizes(base, n_base, [codes[column]])
+        sizes = splitter.sizes([codes[column]])
         vocabulary = how.startswith("header")
         singles.append(_entry([column], how, vocabulary, codes[column][1], sizes, n, k, bounds, met))
     singles.sort(key=lambda e: (-e["unique_records"], e["columns"][0]))
     pairs = []
     for a, b in itertools.combinations([e["columns"][0] for e in singles[:WORST_PAIRED]], 2):
-        sizes = split_sizes(base, n_base, [codes[a], codes[b]])
+        sizes = splitter.sizes([codes[a], codes[b]])
         pairs.append(_entry([a, b], "the two together", False, codes[a][1] * codes[b][1], sizes, n, k, bounds, met))
     named = [e["columns"][0] for e in singles if e["vocabulary"]]
     together = None
     if len(named) > 1:
-        sizes = split_sizes(base, n_base, [codes[c] for c in named])
+        sizes = splitter.sizes([codes[c] for c in named])
         values = int(np.prod([float(codes[c][1]) for c in named]))
         together = _entry(named, "the header vocabulary, all together", True, values, sizes, n, k, bounds, met)
     failing = [c for c in named if by_breaks(singles, c)]

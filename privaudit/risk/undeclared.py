@@ -161,23 +161,43 @@ def refinements(
     return found
 
 
+class Splitter:
+    """The sizes of the classes of a base partition split by more columns, for one column after another: the
+    base ids are widened once and one key buffer is reused, so each column costs a few in-place passes and one
+    count (``bincount`` when the packed domain is small, else a sort)."""
+
+    def __init__(self, base: np.ndarray, n_base: int) -> None:
+        self.base = np.asarray(base, dtype=np.int64)
+        self.n_base = int(n_base)
+        self._key = np.empty(len(self.base), dtype=np.int64)
+
+    def sizes(self, extra: Sequence[Codes]) -> np.ndarray:
+        key, span = self._key, self.n_base
+        key[:] = self.base
+        for codes, card in extra:
+            radix = card + 1  # missing (-1) becomes 0, a value of its own
+            if span * radix >= 1 << 62:  # renumber the partial key before it overflows
+                _, inverse = np.unique(key, return_inverse=True)
+                key[:] = inverse
+                span = int(inverse.max()) + 1 if len(inverse) else 1
+            key *= radix
+            key += codes
+            key += 1
+            span *= radix
+        if span <= max(_DENSE, 2 * len(key)):
+            counts = np.bincount(key, minlength=span)
+            return counts[counts > 0]
+        ordered = np.sort(key)
+        if len(ordered) == 0:
+            return np.zeros(0, dtype=np.int64)
+        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+        return np.diff(np.append(starts, len(ordered)))
+
+
 def split_sizes(base: np.ndarray, n_base: int, extra: Sequence[Codes]) -> np.ndarray:
     """The sizes of the classes of the partition ``base`` (each record's class id, 0 .. n_base - 1) split by the
     ``extra`` columns' values (missing is a value of its own)."""
-    key = base.astype(np.int64, copy=True)
-    span = n_base
-    for codes, card in extra:
-        radix = card + 1
-        if span * radix >= 1 << 62:  # renumber the partial key before it overflows
-            _, key = np.unique(key, return_inverse=True)
-            span = int(key.max()) + 1 if len(key) else 1
-        key *= radix
-        key += np.where(codes < 0, card, codes) if len(codes) and codes.min() < 0 else codes
-        span *= radix
-    if span <= max(_DENSE, 2 * len(key)):
-        counts = np.bincount(key, minlength=span)
-        return counts[counts > 0]
-    return np.unique(key, return_counts=True)[1]
+    return Splitter(base, n_base).sizes(extra)
 
 
 def below(sizes: np.ndarray, k: int) -> int:
