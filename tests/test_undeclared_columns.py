@@ -17,7 +17,7 @@ import privaudit
 from privaudit.core.summary import column_codes
 from privaudit.discovery.key_variables import key_variable
 from privaudit.risk.undeclared import refinements, split_sizes
-from privaudit.testing import audit_frame, check_result
+from privaudit.testing import assert_valid_report, audit_frame, check_result
 
 SURVEYS = ROOT / "tests" / "data" / "surveys"
 
@@ -184,6 +184,7 @@ def test_a_reason_is_respected_and_printed_in_the_report(tmp_path):
     html = report.to_html()
     assert reason in html and html.index(reason, html.index('id="unknowable"')) < html.index("Signature")
     assert report.to_dict()["scope"]["unknowable"] == {"district": reason}
+    assert_valid_report(report.to_dict())  # the report's JSON Schema knows the scope's reasons and both checks
 
 
 def test_a_reason_on_a_column_not_other_is_one_line_and_exit_2(run_cli, tmp_path):
@@ -320,3 +321,31 @@ def test_out_of_memory_engines_read_the_first_rows_of_a_longer_table_and_say_so(
     assert refining["details"]["sampled"] and refining["details"]["rows"] == 300
     assert refining["details"]["findings"][0]["columns"] == ["agesq"]
     assert "read on the first 300 rows" in refining["message"] and keys["details"]["sampled"]
+
+
+REMEDIATE_POLICY = """version: 1
+name: fertil2 remediated
+columns:
+  age: {role: quasi_identifier, type: numeric}
+  educ: {role: quasi_identifier, type: numeric}
+  urban: {role: quasi_identifier}
+  children: {role: sensitive, type: numeric}
+checks:
+  - {assessor: k_anonymity, k: 30}
+"""
+
+
+@pytest.mark.slow
+def test_a_generalization_that_leaves_agesq_is_not_offered(run_cli, tmp_path):
+    data, policy, out, report = tmp_path / "f.csv", tmp_path / "p.yaml", tmp_path / "o.csv", tmp_path / "r.json"
+    pd.read_csv(SURVEYS / "leftout_fertil2.csv").to_csv(data, index=False)
+    policy.write_text(REMEDIATE_POLICY)
+    code, stdout, err = run_cli(
+        "remediate", data, "--policy", policy, "--method", "generalize", "--out", out, "--json", report
+    )
+    assert code == 1 and not out.exists(), err
+    assert "no remediated table written" in stdout
+    checks = {c["id"]: c for c in json.loads(report.read_text())["checks"]}
+    assert checks["k_anonymity"]["status"] == "pass"  # the generalization meets k ...
+    refining = checks["refining_columns"]  # ... but agesq gives the banded ages back
+    assert refining["status"] == "fail" and ["agesq"] in [f["columns"] for f in refining["details"]["findings"]]
