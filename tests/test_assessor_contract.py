@@ -62,6 +62,8 @@ def _case(check: dict, **kwargs) -> AssessorCase:
 
 CASES = [
     _case({"assessor": "direct_identifiers"}),
+    _case({"assessor": "refining_columns"}),
+    _case({"assessor": "undeclared_key_variables", "max_values": 10}),
     _case({"assessor": "k_anonymity", "k": 2}),
     _case({"assessor": "p_sensitive_k_anonymity", "p": 2, "k": 2}),
     _case({"assessor": "l_diversity", "sensitive": "disease", "l": 2}),

@@ -317,6 +317,8 @@ def test_the_python_api_takes_a_time_limit_and_names_the_plugin(tmp_path, instal
     checks = {c["id"]: c for c in report.to_dict()["checks"]}
     assert {i: checks[i]["status"] for i in checks} == {
         "direct_identifiers": "pass",
+        "refining_columns": "pass",
+        "undeclared_key_variables": "pass",
         "busy": "error",
         "exit0": "error",
         "nan": "error",

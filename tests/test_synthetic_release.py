@@ -64,6 +64,8 @@ def test_the_synthetic_chapter_runs_by_default(tmp_path):
     assert html.count("singling out (singling_out)") >= 2
     assert set(checks) == {
         "direct_identifiers",
+        "refining_columns",  # always run; not measured on a synthetic release
+        "undeclared_key_variables",
         "distance_to_closest_record",
         "singling_out",
         "linkability",
@@ -100,7 +102,12 @@ def test_listing_one_synthetic_check_turns_the_defaults_off(tmp_path):
         out,
         "--quiet",
     )
-    assert [c["assessor"] for c in json.loads(out.read_text())["checks"]] == ["direct_identifiers", "cap"]
+    assert [c["assessor"] for c in json.loads(out.read_text())["checks"]] == [
+        "direct_identifiers",
+        "refining_columns",
+        "undeclared_key_variables",
+        "cap",
+    ]
 
 
 def test_a_control_table_too_large_for_memory_is_refused_before_loading(tmp_path, monkeypatch):

@@ -22,6 +22,8 @@ from privaudit.core.errors import PrivauditError, first_line
 #: Built-in plugins, registered in this order. Each module holds ``@hookimpl`` functions.
 DEFAULT_PLUGINS = (
     "privaudit.assessors.direct_identifiers",
+    "privaudit.assessors.refining_columns",
+    "privaudit.assessors.undeclared_key_variables",
     "privaudit.assessors.k_anonymity",
     "privaudit.assessors.p_sensitive_k_anonymity",
     "privaudit.assessors.l_diversity",

@@ -335,6 +335,7 @@ def render_html(result: Any, registry: Any = None) -> str:
         "missing_qi_text": MISSING_QI.get(scope["missing_qi"], scope["missing_qi"]),
         "column_rows": column_rows(data, result.policy),
         "special_categories": scope.get("special_categories", []),
+        "unknowable": scope.get("unknowable", {}),
         "missing_tokens": ", ".join(token_label(t) for t in scope["missing_tokens"]),
         "limitations": limitations(views),
         "methodology": methodology(views),

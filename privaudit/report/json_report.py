@@ -25,6 +25,12 @@ from privaudit import __version__
 SCHEMA_VERSION = 1
 
 
+def unknowable(policy) -> dict[str, str]:
+    """The columns the policy declares an intruder cannot know (role ``other`` with a ``reason``): column ->
+    reason, printed beside the sign-off."""
+    return {c: s.reason for c, s in policy.columns.items() if s.role == "other" and s.reason}
+
+
 def found_identifiers(checks: list, registry: Any) -> dict[str, str]:
     """Columns the checks found holding direct identifiers (their assessors' declared
     ``identifier_columns``): column -> kind (``email``, ``phone`` ...)."""
@@ -140,6 +146,7 @@ def report_dict(audit: Any) -> dict:
                 for column, spec in policy.columns.items()
             },
             "delimiter": policy.data.delimiter,
+            **({"unknowable": reasons} if (reasons := unknowable(policy)) else {}),
         },
         "summary": {
             "passed": audit.passed,

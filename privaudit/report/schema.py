@@ -300,6 +300,12 @@ def report_json_schema(registry: Any) -> dict[str, Any]:
                                 ["column", "category", "label", "article", "by"],
                             ),
                         },
+                        "unknowable": {
+                            "type": "object",
+                            "additionalProperties": {"type": "string"},
+                            "description": "column -> the policy's reason why an intruder cannot know it (role "
+                            "other with a reason); present only when the policy gives one",
+                        },
                         "hierarchies": {
                             "type": "object",
                             "additionalProperties": _SHA256,
