@@ -254,21 +254,21 @@ def test_init_gives_columns_differing_in_punctuation_their_own_hierarchy(tmp_pat
     data = tmp_path / "t.csv"
     pd.DataFrame(
         {
-            "age (years)": rng.integers(18, 90, 400),
-            "age [years]": rng.integers(18, 90, 400),
+            "region (code)": rng.integers(1, 6, 400),  # coded categories: a flat hierarchy file each
+            "region [code]": rng.integers(1, 6, 400),
             "sex": rng.choice(["F", "M"], 400),
             "income": rng.integers(0, 100_000, 400),
         }
     ).to_csv(data, index=False)
     code, stdout, err = run_cli(
-        "init", data, "--role", "age [years]=quasi_identifier", "--role", "age (years)=quasi_identifier"
+        "init", data, "--role", "region [code]=quasi_identifier", "--role", "region (code)=quasi_identifier"
     )
     assert code == 0, err
     policy = tmp_path / "t.policy.yaml"
     text = policy.read_text()
     files = sorted(p.name for p in (tmp_path / "hierarchies").iterdir())
     assert len(files) >= 2 and len(set(f.casefold() for f in files)) == len(files)
-    assert "hierarchies/age_years.csv" in text and "hierarchies/age_years-2.csv" in text
+    assert "hierarchies/region_code.csv" in text and "hierarchies/region_code-2.csv" in text
     code, out, err = run_cli("policy", "check", policy, "--data", data)
     assert code == 0, err + out
 

@@ -146,7 +146,12 @@ def _engine(value: Any) -> str:
     from privaudit.engines import ENGINES
 
     if not isinstance(value, str) or value not in ENGINES:
-        raise ValueError(f"unknown engine {_got(value)} (available: {', '.join(ENGINES)})")
+        from privaudit.core.errors import did_you_mean
+
+        raise ValueError(
+            f"unknown engine {_got(value)}{did_you_mean(value, ENGINES) if isinstance(value, str) else ''} "
+            f"(available: {', '.join(repr(name) for name in ENGINES)})"
+        )
     return value
 
 
