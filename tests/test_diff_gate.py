@@ -269,7 +269,7 @@ def test_no_one_line_policy_edit_lets_the_regression_through(base_report, text):
         (lambda r: r["checks"][1].update(value=float("nan")), "checks[1].value"),
         (lambda r: r["checks"][1].update(value="85"), "checks[1].value"),
         (lambda r: r["checks"][1].update(value=True), "checks[1].value"),
-        (lambda r: r["checks"].append(dict(r["checks"][1])), "checks[3].id"),
+        (lambda r: r["checks"].append(dict(r["checks"][1])), "checks[5].id"),
         (lambda r: r["checks"][1].update(severity="critical"), "checks[1].severity"),
         (lambda r: r["checks"][1].update(params=[5]), "checks[1].params"),
         (lambda r: r["checks"][1].update(quasi_identifiers="occupation"), "checks[1].quasi_identifiers"),

@@ -6,7 +6,6 @@ street-address recognizer on long values, ``init`` on a postcode column of 100,0
 from __future__ import annotations
 
 import re
-import resource
 import subprocess
 import sys
 import time
@@ -135,7 +134,7 @@ def test_init_on_a_postcode_column_of_huge_numbers_stays_small(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-1000:]
     assert "postcode: {role: quasi_identifier, type: nominal" in (tmp_path / "p.yaml").read_text()
-    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 1 << 21  # KiB: under 2 GiB
+    # the 2 GiB address-space limit above is the bound (RUSAGE_CHILDREN would count other tests' children too)
 
 
 def test_an_engine_option_alias_bomb_is_refused_at_once(tmp_path, release):

@@ -108,7 +108,7 @@ def _policy(tmp_path: Path) -> Path:
     for q in QIS:
         (tmp_path / f"{q}.csv").write_bytes((ROOT / "policies/hierarchies/adult" / f"{q}.csv").read_bytes())
         lines.append(f"  {q}: {{role: quasi_identifier, type: nominal, hierarchy: {q}.csv}}")
-    lines += ["  occupation: {role: other}", "checks:"]
+    lines += ["  occupation: {role: other, reason: not a quasi-identifier in ARX's configuration}", "checks:"]
     lines.append(
         "  - {id: pu, assessor: uniqueness, population_model: pitman, max_share: 0.01, sampling_fraction: 0.1}"
     )

@@ -93,7 +93,8 @@ def _policy(tmp_path, checks) -> Path:
     for q in QIS:
         (tmp_path / f"{q}.csv").write_bytes((ROOT / "policies/hierarchies/adult" / f"{q}.csv").read_bytes())
         lines.append(f"  {q}: {{role: quasi_identifier, type: nominal, hierarchy: {q}.csv}}")
-    lines += ["  occupation: {role: other}", "  salary-class: {role: other}", "checks:"]
+    why = "reason: not a quasi-identifier in ARX's configuration"
+    lines += [f"  occupation: {{role: other, {why}}}", f"  salary-class: {{role: other, {why}}}", "checks:"]
     lines += [f"  - {json.dumps(c)}" for c in checks]
     return write_policy(tmp_path, "\n".join(lines) + "\n")
 

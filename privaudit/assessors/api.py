@@ -155,7 +155,8 @@ class Assessor:
             work, with one line.
         validate_policy: optional ``f(params, policy) -> str | None`` checking the parameters against the
             policy's columns (a returned string is a policy error).
-        always: run even when no check names it (``direct_identifiers``).
+        always: run even when no check names it (``direct_identifiers``): True before the policy's checks,
+            ``"last"`` after them (checks of what the policy left out: the policy's own checks keep their places).
         class_violations: optional ``f(ctx, params) -> bool array`` over the classes of ``ctx.summary``:
             True where a class breaks the check. Class-based assessors provide it so remediators
             (generalization, suppression) can treat the check as a per-class constraint.
@@ -201,7 +202,7 @@ class Assessor:
     reference: str = ""
     needs: frozenset[str] = frozenset()
     validate_policy: Callable[[Any, Policy], str | None] | None = None
-    always: bool = False
+    always: bool | Literal["last"] = False
     class_violations: Callable[[AuditContext, Any], Any] | None = None
     report_section: Callable[[CheckEntry[Any, Any], Any], Any] | None = None
     concurrent: bool = False

@@ -293,7 +293,7 @@ ASSESSOR = Assessor(
     "aside), C has more distinct values, and prod_c sum_q p_q^m_c < 1e-9; value = refining columns; pass iff 0",
     reference="Hundepool et al., Statistical Disclosure Control (Wiley, 2012), section 3.3; Benschop, "
     "Machingauta and Welch, SDC Practice Guide (IHSN), 'Classifying variables'",
-    always=True,
+    always="last",  # after the policy's checks: what the policy left out
     concurrent=True,
     report_section=report_section,
 )

@@ -35,6 +35,7 @@ from pydantic import Field
 from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.refining_columns import codes_of, release_frame, unread
 from privaudit.common.numbers import fmt
+from privaudit.common.numeric import to_numeric
 from privaudit.core.hookspecs import hookimpl
 from privaudit.core.summary import pack_keys
 from privaudit.discovery.key_variables import key_variable
@@ -120,7 +121,7 @@ def knowable(name: str, values: pd.Series, max_values: int) -> str | None:
     count = len(values.cat.categories) if nominal else len(distinct)
     if count == 0:
         return None
-    numeric = pd.to_numeric(distinct.astype(str), errors="coerce")
+    numeric = to_numeric(distinct.astype(str), errors="coerce")
     whole = bool(numeric.notna().all() and np.all(np.mod(numeric, 1) == 0))
     if count == 2:
         return "content: two values"
@@ -464,7 +465,7 @@ ASSESSOR = Assessor(
     "vocabulary-named columns that break a bound the QIs meet; pass iff 0",
     reference="Hundepool et al., Statistical Disclosure Control (Wiley, 2012), section 3.3; Benschop, "
     "Machingauta and Welch, SDC Practice Guide (IHSN), 'Classifying variables'",
-    always=True,
+    always="last",  # after the policy's checks: what the policy left out
     concurrent=True,
     report_section=report_section,
 )

@@ -193,14 +193,16 @@ def run_check(ctx: AuditContext, check: Check, timeout: float | None = None, ori
 
 
 def checks_to_run(policy: Policy, registry: Registry) -> list[Check]:
-    """The policy's checks plus the assessors that always run (added first, unless the policy names them)."""
+    """The policy's checks plus the assessors that always run (added first, or last when they declare so,
+    unless the policy names them)."""
     named = {c.assessor.name for c in policy.checks}
     implicit = [
         Check(a.name, a, "error", a.params())
         for a in registry.assessors.values()
         if a.always and a.name not in named and a.name not in {c.id for c in policy.checks}
     ]
-    return implicit + list(policy.checks)
+    first = [c for c in implicit if c.assessor.always != "last"]
+    return first + list(policy.checks) + [c for c in implicit if c.assessor.always == "last"]
 
 
 def open_policy(policy: Policy | str | Path | dict, registry: Registry, allow_outside_paths: bool = False) -> Policy:
