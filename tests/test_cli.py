@@ -160,10 +160,10 @@ def test_check_ids_made_unique():
     )
     assert [c.id for c in result.checks] == [
         "direct_identifiers",
-        "refining_columns",
-        "undeclared_key_variables",
         "k_anonymity",
         "k_anonymity-2",
+        "refining_columns",
+        "undeclared_key_variables",
     ]
 
 

@@ -104,9 +104,9 @@ def test_listing_one_synthetic_check_turns_the_defaults_off(tmp_path):
     )
     assert [c["assessor"] for c in json.loads(out.read_text())["checks"]] == [
         "direct_identifiers",
+        "cap",
         "refining_columns",
         "undeclared_key_variables",
-        "cap",
     ]
 
 
