@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from privaudit.core.errors import PrivauditError
+from privaudit.core.errors import PrivauditError, did_you_mean
 
 PROFILES = Path(__file__).resolve().parents[2] / "policies"  # a checkout's ready policies
 
@@ -107,13 +107,7 @@ def read_labels(path: Path, columns: list[str], data: Path) -> dict[str, str]:
             raise PrivauditError(f"--labels {path}: label {number} is not column,label ({len(row)} fields)")
         column, label = row[0].strip(), row[1].strip()
         if column not in columns:
-            import difflib
-
-            close = difflib.get_close_matches(column, columns, n=1)
-            raise PrivauditError(
-                f"--labels {path}: {data} has no column {column!r}"
-                + (f" (did you mean {close[0]!r}?)" if close else "")
-            )
+            raise PrivauditError(f"--labels {path}: {data} has no column {column!r}{did_you_mean(column, columns)}")
         if column in labels:
             raise PrivauditError(f"--labels {path}: the column {column!r} is labelled twice")
         labels[column] = label

@@ -115,23 +115,16 @@ def _flag(value: Any) -> bool:
 
 def _methods(value: Any) -> list[str]:
     """Explore's candidate families: ``"a,b"`` or a list of names."""
-    from privaudit.pipeline.explore import explore_methods
+    from privaudit.pipeline.explore import explore_methods, known_methods
     from privaudit.pipeline.plugins import get_registry
 
-    METHODS = explore_methods(get_registry())
     if isinstance(value, str):
         names = value.split(",")
     elif isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         names = list(value)
     else:
         raise ValueError(f"expected method names, as 'a,b' or a list, got {_got(value)}")
-    names = [n.strip() for n in names if n.strip()]
-    if not names:
-        raise ValueError("give at least one method (" + ", ".join(METHODS) + ")")
-    for name in names:
-        if name not in METHODS:
-            raise ValueError(f"unknown method {name!r} (explore knows: {', '.join(METHODS)})")
-    return list(dict.fromkeys(names))
+    return known_methods(names, explore_methods(get_registry()))
 
 
 def _utility(value: Any) -> str:

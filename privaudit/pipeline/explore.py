@@ -53,10 +53,11 @@ import pandas as pd
 
 from privaudit.core.context import AuditContext
 from privaudit.core.data import Table
-from privaudit.core.errors import PrivauditError
+from privaudit.core.errors import PrivauditError, did_you_mean
 from privaudit.core.policy import Policy, with_check_overrides, with_columns
 from privaudit.pipeline.audit import AuditResult, run_audit
 from privaudit.pipeline.plugins import Registry
+from privaudit.pipeline.remediate import lost_of, reaudit
 from privaudit.remediation.api import Remediation
 from privaudit.risk.attacker_models import attacker_risks
 
@@ -156,20 +157,29 @@ def explore_methods(registry: Registry) -> list[str]:
     ]
 
 
+def known_methods(names: Sequence[str], known: Sequence[str]) -> list[str]:
+    """``names`` (stripped, each once) when every one is in ``known``; ValueError naming the first that is not
+    (the check :data:`privaudit.pipeline.arguments.METHODS` and :func:`parse_methods` share)."""
+    names = [n.strip() for n in names if n.strip()]
+    if not names:
+        raise ValueError("give at least one method (" + ", ".join(known) + ")")
+    for name in names:
+        if name not in known:
+            raise ValueError(f"unknown method {name!r}{did_you_mean(name, known)} (explore knows: {', '.join(known)})")
+    return list(dict.fromkeys(names))
+
+
 def parse_methods(text: str | Sequence[str] | None, registry: Registry | None = None) -> list[str]:
-    """``--methods a,b`` as a list of registered remediators (one line for an unknown name)."""
+    """``--methods a,b`` as a list of the remediators of ``registry`` (one line for an unknown name)."""
     from privaudit.pipeline.plugins import get_registry
 
     known = explore_methods(registry or get_registry())
     if text is None:
         return known
-    names = [n.strip() for n in (text.split(",") if isinstance(text, str) else text) if n.strip()]
-    if not names:
-        raise PrivauditError("--methods: give at least one method (" + ", ".join(known) + ")")
-    for name in names:
-        if name not in known:
-            raise PrivauditError(f"--methods: unknown method {name!r} (explore knows: {', '.join(known)})")
-    return list(dict.fromkeys(names))
+    try:
+        return known_methods(text.split(",") if isinstance(text, str) else list(text), known)
+    except ValueError as exc:
+        raise PrivauditError(f"--methods: {exc}") from None
 
 
 def split_values(raw: Any) -> list[Any]:
@@ -369,29 +379,6 @@ def _utility_entries(audit: AuditResult, names: Sequence[str], shared: dict) -> 
         inputs.__dict__["_original_classes"] = shared
     entries = measure_all(inputs, list(names))
     return {n: next((e["value"] for e in entries if e["measure"] == n and e["column"] is None), None) for n in names}
-
-
-def roots(policy: Policy) -> dict[str, set[str]]:
-    """Per quasi-identifier, the labels that mean "any value": its hierarchy's root and ``*``."""
-    return {
-        c: {"*", *([h.root[1]] if (h := policy.hierarchies.get(c)) is not None else [])} for c in policy.hierarchies
-    }
-
-
-def lost_of(before: pd.DataFrame, after: pd.DataFrame, policy: Policy, cache: dict | None = None) -> dict:
-    """What ``after`` lost from ``before`` (same records, same order): the quasi-identifiers, then any other
-    column it changed (:func:`privaudit.utility.variable_loss.variable_changes`)."""
-    from privaudit.utility.variable_loss import variable_changes
-
-    qi = list(policy.quasi_identifiers)
-    others = [
-        c
-        for c in before.columns
-        if c not in qi
-        and c in after.columns
-        and not before[c].reset_index(drop=True).equals(after[c].reset_index(drop=True))
-    ]
-    return variable_changes(before, after, [*qi, *others], roots(policy), cache)
 
 
 def _score(c: Candidate, audit: AuditResult, utility: str, names: Sequence[str], shared: dict) -> None:
@@ -622,7 +609,6 @@ def explore_release(
     from privaudit.common.jsonable import jsonable
     from privaudit.pipeline.audit import open_policy
     from privaudit.pipeline.plugins import get_registry
-    from privaudit.pipeline.remediate import reaudit
 
     registry = registry or get_registry()
     from privaudit.pipeline.arguments import UTILITY, optional

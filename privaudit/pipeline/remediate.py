@@ -160,8 +160,6 @@ def reaudit(
     side = side_files(policy, result, out, side_location(out, side_dir))
     lost = None
     if result.records_removed == 0:  # what each variable lost: the report's first table
-        from privaudit.pipeline.explore import lost_of
-
         lost = lost_of(before.table.frame, result.table, reaudit_policy)
     after.remediation = jsonable(
         {
@@ -195,6 +193,29 @@ def reaudit(
     return RemediationOutcome(
         before, after, result, output, offered, side.files, side.policy_file, side.outside_paths, needs_original
     )
+
+
+def roots(policy: Policy) -> dict[str, set[str]]:
+    """Per quasi-identifier, the labels that mean "any value": its hierarchy's root and ``*``."""
+    return {
+        c: {"*", *([h.root[1]] if (h := policy.hierarchies.get(c)) is not None else [])} for c in policy.hierarchies
+    }
+
+
+def lost_of(before: pd.DataFrame, after: pd.DataFrame, policy: Policy, cache: dict | None = None) -> dict:
+    """What ``after`` lost from ``before`` (same records, same order): the quasi-identifiers, then any other
+    column it changed (:func:`privaudit.utility.variable_loss.variable_changes`)."""
+    from privaudit.utility.variable_loss import variable_changes
+
+    qi = list(policy.quasi_identifiers)
+    others = [
+        c
+        for c in before.columns
+        if c not in qi
+        and c in after.columns
+        and not before[c].reset_index(drop=True).equals(after[c].reset_index(drop=True))
+    ]
+    return variable_changes(before, after, [*qi, *others], roots(policy), cache)
 
 
 def _guarded_built_hierarchies(result: Remediation) -> Remediation:
