@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import write_policy, write_rr_table
+from conftest import ROOT, write_policy, write_rr_table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -586,3 +586,22 @@ def test_third_party_remediators_on_the_map(tmp_path):
     assert any(n.startswith("shape: left out") for n in notes)
     refined = [c for c in found.exploration.candidates if c.method == "generalize+blank"]
     assert refined and all(c.passes for c in refined)
+
+
+@pytest.mark.slow
+def test_a_refined_candidate_is_recommended_and_written(tmp_path, run_cli):
+    """Wooldridge's wage1 with the policy init drafts: local suppression after cell suppression is the
+    recommendation, and the table written under its combined name audits again under the same policy."""
+    data = tmp_path / "wage1.csv"
+    data.write_bytes((ROOT / "tests/data/surveys/wage1.csv").read_bytes())
+    policy = tmp_path / "p.yaml"
+    assert run_cli("init", data, "--out", policy)[0] == 0
+    out = tmp_path / "best.csv"
+    code, _, err = run_cli(
+        "remediate", data, "--policy", policy, "--explore", "--methods", "suppress,local_suppression",
+        "--out", out, "--json", tmp_path / "r.json",
+    )  # fmt: skip
+    assert code == 0, err
+    rem = json.loads((tmp_path / "r.json").read_text())["remediation"]
+    assert rem["method"] == "suppress+local_suppression" and ", then " in rem["title"]
+    assert run_cli("audit", out, "--policy", rem.get("policy_file") or policy, "--quiet")[0] == 0

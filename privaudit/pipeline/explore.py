@@ -624,7 +624,8 @@ def explore_release(
     report = before
     if out is not None and exploration.recommended is not None and not exploration.no_change_needed:
         c = exploration.candidates[exploration.recommended]
-        title = registry.remediators[c.method].title
+        # a refined candidate ("generalize+local_suppression") is each method in turn
+        title = ", then ".join(registry.remediators[m].title for m in c.method.split("+"))
         outcome = reaudit(
             before, opened, c.remediation, out, c.method, title, c.options, registry, progress, side_dir=side_dir
         )
