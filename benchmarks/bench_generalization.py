@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from privaudit.core.context import AuditContext  # noqa: E402
-from privaudit.core.data import load_table  # noqa: E402
-from privaudit.remediation.api import class_violations  # noqa: E402
+from privaudit.io.data import load_table  # noqa: E402
+from privaudit.plugin.remediator import class_violations  # noqa: E402
 from privaudit.remediation.generalization import (  # noqa: E402
     METRICS,
     NORMALISED,

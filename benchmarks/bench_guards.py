@@ -27,11 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_audit import SYNTH_POLICY, ZIP_SKEW, synthetic  # noqa: E402
 
-from privaudit.core import guard  # noqa: E402
-from privaudit.core.concurrency import ordered_map  # noqa: E402
 from privaudit.core.readonly import freeze_frame, freeze_summary  # noqa: E402
 from privaudit.pipeline import audit  # noqa: E402
 from privaudit.pipeline.measurements import measurement_problem  # noqa: E402
+from privaudit.runtime import guard  # noqa: E402
+from privaudit.runtime.concurrency import ordered_map  # noqa: E402
 
 
 def unguarded_check(ctx, check):

@@ -62,7 +62,7 @@ def main() -> None:
     policy = policy_from_dict(
         {"columns": columns, "checks": [dict(c, id=f"c{i}") for i, (_, c) in enumerate(CHECKS)]}, registry
     )
-    from privaudit.core.data import load_input
+    from privaudit.io.data import load_input
 
     t = time.perf_counter()
     table = load_input(frame, policy)

@@ -99,7 +99,7 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=10_000_000)
     args = ap.parse_args()
     from privaudit.core.context import AuditContext
-    from privaudit.core.data import load_input
+    from privaudit.io.data import load_input
     from privaudit.pipeline.audit import open_policy, run_audit
     from privaudit.pipeline.plugins import get_registry
     from privaudit.utility import runnable

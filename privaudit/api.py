@@ -98,8 +98,8 @@ class AuditReport:
 
     def to_pdf(self, path: str | Path) -> None:
         """Write the PDF report to ``path`` (a file, ``-`` or a device, as the command line writes)."""
-        from privaudit.core.atomic import write_output
         from privaudit.report.pdf import render_audit_pdf
+        from privaudit.runtime.atomic import write_output
 
         write_output(path, render_audit_pdf(self.result))
 
@@ -164,9 +164,9 @@ def audit(
     ``True``/``False`` force them on or off; a callable ``f(label, done, total)`` receives the progress
     instead. ``previous``: earlier releases of the same population (a list of paths or frames), for the
     checks that compose releases (linked as :mod:`privaudit.pipeline.series` says)."""
-    from privaudit.core.progress import api_progress
     from privaudit.pipeline.arguments import CHECK_TIMEOUT, ENGINE, POLICY, PROGRESS, optional
     from privaudit.pipeline.audit import run_audit
+    from privaudit.runtime.progress import api_progress
 
     POLICY.value(policy)  # every argument the command line validates, validated alike before any work
     check_timeout, engine = optional(CHECK_TIMEOUT, check_timeout), optional(ENGINE, engine)
@@ -253,9 +253,9 @@ def remediate(
 ) -> RemediationReport:
     """Transform ``data`` with ``method`` (or the policy's) and re-audit it; nothing is written. ``options``
     are the method's (``privaudit remediate --list``); ``progress`` as for :func:`audit`."""
-    from privaudit.core.progress import api_progress
     from privaudit.pipeline.arguments import POLICY, PROGRESS
     from privaudit.pipeline.remediate import remediate as run
+    from privaudit.runtime.progress import api_progress
 
     POLICY.value(policy)
     bar = api_progress(PROGRESS.value(progress))
@@ -309,9 +309,9 @@ def explore(
     (:mod:`privaudit.pipeline.explore`); nothing is written. ``utility``: the utility axis (default
     ``granularity``, ARX's Loss). ``options``: per option name (or ``"METHOD.NAME"``), a value or a list of
     values to explore, as ``--option NAME=V1,V2``."""
-    from privaudit.core.progress import api_progress
     from privaudit.pipeline.arguments import MAX_CANDIDATES, METHODS, POLICY, PROGRESS, UTILITY, optional
     from privaudit.pipeline.explore import DEFAULT_MAX_CANDIDATES, explore_release
+    from privaudit.runtime.progress import api_progress
 
     POLICY.value(policy)  # as the command line, before any work
     methods, utility = optional(METHODS, methods), optional(UTILITY, utility)

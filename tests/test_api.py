@@ -93,7 +93,7 @@ def test_a_notebook_shows_the_report_inline(tmp_path):
             ),
             nbformat.v4.new_code_cell(f"privaudit.audit(frame, {str(POLICY)!r})"),
             nbformat.v4.new_code_cell(
-                "from privaudit.core.progress import api_progress, in_notebook\n"
+                "from privaudit.runtime.progress import api_progress, in_notebook\n"
                 "print(in_notebook(), type(api_progress(None)).__name__)"
             ),
         ]
@@ -113,7 +113,7 @@ def test_a_notebook_shows_the_report_inline(tmp_path):
 def test_progress_outside_a_notebook(frame):
     import io
 
-    from privaudit.core.progress import TqdmProgress, api_progress
+    from privaudit.runtime.progress import TqdmProgress, api_progress
 
     assert api_progress(None) is None and api_progress(False) is None  # a script or a test: silent
     assert isinstance(api_progress(True), TqdmProgress)

@@ -9,11 +9,11 @@ import sys
 import textwrap
 import time
 
-from privaudit.core.atomic import atomic_write
+from privaudit.runtime.atomic import atomic_write
 
 SLOW_WRITER = textwrap.dedent("""
     import os, sys, time
-    import privaudit.core.atomic as atomic
+    import privaudit.runtime.atomic as atomic
     real_write = os.write
     def slow_write(fd, data):
         n = real_write(fd, bytes(data[:4096]))

@@ -188,8 +188,8 @@ def test_a_row_longer_than_a_block_loads_on_every_engine(tmp_path, engine, monke
     """Before: a row over 16 MiB got 'straddling object straddles two block boundaries' in process, 'CSV Error on
     Line: 2' from duckdb, and was read by chunked and spark: a row longer than a block is now read with a
     block that holds it (the block sizes are made small here, so that the row can be)."""
-    from privaudit.core import data as data_module
     from privaudit.engines import duckdb_engine
+    from privaudit.io import data as data_module
 
     monkeypatch.setattr(data_module, "CSV_BLOCK_BYTES", 1 << 16)
     monkeypatch.setattr(duckdb_engine, "MAX_LINE_BYTES", 1 << 16)
@@ -206,7 +206,7 @@ def test_a_row_longer_than_a_block_loads_on_every_engine(tmp_path, engine, monke
 
 
 def test_longest_line_counts_across_blocks(tmp_path):
-    from privaudit.core.data import longest_line
+    from privaudit.io.data import longest_line
 
     path = tmp_path / "lines.txt"
     path.write_bytes(b"ab\n" + b"x" * ((1 << 24) + 5) + b"\nabc\nlast")
@@ -258,7 +258,7 @@ def test_an_empty_output_path_is_refused(workspace):
 
 def test_a_remote_csv_whose_sniffed_head_ends_inside_a_character_reads():
     """Before: an object-store CSV whose 64 KiB head cut a two-byte character was 'not valid UTF-8'."""
-    from privaudit.core.locations import _csv_from_bytes
+    from privaudit.io.locations import _csv_from_bytes
 
     header = b"sex,age,disease\n"
     data = header + b"M,30," + b"x" * (65535 - len(header) - 5) + "\u00e9\nF,40,cold\n".encode()

@@ -1,4 +1,4 @@
-"""Report sections read a typed check (``privaudit.report.sections.CheckEntry``), not the JSON entry's string
+"""Report sections read a typed check (``privaudit.plugin.sections.CheckEntry``), not the JSON entry's string
 keys: the parameters are the assessor's ``Params`` object (the policy's own), the details its ``Details`` object
 validated once by the report; a plugin's section, whether its assessor's own or a hook override, gets the same
 entry; details that do not validate are reported as what they are, never a crash; and no section of
@@ -15,12 +15,12 @@ from pydantic import ValidationError
 from report_helpers import parse_html
 
 from privaudit import Assessor, Details, Measurement, Params, hookimpl
-from privaudit.assessors.details import WorstClass
 from privaudit.assessors.direct_identifiers import DirectIdentifiersDetails, DirectIdentifiersParams
 from privaudit.assessors.k_anonymity import KAnonymityDetails, KAnonymityParams
+from privaudit.plugin.details import WorstClass
+from privaudit.plugin.sections import CheckEntry, ReportSection
 from privaudit.report.html import check_entry, check_views, render_html
 from privaudit.report.json_report import report_dict
-from privaudit.report.sections import CheckEntry, ReportSection
 from privaudit.testing import audit_frame, check_result, registry_with
 from privaudit.testing import check_entry as entry_of_check
 from privaudit.testing import report_section as section_of_check
@@ -164,7 +164,7 @@ def test_a_plugin_section_gets_the_same_typed_entry(recorded):
 
 
 def test_the_worst_classes_table_reads_the_typed_rows(recorded):
-    from privaudit.report.figures import worst_classes_table
+    from privaudit.plugin.figures import worst_classes_table
 
     _, _, registry, result, _ = recorded
     entry = entry_of_check(result, "my-score", registry=registry)

@@ -41,7 +41,7 @@ def test_parquet_suffixes():
 
 
 def test_workers_come_from_the_machine(monkeypatch):
-    import privaudit.core.concurrency as concurrency
+    import privaudit.runtime.concurrency as concurrency
 
     monkeypatch.setenv("PRIVAUDIT_WORKERS", "3")
     assert concurrency.available_processors() == 3

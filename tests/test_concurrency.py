@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from privaudit.core.concurrency import ordered_map
+from privaudit.runtime.concurrency import ordered_map
 from privaudit.testing import load_policy
 
 
@@ -91,7 +91,7 @@ def test_a_summary_that_cannot_be_built_is_each_checks_error(monkeypatch):
     monkeypatch.setattr(audit, "CHECK_WORKERS", 2)
     root = Path(__file__).resolve().parents[1]
     policy = load_policy(root / "policies/adult.yaml")
-    from privaudit.core.data import load_table
+    from privaudit.io.data import load_table
 
     table = load_table(root / "examples/adult/release.csv", policy)
     ctx = Broken(policy, table.frame)

@@ -15,10 +15,10 @@ import pytest
 from pydantic import Field
 
 from privaudit.assessors import k_anonymity, reidentification_risk, uniqueness
-from privaudit.assessors.api import Assessor, Details, Measurement, Params
-from privaudit.core.hookspecs import hookimpl
 from privaudit.pipeline.audit import run_audit
 from privaudit.pipeline.remediate import remediate
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
+from privaudit.plugin.hookspecs import hookimpl
 from privaudit.testing import audit_frame, check_result, registry_with
 
 
@@ -226,7 +226,7 @@ class CopyDetails(Details):
 
 
 def test_a_third_party_synthetic_default_is_added(tmp_path):
-    from privaudit.assessors.api import SyntheticDefault
+    from privaudit.plugin.assessor import SyntheticDefault
 
     copies = Assessor(
         "copies",

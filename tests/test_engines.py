@@ -30,10 +30,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from privaudit.cli import main
-from privaudit.core.data import load_table
 from privaudit.core.errors import DataError, PrivauditError
 from privaudit.core.summary import build_summary
 from privaudit.engines import ENGINES, Engine, summarize
+from privaudit.io.data import load_table
 from privaudit.pipeline.audit import run_audit
 from privaudit.report.json_report import report_dict
 from privaudit.testing import load_policy

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from privaudit.common.numbers import fmt
 from privaudit.common.params import Params
-from privaudit.core.hookspecs import hookimpl
 from privaudit.pipeline.explore import Candidate, mark_frontier, recommend
+from privaudit.plugin.hookspecs import hookimpl
 
 POLICY = """version: 1
 name: explore test
@@ -542,7 +542,7 @@ def test_third_party_remediators_on_the_map(tmp_path):
     """A remediator without an explore hook appears with its defaults; one declaring ``refines`` finishes the
     failing candidates of the others (here: blanking one quasi-identifier in the violating classes)."""
     from privaudit.pipeline.explore import explore_release
-    from privaudit.remediation.api import ExploreCandidate, Remediation, Remediator, class_violations
+    from privaudit.plugin.remediator import ExploreCandidate, Remediation, Remediator, class_violations
     from privaudit.testing import registry_with
 
     class NoOptions(Params):

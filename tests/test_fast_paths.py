@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from privaudit.core import summary
 from privaudit.core.context import top_classes
-from privaudit.core.data import load_table
 from privaudit.core.errors import DataError
+from privaudit.io.data import load_table
 from privaudit.risk import emd
 from privaudit.risk.ldiversity import entropy_per_class, recursive_ratio_per_class
 from privaudit.testing import load_policy

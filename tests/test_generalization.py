@@ -17,7 +17,7 @@ from privaudit.core.context import AuditContext
 from privaudit.core.hierarchy import Hierarchy
 from privaudit.core.policy import Policy, PolicyModel
 from privaudit.pipeline.plugins import get_registry
-from privaudit.remediation.api import class_violations
+from privaudit.plugin.remediator import class_violations
 from privaudit.remediation.generalization import (
     ALL_METRICS,
     ClassModel,
@@ -277,7 +277,7 @@ def test_lattice_is_optimal_by_brute_force(case, metric, suppression):
 
 
 def test_lattice_prunes_on_adult_sample():
-    from privaudit.core.data import load_table
+    from privaudit.io.data import load_table
     from privaudit.testing import load_policy
 
     policy = load_policy(GEN / "policy.yaml")
@@ -363,7 +363,7 @@ def test_gaa_strategies_steer_by_diversity_and_closeness():
 
 @pytest.mark.slow
 def test_gaa_is_deterministic_and_keeps_rows():
-    from privaudit.core.data import load_table
+    from privaudit.io.data import load_table
     from privaudit.testing import load_policy
 
     policy = load_policy(GEN / "policy.yaml")

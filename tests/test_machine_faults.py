@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from test_plugin_faults import install, pythonpath, workspace
 
-from privaudit.core.atomic import TEMPORARY, write_output
+from privaudit.runtime.atomic import TEMPORARY, write_output
 from privaudit.testing import run_cli
 
 K = [{"id": "k", "assessor": "k_anonymity", "k": 2}]

@@ -286,7 +286,7 @@ def test_python_api_and_typed_details(split):
 
     import privaudit
     from privaudit.assessors import empirical_epsilon, membership_inference
-    from privaudit.report.membership_section import roc_loglog_chart
+    from privaudit.plugin.membership_section import roc_loglog_chart
 
     train, holdout = split
     report = privaudit.audit(

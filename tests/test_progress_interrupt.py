@@ -11,7 +11,7 @@ import time
 import pytest
 from conftest import ROOT
 
-from privaudit.core.progress import ProgressBar
+from privaudit.runtime.progress import ProgressBar
 
 
 class FakeTTY(io.StringIO):

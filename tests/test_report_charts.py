@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from privaudit.report import charts
-from privaudit.report.binning import integer_bins, reciprocal_bins_failing
-from privaudit.report.figures import size_histogram_figure
+from privaudit.plugin import charts
+from privaudit.plugin.binning import integer_bins, reciprocal_bins_failing
+from privaudit.plugin.figures import size_histogram_figure
 
 NS = "{http://www.w3.org/2000/svg}"
 

@@ -21,11 +21,11 @@ from report_helpers import parse_html, table_rows
 
 from privaudit.assessors.l_diversity import LDiversityParams, per_class_figures
 from privaudit.pipeline.audit import run_audit
-from privaudit.report import charts
-from privaudit.report.binning import bin_failing_counts, threshold_histogram
-from privaudit.report.figures import value_histogram_figure
+from privaudit.plugin import charts
+from privaudit.plugin.binning import bin_failing_counts, threshold_histogram
+from privaudit.plugin.figures import value_histogram_figure
+from privaudit.plugin.text import share
 from privaudit.report.html import render_html
-from privaudit.report.text import share
 
 ADULT = ROOT / "examples" / "adult" / "adult.csv"
 RELEASE = ROOT / "examples" / "adult" / "release.csv"

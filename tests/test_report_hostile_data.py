@@ -15,11 +15,11 @@ import pandas as pd
 import pytest
 from report_helpers import parse_html, pdf_pages_text
 
+from privaudit.plugin.text import printable, visible
 from privaudit.report.ci import markdown
 from privaudit.report.html import render_html
 from privaudit.report.json_report import render_json
 from privaudit.report.pdf import render_audit_pdf
-from privaudit.report.text import printable, visible
 from privaudit.testing import audit_frame, registry_with
 
 RLO = "\u202e"  # RIGHT-TO-LEFT OVERRIDE
@@ -154,9 +154,9 @@ def test_long_ids_and_names_wrap_inside_the_page(registry):
 def test_a_figure_equal_to_the_bound_up_to_rounding_is_drawn_on_its_verdicts_side():
     import math
 
-    from privaudit.report.binning import threshold_histogram
+    from privaudit.plugin.binning import threshold_histogram
 
-    l3 = math.exp(math.log(3.0))  # 2.9999999999999996: passes l = 3 (assessors/helpers.py: reaches)
+    l3 = math.exp(math.log(3.0))  # 2.9999999999999996: passes l = 3 (plugin/helpers.py: reaches)
     hist = threshold_histogram([1.0, 1.0, 2.0, l3], 3.0, "below", False, lo=0.0)
     edges, counts = hist["edges"], hist["counts"]
     passing = [c for lo, c in zip(edges[:-1], counts, strict=False) if lo >= 3.0]

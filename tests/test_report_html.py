@@ -20,10 +20,10 @@ from report_helpers import parse_html, table_rows
 from privaudit import Assessor, Measurement, Params, __version__, hookimpl
 from privaudit.pipeline.audit import run_audit
 from privaudit.pipeline.plugins import build_registry, get_registry, make_manager
-from privaudit.report import charts
+from privaudit.plugin import charts
+from privaudit.plugin.sections import Figure, ReportSection
+from privaudit.plugin.text import fmt
 from privaudit.report.html import render_html
-from privaudit.report.sections import Figure, ReportSection
-from privaudit.report.text import fmt
 
 T = DATA / "tcloseness"
 EPOCH = "1700000000"  # 2023-11-14 22:13:20 UTC
@@ -436,7 +436,7 @@ def test_error_check_shows_its_message(tmp_path):
     assert (
         sec.find("p", cls="error-message")
         .clean_text()
-        .endswith(  # after the plugin's package (core/guard.py)
+        .endswith(  # after the plugin's package (runtime/guard.py)
             " raised RuntimeError: the score could not be computed <b>here</b>"
         )
     )

@@ -23,9 +23,9 @@ from report_helpers import parse_html, pdf_outline_titles, pdf_pages_text, table
 
 from privaudit.cli import main
 from privaudit.core.hierarchy import Hierarchy
+from privaudit.plugin.sections import KeyValues
+from privaudit.plugin.text import fmt, share
 from privaudit.report.remediation_chapter import figure_text, label, readable, unit_of
-from privaudit.report.sections import KeyValues
-from privaudit.report.text import fmt, share
 
 pytestmark = pytest.mark.slow  # renders PDFs: a module-scoped report takes seconds to build
 

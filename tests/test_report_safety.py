@@ -16,9 +16,9 @@ from conftest import write_policy
 from report_helpers import parse_html, pdf_pages_text, table_rows
 
 from privaudit.pipeline.audit import run_audit
+from privaudit.plugin.sections import DataTable
 from privaudit.report.html import environment, render_html
 from privaudit.report.pdf import DataOnlyFetcher, render_pdf
-from privaudit.report.sections import DataTable
 
 # a 1 x 1 PNG
 PNG = base64.b64encode(

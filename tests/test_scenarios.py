@@ -89,7 +89,7 @@ def test_several_scenarios_in_one_policy_and_the_cli(tmp_path):
 
 
 def test_remediation_maps_a_scenarios_classes_to_the_records():
-    from privaudit.remediation.api import class_violations
+    from privaudit.plugin.remediator import class_violations
     from privaudit.testing import audit_context
 
     policy = _policy([{"id": "n", "assessor": "k_anonymity", "k": 3, "quasi_identifiers": ["zip"]}])

@@ -265,7 +265,7 @@ def test_html_chapter_summary_notebook_and_to_dict_show_the_same_numbers(tmp_pat
     report = privaudit.audit(release, policy, original=original)
     figures = by_key(report.to_dict()["utility"])
     kept = figures[("granularity", None)]["value"]
-    from privaudit.report.text import share
+    from privaudit.plugin.text import share
 
     html = report.to_html()
     chapter = html[html.index('<section id="utility"') : html.index('<section id="checks"')]
@@ -391,7 +391,7 @@ def test_remediation_report_says_what_generalization_cost(tmp_path):
     assert 0 < kept < 0.5  # most of the detail is gone, and the report says so
     assert got[("non_uniform_entropy", None)]["value"] is not None  # against the remediation's input
     assert got[("aecs", None)]["value"] is not None
-    from privaudit.report.text import share
+    from privaudit.plugin.text import share
 
     assert f"The release keeps {share(kept)} of the original&#39;s granularity" in html.read_text()
 

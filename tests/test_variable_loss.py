@@ -1,13 +1,13 @@
 """What each variable lost (privaudit.utility.variable_loss) and the short cells of sensitive values
-(privaudit.report.text.value_counts_text): the words a person reads on a remediation report's first page."""
+(privaudit.plugin.text.value_counts_text): the words a person reads on a remediation report's first page."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
+from privaudit.plugin.text import value_counts_text
 from privaudit.report.lost_table import lines, markdown, totals
-from privaudit.report.text import value_counts_text
 from privaudit.utility.variable_loss import column_changes, describe_labels, variable_changes
 
 

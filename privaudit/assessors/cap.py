@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Details, Measurement, Params, SyntheticDefault
-from privaudit.assessors.helpers import reaches
-from privaudit.core.hookspecs import hookimpl
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params, SyntheticDefault
+from privaudit.plugin.helpers import reaches
+from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class CapParams(Params):
@@ -140,9 +140,9 @@ def run(ctx, params: CapParams) -> Measurement:
 
 def report_section(check: CheckEntry[CapParams, CapDetails], audit: AuditResult) -> ReportSection:
     """The report section of a cap check: protection per target, against the limit."""
-    from privaudit.report import charts
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import charts
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     if check.status == "error":
         return rs.ReportSection(summary=check.message)

@@ -29,16 +29,16 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
-from privaudit.assessors.api import Details as ApiDetails
-from privaudit.assessors.details import SeriesExample
-from privaudit.assessors.helpers import check_sensitive, exceeds
-from privaudit.core.hookspecs import hookimpl
-from privaudit.report.text import fmt
+from privaudit.plugin.assessor import Assessor, Measurement, Params
+from privaudit.plugin.assessor import Details as ApiDetails
+from privaudit.plugin.details import SeriesExample
+from privaudit.plugin.helpers import check_sensitive, exceeds
+from privaudit.plugin.hookspecs import hookimpl
+from privaudit.plugin.text import fmt
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class CompositionParams(Params):
@@ -201,9 +201,9 @@ def run(ctx, params: CompositionParams) -> Measurement:
 
 def report_section(check: CheckEntry[CompositionParams, CompositionDetails], audit: AuditResult) -> ReportSection:
     """The section of a composition check: who loses diversity across the releases, the worst combinations."""
-    from privaudit.report import figures as rf
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import figures as rf
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     d = check.details
     col, l = d.sensitive, rt.fmt(d.l)

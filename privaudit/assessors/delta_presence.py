@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, Details, Measurement, Params
-from privaudit.assessors.helpers import exceeds, population_classes, reaches
 from privaudit.core.errors import DataError
-from privaudit.core.hookspecs import hookimpl
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
+from privaudit.plugin.helpers import exceeds, population_classes, reaches
+from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class DeltaPresenceParams(Params):
@@ -88,9 +88,9 @@ def run(ctx, params: DeltaPresenceParams) -> Measurement:
 
 
 def report_section(check: CheckEntry[DeltaPresenceParams, DeltaPresenceDetails], audit: AuditResult) -> ReportSection:
-    from privaudit.report import charts
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import charts
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     if check.status == "error":
         return rs.ReportSection(summary=check.message)

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from privaudit.assessors.api import Assessor, Details, Measurement, Params
-from privaudit.core.hookspecs import hookimpl
 from privaudit.discovery.scan import SAMPLE_ROWS, scan_frame
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
+from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class DirectIdentifiersParams(Params):
@@ -135,8 +135,8 @@ def report_section(
 ) -> ReportSection:
     """The report section of the direct_identifiers check: declared identifier columns still holding values,
     undeclared columns found to hold identifiers (masked examples), and warnings on declared columns."""
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     d = check.details
     present, declared = d.present, d.identifier_columns

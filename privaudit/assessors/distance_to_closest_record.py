@@ -34,15 +34,15 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors import helpers
-from privaudit.assessors.api import Assessor, Details, Measurement, Params, SyntheticDefault
-from privaudit.assessors.helpers import exceeds
-from privaudit.core.hookspecs import hookimpl
-from privaudit.report.text import fmt, share
+from privaudit.plugin import helpers
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params, SyntheticDefault
+from privaudit.plugin.helpers import exceeds
+from privaudit.plugin.hookspecs import hookimpl
+from privaudit.plugin.text import fmt, share
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 HISTOGRAM_BINS = 30
 
@@ -280,9 +280,9 @@ def report_section(
 ) -> ReportSection:
     """The section of a distance_to_closest_record check: the sentence, a histogram of distances to the closest
     training record (synthetic and holdout), and the quantile table."""
-    from privaudit.report import charts
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import charts
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     d = check.details
     n = int(d.n_synthetic)

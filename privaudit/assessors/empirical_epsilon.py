@@ -49,16 +49,16 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Measurement
-from privaudit.assessors.api import Details as ApiDetails
-from privaudit.assessors.helpers import exceeds
 from privaudit.assessors.membership_inference import AttackParams, column_problem, compared_columns, scores_of
 from privaudit.core.errors import DataError, first_line
-from privaudit.core.hookspecs import hookimpl
+from privaudit.plugin.assessor import Assessor, Measurement
+from privaudit.plugin.assessor import Details as ApiDetails
+from privaudit.plugin.helpers import exceeds
+from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 #: a fair coin gives training and holdout sizes this unlikely (two-sided binomial test) at most this often
 SPLIT_P_VALUE = 1e-6
@@ -237,7 +237,7 @@ def run(ctx, params: EpsilonParams) -> Measurement:
 
 
 def report_section(check: CheckEntry[EpsilonParams, Details], audit: AuditResult) -> ReportSection:
-    from privaudit.report.membership_section import epsilon_section
+    from privaudit.plugin.membership_section import epsilon_section
 
     return epsilon_section(check)
 
@@ -285,7 +285,7 @@ def _read_manifest(ctx, params: EpsilonParams):
     counted once (``duplicates``: how many rows were dropped); ``groups`` numbers the targets."""
     import pandas as pd
 
-    from privaudit.core.data import load_table
+    from privaudit.io.data import load_table
 
     path = ctx.policy.resolve_path(params.manifest, "manifest")
     if not path.is_file():

@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Details, Measurement, Params
-from privaudit.assessors.helpers import exceeds
 from privaudit.common.numbers import fmt
-from privaudit.core.hookspecs import hookimpl
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
+from privaudit.plugin.helpers import exceeds
+from privaudit.plugin.hookspecs import hookimpl
 from privaudit.risk.interval import interval_disclosure
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class IntervalDisclosureParams(Params):
@@ -105,9 +105,9 @@ def report_section(
 ) -> ReportSection:
     """The report section of an interval_disclosure check: whose true values the intruder's interval
     catches, per attribute and on every attribute at once, as bars against max_rate."""
-    from privaudit.report import charts
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import charts
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     d, p = check.details, check.params
     names, n, disclosed = list(d.attributes), int(d.records), int(d.disclosed_records)

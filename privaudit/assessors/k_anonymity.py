@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
-from privaudit.assessors.details import WorstClass
-from privaudit.assessors.helpers import size_histogram
 from privaudit.common.numbers import fmt
-from privaudit.core.hookspecs import hookimpl
+from privaudit.plugin.assessor import Assessor, ClassRule, Details, Measurement, Params
+from privaudit.plugin.details import WorstClass
+from privaudit.plugin.helpers import size_histogram
+from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class KAnonymityParams(Params):
@@ -134,9 +134,9 @@ def run(ctx, params: KAnonymityParams) -> Measurement:
 
 def report_section(check: CheckEntry[KAnonymityParams, KAnonymityDetails], audit: AuditResult) -> ReportSection:
     """The report section of a k_anonymity check: who can be singled out, class-size chart, worst classes."""
-    from privaudit.report import figures as rf
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import figures as rf
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     d, k, value = check.details, check.params.k, check.value
     know = rt.qi_phrase(check.quasi_identifiers or audit.policy.quasi_identifiers)

@@ -17,16 +17,16 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, Details, Measurement, Params, SampleCriterion
-from privaudit.assessors.details import WorstClass
-from privaudit.assessors.helpers import population_classes, reaches
 from privaudit.common.numbers import fmt
 from privaudit.core.errors import DataError
-from privaudit.core.hookspecs import hookimpl
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params, SampleCriterion
+from privaudit.plugin.details import WorstClass
+from privaudit.plugin.helpers import population_classes, reaches
+from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class KMapParams(Params):
@@ -126,9 +126,9 @@ def run(ctx, params: KMapParams) -> Measurement:
 
 
 def report_section(check: CheckEntry[KMapParams, KMapDetails], audit: AuditResult) -> ReportSection:
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
-    from privaudit.report.figures import worst_classes_table
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
+    from privaudit.plugin.figures import worst_classes_table
 
     if check.status == "error":
         return rs.ReportSection(summary=check.message)

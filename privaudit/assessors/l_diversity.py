@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
-from privaudit.assessors.details import Histogram, WorstClass
-from privaudit.assessors.helpers import check_sensitive, reaches, value_histogram
 from privaudit.common.numbers import fmt
-from privaudit.core.hookspecs import hookimpl
+from privaudit.plugin.assessor import Assessor, ClassRule, Details, Measurement, Params
+from privaudit.plugin.details import Histogram, WorstClass
+from privaudit.plugin.helpers import check_sensitive, reaches, value_histogram
+from privaudit.plugin.hookspecs import hookimpl
 from privaudit.risk.ldiversity import distinct_per_class, entropy_per_class, recursive_ratio_per_class
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class LDiversityParams(Params):
@@ -140,10 +140,10 @@ def run(ctx, params: LDiversityParams) -> Measurement:
 
 def report_section(check: CheckEntry[LDiversityParams, LDiversityDetails], audit: AuditResult) -> ReportSection:
     """The report section of an l_diversity check: who is in too-uniform classes, per-class chart, worst classes."""
-    from privaudit.report import binning as rb
-    from privaudit.report import figures as rf
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import binning as rb
+    from privaudit.plugin import figures as rf
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     d, p = check.details, check.params
     col, l, variant, n = p.sensitive, p.l, p.variant, audit.table.rows

@@ -25,17 +25,17 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from privaudit.assessors.api import Assessor, Measurement, Params
-from privaudit.assessors.api import Details as ApiDetails
-from privaudit.assessors.details import SeriesExample
-from privaudit.assessors.helpers import check_sensitive
-from privaudit.core.hookspecs import hookimpl
-from privaudit.report.text import fmt
+from privaudit.plugin.assessor import Assessor, Measurement, Params
+from privaudit.plugin.assessor import Details as ApiDetails
+from privaudit.plugin.details import SeriesExample
+from privaudit.plugin.helpers import check_sensitive
+from privaudit.plugin.hookspecs import hookimpl
+from privaudit.plugin.text import fmt
 from privaudit.risk.composition import m_unique
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class MInvarianceParams(Params):
@@ -143,9 +143,9 @@ def run(ctx, params: MInvarianceParams) -> Measurement:
 
 def report_section(check: CheckEntry[MInvarianceParams, MInvarianceDetails], audit: AuditResult) -> ReportSection:
     """The section of an m_invariance check: m-uniqueness per release, people whose signature changed."""
-    from privaudit.report import figures as rf
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import figures as rf
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     d = check.details
     col, m = d.sensitive, d.m

@@ -33,16 +33,16 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from privaudit.assessors import helpers
-from privaudit.assessors.api import Assessor, Measurement, Params
-from privaudit.assessors.api import Details as ApiDetails
-from privaudit.assessors.helpers import exceeds
 from privaudit.core.errors import DataError
-from privaudit.core.hookspecs import hookimpl
+from privaudit.plugin import helpers
+from privaudit.plugin.assessor import Assessor, Measurement, Params
+from privaudit.plugin.assessor import Details as ApiDetails
+from privaudit.plugin.helpers import exceeds
+from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 ATTACKS = ("distance", "density")
 ATTACK_NAMES = {"distance": "distance to closest synthetic record", "density": "density ratio (DOMIAS)"}
@@ -280,7 +280,7 @@ def run(ctx, params: MembershipParams) -> Measurement:
 
 
 def report_section(check: CheckEntry[MembershipParams, Details], audit: AuditResult) -> ReportSection:
-    from privaudit.report.membership_section import membership_section
+    from privaudit.plugin.membership_section import membership_section
 
     return membership_section(check, ATTACK_NAMES)
 

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Details, Measurement, Params
-from privaudit.assessors.helpers import exceeds
-from privaudit.core.hookspecs import hookimpl
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
+from privaudit.plugin.helpers import exceeds
+from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class ModelRiskParams(Params):
@@ -88,8 +88,8 @@ def run(ctx, params: ModelRiskParams) -> Measurement:
 
 
 def report_section(check: CheckEntry[ModelRiskParams, ModelRiskDetails], audit: AuditResult) -> ReportSection:
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     if check.status == "error":
         return rs.ReportSection(summary=check.message)

@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
-from privaudit.assessors.details import WorstClass
-from privaudit.assessors.helpers import check_sensitive
 from privaudit.common.numbers import fmt
-from privaudit.core.hookspecs import hookimpl
+from privaudit.plugin.assessor import Assessor, ClassRule, Details, Measurement, Params
+from privaudit.plugin.details import WorstClass
+from privaudit.plugin.helpers import check_sensitive
+from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class PSensitiveParams(Params):
@@ -92,9 +92,9 @@ def run(ctx, params: PSensitiveParams) -> Measurement:
 
 def report_section(check: CheckEntry[PSensitiveParams, PSensitiveDetails], audit: AuditResult) -> ReportSection:
     """The report section of a p_sensitive_k_anonymity check: who is in too-small or too-uniform classes."""
-    from privaudit.report import figures as rf
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import figures as rf
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     d = check.details
     p, k, n, bad = check.params.p, check.params.k, audit.table.rows, d.records_failing

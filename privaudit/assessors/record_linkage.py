@@ -37,15 +37,15 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from privaudit.assessors.api import Assessor, Details, Measurement, Params
-from privaudit.assessors.helpers import exceeds
 from privaudit.common.numbers import fmt
-from privaudit.core.hookspecs import hookimpl
 from privaudit.engines.linkage_pairs import LEFT, RELEASE, aligned_original, coded_pair, linkage_connection
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
+from privaudit.plugin.helpers import exceeds
+from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class Intruder(BaseModel):
@@ -422,9 +422,9 @@ def run(ctx, params: RecordLinkageParams) -> Measurement:
 def report_section(check: CheckEntry[RecordLinkageParams, RecordLinkageDetails], audit: AuditResult) -> ReportSection:
     """The report section of a record_linkage check: how many people the intruder re-identifies, by
     class size (distance) or per estimation of m and u (probabilistic)."""
-    from privaudit.report import charts
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import charts
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     d = check.details
     n, value, limit = int(d.n_intruder or 0), float(check.value), float(check.params.max_rate)

@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 import pandas as pd
 
-from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.common.numbers import fmt
-from privaudit.core.hookspecs import hookimpl
 from privaudit.core.summary import column_codes
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
+from privaudit.plugin.hookspecs import hookimpl
 from privaudit.risk.undeclared import PAIR_MAX_VALUES, Codes, refinements
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 #: rows read from the beginning of a table an out-of-memory engine does not load
 SAMPLE_ROWS = 200_000
@@ -211,8 +211,8 @@ def report_section(
     check: CheckEntry[RefiningColumnsParams, RefiningColumnsDetails], audit: AuditResult
 ) -> ReportSection:
     """The columns that give back a generalized quasi-identifier, at one glance: which, of what, how finely."""
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     d = check.details
     assert d is not None

@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import numpy as np
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, Details, Measurement, Params, SampleCriterion
-from privaudit.assessors.helpers import exceeds, population_classes
 from privaudit.core.errors import DataError
-from privaudit.core.hookspecs import hookimpl
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params, SampleCriterion
+from privaudit.plugin.helpers import exceeds, population_classes
+from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class ReidentificationRiskParams(Params):
@@ -122,8 +122,8 @@ def report_section(
     check: CheckEntry[ReidentificationRiskParams, ReidentificationRiskDetails], audit: AuditResult
 ) -> ReportSection:
     """The report section: the three models side by side."""
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     if check.status == "error":
         return rs.ReportSection(summary=check.message)

@@ -23,13 +23,13 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Details, Measurement, Params
-from privaudit.assessors.helpers import exceeds
-from privaudit.core.hookspecs import hookimpl
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
+from privaudit.plugin.helpers import exceeds
+from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class RiskDriversParams(Params):
@@ -144,9 +144,9 @@ def run(ctx, params: RiskDriversParams) -> Measurement:
 
 
 def report_section(check: CheckEntry[RiskDriversParams, RiskDriversDetails], audit: AuditResult) -> ReportSection:
-    from privaudit.report import charts
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import charts
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     if check.status == "error":
         return rs.ReportSection(summary=check.message)

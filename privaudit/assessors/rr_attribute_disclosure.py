@@ -21,11 +21,11 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from privaudit.assessors.api import Assessor, Details, Measurement, Params, ResponseBound
-from privaudit.assessors.details import Histogram
-from privaudit.assessors.helpers import check_sensitive, exceeds
 from privaudit.common.numbers import fmt
-from privaudit.core.hookspecs import hookimpl
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params, ResponseBound
+from privaudit.plugin.details import Histogram
+from privaudit.plugin.helpers import check_sensitive, exceeds
+from privaudit.plugin.hookspecs import hookimpl
 from privaudit.risk.randomized_response import (
     keep_probability_matrices,
     load_distortion_matrix,
@@ -34,7 +34,7 @@ from privaudit.risk.randomized_response import (
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class Randomization(BaseModel):
@@ -163,9 +163,9 @@ def report_section(check: CheckEntry[RRParams, RRDetails], audit: AuditResult) -
     """The report section of an rr_attribute_disclosure check: how well an intruder who knows the published
     randomization reconstructs a person's sensitive value, the records' risk histogram against max_risk and
     the keep probabilities."""
-    from privaudit.report import figures as rf
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import figures as rf
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     d = check.details
     s, qi, limit, value = d.sensitive, list(d.qi), float(check.params.max_risk), float(check.value)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from privaudit.assessors.api import Assessor
+    from privaudit.plugin.assessor import Assessor
 
 #: the starter checks that need a quasi-identifier (without one they would pass vacuously)
 _NEED_QI = ("k_anonymity", "uniqueness")

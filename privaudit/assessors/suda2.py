@@ -31,16 +31,16 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Details, Measurement, Params
-from privaudit.assessors.helpers import exceeds
 from privaudit.common.numbers import fmt
-from privaudit.core.hookspecs import hookimpl
 from privaudit.core.summary import column_codes
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
+from privaudit.plugin.helpers import exceeds
+from privaudit.plugin.hookspecs import hookimpl
 from privaudit.risk.suda2 import SudaResult, suda2
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 #: DIS-SUDA intervals of sdcMicro's ``print.suda2``: "== 0", "(0.0, 0.1]", ..., "(0.6, 0.7]", "> 0.7".
 DIS_EDGES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
@@ -177,9 +177,9 @@ def run(ctx, params: Suda2Params) -> Measurement:
 
 def report_section(check: CheckEntry[Suda2Params, Suda2Details], audit: AuditResult) -> ReportSection:
     """The report section of a suda2 check: special uniques, DIS-SUDA table, contribution per variable."""
-    from privaudit.report import charts
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import charts
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     d, p = check.details, check.params
     qi, n, special = list(d.qi), int(d.records), int(d.records_special_unique)

@@ -30,15 +30,15 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Details, Measurement, Params, SyntheticDefault
-from privaudit.assessors.details import AttackCounts, Rate, Risk
-from privaudit.assessors.helpers import exceeds
 from privaudit.core.errors import DataError
-from privaudit.core.hookspecs import hookimpl
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params, SyntheticDefault
+from privaudit.plugin.details import AttackCounts, Rate, Risk
+from privaudit.plugin.helpers import exceeds
+from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 REFERENCE = (
     "Giomi, Boenisch, Wehmeyer & Tasnádi, A Unified Framework for Quantifying Privacy Risk in "
@@ -343,7 +343,7 @@ def run_inference(ctx, params: InferenceParams) -> Measurement:
 
 # ------------------------------------------------------------------------------------------ report
 def _rate_row(label: str, rate: dict) -> list:
-    from privaudit.report import text as rt
+    from privaudit.plugin import text as rt
 
     return [
         label,
@@ -374,9 +374,9 @@ def report_section(
     check: CheckEntry[SinglingOutParams | LinkabilityParams | InferenceParams, AttackDetails], audit: AuditResult
 ) -> ReportSection:
     """The report section of a synthetic-release attack: the three rates with their intervals and the risk."""
-    from privaudit.report import charts
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import charts
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     d = check.details
     kind, risk, limit = d.attack, d.risk, float(check.params.max_risk)

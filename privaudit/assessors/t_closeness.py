@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, ClassRule, Details, Measurement, Params
-from privaudit.assessors.details import Histogram, WorstClass
-from privaudit.assessors.helpers import check_sensitive, exceeds, value_histogram
 from privaudit.common.numbers import fmt
-from privaudit.core.hookspecs import hookimpl
+from privaudit.plugin.assessor import Assessor, ClassRule, Details, Measurement, Params
+from privaudit.plugin.details import Histogram, WorstClass
+from privaudit.plugin.helpers import check_sensitive, exceeds, value_histogram
+from privaudit.plugin.hookspecs import hookimpl
 from privaudit.risk import emd
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class TClosenessParams(Params):
@@ -106,9 +106,9 @@ def run(ctx, params: TClosenessParams) -> Measurement:
 
 def report_section(check: CheckEntry[TClosenessParams, TClosenessDetails], audit: AuditResult) -> ReportSection:
     """The report section of a t_closeness check: who is in too-distant classes, EMD chart, worst classes."""
-    from privaudit.report import figures as rf
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import figures as rf
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     d = check.details
     col, t, n = check.params.sensitive, check.params.t, audit.table.rows

@@ -32,18 +32,18 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
-from privaudit.assessors.api import Assessor, Details, Measurement, Params
 from privaudit.assessors.refining_columns import codes_of, release_frame, unread
 from privaudit.common.numbers import fmt
 from privaudit.common.numeric import to_numeric
-from privaudit.core.hookspecs import hookimpl
 from privaudit.core.summary import pack_keys
 from privaudit.discovery.key_variables import key_variable
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
+from privaudit.plugin.hookspecs import hookimpl
 from privaudit.risk.undeclared import Splitter, below
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 DECLARED = ("quasi_identifier", "sensitive", "identifier", "record_id", "household_id", "weight")
 WORST_PAIRED = 3  # pairs are measured among this many worst columns
@@ -349,7 +349,7 @@ def table_rows(d: UndeclaredKeyVariablesDetails) -> tuple[list[list[str]], int]:
     """The section's rows: the declared quasi-identifiers alone, then what fails, the vocabulary's columns
     together, what warns, the pairs of the worst, and the others up to :data:`SHOWN_ROWS`; and how many others
     are left out."""
-    from privaudit.report import text as rt
+    from privaudit.plugin import text as rt
 
     def row(e: AddedKey | None, label: str, how: str, verdict: str) -> list[str]:
         unique = d.unique_share if e is None else e.unique_share
@@ -380,7 +380,7 @@ def report_section(
     check: CheckEntry[UndeclaredKeyVariablesParams, UndeclaredKeyVariablesDetails], audit: AuditResult
 ) -> ReportSection:
     """At one glance: each knowable column left out, and the uniqueness an intruder knowing it would find."""
-    from privaudit.report import sections as rs
+    from privaudit.plugin import sections as rs
 
     d = check.details
     assert d is not None

@@ -33,18 +33,18 @@ import numpy as np
 import pandas as pd
 from pydantic import Field, model_validator
 
-from privaudit.assessors.api import Assessor, Details, Measurement, Params, SampleCriterion
-from privaudit.assessors.details import Histogram, WorstClass
-from privaudit.assessors.helpers import value_histogram
 from privaudit.common.numbers import fmt
-from privaudit.core.data import load_table
-from privaudit.core.hookspecs import hookimpl
 from privaudit.core.summary import column_codes, pack_keys
+from privaudit.io.data import load_table
+from privaudit.plugin.assessor import Assessor, Details, Measurement, Params, SampleCriterion
+from privaudit.plugin.details import Histogram, WorstClass
+from privaudit.plugin.helpers import value_histogram
+from privaudit.plugin.hookspecs import hookimpl
 from privaudit.risk.individual_risk import individual_risk, individual_risk_exact
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class UniquenessParams(Params):
@@ -267,10 +267,10 @@ def run(ctx, params: UniquenessParams) -> Measurement:
 
 def report_section(check: CheckEntry[UniquenessParams, UniquenessDetails], audit: AuditResult) -> ReportSection:
     """The report section of a uniqueness check: sample uniques, record-risk chart, unique classes."""
-    from privaudit.report import binning as rb
-    from privaudit.report import figures as rf
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import binning as rb
+    from privaudit.plugin import figures as rf
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     d, p = check.details, check.params
     know = rt.qi_phrase(check.quasi_identifiers or audit.policy.quasi_identifiers)

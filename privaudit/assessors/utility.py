@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ConfigDict, Field, field_validator
 
-from privaudit.assessors.api import Assessor, Measurement, Params
-from privaudit.assessors.api import Details as ApiDetails
-from privaudit.assessors.helpers import reaches
-from privaudit.core.hookspecs import hookimpl
+from privaudit.plugin.assessor import Assessor, Measurement, Params
+from privaudit.plugin.assessor import Details as ApiDetails
+from privaudit.plugin.helpers import reaches
+from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 class UtilityParams(Params):
@@ -99,8 +99,8 @@ def run(ctx, params: UtilityParams) -> Measurement:
 
 
 def report_section(check: CheckEntry[UtilityParams, Details], audit: AuditResult) -> ReportSection:
-    from privaudit.report import sections as rs
-    from privaudit.report import text as rt
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
 
     d = check.details
     where = f" in {d.column}" if d.column else ""

@@ -55,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _stopped(exc: KeyboardInterrupt) -> int:
     """Ctrl-C (exit 130) or SIGTERM (exit 143): staged outputs were dropped on the way out."""
-    from privaudit.core.guard import Terminated
+    from privaudit.runtime.guard import Terminated
 
     terminated = isinstance(exc, Terminated)
     print(f"privaudit: {'terminated' if terminated else 'interrupted'}; no output was written", file=sys.stderr)
@@ -67,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     previous = signal.getsignal(signal.SIGTERM)
     try:
-        from privaudit.core import guard, memory  # light: no numpy or pandas yet
+        from privaudit.runtime import guard, memory  # light: no numpy or pandas yet
 
         guard.terminate_like_interrupt()  # SIGTERM behaves as Ctrl-C does: no partial output
         return _main(argv, memory)

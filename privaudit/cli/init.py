@@ -119,7 +119,7 @@ def _read(path: Path, encoding: str = "utf-8"):
     errors for empty, header-only, ragged or unreadable files), and the CSV delimiter."""
     import pyarrow as pa
 
-    from privaudit.core.data import PARQUET_SUFFIXES, check_file, read_csv, read_parquet
+    from privaudit.io.data import PARQUET_SUFFIXES, check_file, read_csv, read_parquet
 
     check_file(path, "table")
     if path.suffix.lower() in PARQUET_SUFFIXES:

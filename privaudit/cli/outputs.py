@@ -7,9 +7,9 @@ import argparse
 import os
 from pathlib import Path
 
-from privaudit.core.atomic import is_special, stage_output
 from privaudit.core.errors import PrivauditError
 from privaudit.pipeline.arguments import CHECK_TIMEOUT, FAIL_ON
+from privaudit.runtime.atomic import is_special, stage_output
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
@@ -135,8 +135,8 @@ def policy_files(policy: str | Path | None) -> list[Path]:
 def render_reports(result, args) -> list[tuple[str, bytes | str]]:
     """Every report the command line asked for, rendered (nothing written yet); what plugin report code
     prints goes to standard error (it must not corrupt ``--json -``)."""
-    from privaudit.core.guard import stdout_to_stderr
-    from privaudit.core.memory import step
+    from privaudit.runtime.guard import stdout_to_stderr
+    from privaudit.runtime.memory import step
 
     with stdout_to_stderr(), step("rendering the reports"):
         return _render_reports(result, args)
@@ -176,7 +176,7 @@ def _render_reports(result, args) -> list[tuple[str, bytes | str]]:
 def write_all(rendered: list[tuple[str, bytes | str]]) -> None:
     """Write what :func:`render_reports` (and the command) rendered, everything rendered before anything is
     written: streams and devices are written through and regular files staged beside their targets
-    (:func:`~privaudit.core.atomic.stage_output`), then every staged file is renamed into place. If writing
+    (:func:`~privaudit.runtime.atomic.stage_output`), then every staged file is renamed into place. If writing
     fails or is interrupted (Ctrl-C) before the renames, the staged files are dropped and every existing
     output file (or symbolic link) is left as it was, so that "no output was written" stays true of files."""
     staged: list = []
@@ -199,7 +199,7 @@ def write_all(rendered: list[tuple[str, bytes | str]]) -> None:
 
 
 def progress_bar(args):
-    from privaudit.core.progress import ProgressBar
+    from privaudit.runtime.progress import ProgressBar
 
     return ProgressBar(enabled=False if args.quiet else None)
 

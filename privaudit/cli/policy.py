@@ -39,8 +39,8 @@ def check_one(path: str, args, registry) -> None:
 
     policy = load_policy(path, registry, allow_outside_paths=args.allow_outside_paths)
     if args.data:
-        from privaudit.core.data import load_input
         from privaudit.discovery.scan import SAMPLE_ROWS, scan_frame
+        from privaudit.io.data import load_input
 
         table = load_input(args.data, policy)
         print(f"{path}: valid; {_count(len(policy.checks), 'check')}; fits {args.data} ({_count(table.rows, 'row')})")

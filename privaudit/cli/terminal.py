@@ -4,7 +4,7 @@ table cannot fake a line (``verdict: PASS``) or drive the terminal."""
 
 from __future__ import annotations
 
-from privaudit.report.text import printable  # noqa: F401 (re-exported for the commands)
+from privaudit.plugin.text import printable  # noqa: F401 (re-exported for the commands)
 
 STATUS_MARK = {"pass": "PASS", "fail": "FAIL", "error": "ERROR"}
 

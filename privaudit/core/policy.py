@@ -2,7 +2,7 @@
 
 A policy names the released table's columns with their role and type, the generalization hierarchies,
 and the checks to run. Each check's own parameters are validated by its assessor's pydantic model (see
-:mod:`privaudit.assessors.api`), so the set of valid checks grows with the installed plugins: the caller
+:mod:`privaudit.plugin.assessor`), so the set of valid checks grows with the installed plugins: the caller
 passes the plugin registry in (:func:`load_policy`, :func:`policy_from_dict`).
 """
 
@@ -23,8 +23,8 @@ from privaudit.core.errors import PolicyError, did_you_mean
 from privaudit.core.hierarchy import Hierarchy
 
 if TYPE_CHECKING:  # the policy is a leaf: it is handed the registry, never imports the plugin host
-    from privaudit.assessors.api import Assessor, Params
     from privaudit.pipeline.plugins import Registry
+    from privaudit.plugin.assessor import Assessor, Params
 
 Role = Literal["identifier", "quasi_identifier", "sensitive", "other", "weight", "record_id", "household_id"]
 ColumnType = Literal["numeric", "ordinal", "nominal"]
@@ -438,20 +438,10 @@ class Policy:
                     raise PolicyError(f"{self.path}: checks[{index}].quasi_identifiers: {what}")
             severity = spec.severity or getattr(assessor.params, "DEFAULT_SEVERITY", "error")
             checks.append(Check(check_id, assessor, severity, params, scenario))
-            validate = getattr(assessor, "validate_policy", None)
-            if validate is not None:
-                from privaudit.core.guard import PluginFailure, call_plugin
-
-                try:  # plugin code: raising, or sys.exit(), is one line naming the plugin, never exit 0
-                    problem = call_plugin(
-                        lambda v=validate, p=params: v(p, self),
-                        f"assessor {assessor.name!r}'s validate_policy",
-                        registry.origin.get(f"assessor:{assessor.name}"),
-                    )
-                except PluginFailure as exc:
-                    raise PolicyError(f"{self.path}: checks[{index}]: {exc}") from None
-                if problem:
-                    raise PolicyError(f"{self.path}: checks[{index}]: {problem}")
+            # plugin code, run guarded by the registry: raising, or sys.exit(), is one line naming the plugin
+            problem = registry.validate_check(assessor, params, self)
+            if problem:
+                raise PolicyError(f"{self.path}: checks[{index}]: {problem}")
         return checks
 
 

@@ -15,7 +15,7 @@ Every engine yields the same figures as ``in-process``: classes are numbered in 
 same values are refused with the same one-line errors. An engine module has one function,
 ``summarize(source, policy, *, progress=None, **options) -> EngineResult``: the summary (``class_of`` is
 None and ``frame`` holds one representative row per class, except in-process, which returns None and lets
-the audit build it lazily from the loaded table), the file's facts as a :class:`~privaudit.core.data.Table`
+the audit build it lazily from the loaded table), the file's facts as a :class:`~privaudit.io.data.Table`
 (``frame`` None unless the engine loaded the table), and non-missing counts per policy column. The audit
 driver (:func:`privaudit.pipeline.audit.run_audit`) picks the engine; checks that need the whole table
 (``needs`` "table"), ``--original`` and ``--control`` are refused there for engines that are not
@@ -39,8 +39,8 @@ from typing import TYPE_CHECKING, Any
 from privaudit.core.errors import PrivauditError, did_you_mean, shortened
 
 if TYPE_CHECKING:  # the engines' table is read by the command line's parser: importing it stays light
-    from privaudit.core.data import Table
     from privaudit.core.summary import ClassSummary
+    from privaudit.io.data import Table
 
 
 @dataclass
@@ -144,8 +144,8 @@ def first_rows(source, policy, rows: int):
     them (a bounded read: the out-of-memory engines' view of the table's beginning); None for anything else."""
     import pyarrow as pa
 
-    from privaudit.core.data import Table, type_table
-    from privaudit.engines._dataset import open_input
+    from privaudit.io.data import Table, type_table
+    from privaudit.io.dataset import open_input
 
     if not isinstance(source, (str, Path)):
         return None

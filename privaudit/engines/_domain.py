@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 
 from privaudit.common.numeric import to_numbers
-from privaudit.core.coding import decimal_of, typed
 from privaudit.core.errors import DataError
-from privaudit.engines._source import RowShim, Source
+from privaudit.io.coding import decimal_of, typed
+from privaudit.io.source import RowShim, Source
 
 NUMERIC_ROLES_EXCLUDED = ("identifier", "record_id")
 

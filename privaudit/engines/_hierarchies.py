@@ -13,7 +13,7 @@ import pandas as pd
 
 from privaudit.core.policy import Policy
 from privaudit.engines._domain import ColumnDomain, as_numbers
-from privaudit.engines._source import Source
+from privaudit.io.source import Source
 
 
 def check_hierarchies(

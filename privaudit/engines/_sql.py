@@ -27,14 +27,14 @@ from typing import Protocol
 import numpy as np
 import pyarrow as pa
 
-from privaudit.core.coding import dictionary
 from privaudit.core.errors import DataError
 from privaudit.core.policy import Policy
 from privaudit.core.summary import group
 from privaudit.engines._assemble import CountMatrix, QIColumn, assemble, decode_part, key_parts, single_keys
 from privaudit.engines._domain import ColumnDomain, as_numbers, column_kind, needs_check, raise_value_error
 from privaudit.engines._hierarchies import check_hierarchies
-from privaudit.engines._source import Source
+from privaudit.io.coding import dictionary
+from privaudit.io.source import Source
 
 # Characters a trimmed-missing token may be padded with: a superset of Unicode White_Space.
 SPACE_CLASS = r"[\s\p{Z}\p{Cc}]"

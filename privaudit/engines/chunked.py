@@ -21,7 +21,7 @@ COUNT(*)``). Batches are Parquet row-group slices or blocks of CSV text, read tw
    numbers them and the class x value matrices are built in CSR order without a global sort.
 
 Passes 1 and 2 work on two batches at a time and pass 3 on two partitions at a time
-(:func:`~privaudit.core.concurrency.ordered_map`: threads, results taken in order, so spill files
+(:func:`~privaudit.runtime.concurrency.ordered_map`: threads, results taken in order, so spill files
 and first-seen ids are exactly those of a sequential run).
 
 Memory holds one batch, one partition's partial counts and the summary being built: it follows the
@@ -42,16 +42,16 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from privaudit.core.coding import dictionary, first_row_with
-from privaudit.core.concurrency import ordered_map
 from privaudit.core.errors import DataError
 from privaudit.core.policy import Policy
 from privaudit.core.summary import Grouping, class_value_counts, entry_rows, group, narrowest_int
 from privaudit.engines._assemble import CountMatrix, QIColumn, assemble, key_parts, single_keys
-from privaudit.engines._dataset import open_input
 from privaudit.engines._domain import ColumnDomain, as_numbers, first_bad, needs_check, raise_value_error
 from privaudit.engines._hierarchies import check_hierarchies
-from privaudit.engines._source import Source
+from privaudit.io.coding import dictionary, first_row_with
+from privaudit.io.dataset import open_input
+from privaudit.io.source import Source
+from privaudit.runtime.concurrency import ordered_map
 
 NAME = "chunked"
 BATCH_ROWS = 1 << 21

@@ -22,12 +22,12 @@ from pathlib import Path
 import pyarrow as pa
 
 from privaudit.common.duckdb_sql import arrow_table, quote_identifier
-from privaudit.core.data import block_for_long_rows
 from privaudit.core.errors import DataError, first_line
 from privaudit.core.policy import Policy
-from privaudit.engines._dataset import DatasetSource, catalog_source, open_input
-from privaudit.engines._source import Source
 from privaudit.engines._sql import SPACE_CLASS, summarize_sql
+from privaudit.io.data import block_for_long_rows
+from privaudit.io.dataset import DatasetSource, catalog_source, open_input
+from privaudit.io.source import Source
 
 NAME = "duckdb"
 MAX_LINE_BYTES = 1 << 24  # data.py reads CSV in 16 MiB blocks: a row must fit

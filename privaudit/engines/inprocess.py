@@ -2,7 +2,7 @@
 
 It is the reference the other engines are tested against, and the only engine that serves checks needing
 the whole table, ``--original`` and ``--control``. It loads the table (a path, a pandas DataFrame, a
-pyarrow Table or an already loaded :class:`~privaudit.core.data.Table`) and leaves the class summary to
+pyarrow Table or an already loaded :class:`~privaudit.io.data.Table`) and leaves the class summary to
 the audit context, which builds it on first use.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from privaudit.core.data import load_input
 from privaudit.core.policy import Policy
+from privaudit.io.data import load_input
 
 
 def summarize(

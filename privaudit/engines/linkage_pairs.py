@@ -72,11 +72,11 @@ def coded_pair(con, policy, files, columns: list[str], intruder_rows: float | in
     records (``privaudit_lid``, ``privaudit_own``: their released row; ``intruder_rows`` of them, a fraction
     or a number, drawn with ``seed``); returns their number. ``files`` (``ctx.files``) gets the original's
     facts for the report."""
-    from privaudit.core.coding import dictionary
-    from privaudit.engines._dataset import DatasetSource, open_input
     from privaudit.engines._domain import as_numbers, column_kind, needs_check
     from privaudit.engines._sql import distinct_values, refuse_bad_values, value_mapping
     from privaudit.engines.duckdb_engine import DuckDBDialect
+    from privaudit.io.coding import dictionary
+    from privaudit.io.dataset import DatasetSource, open_input
     from privaudit.risk.linkage.intruder import intruder_sample
 
     ids = policy.columns_with("record_id")[:1]

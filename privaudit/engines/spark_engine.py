@@ -15,7 +15,7 @@ schema given (:func:`_parquet_schema`), which spares Spark its schema-inference 
 are read with every column as a string, the policy's or the sniffed delimiter, ``"`` as quote and
 escape, ``FAILFAST``; a row with too few or too many fields is found by a text scan of the lines (Spark
 pads or truncates such rows silently), invalid UTF-8 (which Spark replaces with U+FFFD) by looking for
-the replacement character. Messages are then phrased by :mod:`privaudit.core.data`, as for in-memory loads.
+the replacement character. Messages are then phrased by :mod:`privaudit.io.data`, as for in-memory loads.
 
 Options: ``spark`` (a SparkSession), ``master`` (default ``local[*]``), ``shuffle_partitions``,
 ``driver_memory`` and ``jvm_log`` (only when a new session is started: the file that keeps the JVM's own
@@ -39,12 +39,12 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from privaudit.core.data import check_tail
 from privaudit.core.errors import DataError, PrivauditError
 from privaudit.core.policy import Policy
-from privaudit.engines._dataset import DatasetSource, catalog_source, open_input
-from privaudit.engines._source import Source
 from privaudit.engines._sql import SPACE_CLASS, summarize_sql
+from privaudit.io.data import check_tail
+from privaudit.io.dataset import DatasetSource, catalog_source, open_input
+from privaudit.io.source import Source
 
 NAME = "spark"
 VIEW = "privaudit_released"

@@ -23,16 +23,16 @@ import numpy as np
 import pandas as pd
 
 from privaudit.common.jsonable import jsonable
-from privaudit.core import guard, memory
-from privaudit.core.concurrency import WORKERS as CHECK_WORKERS
-from privaudit.core.concurrency import ordered_map
 from privaudit.core.context import AuditContext
-from privaudit.core.data import Table, load_input
 from privaudit.core.errors import DataError, PrivauditError, notice
 from privaudit.core.policy import Check, Policy, load_policy, policy_from_dict
+from privaudit.io.data import Table, load_input
 from privaudit.pipeline.derived import DERIVED
 from privaudit.pipeline.measurements import measurement_problem
 from privaudit.pipeline.plugins import Registry, get_registry
+from privaudit.runtime import guard, memory
+from privaudit.runtime.concurrency import WORKERS as CHECK_WORKERS
+from privaudit.runtime.concurrency import ordered_map
 
 
 @dataclass
@@ -145,7 +145,7 @@ def align_original(released: Table, original: Table, policy: Policy) -> pd.DataF
 
 
 def run_check(ctx: AuditContext, check: Check, timeout: float | None = None, origin: Any = None) -> CheckResult:
-    """One check, guarded (:mod:`privaudit.core.guard`): whatever its assessor raises (``SystemExit``
+    """One check, guarded (:mod:`privaudit.runtime.guard`): whatever its assessor raises (``SystemExit``
     included), a time limit it outlives, or a result it should not give (NaN, a value of the wrong type,
     details its model rejects) makes the check ``error``, naming the plugin; it reads its own read-only
     view of the tables."""
@@ -334,7 +334,7 @@ def run_audit(
     **engine_options: Any,
 ) -> AuditResult:
     """Audit ``released`` (a path; in process also a pandas DataFrame, a pyarrow Table or a loaded
-    :class:`~privaudit.core.data.Table`) against ``policy`` (a path, a dict or a :class:`Policy`).
+    :class:`~privaudit.io.data.Table`) against ``policy`` (a path, a dict or a :class:`Policy`).
 
     ``original`` (the table before masking, for linkage/interval checks, aligned to the release's rows
     unless only synthetic-release checks use it; for a synthetic release, the training table, as loaded) and ``control`` (a
@@ -360,7 +360,7 @@ def run_audit(
 
     refuse_series(checks, previous, spec.in_memory, engine)
     if control is not None:  # before any work: a control table that cannot fit in memory
-        from privaudit.core.memory import refuse_oversized
+        from privaudit.runtime.memory import refuse_oversized
 
         refuse_oversized(control, "control table")
     memory.refuse_oversized_release(released, engine)

@@ -13,7 +13,7 @@ budgets, microaggregation at several k, randomized response at several bounds); 
 runs once with its defaults or once per ``--option`` value. A remediator declaring ``refines`` (local
 suppression) also finishes the failing candidates of the others that are closest to passing (fewest records
 in violating classes): generalization followed by suppression of the few records left, ARX's default.
-Each hook and run is guarded (:mod:`privaudit.core.guard`): a remediator that fails is left off with a note.
+Each hook and run is guarded (:mod:`privaudit.runtime.guard`): a remediator that fails is left off with a note.
 When the input already passes, it is a candidate too (``unchanged``).
 
 **Scores.** Every candidate is audited with the policy, as ``remediate`` re-audits its output (its
@@ -52,13 +52,13 @@ from typing import Any
 import pandas as pd
 
 from privaudit.core.context import AuditContext
-from privaudit.core.data import Table
 from privaudit.core.errors import PrivauditError, did_you_mean
 from privaudit.core.policy import Policy, with_check_overrides, with_columns
+from privaudit.io.data import Table
 from privaudit.pipeline.audit import AuditResult, run_audit
 from privaudit.pipeline.plugins import Registry
 from privaudit.pipeline.remediate import lost_of, reaudit
-from privaudit.remediation.api import Remediation
+from privaudit.plugin.remediator import Remediation
 from privaudit.risk.attacker_models import attacker_risks
 
 #: The default utility axis (see the module docstring).
@@ -258,7 +258,7 @@ def risk_bound(policy: Policy, n_records: int) -> tuple[float | None, str | None
 def _guarded(registry: Registry, name: str, fn: Callable[[], Any], notes: list[str]) -> Any:
     """``fn`` (a remediator's hook or run) guarded as ``remediate`` guards a remediator; None and a note
     naming it when it fails or cannot run on this table."""
-    from privaudit.core import guard
+    from privaudit.runtime import guard
 
     origin = registry.origin.get(f"remediator:{name}")
 
@@ -283,8 +283,8 @@ def _guarded(registry: Registry, name: str, fn: Callable[[], Any], notes: list[s
 def _offered(registry: Registry, name: str, ctx: AuditContext, limit: int, fixed: dict, notes: list[str]):
     """The candidates remediator ``name`` offers (its ``explore`` hook; else one run per ``--option``
     combination, or one with its defaults), each checked to be the table it was given, transformed."""
-    from privaudit.core import guard
-    from privaudit.remediation.api import ExploreCandidate, ExploreRequest, option_settings
+    from privaudit.plugin.remediator import ExploreCandidate, ExploreRequest, option_settings
+    from privaudit.runtime import guard
 
     remediator = registry.remediators[name]
     view = guard.check_view(ctx)
@@ -322,8 +322,8 @@ def _refined(
     """Remediator ``name`` (declaring ``refines``) run on the output of the failing candidates closest to
     passing (fewest records in violating classes), each result one candidate: generalization followed by
     local suppression, as ARX suppresses the outliers a recoding leaves."""
-    from privaudit.core import guard
-    from privaudit.remediation.api import option_settings
+    from privaudit.plugin.remediator import option_settings
+    from privaudit.runtime import guard
 
     remediator = registry.remediators[name]
     failing = [c for c in bases if not c.passes and c.audit is not None and c.records_removed == 0]
@@ -358,7 +358,7 @@ def _refined(
 
 def _violating_records(audit: AuditResult) -> int:
     """Records in classes breaking a class-based error check of the candidate's audit (0 when none can say)."""
-    from privaudit.remediation.api import class_violations
+    from privaudit.plugin.remediator import class_violations
 
     ctx = audit.context
     try:

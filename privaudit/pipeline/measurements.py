@@ -1,6 +1,6 @@
 """What a check's result must be before the audit reports it: the assessor API's promise, checked on
 every ``Measurement`` an assessor returns, built-in or plugin (a broken promise is that check's ``error``,
-never a pass; :mod:`privaudit.core.guard` says how the call itself is guarded)."""
+never a pass; :mod:`privaudit.runtime.guard` says how the call itself is guarded)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from privaudit.assessors.api import Measurement
 from privaudit.common.jsonable import jsonable
 from privaudit.core.errors import first_line
+from privaudit.plugin.assessor import Measurement
 
 
 def _described(exc: BaseException) -> str:

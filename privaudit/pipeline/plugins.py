@@ -1,6 +1,6 @@
 """The plugin host: one list of built-in plugin modules, plus third-party entry points.
 
-Built-ins are registered through the same hooks a third party uses (see :mod:`privaudit.core.hookspecs`);
+Built-ins are registered through the same hooks a third party uses (see :mod:`privaudit.plugin.hookspecs`);
 the only difference is where they are listed: :data:`DEFAULT_PLUGINS` below, instead of the
 ``privaudit`` entry-point group of an installed distribution.
 """
@@ -16,8 +16,8 @@ from typing import Any
 import pluggy
 
 from privaudit import __version__
-from privaudit.core import hookspecs
 from privaudit.core.errors import PrivauditError, first_line
+from privaudit.plugin import hookspecs
 
 #: Built-in plugins, registered in this order. Each module holds ``@hookimpl`` functions.
 DEFAULT_PLUGINS = (
@@ -80,6 +80,23 @@ class Registry:
 
         return available()
 
+    def validate_check(self, assessor: Any, params: Any, policy: Any) -> str | None:
+        """What is wrong with one check of ``policy`` by its assessor's own ``validate_policy`` (None: nothing),
+        run guarded: a plugin that raises or exits is one line naming it, never a pass."""
+        from privaudit.runtime.guard import PluginFailure, call_plugin
+
+        validate = getattr(assessor, "validate_policy", None)
+        if validate is None:
+            return None
+        try:
+            return call_plugin(
+                lambda: validate(params, policy),
+                f"assessor {assessor.name!r}'s validate_policy",
+                self.origin.get(f"assessor:{assessor.name}"),
+            )
+        except PluginFailure as exc:
+            return str(exc)
+
 
 def make_manager(load_entry_points: bool = True, extra_plugins: tuple[Any, ...] = ()) -> pluggy.PluginManager:
     """A plugin manager with the built-ins, the installed ``privaudit`` entry points and ``extra_plugins`` (one
@@ -90,7 +107,7 @@ def make_manager(load_entry_points: bool = True, extra_plugins: tuple[Any, ...] 
     for module_name in DEFAULT_PLUGINS:
         pm.register(importlib.import_module(module_name), name=module_name)
     if load_entry_points:
-        from privaudit.core.guard import interrupted, stdout_to_stderr
+        from privaudit.runtime.guard import interrupted, stdout_to_stderr
 
         try:  # what a plugin prints while it loads goes to stderr; sys.exit() in it is a failure, not exit 0
             with stdout_to_stderr():
@@ -167,9 +184,9 @@ def build_registry(pm: pluggy.PluginManager) -> Registry:
 def _listed(impl: Any, origin: PluginInfo, kind: str) -> list:
     """What one plugin's hook lists, or one line naming the plugin when the hook fails or lists something
     that is not an assessor (remediator) record."""
-    from privaudit.assessors.api import Assessor
-    from privaudit.core.guard import PluginFailure, call_plugin, stdout_to_stderr
-    from privaudit.remediation.api import Remediator
+    from privaudit.plugin.assessor import Assessor
+    from privaudit.plugin.remediator import Remediator
+    from privaudit.runtime.guard import PluginFailure, call_plugin, stdout_to_stderr
 
     what = f"the privaudit_{kind}s hook of plugin {origin.name!r}"
     try:

@@ -21,16 +21,16 @@ from pydantic import ValidationError
 
 from privaudit.common.formats import is_parquet
 from privaudit.common.jsonable import jsonable
-from privaudit.core import guard, memory
-from privaudit.core.data import Table
 from privaudit.core.errors import PolicyError, PrivauditError, did_you_mean
 from privaudit.core.hierarchy import Hierarchy
 from privaudit.core.policy import Policy, format_validation_error, with_check_overrides, with_columns
+from privaudit.io.data import Table
 from privaudit.pipeline.audit import AuditResult, open_policy, run_audit
 from privaudit.pipeline.plugins import Registry, get_registry
 from privaudit.pipeline.side_files import side_files, side_location
-from privaudit.remediation.api import Remediation
+from privaudit.plugin.remediator import Remediation
 from privaudit.remediation.export import as_written, formula_like, guarded_values, safe_text, table_bytes
+from privaudit.runtime import guard, memory
 
 
 @dataclass
@@ -259,7 +259,7 @@ def _refuse_guarded_labels(table: pd.DataFrame, policy: Policy, out: str | Path)
 
 
 def _transform(remediator: Any, before: AuditResult, parsed: Any, registry: Registry) -> Remediation:
-    """The remediator's run, guarded (:mod:`privaudit.core.guard`): whatever it raises (``SystemExit``
+    """The remediator's run, guarded (:mod:`privaudit.runtime.guard`): whatever it raises (``SystemExit``
     included) or a result that is not the table it was given, transformed (same columns; as many rows as
     it says it kept), is one line naming the remediator and its package, and no output is written. It reads
     a read-only view of the audit's tables and summary."""

@@ -28,10 +28,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from privaudit.core.data import Table, load_input
 from privaudit.core.errors import DataError
 from privaudit.core.policy import Policy
 from privaudit.core.summary import ClassSummary, pack_keys
+from privaudit.io.data import Table, load_input
 
 
 @dataclass
@@ -90,8 +90,8 @@ def load_release(item: Any, policy: Policy) -> tuple[Table, tuple[np.ndarray, np
     """A previous release typed by the policy, and, for a CSV or Parquet file, its record ids read apart: the
     ids only link people, so they are dictionary-coded as read (no sorted categorical of a million distinct
     texts, the larger part of loading a release with a record id). Other inputs load as the audited one."""
-    from privaudit.core import data as d
-    from privaudit.core.coding import dictionary_parts
+    from privaudit.io import data as d
+    from privaudit.io.coding import dictionary_parts
 
     rid = (policy.columns_with("record_id") or [None])[0]
     if not isinstance(item, (str, Path)) or d.is_dataset(item):

@@ -24,7 +24,7 @@ import yaml
 
 from privaudit.common.jsonable import jsonable
 from privaudit.core.policy import Policy
-from privaudit.remediation.api import Remediation
+from privaudit.plugin.remediator import Remediation
 
 POLICY_SUFFIX = ".reaudit.policy.yaml"
 #: keys of a check that are not its assessor's parameters

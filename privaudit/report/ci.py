@@ -19,7 +19,7 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from privaudit.report.text import fmt, printable
+from privaudit.plugin.text import fmt, printable
 
 
 def _failing(check: dict, fail_on: str) -> bool:

@@ -24,8 +24,8 @@ import math
 from typing import Any
 
 from privaudit.core.errors import DataError
+from privaudit.plugin.text import fmt
 from privaudit.report.diff_design import design_changes
-from privaudit.report.text import fmt
 
 DIFF_VERSION = 1
 

@@ -7,7 +7,7 @@ hollow squares, the frontier (no other candidate less risky and more useful) is 
 policy's risk bound is a dashed vertical line, the recommended candidate is labelled. Below it a table of
 every candidate with all its utility figures.
 
-The map is hand-written SVG in the style of :mod:`privaudit.report.charts` (no script, no URL, every label
+The map is hand-written SVG in the style of :mod:`privaudit.plugin.charts` (no script, no URL, every label
 escaped, coordinates rounded to 0.1 so the same numbers give the same bytes). Each point carries its
 candidate's index and figures (``data-index``, ``data-risk``, ``data-utility``) so a reader's tools, and the
 tests, can find it.
@@ -21,7 +21,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from privaudit.report.charts import (
+from privaudit.plugin.charts import (
     FAIL_FILL,
     FONT,
     GRID,
@@ -32,8 +32,8 @@ from privaudit.report.charts import (
     number_label,
     text_width,
 )
-from privaudit.report.sections import DataTable
-from privaudit.report.text import fmt
+from privaudit.plugin.sections import DataTable
+from privaudit.plugin.text import fmt
 
 WIDTH, HEIGHT = 640.0, 380.0
 LEFT, RIGHT, TOP, BOTTOM = 66.0, 24.0, 44.0, 50.0

@@ -2,16 +2,16 @@
 
 The page is built from the JSON report's data (:func:`privaudit.report.json_report.report_dict`), the
 registry's assessor metadata (title, what it protects, what it measures, formula, reference) and one
-:class:`~privaudit.report.sections.ReportSection` per check: the assessor's ``report_section`` (a
+:class:`~privaudit.plugin.sections.ReportSection` per check: the assessor's ``report_section`` (a
 ``privaudit_report_section`` hook implementation may override it; the generic section when neither draws
-one), handed the check as a typed :class:`~privaudit.report.sections.CheckEntry` (:func:`check_entry`,
+one), handed the check as a typed :class:`~privaudit.plugin.sections.CheckEntry` (:func:`check_entry`,
 built once per check). The report of a
 ``privaudit remediate`` run is a remediation report: its cover names the input and the remediated
 file, and a "Remediation" chapter (:mod:`privaudit.report.remediation_chapter`) follows the cover.
 
 Everything is inline (CSS in a ``<style>`` element, charts as ``<svg>``): the file makes no request of
 any kind. The Jinja2 environment escapes every value (``autoescape=True`` for all templates); only chart
-markup from :mod:`privaudit.report.charts` is trusted. Nothing depends on the clock except
+markup from :mod:`privaudit.plugin.charts` is trusted. Nothing depends on the clock except
 ``generated_at``, which honours ``SOURCE_DATE_EPOCH``: the same inputs give byte-identical HTML.
 """
 
@@ -30,15 +30,15 @@ from markupsafe import Markup, escape
 
 from privaudit import __version__
 from privaudit.core.errors import first_line
+from privaudit.plugin.figures import generic_section
+from privaudit.plugin.sections import CheckEntry, KeyValues, ReportSection
+from privaudit.plugin.text import fmt, threshold_text, visible
 from privaudit.report.explore_chapter import explore_view
-from privaudit.report.figures import generic_section
 from privaudit.report.json_report import report_dict
 from privaudit.report.lost_table import lost_view
 from privaudit.report.remediation_chapter import remediation_view
-from privaudit.report.sections import CheckEntry, KeyValues, ReportSection
 from privaudit.report.series_chapter import series_view
 from privaudit.report.synthetic_chapter import synthetic_view
-from privaudit.report.text import fmt, threshold_text, visible
 from privaudit.report.utility_chapter import utility_view
 
 TEMPLATE = "report.html.j2"
@@ -115,7 +115,7 @@ def human_time(iso: str) -> str:
 def environment() -> jinja2.Environment:
     """The report's Jinja2 environment: templates from ``privaudit/report/templates``, autoescape on for all,
     every printed value shown with its control and bidirectional formatting characters as escapes
-    (:func:`privaudit.report.text.visible`)."""
+    (:func:`privaudit.plugin.text.visible`)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(files("privaudit.report") / "templates")),
         autoescape=True,
@@ -145,7 +145,7 @@ def live_params(check: Mapping[str, Any], audit: Any, model: type[Any]) -> Any:
 
 
 def check_entry(check: Mapping[str, Any], audit: Any, registry: Any) -> CheckEntry[Any, Any] | None:
-    """The :class:`~privaudit.report.sections.CheckEntry` of one check of the JSON report, as sections read it:
+    """The :class:`~privaudit.plugin.sections.CheckEntry` of one check of the JSON report, as sections read it:
     its parameters the policy's typed object (validated from the report's ``params`` for a check the policy
     does not list), its details validated once against the assessor's ``Details`` model (None for an errored
     check or an assessor without a model). None when ``registry`` does not know the check's assessor (there is
@@ -198,7 +198,7 @@ def section_for(check: dict, audit: Any, registry: Any) -> tuple[ReportSection, 
         entry = check_entry(check, audit, registry)
         section = None if error or entry is None else drawn_section(entry, audit, registry)
     except BaseException as exc:  # a plugin's broken section (sys.exit() included) must not cost the report
-        from privaudit.core.guard import interrupted
+        from privaudit.runtime.guard import interrupted
 
         if isinstance(exc, KeyboardInterrupt) and interrupted():
             raise

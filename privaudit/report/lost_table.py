@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from privaudit.common.numbers import fmt
-from privaudit.report.text import visible
+from privaudit.plugin.text import visible
 
 
 @dataclass

@@ -6,7 +6,7 @@ class summary), ``class_size`` (f_k: the records it matches -- its class, or eve
 ``missing_qi: wildcard``), ``risk`` (1/f_k; with a ``weight`` column, the Benedetti-Franconi individual risk
 from F_k, as the uniqueness check computes it), and one boolean ``violates:<check id>`` column per
 class-based check of the policy (its ``class_violations``), then each check's own per-record figures as
-``<name>:<check id>`` (:attr:`privaudit.assessors.api.Measurement.per_record`): with ``--original``,
+``<name>:<check id>`` (:attr:`privaudit.plugin.assessor.Measurement.per_record`): with ``--original``,
 ``linked:<id>`` of a distance ``record_linkage`` check is the expected correctness of the intruder's link
 of the record (1 linked to itself, 1/t in a tie of t, 0 linked elsewhere, empty when the record is not
 in the intruder's file). It needs the per-record view of the in-process

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from privaudit.report.sections import DataTable, KeyValues
-from privaudit.report.text import fmt, share
+from privaudit.plugin.sections import DataTable, KeyValues
+from privaudit.plugin.text import fmt, share
 
 #: Better words for keys of the bundled remediators' ``options``, ``changes`` and ``loss``: key -> (label, unit),
 #: unit "pct" (already a percentage), "share" (a proportion) or None.

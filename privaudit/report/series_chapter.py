@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from privaudit.report import charts
-from privaudit.report.sections import DataTable, Figure
-from privaudit.report.text import fmt
+from privaudit.plugin import charts
+from privaudit.plugin.sections import DataTable, Figure
+from privaudit.plugin.text import fmt
 
 LINKING = {
     "record_id": "by the record id column {key}: a person is the same record id in every release",

@@ -2,7 +2,7 @@
 assessor's details model names a ``synthetic_attack``), their risks side by side with their confidence
 intervals and limits, and where the distance-to-closest-record histograms of synthetic and holdout records
 are (the section of the check whose details model declares ``synthetic_distances``). Built from the report's
-checks as its sections read them (:class:`~privaudit.report.sections.CheckEntry`: details validated once by
+checks as its sections read them (:class:`~privaudit.plugin.sections.CheckEntry`: details validated once by
 their assessors' models)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from privaudit.report import charts
-from privaudit.report.sections import DataTable, Figure
-from privaudit.report.text import share
+from privaudit.plugin import charts
+from privaudit.plugin.sections import DataTable, Figure
+from privaudit.plugin.text import share
 
 
 def _model(registry: Any, assessor: str) -> Any:
@@ -89,7 +89,7 @@ def membership_view(views: list[Any], registry: Any) -> list[Any] | None:
     """The membership part of the chapter: the checks whose details model declares ``membership_attack`` (their
     ROC curves on log axes) or ``epsilon_bound`` (an ε lower bound), and one table of the figures and bounds
     beside the claims."""
-    from privaudit.report.membership_section import roc_loglog_chart
+    from privaudit.plugin.membership_section import roc_loglog_chart
 
     attacks, bounds = [], []
     for v in views:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from privaudit.report import charts
-from privaudit.report.sections import DataTable, Figure
-from privaudit.report.text import fmt, share
+from privaudit.plugin import charts
+from privaudit.plugin.sections import DataTable, Figure
+from privaudit.plugin.text import fmt, share
 
 #: How the report names each measure (and whose definition it follows).
 LABELS = {

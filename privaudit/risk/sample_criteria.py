@@ -2,7 +2,7 @@
 (``org.deidentifier.arx.criteria``) evaluate them: each builder returns ``fulfilled(sizes) -> bool`` over the
 sizes of the classes a transformation keeps (suppressed records, and records generalized to the root on every
 quasi-identifier, left out, as ARX leaves them out). Assessors declare them as their
-:class:`~privaudit.assessors.api.SampleCriterion`; the generalizer enforces them
+:class:`~privaudit.plugin.assessor.SampleCriterion`; the generalizer enforces them
 (:mod:`privaudit.remediation.generalization.risk_targets`).
 """
 

@@ -13,11 +13,11 @@ What each helper is for (``docs/plugins.md`` walks through them):
 
 * :func:`audit_frame` / :func:`check_result` — a whole audit and one check's JSON-report entry;
 * :func:`check_entry` — one check as report sections receive it (a typed
-  :class:`~privaudit.report.sections.CheckEntry`: ``check.params.k``, ``check.details.records_below_k``);
+  :class:`~privaudit.plugin.sections.CheckEntry`: ``check.params.k``, ``check.details.records_below_k``);
 * :func:`summary_of` — the shared class summary of a small frame (test the formulas of an assessor
   on its :class:`~privaudit.core.summary.SensitiveCounts`);
 * :func:`audit_context` — the :class:`~privaudit.core.context.AuditContext` an assessor's ``run`` sees;
-* :func:`run_assessor` / :func:`class_violations` — one check's :class:`~privaudit.assessors.api.Measurement`
+* :func:`run_assessor` / :func:`class_violations` — one check's :class:`~privaudit.plugin.assessor.Measurement`
   and per-class violation mask, without the rest of the audit;
 * :func:`report_section` / :func:`assert_section_renders` — the section a plugin draws for a check,
   and a rendered HTML report that shows it;
@@ -51,17 +51,17 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from privaudit.assessors.api import Measurement
 from privaudit.core.context import AuditContext
 from privaudit.core.summary import ClassSummary
 from privaudit.pipeline.audit import AuditResult, run_audit
 from privaudit.pipeline.derived import DERIVED
 from privaudit.pipeline.plugins import Registry, build_registry, get_registry, make_manager
+from privaudit.plugin.assessor import Measurement
 from privaudit.report.json_report import report_dict
 
 if TYPE_CHECKING:  # pragma: no cover - types only: importing them here would load the report package's HTML side
     from privaudit.core.policy import Policy
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 
 def load_policy(
@@ -138,8 +138,8 @@ def audit_context(
     """The context an assessor's ``run(ctx, params)`` receives for ``frame`` under ``policy``: the
     policy and the table are loaded exactly as the CLI loads them (types, missing tokens,
     hierarchies); ``ctx.summary`` is built on first use."""
-    from privaudit.core.data import load_table
     from privaudit.core.policy import load_policy
+    from privaudit.io.data import load_table
 
     with _files_for(frame, policy, files) as (data, policy_path, _):
         loaded = load_policy(policy_path, registry or get_registry())
@@ -219,7 +219,7 @@ def class_violations(
 
 # ------------------------------------------------------------------------------------ reports
 def check_entry(result: AuditResult, check_id: str, *, registry: Registry | None = None) -> CheckEntry[Any, Any]:
-    """One check as report sections receive it: the typed :class:`~privaudit.report.sections.CheckEntry` the
+    """One check as report sections receive it: the typed :class:`~privaudit.plugin.sections.CheckEntry` the
     report builds from the check's JSON-report entry (:func:`privaudit.report.html.check_entry`: ``params`` the
     assessor's ``Params`` object, ``details`` validated by its ``Details`` model). Raises pydantic's
     ``ValidationError`` when the details do not validate, and an AssertionError when ``registry`` (default: the
@@ -234,13 +234,13 @@ def check_entry(result: AuditResult, check_id: str, *, registry: Registry | None
 
 
 def report_section(result: AuditResult, check_id: str, *, registry: Registry | None = None) -> ReportSection:
-    """The :class:`~privaudit.report.sections.ReportSection` drawn for one check, found as the report finds
+    """The :class:`~privaudit.plugin.sections.ReportSection` drawn for one check, found as the report finds
     it (:func:`privaudit.report.html.drawn_section`: a hook override, else ``Assessor.report_section``, handed
     the check's :func:`check_entry`). Unlike the report, which falls back to a generic section, this raises:
     an exception of the plugin (or details that do not validate) propagates, and a check no plugin draws a
     section for is an AssertionError."""
+    from privaudit.plugin.sections import ReportSection
     from privaudit.report.html import drawn_section
-    from privaudit.report.sections import ReportSection
 
     registry = registry or get_registry()
     entry = check_entry(result, check_id, registry=registry)

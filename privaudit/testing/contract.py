@@ -145,7 +145,7 @@ def check_refuses_unknown_parameters(case: AssessorCase, registry: Any) -> None:
 def check_details_validate(case: AssessorCase, registry: Any) -> None:
     """The assessor declares a ``Details`` model (extra keys forbidden), the check runs without error, and its
     details, as the JSON report writes them, validate against the model."""
-    from privaudit.assessors.api import Details
+    from privaudit.plugin.assessor import Details
 
     assessor = _assessor(case, registry)
     model = assessor.details
@@ -228,8 +228,8 @@ def _same(a: Any, b: Any) -> bool:
 def check_summary_untouched(case: AssessorCase, registry: Any) -> None:
     """Running the check changes nothing of the shared class summary other checks read."""
     from privaudit.core.context import AuditContext
-    from privaudit.core.data import load_table
     from privaudit.core.policy import load_policy
+    from privaudit.io.data import load_table
     from privaudit.pipeline.audit import align_original
     from privaudit.pipeline.derived import DERIVED
 

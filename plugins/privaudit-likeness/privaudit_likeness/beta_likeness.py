@@ -28,15 +28,15 @@ import numpy as np
 from pydantic import Field
 
 from privaudit import Assessor, ClassRule, Details, Measurement, Params, hookimpl
-from privaudit.assessors.details import Histogram, WorstClass
-from privaudit.assessors.helpers import check_sensitive, exceeds
-from privaudit.report.text import fmt
+from privaudit.plugin.details import Histogram, WorstClass
+from privaudit.plugin.helpers import check_sensitive, exceeds
+from privaudit.plugin.text import fmt
 
 from . import likeness
 from .binning import threshold_histogram
 
 if TYPE_CHECKING:  # pragma: no cover - types only
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 NAME = "beta_likeness"
 

@@ -9,7 +9,7 @@ always a bin edge here, and which side of an edge a figure equal to it falls on 
 * ``closed="left"`` — bins ``[a, b)``: it lands above (checks that pass iff ``figure < threshold``,
   like δ-disclosure privacy).
 
-The result has the shape privaudit's report helpers draw (``privaudit.report.sections.
+The result has the shape privaudit's report helpers draw (``privaudit.plugin.sections.
 value_histogram_figure``): ``{"edges": [...], "counts": [...], "infinite": n}``; classes whose figure
 is NaN (no sensitive value) are left out, infinite ones are counted in ``infinite``.
 """

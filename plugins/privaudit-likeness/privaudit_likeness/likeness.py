@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privaudit.assessors.helpers import exceeds
+from privaudit.plugin.helpers import exceeds
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
-"""The report sections of the two assessors, built with ``privaudit.report.sections``.
+"""The report sections of the two assessors, built with ``privaudit.plugin.sections``.
 
 Each section has the plain-language sentence (what the figure means for the people in the table),
 the figure against its threshold, supporting facts, a histogram of the per-class figures with the
 threshold line (bins split at the threshold, see :mod:`privaudit_likeness.binning`) and the worst
-classes. Only the check's typed entry (:class:`privaudit.report.sections.CheckEntry`: the parameters and
+classes. Only the check's typed entry (:class:`privaudit.plugin.sections.CheckEntry`: the parameters and
 details through this package's models, validated by the report from the check's JSON entry) and the audit's
 public attributes are read, so a section can be drawn from a saved report's figures as well.
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from privaudit.report import figures as rf
-from privaudit.report import sections as rs
-from privaudit.report import text as rt
+from privaudit.plugin import figures as rf
+from privaudit.plugin import sections as rs
+from privaudit.plugin import text as rt
 
 from .binning import failing_bins
 

@@ -214,12 +214,12 @@ def test_works_uninstalled_through_registry_with():
 
 ALLOWED = {
     "privaudit",
-    "privaudit.report.sections",
-    "privaudit.report.text",
-    "privaudit.report.figures",
-    "privaudit.report.binning",
-    "privaudit.assessors.helpers",
-    "privaudit.assessors.details",
+    "privaudit.plugin.sections",
+    "privaudit.plugin.text",
+    "privaudit.plugin.figures",
+    "privaudit.plugin.binning",
+    "privaudit.plugin.helpers",
+    "privaudit.plugin.details",
 }  # the plugin API, report-section API, helpers, shared details models
 
 

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from privaudit.remediation.api import class_violations
+from privaudit.plugin.remediator import class_violations
 from privaudit.remediation.generalization.metrics import CostModel
 from privaudit.remediation.generalization.model import coded_context
 from privaudit.remediation.generalization.packed import pack

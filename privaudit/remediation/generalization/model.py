@@ -2,7 +2,7 @@
 
 Generalization never touches sensitive values, so whether a class breaks a check depends only on its
 own records (and on whole-table figures that do not change). Both algorithms therefore ask the
-assessors' own ``class_violations`` functions (:func:`privaudit.remediation.api.class_violations`):
+assessors' own ``class_violations`` functions (:func:`privaudit.plugin.remediator.class_violations`):
 
 * :func:`coded_context` builds a real :class:`~privaudit.core.context.AuditContext` on a table whose QI
   columns are node ids (categoricals; the published-as-missing node is missing), so the summary is
@@ -24,7 +24,7 @@ import scipy.sparse as sp
 from privaudit.core.context import AuditContext
 from privaudit.core.policy import Policy
 from privaudit.core.summary import ClassSummary, SensitiveCounts
-from privaudit.remediation.api import class_violations
+from privaudit.plugin.remediator import class_violations
 from privaudit.remediation.generalization.domain import AttributeDomain
 
 

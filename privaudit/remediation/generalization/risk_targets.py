@@ -9,7 +9,7 @@ criterion; the transformation is anonymous when that takes at most the limit. Su
 generalized to the root on every QI, are left out of the distribution, as ARX leaves them out.
 
 The policy's checks that map onto those models are those whose assessor declares a
-:class:`~privaudit.assessors.api.SampleCriterion` (``Assessor.sample_criterion``; the built-in ones: the
+:class:`~privaudit.plugin.assessor.SampleCriterion` (``Assessor.sample_criterion``; the built-in ones: the
 re-identification risk on the release's own classes, sample and population uniqueness, k-map with an
 estimated population; the criteria themselves are in :mod:`privaudit.risk.sample_criteria`). Checks whose
 parameters compare the release with another table (a population table, weights) declare none for those

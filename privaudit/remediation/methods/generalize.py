@@ -30,10 +30,9 @@ from pydantic import Field
 
 from privaudit.common.params import Params
 from privaudit.core.context import AuditContext
-from privaudit.core.hookspecs import hookimpl
 from privaudit.discovery import hierarchies
-from privaudit.remediation import importance as importance_of
-from privaudit.remediation.api import (
+from privaudit.plugin.hookspecs import hookimpl
+from privaudit.plugin.remediator import (
     ExploreCandidate,
     ExploreRequest,
     Remediation,
@@ -41,6 +40,7 @@ from privaudit.remediation.api import (
     option_settings,
     unsupported_checks,
 )
+from privaudit.remediation import importance as importance_of
 from privaudit.remediation.generalization import ClassModel, CostModel, LatticeSearch, all_metrics, gaa
 from privaudit.remediation.generalization.builders import working_problem
 from privaudit.remediation.generalization.risk_targets import risk_targets

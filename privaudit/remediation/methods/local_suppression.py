@@ -26,10 +26,10 @@ from pydantic import Field, field_validator
 
 from privaudit.common.numbers import fmt
 from privaudit.common.params import Params
-from privaudit.core.hookspecs import hookimpl
 from privaudit.core.summary import column_codes
+from privaudit.plugin.hookspecs import hookimpl
+from privaudit.plugin.remediator import Remediation, Remediator, error_checks
 from privaudit.remediation import importance as importance_of
-from privaudit.remediation.api import Remediation, Remediator, error_checks
 from privaudit.remediation.local_suppression import suppress_for_combinations, suppress_for_k
 
 

@@ -17,9 +17,8 @@ import numpy as np
 from pydantic import Field
 
 from privaudit.common.params import Params
-from privaudit.core.hookspecs import hookimpl
-from privaudit.remediation import importance as importance_of
-from privaudit.remediation.api import (
+from privaudit.plugin.hookspecs import hookimpl
+from privaudit.plugin.remediator import (
     ExploreCandidate,
     ExploreRequest,
     Remediation,
@@ -27,6 +26,7 @@ from privaudit.remediation.api import (
     error_checks,
     option_settings,
 )
+from privaudit.remediation import importance as importance_of
 from privaudit.remediation.microaggregation import microaggregate
 
 

@@ -21,8 +21,8 @@ import pandas as pd
 from pydantic import Field
 
 from privaudit.common.params import Params
-from privaudit.core.hookspecs import hookimpl
-from privaudit.remediation.api import (
+from privaudit.plugin.hookspecs import hookimpl
+from privaudit.plugin.remediator import (
     ExploreCandidate,
     ExploreRequest,
     Remediation,

@@ -19,9 +19,8 @@ from pydantic import Field
 from privaudit.common.numbers import fmt
 from privaudit.common.params import Params
 from privaudit.core.context import AuditContext
-from privaudit.core.hookspecs import hookimpl
-from privaudit.remediation import importance as importance_of
-from privaudit.remediation.api import (
+from privaudit.plugin.hookspecs import hookimpl
+from privaudit.plugin.remediator import (
     ExploreCandidate,
     ExploreRequest,
     Remediation,
@@ -29,6 +28,7 @@ from privaudit.remediation.api import (
     class_violations,
     option_settings,
 )
+from privaudit.remediation import importance as importance_of
 
 MAX_ROUNDS = 200
 

@@ -92,7 +92,6 @@ import pandas as pd
 from scipy import stats
 
 from privaudit.common.numeric import to_numeric
-from privaudit.core.concurrency import ordered_map
 from privaudit.risk.synthetic.pruning import (
     MARGIN,
     TileSummary,
@@ -101,6 +100,7 @@ from privaudit.risk.synthetic.pruning import (
     near_pattern_two,
     same_pattern_count,
 )
+from privaudit.runtime.concurrency import ordered_map
 
 __all__ = ["DistanceResult", "Encoded", "GowerSpace", "Neighbours", "binomial_interval", "binomial_sf", "count_within", "gower_matrix", "nearest_two", "distance_to_closest_record"]  # fmt: skip
 

@@ -1,7 +1,7 @@
 """Report sections of ``membership_inference`` and ``empirical_epsilon``, and the ROC curve on log-log axes
 (Carlini et al., S&P 2022, Fig. 1: the low-FPR corner, where an attacker is sure of a few people, is
 what a linear ROC plot hides). Each section reads its check's typed entry
-(:class:`~privaudit.report.sections.CheckEntry`: parameters and details through the assessor's models)."""
+(:class:`~privaudit.plugin.sections.CheckEntry`: parameters and details through the assessor's models)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from privaudit.report import sections as rs
-from privaudit.report import text as rt
+from privaudit.plugin import sections as rs
+from privaudit.plugin import text as rt
 
 WIDTH, HEIGHT = 640.0, 330.0
 LEFT, RIGHT, TOP, BOTTOM = 64.0, 150.0, 30.0, 46.0

@@ -2,12 +2,12 @@
 and tables already in an engine's catalog (a DuckDB table or relation, a Spark table or DataFrame).
 
 :func:`open_input` is what every out-of-memory engine calls: one local file opens as before
-(:func:`privaudit.engines._source.open_source`); a dataset location (:func:`privaudit.core.locations.is_dataset`)
+(:func:`privaudit.io.source.open_source`); a dataset location (:func:`privaudit.io.locations.is_dataset`)
 opens as a :class:`DatasetSource`, which streams the files' batches through a ``pyarrow.dataset`` (Hive
 partition values become text columns; object stores are read through pyarrow's filesystems), so the
 chunked engine and DuckDB (which scans a registered Arrow dataset) never hold it whole. A CSV dataset is
 read with every column as text, as one CSV file is; a file that does not parse gets the one-line
-message the in-process load gives (:func:`privaudit.core.locations.read_location`, on the error path).
+message the in-process load gives (:func:`privaudit.io.locations.read_location`, on the error path).
 
 A :class:`CatalogSource` names a table the engine already holds; nothing but the class summary leaves
 the engine, and the report says the table was not hashed (there are no file bytes to hash).
@@ -23,11 +23,11 @@ import pyarrow as pa
 import pyarrow.csv  # noqa: F401 (pa.csv)
 import pyarrow.dataset as pads
 
-from privaudit.core.data import Table, check_required_columns, refuse_dataset_encoding
 from privaudit.core.errors import DataError, first_line
-from privaudit.core.locations import Location, check_schemas, fingerprint, is_dataset, read_location, resolve
 from privaudit.core.policy import Policy
-from privaudit.engines._source import Source, open_source
+from privaudit.io.data import Table, check_required_columns, refuse_dataset_encoding
+from privaudit.io.locations import Location, check_schemas, fingerprint, is_dataset, read_location, resolve
+from privaudit.io.source import Source, open_source
 
 
 class Label(str):
@@ -88,7 +88,7 @@ def open_dataset(text: str, policy: Policy, what: str = "released table") -> Dat
     paths = [f.path for f in location.files]
     delimiter = None
     if location.file_format == "csv":
-        from privaudit.core.data import sniff_delimiter
+        from privaudit.io.data import sniff_delimiter
 
         with location.filesystem.open_input_stream(paths[0]) as stream:
             head = stream.read(1 << 16).decode("utf-8-sig", errors="ignore")

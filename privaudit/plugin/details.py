@@ -1,13 +1,13 @@
-"""Pieces the built-in assessors' details models share (subclasses of :class:`~privaudit.assessors.api.Details`):
+"""Pieces the built-in assessors' details models share (subclasses of :class:`~privaudit.plugin.assessor.Details`):
 the report's list of worst classes (:meth:`privaudit.core.context.AuditContext.worst_classes`), the
-histograms :mod:`privaudit.assessors.helpers` builds, and the rates of the synthetic-release attacks.
+histograms :mod:`privaudit.plugin.helpers` builds, and the rates of the synthetic-release attacks.
 Plugins may use them for their own details."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from privaudit.assessors.api import Details
+from privaudit.plugin.assessor import Details
 
 
 class WorstClass(Details):
@@ -23,7 +23,7 @@ class WorstClass(Details):
 
 
 class Histogram(Details):
-    """An equal-width histogram of per-class figures (:func:`privaudit.assessors.helpers.value_histogram`):
+    """An equal-width histogram of per-class figures (:func:`privaudit.plugin.helpers.value_histogram`):
     ``counts[i]`` values lie in ``[edges[i], edges[i+1])``; ``infinite`` counts infinite figures apart."""
 
     edges: list[float]

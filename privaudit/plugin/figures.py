@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from privaudit.report import charts
-from privaudit.report.binning import bin_failing_counts, integer_bins
-from privaudit.report.sections import CheckEntry, DataTable, Figure, KeyValues, ReportSection
-from privaudit.report.text import MISSING, fmt, value_counts_text
+from privaudit.plugin import charts
+from privaudit.plugin.binning import bin_failing_counts, integer_bins
+from privaudit.plugin.sections import CheckEntry, DataTable, Figure, KeyValues, ReportSection
+from privaudit.plugin.text import MISSING, fmt, value_counts_text
 
 
 # ---------------------------------------------------------------------------------- shared content

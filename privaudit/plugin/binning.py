@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from privaudit.common.thresholds import TOLERANCE
-from privaudit.report import charts
+from privaudit.plugin import charts
 
 
 def integer_bins(hist: dict) -> tuple[list[int], list[int]] | None:

@@ -1,6 +1,6 @@
 """A released table's file, opened for engines that never hold it whole: facts, header, batches.
 
-:func:`open_source` makes the checks :func:`privaudit.core.data.load_table` makes before reading rows (file
+:func:`open_source` makes the checks :func:`privaudit.io.data.load_table` makes before reading rows (file
 present, not empty, header well formed, no duplicate names, the policy's columns present) with the
 same one-line messages. :meth:`Source.batches` then streams the columns an engine needs: Parquet row
 groups through ``pyarrow.parquet.ParquetFile.iter_batches``, CSV blocks through pyarrow's streaming
@@ -21,8 +21,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from privaudit.core.coding import dictionary
-from privaudit.core.data import (
+from privaudit.core.errors import DataError, first_line
+from privaudit.core.policy import Policy
+from privaudit.io.coding import dictionary
+from privaudit.io.data import (
     MAX_BLOCK_BYTES,
     PARQUET_SUFFIXES,
     SNIFF_BYTES,
@@ -38,8 +40,6 @@ from privaudit.core.data import (
     read_parquet,
     sha256_of,
 )
-from privaudit.core.errors import DataError, first_line
-from privaudit.core.policy import Policy
 
 CSV_BLOCK_BYTES = 1 << 24  # at least 16 MiB of CSV text per streamed block, as data.py reads (a row must fit)
 
@@ -154,7 +154,7 @@ class Source:
 def open_source(
     path: str | Path, policy: Policy, what: str = "released table", required: Sequence[str] | None = None
 ) -> Source:
-    """Check ``path`` as :func:`privaudit.core.data.load_table` would before typing its values."""
+    """Check ``path`` as :func:`privaudit.io.data.load_table` would before typing its values."""
     path = Path(path)
     size = check_file(path, what)
     if path.suffix.lower() in PARQUET_SUFFIXES:
@@ -196,7 +196,7 @@ def _open_csv(path: Path, size: int, delimiter: str | None, encoding: str = "utf
 
 
 class RowShim:
-    """Stands in for a :class:`~privaudit.core.data.Table` when ``coding.typed`` is asked to phrase an error
+    """Stands in for a :class:`~privaudit.io.data.Table` when ``coding.typed`` is asked to phrase an error
     about one value: its messages name ``path`` and the row at ``offset`` (plus the index it is given)."""
 
     def __init__(self, source: Source, offset: int):

@@ -81,7 +81,7 @@ def population_classes(ctx, population: str, field: str = "population"):
     sizes, release records per population class, path)``: F_k is NaN for a release class absent from the
     population; population classes are every distinct QI combination of the population, in value order.
     Used by ``k_map``, ``delta_presence`` and ``reidentification_risk``."""
-    from privaudit.core.data import load_table
+    from privaudit.io.data import load_table
 
     s = ctx.summary
     qi = ctx.policy.quasi_identifiers

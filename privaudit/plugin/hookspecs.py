@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover - the types of the plugin boundary, without importing them at run time
-    from privaudit.assessors.api import Assessor
     from privaudit.pipeline.audit import AuditResult
-    from privaudit.remediation.api import Remediator
-    from privaudit.report.sections import CheckEntry, ReportSection
+    from privaudit.plugin.assessor import Assessor
+    from privaudit.plugin.remediator import Remediator
+    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 hookspec = pluggy.HookspecMarker("privaudit")
 hookimpl = pluggy.HookimplMarker("privaudit")
@@ -27,7 +27,7 @@ hookimpl = pluggy.HookimplMarker("privaudit")
 
 @hookspec
 def privaudit_assessors() -> list[Assessor]:
-    """Return the :class:`~privaudit.assessors.api.Assessor` objects this plugin provides.
+    """Return the :class:`~privaudit.plugin.assessor.Assessor` objects this plugin provides.
 
     Called once when the plugin registry is built. Each assessor's ``name`` must be unique across all
     installed plugins; a clash is reported as an error naming both plugins.
@@ -37,7 +37,7 @@ def privaudit_assessors() -> list[Assessor]:
 
 @hookspec
 def privaudit_remediators() -> list[Remediator]:
-    """Return the :class:`~privaudit.remediation.api.Remediator` objects this plugin provides.
+    """Return the :class:`~privaudit.plugin.remediator.Remediator` objects this plugin provides.
 
     A remediator transforms a failing release; the engine re-audits its output against the same policy
     and only offers it when every error-severity check passes. Names must be unique.
@@ -47,9 +47,9 @@ def privaudit_remediators() -> list[Remediator]:
 
 @hookspec(firstresult=True)
 def privaudit_report_section(check: CheckEntry[Any, Any], audit: AuditResult) -> ReportSection | None:
-    """Return the report section (a :class:`privaudit.report.sections.ReportSection`) for one check.
+    """Return the report section (a :class:`privaudit.plugin.sections.ReportSection`) for one check.
 
-    ``check`` is the check as a :class:`~privaudit.report.sections.CheckEntry`: its fields (``check.id``,
+    ``check`` is the check as a :class:`~privaudit.plugin.sections.CheckEntry`: its fields (``check.id``,
     ``check.assessor``, ``check.status``, ``check.value``, ``check.threshold``, ``check.message``,
     ``check.quasi_identifiers``), its parameters as the assessor's ``Params`` object (``check.params.k``) and
     its details as the assessor's ``Details`` object (``check.details.records_below_k``), validated once by the

@@ -1,4 +1,4 @@
-"""Coding one column as the policy types it, shared by loading (:mod:`privaudit.core.data`) and the engines.
+"""Coding one column as the policy types it, shared by loading (:mod:`privaudit.io.data`) and the engines.
 
 A column becomes dictionary codes over its distinct trimmed, non-missing texts (:func:`dictionary_parts`);
 the policy's type is applied to the distinct values only (:func:`typed`: numbers parsed and checked,
@@ -25,7 +25,7 @@ from privaudit.core.policy import Policy
 from privaudit.core.summary import narrowest_int
 
 if TYPE_CHECKING:
-    from privaudit.core.data import Table
+    from privaudit.io.data import Table
 
 
 def dictionary_parts(column: pa.ChunkedArray, missing: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -9,7 +9,7 @@ credentials from the standard environment: ``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KE
 and ``AZURE_STORAGE_ACCOUNT_KEY``) and :func:`read_location` reads them into one Arrow table.
 
 Files whose name starts with ``.`` or ``_`` (``_SUCCESS``, ``.crc``) are skipped, as Spark and Hive
-write them. A local single file is not a dataset: :func:`privaudit.core.data.load_table` reads it.
+write them. A local single file is not a dataset: :func:`privaudit.io.data.load_table` reads it.
 
 The fingerprint a report prints (:func:`fingerprint`): for local files, whose bytes are read anyway, a
 SHA-256 over every file's own SHA-256 (``sha256 of files``: relative path, size and content hash per
@@ -166,7 +166,7 @@ def fingerprint(location: Location) -> tuple[str, str]:
 
 def read_location(location: Location, delimiter: str | None, what: str = "released table") -> pa.Table:
     """Every file of ``location`` as one Arrow table: Parquet files with their own types, CSV files with
-    every column as text (as :func:`privaudit.core.data.read_csv` reads one file, with its one-line
+    every column as text (as :func:`privaudit.io.data.read_csv` reads one file, with its one-line
     errors naming the file and line); Hive partition values as text columns. Files whose columns differ
     are refused, naming the first that differs."""
     tables, first_columns = [], None
@@ -229,7 +229,7 @@ def check_schemas(location: Location, delimiter: str | None, what: str = "releas
 
 def _csv_header(location: Location, info: pafs.FileInfo, delimiter: str | None) -> list[str]:
     """A CSV file's column names, from its first line (the checks and names of :func:`_read_one`)."""
-    from privaudit.core.data import header_names, read_head
+    from privaudit.io.data import header_names, read_head
 
     if not location.remote:
         _, head, delimiter = read_head(Path(info.path), delimiter)
@@ -254,7 +254,7 @@ def _differs(location: Location, index: int, delimiter: str | None, what: str):
 
 
 def _read_one(location: Location, info: pafs.FileInfo, name: str, delimiter: str | None) -> pa.Table:
-    from privaudit.core.data import read_csv, read_parquet
+    from privaudit.io.data import read_csv, read_parquet
 
     if not location.remote:
         if location.file_format == "parquet":
@@ -278,7 +278,7 @@ HEAD_BYTES = 1 << 16  # a remote CSV's head: its header line, and the lines its 
 def _remote_header(head: bytes, whole: bool, name: str, delimiter: str | None) -> tuple[str, list[str]]:
     """(delimiter, column names) of a remote CSV from its first bytes ``head`` (``whole``: the entire file);
     a character cut at the head's end is not an encoding error."""
-    from privaudit.core.data import header_names, sniff_delimiter
+    from privaudit.io.data import header_names, sniff_delimiter
 
     try:
         text = head.decode("utf-8-sig")

@@ -26,10 +26,10 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from privaudit.common.formats import PARQUET_SUFFIXES
-from privaudit.core.coding import check_hierarchies, load_column
 from privaudit.core.errors import DataError, first_line
-from privaudit.core.locations import fingerprint, is_dataset, read_location, resolve
 from privaudit.core.policy import Policy
+from privaudit.io.coding import check_hierarchies, load_column
+from privaudit.io.locations import fingerprint, is_dataset, read_location, resolve
 
 csv.field_size_limit(1 << 30)  # the standard reader's default (128 KiB) refuses long headers and fields
 SNIFF_BYTES = 1 << 16
@@ -425,7 +425,7 @@ def load_input(data: Any, policy: Policy, what: str = "released table") -> Table
 
 
 def load_location(text: str, policy: Policy, what: str = "released table") -> Table:
-    """A table from a directory, a glob or an object-store URI (:mod:`privaudit.core.locations`): every
+    """A table from a directory, a glob or an object-store URI (:mod:`privaudit.io.locations`): every
     file read, then typed as one table; its fingerprint hashes every file (a manifest, remotely)."""
     location = resolve(text, what)
     refuse_dataset_encoding(text, location.file_format, policy)

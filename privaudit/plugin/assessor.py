@@ -8,7 +8,7 @@ remediators need to know about a check they learn from the assessor's declared c
 (:class:`ClassRule`, :class:`SampleCriterion`, :class:`SyntheticDefault`, ``in_memory_reason``,
 ``identifier_columns``), never from
 its name: a third-party assessor declaring them is treated exactly like a built-in one. Plugins hand
-assessors to privaudit through the ``privaudit_assessors`` hook (see :mod:`privaudit.core.hookspecs`).
+assessors to privaudit through the ``privaudit_assessors`` hook (see :mod:`privaudit.plugin.hookspecs`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from privaudit.core.context import AuditContext
     from privaudit.core.policy import Policy
-    from privaudit.report.sections import CheckEntry
+    from privaudit.plugin.sections import CheckEntry
 
 
 class Details(BaseModel):
@@ -36,7 +36,7 @@ class Details(BaseModel):
     details against its assessor's model (a mismatch makes the check an ``error``), ``privaudit report
     schema`` publishes the models, and report sections read fields, not string keys: the report validates a
     check's details against the model once and hands the section the instance (``check.details``, see
-    :class:`privaudit.report.sections.CheckEntry`)."""
+    :class:`privaudit.plugin.sections.CheckEntry`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
@@ -161,7 +161,7 @@ class Assessor:
             True where a class breaks the check. Class-based assessors provide it so remediators
             (generalization, suppression) can treat the check as a per-class constraint.
         report_section: optional ``f(check, audit) -> ReportSection`` drawing this assessor's report
-            section. ``check`` is a :class:`~privaudit.report.sections.CheckEntry` of this assessor's models:
+            section. ``check`` is a :class:`~privaudit.plugin.sections.CheckEntry` of this assessor's models:
             ``check.params`` a ``params`` instance, ``check.details`` a ``details`` instance (validated once by
             the report), ``check.value``, ``check.threshold`` ...; ``audit`` the
             :class:`~privaudit.pipeline.audit.AuditResult`. The simple way to give an assessor its own section;

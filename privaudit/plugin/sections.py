@@ -4,22 +4,22 @@ A section is drawn from a :class:`CheckEntry`: one check of the report, typed (i
 and ``Details`` models, validated once by the report), so a section reads fields (``check.params.k``,
 ``check.details.records_below_k``), never string keys. The assessor's own ``report_section(check,
 audit)`` draws it; a plugin may override the section of any check through the
-``privaudit_report_section(check, audit)`` hook (see :mod:`privaudit.core.hookspecs`), returning a
+``privaudit_report_section(check, audit)`` hook (see :mod:`privaudit.plugin.hookspecs`), returning a
 :class:`ReportSection` for the checks it draws and ``None`` otherwise. A check no one draws a section for
-gets :func:`privaudit.report.figures.generic_section` (value, threshold, message and the ``details`` as a
+gets :func:`privaudit.plugin.figures.generic_section` (value, threshold, message and the ``details`` as a
 key/value table). A check that ended in ``error`` always gets the error block (its message), without
 calling either: there are no figures to show.
 
 Everything in a section is plain text except :attr:`Figure.svg`, which must be
-:class:`markupsafe.Markup` made by :mod:`privaudit.report.charts` (or built with
+:class:`markupsafe.Markup` made by :mod:`privaudit.plugin.charts` (or built with
 :func:`markupsafe.escape` around every label): the templates escape all other values. A figure whose
 markup could load anything (``href``, ``<image``, ``<script``, ``url(``, ``<foreignObject``) is refused.
 
 Example of a plugin's override of another assessor's section::
 
     from privaudit import hookimpl
-    from privaudit.report.sections import CheckEntry, ReportSection
-    from privaudit.report.figures import size_histogram_figure
+    from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.figures import size_histogram_figure
 
     @hookimpl
     def privaudit_report_section(check: CheckEntry, audit):
@@ -55,7 +55,7 @@ class Figure:
 
     def __post_init__(self) -> None:
         if not isinstance(self.svg, Markup):
-            raise TypeError("Figure.svg must be markupsafe.Markup (use privaudit.report.charts)")
+            raise TypeError("Figure.svg must be markupsafe.Markup (use privaudit.plugin.charts)")
         if _UNSAFE_SVG.search(str(self.svg)):
             raise ValueError("Figure.svg may not reference external resources, styles, scripts or handlers")
 

@@ -78,7 +78,7 @@ class Remediator:
     explore then runs it on the failing candidates of the other methods too."""
 
     name: str
-    options: type  # a privaudit.assessors.api.Params subclass
+    options: type  # a privaudit.plugin.assessor.Params subclass
     run: Callable[[AuditContext, Any], Remediation]
     title: str
     description: str
