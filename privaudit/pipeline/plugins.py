@@ -63,14 +63,46 @@ class PluginInfo:
     version: str
 
 
+@dataclass(frozen=True)
+class Kind:
+    """One kind of extension: the hook that lists it and the record class each listed item must be."""
+
+    name: str  # singular, as ``privaudit plugins`` prints it
+    hook: str  # the hook specification in privaudit.plugin.hookspecs
+    record: str  # "module:Class" of the record (imported when the registry is built)
+
+    def record_class(self) -> type:
+        module, _, cls = self.record.partition(":")
+        return getattr(importlib.import_module(module), cls)
+
+
+#: Every kind of extension, in the order ``privaudit plugins`` lists them. A kind is one hook specification
+#: (privaudit/plugin/hookspecs.py), one record class (privaudit/plugin/) and one line here.
+KINDS: tuple[Kind, ...] = (
+    Kind("assessor", "privaudit_assessors", "privaudit.plugin.assessor:Assessor"),
+    Kind("remediator", "privaudit_remediators", "privaudit.plugin.remediator:Remediator"),
+)
+
+
 @dataclass
 class Registry:
-    """Everything the installed plugins provide, keyed by name."""
+    """Everything the installed plugins provide, by kind, keyed by name."""
 
     manager: pluggy.PluginManager
-    assessors: dict[str, Any] = field(default_factory=dict)
-    remediators: dict[str, Any] = field(default_factory=dict)
-    origin: dict[str, PluginInfo] = field(default_factory=dict)  # "assessor:NAME" / "remediator:NAME" -> origin
+    extensions: dict[str, dict[str, Any]] = field(default_factory=lambda: {kind.name: {} for kind in KINDS})
+    origin: dict[str, PluginInfo] = field(default_factory=dict)  # "KIND:NAME" -> where it came from
+
+    @property
+    def assessors(self) -> dict[str, Any]:
+        return self.extensions["assessor"]
+
+    @property
+    def remediators(self) -> dict[str, Any]:
+        return self.extensions["remediator"]
+
+    def of(self, kind: str) -> dict[str, Any]:
+        """The extensions of one kind (``"engine"``, ``"reader"`` ...), keyed by name, in registration order."""
+        return self.extensions[kind]
 
     @property
     def utility_measures(self) -> list[str]:
@@ -159,21 +191,19 @@ def _origin_of(pm: pluggy.PluginManager, plugin: Any) -> PluginInfo:
 
 
 def build_registry(pm: pluggy.PluginManager) -> Registry:
-    """Ask every plugin for its assessors and remediators; refuse duplicate names."""
+    """Ask every plugin for its extensions of every kind; refuse duplicate names within a kind."""
     registry = Registry(manager=pm)
-    for kind, hook, table in (
-        ("assessor", pm.hook.privaudit_assessors, registry.assessors),
-        ("remediator", pm.hook.privaudit_remediators, registry.remediators),
-    ):
-        for impl in hook.get_hookimpls():
+    for kind in KINDS:
+        table = registry.extensions[kind.name]
+        record = kind.record_class()
+        for impl in getattr(pm.hook, kind.hook).get_hookimpls():
             origin = _origin_of(pm, impl.plugin)
-            items = _listed(impl, origin, kind)
-            for item in items:
-                key = f"{kind}:{item.name}"
+            for item in _listed(impl, origin, kind, record):
+                key = f"{kind.name}:{item.name}"
                 if item.name in table:
                     first = registry.origin[key]
                     raise PrivauditError(
-                        f"{kind} {item.name!r} is provided twice: by {first.package} ({first.name}) "
+                        f"{kind.name} {item.name!r} is provided twice: by {first.package} ({first.name}) "
                         f"and by {origin.package} ({origin.name})"
                     )
                 table[item.name] = item
@@ -181,29 +211,27 @@ def build_registry(pm: pluggy.PluginManager) -> Registry:
     return registry
 
 
-def _listed(impl: Any, origin: PluginInfo, kind: str) -> list:
+def _listed(impl: Any, origin: PluginInfo, kind: Kind, expected: type) -> list:
     """What one plugin's hook lists, or one line naming the plugin when the hook fails or lists something
-    that is not an assessor (remediator) record."""
-    from privaudit.plugin.assessor import Assessor
-    from privaudit.plugin.remediator import Remediator
+    that is not a record of the kind."""
     from privaudit.runtime.guard import PluginFailure, call_plugin, stdout_to_stderr
 
-    what = f"the privaudit_{kind}s hook of plugin {origin.name!r}"
+    what = f"the {kind.hook} hook of plugin {origin.name!r}"
     try:
         with stdout_to_stderr():
             items = call_plugin(impl.function, what, origin) or []
     except PluginFailure as exc:
         raise PrivauditError(f"{exc} (fix or uninstall that package)") from None
-    expected = Assessor if kind == "assessor" else Remediator
     try:
         items = list(items)
     except TypeError:
         items = [items]
     for item in items:
         if not isinstance(item, expected) or not isinstance(getattr(item, "name", None), str):
+            article = "an" if expected.__name__[0] in "AEIOU" else "a"
             raise PrivauditError(
                 f"{what} of {origin.package} {origin.version} listed {type(item).__name__}, not "
-                f"an {expected.__name__} (fix or uninstall that package)"
+                f"{article} {expected.__name__} (fix or uninstall that package)"
             )
     return items
 

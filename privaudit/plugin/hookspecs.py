@@ -45,8 +45,50 @@ def privaudit_remediators() -> list[Remediator]:
     raise NotImplementedError  # a specification: plugins implement it
 
 
+@hookspec
+def privaudit_engines() -> list[Any]:
+    """Return the :class:`~privaudit.plugin.engine.Engine` records this plugin provides: who computes the class
+    summary of a table (``--engine NAME``). Names must be unique."""
+    raise NotImplementedError  # a specification: plugins implement it
+
+
+@hookspec
+def privaudit_readers() -> list[Any]:
+    """Return the :class:`~privaudit.plugin.reader.Reader` records this plugin provides: the table formats
+    privaudit reads, recognised by suffix and content. Names must be unique."""
+    raise NotImplementedError  # a specification: plugins implement it
+
+
+@hookspec
+def privaudit_utility_measures() -> list[Any]:
+    """Return the :class:`~privaudit.plugin.measure.Measure` records this plugin provides: what a release
+    keeps, each with its name, label and computation. Names must be unique."""
+    raise NotImplementedError  # a specification: plugins implement it
+
+
+@hookspec
+def privaudit_report_sections() -> list[Any]:
+    """Return the :class:`~privaudit.plugin.sections.Section` records this plugin provides: the report
+    section drawn for the checks of one assessor (the record's ``name``). One per assessor."""
+    raise NotImplementedError  # a specification: plugins implement it
+
+
+@hookspec
+def privaudit_report_chapters() -> list[Any]:
+    """Return the :class:`~privaudit.plugin.chapter.Chapter` records this plugin provides: a chapter of the
+    HTML and PDF reports, drawn from the run's result. Names must be unique."""
+    raise NotImplementedError  # a specification: plugins implement it
+
+
+@hookspec
+def privaudit_output_formats() -> list[Any]:
+    """Return the :class:`~privaudit.plugin.output.OutputFormat` records this plugin provides: a file the
+    audit writes from its result (``--junit``, ``--sarif`` ...). Names must be unique."""
+    raise NotImplementedError  # a specification: plugins implement it
+
+
 @hookspec(firstresult=True)
-def privaudit_report_section(check: CheckEntry[Any, Any], audit: AuditResult) -> ReportSection | None:
+def privaudit_report_section(check: Any, audit: Any) -> Any:
     """Return the report section (a :class:`privaudit.plugin.sections.ReportSection`) for one check.
 
     ``check`` is the check as a :class:`~privaudit.plugin.sections.CheckEntry`: its fields (``check.id``,
