@@ -16,10 +16,8 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:  # pragma: no cover - the types of the plugin boundary, without importing them at run time
-    from privaudit.pipeline.audit import AuditResult
     from privaudit.plugin.assessor import Assessor
     from privaudit.plugin.remediator import Remediator
-    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 hookspec = pluggy.HookspecMarker("privaudit")
 hookimpl = pluggy.HookimplMarker("privaudit")
