@@ -70,6 +70,7 @@ class Kind:
     name: str  # singular, as ``privaudit plugins`` prints it
     hook: str  # the hook specification in privaudit.plugin.hookspecs
     record: str  # "module:Class" of the record (imported when the registry is built)
+    overridable: bool = False  # a third party's record may replace a built-in one of the same name
 
     def record_class(self) -> type:
         module, _, cls = self.record.partition(":")
@@ -81,6 +82,7 @@ class Kind:
 KINDS: tuple[Kind, ...] = (
     Kind("assessor", "privaudit_assessors", "privaudit.plugin.assessor:Assessor"),
     Kind("remediator", "privaudit_remediators", "privaudit.plugin.remediator:Remediator"),
+    Kind("section", "privaudit_report_sections", "privaudit.plugin.sections:Section", overridable=True),
 )
 
 
@@ -202,10 +204,15 @@ def build_registry(pm: pluggy.PluginManager) -> Registry:
                 key = f"{kind.name}:{item.name}"
                 if item.name in table:
                     first = registry.origin[key]
-                    raise PrivauditError(
-                        f"{kind.name} {item.name!r} is provided twice: by {first.package} ({first.name}) "
-                        f"and by {origin.package} ({origin.name})"
-                    )
+                    if kind.overridable and first.package == "privaudit" and origin.package != "privaudit":
+                        pass  # a third party's record replaces the built-in one
+                    elif kind.overridable and origin.package == "privaudit" and first.package != "privaudit":
+                        continue  # the third party's, registered first, stays
+                    else:
+                        raise PrivauditError(
+                            f"{kind.name} {item.name!r} is provided twice: by {first.package} ({first.name}) "
+                            f"and by {origin.package} ({origin.name})"
+                        )
                 table[item.name] = item
                 registry.origin[key] = origin
     return registry

@@ -32,7 +32,7 @@ Example of a plugin's override of another assessor's section::
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -156,3 +156,18 @@ class CheckEntry(Generic[P, D]):
     quasi_identifiers: tuple[str, ...] | None = None
     better: str | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Section:
+    """The report section of one assessor's checks, registered through the ``privaudit_report_sections`` hook.
+
+    ``name`` is the assessor's name (what policies write in ``checks[].assessor``); ``draw(check, audit)``
+    receives the check as a :class:`CheckEntry` and the run's result, and returns a :class:`ReportSection`
+    (or None for the generic section). A section module imports its assessor's check module, never the
+    reverse: the check computes, the section presents. A section registered by a third party for a built-in
+    assessor replaces the built-in one; two third parties drawing the same assessor are refused.
+    """
+
+    name: str
+    draw: Callable[[CheckEntry[Any, Any], Any], ReportSection | None]

@@ -182,7 +182,10 @@ def drawn_section(check: CheckEntry[Any, Any], audit: Any, registry: Any) -> Rep
     answers (an override), else the assessor's own ``report_section``; None when neither draws one.
     Exceptions of the plugin propagate (:func:`section_for` turns them into a note)."""
     section = registry.manager.hook.privaudit_report_section(check=check, audit=audit)
-    if section is None:
+    registered = registry.of("section").get(check.assessor) if section is None else None
+    if registered is not None:
+        section = registered.draw(check, audit)
+    elif section is None:
         own = getattr(registry.assessors.get(check.assessor), "report_section", None)
         section = own(check, audit) if own is not None else None
     return section
