@@ -130,7 +130,7 @@ def test_a_control_table_too_large_for_memory_is_refused_before_loading(tmp_path
     assert result.code == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "holdout.csv" in result.stderr and "no chunked path for --control" in result.stderr
     assert not (tmp_path / "r.json").exists()
-    from privaudit.risk.synthetic.memory import refuse_oversized
+    from privaudit.runtime.memory import refuse_oversized
 
     monkeypatch.setenv("PRIVAUDIT_MEMORY_LIMIT", "1G")
     refuse_oversized(tmp_path / "holdout.csv")  # fits: nothing said

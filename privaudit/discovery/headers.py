@@ -280,10 +280,6 @@ def header_kinds(header: str) -> set[str]:
     return found
 
 
-def is_id_like(header: str) -> bool:
-    return "record_key" in header_kinds(header)
-
-
 def matches(parts: list[str], words: frozenset[str] | set[str], stems: tuple[str, ...] = ()) -> bool:
     """Whether a header's tokens name one of ``words`` (a token, the joined header, or consecutive tokens
     joined: ``hh_size`` -> ``hhsize``; a numbered variant counts: ``water2``, ``educ_1``) or begin with one
