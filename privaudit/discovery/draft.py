@@ -530,6 +530,29 @@ def _add_derived(columns: list[Column], codes: Codes, given: set[str], category:
                 break
 
 
+def _add_dummy_siblings(columns: list[Column], frame: pd.DataFrame, given: set[str], category: dict[str, str]) -> None:
+    """The dummies of one variable (:mod:`privaudit.discovery.dummies`) are key variables together: where one of
+    them is a quasi-identifier, its siblings left ``other`` become quasi-identifiers of its category."""
+    from privaudit.discovery.dummies import one_hot_groups
+
+    by_name = {c.name: c for c in columns}
+    for group in one_hot_groups(frame, [c.name for c in columns]):
+        keys = [n for n in group if by_name[n].role == "quasi_identifier"]
+        if not keys:
+            continue
+        for name in group:
+            col = by_name[name]
+            if col.role != "other" or name in given:
+                continue
+            col.role = "quasi_identifier"
+            col.notes = [n for n in col.notes if n != "not named as identifying or sensitive"] + [
+                f"one of {len(group)} dummies no record has two of ({', '.join(group)}): one variable, "
+                f"a key variable as {keys[0]} is"
+            ]
+            if keys[0] in category:
+                category[name] = category[keys[0]]
+
+
 def _add_hierarchies(
     columns: list[Column], distincts: dict[str, np.ndarray], frame: pd.DataFrame | None = None
 ) -> dict[str, str]:
@@ -640,6 +663,7 @@ def draft(
     limits_applied += _add_key_variables_by_content(columns, codes, candidates, distincts)
     whole = Codes(frame)
     _add_derived(columns, whole, set(roles), kv_category)
+    _add_dummy_siblings(columns, frame, set(roles), kv_category)
     hierarchies = _add_hierarchies(columns, distincts, frame)
     qis = [c.name for c in columns if c.role == "quasi_identifier"]
     for c in columns:
