@@ -6,6 +6,8 @@ tests (plugins/privaudit-likeness/tests/test_likeness_contract.py)."""
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -63,6 +65,10 @@ def _case(check: dict, **kwargs) -> AssessorCase:
 CASES = [
     _case({"assessor": "direct_identifiers"}),
     _case({"assessor": "refining_columns"}),
+    _case(
+        {"assessor": "pseudonyms", "ranges": [[0, 999]], "years": 1},
+        frame=RELEASE.assign(job=[hashlib.sha1(str(i).encode()).hexdigest() for i in range(N)]),
+    ),
     _case({"assessor": "undeclared_key_variables", "max_values": 10}),
     _case({"assessor": "k_anonymity", "k": 2}),
     _case({"assessor": "p_sensitive_k_anonymity", "p": 2, "k": 2}),

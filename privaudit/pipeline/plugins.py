@@ -46,6 +46,7 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.utility",
     "privaudit.assessors.composition",
     "privaudit.assessors.m_invariance",
+    "privaudit.assessors.pseudonyms",
     "privaudit.remediation.methods.suppress",
     "privaudit.remediation.methods.randomize",
     "privaudit.remediation.methods.microaggregate",
