@@ -65,6 +65,7 @@ def _case(check: dict, **kwargs) -> AssessorCase:
 CASES = [
     _case({"assessor": "direct_identifiers"}),
     _case({"assessor": "refining_columns"}),
+    _case({"assessor": "safe_harbor", "actual_knowledge_attested": True, "attested_by": "the privacy officer"}),
     _case(
         {"assessor": "pseudonyms", "ranges": [[0, 999]], "years": 1},
         frame=RELEASE.assign(job=[hashlib.sha1(str(i).encode()).hexdigest() for i in range(N)]),

@@ -47,6 +47,7 @@ DEFAULT_PLUGINS = (
     "privaudit.assessors.composition",
     "privaudit.assessors.m_invariance",
     "privaudit.assessors.pseudonyms",
+    "privaudit.assessors.safe_harbor",
     "privaudit.remediation.methods.suppress",
     "privaudit.remediation.methods.randomize",
     "privaudit.remediation.methods.microaggregate",
