@@ -67,7 +67,7 @@ def write_rr_table(path: Path, n: int, seed: int = 3) -> Path:
 
 @pytest.fixture(autouse=True)
 def _reports_follow_their_schema(request):
-    """Every JSON report a test leaves in its tmp_path follows ``privaudit report schema`` (issue #16)."""
+    """Every JSON report a test leaves in its tmp_path follows ``privaudit report schema``."""
     tmp = request.getfixturevalue("tmp_path") if "tmp_path" in request.fixturenames else None
     yield
     if tmp is None:

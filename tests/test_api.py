@@ -1,4 +1,4 @@
-"""The library and notebook API (issue #16, item 3 in part) and per-record risk (item 4 in part):
+"""The library and notebook API and per-record risk (item 4 in part):
 ``privaudit.audit``/``privaudit.remediate`` on DataFrames, Arrow tables and dict policies, the report
 object's formats, ``_repr_html_`` in a notebook executed by nbclient, and ``--records``."""
 

@@ -1,4 +1,4 @@
-"""reidentification_risk: ARX's prosecutor, journalist and marketer models (issue #13, item 4).
+"""reidentification_risk: ARX's prosecutor, journalist and marketer models.
 
 Golden figure: ARX's own test ``TestRiskMetrics.testAverageRisk2`` (github.com/arx-deidentifier/arx,
 src/test/org/deidentifier/arx/test/TestRiskMetrics.java): on ARX's ``data/adult.csv`` with every attribute

@@ -1,4 +1,4 @@
-"""cap: correct attribution probability of a synthetic release (issue #14, item 3). Hand-computed golden
+"""cap: correct attribution probability of a synthetic release. Hand-computed golden
 cases of the definition (Taub et al. 2018, section 2; SDMetrics CategoricalCAP / ZeroCAP /
 DisclosureProtection), the CLI end to end and bad input."""
 

@@ -1,4 +1,4 @@
-"""CI-native outputs (issue #16, item 1 in part): JUnit XML, a Markdown summary, GitHub annotations and
+"""CI-native outputs: JUnit XML, a Markdown summary, GitHub annotations and
 ``--fail-on warning``, each saying what the JSON report says."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The GitHub Action (action.yml) and the pre-commit hooks (.pre-commit-hooks.yaml) shipped with privaudit
-(issue #16): their commands are run here as GitHub's runner and pre-commit would run them, with the
+: their commands are run here as GitHub's runner and pre-commit would run them, with the
 installed ``privaudit`` command."""
 
 from __future__ import annotations

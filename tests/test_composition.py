@@ -1,5 +1,5 @@
 """Releases in series: the intersection attack (composition) and m-invariance, through the maths, the CLI
-and the Python API (issue 30).
+and the Python API.
 
 The worked example is in the shape of the two-hospital example of Ganta, Kasiviswanathan & Smith (KDD 2008,
 Section 3; the paper is not among the seeds, so no figure of it is reproduced): each release is 2-diverse on

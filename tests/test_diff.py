@@ -1,4 +1,4 @@
-"""privaudit diff BASE.json NEW.json and audit --baseline (issue 30): per-check changes in each check's own
+"""privaudit diff BASE.json NEW.json and audit --baseline: per-check changes in each check's own
 direction, status changes, classes below k and new sample uniques, utility changes, tolerance, refusals."""
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def test_improvement_exits_0(tmp_path):
 
 
 def test_utility_changes_when_both_reports_carry_them(tmp_path):
-    """The utility list of issue 28: {measure, column, value, raw, details}, value 1 = nothing lost."""
+    """The utility list: {measure, column, value, raw, details}, value 1 = nothing lost."""
     util = [
         {"measure": "marginal", "column": "age", "value": 0.9, "raw": 0.1, "details": {}},
         {"measure": "correlation", "column": None, "value": 0.8, "raw": 0.2, "details": {}},
@@ -153,7 +153,7 @@ def test_utility_changes_when_both_reports_carry_them(tmp_path):
     assert "| marginal | age | 0.9 | 0.7 | -0.2 | worse |" in md
     # only one report carries utility: nothing to compare
     assert "utility" not in diff(tmp_path, report([check("k", 5, 5)]), new)[1]
-    for name in ("base.json", "new.json"):  # the report schema gets 'utility' with issue 28: not yet valid here
+    for name in ("base.json", "new.json"):  # reports of the schema before 'utility': not valid under the current one
         (tmp_path / name).unlink()
 
 

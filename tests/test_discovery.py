@@ -1,4 +1,4 @@
-"""The identifier scan (issue #11): every column of a release, declared or not, by header, value patterns with
+"""The identifier scan: every column of a release, declared or not, by header, value patterns with
 check digits, person-name lists and uniqueness; the direct_identifiers gate and ``policy check --data``."""
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def test_weak_kinds_need_their_header(kind, header, values):
 def test_telephone_numbers_in_four_national_formats_under_a_meaningless_header():
     """libphonenumber's metadata (phonenumbers) reads Berlin in international form, Paris, New York and
     London national numbers in one column; random digit strings of the same shapes are not valid numbers
-    of any plan the column uses (issue #27: the hand-written patterns missed this column)."""
+    of any plan the column uses (the hand-written patterns missed this column)."""
     phones = [
         "+49 30 1234 5678",
         "01 42 68 53 00",

@@ -1,4 +1,4 @@
-"""Sample uniques of column combinations (privaudit/discovery/uniques.py, issue #27): the share agrees with a
+"""Sample uniques of column combinations (privaudit/discovery/uniques.py): the share agrees with a
 plain pandas count of f_k = 1 on any table, and the columns proposed by content are candidates that make
 records unique."""
 

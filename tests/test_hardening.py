@@ -1,4 +1,4 @@
-"""What a hostile or careless input still did (issue #17): outputs onto inputs, devices, symlinks, FIFOs and
+"""What a hostile or careless input still did: outputs onto inputs, devices, symlinks, FIFOs and
 stdout; spreadsheet formulas in written CSVs; control characters in what is printed; thresholds that let
 anything pass; resource exhaustion through policy-side files; YAML merge keys; Ctrl-C while writing."""
 

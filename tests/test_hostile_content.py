@@ -1,4 +1,4 @@
-"""Hostile content that costs time or memory, and the red team's remaining defects (issue #32, parts 3
+"""Hostile content that costs time or memory, and the red team's remaining defects (its parts 3
 and 4): adversarial 100 kB values and headers for the identifier scan, huge or deep hierarchies, a policy
 of 10^4 scenarios, SOURCE_DATE_EPOCH out of range, a quoted field over 64 KiB on the last line, an ASCII
 terminal with non-ASCII names."""

@@ -1,4 +1,4 @@
-"""Household (hierarchical) risk (issue #13, item 2): sdcMicro's measure_risk with hid, fast_hier = TRUE
+"""Household (hierarchical) risk: sdcMicro's measure_risk with hid, fast_hier = TRUE
 (R/measure_risk.R): R_h = 1 - prod(1 - r_i) over the members, hier_risk_ER = sum over records of their
 household's R_h, hier_risk = ER / n. sdcMicro's test suite publishes no hier_risk figure, so the golden
 case is worked by hand from that definition."""

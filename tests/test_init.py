@@ -1,5 +1,5 @@
 """``privaudit init`` (a drafted policy that passes ``policy check --data`` and audits unchanged) and the ready
-policies in policies/ (issue #11)."""
+policies in policies/."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def test_init_drafts_a_policy_that_fits_and_audits(tmp_path):
         "native-country",
         "workclass",
         "occupation",
-    ]  # a key variable (issue #27)
+    ]  # a key variable
     assert roles["salary-class"] == "sensitive"
     # typed numeric, without a file: remediate builds the intervals (15-19 ...) and microaggregation can work on it
     assert doc["columns"]["age"] == {"role": "quasi_identifier", "type": "numeric", "importance": 2}

@@ -1,4 +1,4 @@
-"""``privaudit init`` on public microdata with a published list of key variables (issue #27): the drafted
+"""``privaudit init`` on public microdata with a published list of key variables: the drafted
 roles agree with the list, special categories are marked, and the drafted policy fails where the key
 variables make the table risky.
 

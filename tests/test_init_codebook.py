@@ -1,5 +1,5 @@
 """``privaudit init`` reads headers as codebooks write them (abbreviations, compounds, dummies, labels), weighs
-every column for key variables by content, and says where a limit applied (issue #36)."""
+every column for key variables by content, and says where a limit applied."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``privaudit init`` (issue #27): key variables and special categories by header in six languages and by
+"""``privaudit init``: key variables and special categories by header in six languages and by
 content, ``--role`` hints and their bad input, and the reports naming the special categories present."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""k_map and delta_presence (issue #13, item 3), as ARX 3.9's KMap and DPresence define them.
+"""k_map and delta_presence, as ARX 3.9's KMap and DPresence define them.
 
 The derived thresholds of KMap's estimators are worked through ARX's loops by hand below
 (src/main/org/deidentifier/arx/criteria/KMap.java: calculateKPoisson, calculateKZeroPoisson); δ-presence

@@ -1,4 +1,4 @@
-"""Blocked distance-based record linkage past memory (issue #15 item 4): DuckDB gives the in-process figures.
+"""Blocked distance-based record linkage past memory: DuckDB gives the in-process figures.
 
 Through the CLI (``privaudit audit REL --original ORIG --engine duckdb|chunked`` against the default
 engine), through :func:`privaudit.risk.linkage.distance_sql.distance_linkage_sql` against

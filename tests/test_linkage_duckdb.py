@@ -1,4 +1,4 @@
-"""Fellegi–Sunter record linkage with the pairs in DuckDB (issue #15 item 4): the same figures as in process.
+"""Fellegi–Sunter record linkage with the pairs in DuckDB: the same figures as in process.
 
 Through the CLI (``privaudit audit REL --original ORIG --engine duckdb|chunked``) and through
 :func:`privaudit.risk.linkage.fellegi_sunter.sql.probabilistic_linkage_sql` directly.

@@ -1,4 +1,4 @@
-"""Releases that live in directories, globs, Hive-partitioned datasets and object stores (issue #15).
+"""Releases that live in directories, globs, Hive-partitioned datasets and object stores.
 
 Object-store tests run against a real S3-compatible server (moto's server mode) that the test starts on
 127.0.0.1; privaudit reaches it through pyarrow's S3 filesystem with the standard environment variables.

@@ -1,4 +1,4 @@
-"""The machine fails (issue #32, part 1): the disk fills, the process is killed or terminated, memory runs
+"""The machine fails: the disk fills, the process is killed or terminated, memory runs
 out, two runs write one output. Each fault is produced for real: a small tmpfs that fills, a child
 process killed with SIGKILL at random moments, SIGTERM, ``ulimit -v`` and ``--max-memory``, two
 processes at once. Never a PASS, a partial output or a traceback."""

@@ -1,4 +1,4 @@
-"""model_risk (issue #13, item 7): the log-linear model risk of sdcMicro's modRisk. Golden figures: sdcMicro
+"""model_risk: the log-linear model risk of sdcMicro's modRisk. Golden figures: sdcMicro
 tests/testthat/test_modRisks.R (github.com/sdcTools/sdcMicro), whose data is drawn by R's set.seed(123) and
 runif; the draws are R's documented Mersenne-Twister values for that seed, and the test data rebuilt from
 them reproduces the test's own fitted values (0.1, 0.1, 0.2, ... of the main-effects model), so every figure

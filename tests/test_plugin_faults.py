@@ -1,4 +1,4 @@
-"""A third-party plugin that misbehaves (issue #32, part 2): it raises (``SystemExit`` and
+"""A third-party plugin that misbehaves: it raises (``SystemExit`` and
 ``KeyboardInterrupt`` included), hangs, lies (NaN, a string, details its model rejects), writes to what
 the checks share, or prints. Each check it runs is ``error`` naming its package and version, every other
 check still runs and is reported, the exit code is 2, and standard output holds only the report.

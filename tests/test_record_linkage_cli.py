@@ -124,7 +124,7 @@ def test_report_section(tmp_path, tables, run_cli):
 
 
 def test_per_record_links_in_the_records_output(tmp_path, tables, run_cli):
-    """--records with --original: linked:<id> per released record, in the release's order (issue #16)."""
+    """--records with --original: linked:<id> per released record, in the release's order."""
     shuffled = tables.sample(frac=1, random_state=3).reset_index(drop=True)
     shuffled.to_csv(tmp_path / "released.csv", index=False)
     policy = write_policy(

@@ -144,7 +144,7 @@ def test_a4_pages_embedded_dejavu_fonts_and_dates(rendered):
     assert reader.metadata["/Title"].startswith("Privacy audit: ")
 
 
-# --- archival: PDF/A-3b with the JSON report and the policy attached (issue 16, item 5) ----------------------
+# --- archival: PDF/A-3b with the JSON report and the policy attached ----------------------
 # veraPDF does not install from this machine's registries (a Java application, not on PyPI, Debian or npm), so
 # conformance is checked with what pypdf can read: the PDF/A identification in the XMP metadata, the output
 # intent with its ICC profile, fonts embedded, no encryption or JavaScript, and the attachments themselves.

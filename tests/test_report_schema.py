@@ -1,4 +1,4 @@
-"""The JSON Schema of the report (issue #16): ``privaudit report schema`` prints a valid draft 2020-12
+"""The JSON Schema of the report: ``privaudit report schema`` prints a valid draft 2020-12
 schema, real reports follow it (every report the suite writes is checked, see conftest.py), and a report
 that drifts from it is caught."""
 

@@ -1,4 +1,4 @@
-"""risk_drivers (issue #13, item 6): the drop in sample uniques and average risk per quasi-identifier when
+"""risk_drivers: the drop in sample uniques and average risk per quasi-identifier when
 it is left out or generalized one level, computed by regrouping the class summary -- checked against a
 recount over the records, and through the CLI with the report's bar chart."""
 

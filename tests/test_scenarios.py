@@ -1,4 +1,4 @@
-"""Attacker scenarios (issue #13, item 5): a check may name its own quasi_identifiers (mu-Argus-style key
+"""Attacker scenarios: a check may name its own quasi_identifiers (mu-Argus-style key
 combinations: an intruder who knows only some of them); each scenario is evaluated on its own class
 summary, built once per distinct subset, and the report shows it. The figures equal a policy that declares
 only that subset."""

@@ -1,6 +1,6 @@
 """The Spark engine on a real multi-process cluster: Spark's ``local-cluster[2,1,1024]`` master starts two
 executor JVMs beside the driver, so the SQL passes run where the data is partitioned and only the class
-summary comes back (issue #15). Run through the CLI in a process of its own (a session's master cannot
+summary comes back. Run through the CLI in a process of its own (a session's master cannot
 change once a process has one), compared with the in-process report."""
 
 from __future__ import annotations

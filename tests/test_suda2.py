@@ -92,13 +92,13 @@ def test_sdc_guideline_example():
     [("abc", [50, 37.5, 37.5]), ("acb", [50, 37.5, 37.5]), ("cab", [37.5, 50, 37.5]), ("cba", [37.5, 37.5, 50])],
 )
 def test_contributions_simple_example(order, expected):
-    # test_suda2.R "suda2 simple example contrubtion" 1-4 (issue #275)
+    # test_suda2.R "suda2 simple example contrubtion" 1-4
     data = pd.DataFrame({"a": [2, 1, 1], "b": [0, 3, 0], "c": [0, 6, 0]})[list(order)]
     np.testing.assert_allclose(suda2(codes(data)).contributions, expected, rtol=1e-12)
 
 
-def test_issue_356_scores_and_contributions():
-    # issue #356: suda2(original_score = TRUE) printed scores 0 2 3 3 3 0 2 and contributions
+def test_sdcmicro_issue_356_scores_and_contributions():
+    # sdcMicro issue #356: suda2(original_score = TRUE) printed scores 0 2 3 3 3 0 2 and contributions
     # 61.53846, 69.23077, 53.84615
     data = pd.DataFrame({"Var1": list("ABACBAB"), "Var2": list("XXYZYXZ"), "Var3": list("PQQRRPQ")})
     r = suda2(codes(data))

@@ -1,4 +1,4 @@
-"""release: synthetic (issue #14): a policy that says its release is synthetic gets the synthetic-release
+"""release: synthetic: a policy that says its release is synthetic gets the synthetic-release
 checks with their default thresholds when it lists none of them, and the gate asks for what they need."""
 
 from __future__ import annotations
