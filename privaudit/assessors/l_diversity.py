@@ -24,8 +24,8 @@ from privaudit.plugin.hookspecs import hookimpl
 from privaudit.risk.ldiversity import distinct_per_class, entropy_per_class, recursive_ratio_per_class
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.pipeline.audit import AuditResult
     from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.view import AuditView as AuditResult
 
 
 class LDiversityParams(Params):

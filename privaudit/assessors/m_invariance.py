@@ -34,8 +34,8 @@ from privaudit.plugin.text import fmt
 from privaudit.risk.composition import m_unique
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.pipeline.audit import AuditResult
     from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.view import AuditView as AuditResult
 
 
 class MInvarianceParams(Params):
