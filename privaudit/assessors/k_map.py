@@ -19,7 +19,7 @@ from pydantic import Field, model_validator
 
 from privaudit.common.numbers import fmt
 from privaudit.core.errors import DataError
-from privaudit.plugin.assessor import Assessor, Details, Measurement, Params, SampleCriterion
+from privaudit.plugin.assessor import Assessor, Details, Disclosure, Measurement, Params, SampleCriterion
 from privaudit.plugin.details import WorstClass
 from privaudit.plugin.helpers import population_classes, reaches
 from privaudit.plugin.hookspecs import hookimpl
@@ -193,6 +193,7 @@ ASSESSOR = Assessor(
     report_section=report_section,
     concurrent=True,
     sample_criterion=sample_criterion,
+    disclosure=Disclosure(show_values_from=lambda p: p.k),
 )
 
 

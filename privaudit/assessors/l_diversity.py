@@ -17,7 +17,7 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from privaudit.common.numbers import fmt
-from privaudit.plugin.assessor import Assessor, ClassRule, Details, Measurement, Params
+from privaudit.plugin.assessor import Assessor, ClassRule, Details, Disclosure, Measurement, Params
 from privaudit.plugin.details import Histogram, WorstClass
 from privaudit.plugin.helpers import check_sensitive, reaches, value_histogram
 from privaudit.plugin.hookspecs import hookimpl
@@ -250,6 +250,7 @@ ASSESSOR = Assessor(
     class_rule=rule,
     concurrent=True,
     report_section=report_section,
+    disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )
 
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from privaudit.plugin.assessor import Assessor, Measurement, Params
+from privaudit.plugin.assessor import Assessor, Disclosure, Measurement, Params
 from privaudit.plugin.assessor import Details as ApiDetails
 from privaudit.plugin.details import SeriesExample
 from privaudit.plugin.helpers import check_sensitive
@@ -218,6 +218,7 @@ ASSESSOR = Assessor(
     validate_policy=validate,
     report_section=report_section,
     details=MInvarianceDetails,
+    disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )
 
 

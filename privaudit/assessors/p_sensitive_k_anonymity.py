@@ -12,7 +12,7 @@ import numpy as np
 from pydantic import Field
 
 from privaudit.common.numbers import fmt
-from privaudit.plugin.assessor import Assessor, ClassRule, Details, Measurement, Params
+from privaudit.plugin.assessor import Assessor, ClassRule, Details, Disclosure, Measurement, Params
 from privaudit.plugin.details import WorstClass
 from privaudit.plugin.helpers import check_sensitive
 from privaudit.plugin.hookspecs import hookimpl
@@ -152,6 +152,7 @@ ASSESSOR = Assessor(
     class_rule=rule,
     concurrent=True,
     report_section=report_section,
+    disclosure=Disclosure(show_values_from=lambda p: p.k, sensitive=lambda p: p.sensitive or []),
 )
 
 

@@ -22,7 +22,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from privaudit.common.numbers import fmt
-from privaudit.plugin.assessor import Assessor, Details, Measurement, Params, ResponseBound
+from privaudit.plugin.assessor import Assessor, Details, Disclosure, Measurement, Params, ResponseBound
 from privaudit.plugin.details import Histogram
 from privaudit.plugin.helpers import check_sensitive, exceeds
 from privaudit.plugin.hookspecs import hookimpl
@@ -282,6 +282,7 @@ ASSESSOR = Assessor(
     validate_policy=validate,
     needs=frozenset({"table"}),
     report_section=report_section,
+    disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from pydantic import Field
 
 from privaudit.common.numbers import fmt
-from privaudit.plugin.assessor import Assessor, ClassRule, Details, Measurement, Params
+from privaudit.plugin.assessor import Assessor, ClassRule, Details, Disclosure, Measurement, Params
 from privaudit.plugin.details import Histogram, WorstClass
 from privaudit.plugin.helpers import check_sensitive, exceeds, value_histogram
 from privaudit.plugin.hookspecs import hookimpl
@@ -183,6 +183,7 @@ ASSESSOR = Assessor(
     class_rule=lambda params, policy: ClassRule(max_distance={params.sensitive: params.t}),
     concurrent=True,
     report_section=report_section,
+    disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )
 
 
