@@ -49,11 +49,11 @@ def _type_checking_only(tree: ast.AST) -> set[int]:
     return skipped
 
 
-def _imported_modules(path: Path, package_dir: Path = PACKAGE, type_only: bool = False) -> list[tuple[int, str]]:
-    """(line, absolute module name) of every import in ``path`` (a module under ``package_dir``) that runs;
-    with ``type_only``, of the ``if TYPE_CHECKING:`` imports as well."""
+def _imported_modules(path: Path, package_dir: Path = PACKAGE, *, typing_too: bool = False) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in ``path`` (a module under ``package_dir``) that runs
+    (``typing_too``: and those under ``if TYPE_CHECKING:``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skipped = set() if type_only else _type_checking_only(tree)
+    skipped = set() if typing_too else _type_checking_only(tree)
     parts = path.relative_to(package_dir.parent).with_suffix("").parts
     package = list(parts[:-1])
     found: list[tuple[int, str]] = []
@@ -79,15 +79,15 @@ def _layer_of(module: str) -> str | None:
 
 
 @cache
-def _edges(type_only: bool = False) -> list[tuple[str, str, str]]:
+def _edges(typing_too: bool = False) -> list[tuple[str, str, str]]:
     """(importing file:line, its layer, the imported layer) for every import across packages (with
-    ``type_only``, the ``if TYPE_CHECKING:`` ones included)."""
+    ``typing_too``, the ``if TYPE_CHECKING:`` ones included)."""
     edges = []
     for path in sorted(PACKAGE.rglob("*.py")):
         layer = _layer_of(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts))
         if layer is None:
             continue
-        for line, module in _imported_modules(path, type_only=type_only):
+        for line, module in _imported_modules(path, typing_too=typing_too):
             target = _layer_of(module)
             if target is not None and target != layer:
                 edges.append((f"{path.relative_to(PACKAGE.parent)}:{line}", layer, target))
@@ -135,7 +135,7 @@ def test_no_cycle_between_packages_even_counting_type_only_imports():
     """A ``TYPE_CHECKING`` import never runs, but it still ties the lower package to the upper one's names:
     the core types the registry it is handed by ``core/registry.py``'s protocols, sections the audit by
     ``plugin/view.py``'s, never by importing ``pipeline``."""
-    cycles = _cycles(_edges(type_only=True))
+    cycles = _cycles(_edges(typing_too=True))
     assert not cycles, "\n".join(cycles)
 
 
@@ -151,7 +151,7 @@ def test_the_cycle_scan_finds_a_type_only_cycle(tmp_path):
         (f"{layer}:{line}", layer, _layer_of(module))
         for layer in ("core", "pipeline")
         for line, module in _imported_modules(
-            tmp_path / "privaudit" / layer / "probe.py", tmp_path / "privaudit", type_only=True
+            tmp_path / "privaudit" / layer / "probe.py", tmp_path / "privaudit", typing_too=True
         )
     ]
     assert sorted(set(_cycles([e for e in edges if e[2] is not None]))) == [
