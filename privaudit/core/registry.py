@@ -50,6 +50,8 @@ class AssessorView(Protocol):
     @property
     def synthetic_default(self) -> SyntheticDefaultView | None: ...
 
+    def __getattr__(self, name: str) -> Any: ...
+
 
 class RegistryView(Protocol):
     """What the policy reads of the plugin registry: the assessors by name, where each extension came from,

@@ -24,6 +24,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover - the names as type checkers see them
+    from privaudit.common.params import Params
     from privaudit.core.context import AuditContext
     from privaudit.plugin.assessor import (
         Assessor,
@@ -33,7 +34,6 @@ if TYPE_CHECKING:  # pragma: no cover - the names as type checkers see them
         Disclosure,
         Inputs,
         Measurement,
-        Params,
         ResponseBound,
         SampleCriterion,
         Steering,
