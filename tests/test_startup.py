@@ -48,7 +48,9 @@ def _run(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     """The command's result and the modules it imported (``-X importtime``'s lines)."""
     code = f"HEAVY = {HEAVY!r}\nARGS = {list(args)!r}\n{OBSERVER}"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, env=env, cwd=ROOT
+    )
     imported = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     return done, imported
 
@@ -117,5 +119,5 @@ def test_the_contract_modules_import_nothing_heavy():
         "print(' '.join(sorted(p for p in ('numpy', 'pandas', 'pyarrow', 'scipy') if p in sys.modules)))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True, cwd=ROOT)
     assert done.stdout.strip() == ""
