@@ -17,7 +17,7 @@ from pydantic import Field
 from privaudit.assessors import k_anonymity, reidentification_risk, uniqueness
 from privaudit.pipeline.audit import run_audit
 from privaudit.pipeline.remediate import remediate
-from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
+from privaudit.plugin.assessor import Assessor, Details, Disclosure, Measurement, Params
 from privaudit.plugin.hookspecs import hookimpl
 from privaudit.testing import audit_frame, check_result, registry_with
 
@@ -290,3 +290,106 @@ def test_registry_travels_with_the_result(tmp_path):
         tmp_path / "data.csv", _policy(tmp_path, "my_k", {"zip": {"role": "quasi_identifier"}}), registry=REGISTRY
     )
     assert result.registry is REGISTRY and result.policy.registry is REGISTRY
+
+
+# ------------------------------------------------------------------ disclosure: what a report may show
+class TargetParams(Params):
+    """A third party's parameters: the sensitive column under another name than ``sensitive``."""
+
+    target: str
+    size: int = 1
+
+
+def _lists_target(ctx, params: TargetParams) -> Measurement:
+    rows = ctx.worst_classes(np.asarray(ctx.summary.sizes, dtype=float), sensitive=params.target)
+    return Measurement(1, 0, True, "listed", {"worst_classes": rows})
+
+
+def _lister(name: str, disclosure: Disclosure) -> Assessor:
+    return Assessor(name, TargetParams, _lists_target, name, "attribute", "lists classes", disclosure=disclosure)
+
+
+def test_the_class_size_that_shows_values_is_declared_not_read_from_a_parameter_named_k():
+    """``report.max_classes``' sensitive values are shown from the largest class size a check declares
+    (``Disclosure.show_values_from``): a parameter named ``size`` counts when declared, k-anonymity's ``k``
+    does not when its copy declares nothing."""
+    declared = _lister("sized", Disclosure(show_values_from=lambda p: p.size))
+    silent_k = dataclasses.replace(k_anonymity.ASSESSOR, name="silent_k", report_section=None, disclosure=Disclosure())
+    registry = registry_with(_plugin(declared, silent_k), entry_points=False)
+    columns = {"zip": {"role": "quasi_identifier"}, "disease": {"role": "sensitive"}}
+    sized = audit_frame(
+        FRAME,
+        {"columns": columns, "checks": [{"assessor": "sized", "target": "disease", "size": 7}]},
+        registry=registry,
+    )
+    assert sized.context.largest_k == 7
+    assert sized.context.may_show_sensitive(7) and not sized.context.may_show_sensitive(6)
+    silent = audit_frame(FRAME, {"columns": columns, "checks": [{"assessor": "silent_k", "k": 2}]}, registry=registry)
+    assert not silent.context.may_show_sensitive(N)
+
+
+def test_the_sensitive_values_a_check_lists_are_masked_by_declaration():
+    """A check listing the values of a column it calls ``target`` has them masked when the scan's declared
+    finding says the column holds e-mail addresses; the same check declaring no sensitive column does not."""
+    found = Assessor(
+        "emails",
+        NoParams,
+        lambda ctx, p: Measurement(1, 0, True, "found", {"rows": 1}),
+        "emails",
+        "identity",
+        "e-mails",
+        details=CopyDetails,
+        identifier_columns=lambda details: {"disease": "email"},
+    )
+    registry = registry_with(
+        _plugin(
+            found, _lister("declares", Disclosure(sensitive=lambda p: [p.target])), _lister("silent", Disclosure())
+        ),
+        entry_points=False,
+    )
+    checks = [{"assessor": "emails"}] + [{"assessor": a, "target": "disease"} for a in ("declares", "silent")]
+    policy = {
+        "columns": {"zip": {"role": "quasi_identifier"}, "disease": {"role": "sensitive"}},
+        "report": {"show_sensitive_values": True},
+        "checks": checks,
+    }
+    result = audit_frame(FRAME, policy, registry=registry)
+
+    def listed(name: str) -> set[str]:
+        rows = check_result(result, name)["details"]["worst_classes"]
+        return {value for r in rows for value in r["sensitive_values"]}
+
+    assert listed("declares") and all(v.endswith("***") for v in listed("declares"))
+    assert listed("silent") <= {"a", "b", "c"}
+
+
+def test_composition_reads_the_diversity_a_check_declares():
+    """The composition check's default l is the diversity a class rule declares on its column
+    (``ClassRule.diversity``), whoever ships the check: here l-diversity under another name."""
+    from privaudit.assessors import composition, l_diversity
+    from privaudit.testing import load_policy
+
+    my_l = dataclasses.replace(l_diversity.ASSESSOR, name="my_l", report_section=None)
+    registry = registry_with(_plugin(my_l), entry_points=False)
+    policy = load_policy(
+        {
+            "version": 1,
+            "name": "composition",
+            "columns": {"zip": {"role": "quasi_identifier"}, "disease": {"role": "sensitive"}},
+            "checks": [{"assessor": "my_l", "sensitive": "disease", "l": 3}],
+        },
+        registry=registry,
+    )
+    params = composition.CompositionParams(sensitive="disease")
+    assert composition.resolved_l(policy, params) == (3.0, "the policy's l-diversity check")
+
+
+def test_capabilities_group_what_a_record_declares():
+    """``Assessor.capabilities`` groups the declared fields by concern (as scikit-learn's ``Tags`` group an
+    estimator's): every group reads the record's own field."""
+    a = k_anonymity.ASSESSOR
+    caps = a.capabilities
+    assert caps.remediation.class_rule is a.class_rule and caps.remediation.class_violations is a.class_violations
+    assert caps.inputs.needs == a.needs and caps.inputs.concurrent == a.concurrent
+    assert caps.disclosure is a.disclosure and caps.synthetic is a.synthetic_default
+    assert caps.disclosure.class_size(k_anonymity.KAnonymityParams(k=5)) == 5

@@ -1,7 +1,10 @@
 """The packages are layered: each imports only the packages before it in :data:`LAYERS`, at run time
 (imports inside functions included; only ``if TYPE_CHECKING:`` blocks are exempt, as they never run).
 So no two packages import each other, and the maths (``risk``, ``utility``) know nothing of policies'
-drivers, reports or assessors."""
+drivers, reports or assessors. Type-only imports may not close a cycle either: a lower package types what it
+is handed from above by a protocol it owns (``core/registry.py``, ``plugin/view.py``; PEP 544), so the
+packages stay a hierarchy for type checkers and readers too (Lakos, *Large-Scale C++ Software Design*,
+ch. 4: levelization)."""
 
 from __future__ import annotations
 
@@ -46,10 +49,11 @@ def _type_checking_only(tree: ast.AST) -> set[int]:
     return skipped
 
 
-def _imported_modules(path: Path, package_dir: Path = PACKAGE) -> list[tuple[int, str]]:
-    """(line, absolute module name) of every import in ``path`` (a module under ``package_dir``) that runs."""
+def _imported_modules(path: Path, package_dir: Path = PACKAGE, *, typing_too: bool = False) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in ``path`` (a module under ``package_dir``) that runs
+    (``typing_too``: and those under ``if TYPE_CHECKING:``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skipped = _type_checking_only(tree)
+    skipped = set() if typing_too else _type_checking_only(tree)
     parts = path.relative_to(package_dir.parent).with_suffix("").parts
     package = list(parts[:-1])
     found: list[tuple[int, str]] = []
@@ -75,14 +79,15 @@ def _layer_of(module: str) -> str | None:
 
 
 @cache
-def _edges() -> list[tuple[str, str, str]]:
-    """(importing file:line, its layer, the imported layer) for every import across packages."""
+def _edges(typing_too: bool = False) -> list[tuple[str, str, str]]:
+    """(importing file:line, its layer, the imported layer) for every import across packages (with
+    ``typing_too``, the ``if TYPE_CHECKING:`` ones included)."""
     edges = []
     for path in sorted(PACKAGE.rglob("*.py")):
         layer = _layer_of(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts))
         if layer is None:
             continue
-        for line, module in _imported_modules(path):
+        for line, module in _imported_modules(path, typing_too=typing_too):
             target = _layer_of(module)
             if target is not None and target != layer:
                 edges.append((f"{path.relative_to(PACKAGE.parent)}:{line}", layer, target))
@@ -108,6 +113,51 @@ def test_each_package_imports_only_the_layers_below_it():
 def test_no_two_packages_import_each_other():
     pairs = {(layer, target) for _, layer, target in _edges()}
     assert not [(a, b) for a, b in pairs if (b, a) in pairs]
+
+
+def _cycles(edges: list[tuple[str, str, str]]) -> list[str]:
+    """The imports that close a cycle between packages: ``a`` importing ``b`` while ``b`` reaches ``a``."""
+    reach = {layer: {layer} for layer in LAYERS}
+    for _, layer, target in edges:
+        reach[layer].add(target)
+    changed = True
+    while changed:  # transitive closure over at most len(LAYERS) packages
+        changed = False
+        for seen in reach.values():
+            grown = set().union(*(reach[t] for t in seen))
+            if grown - seen:
+                seen |= grown
+                changed = True
+    return [f"{where}: {layer} imports {target}" for where, layer, target in edges if layer in reach[target]]
+
+
+def test_no_cycle_between_packages_even_counting_type_only_imports():
+    """A ``TYPE_CHECKING`` import never runs, but it still ties the lower package to the upper one's names:
+    the core types the registry it is handed by ``core/registry.py``'s protocols, sections the audit by
+    ``plugin/view.py``'s, never by importing ``pipeline``."""
+    cycles = _cycles(_edges(typing_too=True))
+    assert not cycles, "\n".join(cycles)
+
+
+def test_the_cycle_scan_finds_a_type_only_cycle(tmp_path):
+    """The scan counts a ``TYPE_CHECKING`` import upward as closing a cycle with a run-time import down."""
+    for layer, source in (
+        ("core", "if TYPE_CHECKING:\n    from privaudit.pipeline.plugins import Registry\n"),
+        ("pipeline", "from privaudit.core import policy\n"),
+    ):
+        (tmp_path / "privaudit" / layer).mkdir(parents=True)
+        (tmp_path / "privaudit" / layer / "probe.py").write_text(source)
+    edges = [
+        (f"{layer}:{line}", layer, _layer_of(module))
+        for layer in ("core", "pipeline")
+        for line, module in _imported_modules(
+            tmp_path / "privaudit" / layer / "probe.py", tmp_path / "privaudit", typing_too=True
+        )
+    ]
+    assert sorted(set(_cycles([e for e in edges if e[2] is not None]))) == [
+        "core:2: core imports pipeline",
+        "pipeline:1: pipeline imports core",
+    ]
 
 
 @pytest.mark.parametrize(

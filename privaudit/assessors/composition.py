@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from privaudit.plugin.assessor import Assessor, Measurement, Params
+from privaudit.plugin.assessor import Assessor, Disclosure, Measurement, Params
 from privaudit.plugin.assessor import Details as ApiDetails
 from privaudit.plugin.details import SeriesExample
 from privaudit.plugin.helpers import check_sensitive, exceeds
@@ -37,8 +37,8 @@ from privaudit.plugin.hookspecs import hookimpl
 from privaudit.plugin.text import fmt
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.pipeline.audit import AuditResult
     from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.view import AuditView as AuditResult
 
 
 class CompositionParams(Params):
@@ -96,14 +96,12 @@ def validate(params: CompositionParams, policy) -> str | None:
 
 
 def resolved_l(policy, params: CompositionParams) -> tuple[float, str]:
-    """``l`` and where it came from: the parameter, the policy's l-diversity checks on the column, or 2."""
+    """``l`` and where it came from: the parameter, the diversity the policy's checks declare on the column
+    (``ClassRule.diversity``: l-diversity's l, of any variant), or 2."""
     if params.l is not None:
         return float(params.l), "parameter"
-    ls = [
-        float(c.params.l)
-        for c in policy.checks
-        if c.assessor.name == "l_diversity" and getattr(c.params, "sensitive", None) == params.sensitive
-    ]
+    rules = [c.assessor.rule(c.params, policy) for c in policy.checks]
+    ls = [float(r.diversity[params.sensitive]) for r in rules if r is not None and params.sensitive in r.diversity]
     return (max(ls), "the policy's l-diversity check") if ls else (2.0, "default")
 
 
@@ -274,6 +272,7 @@ ASSESSOR = Assessor(
     validate_policy=validate,
     report_section=report_section,
     details=CompositionDetails,
+    disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )
 
 

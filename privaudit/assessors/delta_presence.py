@@ -23,8 +23,8 @@ from privaudit.plugin.helpers import exceeds, population_classes, reaches
 from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.pipeline.audit import AuditResult
     from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.view import AuditView as AuditResult
 
 
 class DeltaPresenceParams(Params):

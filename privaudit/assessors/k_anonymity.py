@@ -23,14 +23,14 @@ import numpy as np
 from pydantic import Field
 
 from privaudit.common.numbers import fmt
-from privaudit.plugin.assessor import Assessor, ClassRule, Details, Measurement, Params
+from privaudit.plugin.assessor import Assessor, ClassRule, Details, Disclosure, Measurement, Params
 from privaudit.plugin.details import WorstClass
 from privaudit.plugin.helpers import size_histogram
 from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.pipeline.audit import AuditResult
     from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.view import AuditView as AuditResult
 
 
 class KAnonymityParams(Params):
@@ -199,6 +199,7 @@ ASSESSOR = Assessor(
     class_rule=rule,
     concurrent=True,
     report_section=report_section,
+    disclosure=Disclosure(show_values_from=lambda p: p.k),
 )
 
 

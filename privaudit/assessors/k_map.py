@@ -19,14 +19,14 @@ from pydantic import Field, model_validator
 
 from privaudit.common.numbers import fmt
 from privaudit.core.errors import DataError
-from privaudit.plugin.assessor import Assessor, Details, Measurement, Params, SampleCriterion
+from privaudit.plugin.assessor import Assessor, Details, Disclosure, Measurement, Params, SampleCriterion
 from privaudit.plugin.details import WorstClass
 from privaudit.plugin.helpers import population_classes, reaches
 from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.pipeline.audit import AuditResult
     from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.view import AuditView as AuditResult
 
 
 class KMapParams(Params):
@@ -193,6 +193,7 @@ ASSESSOR = Assessor(
     report_section=report_section,
     concurrent=True,
     sample_criterion=sample_criterion,
+    disclosure=Disclosure(show_values_from=lambda p: p.k),
 )
 
 

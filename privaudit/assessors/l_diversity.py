@@ -17,15 +17,15 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from privaudit.common.numbers import fmt
-from privaudit.plugin.assessor import Assessor, ClassRule, Details, Measurement, Params
+from privaudit.plugin.assessor import Assessor, ClassRule, Details, Disclosure, Measurement, Params
 from privaudit.plugin.details import Histogram, WorstClass
 from privaudit.plugin.helpers import check_sensitive, reaches, value_histogram
 from privaudit.plugin.hookspecs import hookimpl
 from privaudit.risk.ldiversity import distinct_per_class, entropy_per_class, recursive_ratio_per_class
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.pipeline.audit import AuditResult
     from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.view import AuditView as AuditResult
 
 
 class LDiversityParams(Params):
@@ -250,6 +250,7 @@ ASSESSOR = Assessor(
     class_rule=rule,
     concurrent=True,
     report_section=report_section,
+    disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )
 
 

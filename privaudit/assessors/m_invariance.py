@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from privaudit.plugin.assessor import Assessor, Measurement, Params
+from privaudit.plugin.assessor import Assessor, Disclosure, Measurement, Params
 from privaudit.plugin.assessor import Details as ApiDetails
 from privaudit.plugin.details import SeriesExample
 from privaudit.plugin.helpers import check_sensitive
@@ -34,8 +34,8 @@ from privaudit.plugin.text import fmt
 from privaudit.risk.composition import m_unique
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.pipeline.audit import AuditResult
     from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.view import AuditView as AuditResult
 
 
 class MInvarianceParams(Params):
@@ -218,6 +218,7 @@ ASSESSOR = Assessor(
     validate_policy=validate,
     report_section=report_section,
     details=MInvarianceDetails,
+    disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )
 
 

@@ -41,8 +41,8 @@ from privaudit.plugin.helpers import exceeds
 from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.pipeline.audit import AuditResult
     from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.view import AuditView as AuditResult
 
 ATTACKS = ("distance", "density")
 ATTACK_NAMES = {"distance": "distance to closest synthetic record", "density": "density ratio (DOMIAS)"}

@@ -29,8 +29,8 @@ from privaudit.plugin.hookspecs import hookimpl
 from privaudit.risk.undeclared import PAIR_MAX_VALUES, Codes, refinements
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.pipeline.audit import AuditResult
     from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.view import AuditView as AuditResult
 
 #: rows read from the beginning of a table an out-of-memory engine does not load
 SAMPLE_ROWS = 200_000

@@ -22,7 +22,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from privaudit.common.numbers import fmt
-from privaudit.plugin.assessor import Assessor, Details, Measurement, Params, ResponseBound
+from privaudit.plugin.assessor import Assessor, Details, Disclosure, Measurement, Params, ResponseBound
 from privaudit.plugin.details import Histogram
 from privaudit.plugin.helpers import check_sensitive, exceeds
 from privaudit.plugin.hookspecs import hookimpl
@@ -33,8 +33,8 @@ from privaudit.risk.randomized_response import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.pipeline.audit import AuditResult
     from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.view import AuditView as AuditResult
 
 
 class Randomization(BaseModel):
@@ -282,6 +282,7 @@ ASSESSOR = Assessor(
     validate_policy=validate,
     needs=frozenset({"table"}),
     report_section=report_section,
+    disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )
 
 

@@ -39,8 +39,8 @@ from privaudit.plugin.hookspecs import hookimpl
 from privaudit.risk.suda2 import SudaResult, suda2
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.pipeline.audit import AuditResult
     from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.view import AuditView as AuditResult
 
 #: DIS-SUDA intervals of sdcMicro's ``print.suda2``: "== 0", "(0.0, 0.1]", ..., "(0.6, 0.7]", "> 0.7".
 DIS_EDGES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)

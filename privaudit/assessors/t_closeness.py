@@ -13,15 +13,15 @@ import numpy as np
 from pydantic import Field
 
 from privaudit.common.numbers import fmt
-from privaudit.plugin.assessor import Assessor, ClassRule, Details, Measurement, Params
+from privaudit.plugin.assessor import Assessor, ClassRule, Details, Disclosure, Measurement, Params
 from privaudit.plugin.details import Histogram, WorstClass
 from privaudit.plugin.helpers import check_sensitive, exceeds, value_histogram
 from privaudit.plugin.hookspecs import hookimpl
 from privaudit.risk import emd
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.pipeline.audit import AuditResult
     from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.view import AuditView as AuditResult
 
 
 class TClosenessParams(Params):
@@ -183,6 +183,7 @@ ASSESSOR = Assessor(
     class_rule=lambda params, policy: ClassRule(max_distance={params.sensitive: params.t}),
     concurrent=True,
     report_section=report_section,
+    disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )
 
 

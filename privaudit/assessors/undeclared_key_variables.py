@@ -42,8 +42,8 @@ from privaudit.plugin.hookspecs import hookimpl
 from privaudit.risk.undeclared import Splitter, below
 
 if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.pipeline.audit import AuditResult
     from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.view import AuditView as AuditResult
 
 DECLARED = ("quasi_identifier", "sensitive", "identifier", "record_id", "household_id", "weight")
 WORST_PAIRED = 3  # pairs are measured among this many worst columns

@@ -4,7 +4,10 @@ all judge "equal up to rounding" the same way."""
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover - imported by the comparisons: a plugin module importing them stays light
+    import numpy as np
 
 __all__ = ["TIE_ATOL", "TIE_RTOL", "TOLERANCE", "exceeds", "reaches", "tie_bound"]
 
@@ -21,6 +24,8 @@ TIE_ATOL = 1e-12
 
 def exceeds(x: np.ndarray | float, bound: np.ndarray | float) -> np.ndarray | bool:
     """``x > bound`` beyond rounding: by more than :data:`TOLERANCE` relative to ``max(1, |bound|)``."""
+    import numpy as np
+
     bound = np.asarray(bound, dtype=float)
     out = np.asarray(x) > bound + TOLERANCE * np.maximum(1.0, np.abs(bound))
     return bool(out) if out.ndim == 0 else out
@@ -28,6 +33,8 @@ def exceeds(x: np.ndarray | float, bound: np.ndarray | float) -> np.ndarray | bo
 
 def reaches(x: np.ndarray | float, bound: np.ndarray | float) -> np.ndarray | bool:
     """``x >= bound`` up to rounding (the passing side of ``x >= l``, the failing side of ``x < c``)."""
+    import numpy as np
+
     bound = np.asarray(bound, dtype=float)
     out = np.asarray(x) >= bound - TOLERANCE * np.maximum(1.0, np.abs(bound))
     return bool(out) if out.ndim == 0 else out

@@ -183,8 +183,10 @@ class AuditContext:
 
     @cached_property
     def largest_k(self) -> int:
-        ks = [getattr(c.params, "k", None) for c in self.policy.checks]
-        ks = [k for k in ks if isinstance(k, int)]
+        """The largest class size a check of the policy guarantees, as each assessor declares it
+        (``Disclosure.show_values_from``), never read from a parameter's name."""
+        ks = [c.assessor.capabilities.disclosure.class_size(c.params) for c in self.policy.checks]
+        ks = [k for k in ks if isinstance(k, int) and not isinstance(k, bool)]
         return max(ks) if ks else NEVER
 
 

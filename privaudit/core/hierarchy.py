@@ -28,14 +28,17 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from privaudit.core.errors import HierarchyError
+
+if TYPE_CHECKING:  # pragma: no cover - pandas is imported where a table is built: `policy check` never loads it
+    import numpy as np
+    import pandas as pd
 
 #: the largest hierarchy file read (a path to /dev/zero or a huge file is refused, not read)
 MAX_HIERARCHY_BYTES = 64 * 2**20
@@ -122,8 +125,7 @@ class Hierarchy:
         self.nodes: frozenset[tuple[int, str]] = frozenset(parent_of) | {(self.height, roots[0])}
         self.root = (self.height, roots[0])
         self.leaves = leaves
-        # table[level] maps leaf -> its label at that level
-        self.table = pd.DataFrame(rows, columns=list(range(self.height + 1))).set_index(0, drop=False)
+        self._rows = rows  # the padded rows, until :attr:`table` is first read
         self._label_levels: dict[str, int] = {}
         for level, label in sorted(self.nodes):
             self._label_levels.setdefault(label, level)
@@ -162,7 +164,7 @@ class Hierarchy:
                 raise HierarchyError(f"hierarchy {self.source}: node {label!r}: the root has no edge to weigh")
             if label not in real:
                 raise HierarchyError(f"hierarchy {self.source}: node {label!r}: weighted but not in the tree")
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise HierarchyError(f"hierarchy {self.source}: node {label!r}: weight {value!r} is not a number")
             if value < 0:
                 raise HierarchyError(
@@ -247,15 +249,27 @@ class Hierarchy:
         """The lowest level at which ``label`` is a node, or None when it is not in the tree."""
         return self._label_levels.get(label)
 
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        """``table[level]`` maps leaf -> its label at that level (index: the leaves). Built on first read:
+        validating a policy (``privaudit policy check``) never imports pandas."""
+        import pandas as pd
+
+        return pd.DataFrame(self._rows, columns=list(range(self.height + 1))).set_index(0, drop=False)
+
     def generalize(self, values: pd.Series | Iterable[str], level: int) -> pd.Series:
         """Map leaf values to their ancestor at ``level`` (0 = unchanged). Unknown values map to NA."""
         if not 0 <= level <= self.height:
             raise ValueError(f"level {level} outside 0..{self.height}")
+        import pandas as pd
+
         mapping = self.table[level]
         return pd.Series(values).map(mapping)
 
     def check_values(self, values: pd.Series, column: str, *, leaves_only: bool) -> None:
         """Raise a HierarchyError naming the first value of ``values`` that is not in the tree."""
+        import pandas as pd
+
         present = pd.Series(values.dropna().unique())
         allowed = set(self.leaves) if leaves_only else set(self._label_levels)
         missing = present[~present.isin(allowed)]
@@ -277,7 +291,7 @@ class Hierarchy:
         import json
 
         weights = None if self.edge_weight is None else sorted([lv, lb, w] for (lv, lb), w in self.edge_weight.items())
-        text = json.dumps({"rows": self.table.to_numpy(dtype=object).tolist(), "weights": weights}, default=str)
+        text = json.dumps({"rows": self._rows, "weights": weights}, default=str)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def __repr__(self) -> str:

@@ -22,9 +22,10 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from privaudit.core.errors import PolicyError, did_you_mean
 from privaudit.core.hierarchy import Hierarchy
 
-if TYPE_CHECKING:  # the policy is a leaf: it is handed the registry, never imports the plugin host
-    from privaudit.pipeline.plugins import Registry
-    from privaudit.plugin.assessor import Assessor, Params
+if TYPE_CHECKING:  # the policy is a leaf: it is handed the registry, typed by what it reads of it
+    from privaudit.common.params import Params
+    from privaudit.core.registry import AssessorView
+    from privaudit.core.registry import RegistryView as Registry
 
 Role = Literal["identifier", "quasi_identifier", "sensitive", "other", "weight", "record_id", "household_id"]
 ColumnType = Literal["numeric", "ordinal", "nominal"]
@@ -246,7 +247,7 @@ class Check:
     """A resolved check: its id, severity, assessor and validated parameters."""
 
     def __init__(
-        self, id: str, assessor: Assessor, severity: str, params: Params, quasi_identifiers: list[str] | None = None
+        self, id: str, assessor: AssessorView, severity: str, params: Params, quasi_identifiers: list[str] | None = None
     ):
         self.id = id
         self.assessor = assessor

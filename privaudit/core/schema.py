@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from privaudit.core.policy import PolicyModel
 
-if TYPE_CHECKING:  # the registry is handed in: the core never imports the plugin host
-    from privaudit.pipeline.plugins import Registry
+if TYPE_CHECKING:  # the registry is handed in, typed by what the schema reads of it
+    from privaudit.core.registry import RegistryView as Registry
 
 
 def policy_json_schema(registry: Registry) -> dict:

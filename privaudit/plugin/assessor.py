@@ -5,15 +5,15 @@ its parameters (subclass :class:`Params`), a pydantic model of what its findings
 :class:`Details`), and a ``run`` function that reads the shared
 :class:`~privaudit.core.context.AuditContext` and returns a :class:`Measurement`. What the core and the
 remediators need to know about a check they learn from the assessor's declared capabilities
-(:class:`ClassRule`, :class:`SampleCriterion`, :class:`SyntheticDefault`, ``in_memory_reason``,
-``identifier_columns``), never from
-its name: a third-party assessor declaring them is treated exactly like a built-in one. Plugins hand
+(:class:`ClassRule`, :class:`SampleCriterion`, :class:`SyntheticDefault`, :class:`Disclosure`,
+``in_memory_reason``, ``identifier_columns``, grouped by concern in :attr:`Assessor.capabilities`), never from
+its name or its parameters' names: a third-party assessor declaring them is treated exactly like a built-in one. Plugins hand
 assessors to privaudit through the ``privaudit_assessors`` hook (see :mod:`privaudit.plugin.hookspecs`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -117,6 +117,78 @@ class SyntheticDefault:
 
 
 @dataclass(frozen=True)
+class Disclosure:
+    """What a check declares about what a report may show of its findings, so the core masks and withholds
+    values by declaration, never by reading a parameter's name.
+
+    Attributes:
+        show_values_from: optional ``f(params) -> int | None``: the class size the check guarantees (k of
+            k-anonymity); the raw sensitive values of a class are listed in a report only for classes at least
+            as large as the largest size any check of the policy declares (or when the policy's
+            ``report.show_sensitive_values`` says so). None returned: these parameters guarantee no size.
+        sensitive: optional ``f(params) -> columns``: the sensitive columns whose values the check's details
+            list (``worst_classes[].sensitive_values``); a report masks those values like the column when the
+            scan finds it holds direct identifiers.
+    """
+
+    show_values_from: Callable[[Any], int | None] | None = None
+    sensitive: Callable[[Any], Sequence[str]] | None = None
+
+    def class_size(self, params: Any) -> int | None:
+        """The class size from which these parameters let a report show sensitive values (None: none)."""
+        return None if self.show_values_from is None else self.show_values_from(params)
+
+    def sensitive_columns(self, params: Any) -> list[str]:
+        """The sensitive columns whose values a check with these parameters lists."""
+        return [] if self.sensitive is None else list(self.sensitive(params))
+
+
+@dataclass(frozen=True)
+class Steering:
+    """What the remediators read of a check (the ``remediation`` group of :class:`Capabilities`): each member
+    is the :class:`Assessor` field of the same name (None when not declared)."""
+
+    class_violations: Callable[[AuditContext, Any], Any] | None
+    class_rule: Callable[[Any, Policy], ClassRule | None] | None
+    sample_criterion: Callable[[Any, int], SampleCriterion | None] | None
+    response_bound: Callable[[Any, Policy], ResponseBound | None] | None
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a check needs to run (the ``inputs`` group of :class:`Capabilities`): the :class:`Assessor`
+    fields ``needs``, ``in_memory_reason``, ``always`` and ``concurrent``."""
+
+    needs: frozenset[str]
+    in_memory_reason: Callable[[Any], str | None] | None
+    always: bool | Literal["last"]
+    concurrent: bool
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """Everything an assessor declares for the core, the reports and the remediators, grouped by concern as
+    scikit-learn groups an estimator's tags (``sklearn.utils.Tags``: ``input_tags``, ``target_tags`` ...,
+    scikit-learn 1.6). Read as ``assessor.capabilities.<group>``; built from the record's fields, so a record
+    declares each capability once, as a field.
+
+    Attributes:
+        disclosure: what a report may show of the check's findings (:class:`Disclosure`), and
+            ``identifier_columns`` below.
+        identifier_columns: the :class:`Assessor` field: the columns the check found holding identifiers.
+        remediation: what the remediators steer (:class:`Steering`).
+        synthetic: the check a synthetic release gets by default (:class:`SyntheticDefault`), or None.
+        inputs: what the check needs to run (:class:`Inputs`).
+    """
+
+    disclosure: Disclosure
+    identifier_columns: Callable[[dict[str, Any]], Mapping[str, str]] | None
+    remediation: Steering
+    synthetic: SyntheticDefault | None
+    inputs: Inputs
+
+
+@dataclass(frozen=True)
 class Measurement:
     """What an assessor found.
 
@@ -163,8 +235,8 @@ class Assessor:
         report_section: optional ``f(check, audit) -> ReportSection`` drawing this assessor's report
             section. ``check`` is a :class:`~privaudit.plugin.sections.CheckEntry` of this assessor's models:
             ``check.params`` a ``params`` instance, ``check.details`` a ``details`` instance (validated once by
-            the report), ``check.value``, ``check.threshold`` ...; ``audit`` the
-            :class:`~privaudit.pipeline.audit.AuditResult`. The simple way to give an assessor its own section;
+            the report), ``check.value``, ``check.threshold`` ...; ``audit`` the audit
+            as a section reads it (:class:`~privaudit.plugin.view.AuditView`). The simple way to give an assessor its own section;
             the ``privaudit_report_section`` hook remains for plugins that prefer it.
         concurrent: ``run`` may run beside other checks on another thread: it only reads the context
             (the shared summary, the table) and keeps no state of its own. Such checks run side by side
@@ -190,6 +262,10 @@ class Assessor:
             figure of the class sizes of the whole release (see :class:`SampleCriterion`), so the generalizer
             can steer it as an ARX risk-based model; None returned: these parameters compare the release with
             another table (a population table, weights), which the generalizer cannot steer.
+        disclosure: what a report may show of the check's findings (:class:`Disclosure`: the class size it
+            guarantees, the sensitive columns whose values it lists).
+
+    :attr:`capabilities` groups the declared capabilities by concern (:class:`Capabilities`).
     """
 
     name: str
@@ -213,6 +289,18 @@ class Assessor:
     identifier_columns: Callable[[dict[str, Any]], Mapping[str, str]] | None = None
     response_bound: Callable[[Any, Policy], ResponseBound | None] | None = None
     sample_criterion: Callable[[Any, int], SampleCriterion | None] | None = None
+    disclosure: Disclosure = field(default_factory=Disclosure)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The declared capabilities, grouped by concern (:class:`Capabilities`)."""
+        return Capabilities(
+            disclosure=self.disclosure,
+            identifier_columns=self.identifier_columns,
+            remediation=Steering(self.class_violations, self.class_rule, self.sample_criterion, self.response_bound),
+            synthetic=self.synthetic_default,
+            inputs=Inputs(self.needs, self.in_memory_reason, self.always, self.concurrent),
+        )
 
     def rule(self, params: Any, policy: Policy) -> ClassRule | None:
         """The :class:`ClassRule` of a check of this assessor (None when it declares none)."""

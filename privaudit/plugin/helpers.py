@@ -7,13 +7,15 @@ against the policy (:func:`check_sensitive`), comparisons with a threshold beyon
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from privaudit.common.thresholds import TOLERANCE, exceeds, reaches
 from privaudit.core.errors import did_you_mean
-from privaudit.core.policy import Policy
+
+if TYPE_CHECKING:  # pragma: no cover - numpy is imported by the helpers that compute: loading a plugin stays light
+    import numpy as np
+
+    from privaudit.core.policy import Policy
 
 __all__ = [
     "TOLERANCE",
@@ -45,6 +47,8 @@ def check_sensitive(policy: Policy, names: Sequence[str] | None, field: str = "s
 def size_histogram(sizes: np.ndarray, max_bins: int = 60) -> list[list[int]]:
     """``[[size, number of classes], ...]`` for the distinct sizes; past ``max_bins`` distinct sizes the
     largest ones are pooled into the last bin (its size is the smallest size pooled)."""
+    import numpy as np
+
     values, counts = np.unique(sizes, return_counts=True)
     if len(values) > max_bins:
         pooled = int(counts[max_bins - 1 :].sum())
@@ -61,6 +65,8 @@ def value_histogram(
 ) -> dict:
     """Histogram of per-class figures (finite values only) with equal-width bins; with ``weights`` (class
     sizes) it counts records instead of classes."""
+    import numpy as np
+
     keep = np.isfinite(values)
     finite = values[keep]
     lo = float(finite.min()) if lo is None and len(finite) else (lo or 0.0)
@@ -81,6 +87,8 @@ def population_classes(ctx, population: str, field: str = "population"):
     sizes, release records per population class, path)``: F_k is NaN for a release class absent from the
     population; population classes are every distinct QI combination of the population, in value order.
     Used by ``k_map``, ``delta_presence`` and ``reidentification_risk``."""
+    import numpy as np
+
     from privaudit.io.data import load_table
 
     s = ctx.summary

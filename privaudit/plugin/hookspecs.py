@@ -93,7 +93,7 @@ def privaudit_report_section(check: Any, audit: Any) -> Any:
     ``check.assessor``, ``check.status``, ``check.value``, ``check.threshold``, ``check.message``,
     ``check.quasi_identifiers``), its parameters as the assessor's ``Params`` object (``check.params.k``) and
     its details as the assessor's ``Details`` object (``check.details.records_below_k``), validated once by the
-    report; ``audit`` is the :class:`~privaudit.pipeline.audit.AuditResult`. Return ``None`` for checks of
+    report; ``audit`` is the audit as sections read it (:class:`~privaudit.plugin.view.AuditView`). Return ``None`` for checks of
     assessors you do not own (test ``check.assessor`` first); the first non-None answer is used, and a generic
     section is drawn when no plugin answers. The usual way to draw an assessor's section is its
     ``Assessor.report_section`` function, which receives the same entry; this hook is an override, asked

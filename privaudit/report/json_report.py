@@ -107,6 +107,9 @@ def report_dict(audit: Any) -> dict:
     policy, table = audit.policy, audit.table
     found = found_identifiers(audit.checks, audit.registry)
     better = {c.id: improves(c.params) for c in policy.checks}
+    # the sensitive columns whose values each check lists, as its assessor declares them (``Disclosure``);
+    # checks the policy does not list (always run) list none
+    shown = {c.id: c.assessor.capabilities.disclosure.sensitive_columns(c.params) for c in policy.checks}
     for c in audit.checks:  # checks the policy does not list (always run): their assessor's declaration
         if c.id not in better:
             better[c.id] = improves(_params_class(c.assessor, audit.registry))
@@ -168,7 +171,7 @@ def report_dict(audit: Any) -> dict:
                 "threshold": c.threshold,
                 "params": c.params,
                 "message": c.message,
-                "details": masked_details(c.details, found, (c.params or {}).get("sensitive")),
+                "details": masked_details(c.details, found, shown.get(c.id)),
                 **({"quasi_identifiers": list(c.quasi_identifiers)} if c.quasi_identifiers else {}),
                 **({"better": better[c.id]} if better.get(c.id) else {}),
             }

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit import Assessor, ClassRule, Details, Measurement, Params, hookimpl
+from privaudit.plugin import Assessor, ClassRule, Details, Disclosure, Measurement, Params, hookimpl
 from privaudit.plugin.details import Histogram, WorstClass
 from privaudit.plugin.helpers import check_sensitive, exceeds
 from privaudit.plugin.text import fmt
@@ -172,6 +172,7 @@ ASSESSOR = Assessor(
     # and it implies no class size, so remediators steer it by its per-class violations alone
     class_rule=lambda params, policy: ClassRule(),
     report_section=report_section,
+    disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )
 
 

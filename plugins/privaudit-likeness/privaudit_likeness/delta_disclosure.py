@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from privaudit import Assessor, ClassRule, Details, Measurement, Params, hookimpl
+from privaudit.plugin import Assessor, ClassRule, Details, Disclosure, Measurement, Params, hookimpl
 from privaudit.plugin.details import Histogram, WorstClass
 from privaudit.plugin.helpers import check_sensitive, reaches
 from privaudit.plugin.text import fmt
@@ -156,6 +156,7 @@ ASSESSOR = Assessor(
     # bounds each class's distribution against the table's: not monotone as classes merge, no class size
     class_rule=lambda params, policy: ClassRule(),
     report_section=report_section,
+    disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )
 
 
