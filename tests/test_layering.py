@@ -25,6 +25,7 @@ LAYERS = (
     "engines",
     "plugin",
     "assessors",
+    "sections",
     "report",
     "remediation",
     "pipeline",
