@@ -1,5 +1,5 @@
-"""The report section of a p_sensitive_k_anonymity check (:mod:`privaudit.assessors.p_sensitive_k_anonymity`): presentation only, every figure
-it shows is one the check computed and stored in its details."""
+"""The report section of p_sensitive_k_anonymity checks: presentation only, every figure it shows is one the check
+(:mod:`privaudit.assessors.p_sensitive_k_anonymity`) computed and stored in its details."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The report section of a reidentification_risk check (:mod:`privaudit.assessors.reidentification_risk`): presentation only, every figure
-it shows is one the check computed and stored in its details."""
+"""The report section of reidentification_risk checks: presentation only, every figure it shows is one the check
+(:mod:`privaudit.assessors.reidentification_risk`) computed and stored in its details."""
 
 from __future__ import annotations
 

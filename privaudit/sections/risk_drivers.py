@@ -1,5 +1,5 @@
-"""The report section of a risk_drivers check (:mod:`privaudit.assessors.risk_drivers`): presentation only, every figure
-it shows is one the check computed and stored in its details."""
+"""The report section of risk_drivers checks: presentation only, every figure it shows is one the check
+(:mod:`privaudit.assessors.risk_drivers`) computed and stored in its details."""
 
 from __future__ import annotations
 

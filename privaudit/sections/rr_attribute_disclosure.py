@@ -1,5 +1,5 @@
-"""The report section of a rr_attribute_disclosure check (:mod:`privaudit.assessors.rr_attribute_disclosure`): presentation only, every figure
-it shows is one the check computed and stored in its details."""
+"""The report section of rr_attribute_disclosure checks: presentation only, every figure it shows is one the check
+(:mod:`privaudit.assessors.rr_attribute_disclosure`) computed and stored in its details."""
 
 from __future__ import annotations
 
@@ -58,30 +58,7 @@ def draw(check: CheckEntry[RRParams, RRDetails], audit: AuditResult) -> ReportSe
         )
         + f" Records are placed by their {('released' if d.records_mapped_to is None else d.records_mapped_to)} values.",
     ]
-    rows = []
-    for column in [*qi, s]:
-        role = "sensitive" if column == s else "quasi-identifier"
-        if files.get(column):
-            rows.append([column, role, "published matrix", files[column]])
-        elif keep.get(column) is not None:
-            rows.append(
-                [
-                    column,
-                    role,
-                    rt.fmt(keep[column], 4),
-                    f"kept with probability {rt.fmt(keep[column], 4)}, else replaced by another value at random",
-                ]
-            )
-        else:
-            rows.append([column, role, "1", "not randomized"])
-    table = rs.DataTable(
-        ["column", "role", "keep probability", "randomization"],
-        rows,
-        caption="Published randomization per column",
-        numeric=frozenset({2}),
-        kind="details",
-        widths=("18%", "19%", "15%"),
-    )
+    table = _randomization_table([*qi, s], s, keep, files)
     figures = []
     if hist:
         figure = rf.value_histogram_figure(
@@ -117,6 +94,35 @@ def draw(check: CheckEntry[RRParams, RRDetails], audit: AuditResult) -> ReportSe
         "the guess of one sensitive value, not re-identification, and an estimated joint can under- or overstate "
         "the risk on small tables.",
     )
+
+
+def _randomization_table(columns: list[str], s: str, keep: dict, files: dict) -> rs.DataTable:
+    """One row per quasi-identifier and the sensitive column ``s``: its published keep probability or matrix."""
+    rows = []
+    for column in columns:
+        role = "sensitive" if column == s else "quasi-identifier"
+        if files.get(column):
+            rows.append([column, role, "published matrix", files[column]])
+        elif keep.get(column) is not None:
+            rows.append(
+                [
+                    column,
+                    role,
+                    rt.fmt(keep[column], 4),
+                    f"kept with probability {rt.fmt(keep[column], 4)}, else replaced by another value at random",
+                ]
+            )
+        else:
+            rows.append([column, role, "1", "not randomized"])
+    table = rs.DataTable(
+        ["column", "role", "keep probability", "randomization"],
+        rows,
+        caption="Published randomization per column",
+        numeric=frozenset({2}),
+        kind="details",
+        widths=("18%", "19%", "15%"),
+    )
+    return table
 
 
 @hookimpl

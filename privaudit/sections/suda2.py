@@ -1,5 +1,5 @@
-"""The report section of a suda2 check (:mod:`privaudit.assessors.suda2`): presentation only, every figure
-it shows is one the check computed and stored in its details."""
+"""The report section of suda2 checks: presentation only, every figure it shows is one the check
+(:mod:`privaudit.assessors.suda2`) computed and stored in its details."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ if TYPE_CHECKING:  # pragma: no cover - types only
 
 def draw(check: CheckEntry[Suda2Params, Suda2Details], audit: AuditResult) -> ReportSection:
     """The report section of a suda2 check: special uniques, DIS-SUDA table, contribution per variable."""
-    from privaudit.plugin import charts
 
     d, p = check.details, check.params
     qi, n, special = list(d.qi), int(d.records), int(d.records_special_unique)
@@ -44,27 +43,7 @@ def draw(check: CheckEntry[Suda2Params, Suda2Details], audit: AuditResult) -> Re
         f"is a correct match, for a sampling fraction of {rt.fmt(d.dis_fraction)}) over the special uniques by "
         f"their SUDA scores: the highest is {rt.fmt(d.dis_score_max, 3)}, the sum {rt.fmt(d.dis_score_sum, 4)}.",
     ]
-    figures = []
-    contributions = d.contributions or {}
-    if special and contributions:
-        labels = list(contributions)
-        shares = [min(max(float(contributions[c]) / 100.0, 0.0), 1.0) for c in labels]
-        svg = charts.share_bars_chart(
-            labels,
-            shares,
-            [False] * len(labels),
-            title="Contribution of each variable",
-            x_label="share of the total SUDA score",
-        )
-        figures.append(
-            rs.Figure(
-                svg,
-                "Share of the total SUDA score coming from minimal sample uniques that "
-                "contain each variable (sdcMicro's attribute contributions; a minimal sample "
-                "unique of several variables counts for each, so shares add up to more than "
-                "100%).",
-            )
-        )
+    figures = _contribution_figures(d, special)
     table = rs.DataTable(
         ["DIS-SUDA score", "records"],
         [[a, rt.fmt(b)] for a, b in d.dis_score_table],
@@ -102,6 +81,35 @@ def draw(check: CheckEntry[Suda2Params, Suda2Details], audit: AuditResult) -> Re
         "given sampling fraction and on SUDA's heuristic calibration; it assumes the intruder knows the listed "
         "quasi-identifiers exactly and that missing values reveal nothing.",
     )
+
+
+def _contribution_figures(d: Suda2Details, special: int) -> list[rs.Figure]:
+    """The chart of each variable's share of the total SUDA score (sdcMicro's attribute contributions), when
+    some record is a special unique."""
+    from privaudit.plugin import charts
+
+    figures = []
+    contributions = d.contributions or {}
+    if special and contributions:
+        labels = list(contributions)
+        shares = [min(max(float(contributions[c]) / 100.0, 0.0), 1.0) for c in labels]
+        svg = charts.share_bars_chart(
+            labels,
+            shares,
+            [False] * len(labels),
+            title="Contribution of each variable",
+            x_label="share of the total SUDA score",
+        )
+        figures.append(
+            rs.Figure(
+                svg,
+                "Share of the total SUDA score coming from minimal sample uniques that "
+                "contain each variable (sdcMicro's attribute contributions; a minimal sample "
+                "unique of several variables counts for each, so shares add up to more than "
+                "100%).",
+            )
+        )
+    return figures
 
 
 @hookimpl

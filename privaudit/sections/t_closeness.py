@@ -1,5 +1,5 @@
-"""The report section of a t_closeness check (:mod:`privaudit.assessors.t_closeness`): presentation only, every figure
-it shows is one the check computed and stored in its details."""
+"""The report section of t_closeness checks: presentation only, every figure it shows is one the check
+(:mod:`privaudit.assessors.t_closeness`) computed and stored in its details."""
 
 from __future__ import annotations
 

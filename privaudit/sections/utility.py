@@ -1,5 +1,5 @@
-"""The report section of a utility check (:mod:`privaudit.assessors.utility`): presentation only, every figure
-it shows is one the check computed and stored in its details."""
+"""The report section of utility checks: presentation only, every figure it shows is one the check
+(:mod:`privaudit.assessors.utility`) computed and stored in its details."""
 
 from __future__ import annotations
 

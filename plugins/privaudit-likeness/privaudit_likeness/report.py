@@ -1,4 +1,6 @@
-"""The report sections of the two assessors, built with ``privaudit.plugin.sections``.
+"""The report sections of the two assessors, built with ``privaudit.plugin.sections`` and registered through
+the ``privaudit_report_sections`` hook (this module is the ``report`` entry point of the ``privaudit`` group):
+the check modules compute, this module presents, and imports them, never the reverse.
 
 Each section has the plain-language sentence (what the figure means for the people in the table),
 the figure against its threshold, supporting facts, a histogram of the per-class figures with the
@@ -13,10 +15,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from privaudit import hookimpl
 from privaudit.plugin import figures as rf
 from privaudit.plugin import sections as rs
 from privaudit.plugin import text as rt
 
+from . import beta_likeness, delta_disclosure
 from .binning import failing_bins
 
 if TYPE_CHECKING:  # pragma: no cover - types only
@@ -180,3 +184,11 @@ def delta_section(check: rs.CheckEntry[DeltaDisclosureParams, DeltaDisclosureDet
         "usually needs every value in every group; it treats values as unrelated, and does not stop "
         "re-identification on its own.",
     )
+
+
+@hookimpl
+def privaudit_report_sections():
+    return [
+        rs.Section(beta_likeness.ASSESSOR.name, beta_section),
+        rs.Section(delta_disclosure.ASSESSOR.name, delta_section),
+    ]
