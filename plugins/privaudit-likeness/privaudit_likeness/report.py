@@ -38,11 +38,8 @@ def _figure(hist: dict, threshold: float, title: str, x_label: str, line: str, c
     )
 
 
-def beta_section(check: rs.CheckEntry[BetaLikenessParams, BetaLikenessDetails], audit: Any) -> rs.ReportSection:
-    """Section of a ``beta_likeness`` check."""
-    d, p = check.details, check.params
-    col, beta, variant, n = p.sensitive, p.beta, p.variant, audit.table.rows
-    bad = d.records_failing
+def _beta_rule(variant: str, beta: float) -> tuple[str, str]:
+    """What breaks the check and what passing means, in words, for the ``basic`` or ``enhanced`` variant."""
     factor = rt.fmt(1 + beta)
     if variant == "basic":
         rule = f"more than {factor} times as frequent as in the whole table (a relative gain above β = {rt.fmt(beta)})"
@@ -56,6 +53,15 @@ def beta_section(check: rs.CheckEntry[BetaLikenessParams, BetaLikenessDetails], 
             f"at most {factor} times as frequent as in the whole table (β = {rt.fmt(beta)}), and no common value "
             f"of share p above p·(1 − ln p)"
         )
+    return rule, ok
+
+
+def beta_section(check: rs.CheckEntry[BetaLikenessParams, BetaLikenessDetails], audit: Any) -> rs.ReportSection:
+    """Section of a ``beta_likeness`` check."""
+    d, p = check.details, check.params
+    col, beta, variant, n = p.sensitive, p.beta, p.variant, audit.table.rows
+    bad = d.records_failing
+    rule, ok = _beta_rule(variant, beta)
     if bad:
         summary = (
             f"{_who(bad, n)} in groups where some {col} value is {rule}: finding their group makes an "
