@@ -28,6 +28,7 @@ LAYERS = (
     "engines",
     "plugin",
     "assessors",
+    "sections",
     "report",
     "remediation",
     "pipeline",

@@ -11,18 +11,15 @@ value <= max_risk. details: ``tau1``, ``tau2``, ``cells``, ``sample_unique_cells
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import ClassVar, Literal
 
-import numpy as np
 from pydantic import Field
 
 from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
 from privaudit.plugin.helpers import exceeds
 from privaudit.plugin.hookspecs import hookimpl
 
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
+NAME = "model_risk"
 
 
 class ModelRiskParams(Params):
@@ -67,7 +64,7 @@ def run(ctx, params: ModelRiskParams) -> Measurement:
     variables = variables_of(params, ctx.policy)
     weight = ctx.policy.columns_with("weight")
     weights = ctx.table[weight[0]].to_numpy(dtype=float) if weight else None
-    r = model_risk(ctx.table, variables, weights, params.method, np.inf if params.bound is None else params.bound)
+    r = model_risk(ctx.table, variables, weights, params.method, float("inf") if params.bound is None else params.bound)
     details = {
         "method": r.method,
         "variables": variables,
@@ -87,37 +84,8 @@ def run(ctx, params: ModelRiskParams) -> Measurement:
     return Measurement(value, params.max_risk, not exceeds(value, params.max_risk), message, details)
 
 
-def report_section(check: CheckEntry[ModelRiskParams, ModelRiskDetails], audit: AuditResult) -> ReportSection:
-    from privaudit.plugin import sections as rs
-    from privaudit.plugin import text as rt
-
-    if check.status == "error":
-        return rs.ReportSection(summary=check.message)
-    d, p = check.details, check.params
-    summary = (
-        f"A log-linear model of {rt.qi_phrase(d.variables)} estimates τ1 = {rt.fmt(d.tau1, 4)} (sample "
-        f"uniques that are also unique in the population) and τ2 = {rt.fmt(d.tau2, 4)} (expected correct "
-        f"matches of sample uniques), per non-empty cell; the policy limits {p.measure} to "
-        f"{rt.fmt(p.max_risk, 4)}."
-    )
-    return rs.ReportSection(
-        summary=summary,
-        value_text=rt.fmt(check.value, 4),
-        threshold_text=f"{p.measure} ≤ {rt.fmt(p.max_risk, 4)}",
-        facts=rt.facts(
-            ("method", d.method),
-            ("non-empty cells", d.cells),
-            ("sample-unique cells", d.sample_unique_cells),
-            ("cells of the full grid", d.grid_cells),
-            ("sampling weights", d.weight_column or "none (1 per record)"),
-        ),
-        limitations="the model has main effects only; interactions between the key variables are not modelled, "
-        "so risks in cells that such interactions make rare are understated.",
-    )
-
-
 ASSESSOR = Assessor(
-    name="model_risk",
+    name=NAME,
     params=ModelRiskParams,
     details=ModelRiskDetails,
     run=run,
@@ -130,7 +98,6 @@ ASSESSOR = Assessor(
     reference="C. Skinner & N. Shlomo, JASA 103(483), 2008, sections 2-3; sdcMicro modRisk (Templ, Kowarik & Meindl)",
     needs=frozenset({"table"}),
     validate_policy=validate,
-    report_section=report_section,
 )
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
 from pydantic import Field
 
 from privaudit.common.numbers import fmt
@@ -17,9 +16,11 @@ from privaudit.plugin.details import WorstClass
 from privaudit.plugin.helpers import check_sensitive
 from privaudit.plugin.hookspecs import hookimpl
 
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
+if TYPE_CHECKING:  # pragma: no cover - types only
+    import numpy as np
+
+
+NAME = "p_sensitive_k_anonymity"
 
 
 class PSensitiveParams(Params):
@@ -50,6 +51,8 @@ def validate(params: PSensitiveParams, policy) -> str | None:
 
 def fewest_distinct(ctx, params: PSensitiveParams) -> np.ndarray:
     """Per class, the fewest distinct values over the listed sensitive attributes."""
+    import numpy as np
+
     columns = params.sensitive or ctx.policy.sensitive
     return np.min(np.vstack([ctx.summary.sensitive[c].distinct for c in columns]), axis=0)
 
@@ -90,53 +93,8 @@ def run(ctx, params: PSensitiveParams) -> Measurement:
     return Measurement(value, {"p": params.p, "k": params.k}, passed, message, details)
 
 
-def report_section(check: CheckEntry[PSensitiveParams, PSensitiveDetails], audit: AuditResult) -> ReportSection:
-    """The report section of a p_sensitive_k_anonymity check: who is in too-small or too-uniform classes."""
-    from privaudit.plugin import figures as rf
-    from privaudit.plugin import sections as rs
-    from privaudit.plugin import text as rt
-
-    d = check.details
-    p, k, n, bad = check.params.p, check.params.k, audit.table.rows, d.records_failing
-    columns = ", ".join(d.per_attribute)
-    if bad:
-        summary = (
-            f"{rt.people(bad)} ({rt.percent(bad, n)}) {'is' if bad == 1 else 'are'} in groups smaller than "
-            f"k = {k} or with fewer than p = {p} different values of {columns}: finding their group narrows "
-            f"a sensitive value down to fewer than {p} possibilities, or the person to fewer than {k} records."
-        )
-    else:
-        summary = (
-            f"Every group has at least k = {k} records and p = {p} different values of {columns}: finding a "
-            f"person's group leaves at least {p} possibilities for each sensitive value."
-        )
-    return rs.ReportSection(
-        summary=summary,
-        value_text=f"p = {rt.fmt(check.value)}, k = {rt.fmt(d.smallest_class)}",
-        threshold_text=f"p ≥ {p}, k ≥ {k}",
-        facts=rt.facts(
-            ("classes", d.classes),
-            ("smallest class", d.smallest_class),
-            *[(f"fewest distinct values of {c}", v) for c, v in d.per_attribute.items()],
-            ("classes failing", d.classes_failing),
-            ("records in those classes", f"{rt.fmt(bad)} ({rt.percent(bad, n)})"),
-        ),
-        tables=[
-            x
-            for x in [
-                rf.worst_classes_table(
-                    check, audit, [("distinct_values", "distinct values")], failing=d.classes_failing
-                )
-            ]
-            if x
-        ],
-        limitations="p different values can still be skewed (one value in almost every record) or mean nearly "
-        "the same thing; it does not bound how likely each value is.",
-    )
-
-
 ASSESSOR = Assessor(
-    name="p_sensitive_k_anonymity",
+    name=NAME,
     params=PSensitiveParams,
     details=PSensitiveDetails,
     run=run,
@@ -151,7 +109,6 @@ ASSESSOR = Assessor(
     class_violations=violations,
     class_rule=rule,
     concurrent=True,
-    report_section=report_section,
     disclosure=Disclosure(show_values_from=lambda p: p.k, sensitive=lambda p: p.sensitive or []),
 )
 

@@ -33,19 +33,18 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-import numpy as np
-import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from privaudit.common.numbers import fmt
-from privaudit.engines.linkage_pairs import LEFT, RELEASE, aligned_original, coded_pair, linkage_connection
 from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
 from privaudit.plugin.helpers import exceeds
 from privaudit.plugin.hookspecs import hookimpl
 
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
+if TYPE_CHECKING:  # pragma: no cover - types only
+    import pandas as pd
+
+
+NAME = "record_linkage"
 
 
 class Intruder(BaseModel):
@@ -217,6 +216,9 @@ def validate(params: RecordLinkageParams, policy) -> str | None:
 
 
 def _plain(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    import numpy as np
+    import pandas as pd
+
     return pd.DataFrame(
         {
             c: frame[c].astype(object).where(frame[c].notna(), np.nan)
@@ -236,6 +238,8 @@ def run_distance(ctx, params: RecordLinkageParams, columns: list[str], report) -
     """The distance-based linkage; per record, ``linked``: the expected correctness of the intruder's link
     of that record (1: its own released record is the nearest, 1/t in a tie of t, 0: linked elsewhere;
     NaN: not in the intruder's file)."""
+    import numpy as np
+
     from privaudit.risk.linkage import distance_linkage
     from privaudit.risk.linkage.distance_blocked import blocked_distance_linkage
 
@@ -366,6 +370,7 @@ def run_probabilistic_sql(ctx, params: RecordLinkageParams, columns: list[str], 
     as the policy types them: :func:`privaudit.engines.linkage_pairs.coded_pair`), the original aligned to the
     release by row or ``record_id`` as :func:`privaudit.pipeline.audit.align_original` aligns it, and
     :func:`privaudit.risk.linkage.fellegi_sunter.sql.probabilistic_linkage_sql` does the rest. DuckDB spills beyond the engine's ``memory_limit`` into ``temp_directory``."""
+    from privaudit.engines.linkage_pairs import LEFT, RELEASE, coded_pair, linkage_connection
     from privaudit.risk.linkage.fellegi_sunter.sql import probabilistic_linkage_sql
 
     with linkage_connection(ctx.files, "record_linkage (probabilistic)") as con:
@@ -388,6 +393,7 @@ def run_distance_sql(ctx, params: RecordLinkageParams, columns: list[str], repor
     :func:`run_probabilistic_sql`, the original's statistics over its rows aligned to the release, then
     :func:`privaudit.risk.linkage.distance_sql.distance_linkage_sql` (the figures of
     :func:`privaudit.risk.linkage.distance_blocked.blocked_distance_linkage`). No per-record output."""
+    from privaudit.engines.linkage_pairs import LEFT, RELEASE, aligned_original, coded_pair, linkage_connection
     from privaudit.risk.linkage.distance_sql import distance_linkage_sql
 
     with linkage_connection(ctx.files, "record_linkage (distance)") as con:
@@ -419,134 +425,8 @@ def run(ctx, params: RecordLinkageParams) -> Measurement:
     )
 
 
-def report_section(check: CheckEntry[RecordLinkageParams, RecordLinkageDetails], audit: AuditResult) -> ReportSection:
-    """The report section of a record_linkage check: how many people the intruder re-identifies, by
-    class size (distance) or per estimation of m and u (probabilistic)."""
-    from privaudit.plugin import charts
-    from privaudit.plugin import sections as rs
-    from privaudit.plugin import text as rt
-
-    d = check.details
-    n, value, limit = int(d.n_intruder or 0), float(check.value), float(check.params.max_rate)
-    known = rt.qi_phrase(d.known_columns)
-    linked = int(round(value * n))
-    summary = (
-        f"An intruder who already holds {rt.fmt(n)} people's original records ({known}) links "
-        f"{rt.people(linked)} ({rt.share(value)}) to their own released record: for them the masking does "
-        f"not prevent re-identification."
-    )
-    paragraphs = [f"The check allows at most {rt.share(limit)} correct links; it measured {rt.share(value)}."]
-    figures, tables = [], []
-    if d.method == "distance":
-        how = (
-            f"{d.metric} distance over standardized attributes, "
-            f"{'a one-to-one global assignment' if d.assignment == 'one_to_one' else 'nearest released record'}"
-        )
-        paragraphs.append(f"Linkage: {how}. A record tied with k candidates counts 1/k.")
-        if d.worst_case_rate is not None:
-            paragraphs.append(
-                f"With the attribute weights that maximise correct links (the maximum-knowledge "
-                f"intruder) the rate is {rt.share(d.worst_case_rate)}, against "
-                f"{rt.share(d.rate)} with the plain weights; the check uses the larger. That "
-                "worst case is an upper bound on what an intruder who does not know the "
-                "original can achieve, not an attack one is expected to run (Torra's slides: "
-                "the weights are learnt from the true links)."
-            )
-        by_size = d.rate_by_class_size or []
-        if by_size:
-            labels = [f"class size {b.class_size}" for b in by_size]
-            shares = [float(b.rate) for b in by_size]
-            svg = charts.share_bars_chart(
-                labels,
-                shares,
-                [exceeds(s, limit) for s in shares],
-                title="Correct links by the size of the record's class",
-                x_label="share of intruder records linked correctly",
-                limit=limit,
-                limit_label=f"max_rate = {rt.share(limit)}",
-            )
-            figures.append(
-                rs.Figure(svg, "Records in small classes are the easiest to link; the dashed line marks max_rate.")
-            )
-            tables.append(
-                rs.DataTable(
-                    ["class size", "intruder records", "linked correctly", "rate"],
-                    [[b.class_size, rt.fmt(b.records), rt.fmt(b.correct), rt.share(b.rate)] for b in by_size],
-                    caption="Correct links by class size",
-                    numeric=frozenset({1, 2, 3}),
-                    kind="details",
-                )
-            )
-        facts = rt.facts(
-            ("intruder records", n),
-            ("released records", d.n_released),
-            ("correct links", rt.fmt(d.correct)),
-            ("distinct links (nearest < half the second)", rt.share(d.distinct_share or 0)),
-            ("precision of distinct links", None if d.distinct_precision is None else rt.share(d.distinct_precision)),
-            ("blocking", "; ".join(" + ".join(b) for b in d.blocking or []) or None),
-            ("own record among the candidates", None if d.pair_recall is None else rt.share(d.pair_recall)),
-        )
-        if d.blocking:
-            paragraphs.append(
-                "Blocking: each intruder record is compared only with the released records that "
-                "agree with it on a blocking rule; a record with no candidate is not linked."
-            )
-    else:
-        rows = []
-        for e in d.estimations:
-            rows.append(
-                [
-                    e.estimation,
-                    rt.share(e.rate),
-                    rt.share(e.top1_correct),
-                    "–" if e.link_precision is None else rt.share(e.link_precision),
-                    rt.fmt(e.clerical_pairs),
-                    f"{e.match_prior:.3g} (expected {e.expected_match_prior:.3g})",
-                ]
-            )
-            for warning in e.warnings or []:
-                paragraphs.append(f"Warning ({e.estimation}): {warning}")
-        tables.append(
-            rs.DataTable(
-                [
-                    "m/u from",
-                    "linked above threshold",
-                    "top-1 correct",
-                    "link precision",
-                    "clerical pairs",
-                    "match prior",
-                ],
-                rows,
-                caption="Fellegi–Sunter linkage per estimation of m and u (the check uses the worst)",
-                numeric=frozenset({1, 2, 3, 4}),
-                kind="details",
-            )
-        )
-        paragraphs.append(
-            "With m and u from the true pairs the model is the worst-case intruder; EM models an "
-            "intruder without labels, whose estimates can be implausible (see the warnings)."
-        )
-        facts = rt.facts(
-            ("intruder records", n),
-            ("candidate pairs", d.candidate_pairs),
-            ("own record among the candidates", rt.share(d.pair_recall or 0)),
-            ("blocking", "; ".join(" + ".join(b) for b in d.blocking or []) or None),
-        )
-    return rs.ReportSection(
-        summary=summary,
-        value_text=rt.share(value),
-        threshold_text=f"≤ {rt.share(limit)}",
-        paragraphs=paragraphs,
-        facts=facts,
-        figures=figures,
-        tables=tables,
-        limitations="models one intruder file and one linkage method: an intruder with more attributes, other "
-        "sources or a better method can link more; it says nothing about what the linked records reveal.",
-    )
-
-
 ASSESSOR = Assessor(
-    name="record_linkage",
+    name=NAME,
     params=RecordLinkageParams,
     details=RecordLinkageDetails,
     run=run,
@@ -561,7 +441,6 @@ ASSESSOR = Assessor(
     "Navarro-Arribas & Torra, Information Fusion 13 (2012)",
     needs=frozenset({"original", "table"}),
     validate_policy=validate,
-    report_section=report_section,
     in_memory_reason=RecordLinkageParams.in_memory_reason,
 )
 

@@ -19,18 +19,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
-import pandas as pd
-
 from privaudit.common.numbers import fmt
-from privaudit.core.summary import column_codes
 from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
 from privaudit.plugin.hookspecs import hookimpl
-from privaudit.risk.undeclared import PAIR_MAX_VALUES, Codes, refinements
 
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
+if TYPE_CHECKING:  # pragma: no cover - types only
+    import pandas as pd
+
+    from privaudit.risk.undeclared import Codes
+
 
 #: rows read from the beginning of a table an out-of-memory engine does not load
 SAMPLE_ROWS = 200_000
@@ -40,6 +37,9 @@ _INTERVAL = re.compile(
     r"|\s*(<|<=|>|>=|≤|≥)\s*-?\d+(\.\d+)?\s*|\s*-?\d+(\.\d+)?\s*\+\s*|\s*\w*\d\w*\*+\s*",
     re.IGNORECASE,
 )
+
+
+NAME = "refining_columns"
 
 
 class RefiningColumnsParams(Params):
@@ -90,11 +90,17 @@ def release_frame(ctx) -> tuple[pd.DataFrame | None, bool]:
 
 
 def codes_of(values: pd.Series) -> Codes:
+    import numpy as np
+
+    from privaudit.core.summary import column_codes
+
     codes, card = column_codes(values)
     return np.asarray(codes), int(card)
 
 
 def _label(v) -> str:
+    import numpy as np
+
     return f"{v:g}" if isinstance(v, (float, np.floating)) else str(v)
 
 
@@ -107,6 +113,8 @@ def unread(ctx) -> str:
 
 def generalized_evidence(ctx, frame: pd.DataFrame, column: str) -> str | None:
     """Why the release's values of a quasi-identifier are generalized ones, or None when they look exact."""
+    import pandas as pd
+
     series = frame[column]
     if isinstance(series.dtype, pd.CategoricalDtype) and not series.dtype.ordered:  # a nominal column's are present
         values = series.cat.categories
@@ -128,6 +136,8 @@ def generalized_evidence(ctx, frame: pd.DataFrame, column: str) -> str | None:
 
 
 def run(ctx, params: RefiningColumnsParams) -> Measurement:
+    from privaudit.risk.undeclared import PAIR_MAX_VALUES, refinements
+
     frame, sampled = release_frame(ctx)
     policy = ctx.policy
     if frame is None:
@@ -207,80 +217,8 @@ def message(found, generalized: dict, sampled: bool, rows: int) -> str:
     )
 
 
-def report_section(
-    check: CheckEntry[RefiningColumnsParams, RefiningColumnsDetails], audit: AuditResult
-) -> ReportSection:
-    """The columns that give back a generalized quasi-identifier, at one glance: which, of what, how finely."""
-    from privaudit.plugin import sections as rs
-    from privaudit.plugin import text as rt
-
-    d = check.details
-    assert d is not None
-    generalized = [g.column for g in d.generalized]
-    if d.findings:
-        names = sorted({c for f in d.findings for c in f.columns})
-        sources = sorted({f.quasi_identifier for f in d.findings})
-        summary = (
-            f"Column{'s' * (len(names) > 1)} {', '.join(names)} {'give' if len(names) > 1 else 'gives'} back "
-            f"{', '.join(sources)}, which the release generalizes: anyone holding the file reads finer values than "
-            "the release was meant to show. Declare each a quasi-identifier so it is generalized with its source, "
-            "or drop it."
-        )
-    elif generalized:
-        summary = f"No column left out of the quasi-identifiers gives back the generalized {', '.join(generalized)}."
-    else:
-        summary = "No quasi-identifier is visibly generalized in this release, so no column can give one back."
-    tables = []
-    if d.findings:
-        tables.append(
-            rs.DataTable(
-                ["column", "gives back", "records", "share", "distinct values / released"],
-                [
-                    [
-                        " + ".join(f.columns),
-                        f.quasi_identifier,
-                        fmt(f.records),
-                        rt.share(f.share),
-                        f"{fmt(f.distinct)} / {fmt(f.released)}",
-                    ]
-                    for f in d.findings
-                ],
-                caption="Columns that refine a generalized quasi-identifier",
-                numeric=frozenset({2, 3}),
-            )
-        )
-    if d.generalized:
-        tables.append(
-            rs.DataTable(
-                ["generalized quasi-identifier", "seen from"],
-                [[g.column, g.evidence] for g in d.generalized],
-                kind="details",
-                widths=("30%",),
-            )
-        )
-    paragraphs = []
-    if d.sampled and d.scanned:
-        paragraphs.append(
-            f"Read on the first {fmt(d.rows)} rows: this engine summarises only the declared columns. A column "
-            "refining a quasi-identifier on every row refines it on these rows too."
-        )
-    if not d.scanned:
-        paragraphs.append(f"The columns were not read: {check.message}.")
-    return rs.ReportSection(
-        summary=summary,
-        value_text=f"{check.value} column{'s' * (check.value != 1)}",
-        threshold_text="0 columns",
-        paragraphs=paragraphs,
-        tables=tables,
-        limitations="compares only quasi-identifiers the release visibly generalizes (values above the hierarchy's "
-        "leaves, or intervals and masks); a dependency is taken as one only when the data show it (repeated values "
-        f"each within one released value); pairs are searched among columns of at most {d.pair_max_values} values; "
-        "a column that nearly determines the original value (with a few exceptions) is not found.",
-    )
-
-
 ASSESSOR = Assessor(
-    name="refining_columns",
+    name=NAME,
     params=RefiningColumnsParams,
     details=RefiningColumnsDetails,
     run=run,
@@ -295,7 +233,6 @@ ASSESSOR = Assessor(
     "Machingauta and Welch, SDC Practice Guide (IHSN), 'Classifying variables'",
     always="last",  # after the policy's checks: what the policy left out
     concurrent=True,
-    report_section=report_section,
 )
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-import numpy as np
 from pydantic import Field, model_validator
 
 from privaudit.core.errors import DataError
@@ -27,9 +26,11 @@ from privaudit.plugin.assessor import Assessor, Details, Measurement, Params, Sa
 from privaudit.plugin.helpers import exceeds, population_classes
 from privaudit.plugin.hookspecs import hookimpl
 
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
+if TYPE_CHECKING:  # pragma: no cover - types only
+    import numpy as np
+
+
+NAME = "reidentification_risk"
 
 
 class ReidentificationRiskParams(Params):
@@ -86,6 +87,8 @@ def validate(params: ReidentificationRiskParams, policy) -> str | None:
 
 def population_sizes(ctx, params: ReidentificationRiskParams) -> tuple[np.ndarray | None, str]:
     """F_k per class of ``ctx.summary`` and where it came from."""
+    import numpy as np
+
     s = ctx.summary
     if params.use_weights:
         return np.maximum(np.asarray(s.weight_sums, dtype=float), s.sizes), "weights"
@@ -118,61 +121,6 @@ def run(ctx, params: ReidentificationRiskParams) -> Measurement:
     return Measurement(value, params.max_risk, passed, message, details)
 
 
-def report_section(
-    check: CheckEntry[ReidentificationRiskParams, ReidentificationRiskDetails], audit: AuditResult
-) -> ReportSection:
-    """The report section: the three models side by side."""
-    from privaudit.plugin import sections as rs
-    from privaudit.plugin import text as rt
-
-    if check.status == "error":
-        return rs.ReportSection(summary=check.message)
-    d, p = check.details, check.params
-    source = {
-        "file": "a population table",
-        "weights": "the sampling weights",
-        "release": "the release itself (no population given: journalist and marketer equal prosecutor)",
-    }[d.population]
-    summary = (
-        f"Under the {p.model} model the {p.measure.replace('_', ' ')} re-identification risk is "
-        f"{rt.share(check.value)} (the policy allows {rt.share(p.max_risk)})."
-    )
-    rows = [
-        [
-            model,
-            rt.share(getattr(d, model).highest),
-            rt.share(getattr(d, model).average),
-            rt.share(getattr(d, model).records_at_risk),
-        ]
-        for model in ("prosecutor", "journalist")
-    ]
-    rows.append(["marketer", "—", rt.share(d.marketer.average), "—"])
-    table = rs.DataTable(
-        [
-            "attacker model",
-            "highest risk",
-            "average risk (success rate)",
-            f"records with risk > {rt.share(d.threshold)}",
-        ],
-        rows,
-        caption="Re-identification risk under the three attacker models",
-        numeric=frozenset({1, 2, 3}),
-    )
-    return rs.ReportSection(
-        summary=summary,
-        value_text=rt.share(check.value),
-        threshold_text=f"≤ {rt.share(p.max_risk)}",
-        paragraphs=[
-            "The prosecutor knows their target is in the release; the journalist targets someone of the "
-            "population; the marketer tries to re-identify as many people as possible. Population class "
-            f"sizes come from {source}."
-        ],
-        tables=[table],
-        limitations="the models count exact matches on the quasi-identifiers; an intruder with other knowledge "
-        "or approximate matching is not modelled.",
-    )
-
-
 def sample_criterion(params: ReidentificationRiskParams, n_records: int) -> SampleCriterion | None:
     """ARX's models of the chosen measure on the release's own classes (the journalist and marketer models
     without a population table or weights are the prosecutor's): ``measure: average`` is
@@ -199,7 +147,7 @@ def sample_criterion(params: ReidentificationRiskParams, n_records: int) -> Samp
 
 
 ASSESSOR = Assessor(
-    name="reidentification_risk",
+    name=NAME,
     params=ReidentificationRiskParams,
     details=ReidentificationRiskDetails,
     run=run,
@@ -211,7 +159,6 @@ ASSESSOR = Assessor(
     reference="K. El Emam, Guide to the De-Identification of Personal Health Information, CRC 2013, ch. 16-18; "
     "ARX 3.9 RiskModelSampleSummary (Prasser et al.)",
     validate_policy=validate,
-    report_section=report_section,
     concurrent=True,
     sample_criterion=sample_criterion,
 )

@@ -19,17 +19,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
-import pandas as pd
 from pydantic import Field
 
 from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
 from privaudit.plugin.helpers import exceeds
 from privaudit.plugin.hookspecs import hookimpl
 
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
+if TYPE_CHECKING:  # pragma: no cover - types only
+    import pandas as pd
+
+
+NAME = "risk_drivers"
 
 
 class RiskDriversParams(Params):
@@ -69,6 +69,8 @@ class RiskDriversDetails(Details):
 
 
 def _figures(groups: pd.DataFrame, columns: list[str], n: int) -> tuple[int, float]:
+    import numpy as np
+
     if columns:
         sizes = groups.groupby(columns, sort=False, dropna=False, observed=True)["f"].sum().to_numpy()
     else:
@@ -78,6 +80,8 @@ def _figures(groups: pd.DataFrame, columns: list[str], n: int) -> tuple[int, flo
 
 def _as_labels(values: pd.Series) -> pd.Series:
     """Hierarchy lookups use the file's text: whole numbers without a decimal point."""
+    import pandas as pd
+
     if pd.api.types.is_float_dtype(values.dtype):
         whole = values.dropna()
         if len(whole) and (whole == whole.round()).all():
@@ -86,6 +90,8 @@ def _as_labels(values: pd.Series) -> pd.Series:
 
 
 def run(ctx, params: RiskDriversParams) -> Measurement:
+    import numpy as np
+
     s = ctx.summary
     qi = list(ctx.policy.quasi_identifiers)
     n = int(s.n_records)
@@ -143,84 +149,8 @@ def run(ctx, params: RiskDriversParams) -> Measurement:
     )
 
 
-def report_section(check: CheckEntry[RiskDriversParams, RiskDriversDetails], audit: AuditResult) -> ReportSection:
-    from privaudit.plugin import charts
-    from privaudit.plugin import sections as rs
-    from privaudit.plugin import text as rt
-
-    if check.status == "error":
-        return rs.ReportSection(summary=check.message)
-    d = check.details
-    base = d.baseline
-    drivers = d.drivers
-    total = max(base.sample_uniques, 1)
-    figures = [
-        rs.Figure(
-            charts.share_bars_chart(
-                [x.column for x in drivers],
-                [x.removed.drop_uniques / total for x in drivers],
-                [False] * len(drivers),
-                title="Sample uniques removed by dropping each quasi-identifier",
-                x_label="share of the sample uniques that would no longer be unique",
-            ),
-            "For each quasi-identifier, the share of the release's sample uniques that stop being unique when it is "
-            "left out of the release.",
-        )
-    ]
-    generalized = [x for x in drivers if x.generalized is not None]
-    if generalized:
-        figures.append(
-            rs.Figure(
-                charts.share_bars_chart(
-                    [x.column for x in generalized],
-                    [x.generalized.drop_uniques / total for x in generalized],
-                    [False] * len(generalized),
-                    title="Sample uniques removed by generalizing each one level",
-                    x_label="share of the sample uniques that would no longer be unique",
-                ),
-                "The same when the quasi-identifier is generalized one level up its hierarchy instead.",
-            )
-        )
-    rows = [
-        [
-            x.column,
-            rt.fmt(x.removed.drop_uniques),
-            rt.share(x.removed.drop_risk),
-            "—" if x.generalized is None else rt.fmt(x.generalized.drop_uniques),
-            "—" if x.generalized is None else rt.share(x.generalized.drop_risk),
-        ]
-        for x in drivers
-    ]
-    table = rs.DataTable(
-        [
-            "quasi-identifier",
-            "uniques removed (dropped)",
-            "average risk drop (dropped)",
-            "uniques removed (one level up)",
-            "average risk drop (one level up)",
-        ],
-        rows,
-        caption="What each quasi-identifier contributes to the risk",
-        numeric=frozenset({1, 2, 3, 4}),
-    )
-    top = drivers[0].column if drivers else "—"
-    summary = (
-        f"Of the {rt.fmt(base.sample_uniques)} records alone in their group, most would stop being unique "
-        f"by leaving out {top!r}; the table shows each quasi-identifier's share of the risk."
-    )
-    return rs.ReportSection(
-        summary=summary,
-        figures=figures,
-        tables=[table],
-        value_text=rt.fmt(check.value) if check.threshold is None else rt.share(check.value),
-        threshold_text="informational" if check.threshold is None else f"≤ {rt.share(check.threshold)}",
-        limitations="each quasi-identifier is changed alone; the effect of changing two at once is "
-        "not the sum of their effects.",
-    )
-
-
 ASSESSOR = Assessor(
-    name="risk_drivers",
+    name=NAME,
     params=RiskDriversParams,
     details=RiskDriversDetails,
     run=run,
@@ -232,7 +162,6 @@ ASSESSOR = Assessor(
     reference="sdcMicro issues 71 and 84 (github.com/sdcTools/sdcMicro); Templ, Statistical Disclosure Control for "
     "Microdata, Springer 2017, section 3.5",
     validate_policy=None,
-    report_section=report_section,
     concurrent=True,
 )
 

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-import numpy as np
-import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from privaudit.common.numbers import fmt
@@ -26,15 +24,12 @@ from privaudit.plugin.assessor import Assessor, Details, Disclosure, Measurement
 from privaudit.plugin.details import Histogram
 from privaudit.plugin.helpers import check_sensitive, exceeds
 from privaudit.plugin.hookspecs import hookimpl
-from privaudit.risk.randomized_response import (
-    keep_probability_matrices,
-    load_distortion_matrix,
-    rr_attribute_disclosure,
-)
 
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
+if TYPE_CHECKING:  # pragma: no cover - types only
+    import pandas as pd
+
+
+NAME = "rr_attribute_disclosure"
 
 
 class Randomization(BaseModel):
@@ -110,10 +105,18 @@ def validate(params: RRParams, policy) -> str | None:
 
 def _as_labels(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """Categorical columns as plain object labels (missing = NaN), as the RR functions expect."""
+    import numpy as np
+    import pandas as pd
+
     return pd.DataFrame({c: frame[c].astype(object).where(frame[c].notna(), np.nan) for c in columns})
 
 
 def matrices_for(params: RRParams, policy, released: pd.DataFrame, original: pd.DataFrame | None) -> dict:
+    from privaudit.risk.randomized_response import (
+        keep_probability_matrices,
+        load_distortion_matrix,
+    )
+
     keep = {c: s.keep_probability for c, s in params.randomized.items() if s.keep_probability is not None}
     extra = [original] if original is not None else []
     matrices: dict[str, Any] = keep_probability_matrices(released, keep, *extra) if keep else {}
@@ -125,6 +128,12 @@ def matrices_for(params: RRParams, policy, released: pd.DataFrame, original: pd.
 
 
 def run(ctx, params: RRParams) -> Measurement:
+    import numpy as np
+
+    from privaudit.risk.randomized_response import (
+        rr_attribute_disclosure,
+    )
+
     qi = _qi(params, ctx.policy)
     columns = [*qi, params.sensitive]
     released = _as_labels(ctx.table, columns)
@@ -159,114 +168,8 @@ def run(ctx, params: RRParams) -> Measurement:
     return Measurement(result.value, params.max_risk, not exceeds(result.value, params.max_risk), message, details)
 
 
-def report_section(check: CheckEntry[RRParams, RRDetails], audit: AuditResult) -> ReportSection:
-    """The report section of an rr_attribute_disclosure check: how well an intruder who knows the published
-    randomization reconstructs a person's sensitive value, the records' risk histogram against max_risk and
-    the keep probabilities."""
-    from privaudit.plugin import figures as rf
-    from privaudit.plugin import sections as rs
-    from privaudit.plugin import text as rt
-
-    d = check.details
-    s, qi, limit, value = d.sensitive, list(d.qi), float(check.params.max_risk), float(check.value)
-    hist = d.risk_histogram
-    records = int(sum(hist.counts) + hist.infinite) if hist else 0
-    above = int(round((d.share_above or 0.0) * records))
-    know = rt.qi_phrase(qi)
-    if above:
-        summary = (
-            f"{rt.people(above)} ({rt.percent(above, records)}) can have their {s} guessed right with a "
-            f"probability above {rt.fmt(limit)} by an intruder who knows {know} and the published "
-            f"randomization; at worst {rt.fmt(value, 3)}."
-        )
-    else:
-        summary = (
-            f"Nobody's {s} can be guessed right with a probability above {rt.fmt(limit)} by an intruder who "
-            f"knows {know} and the published randomization; the highest is {rt.fmt(value, 3)}."
-        )
-    keep, files = d.keep_probabilities or {}, d.matrix_files or {}
-    randomized = any(v is not None for v in keep.values()) or any(files.values())
-    meaning = (
-        "the randomization blurs the released values, but the intruder undoes part of it with the "
-        "published matrices (Guo, Ying & Wu's reconstruction probability)."
-        if randomized
-        else f"nothing is randomized, so this is the share of {s} values in the person's group (the l-diversity risk)."
-    )
-    paragraphs = [
-        f"A risk of {rt.fmt(value, 2)} means that such a guess is right about {rt.fmt(round(100 * value))} times "
-        f"in 100: {meaning}",
-        "The joint distribution of the original values is "
-        + (
-            "taken from the original table (what the auditor knows; the worst case)."
-            if d.joint_from == "original"
-            else "estimated from the release by inverting the randomization (π̂ = P⁻¹λ; negative cells are set to 0 "
-            "and the rest renormalised)."
-        )
-        + f" Records are placed by their {('released' if d.records_mapped_to is None else d.records_mapped_to)} values.",
-    ]
-    rows = []
-    for column in [*qi, s]:
-        role = "sensitive" if column == s else "quasi-identifier"
-        if files.get(column):
-            rows.append([column, role, "published matrix", files[column]])
-        elif keep.get(column) is not None:
-            rows.append(
-                [
-                    column,
-                    role,
-                    rt.fmt(keep[column], 4),
-                    f"kept with probability {rt.fmt(keep[column], 4)}, else replaced by another value at random",
-                ]
-            )
-        else:
-            rows.append([column, role, "1", "not randomized"])
-    table = rs.DataTable(
-        ["column", "role", "keep probability", "randomization"],
-        rows,
-        caption="Published randomization per column",
-        numeric=frozenset({2}),
-        kind="details",
-        widths=("18%", "19%", "15%"),
-    )
-    figures = []
-    if hist:
-        figure = rf.value_histogram_figure(
-            hist.model_dump(),
-            limit,
-            "above",
-            f"Risk of reconstructing {s}",
-            f"Pr({s} | quasi-identifiers) of the record's cell",
-            f"max_risk = {rt.fmt(limit)}",
-            y_label="records",
-            failing_total=above,
-            caption=f"Records by the probability that an intruder reconstructs their {s}; the dashed line marks "
-            f"max_risk.",
-        )
-        if figure:
-            figures.append(figure)
-    cell = d.riskiest_cell or {}
-    return rs.ReportSection(
-        summary=summary,
-        value_text=rt.fmt(value),
-        threshold_text=f"risk ≤ {rt.fmt(limit)}",
-        paragraphs=paragraphs,
-        facts=rt.facts(
-            ("records", records),
-            ("records above max_risk", f"{rt.fmt(above)} ({rt.percent(above, records)})"),
-            ("riskiest cell", ", ".join(f"{k} = {v}" for k, v in cell.items()) or None),
-            ("cells of the contingency table", d.cells),
-            ("joint distribution", d.joint_from),
-        ),
-        figures=figures,
-        tables=[table],
-        limitations="assumes the intruder knows only the quasi-identifiers and the published matrices; it bounds "
-        "the guess of one sensitive value, not re-identification, and an estimated joint can under- or overstate "
-        "the risk on small tables.",
-    )
-
-
 ASSESSOR = Assessor(
-    name="rr_attribute_disclosure",
+    name=NAME,
     params=RRParams,
     details=RRDetails,
     response_bound=response_bound,
@@ -281,7 +184,6 @@ ASSESSOR = Assessor(
     "(JCSE 5(3), 2011)",
     validate_policy=validate,
     needs=frozenset({"table"}),
-    report_section=report_section,
     disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )
 

@@ -27,23 +27,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
-import pandas as pd
 from pydantic import Field
 
 from privaudit.common.numbers import fmt
-from privaudit.core.summary import column_codes
 from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
 from privaudit.plugin.helpers import exceeds
 from privaudit.plugin.hookspecs import hookimpl
-from privaudit.risk.suda2 import SudaResult, suda2
 
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
+if TYPE_CHECKING:  # pragma: no cover - types only
+    import numpy as np
+    import pandas as pd
+
+    from privaudit.risk.suda2 import SudaResult
+
 
 #: DIS-SUDA intervals of sdcMicro's ``print.suda2``: "== 0", "(0.0, 0.1]", ..., "(0.6, 0.7]", "> 0.7".
 DIS_EDGES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
+
+
+NAME = "suda2"
 
 
 class Suda2Params(Params):
@@ -107,11 +109,17 @@ def validate(params: Suda2Params, policy) -> str | None:
 
 def code_matrix(table: pd.DataFrame, columns: list[str]) -> np.ndarray:
     """The (records x columns) integer codes SUDA2 reads; missing values are -1."""
+    import numpy as np
+
+    from privaudit.core.summary import column_codes
+
     return np.column_stack([np.asarray(column_codes(table[c])[0], dtype=np.int64) for c in columns])
 
 
 def compute(ctx, params: Suda2Params) -> SudaResult:
     """SUDA2 of the released table under a check's parameters."""
+    from privaudit.risk.suda2 import suda2
+
     qi = _qi(params, ctx.policy)
     return suda2(
         code_matrix(ctx.table, qi),
@@ -123,6 +131,8 @@ def compute(ctx, params: Suda2Params) -> SudaResult:
 
 def dis_table(dis: np.ndarray) -> list[list]:
     """``[[interval, records], ...]`` over sdcMicro's DIS-SUDA intervals."""
+    import numpy as np
+
     rows = [["== 0", int(np.count_nonzero(dis <= 0))]]
     for lo, hi in zip(DIS_EDGES[:-1], DIS_EDGES[1:], strict=False):
         rows.append([f"({lo:.1f}, {hi:.1f}]", int(np.count_nonzero((dis > lo) & (dis <= hi)))])
@@ -131,6 +141,8 @@ def dis_table(dis: np.ndarray) -> list[list]:
 
 
 def run(ctx, params: Suda2Params) -> Measurement:
+    import numpy as np
+
     qi = _qi(params, ctx.policy)
     r = compute(ctx, params)
     n = len(r.scores)
@@ -175,99 +187,8 @@ def run(ctx, params: Suda2Params) -> Measurement:
     return Measurement(value, threshold, passed, message, details, per_record=per_record)
 
 
-def report_section(check: CheckEntry[Suda2Params, Suda2Details], audit: AuditResult) -> ReportSection:
-    """The report section of a suda2 check: special uniques, DIS-SUDA table, contribution per variable."""
-    from privaudit.plugin import charts
-    from privaudit.plugin import sections as rs
-    from privaudit.plugin import text as rt
-
-    d, p = check.details, check.params
-    qi, n, special = list(d.qi), int(d.records), int(d.records_special_unique)
-    know = rt.qi_phrase(qi)
-    by_size = list(d.msus_by_size or [])
-    smallest = next((i + 1 for i, c in enumerate(by_size) if c), None)
-    if special:
-        size = f"{smallest} value{'s' if smallest != 1 else ''}" if smallest else "a few values"
-        summary = (
-            f"{rt.people(special)} ({rt.percent(special, n)}) can be singled out by part of {know}: each is "
-            f"the only one in the release with some combination of these values, the shortest such "
-            f"combinations having {size}."
-        )
-    else:
-        summary = (
-            f"Nobody can be singled out by {know} or any part of them: every combination of these values is "
-            f"shared by at least two records."
-        )
-    paragraphs = [
-        f"SUDA scores each minimal sample unique by how few values it needs (weights {', '.join(rt.fmt(w) for w in d.weights)} "
-        f"for sizes 1 to {len(d.weights)}); a record's score is the sum over its minimal sample uniques. The scores "
-        f"sum to {rt.fmt(d.score_sum)}, the highest is {rt.fmt(d.score_max)}.",
-        f"The DIS-SUDA score spreads Elliot's data intrusion simulation estimate (the chance that a unique match "
-        f"is a correct match, for a sampling fraction of {rt.fmt(d.dis_fraction)}) over the special uniques by "
-        f"their SUDA scores: the highest is {rt.fmt(d.dis_score_max, 3)}, the sum {rt.fmt(d.dis_score_sum, 4)}.",
-    ]
-    figures = []
-    contributions = d.contributions or {}
-    if special and contributions:
-        labels = list(contributions)
-        shares = [min(max(float(contributions[c]) / 100.0, 0.0), 1.0) for c in labels]
-        svg = charts.share_bars_chart(
-            labels,
-            shares,
-            [False] * len(labels),
-            title="Contribution of each variable",
-            x_label="share of the total SUDA score",
-        )
-        figures.append(
-            rs.Figure(
-                svg,
-                "Share of the total SUDA score coming from minimal sample uniques that "
-                "contain each variable (sdcMicro's attribute contributions; a minimal sample "
-                "unique of several variables counts for each, so shares add up to more than "
-                "100%).",
-            )
-        )
-    table = rs.DataTable(
-        ["DIS-SUDA score", "records"],
-        [[a, rt.fmt(b)] for a, b in d.dis_score_table],
-        caption="Records by DIS-SUDA score",
-        numeric=frozenset({1}),
-        kind="details",
-    )
-    size_rows = [[str(i + 1), rt.fmt(w), rt.fmt(c)] for i, (w, c) in enumerate(zip(d.weights, by_size, strict=False))]
-    sizes = rs.DataTable(
-        ["MSU size", "score of one", "MSUs found"],
-        size_rows,
-        caption="Minimal sample uniques by size",
-        numeric=frozenset({0, 1, 2}),
-        kind="details",
-    )
-    threshold = f"≤ {rt.share(p.max_share)}"
-    if p.max_dis_score is not None:
-        threshold += f", DIS ≤ {rt.fmt(p.max_dis_score)}"
-    return rs.ReportSection(
-        summary=summary,
-        value_text=rt.share(check.value),
-        threshold_text=threshold,
-        paragraphs=paragraphs,
-        facts=rt.facts(
-            ("records", n),
-            ("special uniques (score > 0)", f"{rt.fmt(special)} ({rt.percent(special, n)})"),
-            ("unique on every quasi-identifier", d.sample_uniques),
-            ("in pairs on every quasi-identifier", d.pairs),
-            ("largest MSU size searched", d.max_size),
-            ("records above the DIS-SUDA limit", d.records_above_dis_score),
-        ),
-        figures=figures,
-        tables=[table, sizes],
-        limitations="counts uniqueness in the sample: the DIS-SUDA estimate of population uniqueness rests on the "
-        "given sampling fraction and on SUDA's heuristic calibration; it assumes the intruder knows the listed "
-        "quasi-identifiers exactly and that missing values reveal nothing.",
-    )
-
-
 ASSESSOR = Assessor(
-    name="suda2",
+    name=NAME,
     params=Suda2Params,
     details=Suda2Details,
     run=run,
@@ -284,7 +205,6 @@ ASSESSOR = Assessor(
     "Uniques (2005); Manning, Haglin & Keane, Data Min. Knowl. Disc. 16, 2008; sdcMicro suda2",
     validate_policy=validate,
     needs=frozenset({"table"}),
-    report_section=report_section,
     concurrent=True,
 )
 

@@ -26,7 +26,7 @@ smaller) is refused (one line, exit 2): its rate would mostly be the Wilson esti
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -35,10 +35,6 @@ from privaudit.plugin.assessor import Assessor, Details, Measurement, Params, Sy
 from privaudit.plugin.details import AttackCounts, Rate, Risk
 from privaudit.plugin.helpers import exceeds
 from privaudit.plugin.hookspecs import hookimpl
-
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
 
 REFERENCE = (
     "Giomi, Boenisch, Wehmeyer & Tasnádi, A Unified Framework for Quantifying Privacy Risk in "
@@ -219,14 +215,15 @@ def _refuse_small(ctx, params: SyntheticAttackParams, attack: str) -> None:
             )
 
 
-def _judged(risk: dict, judge_by: str) -> float:
+def judged(risk: dict, judge_by: str) -> float:
+    """The figure a check compares with max_risk: the interval's lower bound or the point estimate."""
     return float(risk["ci"][0] if judge_by == "lower_bound" else risk["value"])
 
 
 def _measurement(what: str, result: dict, params: SyntheticAttackParams, scope: str, details: dict) -> Measurement:
     risk, level = result["risk"], f"{params.confidence_level:.0%}"
-    judged = _judged(risk, params.judge_by)
-    passed = not exceeds(judged, params.max_risk)
+    figure = judged(risk, params.judge_by)
+    passed = not exceeds(figure, params.max_risk)
     message = (
         f"{what} risk {risk['value']:.3f} ({level} CI {risk['ci'][0]:.3f}–{risk['ci'][1]:.3f}) {scope}: "
         f"attack rate {result['attack_rate']['value']:.3f}, control {result['control_rate']['value']:.3f}, "
@@ -328,7 +325,7 @@ def run_inference(ctx, params: InferenceParams) -> Measurement:
             tables=_encoded(ctx),
         )
         per_secret.append({"secret": secret, "aux_columns": aux, **found.to_dict()})
-    worst = max(per_secret, key=lambda r: (_judged(r["risk"], params.judge_by), r["risk"]["value"]))
+    worst = max(per_secret, key=lambda r: (judged(r["risk"], params.judge_by), r["risk"]["value"]))
     details = {
         "attack": "inference",
         "worst_secret": worst["secret"],
@@ -339,157 +336,6 @@ def run_inference(ctx, params: InferenceParams) -> Measurement:
     }
     scope = f"for {worst['secret']!r}" + (f" (the worst of {len(per_secret)} secrets)" if len(per_secret) > 1 else "")
     return _measurement("inference", worst, params, scope, details)
-
-
-# ------------------------------------------------------------------------------------------ report
-def _rate_row(label: str, rate: dict) -> list:
-    from privaudit.plugin import text as rt
-
-    return [
-        label,
-        rt.share(rate["value"]),
-        f"{rt.share(rate['ci'][0])} – {rt.share(rate['ci'][1])}",
-        rt.fmt(rate["trials"]),
-        rt.fmt(round(float(rate["successes"]), 2)),
-    ]
-
-
-SCENARIO = {
-    "singling_out": (
-        'isolate one record of the release with a predicate ("the only {what}")',
-        "singled out by a predicate written on the release",
-    ),
-    "linkability": (
-        "join two files about the same people through the release",
-        "linked: both halves of their record lead to the same synthetic record",
-    ),
-    "inference": (
-        "guess a sensitive attribute from the attributes they know, through the nearest synthetic record",
-        "whose secret was guessed right",
-    ),
-}
-
-
-def report_section(
-    check: CheckEntry[SinglingOutParams | LinkabilityParams | InferenceParams, AttackDetails], audit: AuditResult
-) -> ReportSection:
-    """The report section of a synthetic-release attack: the three rates with their intervals and the risk."""
-    from privaudit.plugin import charts
-    from privaudit.plugin import sections as rs
-    from privaudit.plugin import text as rt
-
-    d = check.details
-    kind, risk, limit = d.attack, d.risk, float(check.params.max_risk)
-    level = f"{float(d.confidence_level):.0%}"
-    attack_rate, control_rate, baseline = d.attack_rate, d.control_rate, d.baseline_rate
-    if kind == "singling_out":
-        target = f"{rt.fmt(d.n_predicates)} {d.mode} predicates over {rt.qi_phrase(d.columns)}"
-    elif kind == "linkability":
-        target = (
-            f"files holding {rt.qi_phrase(d.aux_columns[0])} and {rt.qi_phrase(d.aux_columns[1])}, "
-            f"{d.n_neighbors} nearest synthetic record(s)"
-        )
-    else:
-        target = f"the secret {d.worst_secret!r} from {rt.qi_phrase(d.aux_columns)}"
-    summary = (
-        f"An attacker using the synthetic release succeeds on {rt.share(attack_rate.value)} of the people "
-        f"in the training data against {rt.share(control_rate.value)} of comparable people who were not "
-        f"in it ({target}): the release adds a {kind.replace('_', '-')} risk of {rt.share(risk.value)} "
-        f"({level} interval {rt.share(risk.ci[0])} – {rt.share(risk.ci[1])})."
-    )
-    goal, success = SCENARIO[kind]
-    paragraphs = [
-        f"The attacker tries to {goal.format(what='person with these attributes')}. Success rates are Wilson "
-        f"estimates; the risk (r_train − r_control)/(1 − r_control) is the share of the attack's failures on "
-        f"outsiders that it turns into successes on the people the release was made from.",
-        f"The check allows a risk of at most {rt.share(limit)}, compared with the "
-        f"{'lower bound of the interval' if d.judge_by == 'lower_bound' else 'point estimate'}.",
-    ]
-    if not d.beats_baseline:
-        paragraphs.append(
-            f"Warning: the attack does no better than the naive baseline ({rt.share(attack_rate.value)} "
-            f"against {rt.share(baseline.value)}), so the risk it yields cannot be trusted."
-        )
-    paragraphs += [f"Note: {n}" for n in d.notes if "naive baseline" not in n]
-    shares = [attack_rate.value, control_rate.value, baseline.value]
-    labels = ["training records", "control records", "naive baseline"]
-    failing = [check.status == "fail", False, False]
-    figures = [
-        rs.Figure(
-            charts.share_bars_chart(
-                labels,
-                shares,
-                failing,
-                title="Success rate of the attack",
-                x_label=f"share of attacks that succeed ({success})",
-            ),
-            "The gap between the training and the control bars is what the release gives away.",
-        )
-    ]
-    tables = [
-        rs.DataTable(
-            ["attack", "success rate", f"{level} interval", "attacks", "successes"],
-            [
-                _rate_row("on training records", attack_rate.model_dump()),
-                _rate_row("on control records", control_rate.model_dump()),
-                _rate_row("naive baseline", baseline.model_dump()),
-            ],
-            caption=f"Success rates of the {kind.replace('_', '-')} attack",
-            numeric=frozenset({1, 3, 4}),
-            kind="details",
-        )
-    ]
-    if kind == "inference" and len(d.secrets) > 1:
-        rows = [
-            [
-                s.secret,
-                rt.share(s.risk.value),
-                f"{rt.share(s.risk.ci[0])} – {rt.share(s.risk.ci[1])}",
-                rt.share(s.attack_rate.value),
-                rt.share(s.control_rate.value),
-                rt.share(s.baseline_rate.value),
-            ]
-            for s in d.secrets
-        ]
-        tables.append(
-            rs.DataTable(
-                ["secret", "risk", f"{level} interval", "training", "control", "baseline"],
-                rows,
-                caption="Inference risk per secret (the check uses the largest)",
-                numeric=frozenset({1, 3, 4, 5}),
-                kind="details",
-            )
-        )
-        figures.append(
-            rs.Figure(
-                charts.share_bars_chart(
-                    [s.secret for s in d.secrets],
-                    [s.risk.value for s in d.secrets],
-                    [exceeds(_judged(s.risk.model_dump(), d.judge_by), limit) for s in d.secrets],
-                    title="Inference risk per secret",
-                    x_label="risk",
-                    limit=limit,
-                    limit_label=f"max_risk = {rt.share(limit)}",
-                ),
-                "The dashed line marks max_risk.",
-            )
-        )
-    facts = rt.facts(
-        ("risk", rt.share(risk.value)),
-        (f"{level} interval", f"{rt.share(risk.ci[0])} – {rt.share(risk.ci[1])}"),
-        ("attacks on training / control records", f"{rt.fmt(d.n_attacks.training)} / {rt.fmt(d.n_attacks.control)}"),
-    )
-    return rs.ReportSection(
-        summary=summary,
-        value_text=rt.share(risk.value),
-        threshold_text=f"≤ {rt.share(limit)}",
-        paragraphs=paragraphs,
-        facts=facts,
-        figures=figures,
-        tables=tables,
-        limitations="measures one attack with the attributes given; a stronger attacker, other attributes or "
-        "outside sources can do better, and the estimate carries the sampling error of n_attacks attacks.",
-    )
 
 
 class AttackFigures(Details):
@@ -565,7 +411,6 @@ SINGLING_OUT = Assessor(
     reference=REFERENCE,
     needs=NEEDS,
     validate_policy=validate_singling_out,
-    report_section=report_section,
     synthetic_default=SyntheticDefault({"max_risk": 0.1}),
 )
 LINKABILITY = Assessor(
@@ -581,7 +426,6 @@ LINKABILITY = Assessor(
     reference=REFERENCE,
     needs=NEEDS,
     validate_policy=validate_linkability,
-    report_section=report_section,
     synthetic_default=SyntheticDefault({"max_risk": 0.1}, applies=lambda policy: len(policy.quasi_identifiers) >= 2),
 )
 INFERENCE = Assessor(
@@ -598,7 +442,6 @@ INFERENCE = Assessor(
     reference=REFERENCE,
     needs=NEEDS,
     validate_policy=validate_inference,
-    report_section=report_section,
     synthetic_default=SyntheticDefault({"max_risk": 0.1}, applies=lambda policy: bool(policy.sensitive)),
 )
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-import numpy as np
 from pydantic import Field
 
 from privaudit.common.numbers import fmt
@@ -17,11 +16,12 @@ from privaudit.plugin.assessor import Assessor, ClassRule, Details, Disclosure, 
 from privaudit.plugin.details import Histogram, WorstClass
 from privaudit.plugin.helpers import check_sensitive, exceeds, value_histogram
 from privaudit.plugin.hookspecs import hookimpl
-from privaudit.risk import emd
 
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
+if TYPE_CHECKING:  # pragma: no cover - types only
+    import numpy as np
+
+
+NAME = "t_closeness"
 
 
 class TClosenessParams(Params):
@@ -60,6 +60,8 @@ def validate(params: TClosenessParams, policy) -> str | None:
 
 
 def per_class_emd(ctx, column: str, distance: str) -> np.ndarray:
+    from privaudit.risk import emd
+
     sc = ctx.summary.sensitive[column]
     q = sc.total / max(sc.total.sum(), 1)
     if distance == "ordered":
@@ -71,11 +73,19 @@ def per_class_emd(ctx, column: str, distance: str) -> np.ndarray:
 
 
 def violations(ctx, params: TClosenessParams) -> np.ndarray:
+    import numpy as np
+
+    from privaudit.risk import emd
+
     per_class = per_class_emd(ctx, params.sensitive, emd.ground_distance(params.sensitive, ctx.policy, params.distance))
     return ~np.isnan(per_class) & (exceeds(per_class, params.t))
 
 
 def run(ctx, params: TClosenessParams) -> Measurement:
+    import numpy as np
+
+    from privaudit.risk import emd
+
     s = ctx.summary
     distance = emd.ground_distance(params.sensitive, ctx.policy, params.distance)
     per_class = per_class_emd(ctx, params.sensitive, distance)
@@ -104,70 +114,8 @@ def run(ctx, params: TClosenessParams) -> Measurement:
     return Measurement(value, params.t, not exceeds(value, params.t), message, details)
 
 
-def report_section(check: CheckEntry[TClosenessParams, TClosenessDetails], audit: AuditResult) -> ReportSection:
-    """The report section of a t_closeness check: who is in too-distant classes, EMD chart, worst classes."""
-    from privaudit.plugin import figures as rf
-    from privaudit.plugin import sections as rs
-    from privaudit.plugin import text as rt
-
-    d = check.details
-    col, t, n = check.params.sensitive, check.params.t, audit.table.rows
-    failing = d.records_failing
-    if failing:
-        summary = (
-            f"{rt.people(failing)} ({rt.percent(failing, n)}) {'is' if failing == 1 else 'are'} in groups whose "
-            f"{col} distribution is further than t = {rt.fmt(t)} from the whole table's: finding their group "
-            f"tells an intruder noticeably more about their {col} than the table as a whole does."
-        )
-    else:
-        summary = (
-            f"In every group the {col} distribution is within t = {rt.fmt(t)} of the whole table's: finding a "
-            f"person's group tells an intruder little more about their {col} than the table as a whole."
-        )
-    figure = rf.value_histogram_figure(
-        d.per_class_histogram.model_dump(),
-        t,
-        "above",
-        f"Distance of each class's {col} from the table",
-        f"earth mover's distance ({d.distance} ground distance)",
-        f"t = {rt.fmt(t)}",
-        caption=f"Classes by the distance between their {col} values and the whole table's; the dashed line marks t.",
-        failing_total=d.classes_failing,
-    )
-    return rs.ReportSection(
-        summary=summary,
-        value_text=rt.fmt(check.value),
-        threshold_text=f"t ≤ {rt.fmt(t)}",
-        facts=rt.facts(
-            ("ground distance", d.distance),
-            ("classes", d.classes),
-            ("classes further than t", d.classes_failing),
-            ("records in those classes", f"{rt.fmt(failing)} ({rt.percent(failing, n)})"),
-            ("classes without a value", d.classes_without_values),
-        ),
-        figures=[figure] if figure else [],
-        tables=[
-            x
-            for x in [
-                rf.worst_classes_table(
-                    check,
-                    audit,
-                    [("emd", "EMD")],
-                    failing=d.classes_failing,
-                    what=f"classes further than t = {rt.fmt(t)}",
-                    sensitive=True,
-                )
-            ]
-            if x
-        ],
-        limitations="bounds what a group adds to the whole table's distribution, not what that distribution itself "
-        "reveals; it does not stop re-identification on its own, and a coarse ground distance can hide semantically "
-        "close values.",
-    )
-
-
 ASSESSOR = Assessor(
-    name="t_closeness",
+    name=NAME,
     params=TClosenessParams,
     details=TClosenessDetails,
     run=run,
@@ -182,7 +130,6 @@ ASSESSOR = Assessor(
     class_violations=violations,
     class_rule=lambda params, policy: ClassRule(max_distance={params.sensitive: params.t}),
     concurrent=True,
-    report_section=report_section,
     disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )
 

@@ -28,27 +28,26 @@ import itertools
 import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
-import pandas as pd
 from pydantic import Field
 
 from privaudit.assessors.refining_columns import codes_of, release_frame, unread
 from privaudit.common.numbers import fmt
 from privaudit.common.numeric import to_numeric
-from privaudit.core.summary import pack_keys
-from privaudit.discovery.key_variables import key_variable
 from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
 from privaudit.plugin.hookspecs import hookimpl
-from privaudit.risk.undeclared import Splitter, below
 
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
+if TYPE_CHECKING:  # pragma: no cover - types only
+    import numpy as np
+    import pandas as pd
+
 
 DECLARED = ("quasi_identifier", "sensitive", "identifier", "record_id", "household_id", "weight")
 WORST_PAIRED = 3  # pairs are measured among this many worst columns
 FEW = 10  # a column of at most this many values is a coded domain whatever its values (income brackets)
 _DATE = re.compile(r"\d{4}-\d{1,2}(-\d{1,2})?|\d{1,2}[./]\d{1,2}[./]\d{2,4}|\d{4}/\d{1,2}(/\d{1,2})?")
+
+
+NAME = "undeclared_key_variables"
 
 
 class UndeclaredKeyVariablesParams(Params):
@@ -108,6 +107,11 @@ class UndeclaredKeyVariablesDetails(Details):
 def knowable(name: str, values: pd.Series, max_values: int) -> str | None:
     """How an intruder could know a column (its header, or a content of few values or dates), or None. Read
     from the column's distinct values (its categories as loaded), not its rows."""
+    import numpy as np
+    import pandas as pd
+
+    from privaudit.discovery.key_variables import key_variable
+
     found = key_variable(name)
     if found is not None:
         return f"header: {found.label}"
@@ -136,6 +140,8 @@ def knowable(name: str, values: pd.Series, max_values: int) -> str | None:
 
 def policy_bounds(ctx, n_records: int) -> tuple[list[tuple[str, Any]], int | None]:
     """The policy's bounds on class sizes over every quasi-identifier (``(label, fulfilled(sizes))``) and its k."""
+    from privaudit.risk.undeclared import below
+
     policy = ctx.policy
     bounds: list[tuple[str, Any]] = []
     ks = []
@@ -157,6 +163,10 @@ def policy_bounds(ctx, n_records: int) -> tuple[list[tuple[str, Any]], int | Non
 def base_partition(ctx, frame: pd.DataFrame) -> tuple[np.ndarray, int]:
     """Each record's class on the declared quasi-identifiers: the shared summary's in process, else (an
     out-of-memory engine keeps no record's class) those of the rows read."""
+    import numpy as np
+
+    from privaudit.core.summary import pack_keys
+
     qis = [q for q in ctx.policy.quasi_identifiers if q in frame]
     if frame is ctx.table and qis:
         s = ctx.summary
@@ -169,6 +179,8 @@ def base_partition(ctx, frame: pd.DataFrame) -> tuple[np.ndarray, int]:
 
 
 def _entry(columns, how, vocabulary, values, sizes, n, k, bounds, met) -> dict:
+    from privaudit.risk.undeclared import below
+
     unique = below(sizes, 2)
     breaks = [label for (label, fulfilled), was in zip(bounds, met, strict=True) if was and not fulfilled(sizes)]
     entry = {
@@ -209,6 +221,10 @@ def by_breaks(entries: list[dict], column: str) -> bool:
 
 
 def measure(ctx, params: UndeclaredKeyVariablesParams) -> dict:
+    import numpy as np
+
+    from privaudit.risk.undeclared import Splitter, below
+
     frame, sampled = release_frame(ctx)
     assert frame is not None
     n = len(frame)
@@ -345,115 +361,8 @@ def message(d: dict) -> str:
 SHOWN_ROWS = 12  # rows of columns that break nothing a report section shows
 
 
-def table_rows(d: UndeclaredKeyVariablesDetails) -> tuple[list[list[str]], int]:
-    """The section's rows: the declared quasi-identifiers alone, then what fails, the vocabulary's columns
-    together, what warns, the pairs of the worst, and the others up to :data:`SHOWN_ROWS`; and how many others
-    are left out."""
-    from privaudit.plugin import text as rt
-
-    def row(e: AddedKey | None, label: str, how: str, verdict: str) -> list[str]:
-        unique = d.unique_share if e is None else e.unique_share
-        low = d.below_k_share if e is None else e.below_k_share
-        return [label, how, rt.share(unique), *([rt.share(low or 0.0)] if d.k else []), verdict]
-
-    def verdict(e: AddedKey) -> str:
-        checks = ", ".join(sorted({b.split(":")[0] for b in e.breaks}))
-        if not checks:
-            return "—"
-        if e is d.together or (len(e.columns) == 1 and e.columns[0] in d.failing):
-            return f"fails: breaks {checks}"
-        return f"{'warning: ' if e.columns[0] in d.warnings and len(e.columns) == 1 else ''}breaks {checks}"
-
-    rows = [row(None, "(the declared quasi-identifiers alone)", "", "")]
-    failing = [e for e in d.columns if e.columns[0] in d.failing and e.breaks]
-    warned = [e for e in d.columns if e.columns[0] in d.warnings]
-    together = [d.together] if d.together is not None else []
-    rest = [e for e in d.columns if e not in failing and e not in warned]
-    listed = [*failing, *together, *warned, *d.pairs]
-    shown = rest[: max(SHOWN_ROWS - len(listed), 3)]
-    for e in [*listed, *shown]:
-        rows.append(row(e, " + ".join(e.columns), e.known_by, verdict(e)))
-    return rows, len(rest) - len(shown)
-
-
-def report_section(
-    check: CheckEntry[UndeclaredKeyVariablesParams, UndeclaredKeyVariablesDetails], audit: AuditResult
-) -> ReportSection:
-    """At one glance: each knowable column left out, and the uniqueness an intruder knowing it would find."""
-    from privaudit.plugin import sections as rs
-
-    d = check.details
-    assert d is not None
-    if d.failing:
-        summary = (
-            f"The policy leaves out {', '.join(d.failing)}, which an intruder can know: with "
-            f"{'them' if len(d.failing) > 1 else 'it'}, the release breaks the policy's own bounds. Declare "
-            f"{'them quasi-identifiers' if len(d.failing) > 1 else 'it a quasi-identifier'}, or say in the "
-            "policy why an intruder cannot know it (role other, reason)."
-        )
-    elif d.columns:
-        summary = (
-            "No column the key-variable vocabulary names, if an intruder also knew it, would break the policy's "
-            f"bounds ({len(d.columns)} plausible column{'s' * (len(d.columns) != 1)} measured)."
-        )
-    else:
-        summary = "No column left out of the quasi-identifiers looks like something an intruder could know."
-    tables = []
-    if d.columns:
-        rows, more = table_rows(d)
-        k = d.k
-        tables.append(
-            rs.DataTable(
-                ["if an intruder also knew", "known by", "unique", *([f"below k={k}"] if k else []), "verdict"],
-                rows,
-                caption="What each column left out would add (the declared quasi-identifiers alone first)",
-                note=f"{more} further column{'s' * (more != 1)} break no bound (all are in the JSON report)."
-                if more
-                else "",
-                numeric=frozenset({2, 3} if k else {2}),
-            )
-        )
-    if d.respected:
-        tables.append(
-            rs.DataTable(
-                ["column declared unknowable", "reason the policy gives"],
-                [[r.column, r.reason] for r in d.respected],
-                kind="details",
-                widths=("30%",),
-            )
-        )
-    paragraphs = []
-    if d.warnings:
-        paragraphs.append(
-            f"Warning: {', '.join(d.warnings)} would break the policy's bounds too; the vocabulary does not name "
-            "them, so decide whether an intruder can know them."
-        )
-    if d.not_measured:
-        shown = d.not_measured[:12]
-        paragraphs.append(
-            f"Not measured (continuous or free text): {', '.join(shown)}"
-            + (f" and {len(d.not_measured) - len(shown)} more." if len(d.not_measured) > len(shown) else ".")
-        )
-    if not d.scanned:
-        paragraphs.append(f"The columns were not read: {check.message}.")
-    if d.sampled and d.scanned:
-        paragraphs.append(
-            f"Measured on the first {fmt(d.rows)} rows: this engine summarises only the declared columns."
-        )
-    return rs.ReportSection(
-        summary=summary,
-        value_text=f"{check.value} column{'s' * (check.value != 1)}",
-        threshold_text="0 columns",
-        paragraphs=paragraphs,
-        tables=tables,
-        limitations="an intruder may know a column neither its header nor its content reveals (a continuous "
-        "measurement, a long code list); pairs are measured only among the three worst columns; missing values "
-        "count as values of their own.",
-    )
-
-
 ASSESSOR = Assessor(
-    name="undeclared_key_variables",
+    name=NAME,
     params=UndeclaredKeyVariablesParams,
     details=UndeclaredKeyVariablesDetails,
     run=run,
@@ -467,7 +376,6 @@ ASSESSOR = Assessor(
     "Machingauta and Welch, SDC Practice Guide (IHSN), 'Classifying variables'",
     always="last",  # after the policy's checks: what the policy left out
     concurrent=True,
-    report_section=report_section,
 )
 
 

@@ -12,7 +12,7 @@ hierarchy) ends the check in ``error``, never in a pass.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from pydantic import ConfigDict, Field, field_validator
 
@@ -21,9 +21,7 @@ from privaudit.plugin.assessor import Details as ApiDetails
 from privaudit.plugin.helpers import reaches
 from privaudit.plugin.hookspecs import hookimpl
 
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
+NAME = "utility"
 
 
 class UtilityParams(Params):
@@ -98,31 +96,8 @@ def run(ctx, params: UtilityParams) -> Measurement:
     return Measurement(value, params.min, passed, message, details.model_dump())
 
 
-def report_section(check: CheckEntry[UtilityParams, Details], audit: AuditResult) -> ReportSection:
-    from privaudit.plugin import sections as rs
-    from privaudit.plugin import text as rt
-
-    d = check.details
-    where = f" in {d.column}" if d.column else ""
-    value = check.value
-    summary = (
-        f"The release keeps {rt.share(value)} of the original's {d.measure.replace('_', ' ')}{where}; "
-        f"the policy asks for at least {rt.share(check.threshold)}."
-        if value is not None
-        else f"The {d.measure.replace('_', ' ')}{where} could not be measured: {check.message}"
-    )
-    return rs.ReportSection(
-        summary=summary,
-        value_text=rt.share(value) if value is not None else None,
-        threshold_text=f"≥ {rt.share(check.threshold)}",
-        facts=rt.facts(("measure", d.measure), ("column", d.column or "all quasi-identifiers"), ("raw figure", d.raw)),
-        limitations="a utility figure says how much of the original's detail the release keeps, not whether "
-        "the release is fit for a particular analysis.",
-    )
-
-
 ASSESSOR = Assessor(
-    name="utility",
+    name=NAME,
     params=UtilityParams,
     run=run,
     title="Utility gate",
@@ -132,7 +107,6 @@ ASSESSOR = Assessor(
     reference="Prasser et al., ARX 3.9 org.deidentifier.arx.aggregates.quality; Templ, Statistical Disclosure "
     "Control for Microdata (Springer, 2017), ch. 7 (sdcMicro's dUtility)",
     validate_policy=validate,
-    report_section=report_section,
     details=Details,
 )
 

@@ -22,7 +22,7 @@ Policy parameters (:class:`BetaLikenessParams`): ``sensitive`` (a column with ro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -34,9 +34,6 @@ from privaudit.plugin.text import fmt
 
 from . import likeness
 from .binning import threshold_histogram
-
-if TYPE_CHECKING:  # pragma: no cover - types only
-    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 NAME = "beta_likeness"
 
@@ -145,13 +142,6 @@ def validate(params: BetaLikenessParams, policy) -> str | None:
     return check_sensitive(policy, [params.sensitive])
 
 
-def report_section(check: CheckEntry[BetaLikenessParams, BetaLikenessDetails], audit: Any) -> ReportSection:
-    """The report section of a beta_likeness check (see :mod:`privaudit_likeness.report`)."""
-    from .report import beta_section
-
-    return beta_section(check, audit)
-
-
 ASSESSOR = Assessor(
     name=NAME,
     params=BetaLikenessParams,
@@ -171,7 +161,6 @@ ASSESSOR = Assessor(
     # bounds each class's distribution against the table's: a merged class can break it anew (not monotone),
     # and it implies no class size, so remediators steer it by its per-class violations alone
     class_rule=lambda params, policy: ClassRule(),
-    report_section=report_section,
     disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )
 

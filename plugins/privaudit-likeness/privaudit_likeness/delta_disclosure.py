@@ -20,7 +20,7 @@ Policy parameters (:class:`DeltaDisclosureParams`): ``sensitive`` (a column with
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 from pydantic import Field
@@ -32,9 +32,6 @@ from privaudit.plugin.text import fmt
 
 from . import likeness
 from .binning import threshold_histogram
-
-if TYPE_CHECKING:  # pragma: no cover - types only
-    from privaudit.plugin.sections import CheckEntry, ReportSection
 
 NAME = "delta_disclosure"
 BASES = {"e": math.e, "2": 2.0}
@@ -130,13 +127,6 @@ def validate(params: DeltaDisclosureParams, policy) -> str | None:
     return check_sensitive(policy, [params.sensitive])
 
 
-def report_section(check: CheckEntry[DeltaDisclosureParams, DeltaDisclosureDetails], audit: Any) -> ReportSection:
-    """The report section of a delta_disclosure check (see :mod:`privaudit_likeness.report`)."""
-    from .report import delta_section
-
-    return delta_section(check, audit)
-
-
 ASSESSOR = Assessor(
     name=NAME,
     params=DeltaDisclosureParams,
@@ -155,7 +145,6 @@ ASSESSOR = Assessor(
     class_violations=violations,
     # bounds each class's distribution against the table's: not monotone as classes merge, no class size
     class_rule=lambda params, policy: ClassRule(),
-    report_section=report_section,
     disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )
 

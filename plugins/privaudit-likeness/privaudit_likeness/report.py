@@ -1,4 +1,6 @@
-"""The report sections of the two assessors, built with ``privaudit.plugin.sections``.
+"""The report sections of the two assessors, built with ``privaudit.plugin.sections`` and registered through
+the ``privaudit_report_sections`` hook (this module is the ``report`` entry point of the ``privaudit`` group):
+the check modules compute, this module presents, and imports them, never the reverse.
 
 Each section has the plain-language sentence (what the figure means for the people in the table),
 the figure against its threshold, supporting facts, a histogram of the per-class figures with the
@@ -13,10 +15,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from privaudit import hookimpl
 from privaudit.plugin import figures as rf
 from privaudit.plugin import sections as rs
 from privaudit.plugin import text as rt
 
+from . import beta_likeness, delta_disclosure
 from .binning import failing_bins
 
 if TYPE_CHECKING:  # pragma: no cover - types only
@@ -34,11 +38,8 @@ def _figure(hist: dict, threshold: float, title: str, x_label: str, line: str, c
     )
 
 
-def beta_section(check: rs.CheckEntry[BetaLikenessParams, BetaLikenessDetails], audit: Any) -> rs.ReportSection:
-    """Section of a ``beta_likeness`` check."""
-    d, p = check.details, check.params
-    col, beta, variant, n = p.sensitive, p.beta, p.variant, audit.table.rows
-    bad = d.records_failing
+def _beta_rule(variant: str, beta: float) -> tuple[str, str]:
+    """What breaks the check and what passing means, in words, for the ``basic`` or ``enhanced`` variant."""
     factor = rt.fmt(1 + beta)
     if variant == "basic":
         rule = f"more than {factor} times as frequent as in the whole table (a relative gain above β = {rt.fmt(beta)})"
@@ -52,6 +53,15 @@ def beta_section(check: rs.CheckEntry[BetaLikenessParams, BetaLikenessDetails], 
             f"at most {factor} times as frequent as in the whole table (β = {rt.fmt(beta)}), and no common value "
             f"of share p above p·(1 − ln p)"
         )
+    return rule, ok
+
+
+def beta_section(check: rs.CheckEntry[BetaLikenessParams, BetaLikenessDetails], audit: Any) -> rs.ReportSection:
+    """Section of a ``beta_likeness`` check."""
+    d, p = check.details, check.params
+    col, beta, variant, n = p.sensitive, p.beta, p.variant, audit.table.rows
+    bad = d.records_failing
+    rule, ok = _beta_rule(variant, beta)
     if bad:
         summary = (
             f"{_who(bad, n)} in groups where some {col} value is {rule}: finding their group makes an "
@@ -180,3 +190,11 @@ def delta_section(check: rs.CheckEntry[DeltaDisclosureParams, DeltaDisclosureDet
         "usually needs every value in every group; it treats values as unrelated, and does not stop "
         "re-identification on its own.",
     )
+
+
+@hookimpl
+def privaudit_report_sections():
+    return [
+        rs.Section(beta_likeness.ASSESSOR.name, beta_section),
+        rs.Section(delta_disclosure.ASSESSOR.name, delta_section),
+    ]

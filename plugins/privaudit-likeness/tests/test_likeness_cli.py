@@ -18,7 +18,7 @@ from conftest import policy
 import privaudit_likeness
 from privaudit.pipeline.audit import run_audit
 from privaudit.testing import assert_section_renders, audit_frame, check_result, registry_with, report_section, run_cli
-from privaudit_likeness import beta_likeness, delta_disclosure
+from privaudit_likeness import beta_likeness, delta_disclosure, report
 
 PLUGIN = Path(__file__).resolve().parents[1]
 REPO = PLUGIN.parents[1]
@@ -49,11 +49,12 @@ def test_plugins_lists_the_assessors_with_package_and_version():
     assert version == privaudit_likeness.__version__
     done = privaudit_cmd("plugins")
     assert done.returncode == 0, done.stderr
-    rows = {line.split()[1]: line.split() for line in done.stdout.splitlines()[1:]}
+    rows = {tuple(line.split()[:2]): line.split() for line in done.stdout.splitlines()[1:]}
     for name in ("beta_likeness", "delta_disclosure"):
-        assert rows[name][0] == "assessor"
-        assert rows[name][2:4] == ["privaudit-likeness", version]
-        assert rows[name][4] == name  # the entry point's name
+        assert rows["assessor", name][2:4] == ["privaudit-likeness", version]
+        assert rows["assessor", name][4] == name  # the entry point's name
+        # its report section, registered by the report module's own entry point
+        assert rows["section", name][2:5] == ["privaudit-likeness", version, "report"]
 
 
 def test_cli_audit_with_beta_likeness_policy(tmp_path):
@@ -204,11 +205,27 @@ def test_remediation_uses_class_violations(tmp_path):
 
 
 def test_works_uninstalled_through_registry_with():
-    registry = registry_with(beta_likeness, delta_disclosure, entry_points=False)
+    registry = registry_with(beta_likeness, delta_disclosure, report, entry_points=False)
     check = {"assessor": "delta_disclosure", "sensitive": "disease", "delta": 0.7}
     result = audit_frame(SMALL, policy(checks=[check]), registry=registry)
     assert check_result(result, "delta_disclosure")["status"] == "fail"
     assert_section_renders(result, "delta_disclosure", registry=registry)
+    # the plugin's own section (its threshold as "δ < 0.7"), not the generic one
+    assert report_section(result, "delta_disclosure", registry=registry).threshold_text == "δ < 0.7"
+
+
+def test_check_modules_do_not_import_the_report_module():
+    """The check computes, the section presents: only report.py imports the drawing helpers or report.py."""
+    for name in ("beta_likeness", "delta_disclosure", "likeness", "binning"):
+        tree = ast.parse((PLUGIN / "privaudit_likeness" / f"{name}.py").read_text())
+        imported = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                imported |= {node.module or ""} | {f"{node.module or ''}.{a.name}" for a in node.names}
+            elif isinstance(node, ast.Import):
+                imported |= {a.name for a in node.names}
+        drawing = {"privaudit.plugin.sections", "privaudit.plugin.figures", "report", ".report"}
+        assert not {m for m in imported if m in drawing or m.endswith(".report")}, name
 
 
 ALLOWED = {
