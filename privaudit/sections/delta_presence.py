@@ -1,5 +1,5 @@
-"""The report section of ``delta_presence`` checks (:mod:`privaudit.assessors.delta_presence` computes, this module
-presents): drawn from the check's typed entry, registered through ``privaudit_report_sections``."""
+"""The report section of ``delta_presence`` checks, drawn from the check's typed entry and registered through
+``privaudit_report_sections``: :mod:`privaudit.assessors.delta_presence` computes, this module presents."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The report section of ``direct_identifiers`` checks (:mod:`privaudit.assessors.direct_identifiers` computes, this module
-presents): drawn from the check's typed entry, registered through ``privaudit_report_sections``."""
+"""The report section of ``direct_identifiers`` checks, drawn from the check's typed entry and registered through
+``privaudit_report_sections``: :mod:`privaudit.assessors.direct_identifiers` computes, this module presents."""
 
 from __future__ import annotations
 

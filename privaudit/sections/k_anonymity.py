@@ -1,5 +1,5 @@
-"""The report section of ``k_anonymity`` checks (:mod:`privaudit.assessors.k_anonymity` computes, this module
-presents): drawn from the check's typed entry, registered through ``privaudit_report_sections``."""
+"""The report section of ``k_anonymity`` checks, drawn from the check's typed entry and registered through
+``privaudit_report_sections``: :mod:`privaudit.assessors.k_anonymity` computes, this module presents."""
 
 from __future__ import annotations
 
