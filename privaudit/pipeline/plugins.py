@@ -29,6 +29,7 @@ DEFAULT_PLUGINS = (
     "privaudit.sections.k_anonymity",
     "privaudit.assessors.p_sensitive_k_anonymity",
     "privaudit.assessors.l_diversity",
+    "privaudit.sections.l_diversity",
     "privaudit.assessors.t_closeness",
     "privaudit.assessors.uniqueness",
     "privaudit.assessors.interval_disclosure",
