@@ -169,6 +169,15 @@ DRAWING = (
     "privaudit.plugin.membership_section",
 )
 HEAVY = ("numpy", "pandas", "pyarrow", "scipy")
+#: privaudit's own modules that import the heavy stack at module level: a check module imports them in ``run``
+HEAVY_PRIVAUDIT = (
+    "privaudit.risk",
+    "privaudit.io",
+    "privaudit.discovery",
+    "privaudit.engines",
+    "privaudit.utility",
+    "privaudit.core.summary",
+)
 
 
 def _names(module: str, prefixes: tuple[str, ...]) -> bool:
@@ -239,3 +248,17 @@ def test_the_module_level_scan(tmp_path, source, heavy):
     TYPE_CHECKING ones do not."""
     (tmp_path / "probe.py").write_text(source)
     assert [m for _, m in _module_level_imports(tmp_path / "probe.py") if _names(m, HEAVY)] == heavy
+
+
+def test_check_and_section_modules_leave_the_maths_to_run_time():
+    """A check module (and its section) loads privaudit's mathematics and readers (``risk``, ``io`` ...: numpy
+    and pandas at their top) inside the functions that compute, so that listing the registry stays light."""
+    heavy = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}: imports {imported} at module level"
+        for folder in ("assessors", "sections")
+        for path in sorted((PACKAGE / folder).glob("*.py"))
+        if path.stem not in NOT_YET_SPLIT
+        for line, imported in _module_level_imports(path)
+        if _names(imported, HEAVY_PRIVAUDIT)
+    ]
+    assert not heavy, "\n".join(heavy)
