@@ -160,12 +160,10 @@ class Assessor:
         class_violations: optional ``f(ctx, params) -> bool array`` over the classes of ``ctx.summary``:
             True where a class breaks the check. Class-based assessors provide it so remediators
             (generalization, suppression) can treat the check as a per-class constraint.
-        report_section: optional ``f(check, audit) -> ReportSection`` drawing this assessor's report
-            section. ``check`` is a :class:`~privaudit.plugin.sections.CheckEntry` of this assessor's models:
-            ``check.params`` a ``params`` instance, ``check.details`` a ``details`` instance (validated once by
-            the report), ``check.value``, ``check.threshold`` ...; ``audit`` the
-            :class:`~privaudit.pipeline.audit.AuditResult`. The simple way to give an assessor its own section;
-            the ``privaudit_report_section`` hook remains for plugins that prefer it.
+        report_section: transitional, for assessors whose section is not yet a registered
+            :class:`~privaudit.plugin.sections.Section`: ``f(check, audit) -> ReportSection``, drawn only when no
+            ``Section`` is registered for the assessor. It goes once every built-in's section is registered;
+            draw a section by registering a ``Section`` through ``privaudit_report_sections`` instead.
         concurrent: ``run`` may run beside other checks on another thread: it only reads the context
             (the shared summary, the table) and keeps no state of its own. Such checks run side by side
             once the class summary is built (numpy releases the GIL). Off by default: an assessor opts in.
