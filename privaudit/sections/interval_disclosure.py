@@ -17,10 +17,8 @@ if TYPE_CHECKING:  # pragma: no cover - types only
 def draw(check: CheckEntry[IntervalDisclosureParams, IntervalDisclosureDetails], audit: AuditResult) -> ReportSection:
     """The report section of an interval_disclosure check: whose true values the intruder's interval
     catches, per attribute and on every attribute at once, as bars against max_rate."""
-    from privaudit.plugin import charts
     from privaudit.plugin import sections as rs
     from privaudit.plugin import text as rt
-    from privaudit.plugin.helpers import exceeds
 
     d, p = check.details, check.params
     names, n, disclosed = list(d.attributes), int(d.records), int(d.disclosed_records)
@@ -58,26 +56,7 @@ def draw(check: CheckEntry[IntervalDisclosureParams, IntervalDisclosureDetails],
         f"An intruder who knows the masking method can draw this interval around every released "
         f"value."
     )
-    labels = list(names) + (["every attribute" if misses == 0 else f"all but ≤ {misses}"] if len(names) > 1 else [])
-    shares = [per[a] for a in names] + ([float(check.value)] if len(names) > 1 else [])
-    bad = [exceeds(s, limit) for s in shares]
-    svg = charts.share_bars_chart(
-        labels,
-        shares,
-        bad,
-        title="Records whose true value the interval catches",
-        x_label="share of records disclosed",
-        limit=limit,
-        limit_label=f"max_rate = {rt.share(limit)}",
-        legend=("above max_rate", "within max_rate") if any(bad) else None,
-    )
-    figure = rs.Figure(
-        svg,
-        "Share of records whose original value lies inside the intruder's interval, per "
-        "attribute"
-        + (" and on every attribute at once (the checked figure)" if len(names) > 1 else "")
-        + "; the dashed line marks max_rate.",
-    )
+    figure = _bars(names, per, float(check.value), limit, misses)
     rows = [[a, rt.fmt(counts[a]), rt.share(per[a])] + ([rt.fmt(widths.get(a))] if widths else []) for a in names]
     table = rs.DataTable(
         ["attribute", "records disclosed", "share"] + (["interval half-width (ranks)"] if widths else []),
@@ -107,6 +86,36 @@ def draw(check: CheckEntry[IntervalDisclosureParams, IntervalDisclosureDetails],
         limitations="compares each record with its own original only: it does not say whether an intruder can "
         "find the record (identity disclosure), and a wider interval or knowledge of the masking parameters can "
         "disclose more than the chosen p shows.",
+    )
+
+
+def _bars(names: list[str], per: dict[str, float], value: float, limit: float, misses: int):
+    """The share of records the interval catches per attribute (and, with several, on every one at once: the
+    checked figure) as bars against max_rate."""
+    from privaudit.plugin import charts
+    from privaudit.plugin import sections as rs
+    from privaudit.plugin import text as rt
+    from privaudit.plugin.helpers import exceeds
+
+    labels = list(names) + (["every attribute" if misses == 0 else f"all but ≤ {misses}"] if len(names) > 1 else [])
+    shares = [per[a] for a in names] + ([value] if len(names) > 1 else [])
+    bad = [exceeds(s, limit) for s in shares]
+    svg = charts.share_bars_chart(
+        labels,
+        shares,
+        bad,
+        title="Records whose true value the interval catches",
+        x_label="share of records disclosed",
+        limit=limit,
+        limit_label=f"max_rate = {rt.share(limit)}",
+        legend=("above max_rate", "within max_rate") if any(bad) else None,
+    )
+    return rs.Figure(
+        svg,
+        "Share of records whose original value lies inside the intruder's interval, per "
+        "attribute"
+        + (" and on every attribute at once (the checked figure)" if len(names) > 1 else "")
+        + "; the dashed line marks max_rate.",
     )
 
 

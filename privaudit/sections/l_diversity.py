@@ -79,24 +79,26 @@ def draw(check: CheckEntry[LDiversityParams, LDiversityDetails], audit: AuditRes
             ("records with a missing value", d.missing_sensitive),
         ),
         figures=[figure] if figure else [],
-        tables=[
-            x
-            for x in [
-                rf.worst_classes_table(
-                    check,
-                    audit,
-                    [("diversity", "diversity")],
-                    failing=d.classes_failing,
-                    what="classes that fail",
-                    sensitive=True,
-                )
-            ]
-            if x
-        ],
+        tables=_worst_classes(check, audit),
         limitations="ignores how the values are spread in the whole table and what they mean: skewed or "
         "semantically similar values (three kinds of cancer) still leak (skewness and similarity attacks); "
         "it does not stop re-identification on its own.",
     )
+
+
+def _worst_classes(check: CheckEntry[LDiversityParams, LDiversityDetails], audit: AuditResult) -> list:
+    """The table of the least diverse classes that fail (none when every class passes)."""
+    from privaudit.plugin import figures as rf
+
+    table = rf.worst_classes_table(
+        check,
+        audit,
+        [("diversity", "diversity")],
+        failing=check.details.classes_failing,
+        what="classes that fail",
+        sensitive=True,
+    )
+    return [table] if table else []
 
 
 @hookimpl

@@ -35,24 +35,7 @@ def membership_section(check: rs.CheckEntry[Any, Any], attack_names: dict[str, s
         f"was not with an AUC of {rt.fmt(best.auc.value, 3)}; wrongly accusing only 1 outsider in 1,000, it "
         f"picks out {rt.share(t1.value)} of the people in the training data (chance: 0.1%)."
     )
-    rows = []
-    for name, f in d.attacks.items():
-        a, b = f.tpr_at_fpr["0.001"], f.tpr_at_fpr["0.01"]
-        rows.append(
-            [
-                ATTACK_NAMES[name] + (" (reported)" if name == d.best_attack else ""),
-                f"{rt.fmt(f.auc.value, 3)} ({_ci(f.auc.ci)})",
-                f"{rt.fmt(a.value, 4)} ({_ci4(a.ci)})",
-                f"{rt.fmt(b.value, 4)} ({_ci4(b.ci)})",
-                f"{rt.fmt(f.advantage.value, 3)} ({_ci(f.advantage.ci)})",
-            ]
-        )
-    table = rs.DataTable(
-        ["attack", "AUC", "TPR at 0.1% FPR", "TPR at 1% FPR", "advantage (TPR − FPR)"],
-        rows,
-        caption=f"Membership attacks on the training and holdout records ({level} intervals)",
-        numeric=frozenset({1, 2, 3, 4}),
-    )
+    table = _attacks_table(d, ATTACK_NAMES, level)
     figure = rs.Figure(
         roc_loglog_chart(
             [(name, f.roc["fpr"], f.roc["tpr"]) for name, f in d.attacks.items()],
@@ -152,29 +135,7 @@ def epsilon_section(check: rs.CheckEntry[Any, Any]) -> rs.ReportSection:
             ("attack", d.attack),
         )
     else:
-        targets = d.targets or 1
-        how = (
-            f"Repeated releases (Jagielski et al. 2020, as TAPAS computes it): {rt.fmt(d.trials)} releases made "
-            f"with or without one of {targets} target(s), each target audited on its own releases at "
-            f"{1 - (1 - d.confidence) / targets:.2%} (so that all hold together at {level}). For the target "
-            f"reported, the attack ({d.attack}) chosen on {rt.fmt(d.validation_trials)} of its releases flagged "
-            f"{d.tp} of {d.positives} and {d.fp} of {d.negatives} of the others; ε ≥ log(TPR_low / FPR_high) with "
-            "Clopper–Pearson bounds."
-        )
-        if d.duplicate_rows:
-            how += (
-                f" {rt.fmt(d.duplicate_rows)} manifest row(s) repeated a release (the same rows) for the same "
-                "target and were counted once: a release listed twice is not two trials."
-            )
-        facts = rt.facts(
-            ("lower bound on ε", bound),
-            ("claimed", claim_text),
-            ("confidence", level),
-            ("trials (distinct releases)", rt.fmt(d.trials)),
-            ("targets", rt.fmt(targets)),
-            ("repeated rows counted once", rt.fmt(d.duplicate_rows or 0)),
-            ("attack", d.attack),
-        )
+        how, facts = _repeated(d, bound, claim_text, level)
     table = rs.DataTable(
         ["", "ε"],
         [["lower bound proved by the attack", bound], ["vendor's claim", rt.fmt(claim, 3)]],
@@ -192,3 +153,54 @@ def epsilon_section(check: rs.CheckEntry[Any, Any]) -> rs.ReportSection:
         limitations="a lower bound: a weak attack proves little, so passing is no evidence that "
         "the release is as private as claimed.",
     )
+
+
+def _attacks_table(d: Any, attack_names: dict[str, str], level: str) -> rs.DataTable:
+    """AUC, TPR at 0.1% and 1% FPR and advantage of each attack, with their intervals."""
+    ATTACK_NAMES = attack_names  # noqa: N806
+    rows = []
+    for name, f in d.attacks.items():
+        a, b = f.tpr_at_fpr["0.001"], f.tpr_at_fpr["0.01"]
+        rows.append(
+            [
+                ATTACK_NAMES[name] + (" (reported)" if name == d.best_attack else ""),
+                f"{rt.fmt(f.auc.value, 3)} ({_ci(f.auc.ci)})",
+                f"{rt.fmt(a.value, 4)} ({_ci4(a.ci)})",
+                f"{rt.fmt(b.value, 4)} ({_ci4(b.ci)})",
+                f"{rt.fmt(f.advantage.value, 3)} ({_ci(f.advantage.ci)})",
+            ]
+        )
+    return rs.DataTable(
+        ["attack", "AUC", "TPR at 0.1% FPR", "TPR at 1% FPR", "advantage (TPR − FPR)"],
+        rows,
+        caption=f"Membership attacks on the training and holdout records ({level} intervals)",
+        numeric=frozenset({1, 2, 3, 4}),
+    )
+
+
+def _repeated(d: Any, bound: str, claim_text: str, level: str) -> tuple[str, list]:
+    """How the bound of repeated releases (Jagielski et al. 2020) was found, and its facts."""
+    targets = d.targets or 1
+    how = (
+        f"Repeated releases (Jagielski et al. 2020, as TAPAS computes it): {rt.fmt(d.trials)} releases made "
+        f"with or without one of {targets} target(s), each target audited on its own releases at "
+        f"{1 - (1 - d.confidence) / targets:.2%} (so that all hold together at {level}). For the target "
+        f"reported, the attack ({d.attack}) chosen on {rt.fmt(d.validation_trials)} of its releases flagged "
+        f"{d.tp} of {d.positives} and {d.fp} of {d.negatives} of the others; ε ≥ log(TPR_low / FPR_high) with "
+        "Clopper–Pearson bounds."
+    )
+    if d.duplicate_rows:
+        how += (
+            f" {rt.fmt(d.duplicate_rows)} manifest row(s) repeated a release (the same rows) for the same "
+            "target and were counted once: a release listed twice is not two trials."
+        )
+    facts = rt.facts(
+        ("lower bound on ε", bound),
+        ("claimed", claim_text),
+        ("confidence", level),
+        ("trials (distinct releases)", rt.fmt(d.trials)),
+        ("targets", rt.fmt(targets)),
+        ("repeated rows counted once", rt.fmt(d.duplicate_rows or 0)),
+        ("attack", d.attack),
+    )
+    return how, facts
