@@ -165,6 +165,65 @@ def exact_copies_limit(params: SyntheticDistanceParams, r) -> float:
     return r.holdout_exact / r.n_control if r.has_control and r.n_control else 0.0
 
 
+def _against_holdout(r, params: SyntheticDistanceParams, copies_limit: float, details: dict, failed: dict) -> tuple:
+    """With a holdout: whether synthetic records lie closer to training than fresh records do (the interval of
+    the share closer to training against the share expected), and below the holdout's 5th percentile; adds the
+    holdout's figures to ``details`` and what fails to ``failed``. Returns (value, threshold, facts)."""
+    from privaudit.risk.synthetic.distance import quantiles
+
+    lo, hi = r.closer_interval(params.confidence, params.interval)
+    expected = r.expected_closer
+    limit = min(1.0, expected + params.closer_margin)
+    below = r.below_holdout_p5 / r.n_synthetic if r.n_synthetic else 0.0
+    if exceeds(lo, limit):
+        failed["closer"] = (
+            f"{share(r.closer_share)} of synthetic records are closer to training than to the "
+            f"holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}, expected "
+            f"{share(expected)}"
+            f"{f' + margin {params.closer_margin:g}' if params.closer_margin else ''})"
+        )
+    if params.max_below_holdout_p5 is not None and exceeds(below, params.max_below_holdout_p5):
+        failed["below"] = (
+            f"{share(below)} of synthetic records lie below the holdout's 5th percentile of "
+            f"distance (max_below_holdout_p5 {params.max_below_holdout_p5:g})"
+        )
+    details["dcr_quantiles"]["holdout_to_training"] = quantiles(r.holdout_dcr)
+    details["dcr_quantiles"]["synthetic_to_holdout"] = quantiles(r.dcr_to_control)
+    details["nndr_quantiles"]["holdout"] = quantiles(r.holdout_nndr)
+    details.update(
+        {
+            "holdout_exact_copies": r.holdout_exact,
+            "holdout_exact_share": r.holdout_exact / r.n_control,
+            "holdout_p5": r.holdout_p5,
+            "below_holdout_p5": r.below_holdout_p5,
+            "share_below_holdout_p5": below,
+            "share_closer_to_training": r.closer_share,
+            "closer_interval": [lo, hi],
+            "confidence": params.confidence,
+            "interval": params.interval,
+            "expected_closer": expected,
+            "closer_margin": params.closer_margin,
+            "closer_limit": limit,
+            "closer_ties": r.closer_ties,
+            "closer_p_value": r.closer_p_value(params.closer_margin),
+        }
+    )
+    value = r.closer_share
+    threshold = {"max_exact_copies": copies_limit, "closer_to_training": limit}
+    if params.max_below_holdout_p5 is not None:
+        threshold["max_below_holdout_p5"] = params.max_below_holdout_p5
+    facts = {
+        "closer": (
+            f"{share(r.closer_share)} of {fmt(r.n_synthetic)} synthetic records are closer to a training "
+            f"record than to the holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}; "
+            f"expected {share(expected)})"
+        ),
+        "copies": f"exact copies {share(r.exact_share)} (holdout: {share(details['holdout_exact_share'])})",
+        "below": f"below the holdout's 5th percentile {share(below)}",
+    }
+    return value, threshold, facts
+
+
 def run(ctx, params: SyntheticDistanceParams) -> Measurement:
     from privaudit.risk.synthetic.distance import distance_to_closest_record, quantiles
 
@@ -201,56 +260,7 @@ def run(ctx, params: SyntheticDistanceParams) -> Measurement:
         "nndr_quantiles": {"synthetic": quantiles(r.nndr)},
     }
     if r.has_control:
-        lo, hi = r.closer_interval(params.confidence, params.interval)
-        expected = r.expected_closer
-        limit = min(1.0, expected + params.closer_margin)
-        below = r.below_holdout_p5 / r.n_synthetic if r.n_synthetic else 0.0
-        if exceeds(lo, limit):
-            failed["closer"] = (
-                f"{share(r.closer_share)} of synthetic records are closer to training than to the "
-                f"holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}, expected "
-                f"{share(expected)}"
-                f"{f' + margin {params.closer_margin:g}' if params.closer_margin else ''})"
-            )
-        if params.max_below_holdout_p5 is not None and exceeds(below, params.max_below_holdout_p5):
-            failed["below"] = (
-                f"{share(below)} of synthetic records lie below the holdout's 5th percentile of "
-                f"distance (max_below_holdout_p5 {params.max_below_holdout_p5:g})"
-            )
-        details["dcr_quantiles"]["holdout_to_training"] = quantiles(r.holdout_dcr)
-        details["dcr_quantiles"]["synthetic_to_holdout"] = quantiles(r.dcr_to_control)
-        details["nndr_quantiles"]["holdout"] = quantiles(r.holdout_nndr)
-        details.update(
-            {
-                "holdout_exact_copies": r.holdout_exact,
-                "holdout_exact_share": r.holdout_exact / r.n_control,
-                "holdout_p5": r.holdout_p5,
-                "below_holdout_p5": r.below_holdout_p5,
-                "share_below_holdout_p5": below,
-                "share_closer_to_training": r.closer_share,
-                "closer_interval": [lo, hi],
-                "confidence": params.confidence,
-                "interval": params.interval,
-                "expected_closer": expected,
-                "closer_margin": params.closer_margin,
-                "closer_limit": limit,
-                "closer_ties": r.closer_ties,
-                "closer_p_value": r.closer_p_value(params.closer_margin),
-            }
-        )
-        value = r.closer_share
-        threshold = {"max_exact_copies": copies_limit, "closer_to_training": limit}
-        if params.max_below_holdout_p5 is not None:
-            threshold["max_below_holdout_p5"] = params.max_below_holdout_p5
-        facts = {
-            "closer": (
-                f"{share(r.closer_share)} of {fmt(r.n_synthetic)} synthetic records are closer to a training "
-                f"record than to the holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}; "
-                f"expected {share(expected)})"
-            ),
-            "copies": f"exact copies {share(r.exact_share)} (holdout: {share(details['holdout_exact_share'])})",
-            "below": f"below the holdout's 5th percentile {share(below)}",
-        }
+        value, threshold, facts = _against_holdout(r, params, copies_limit, details, failed)
     else:
         details["note"] = (
             "the comparison with fresh records (closer to training than to a holdout, the holdout's "
