@@ -1,8 +1,8 @@
 """Report sections read a typed check (``privaudit.plugin.sections.CheckEntry``), not the JSON entry's string
 keys: the parameters are the assessor's ``Params`` object (the policy's own), the details its ``Details`` object
-validated once by the report; a plugin's section, whether its assessor's own or a hook override, gets the same
-entry; details that do not validate are reported as what they are, never a crash; and no section of
-``privaudit/assessors/`` (nor of the example plugin) goes back to indexing ``check`` by string."""
+validated once by the report; a plugin's ``Section``, whether for its own assessor or replacing a built-in one,
+gets the same entry; details that do not validate are reported as what they are, never a crash; and no section
+of ``privaudit/sections/`` (nor of the example plugin) goes back to indexing ``check`` by string."""
 
 from __future__ import annotations
 
@@ -18,9 +18,11 @@ from privaudit import Assessor, Details, Measurement, Params, hookimpl
 from privaudit.assessors.direct_identifiers import DirectIdentifiersDetails, DirectIdentifiersParams
 from privaudit.assessors.k_anonymity import KAnonymityDetails, KAnonymityParams
 from privaudit.plugin.details import WorstClass
-from privaudit.plugin.sections import CheckEntry, ReportSection
+from privaudit.plugin.sections import CheckEntry, ReportSection, Section
 from privaudit.report.html import check_entry, check_views, render_html
 from privaudit.report.json_report import report_dict
+from privaudit.sections import direct_identifiers as direct_identifiers_section
+from privaudit.sections import k_anonymity as k_anonymity_section
 from privaudit.testing import audit_frame, check_result, registry_with
 from privaudit.testing import check_entry as entry_of_check
 from privaudit.testing import report_section as section_of_check
@@ -66,8 +68,9 @@ def _run(ctx, params):
 
 
 class Recorder:
-    """A plugin: the assessor ``score`` whose own section records what it was given, and a hook that records
-    every check it is asked about (and overrides none)."""
+    """A plugin: the assessor ``score`` whose section records what it was given, and sections replacing the
+    built-in ones of ``k_anonymity`` and ``direct_identifiers`` that record every check they draw and draw it
+    as the built-in ones do."""
 
     def __init__(self, run=_run):
         self.own: list[object] = []
@@ -85,17 +88,27 @@ class Recorder:
                 title="Score",
                 protects="identity",
                 measures="a score",
-                report_section=self.section,
             )
         ]
 
     @hookimpl
-    def privaudit_report_section(self, check, audit):
-        self.asked.append(check)
-        return None
+    def privaudit_report_sections(self):
+        return [
+            Section("score", self.section),
+            Section("k_anonymity", self.recording(k_anonymity_section.draw)),
+            Section("direct_identifiers", self.recording(direct_identifiers_section.draw)),
+        ]
+
+    def recording(self, draw):
+        def drawn(check, audit):
+            self.asked.append(check)
+            return draw(check, audit)
+
+        return drawn
 
     def section(self, check, audit):
         self.own.append(check)
+        self.asked.append(check)
         return ReportSection(
             summary=f"The {check.params.label} is {check.details.score} (limit {check.params.limit}).",
             value_text=f"{check.value} points",
@@ -153,7 +166,7 @@ def test_a_builtin_section_receives_the_typed_params_and_details(recorded):
 def test_a_plugin_section_gets_the_same_typed_entry(recorded):
     drawn, asked, registry, result, html = recorded
     (own,) = drawn
-    assert own is _entry_of(asked, "my-score")  # built once per check: the hook and the own section share it
+    assert own is _entry_of(asked, "my-score")  # built once per check
     assert isinstance(own.params, ScoreParams) and own.params.label == "risk score" and own.params.limit == 0.75
     assert isinstance(own.details, ScoreDetails) and own.details.parts == [1, 2]
     assert all(isinstance(row, ScoreClass) for row in own.details.worst_classes)
@@ -216,17 +229,68 @@ def test_an_assessor_the_registry_does_not_know_gets_the_generic_section(recorde
     assert view.entry is None and view.section.summary == "fine"
 
 
+class KOverride:
+    """A third party's section for the built-in ``k_anonymity`` assessor."""
+
+    @hookimpl
+    def privaudit_report_sections(self):
+        return [Section("k_anonymity", self.draw)]
+
+    def draw(self, check, audit):
+        return ReportSection(summary=f"Overridden: {check.details.classes} classes, k = {check.params.k}.")
+
+
+class BrokenSection:
+    """A third party's section for ``k_anonymity`` that raises while drawing."""
+
+    @hookimpl
+    def privaudit_report_sections(self):
+        return [Section("k_anonymity", self.draw)]
+
+    def draw(self, check, audit):
+        raise RuntimeError("out of ink")
+
+
+K_POLICY = {"columns": COLUMNS, "checks": [{"id": "k", "assessor": "k_anonymity", "k": 2}]}
+
+
+def test_a_third_party_section_replaces_the_builtin_one():
+    """The registry keys sections by assessor name; a plugin's ``Section`` for a built-in assessor replaces
+    the built-in one (privaudit/pipeline/plugins.py: build_registry), in the report and in the test helper."""
+    builtin = registry_with(entry_points=False)
+    assert builtin.origin["section:k_anonymity"].package == "privaudit"
+    registry = registry_with(KOverride(), entry_points=False)
+    assert registry.origin["section:k_anonymity"].package == __name__
+    result = audit_frame(FRAME, K_POLICY, registry=registry)
+    assert section_of_check(result, "k", registry=registry).summary == "Overridden: 3 classes, k = 2."
+    assert "Overridden: 3 classes, k = 2." in parse_html(render_html(result, registry)).clean_text()
+    assert not section_of_check(result, "k", registry=builtin).summary.startswith("Overridden")
+
+
+def test_a_failing_section_becomes_the_generic_one_naming_its_plugin():
+    """A section that raises costs its check only its drawing: the generic section (value, threshold, details)
+    with a note naming the plugin that drew it and its error; the rest of the report is drawn."""
+    registry = registry_with(BrokenSection(), entry_points=False)
+    result = audit_frame(FRAME, K_POLICY, registry=registry)
+    with pytest.raises(RuntimeError, match="out of ink"):
+        section_of_check(result, "k", registry=registry)  # the test helper lets it propagate
+    view = next(v for v in check_views(report_dict(result), result, registry) if v.check["id"] == "k")
+    note = view.section.paragraphs[-1]
+    assert "RuntimeError: out of ink" in note and repr(__name__) in note
+    assert dict(view.section.tables[0].rows)["records"] == "6"  # the generic section: the details as a table
+    text = parse_html(render_html(result, registry)).clean_text()
+    assert "out of ink" in text and "direct identifier" in text.lower()
+
+
 # -------------------------------------------------------------------- no section indexes check by string
-SECTION_FILES = (
-    sorted((ROOT / "privaudit" / "assessors").glob("*.py"))
-    + sorted((ROOT / "privaudit" / "sections").glob("*.py"))
-    + sorted((ROOT / "plugins" / "privaudit-likeness" / "privaudit_likeness").glob("*.py"))
+SECTION_FILES = +sorted((ROOT / "privaudit" / "sections").glob("*.py")) + sorted(
+    (ROOT / "plugins" / "privaudit-likeness" / "privaudit_likeness").glob("*.py")
 )
 
 
 def _sections(tree: ast.AST) -> list[ast.FunctionDef]:
-    """The section functions of a module: every ``report_section``, and every function whose ``check`` is
-    annotated as a ``CheckEntry``."""
+    """The section functions of a module: every ``draw`` and ``report_section``, and every function whose
+    ``check`` is annotated as a ``CheckEntry``."""
     found = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef):
@@ -235,7 +299,7 @@ def _sections(tree: ast.AST) -> list[ast.FunctionDef]:
             a.arg == "check" and a.annotation is not None and "CheckEntry" in ast.unparse(a.annotation)
             for a in node.args.args
         )
-        if node.name == "report_section" or typed:
+        if node.name in ("draw", "report_section") or typed:
             found.append(node)
     return found
 

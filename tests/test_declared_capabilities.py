@@ -31,7 +31,7 @@ def _plugin(*assessors: Assessor) -> types.SimpleNamespace:
 
 
 #: k-anonymity under another name, as a third party would ship it: the same run, details and capabilities
-MY_K = dataclasses.replace(k_anonymity.ASSESSOR, name="my_k", report_section=None)
+MY_K = dataclasses.replace(k_anonymity.ASSESSOR, name="my_k")
 REGISTRY = registry_with(_plugin(MY_K), entry_points=False)
 
 RNG = np.random.default_rng(11)
@@ -94,8 +94,8 @@ def test_a_third_party_class_check_is_remediated_as_the_builtin(tmp_path, method
 
 
 #: the risk-based checks under other names: the same run, details and declared sample criterion
-MY_RISK = dataclasses.replace(reidentification_risk.ASSESSOR, name="my_risk", report_section=None)
-MY_UNIQUE = dataclasses.replace(uniqueness.ASSESSOR, name="my_unique", report_section=None)
+MY_RISK = dataclasses.replace(reidentification_risk.ASSESSOR, name="my_risk")
+MY_UNIQUE = dataclasses.replace(uniqueness.ASSESSOR, name="my_unique")
 RISK_REGISTRY = registry_with(_plugin(MY_RISK, MY_UNIQUE, MY_K), entry_points=False)
 AGES = "".join(f"{a};{a // 10 * 10}-{a // 10 * 10 + 9};*\n" for a in range(18, 80))
 
@@ -314,7 +314,7 @@ def test_the_class_size_that_shows_values_is_declared_not_read_from_a_parameter_
     (``Disclosure.show_values_from``): a parameter named ``size`` counts when declared, k-anonymity's ``k``
     does not when its copy declares nothing."""
     declared = _lister("sized", Disclosure(show_values_from=lambda p: p.size))
-    silent_k = dataclasses.replace(k_anonymity.ASSESSOR, name="silent_k", report_section=None, disclosure=Disclosure())
+    silent_k = dataclasses.replace(k_anonymity.ASSESSOR, name="silent_k", disclosure=Disclosure())
     registry = registry_with(_plugin(declared, silent_k), entry_points=False)
     columns = {"zip": {"role": "quasi_identifier"}, "disease": {"role": "sensitive"}}
     sized = audit_frame(
@@ -369,7 +369,7 @@ def test_composition_reads_the_diversity_a_check_declares():
     from privaudit.assessors import composition, l_diversity
     from privaudit.testing import load_policy
 
-    my_l = dataclasses.replace(l_diversity.ASSESSOR, name="my_l", report_section=None)
+    my_l = dataclasses.replace(l_diversity.ASSESSOR, name="my_l")
     registry = registry_with(_plugin(my_l), entry_points=False)
     policy = load_policy(
         {

@@ -338,4 +338,5 @@ def test_plugin_code_at_policy_load_and_in_its_report_section_cannot_exit_0(tmp_
     data, policy = workspace(tmp_path, [], [{"assessor": "exits_in_section"}])
     result = run_cli("audit", data, "--policy", policy, "--html", tmp_path / "r.html", "--quiet")
     assert result.code == 0, result.stderr  # the check passed; its section falls back to the generic one
-    assert "The plugin&#39;s own section for this check failed: SystemExit" in (tmp_path / "r.html").read_text()
+    html = (tmp_path / "r.html").read_text()
+    assert "The section of plugin &#39;privaudit-misbehaving&#39; 6.6.6 for this check failed: SystemExit" in html

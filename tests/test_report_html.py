@@ -381,7 +381,7 @@ class ScoreParams(Params):
 
 
 def plugin_registry(run, section=None):
-    """A registry with the built-ins plus one plugin assessor ``score`` (and its section hook)."""
+    """A registry with the built-ins plus one plugin assessor ``score`` (and its ``Section``)."""
 
     class Plugin:
         @hookimpl
@@ -404,8 +404,10 @@ def plugin_registry(run, section=None):
 
         class SectionPlugin:
             @hookimpl
-            def privaudit_report_section(self, check, audit):
-                return section(check, audit) if check.assessor == "score" else None
+            def privaudit_report_sections(self):
+                from privaudit.plugin.sections import Section
+
+                return [Section("score", section)]
 
         plugins.append(SectionPlugin())
     return build_registry(make_manager(load_entry_points=False, extra_plugins=tuple(plugins)))
@@ -505,7 +507,7 @@ def test_broken_plugin_section_falls_back_to_generic(tmp_path):
     data, policy = small_table(tmp_path, ROWS, SCORE_POLICY)
     result, _, tree = audit_and_render(data, policy, plugin_registry(run, broken))
     text = section(tree, result, "my-score").clean_text()
-    assert "The plugin's own section for this check failed: KeyError" in text
+    assert "The section of plugin 'test_report_html'" in text and "for this check failed: KeyError" in text
     assert dict(table_rows(section(tree, result, "my-score").find("table")))["x"] == "1"
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from privaudit.plugin.assessor import Assessor, Disclosure, Measurement, Params
@@ -36,9 +35,8 @@ from privaudit.plugin.helpers import check_sensitive, exceeds
 from privaudit.plugin.hookspecs import hookimpl
 from privaudit.plugin.text import fmt
 
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
+if TYPE_CHECKING:  # pragma: no cover - types only: heavy modules load when a check runs
+    import numpy as np
 
 
 class CompositionParams(Params):
@@ -106,6 +104,8 @@ def resolved_l(policy, params: CompositionParams) -> tuple[float, str]:
 
 
 def _label(v) -> str:
+    import numpy as np
+
     return f"{v:g}" if isinstance(v, (float, np.floating)) else str(v)
 
 
@@ -113,6 +113,8 @@ def examples(ctx, comp, domain, failing: np.ndarray, order_key: np.ndarray) -> l
     """The worst combinations (``failing``, fewest values left, then most people), capped by
     ``report.max_classes``: the person's class in the first release they are in, and the value left when
     exactly one is left and the report may show it."""
+    import numpy as np
+
     series = ctx.series
     ids = np.flatnonzero(failing)
     ids = ids[np.lexsort((ids, -comp.people[ids], order_key[ids]))][: ctx.policy.report.max_classes]
@@ -142,6 +144,8 @@ def examples(ctx, comp, domain, failing: np.ndarray, order_key: np.ndarray) -> l
 
 
 def run(ctx, params: CompositionParams) -> Measurement:
+    import numpy as np
+
     series = ctx.series
     if series is None:
         raise ValueError("this check composes releases: pass --previous FILE (an earlier release)")
@@ -197,65 +201,6 @@ def run(ctx, params: CompositionParams) -> Measurement:
     return Measurement(share, params.max_share, passed, message, details, per_record=per_record)
 
 
-def report_section(check: CheckEntry[CompositionParams, CompositionDetails], audit: AuditResult) -> ReportSection:
-    """The section of a composition check: who loses diversity across the releases, the worst combinations."""
-    from privaudit.plugin import figures as rf
-    from privaudit.plugin import sections as rs
-    from privaudit.plugin import text as rt
-
-    d = check.details
-    col, l = d.sensitive, rt.fmt(d.l)
-    if d.people_below_l:
-        summary = (
-            f"{rt.fmt(d.people_below_l)} of the {rt.people(d.people_linked)} in two or more releases "
-            f"({rt.percent(d.people_below_l, d.people_linked)}) keep fewer than l = {l} possible {col} values "
-            f"once an intruder intersects their classes across the releases"
-            + (
-                f"; for {rt.people(d.people_disclosed)} a single value is left: it is disclosed."
-                if d.people_disclosed
-                else "."
-            )
-        )
-    else:
-        summary = (
-            f"Every one of the {rt.people(d.people_linked)} in two or more releases keeps at least "
-            f"l = {l} possible {col} values after intersecting their classes across the releases."
-        )
-    table = rf.worst_classes_table(
-        check,
-        audit,
-        [("people", "people"), ("remaining", "values left")],
-        failing=None,
-        what="combinations of classes leaving fewer than l values (each shown by its class in the "
-        "first release it is in)",
-        sensitive=True,
-    )
-    return rs.ReportSection(
-        summary=summary,
-        value_text=rt.share(check.value) if check.value is not None else None,
-        threshold_text=f"share ≤ {rt.share(check.threshold)}",
-        facts=rt.facts(
-            ("sensitive column", col),
-            ("l", f"{l} ({d.l_from})"),
-            ("linking", d.linking),
-            ("releases", d.releases),
-            ("people in two or more releases", d.people_linked),
-            (
-                "fewer than l values left",
-                f"{rt.fmt(d.people_below_l)} ({rt.percent(d.people_below_l, d.people_linked)})",
-            ),
-            (
-                "one value left (disclosed)",
-                f"{rt.fmt(d.people_disclosed)} ({rt.percent(d.people_disclosed, d.people_linked)})",
-            ),
-            ("no common value", d.people_no_value),
-        ),
-        tables=[t for t in [table] if t],
-        limitations="assumes the intruder knows who is in which release and their quasi-identifiers; it does not "
-        "weigh how likely each remaining value is (a skewed intersection leaks more than its count says).",
-    )
-
-
 ASSESSOR = Assessor(
     name="composition",
     params=CompositionParams,
@@ -270,7 +215,6 @@ ASSESSOR = Assessor(
     "(KDD 2008), Section 3",
     needs=frozenset({"previous"}),
     validate_policy=validate,
-    report_section=report_section,
     details=CompositionDetails,
     disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )

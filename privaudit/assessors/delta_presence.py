@@ -12,19 +12,14 @@ max δ; pass iff max δ <= ``delta_max`` and min δ >= ``delta_min``. details: `
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-import numpy as np
 from pydantic import Field, model_validator
 
 from privaudit.core.errors import DataError
 from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
 from privaudit.plugin.helpers import exceeds, population_classes, reaches
 from privaudit.plugin.hookspecs import hookimpl
-
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
 
 
 class DeltaPresenceParams(Params):
@@ -61,6 +56,8 @@ def validate(params: DeltaPresenceParams, policy) -> str | None:
 
 
 def run(ctx, params: DeltaPresenceParams) -> Measurement:
+    import numpy as np
+
     big_f, pop_sizes, in_release, path = population_classes(ctx, params.population)
     if np.isnan(big_f).any() or (big_f < np.asarray(ctx.summary.sizes)).any():
         raise DataError(f"{path}: the population table does not contain the release")
@@ -87,44 +84,6 @@ def run(ctx, params: DeltaPresenceParams) -> Measurement:
     return Measurement(value, {"delta_min": params.delta_min, "delta_max": params.delta_max}, passed, message, details)
 
 
-def report_section(check: CheckEntry[DeltaPresenceParams, DeltaPresenceDetails], audit: AuditResult) -> ReportSection:
-    from privaudit.plugin import charts
-    from privaudit.plugin import sections as rs
-    from privaudit.plugin import text as rt
-
-    if check.status == "error":
-        return rs.ReportSection(summary=check.message)
-    d, p = check.details, check.params
-    summary = (
-        f"Knowing that a person belongs to the population, an intruder can tell they are in the release with "
-        f"probability at most {rt.share(d.delta_max_measured)} (the policy allows "
-        f"{rt.share(p.delta_max)}); {rt.fmt(d.classes_above)} of {rt.fmt(d.population_classes)} "
-        "population groups exceed it."
-    )
-    edges = [i / 10 for i in range(11)]
-    figure = rs.Figure(
-        charts.histogram_chart(
-            edges,
-            d.histogram,
-            title="δ of the population groups",
-            x_label="δ = share of the group in the release",
-            y_label="population groups",
-            threshold=float(p.delta_max),
-            threshold_label="δ_max",
-            failing=[e > float(p.delta_max) for e in edges[1:]],
-        ),
-        "Population groups by the share of their people who are in the release; bars right of δ_max fail.",
-    )
-    return rs.ReportSection(
-        summary=summary,
-        value_text=rt.share(check.value),
-        threshold_text=f"{rt.share(p.delta_min)} ≤ δ ≤ {rt.share(p.delta_max)}",
-        figures=[figure],
-        limitations="δ-presence hides membership in the release; it does not stop "
-        "re-identification of a person known to be in it (see k-anonymity).",
-    )
-
-
 ASSESSOR = Assessor(
     name="delta_presence",
     params=DeltaPresenceParams,
@@ -136,7 +95,6 @@ ASSESSOR = Assessor(
     formula="δ(C) = |R ∩ C| / |P ∩ C| for every population class C; pass iff δ_min <= δ(C) <= δ_max",
     reference="M. E. Nergiz, M. Atzori, C. Clifton, SIGMOD 2007, Definition 3; ARX 3.9 DPresence",
     validate_policy=validate,
-    report_section=report_section,
     concurrent=True,
 )
 

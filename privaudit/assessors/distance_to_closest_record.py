@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-import numpy as np
 from pydantic import Field
 
 from privaudit.plugin import helpers
@@ -40,9 +39,8 @@ from privaudit.plugin.helpers import exceeds
 from privaudit.plugin.hookspecs import hookimpl
 from privaudit.plugin.text import fmt, share
 
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
+if TYPE_CHECKING:  # pragma: no cover - types only: heavy modules load when a check runs
+    import numpy as np
 
 HISTOGRAM_BINS = 30
 
@@ -139,6 +137,8 @@ def validate(params: SyntheticDistanceParams, policy) -> str | None:
 
 def _histogram(dcr: np.ndarray, holdout: np.ndarray | None, p5: float | None) -> dict:
     """Counts of positive DCRs on shared edges (the holdout's 5th percentile is an edge); copies apart."""
+    import numpy as np
+
     pool = dcr if holdout is None else np.concatenate([dcr, holdout])
     hi = float(pool.max()) if len(pool) and pool.max() > 0 else 1.0
     edges = np.linspace(0.0, hi, HISTOGRAM_BINS + 1)
@@ -163,6 +163,65 @@ def exact_copies_limit(params: SyntheticDistanceParams, r) -> float:
     if params.max_exact_copies is not None:
         return float(params.max_exact_copies)
     return r.holdout_exact / r.n_control if r.has_control and r.n_control else 0.0
+
+
+def _against_holdout(r, params: SyntheticDistanceParams, copies_limit: float, details: dict, failed: dict) -> tuple:
+    """With a holdout: whether synthetic records lie closer to training than fresh records do (the interval of
+    the share closer to training against the share expected), and below the holdout's 5th percentile; adds the
+    holdout's figures to ``details`` and what fails to ``failed``. Returns (value, threshold, facts)."""
+    from privaudit.risk.synthetic.distance import quantiles
+
+    lo, hi = r.closer_interval(params.confidence, params.interval)
+    expected = r.expected_closer
+    limit = min(1.0, expected + params.closer_margin)
+    below = r.below_holdout_p5 / r.n_synthetic if r.n_synthetic else 0.0
+    if exceeds(lo, limit):
+        failed["closer"] = (
+            f"{share(r.closer_share)} of synthetic records are closer to training than to the "
+            f"holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}, expected "
+            f"{share(expected)}"
+            f"{f' + margin {params.closer_margin:g}' if params.closer_margin else ''})"
+        )
+    if params.max_below_holdout_p5 is not None and exceeds(below, params.max_below_holdout_p5):
+        failed["below"] = (
+            f"{share(below)} of synthetic records lie below the holdout's 5th percentile of "
+            f"distance (max_below_holdout_p5 {params.max_below_holdout_p5:g})"
+        )
+    details["dcr_quantiles"]["holdout_to_training"] = quantiles(r.holdout_dcr)
+    details["dcr_quantiles"]["synthetic_to_holdout"] = quantiles(r.dcr_to_control)
+    details["nndr_quantiles"]["holdout"] = quantiles(r.holdout_nndr)
+    details.update(
+        {
+            "holdout_exact_copies": r.holdout_exact,
+            "holdout_exact_share": r.holdout_exact / r.n_control,
+            "holdout_p5": r.holdout_p5,
+            "below_holdout_p5": r.below_holdout_p5,
+            "share_below_holdout_p5": below,
+            "share_closer_to_training": r.closer_share,
+            "closer_interval": [lo, hi],
+            "confidence": params.confidence,
+            "interval": params.interval,
+            "expected_closer": expected,
+            "closer_margin": params.closer_margin,
+            "closer_limit": limit,
+            "closer_ties": r.closer_ties,
+            "closer_p_value": r.closer_p_value(params.closer_margin),
+        }
+    )
+    value = r.closer_share
+    threshold = {"max_exact_copies": copies_limit, "closer_to_training": limit}
+    if params.max_below_holdout_p5 is not None:
+        threshold["max_below_holdout_p5"] = params.max_below_holdout_p5
+    facts = {
+        "closer": (
+            f"{share(r.closer_share)} of {fmt(r.n_synthetic)} synthetic records are closer to a training "
+            f"record than to the holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}; "
+            f"expected {share(expected)})"
+        ),
+        "copies": f"exact copies {share(r.exact_share)} (holdout: {share(details['holdout_exact_share'])})",
+        "below": f"below the holdout's 5th percentile {share(below)}",
+    }
+    return value, threshold, facts
 
 
 def run(ctx, params: SyntheticDistanceParams) -> Measurement:
@@ -201,56 +260,7 @@ def run(ctx, params: SyntheticDistanceParams) -> Measurement:
         "nndr_quantiles": {"synthetic": quantiles(r.nndr)},
     }
     if r.has_control:
-        lo, hi = r.closer_interval(params.confidence, params.interval)
-        expected = r.expected_closer
-        limit = min(1.0, expected + params.closer_margin)
-        below = r.below_holdout_p5 / r.n_synthetic if r.n_synthetic else 0.0
-        if exceeds(lo, limit):
-            failed["closer"] = (
-                f"{share(r.closer_share)} of synthetic records are closer to training than to the "
-                f"holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}, expected "
-                f"{share(expected)}"
-                f"{f' + margin {params.closer_margin:g}' if params.closer_margin else ''})"
-            )
-        if params.max_below_holdout_p5 is not None and exceeds(below, params.max_below_holdout_p5):
-            failed["below"] = (
-                f"{share(below)} of synthetic records lie below the holdout's 5th percentile of "
-                f"distance (max_below_holdout_p5 {params.max_below_holdout_p5:g})"
-            )
-        details["dcr_quantiles"]["holdout_to_training"] = quantiles(r.holdout_dcr)
-        details["dcr_quantiles"]["synthetic_to_holdout"] = quantiles(r.dcr_to_control)
-        details["nndr_quantiles"]["holdout"] = quantiles(r.holdout_nndr)
-        details.update(
-            {
-                "holdout_exact_copies": r.holdout_exact,
-                "holdout_exact_share": r.holdout_exact / r.n_control,
-                "holdout_p5": r.holdout_p5,
-                "below_holdout_p5": r.below_holdout_p5,
-                "share_below_holdout_p5": below,
-                "share_closer_to_training": r.closer_share,
-                "closer_interval": [lo, hi],
-                "confidence": params.confidence,
-                "interval": params.interval,
-                "expected_closer": expected,
-                "closer_margin": params.closer_margin,
-                "closer_limit": limit,
-                "closer_ties": r.closer_ties,
-                "closer_p_value": r.closer_p_value(params.closer_margin),
-            }
-        )
-        value = r.closer_share
-        threshold = {"max_exact_copies": copies_limit, "closer_to_training": limit}
-        if params.max_below_holdout_p5 is not None:
-            threshold["max_below_holdout_p5"] = params.max_below_holdout_p5
-        facts = {
-            "closer": (
-                f"{share(r.closer_share)} of {fmt(r.n_synthetic)} synthetic records are closer to a training "
-                f"record than to the holdout ({params.confidence:.0%} interval {share(lo)}–{share(hi)}; "
-                f"expected {share(expected)})"
-            ),
-            "copies": f"exact copies {share(r.exact_share)} (holdout: {share(details['holdout_exact_share'])})",
-            "below": f"below the holdout's 5th percentile {share(below)}",
-        }
+        value, threshold, facts = _against_holdout(r, params, copies_limit, details, failed)
     else:
         details["note"] = (
             "the comparison with fresh records (closer to training than to a holdout, the holdout's "
@@ -274,138 +284,6 @@ def run(ctx, params: SyntheticDistanceParams) -> Measurement:
     return Measurement(value, threshold, not failed, message, details)
 
 
-# ------------------------------------------------------------------------------------------ report
-def report_section(
-    check: CheckEntry[SyntheticDistanceParams, SyntheticDistanceDetails], audit: AuditResult
-) -> ReportSection:
-    """The section of a distance_to_closest_record check: the sentence, a histogram of distances to the closest
-    training record (synthetic and holdout), and the quantile table."""
-    from privaudit.plugin import charts
-    from privaudit.plugin import sections as rs
-    from privaudit.plugin import text as rt
-
-    d = check.details
-    n = int(d.n_synthetic)
-    copies = rt.share(d.exact_copies_share)
-    columns = len(d.columns)
-    control = d.n_control is not None
-    if control:
-        lo, hi = d.closer_interval
-        summary = (
-            f"{rt.share(d.share_closer_to_training)} of the {rt.fmt(n)} synthetic records lie closer to a "
-            f"record of the training data than to any record of the holdout, against "
-            f"{rt.share(d.expected_closer)} expected of records that copy nobody ({d.confidence:.0%} "
-            f"interval {rt.share(lo)}–{rt.share(hi)}); {copies} are exact copies of a training record on "
-            f"the {columns} compared columns (holdout records: {rt.share(d.holdout_exact_share)})."
-        )
-        value_text = rt.share(d.share_closer_to_training)
-        threshold_text = f"interval ≤ {rt.share(d.closer_limit)}, copies ≤ {rt.share(d.exact_copies_limit)}"
-    else:
-        median = (d.dcr_quantiles["synthetic_to_training"] or {}).get("p50")
-        summary = (
-            f"{copies} of the {rt.fmt(n)} synthetic records are exact copies of a training record on the "
-            f"{columns} compared columns; the median distance to the closest training record is "
-            f"{rt.fmt(median, 3)}. Whether synthetic records are closer to the training records than fresh "
-            "records would be needs a holdout table (--control FILE)."
-        )
-        value_text = copies
-        threshold_text = f"copies ≤ {rt.share(d.exact_copies_limit)}"
-    paragraphs = [
-        "Distance: Gower, the mean over the compared columns of |a − b| / range of the training column (capped at "
-        "1) for numeric ones, the rank difference over the scale for ordinal ones and 0/1 for nominal ones; a "
-        "missing value matches a missing value and differs from any other. Exact nearest neighbours.",
-    ]
-    if control:
-        paragraphs.append(
-            f"A generator that does not copy its training records places a synthetic record nearest to a training "
-            f"record as often as the training records' share of training and holdout together "
-            f"({rt.share(d.expected_closer)}); ties count by the share of training records among the nearest. "
-            f"The check fails when even the lower end of the interval exceeds {rt.share(d.closer_limit)}."
-        )
-    for reason in d.failed or []:
-        paragraphs.append(f"Fails: {reason}.")
-    figures, tables = [], []
-    hist = d.dcr_histogram
-    edges = hist.edges
-    p5 = d.holdout_p5
-    if len(edges) > 1:
-        for who, label in (("synthetic", "synthetic records"), ("holdout", "holdout records")):
-            counts = getattr(hist, who)
-            if counts is None:
-                continue
-            failing = [p5 is not None and who == "synthetic" and float(b) <= p5 + 1e-15 for b in edges[1:]]
-            svg = charts.histogram_chart(
-                edges,
-                counts,
-                title=f"Distance of the {label} to the closest training record",
-                x_label="Gower distance to the closest training record",
-                y_label="records",
-                threshold=p5,
-                threshold_label="holdout 5th percentile" if p5 is not None else "",
-                failing=failing,
-                extra_bars=[("copies", float(getattr(hist, f"{who}_copies") or 0), who == "synthetic")],
-                legend=("below the holdout's 5th percentile", "farther") if any(failing) else None,
-            )
-            caption = (
-                f"Distances to the closest training record of the {label}; the bar 'copies' counts records at "
-                "distance 0 (equal on every compared column)"
-            )
-            caption += "; the dashed line marks the holdout's 5th percentile." if p5 is not None else "."
-            figures.append(rs.Figure(svg, caption))
-    rows = []
-    q_syn = d.dcr_quantiles.get("synthetic_to_training") or {}
-    for key in q_syn:
-        row = [key.replace("p", "") + "%", rt.fmt(q_syn.get(key), 3)]
-        if control:
-            row += [
-                rt.fmt((d.dcr_quantiles.get("holdout_to_training") or {}).get(key), 3),
-                rt.fmt((d.dcr_quantiles.get("synthetic_to_holdout") or {}).get(key), 3),
-            ]
-        row.append(rt.fmt((d.nndr_quantiles.get("synthetic") or {}).get(key), 3))
-        if control:
-            row.append(rt.fmt((d.nndr_quantiles.get("holdout") or {}).get(key), 3))
-        rows.append(row)
-    head = ["quantile", "DCR synthetic → training"]
-    if control:
-        head += ["DCR holdout → training", "DCR synthetic → holdout"]
-    head.append("NNDR synthetic")
-    if control:
-        head.append("NNDR holdout")
-    tables.append(
-        rs.DataTable(
-            head,
-            rows,
-            caption="Quantiles of the distance to the closest record (DCR) and of the "
-            "nearest-neighbour distance ratio (NNDR)",
-            numeric=frozenset(range(1, len(head))),
-            kind="details",
-        )
-    )
-    facts = rt.facts(
-        ("synthetic records", n),
-        ("training records", d.n_training),
-        ("holdout records", d.n_control),
-        ("compared columns", ", ".join(d.columns)),
-        ("exact copies", f"{rt.fmt(d.exact_copies)} ({copies})"),
-        ("holdout's 5th percentile of DCR", None if p5 is None else rt.fmt(p5, 3)),
-        ("below it", None if p5 is None else rt.share(d.share_below_holdout_p5)),
-        ("ties (as near to training as to holdout)", d.closer_ties),
-        ("one-sided p-value", None if d.closer_p_value is None else f"{d.closer_p_value:.3g}"),
-    )
-    return rs.ReportSection(
-        summary=summary,
-        value_text=value_text,
-        threshold_text=threshold_text,
-        paragraphs=paragraphs,
-        facts=facts,
-        figures=figures,
-        tables=tables,
-        limitations="distances see only the compared columns and one way of weighing them: a generator can leak a "
-        "person's rare combination of a few values without its record being closest on the whole; passing is no "
-        "proof against membership or attribute inference, nor a differential-privacy guarantee.",
-    )
-
-
 ASSESSOR = Assessor(
     name="distance_to_closest_record",
     params=SyntheticDistanceParams,
@@ -425,7 +303,6 @@ ASSESSOR = Assessor(
     "Biometrika 26 (1934)",
     needs=frozenset({"training", "table"}),
     validate_policy=validate,
-    report_section=report_section,
     synthetic_default=SyntheticDefault(),
 )
 

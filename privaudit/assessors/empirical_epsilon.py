@@ -46,7 +46,6 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-import numpy as np
 from pydantic import Field
 
 from privaudit.assessors.membership_inference import AttackParams, column_problem, compared_columns, scores_of
@@ -56,9 +55,8 @@ from privaudit.plugin.assessor import Details as ApiDetails
 from privaudit.plugin.helpers import exceeds
 from privaudit.plugin.hookspecs import hookimpl
 
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
+if TYPE_CHECKING:  # pragma: no cover - types only: heavy modules load when a check runs
+    pass
 
 #: a fair coin gives training and holdout sizes this unlikely (two-sided binomial test) at most this often
 SPLIT_P_VALUE = 1e-6
@@ -164,6 +162,8 @@ def _claim(params) -> str:
 
 
 def run_one_run(ctx, params: EpsilonParams) -> Measurement:
+    import numpy as np
+
     from privaudit.risk.membership.epsilon import one_run_audit
 
     _check_split(len(ctx.training), len(ctx.control))
@@ -236,12 +236,6 @@ def run(ctx, params: EpsilonParams) -> Measurement:
     return run_one_run(ctx, params)
 
 
-def report_section(check: CheckEntry[EpsilonParams, Details], audit: AuditResult) -> ReportSection:
-    from privaudit.plugin.membership_section import epsilon_section
-
-    return epsilon_section(check)
-
-
 ASSESSOR = Assessor(
     name="empirical_epsilon",
     params=EpsilonParams,
@@ -257,7 +251,6 @@ ASSESSOR = Assessor(
     reference=REFERENCE,
     needs=frozenset({"training", "control", "table"}),
     validate_policy=validate,
-    report_section=report_section,
     details=Details,
 )
 
@@ -272,6 +265,7 @@ def _fingerprint(frame) -> bytes:
     """The release's rows as a multiset: two files with the same rows, in any order, are one release."""
     import hashlib
 
+    import numpy as np
     import pandas as pd
 
     rows = np.sort(pd.util.hash_pandas_object(frame, index=False).to_numpy())
@@ -283,6 +277,7 @@ def _read_manifest(ctx, params: EpsilonParams):
     as the policy reads a table, every target found in ``--original`` then ``--control`` by the record_id
     column; a row repeating another's release (the same rows, whatever the file) and target is one trial,
     counted once (``duplicates``: how many rows were dropped); ``groups`` numbers the targets."""
+    import numpy as np
     import pandas as pd
 
     from privaudit.io.data import load_table
@@ -340,6 +335,8 @@ def _deduplicated(manifest, path):
     """The manifest with one row per (release's rows, target): a release listed twice for a target is one
     trial (two would count it as two independent releases); the same rows said to be made both with and
     without the target are refused."""
+    import numpy as np
+
     key = ["_print", "target"]
     labels = manifest.groupby(key, sort=False)["member"].nunique()
     if (labels > 1).any():
@@ -359,6 +356,8 @@ MIN_TRIALS = 10
 
 def _check_trials(path, names, groups, member, duplicates: int) -> None:
     """Refuse a manifest some target of which cannot support a bound: too few trials, or trials of one kind."""
+    import numpy as np
+
     n_in = np.bincount(groups, weights=member, minlength=len(names)).astype(int)
     n_all = np.bincount(groups, minlength=len(names))
     dropped = f" (after dropping {duplicates} repeated row(s))" if duplicates else ""

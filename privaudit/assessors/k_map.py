@@ -12,9 +12,8 @@ own class sizes (:mod:`privaudit.risk.kmap`); value = min f_k; pass iff value >=
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import ClassVar, Literal
 
-import numpy as np
 from pydantic import Field, model_validator
 
 from privaudit.common.numbers import fmt
@@ -23,10 +22,6 @@ from privaudit.plugin.assessor import Assessor, Details, Disclosure, Measurement
 from privaudit.plugin.details import WorstClass
 from privaudit.plugin.helpers import population_classes, reaches
 from privaudit.plugin.hookspecs import hookimpl
-
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
 
 
 class KMapParams(Params):
@@ -77,6 +72,8 @@ def validate(params: KMapParams, policy) -> str | None:
 
 
 def run(ctx, params: KMapParams) -> Measurement:
+    import numpy as np
+
     s = ctx.summary
     sizes = np.asarray(s.class_fk, dtype=float)
     details = {"k": params.k}
@@ -125,44 +122,6 @@ def run(ctx, params: KMapParams) -> Measurement:
     return Measurement(value, limit, passed, message, details)
 
 
-def report_section(check: CheckEntry[KMapParams, KMapDetails], audit: AuditResult) -> ReportSection:
-    from privaudit.plugin import sections as rs
-    from privaudit.plugin import text as rt
-    from privaudit.plugin.figures import worst_classes_table
-
-    if check.status == "error":
-        return rs.ReportSection(summary=check.message)
-    d = check.details
-    if d.population == "file":
-        summary = (
-            f"Every group of the release matches at least {rt.fmt(check.value)} people of the population "
-            f"(k-map asks for {d.k}); {rt.fmt(d.classes_failing)} groups match fewer."
-        )
-    else:
-        summary = (
-            f"The population is estimated from a sampling fraction of {rt.share(d.sampling_fraction)}: a "
-            f"group of at least {d.derived_k} records in the release matches at least {d.k} people of "
-            f"the population with probability {rt.share(1 - d.type1_error)} ({d.estimator.replace('_', ' ')} "
-            f"estimate); the smallest group has {rt.fmt(check.value)} records."
-        )
-    table = worst_classes_table(
-        check,
-        audit,
-        figures=[("matches", "matches")],
-        failing=d.classes_failing,
-        what="groups matching fewer than required",
-    )
-    tables = [table] if table is not None else []
-    return rs.ReportSection(
-        summary=summary,
-        value_text=rt.fmt(check.value),
-        threshold_text=f"≥ {rt.fmt(d.threshold_used)}",
-        tables=tables,
-        limitations="k-map counts matches on the quasi-identifiers in the population; it says "
-        "nothing about what the matched records reveal.",
-    )
-
-
 def sample_criterion(params: KMapParams, n_records: int) -> SampleCriterion | None:
     """With ``population_size`` or ``sampling_fraction``, ARX's ``KMap`` with a cell-size estimator: the
     derived k' (:func:`privaudit.risk.kmap.derived_k`) on the release's own class sizes, every retained class
@@ -190,7 +149,6 @@ ASSESSOR = Assessor(
     "Poisson) law of mean (n/N)·k at significance α, min_k f_k >= min(k, k')",
     reference="L. Sweeney, IJUFKS 10(5) 2002; K. El Emam & F. Dankar, JAMIA 15(5) 2008; ARX 3.9 KMap",
     validate_policy=validate,
-    report_section=report_section,
     concurrent=True,
     sample_criterion=sample_criterion,
     disclosure=Disclosure(show_values_from=lambda p: p.k),

@@ -6,26 +6,26 @@
 * recursive (c,l): value = max over classes of r_1 / (r_l + ... + r_m), counts r sorted descending,
   infinite when a class has fewer than l values; pass iff value < c.
 
-details: ``classes_failing``, ``records_failing``, ``per_class_histogram``, ``worst_classes``.
+details: ``classes_failing``, ``records_failing``, ``per_class_histogram``, ``worst_classes``; for the entropy
+and recursive variants ``threshold_histogram``, the per-class figures binned so that the bound (l or c) is a bin
+edge (:func:`privaudit.plugin.helpers.threshold_histogram`: no bin holds passing and failing classes), which
+the report draws.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-import numpy as np
 from pydantic import Field, model_validator
 
 from privaudit.common.numbers import fmt
 from privaudit.plugin.assessor import Assessor, ClassRule, Details, Disclosure, Measurement, Params
 from privaudit.plugin.details import Histogram, WorstClass
-from privaudit.plugin.helpers import check_sensitive, reaches, value_histogram
+from privaudit.plugin.helpers import check_sensitive, reaches, threshold_histogram, value_histogram
 from privaudit.plugin.hookspecs import hookimpl
-from privaudit.risk.ldiversity import distinct_per_class, entropy_per_class, recursive_ratio_per_class
 
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
+if TYPE_CHECKING:  # pragma: no cover - types only: numpy loads when a check runs
+    import numpy as np
 
 
 class LDiversityParams(Params):
@@ -55,6 +55,14 @@ class LDiversityWorstClass(WorstClass):
     diversity: float | None
 
 
+class BoundHistogram(Histogram):
+    """Per-class figures binned so that the bound is a bin edge; values past the last edge are pooled in
+    ``overflow`` (labelled ``overflow_label``)."""
+
+    overflow: int = 0
+    overflow_label: str = ""
+
+
 class LDiversityDetails(Details):
     """What an l_diversity check's details hold."""
 
@@ -64,6 +72,7 @@ class LDiversityDetails(Details):
     records_failing: int
     missing_sensitive: int
     per_class_histogram: Histogram
+    threshold_histogram: BoundHistogram | None = None
     worst_classes: list[LDiversityWorstClass]
 
 
@@ -73,6 +82,8 @@ def validate(params: LDiversityParams, policy) -> str | None:
 
 def per_class_figures(ctx, params: LDiversityParams) -> tuple[np.ndarray, np.ndarray]:
     """Each class's diversity figure and whether it fails the check."""
+    from privaudit.risk.ldiversity import distinct_per_class, entropy_per_class, recursive_ratio_per_class
+
     sc = ctx.summary.sensitive[params.sensitive]
     if params.variant == "recursive":
         per_class = recursive_ratio_per_class(sc, int(params.l))
@@ -135,101 +146,12 @@ def run(ctx, params: LDiversityParams) -> Measurement:
             extra={"diversity": per_class},
         ),
     }
+    if params.variant != "distinct":
+        # the bound is a bin edge: a figure equal to c fails the recursive check, one equal to l passes entropy
+        recursive = params.variant == "recursive"
+        bound, side = (params.c, "above") if recursive else (params.l, "below")
+        details["threshold_histogram"] = threshold_histogram(per_class, bound, side, recursive, lo=0.0)
     return Measurement(value, threshold, bool(passed), message, details)
-
-
-def report_section(check: CheckEntry[LDiversityParams, LDiversityDetails], audit: AuditResult) -> ReportSection:
-    """The report section of an l_diversity check: who is in too-uniform classes, per-class chart, worst classes."""
-    from privaudit.plugin import binning as rb
-    from privaudit.plugin import figures as rf
-    from privaudit.plugin import sections as rs
-    from privaudit.plugin import text as rt
-
-    d, p = check.details, check.params
-    col, l, variant, n = p.sensitive, p.l, p.variant, audit.table.rows
-    bad = d.records_failing
-    who = f"{rt.people(bad)} ({rt.percent(bad, n)}) {'is' if bad == 1 else 'are'} in groups"
-    if variant == "recursive":
-        c = p.c
-        threshold_text, value_text = f"ratio < c = {rt.fmt(c)} (l = {rt.fmt(l)})", rt.fmt(check.value)
-        axis, line, side = "r₁ / (r_l + … + r_m) per class", f"c = {rt.fmt(c)}", "above"
-        summary = (
-            f"{who} where one {col} value dominates (r₁ ≥ c·(r_l + … + r_m), c = {rt.fmt(c)}, l = {rt.fmt(l)}): "
-            f"finding their group makes that value a good guess."
-            if bad
-            else f"In every group no {col} value dominates (c = {rt.fmt(c)}, l = {rt.fmt(l)}): finding a person's "
-            f"group leaves several plausible values."
-        )
-    else:
-        threshold_text, value_text, side, line = f"l ≥ {rt.fmt(l)}", rt.fmt(check.value), "below", f"l = {rt.fmt(l)}"
-        kind = "different values" if variant == "distinct" else "equally likely values (exp of the entropy)"
-        axis = f"{'distinct values' if variant == 'distinct' else 'exp(entropy)'} of {col} per class"
-        consequence = (
-            f"finding their group narrows their {col} down to fewer than {rt.fmt(l)} possibilities"
-            if variant == "distinct"
-            else f"finding their group makes their {col} as easy to guess as a choice among fewer than "
-            f"{rt.fmt(l)} equally likely values"
-        )
-        summary = (
-            f"{who} with fewer than l = {rt.fmt(l)} {kind} of {col}: {consequence}."
-            if bad
-            else f"Every group has at least l = {rt.fmt(l)} {kind} of {col}: finding a person's group leaves at "
-            f"least {rt.fmt(l)} possibilities."
-        )
-        if bad and variant == "distinct" and check.value == 1:
-            summary += f" In the worst groups everyone shares one {col} value: finding the group reveals it."
-    bound = c if variant == "recursive" else l
-    hist = d.per_class_histogram.model_dump()
-    if variant != "distinct":
-        # rebin the per-class figures so that the bound is a bin edge (no bin holds passing and failing
-        # classes); a value equal to c fails the recursive check, one equal to l passes the entropy check
-        try:
-            per_class, fails = per_class_figures(audit.context, p)
-            if int(fails.sum()) == d.classes_failing:
-                hist = rb.threshold_histogram(per_class, bound, side, variant == "recursive", lo=0.0)
-        except Exception:  # no class summary at hand (e.g. a report rebuilt elsewhere): the assessor's bins
-            pass
-    figure = rf.value_histogram_figure(
-        hist,
-        bound,
-        side,
-        f"Diversity of {col} per class",
-        axis,
-        line,
-        integers=variant == "distinct",
-        failing_total=d.classes_failing,
-        caption=f"Classes by the diversity of their {col} values; the dashed line marks the policy's bound.",
-    )
-    return rs.ReportSection(
-        summary=summary,
-        value_text=value_text,
-        threshold_text=threshold_text,
-        facts=rt.facts(
-            ("variant", variant),
-            ("classes", d.classes),
-            ("classes failing", d.classes_failing),
-            ("records in those classes", f"{rt.fmt(bad)} ({rt.percent(bad, n)})"),
-            ("records with a missing value", d.missing_sensitive),
-        ),
-        figures=[figure] if figure else [],
-        tables=[
-            x
-            for x in [
-                rf.worst_classes_table(
-                    check,
-                    audit,
-                    [("diversity", "diversity")],
-                    failing=d.classes_failing,
-                    what="classes that fail",
-                    sensitive=True,
-                )
-            ]
-            if x
-        ],
-        limitations="ignores how the values are spread in the whole table and what they mean: skewed or "
-        "semantically similar values (three kinds of cancer) still leak (skewness and similarity attacks); "
-        "it does not stop re-identification on its own.",
-    )
 
 
 ASSESSOR = Assessor(
@@ -249,7 +171,6 @@ ASSESSOR = Assessor(
     class_violations=violations,
     class_rule=rule,
     concurrent=True,
-    report_section=report_section,
     disclosure=Disclosure(sensitive=lambda p: [p.sensitive]),
 )
 

@@ -29,7 +29,7 @@ attacker: that is the point of an audit, not a bias to correct.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -39,10 +39,6 @@ from privaudit.plugin.assessor import Assessor, Measurement, Params
 from privaudit.plugin.assessor import Details as ApiDetails
 from privaudit.plugin.helpers import exceeds
 from privaudit.plugin.hookspecs import hookimpl
-
-if TYPE_CHECKING:  # pragma: no cover - types only: the report's modules load when a report is drawn
-    from privaudit.plugin.sections import CheckEntry, ReportSection
-    from privaudit.plugin.view import AuditView as AuditResult
 
 ATTACKS = ("distance", "density")
 ATTACK_NAMES = {"distance": "distance to closest synthetic record", "density": "density ratio (DOMIAS)"}
@@ -279,12 +275,6 @@ def run(ctx, params: MembershipParams) -> Measurement:
     return Measurement(float(value), threshold, not failed, message, details)
 
 
-def report_section(check: CheckEntry[MembershipParams, Details], audit: AuditResult) -> ReportSection:
-    from privaudit.plugin.membership_section import membership_section
-
-    return membership_section(check, ATTACK_NAMES)
-
-
 ASSESSOR = Assessor(
     name="membership_inference",
     params=MembershipParams,
@@ -301,7 +291,6 @@ ASSESSOR = Assessor(
     reference=REFERENCE,
     needs=frozenset({"training", "control", "table"}),
     validate_policy=validate,
-    report_section=report_section,
     details=Details,
 )
 

@@ -26,7 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from privaudit.core.context import AuditContext
     from privaudit.core.policy import Policy
-    from privaudit.plugin.sections import CheckEntry
 
 
 class Details(BaseModel):
@@ -232,12 +231,6 @@ class Assessor:
         class_violations: optional ``f(ctx, params) -> bool array`` over the classes of ``ctx.summary``:
             True where a class breaks the check. Class-based assessors provide it so remediators
             (generalization, suppression) can treat the check as a per-class constraint.
-        report_section: optional ``f(check, audit) -> ReportSection`` drawing this assessor's report
-            section. ``check`` is a :class:`~privaudit.plugin.sections.CheckEntry` of this assessor's models:
-            ``check.params`` a ``params`` instance, ``check.details`` a ``details`` instance (validated once by
-            the report), ``check.value``, ``check.threshold`` ...; ``audit`` the audit
-            as a section reads it (:class:`~privaudit.plugin.view.AuditView`). The simple way to give an assessor its own section;
-            the ``privaudit_report_section`` hook remains for plugins that prefer it.
         concurrent: ``run`` may run beside other checks on another thread: it only reads the context
             (the shared summary, the table) and keeps no state of its own. Such checks run side by side
             once the class summary is built (numpy releases the GIL). Off by default: an assessor opts in.
@@ -280,7 +273,6 @@ class Assessor:
     validate_policy: Callable[[Any, Policy], str | None] | None = None
     always: bool | Literal["last"] = False
     class_violations: Callable[[AuditContext, Any], Any] | None = None
-    report_section: Callable[[CheckEntry[Any, Any], Any], Any] | None = None
     concurrent: bool = False
     details: type[Details] | None = None
     class_rule: Callable[[Any, Policy], ClassRule | None] | None = None

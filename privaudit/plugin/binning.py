@@ -5,12 +5,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
-import numpy as np
-
-from privaudit.common.thresholds import TOLERANCE
-from privaudit.plugin import charts
+from privaudit.plugin.helpers import threshold_histogram  # noqa: F401 - computed by checks, re-exported
 
 
 def integer_bins(hist: dict) -> tuple[list[int], list[int]] | None:
@@ -91,78 +87,3 @@ def bin_failing_counts(
                 out[i] = (out[i] or 0.0) + diff
                 break
     return out
-
-
-def threshold_histogram(
-    values: Any,
-    threshold: float,
-    fail_side: str,
-    fails_at_threshold: bool,
-    *,
-    bins: int = 20,
-    lo: float | None = None,
-    tail: float = 0.9,
-    weights: Any = None,
-) -> dict:
-    """A histogram of per-class (or per-record) figures whose bins never straddle ``threshold``.
-
-    The bin width is a nice number (1, 2, 2.5, 5 x 10^n) giving about ``bins`` bins, and the threshold is
-    an edge, so every bin passes or fails as a whole; bins are closed on the side that keeps a value equal
-    to the threshold with its own verdict (``fails_at_threshold``: does a value equal to it fail?).
-    Heavy tails do not squash the picture: when the largest value lies more than 1.5 times as far from the
-    start as the ``tail`` quantile, the axis ends at that quantile (but at least as far beyond the
-    threshold as the smallest value is below it) and the values past it are pooled in an ``overflow``
-    bar. Infinite values are counted apart (``infinite``), NaN ones ignored.
-
-    Returns ``{edges, counts, infinite, overflow, overflow_label}``, the shape
-    :func:`value_histogram_figure` draws.
-    """
-
-    v = np.asarray(values, dtype=float)
-    w = np.ones(len(v)) if weights is None else np.asarray(weights, dtype=float)
-    finite = np.isfinite(v)
-    infinite = int(round(w[np.isinf(v)].sum()))
-    t = float(threshold)
-    if not finite.any():
-        return {
-            "edges": [t - 1.0, t, t + 1.0],
-            "counts": [0, 0],
-            "infinite": infinite,
-            "overflow": 0,
-            "overflow_label": "",
-        }
-    x, wx = v[finite], w[finite]
-    t = float(threshold)
-    # a figure equal to the threshold up to the checks' rounding slack (exp(ln 3) = 2.9999999999999996 for
-    # l = 3) is judged as equal by the check, so it is binned as equal: on its verdict's side of the line
-    x = np.where(np.abs(x - t) <= TOLERANCE * max(1.0, abs(t)), t, x)
-    vmin, vmax = float(x.min()), float(x.max())
-    start = min(vmin, t) if lo is None else min(float(lo), vmin, t)
-    cap = max(float(np.quantile(x, tail)), t + (t - start), t)
-    if max(vmax, t) - start <= 1.5 * (cap - start):
-        cap = max(vmax, t)  # no heavy tail: show every value on the axis
-    span = cap - start
-    step = charts.nice_step(span if span > 1e-9 * max(1.0, abs(t)) else 1.0, bins)
-    left_closed = (fail_side == "above") == fails_at_threshold
-    k_lo = math.floor((start - t) / step + 1e-9)
-    if not left_closed and t + k_lo * step >= start:
-        k_lo -= 1  # (a, b] bins: the first edge lies below the smallest value
-    k_hi = math.ceil((cap - t) / step - 1e-9)
-    if left_closed and t + k_hi * step <= cap and cap >= vmax:
-        k_hi += 1  # [a, b) bins: the largest value needs a bin of its own
-    k_hi = max(k_hi, 1)
-    edges = np.array([t + k * step for k in range(k_lo, k_hi + 1)])
-    if lo is not None and edges[0] < float(lo) <= start:
-        edges[0] = float(lo)  # no bin reaches below the figure's natural floor (0 for ratios)
-    side = "right" if left_closed else "left"
-    index = np.maximum(np.searchsorted(edges, x, side=side) - 1, 0)  # a value on a clamped first edge: bin 0
-    beyond = index >= len(edges) - 1
-    counts = np.bincount(index[~beyond], weights=wx[~beyond], minlength=len(edges) - 1)
-    top = charts.number_label(float(edges[-1]))
-    return {
-        "edges": [float(e) for e in edges],
-        "counts": [int(round(c)) for c in counts],
-        "infinite": infinite,
-        "overflow": int(round(wx[beyond].sum())),
-        "overflow_label": ("≥" if left_closed else ">") + top,
-    }

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
+from privaudit.common.numbers import nice_step, number_label
+
 WIDTH, HEIGHT = 640.0, 236.0
 LEFT, RIGHT, TOP, BOTTOM = 66.0, 18.0, 40.0, 46.0
 MAX_SLOT = 56.0  # widest slot of a categorical bar, so that one or two bars do not fill the plot
@@ -61,25 +63,6 @@ def _n(x: float) -> str:
     """A coordinate with one decimal, without a trailing ``.0``."""
     text = f"{x:.1f}"
     return text[:-2] if text.endswith(".0") else text
-
-
-def number_label(value: float) -> str:
-    """Tick label: integers with thousands separators, others with up to 3 significant digits."""
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:.3g}"
-
-
-def nice_step(span: float, target: int = 5) -> float:
-    """A step of the form {1, 2, 2.5, 5} x 10^n giving about ``target`` intervals over ``span``."""
-    if span <= 0:
-        return 1.0
-    raw = span / target
-    base = 10 ** math.floor(math.log10(raw))
-    for m in (1, 2, 2.5, 5, 10):
-        if m * base >= raw - 1e-12:
-            return m * base
-    return 10 * base  # pragma: no cover
 
 
 def linear_ticks(lo: float, hi: float, target: int = 5) -> list[float]:

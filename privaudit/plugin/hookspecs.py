@@ -67,7 +67,15 @@ def privaudit_utility_measures() -> list[Any]:
 @hookspec
 def privaudit_report_sections() -> list[Any]:
     """Return the :class:`~privaudit.plugin.sections.Section` records this plugin provides: the report
-    section drawn for the checks of one assessor (the record's ``name``). One per assessor."""
+    section drawn for the checks of one assessor (the record's ``name``). One per assessor; a third party's
+    section for a built-in assessor replaces the built-in one.
+
+    ``Section.draw(check, audit)`` receives the check as a :class:`~privaudit.plugin.sections.CheckEntry`: its
+    fields (``check.id``, ``check.status``, ``check.value``, ``check.threshold``, ``check.message``,
+    ``check.quasi_identifiers``), its parameters as the assessor's ``Params`` object (``check.params.k``) and
+    its details as the assessor's ``Details`` object (``check.details.records_below_k``), validated once by the
+    report; ``audit`` is the :class:`~privaudit.pipeline.audit.AuditResult`. A draw that raises leaves the
+    generic section with a note naming the plugin; checks that ended in ``error`` are not drawn."""
     raise NotImplementedError  # a specification: plugins implement it
 
 
@@ -83,20 +91,3 @@ def privaudit_output_formats() -> list[Any]:
     """Return the :class:`~privaudit.plugin.output.OutputFormat` records this plugin provides: a file the
     audit writes from its result (``--junit``, ``--sarif`` ...). Names must be unique."""
     raise NotImplementedError  # a specification: plugins implement it
-
-
-@hookspec(firstresult=True)
-def privaudit_report_section(check: Any, audit: Any) -> Any:
-    """Return the report section (a :class:`privaudit.plugin.sections.ReportSection`) for one check.
-
-    ``check`` is the check as a :class:`~privaudit.plugin.sections.CheckEntry`: its fields (``check.id``,
-    ``check.assessor``, ``check.status``, ``check.value``, ``check.threshold``, ``check.message``,
-    ``check.quasi_identifiers``), its parameters as the assessor's ``Params`` object (``check.params.k``) and
-    its details as the assessor's ``Details`` object (``check.details.records_below_k``), validated once by the
-    report; ``audit`` is the audit as sections read it (:class:`~privaudit.plugin.view.AuditView`). Return ``None`` for checks of
-    assessors you do not own (test ``check.assessor`` first); the first non-None answer is used, and a generic
-    section is drawn when no plugin answers. The usual way to draw an assessor's section is its
-    ``Assessor.report_section`` function, which receives the same entry; this hook is an override, asked
-    before it, for a plugin that draws sections for checks of assessors it does not define. Checks that ended
-    in ``error``, and checks of assessors the registry does not know, are not asked about.
-    """

@@ -2,31 +2,32 @@
 
 A section is drawn from a :class:`CheckEntry`: one check of the report, typed (its assessor's ``Params``
 and ``Details`` models, validated once by the report), so a section reads fields (``check.params.k``,
-``check.details.records_below_k``), never string keys. The assessor's own ``report_section(check,
-audit)`` draws it; a plugin may override the section of any check through the
-``privaudit_report_section(check, audit)`` hook (see :mod:`privaudit.plugin.hookspecs`), returning a
-:class:`ReportSection` for the checks it draws and ``None`` otherwise. A check no one draws a section for
-gets :func:`privaudit.plugin.figures.generic_section` (value, threshold, message and the ``details`` as a
-key/value table). A check that ended in ``error`` always gets the error block (its message), without
-calling either: there are no figures to show.
+``check.details.records_below_k``), never string keys. A :class:`Section` registered through the
+``privaudit_report_sections`` hook (see :mod:`privaudit.plugin.hookspecs`) draws the checks of one assessor,
+named by the record's ``name``; a third party's ``Section`` for a built-in assessor replaces the built-in one
+(the built-ins are in :mod:`privaudit.sections`). A check no one draws a section for gets
+:func:`privaudit.plugin.figures.generic_section` (value, threshold, message and the ``details`` as a
+key/value table), as does one whose section raises (with a note naming the plugin). A check that ended in
+``error`` always gets the error block (its message), without drawing: there are no figures to show.
 
 Everything in a section is plain text except :attr:`Figure.svg`, which must be
 :class:`markupsafe.Markup` made by :mod:`privaudit.plugin.charts` (or built with
 :func:`markupsafe.escape` around every label): the templates escape all other values. A figure whose
 markup could load anything (``href``, ``<image``, ``<script``, ``url(``, ``<foreignObject``) is refused.
 
-Example of a plugin's override of another assessor's section::
+Example of a plugin's section for another plugin's ``likeness`` assessor (a built-in one is replaced alike)::
 
     from privaudit import hookimpl
-    from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.sections import CheckEntry, ReportSection, Section
     from privaudit.plugin.figures import size_histogram_figure
 
-    @hookimpl
-    def privaudit_report_section(check: CheckEntry, audit):
-        if check.assessor != "likeness":
-            return None
+    def draw(check: CheckEntry, audit) -> ReportSection:
         d = check.details
         return ReportSection(summary="...", figures=[size_histogram_figure(d.class_size_histogram, ...)])
+
+    @hookimpl
+    def privaudit_report_sections():
+        return [Section("likeness", draw)]
 """
 
 from __future__ import annotations

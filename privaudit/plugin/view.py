@@ -1,6 +1,6 @@
 """The audit as a report section reads it: :class:`AuditView`.
 
-A section (``Assessor.report_section``, a ``privaudit_report_section`` hook, a :class:`~privaudit.plugin.sections.
+A section (a :class:`~privaudit.plugin.sections.
 Section`'s ``draw``) is handed the audit the driver ran (:class:`privaudit.pipeline.audit.AuditResult`); the
 plugin contract types it by the members sections read (PEP 544 structural typing), so neither a plugin nor
 this package names the driver, even for type checking (``tests/test_layering.py`` counts type-only imports).

@@ -2,10 +2,10 @@
 
 The page is built from the JSON report's data (:func:`privaudit.report.json_report.report_dict`), the
 registry's assessor metadata (title, what it protects, what it measures, formula, reference) and one
-:class:`~privaudit.plugin.sections.ReportSection` per check: the assessor's ``report_section`` (a
-``privaudit_report_section`` hook implementation may override it; the generic section when neither draws
-one), handed the check as a typed :class:`~privaudit.plugin.sections.CheckEntry` (:func:`check_entry`,
-built once per check). The report of a
+:class:`~privaudit.plugin.sections.ReportSection` per check: drawn by the
+:class:`~privaudit.plugin.sections.Section` registered for the check's assessor (``privaudit_report_sections``;
+the generic section when none is), handed the check as a typed :class:`~privaudit.plugin.sections.CheckEntry`
+(:func:`check_entry`, built once per check). The report of a
 ``privaudit remediate`` run is a remediation report: its cover names the input and the remediated
 file, and a "Remediation" chapter (:mod:`privaudit.report.remediation_chapter`) follows the cover.
 
@@ -178,17 +178,19 @@ def check_entry(check: Mapping[str, Any], audit: Any, registry: Any) -> CheckEnt
 
 
 def drawn_section(check: CheckEntry[Any, Any], audit: Any, registry: Any) -> ReportSection | None:
-    """The section drawn for ``check`` by a plugin: a ``privaudit_report_section`` hook implementation that
-    answers (an override), else the assessor's own ``report_section``; None when neither draws one.
-    Exceptions of the plugin propagate (:func:`section_for` turns them into a note)."""
-    section = registry.manager.hook.privaudit_report_section(check=check, audit=audit)
-    registered = registry.of("section").get(check.assessor) if section is None else None
-    if registered is not None:
-        section = registered.draw(check, audit)
-    elif section is None:
-        own = getattr(registry.assessors.get(check.assessor), "report_section", None)
-        section = own(check, audit) if own is not None else None
-    return section
+    """The section drawn for ``check`` by the :class:`~privaudit.plugin.sections.Section` registered for its
+    assessor (a third party's replaces a built-in one: :func:`privaudit.pipeline.plugins.build_registry`);
+    None when no section is registered for it. Exceptions of the plugin propagate (:func:`section_for` turns
+    them into a note naming the plugin)."""
+    registered = registry.of("section").get(check.assessor)
+    return registered.draw(check, audit) if registered is not None else None
+
+
+def _failed_section_note(check: dict, exc: BaseException, registry: Any) -> str:
+    """The note a failed section leaves in the generic one: which plugin's section, and its error."""
+    origin = getattr(registry, "origin", {}).get(f"section:{check['assessor']}")
+    who = f"plugin {origin.package!r} {origin.version}" if origin is not None else "the plugin"
+    return f"(The section of {who} for this check failed: {type(exc).__name__}: {first_line(exc)})"
 
 
 def section_for(check: dict, audit: Any, registry: Any) -> tuple[ReportSection, CheckEntry[Any, Any] | None]:
@@ -208,8 +210,7 @@ def section_for(check: dict, audit: Any, registry: Any) -> tuple[ReportSection, 
         if error:
             return ReportSection(summary=check["message"]), None
         section = generic_section(check)
-        first = first_line(exc)
-        section.paragraphs.append(f"(The plugin's own section for this check failed: {type(exc).__name__}: {first})")
+        section.paragraphs.append(_failed_section_note(check, exc, registry))
         return section, entry
     if error:
         return ReportSection(summary=check["message"]), entry

@@ -11,8 +11,8 @@ from privaudit.plugin import text as rt
 from privaudit.plugin.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # pragma: no cover - types only
-    from privaudit.plugin.view import AuditView as AuditResult
     from privaudit.plugin.sections import CheckEntry, ReportSection
+    from privaudit.plugin.view import AuditView as AuditResult
 
 
 def draw(check: CheckEntry[UniquenessParams, UniquenessDetails], audit: AuditResult) -> ReportSection:

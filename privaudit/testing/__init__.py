@@ -235,10 +235,10 @@ def check_entry(result: AuditResult, check_id: str, *, registry: Registry | None
 
 def report_section(result: AuditResult, check_id: str, *, registry: Registry | None = None) -> ReportSection:
     """The :class:`~privaudit.plugin.sections.ReportSection` drawn for one check, found as the report finds
-    it (:func:`privaudit.report.html.drawn_section`: a hook override, else ``Assessor.report_section``, handed
-    the check's :func:`check_entry`). Unlike the report, which falls back to a generic section, this raises:
-    an exception of the plugin (or details that do not validate) propagates, and a check no plugin draws a
-    section for is an AssertionError."""
+    it (:func:`privaudit.report.html.drawn_section`: the ``Section`` registered for the check's assessor, a
+    third party's replacing a built-in one, handed the check's :func:`check_entry`). Unlike the report, which
+    falls back to a generic section, this raises: an exception of the plugin (or details that do not
+    validate) propagates, and a check no plugin draws a section for is an AssertionError."""
     from privaudit.plugin.sections import ReportSection
     from privaudit.report.html import drawn_section
 

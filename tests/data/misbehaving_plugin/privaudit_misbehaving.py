@@ -167,8 +167,15 @@ def privaudit_assessors():
             "misbehave", MisbehaveParams, run, "Misbehave", "identity", "nothing useful", details=MisbehaveDetails
         ),
         Assessor("exits_in_validation", QuietParams, _passes, "Exits", "identity", "nothing", validate_policy=_exit),
-        Assessor("exits_in_section", QuietParams, _passes, "Exits", "identity", "nothing", report_section=_exit),
+        Assessor("exits_in_section", QuietParams, _passes, "Exits", "identity", "nothing"),
     ]
+
+
+@hookimpl
+def privaudit_report_sections():
+    from privaudit.plugin.sections import Section
+
+    return [Section("exits_in_section", _exit)]
 
 
 @hookimpl
