@@ -283,7 +283,7 @@ def test_a_failing_section_becomes_the_generic_one_naming_its_plugin():
 
 
 # -------------------------------------------------------------------- no section indexes check by string
-SECTION_FILES = +sorted((ROOT / "privaudit" / "sections").glob("*.py")) + sorted(
+SECTION_FILES = sorted((ROOT / "privaudit" / "sections").glob("*.py")) + sorted(
     (ROOT / "plugins" / "privaudit-likeness" / "privaudit_likeness").glob("*.py")
 )
 

@@ -161,6 +161,8 @@ def threshold_histogram(
     """
     import math
 
+    import numpy as np
+
     from privaudit.common.numbers import nice_step, number_label
 
     v = np.asarray(values, dtype=float)
