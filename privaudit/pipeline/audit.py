@@ -30,6 +30,7 @@ from privaudit.io.data import Table, load_input
 from privaudit.pipeline.derived import DERIVED
 from privaudit.pipeline.measurements import measurement_problem
 from privaudit.pipeline.plugins import Registry, get_registry
+from privaudit.common.params import Params
 from privaudit.runtime import guard, memory
 from privaudit.runtime.concurrency import WORKERS as CHECK_WORKERS
 from privaudit.runtime.concurrency import ordered_map
@@ -43,7 +44,7 @@ class CheckResult:
     severity: str  # error | warning
     value: Any
     threshold: Any
-    params: dict
+    params: Params  # the assessor's typed parameters the check ran with (the policy's own object)
     message: str
     details: dict
     seconds: float = 0.0
@@ -149,7 +150,7 @@ def run_check(ctx: AuditContext, check: Check, timeout: float | None = None, ori
     included), a time limit it outlives, or a result it should not give (NaN, a value of the wrong type,
     details its model rejects) makes the check ``error``, naming the plugin; it reads its own read-only
     view of the tables."""
-    params = check.params.model_dump(mode="json")
+    params = check.params
     started = time.perf_counter()
     what = f"assessor {check.assessor.name!r}"
     try:  # bad input a check reads itself (a population table, a household column) stays one line: DataError

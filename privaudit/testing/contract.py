@@ -114,9 +114,9 @@ def _audit(case: AssessorCase, registry: Any, engine: str = "in-process") -> Any
 
 
 def _entry(result: Any) -> dict:
-    from privaudit.report.json_report import report_dict
+    from privaudit.report.json_report import report_of
 
-    return next(c for c in report_dict(result)["checks"] if c["id"] == "contract")
+    return report_of(result).check("contract").to_dict()
 
 
 def _assessor(case: AssessorCase, registry: Any) -> Any:
