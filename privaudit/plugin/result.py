@@ -33,6 +33,7 @@ from pydantic import (
     StrictInt,
     WithJsonSchema,
     model_serializer,
+    model_validator,
 )
 
 from privaudit.common.params import Params
@@ -88,10 +89,33 @@ Names = list[str]
 Status = Literal["pass", "fail", "error"]
 
 
+def _no_null(schema: dict[str, Any]) -> None:
+    """The JSON Schema of a key that is absent or holds a value, never null (see :func:`omitted`)."""
+    branches = [b for b in schema.pop("anyOf", []) if b != {"type": "null"}]
+    if len(branches) == 1:
+        schema.update(branches[0])
+    elif branches:
+        schema["anyOf"] = branches
+
+
+def omitted(description: str | None = None) -> Any:
+    """A field the report writes only when the run set it, and then never as null (a check's ``better``,
+    ``input.fingerprint`` ...): its default None means "absent"."""
+    return Field(None, description=description, json_schema_extra=_no_null)
+
+
 class _Entry(BaseModel):
     """A closed part of the report whose defaulted fields are written only when set (see the module)."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="after")
+    def _absent_not_null(self) -> Any:
+        for name in self.model_fields_set:
+            info = type(self).model_fields[name]
+            if info.json_schema_extra is _no_null and getattr(self, name) is None:
+                raise ValueError(f"{name}: null; the key is absent or holds a value")
+        return self
 
     @model_serializer(mode="wrap")
     def _set_keys(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -121,7 +145,7 @@ class InputFacts(_Entry):
             description="empty only for a table in an engine's catalog (fingerprint says so)",
         ),
     ]
-    fingerprint: str | None = Field(None, description="what sha256 is of, when not the file's bytes")
+    fingerprint: str | None = omitted("what sha256 is of, when not the file's bytes")
     size: Count | None
     rows: Count
     columns: Names
@@ -156,7 +180,7 @@ class ReportColumn(_Entry):
 
     role: str
     type: str
-    order: Names | None = None
+    order: Names | None = omitted()
 
 
 class Scope(_Entry):
@@ -167,21 +191,18 @@ class Scope(_Entry):
     identifiers: Names
     missing_qi: Literal["value", "wildcard"]
     missing_tokens: Names
-    special_categories: list[SpecialCategory] | None = Field(
-        None,
-        description="columns holding special categories of personal data (GDPR Art. 9, Art. 10): declared by "
+    special_categories: list[SpecialCategory] | None = omitted(
+        "columns holding special categories of personal data (GDPR Art. 9, Art. 10): declared by "
         "the policy's special_category, or named by the column's header",
     )
-    hierarchies: dict[str, Sha256] | None = Field(None, description="column -> SHA-256 of its generalization tree")
-    columns: dict[str, ReportColumn] | None = Field(
-        None,
-        description="the policy's columns: role, type and an ordinal column's order (what privaudit diff "
+    hierarchies: dict[str, Sha256] | None = omitted("column -> SHA-256 of its generalization tree")
+    columns: dict[str, ReportColumn] | None = omitted(
+        "the policy's columns: role, type and an ordinal column's order (what privaudit diff "
         "compares as the audit's design)",
     )
     delimiter: str | None = Field(None, description="the policy's data.delimiter (null: sniffed)")
-    unknowable: dict[str, str] | None = Field(
-        None,
-        description="column -> the policy's reason why an intruder cannot know it (role other with a reason); "
+    unknowable: dict[str, str] | None = omitted(
+        "column -> the policy's reason why an intruder cannot know it (role other with a reason); "
         "present only when the policy gives one",
     )
 
@@ -212,10 +233,10 @@ class ReportCheck(_Entry):
     details: dict[str, Any] = Field(
         description="the assessor's figures: $defs[assessor] (empty when the check ended in error)"
     )
-    quasi_identifiers: Annotated[Names, Field(min_length=1)] | None = Field(
-        None, description="the check's attacker scenario: the quasi-identifiers the intruder knows"
+    quasi_identifiers: Annotated[Names, Field(min_length=1)] | None = omitted(
+        "the check's attacker scenario: the quasi-identifiers the intruder knows"
     )
-    better: Literal["higher", "lower"] | None = Field(None, description="which way the value improves (privaudit diff)")
+    better: Literal["higher", "lower"] | None = omitted("which way the value improves (privaudit diff)")
     _typed_params: Params | None = PrivateAttr(None)
 
     @property
@@ -281,10 +302,10 @@ class LostVariable(_Entry):
     """What one variable lost (:func:`privaudit.utility.variable_loss.column_changes`)."""
 
     column: str
-    distinct_before: Count | None = None
-    distinct_after: Count | None = None
+    distinct_before: Count | None = omitted()
+    distinct_after: Count | None = omitted()
     cells_changed: Count
-    cells_suppressed: Count | None = None
+    cells_suppressed: Count | None = omitted()
     share_changed: Unit = None
     status: Literal["kept", "suppressed", "recoded", "deleted"]
     description: str = Field(description="before -> after, in words")
@@ -315,19 +336,17 @@ class Remediation(_Entry):
     loss: dict[str, Any]
     notes: Names
     check_overrides: dict[str, Any]
-    built_hierarchies: dict[str, Any] | None = Field(
-        None,
-        description="column -> the hierarchy built for a quasi-identifier the policy gave none (builder, "
+    built_hierarchies: dict[str, Any] | None = omitted(
+        "column -> the hierarchy built for a quasi-identifier the policy gave none (builder, "
         "height, leaves, file: the file written beside the table, null when none was)",
     )
-    policy_file: str | None = Field(
-        None,
-        description="the policy written beside the table, which it audits again with as it was re-audited "
+    policy_file: str | None = omitted(
+        "the policy written beside the table, which it audits again with as it was re-audited "
         "(columns retyped with built hierarchies, published parameters)",
     )
-    lost: Lost | None = Field(None, description="what each variable lost: the quasi-identifiers, then any other")
-    files_written: Names | None = Field(
-        None, description="the remediated table and the files written beside it (when offered)"
+    lost: Lost | None = Field(None, description="what each variable lost: the quasi-identifiers, then any other column changed")
+    files_written: Names | None = omitted(
+        "the remediated table and the files written beside it (when offered)"
     )
 
 
@@ -353,19 +372,19 @@ class Candidate(_Entry):
     worst_check: WorstCheck | None = Field(
         None, description="the first failing error check and its figure (null: none fails)"
     )
-    utilities: dict[str, Unit] | None = Field(None, description="every utility measure of the candidates' table")
-    records_removed: Count | None = None
-    cells_changed: Count | None = Field(None, description="quasi-identifier cells the candidate changed")
-    records_suppressed: Count | None = Field(None, description="records whose every quasi-identifier it suppressed")
-    deleted: Names | None = Field(
-        None, description="quasi-identifiers left with no value below the top of their hierarchy"
+    utilities: dict[str, Unit] | None = omitted("every utility measure of the candidates' table")
+    records_removed: Count | None = omitted()
+    cells_changed: Count | None = omitted("quasi-identifier cells the candidate changed")
+    records_suppressed: Count | None = omitted("records whose every quasi-identifier it suppressed")
+    deleted: Names | None = omitted(
+        "quasi-identifiers left with no value below the top of their hierarchy"
     )
 
 
 class Explore(_Entry):
     """``remediate --explore``: the candidates of the risk-utility map (:mod:`privaudit.pipeline.explore`)."""
 
-    no_change_needed: bool | None = Field(None, description="the input already passes: nothing written")
+    no_change_needed: bool | None = omitted("the input already passes: nothing written")
     lost: Lost | None = Field(None, description="what the recommended candidate lost, variable by variable")
     candidates: list[Candidate]
     recommended: Count | None = Field(
@@ -375,10 +394,10 @@ class Explore(_Entry):
     utility_measure: str
     risk_bound: Number | None = Field(None, description="the policy's bound on the risk axis")
     risk_bound_source: str | None = Field(None, description="which check gives it")
-    notes: Names | None = None
-    built_hierarchies: dict[str, Any] | None = Field(None, description="column -> the hierarchy built for it")
-    files_written: Names | None = Field(
-        None, description="the recommended table and the files written beside it"
+    notes: Names | None = omitted()
+    built_hierarchies: dict[str, Any] | None = omitted("column -> the hierarchy built for it")
+    files_written: Names | None = omitted(
+        "the recommended table and the files written beside it"
     )
 
 
@@ -406,13 +425,12 @@ class Report(_Entry):
     policy: PolicyFacts
     scope: Scope
     summary: ReportSummary
-    remediation: Remediation | None = None
-    series: Series | None = None
-    explore: Explore | None = Field(None, description="remediate --explore: the candidates of the risk-utility map")
+    remediation: Remediation | None = omitted()
+    series: Series | None = omitted()
+    explore: Explore | None = omitted("remediate --explore: the candidates of the risk-utility map")
     checks: list[ReportCheck]
-    utility: list[UtilityFigure] | None = Field(
-        None,
-        description="what the release keeps: one entry per figure (privaudit.utility); written by every audit, "
+    utility: list[UtilityFigure] | None = omitted(
+        "what the release keeps: one entry per figure (privaudit.utility); written by every audit, "
         "absent from reports of older versions",
     )
 
