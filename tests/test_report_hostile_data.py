@@ -15,10 +15,10 @@ import pandas as pd
 import pytest
 from report_helpers import parse_html, pdf_pages_text
 
+from privaudit.plugin.result import InputFacts, PolicyFacts, Report, ReportCheck
 from privaudit.plugin.text import printable, visible
 from privaudit.report.ci import markdown
 from privaudit.report.html import render_html
-from privaudit.plugin.result import InputFacts, PolicyFacts, Report, ReportCheck
 from privaudit.report.json_report import render_json, report_of
 from privaudit.report.pdf import render_audit_pdf
 from privaudit.testing import audit_frame, registry_with

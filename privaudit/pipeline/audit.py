@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from privaudit.common.jsonable import jsonable
+from privaudit.common.params import Params
 from privaudit.core.context import AuditContext
 from privaudit.core.errors import DataError, PrivauditError, notice
 from privaudit.core.policy import Check, Policy, load_policy, policy_from_dict
@@ -30,7 +31,6 @@ from privaudit.io.data import Table, load_input
 from privaudit.pipeline.derived import DERIVED
 from privaudit.pipeline.measurements import measurement_problem
 from privaudit.pipeline.plugins import Registry, get_registry
-from privaudit.common.params import Params
 from privaudit.runtime import guard, memory
 from privaudit.runtime.concurrency import WORKERS as CHECK_WORKERS
 from privaudit.runtime.concurrency import ordered_map

@@ -62,7 +62,7 @@ __all__ = [
     "WorstCheck",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Literal[1] = 1
 
 
 def _unit(value: int | float) -> int | float:
@@ -344,10 +344,10 @@ class Remediation(_Entry):
         "the policy written beside the table, which it audits again with as it was re-audited "
         "(columns retyped with built hierarchies, published parameters)",
     )
-    lost: Lost | None = Field(None, description="what each variable lost: the quasi-identifiers, then any other column changed")
-    files_written: Names | None = omitted(
-        "the remediated table and the files written beside it (when offered)"
+    lost: Lost | None = Field(
+        None, description="what each variable lost: the quasi-identifiers, then any other column changed"
     )
+    files_written: Names | None = omitted("the remediated table and the files written beside it (when offered)")
 
 
 class WorstCheck(_Entry):
@@ -376,9 +376,7 @@ class Candidate(_Entry):
     records_removed: Count | None = omitted()
     cells_changed: Count | None = omitted("quasi-identifier cells the candidate changed")
     records_suppressed: Count | None = omitted("records whose every quasi-identifier it suppressed")
-    deleted: Names | None = omitted(
-        "quasi-identifiers left with no value below the top of their hierarchy"
-    )
+    deleted: Names | None = omitted("quasi-identifiers left with no value below the top of their hierarchy")
 
 
 class Explore(_Entry):
@@ -396,9 +394,7 @@ class Explore(_Entry):
     risk_bound_source: str | None = Field(None, description="which check gives it")
     notes: Names | None = omitted()
     built_hierarchies: dict[str, Any] | None = omitted("column -> the hierarchy built for it")
-    files_written: Names | None = omitted(
-        "the recommended table and the files written beside it"
-    )
+    files_written: Names | None = omitted("the recommended table and the files written beside it")
 
 
 class Report(_Entry):
@@ -407,7 +403,9 @@ class Report(_Entry):
     model_config = ConfigDict(
         extra="forbid",
         title="privaudit audit report",
-        json_schema_extra={"description": "The JSON report of `privaudit audit` and `privaudit remediate` (--json OUT)."},
+        json_schema_extra={
+            "description": "The JSON report of `privaudit audit` and `privaudit remediate` (--json OUT)."
+        },
     )
 
     schema_version: Literal[1]

@@ -136,7 +136,9 @@ def markdown(report: Report, fail_on: str = "error") -> str:
         )
     from privaudit.report.lost_table import markdown as lost_markdown
 
-    lost = (report.remediation.lost if report.remediation else None) or (report.explore.lost if report.explore else None)
+    lost = (report.remediation.lost if report.remediation else None) or (
+        report.explore.lost if report.explore else None
+    )
     if report.explore is not None and report.explore.no_change_needed:
         lines += ["", "**No change needed**: the table already passes the policy; nothing written."]
     elif lost is not None:

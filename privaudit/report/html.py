@@ -179,9 +179,7 @@ def drawn_section(check: CheckEntry[Any, Any], audit: Any, registry: Any) -> Rep
     return section
 
 
-def section_for(
-    check: ReportCheck, audit: Any, registry: Any
-) -> tuple[ReportSection, CheckEntry[Any, Any] | None]:
+def section_for(check: ReportCheck, audit: Any, registry: Any) -> tuple[ReportSection, CheckEntry[Any, Any] | None]:
     """The section the report shows for ``check`` (a check of the typed report) and the typed entry it was
     drawn from (:func:`check_entry`): the error block, the drawn section (:func:`drawn_section`), or the generic
     one when none is drawn, or when the plugin's section fails or the check's details do not validate."""

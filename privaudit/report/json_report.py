@@ -42,13 +42,13 @@ from privaudit.plugin.result import (
 __all__ = ["SCHEMA_VERSION", "build_report", "render_json", "report_of"]
 
 
-def unknowable(policy) -> dict[str, str]:
+def unknowable(policy: Any) -> dict[str, str]:
     """The columns the policy declares an intruder cannot know (role ``other`` with a ``reason``): column ->
     reason, printed beside the sign-off."""
     return {c: s.reason for c, s in policy.columns.items() if s.role == "other" and s.reason}
 
 
-def found_identifiers(checks: list, registry: Any) -> dict[str, str]:
+def found_identifiers(checks: list[Any], registry: Any) -> dict[str, str]:
     """Columns the checks found holding direct identifiers (their assessors' declared
     ``identifier_columns``): column -> kind (``email``, ``phone`` ...)."""
     found: dict[str, str] = {}
@@ -101,7 +101,7 @@ def improves(params: Any) -> str | None:
     return better if better in ("higher", "lower") else None
 
 
-def series_of(audit: Any) -> dict | None:
+def series_of(audit: Any) -> dict[str, Any] | None:
     """The series of releases the audit composed (``--previous``): the releases and how people were linked;
     None without previous releases, or when no check read them."""
     context = getattr(audit, "context", None)
@@ -109,6 +109,11 @@ def series_of(audit: Any) -> dict | None:
         return None
     series = context.__dict__["series"]
     return series.describe() if series is not None else None
+
+
+def _present(**values: Any) -> dict[str, Any]:
+    """The keyword arguments that are not None: the keys a report writes only when the run set them."""
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def build_report(audit: Any) -> Report:
@@ -124,7 +129,7 @@ def build_report(audit: Any) -> Report:
         input=InputFacts(
             path=str(table.path),
             sha256=table.sha256,
-            **({} if table.fingerprint == "sha256" else {"fingerprint": table.fingerprint}),
+            **_present(fingerprint=None if table.fingerprint == "sha256" else table.fingerprint),
             size=table.size,
             rows=table.rows,
             columns=list(table.columns),
@@ -141,9 +146,11 @@ def build_report(audit: Any) -> Report:
             checks_warned=len(audit.warned),
             checks_errored=len(audit.errored),
         ),
-        **({"remediation": Remediation.model_validate(audit.remediation)} if audit.remediation is not None else {}),
-        **({"series": Series.model_validate(series)} if (series := series_of(audit)) is not None else {}),
-        **({"explore": Explore.model_validate(ex)} if (ex := getattr(audit, "explore", None)) is not None else {}),
+        **_present(
+            remediation=None if audit.remediation is None else Remediation.model_validate(audit.remediation),
+            series=None if (series := series_of(audit)) is None else Series.model_validate(series),
+            explore=None if (ex := getattr(audit, "explore", None)) is None else Explore.model_validate(ex),
+        ),
         checks=checks_of(audit),
         utility=[UtilityFigure.model_validate(u) for u in getattr(audit, "utility", None) or []],
     )
@@ -153,7 +160,9 @@ def scope_of(policy: Any) -> Scope:
     """What the policy audits, as the report states it."""
     from privaudit.discovery.special_categories import special_columns
 
-    declared = {c: s.special_category for c, s in policy.columns.items() if s.role in ("quasi_identifier", "sensitive", "other")}
+    declared = {
+        c: s.special_category for c, s in policy.columns.items() if s.role in ("quasi_identifier", "sensitive", "other")
+    }
     return Scope(
         quasi_identifiers=policy.quasi_identifiers,
         sensitive=policy.sensitive,
@@ -163,11 +172,11 @@ def scope_of(policy: Any) -> Scope:
         special_categories=[SpecialCategory.model_validate(s) for s in special_columns(declared)],
         hierarchies={column: h.digest for column, h in policy.hierarchies.items()},
         columns={
-            column: ReportColumn(role=spec.role, type=spec.type, **({"order": spec.order} if spec.order else {}))
+            column: ReportColumn(role=spec.role, type=spec.type, **_present(order=spec.order or None))
             for column, spec in policy.columns.items()
         },
         delimiter=policy.data.delimiter,
-        **({"unknowable": reasons} if (reasons := unknowable(policy)) else {}),
+        **_present(unknowable=unknowable(policy) or None),
     )
 
 
@@ -175,10 +184,9 @@ def checks_of(audit: Any) -> list[ReportCheck]:
     """The audit's checks as the report states them, each carrying the typed parameters it ran with
     (:attr:`~privaudit.plugin.result.ReportCheck.typed_params`)."""
     found = found_identifiers(audit.checks, audit.registry)
-    out = []
+    out: list[ReportCheck] = []
     for c in audit.checks:
         params = c.params.model_dump(mode="json")
-        better = improves(c.params)
         entry = ReportCheck(
             id=c.id,
             assessor=c.assessor,
@@ -189,8 +197,7 @@ def checks_of(audit: Any) -> list[ReportCheck]:
             params=params,
             message=c.message,
             details=masked_details(c.details, found, params.get("sensitive")),
-            **({"quasi_identifiers": list(c.quasi_identifiers)} if c.quasi_identifiers else {}),
-            **({"better": better} if better else {}),
+            **_present(quasi_identifiers=list(c.quasi_identifiers or []) or None, better=improves(c.params)),
         )
         out.append(entry.with_params(c.params))
     return out
@@ -201,7 +208,8 @@ def report_of(audit: Any) -> Report:
     same one. Built again only when the run's remediation or exploration, set after the audit, is replaced."""
     kept = audit.__dict__.get("_report")
     if kept is not None and kept[0] is audit.remediation and kept[1] is getattr(audit, "explore", None):
-        return kept[2]
+        cached: Report = kept[2]
+        return cached
     report = build_report(audit)
     audit.__dict__["_report"] = (audit.remediation, getattr(audit, "explore", None), report)
     return report

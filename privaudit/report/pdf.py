@@ -61,7 +61,11 @@ def render_audit_pdf(result, html: str | None = None) -> bytes:
 
         html = render_html(result)
     return render_pdf(
-        html, attachments={"report.json": render_json(report_of(result)).encode("utf-8"), "policy.yaml": result.policy.source}
+        html,
+        attachments={
+            "report.json": render_json(report_of(result)).encode("utf-8"),
+            "policy.yaml": result.policy.source,
+        },
     )
 
 

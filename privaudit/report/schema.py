@@ -41,7 +41,7 @@ def details_schemas(registry: Any) -> dict[str, Any]:
     if not typed:
         return {}
     keys, top = models_json_schema([(m, "validation") for m in typed.values()], ref_template="#/$defs/{model}")
-    defs = _inf_numbers(top.get("$defs", {}))
+    defs: dict[str, Any] = _inf_numbers(top.get("$defs", {}))
     for name, model in typed.items():
         if name in defs:  # an assessor named like a model: the model keeps its schema, qualified
             defs[f"{model.__module__}.{model.__qualname__}"] = defs.pop(name)

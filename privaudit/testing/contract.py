@@ -285,9 +285,10 @@ def check_section_renders(case: AssessorCase, registry: Any) -> None:
     """The check's report section renders in the HTML report (its own section when the assessor draws one,
     with its summary, figures and tables; else the generic one), without the failure notice."""
     from privaudit.report.html import check_entry, drawn_section
+    from privaudit.report.json_report import report_of
 
     result = _audit(case, registry)
-    entry = check_entry(_entry(result), result, registry)
+    entry = check_entry(report_of(result).check("contract"), result, registry)
     section = None if entry is None else drawn_section(entry, result, registry)
     section_shown(result, "contract", section, registry)
 
