@@ -250,10 +250,10 @@ def remediate(
     finally:
         if bar is not None and hasattr(bar, "close"):
             bar.close()
-    lost = (outcome.after.remediation or {}).get("lost")
-    return RemediationReport(
-        AuditReport(outcome.before), AuditReport(outcome.after), outcome.remediation.table, outcome.offered, lost
-    )
+    after = AuditReport(outcome.after)
+    remediation = after.report.remediation
+    lost = None if remediation is None or remediation.lost is None else remediation.lost.to_dict()
+    return RemediationReport(AuditReport(outcome.before), after, outcome.remediation.table, outcome.offered, lost)
 
 
 @dataclass
@@ -320,15 +320,16 @@ def explore(
             bar.close()
     ex = found.exploration
     table = None if ex.recommended is None else ex.candidates[ex.recommended].table
-    explored = found.report.explore
+    report = AuditReport(found.report)
+    explored = report.report.explore
     assert explored is not None  # exploring always writes the map
     return ExploreReport(
-        explored["candidates"],
+        [c.to_dict() for c in explored.candidates],
         ex.recommended,
-        explored["risk_measure"],
+        explored.risk_measure,
         ex.utility_measure,
         table,
-        AuditReport(found.report),
-        explored.get("lost"),
-        bool(explored.get("no_change_needed")),
+        report,
+        None if explored.lost is None else explored.lost.to_dict(),
+        bool(explored.no_change_needed),
     )
