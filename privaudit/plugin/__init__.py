@@ -4,5 +4,5 @@
 its parameters, details and measurement and the capabilities the core relies on, ``remediator.py`` the
 remediator record, ``details.py`` and ``helpers.py`` what assessors share, and the section builders a report
 section is drawn with (``sections.py`` the data model, ``text.py``, ``figures.py``, ``binning.py``,
-``charts.py``). Nothing here names the driver (``privaudit.pipeline``), even for type checking.
+``charts.py``), and ``result.py``, the typed report every renderer reads. Nothing here names the driver (``privaudit.pipeline``), even for type checking.
 """
