@@ -1,18 +1,13 @@
-"""The JSON report (schema_version 1): a stable, machine-readable verdict.
+"""The run's report (schema_version 1): a stable, machine-readable verdict, built once per run as the typed
+:class:`~privaudit.plugin.result.Report` (:func:`report_of`) and written as JSON (:func:`render_json`).
 
-Keys: ``schema_version``, ``tool {name, version}``, ``generated_at``, ``engine``, ``input {path, sha256,
-rows, columns, size}``, ``original`` (or null), ``policy {path, sha256, name}``, ``scope
-{quasi_identifiers, sensitive, identifiers, missing_qi, missing_tokens, special_categories [{column, category,
-label, article, by}]}``, ``summary {passed, checks_total, checks_failed,
-checks_warned, checks_errored}``, ``checks [{id, assessor, status, severity, value, threshold, params,
-message, details, better (which way the value improves, when the assessor says) and quasi_identifiers for a
-check with its own attacker scenario}]``, ``utility [{measure, column, value, raw, details}]`` (what the release
-keeps, :mod:`privaudit.utility`), ``scope.hierarchies`` (column -> SHA-256 of its tree), ``series`` after
-``--previous`` (the releases composed and how people were linked), and after ``privaudit remediate`` a
-``remediation`` object (method, options,
-offered, before/after verdicts, changes, information loss), after ``remediate --explore`` an ``explore`` object
-(the candidates of the risk-utility map, :mod:`privaudit.pipeline.explore`). Infinity is the string ``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give
-byte-identical output.
+The model states the keys: ``schema_version``, ``tool``, ``generated_at``, ``engine``, ``input``,
+``original`` (or null), ``policy``, ``scope`` (columns by role, missing values, special categories, the
+hierarchies' digests), ``summary``, ``checks`` (id, assessor, status, severity, value, threshold, params,
+message, details; ``better`` and ``quasi_identifiers`` when the check has them), ``utility`` (what the release
+keeps, :mod:`privaudit.utility`), ``series`` after ``--previous``, ``remediation`` after ``privaudit remediate``
+and ``explore`` after ``remediate --explore`` (:mod:`privaudit.pipeline.explore`). Infinity is the string
+``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give byte-identical output.
 """
 
 from __future__ import annotations
