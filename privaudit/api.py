@@ -22,24 +22,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from privaudit.plugin.result import Report, ReportCheck
+
 if TYPE_CHECKING:  # pragma: no cover - types only: the library imports its heavy parts on first use
     import pandas as pd
 
     from privaudit.pipeline.audit import AuditResult
 
 
-@dataclass(frozen=True)
-class CheckView:
-    """One check's result, as the JSON report states it."""
-
-    id: str
-    assessor: str
-    status: str  # pass | fail | error
-    severity: str  # error | warning
-    value: Any
-    threshold: Any
-    message: str
-    details: dict[str, Any]
+#: one check's result, as the JSON report states it: the report's own typed check
+CheckView = ReportCheck
 
 
 class AuditReport:
@@ -57,38 +49,32 @@ class AuditReport:
         return int(self.result.exit_code)
 
     @property
-    def checks(self) -> list[CheckView]:
-        return [
-            CheckView(
-                c["id"],
-                c["assessor"],
-                c["status"],
-                c["severity"],
-                c["value"],
-                c["threshold"],
-                c["message"],
-                c["details"],
-            )
-            for c in self.to_dict()["checks"]
-        ]
+    def checks(self) -> list[ReportCheck]:
+        """The checks as the JSON report states them (:class:`~privaudit.plugin.result.ReportCheck`)."""
+        return list(self.report.checks)
+
+    @property
+    def report(self) -> Report:
+        """The typed report of the audit (:class:`~privaudit.plugin.result.Report`), built once and read by
+        every format below."""
+        from privaudit.report.json_report import report_of
+
+        return report_of(self.result)
 
     @property
     def utility(self) -> list[dict[str, Any]]:
         """What the release keeps: the JSON report's ``utility`` entries ``{measure, column, value, raw,
         details}`` (:mod:`privaudit.utility`)."""
-        entries: list[dict[str, Any]] = self.to_dict()["utility"]
-        return entries
+        return [u.to_dict() for u in self.report.utility or []]
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON report as a dict."""
-        from privaudit.report.json_report import report_dict
-
-        return report_dict(self.result)
+        return self.report.to_dict()
 
     def to_json(self) -> str:
         from privaudit.report.json_report import render_json
 
-        return render_json(self.result)
+        return render_json(self.report)
 
     def to_html(self) -> str:
         """The self-contained HTML report."""
@@ -264,10 +250,10 @@ def remediate(
     finally:
         if bar is not None and hasattr(bar, "close"):
             bar.close()
-    lost = (outcome.after.remediation or {}).get("lost")
-    return RemediationReport(
-        AuditReport(outcome.before), AuditReport(outcome.after), outcome.remediation.table, outcome.offered, lost
-    )
+    after = AuditReport(outcome.after)
+    remediation = after.report.remediation
+    lost = None if remediation is None or remediation.lost is None else remediation.lost.to_dict()
+    return RemediationReport(AuditReport(outcome.before), after, outcome.remediation.table, outcome.offered, lost)
 
 
 @dataclass
@@ -334,15 +320,16 @@ def explore(
             bar.close()
     ex = found.exploration
     table = None if ex.recommended is None else ex.candidates[ex.recommended].table
-    explored = found.report.explore
+    report = AuditReport(found.report)
+    explored = report.report.explore
     assert explored is not None  # exploring always writes the map
     return ExploreReport(
-        explored["candidates"],
+        [c.to_dict() for c in explored.candidates],
         ex.recommended,
-        explored["risk_measure"],
+        explored.risk_measure,
         ex.utility_measure,
         table,
-        AuditReport(found.report),
-        explored.get("lost"),
-        bool(explored.get("no_change_needed")),
+        report,
+        None if explored.lost is None else explored.lost.to_dict(),
+        bool(explored.no_change_needed),
     )

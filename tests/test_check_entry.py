@@ -20,7 +20,7 @@ from privaudit.assessors.k_anonymity import KAnonymityDetails, KAnonymityParams
 from privaudit.plugin.details import WorstClass
 from privaudit.plugin.sections import CheckEntry, ReportSection, Section
 from privaudit.report.html import check_entry, check_views, render_html
-from privaudit.report.json_report import report_dict
+from privaudit.report.json_report import report_of
 from privaudit.sections import direct_identifiers as direct_identifiers_section
 from privaudit.sections import k_anonymity as k_anonymity_section
 from privaudit.testing import audit_frame, check_result, registry_with
@@ -172,7 +172,7 @@ def test_a_plugin_section_gets_the_same_typed_entry(recorded):
     assert all(isinstance(row, ScoreClass) for row in own.details.worst_classes)
     assert own == entry_of_check(result, "my-score", registry=registry)
     assert "The risk score is 0.25 (limit 0.75)." in parse_html(html).clean_text()
-    view = next(v for v in check_views(report_dict(result), result, registry) if v.check["id"] == "my-score")
+    view = next(v for v in check_views(report_of(result), result, registry) if v.check["id"] == "my-score")
     assert view.entry == own and view.value_text == "0.25 points"
 
 
@@ -204,15 +204,15 @@ def test_details_the_model_rejects_are_reported_as_the_error_they_are():
 
 
 def test_a_report_whose_details_no_longer_validate_gets_the_generic_section(recorded):
-    """Details that reach the report without validating (a report dict edited by hand): the typed entry cannot
+    """Details that reach the report without validating (a report edited by hand): the typed entry cannot
     be built, the check gets the generic section with the reason, and the rest of the report is drawn."""
     _, _, registry, result, _ = recorded
-    data = report_dict(result)
-    check = next(c for c in data["checks"] if c["id"] == "my-score")
-    check["details"] = {**check["details"], "score": "high"}
+    report = report_of(result).model_copy(deep=True)
+    check = report.check("my-score")
+    check.details["score"] = "high"
     with pytest.raises(ValidationError):
         check_entry(check, result, registry)
-    views = {v.check["id"]: v for v in check_views(data, result, registry)}
+    views = {v.check["id"]: v for v in check_views(report, result, registry)}
     section = views["my-score"].section
     assert views["my-score"].entry is None
     assert any("failed: ValidationError: 1 validation error for ScoreDetails" in p for p in section.paragraphs)
@@ -223,9 +223,9 @@ def test_a_report_whose_details_no_longer_validate_gets_the_generic_section(reco
 def test_an_assessor_the_registry_does_not_know_gets_the_generic_section(recorded):
     _, _, _, result, _ = recorded
     other = registry_with(entry_points=False)  # without the plugin
-    check = check_result(result, "my-score")
+    check = report_of(result).check("my-score")
     assert check_entry(check, result, other) is None
-    view = next(v for v in check_views(report_dict(result), result, other) if v.check["id"] == "my-score")
+    view = next(v for v in check_views(report_of(result), result, other) if v.check["id"] == "my-score")
     assert view.entry is None and view.section.summary == "fine"
 
 
@@ -274,7 +274,7 @@ def test_a_failing_section_becomes_the_generic_one_naming_its_plugin():
     result = audit_frame(FRAME, K_POLICY, registry=registry)
     with pytest.raises(RuntimeError, match="out of ink"):
         section_of_check(result, "k", registry=registry)  # the test helper lets it propagate
-    view = next(v for v in check_views(report_dict(result), result, registry) if v.check["id"] == "k")
+    view = next(v for v in check_views(report_of(result), result, registry) if v.check["id"] == "k")
     note = view.section.paragraphs[-1]
     assert "RuntimeError: out of ink" in note and repr(__name__) in note
     assert dict(view.section.tables[0].rows)["records"] == "6"  # the generic section: the details as a table

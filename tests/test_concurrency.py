@@ -64,7 +64,7 @@ def test_checks_side_by_side_give_the_sequential_report(monkeypatch):
     import json
 
     from privaudit.pipeline import audit
-    from privaudit.report.json_report import render_json
+    from privaudit.report.json_report import render_json, report_of
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     root = Path(__file__).resolve().parents[1]
@@ -72,7 +72,7 @@ def test_checks_side_by_side_give_the_sequential_report(monkeypatch):
     for workers in (1, 2):
         monkeypatch.setattr(audit, "CHECK_WORKERS", workers)
         result = audit.run_audit(root / "examples/adult/release.csv", root / "policies/adult.yaml")
-        text = render_json(result)
+        text = render_json(report_of(result))
         outputs.append(text)
         ids = [c.id for c in result.checks]
         assert ids[0] == "direct_identifiers" and ids == [c["id"] for c in json.loads(text)["checks"]]

@@ -35,7 +35,7 @@ from privaudit.core.summary import build_summary
 from privaudit.engines import ENGINES, Engine, summarize
 from privaudit.io.data import load_table
 from privaudit.pipeline.audit import run_audit
-from privaudit.report.json_report import report_dict
+from privaudit.report.json_report import report_of
 from privaudit.testing import load_policy
 
 HAS_DUCKDB = importlib.util.find_spec("duckdb") is not None
@@ -141,7 +141,7 @@ def report(data: Path, policy: Path, engine: str = "in-process", **options) -> d
     else:
         result = run_audit(data, policy, engine=engine, **options)
     assert result.engine == engine
-    out = report_dict(result)
+    out = report_of(result).to_dict()
     assert out["engine"] == engine
     out.pop("engine")
     out.pop("generated_at")

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from privaudit.report.json_report import report_dict
+from privaudit.report.json_report import report_of
 from privaudit.testing import audit_frame
 
 AGE_HIERARCHY = "\n".join(f"{a};{a // 10 * 10}-{a // 10 * 10 + 9};*" for a in range(20, 60)) + "\n"
@@ -50,7 +50,7 @@ tables = (
 
 
 def figures(frame):
-    report = report_dict(audit_frame(frame, POLICY, files={"age.csv": AGE_HIERARCHY}))
+    report = report_of(audit_frame(frame, POLICY, files={"age.csv": AGE_HIERARCHY})).to_dict()
     return {c["id"]: c["value"] for c in report["checks"]}
 
 

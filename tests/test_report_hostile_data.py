@@ -15,10 +15,11 @@ import pandas as pd
 import pytest
 from report_helpers import parse_html, pdf_pages_text
 
+from privaudit.plugin.result import InputFacts, PolicyFacts, Report, ReportCheck
 from privaudit.plugin.text import printable, visible
 from privaudit.report.ci import markdown
 from privaudit.report.html import render_html
-from privaudit.report.json_report import render_json
+from privaudit.report.json_report import render_json, report_of
 from privaudit.report.pdf import render_audit_pdf
 from privaudit.testing import audit_frame, registry_with
 
@@ -78,11 +79,11 @@ def test_the_pdf_prints_no_sentence_backwards(spoofed, registry):
 
 def test_the_json_keeps_the_data_exact(spoofed):
     result, _ = spoofed
-    assert f"zip{RLO}txt.exe" in json.loads(render_json(result))["input"]["columns"]
+    assert f"zip{RLO}txt.exe" in json.loads(render_json(report_of(result)))["input"]["columns"]
 
 
 def test_markdown_cells_hold_text_not_markup():
-    report = {
+    data = {
         "input": {"path": "rel`ease|.csv", "rows": 3},
         "policy": {"name": "p <b>bold</b>"},
         "checks": [
@@ -106,6 +107,11 @@ def test_markdown_cells_hold_text_not_markup():
             },
         ],
     }
+    report = Report.model_construct(  # only what the summary reads: the typed report's parts, unvalidated
+        input=InputFacts.model_construct(**data["input"]),
+        policy=PolicyFacts.model_construct(**data["policy"]),
+        checks=[ReportCheck.model_construct(**c) for c in data["checks"]],
+    )
     md = markdown(report)
     assert re.search(r"(?<!\\)<", md) is None  # every "<" escaped: nothing renders as HTML
     assert "\\<img src=https://x.example/t.png\\>" in md
@@ -183,7 +189,7 @@ def test_identifiers_the_scan_finds_are_masked_in_the_worst_classes(registry):
     result = audit_frame(frame, policy, registry=registry)
     raw = {c.id: c for c in result.checks}["k_anonymity"].details["worst_classes"]
     assert raw[0]["values"]["email"].endswith("@corp.example.com")  # the audit keeps what it measured
-    report = json.loads(render_json(result))
+    report = json.loads(render_json(report_of(result)))
     html = render_html(result, registry)
     for text in (json.dumps(report), html):
         assert "@corp.example.com" not in text  # before: 20 addresses in full per check

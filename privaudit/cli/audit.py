@@ -164,11 +164,11 @@ def run(args) -> int:
     if base is not None:
         from privaudit.cli.diff import rendered as rendered_comparison
         from privaudit.report.diff import compare
-        from privaudit.report.json_report import report_dict
+        from privaudit.report.json_report import report_of
 
         comparison = compare(
             base,
-            report_dict(result),
+            report_of(result),
             tolerance,
             args.allow_changed_policy,
             (str(args.baseline), "this audit"),

@@ -143,16 +143,15 @@ def render_reports(result, args) -> list[tuple[str, bytes | str]]:
 
 
 def _render_reports(result, args) -> list[tuple[str, bytes | str]]:
-    from privaudit.report.json_report import render_json
+    from privaudit.report.json_report import render_json, report_of
 
+    data = report_of(result)  # the typed report, built once, read by every format
     rendered: list[tuple[str, bytes | str]] = []
     if args.json_out:
-        rendered.append((args.json_out, render_json(result)))
+        rendered.append((args.json_out, render_json(data)))
     if args.junit_out or args.sarif_out or args.markdown_out:
         from privaudit.report.ci import junit_xml, markdown, sarif
-        from privaudit.report.json_report import report_dict
 
-        data = report_dict(result)
         if args.junit_out:
             rendered.append((args.junit_out, junit_xml(data, args.fail_on)))
         if args.sarif_out:
@@ -211,9 +210,9 @@ def finish(result, args) -> int:
         import sys
 
         from privaudit.report.ci import github_annotations
-        from privaudit.report.json_report import report_dict
+        from privaudit.report.json_report import report_of
 
-        sys.stdout.write(github_annotations(report_dict(result), args.fail_on))
+        sys.stdout.write(github_annotations(report_of(result), args.fail_on))
     code = result.exit_code
     if code == 0 and args.fail_on == "warning" and result.warned:
         code = 1

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from privaudit.common.jsonable import jsonable
+from privaudit.common.params import Params
 from privaudit.core.context import AuditContext
 from privaudit.core.errors import DataError, PrivauditError, notice
 from privaudit.core.policy import Check, Policy, load_policy, policy_from_dict
@@ -43,7 +44,7 @@ class CheckResult:
     severity: str  # error | warning
     value: Any
     threshold: Any
-    params: dict
+    params: Params  # the assessor's typed parameters the check ran with (the policy's own object)
     message: str
     details: dict
     seconds: float = 0.0
@@ -149,7 +150,7 @@ def run_check(ctx: AuditContext, check: Check, timeout: float | None = None, ori
     included), a time limit it outlives, or a result it should not give (NaN, a value of the wrong type,
     details its model rejects) makes the check ``error``, naming the plugin; it reads its own read-only
     view of the tables."""
-    params = check.params.model_dump(mode="json")
+    params = check.params
     started = time.perf_counter()
     what = f"assessor {check.assessor.name!r}"
     try:  # bad input a check reads itself (a population table, a household column) stays one line: DataError

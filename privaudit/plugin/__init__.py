@@ -16,6 +16,8 @@ Every name is imported on first use (PEP 562 module ``__getattr__``), by the mod
 ``import privaudit.plugin`` loads nothing, a plugin module importing a record stays light (``privaudit
 policy check`` imports neither pandas nor pyarrow), and a kind whose module is absent fails only when it is
 used. Nothing here names the driver (``privaudit.pipeline``), even for type checking.
+
+``result.py`` holds the typed report every renderer reads (:class:`Report`).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ _LAZY = {
     "Engine": "privaudit.plugin.engine",
     "Reader": "privaudit.plugin.reader",
     "Measure": "privaudit.plugin.measure",
+    "Report": "privaudit.plugin.result",
     "Chapter": "privaudit.plugin.chapter",
     "OutputFormat": "privaudit.plugin.output",
     # an assessor's models and its declared capabilities

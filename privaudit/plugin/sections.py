@@ -120,8 +120,8 @@ D = TypeVar("D", bound=BaseModel)  # an assessor's Details model (the report imp
 class CheckEntry(Generic[P, D]):
     """One check of the report, as a report section reads it: ``CheckEntry[MyParams, MyDetails]`` for a check
     of an assessor whose models are ``MyParams`` and ``MyDetails``. The report builds it once per check
-    (:func:`privaudit.report.html.check_entry`) from the check's entry of the JSON report, so a section shows
-    exactly what the JSON report holds.
+    (:func:`privaudit.report.html.check_entry`) from the check of the run's typed report
+    (:class:`privaudit.plugin.result.ReportCheck`), so a section shows exactly what the JSON report holds.
 
     Attributes:
         id, assessor: the check's id and its assessor's name.
@@ -132,8 +132,9 @@ class CheckEntry(Generic[P, D]):
             the check errored).
         threshold: the policy's bound the value is compared with, as the JSON report writes it.
         message: the assessor's one-line message.
-        params: the check's parameters, an instance of the assessor's ``Params`` model (the policy's own object
-            for a check of the policy, else validated from the report's ``params``).
+        params: the check's parameters, an instance of the assessor's ``Params`` model: the object the check ran
+            with (the policy's own), carried by the typed report; validated from ``params`` for a report read
+            back from JSON.
         details: what the check found, an instance of the assessor's ``Details`` model; None when the check
             errored or the assessor declares no ``Details`` model.
         quasi_identifiers: the check's attacker scenario (the quasi-identifiers its intruder knows), or None

@@ -1,7 +1,7 @@
 """The verdict in the forms CI systems read: JUnit XML (one test case per check), SARIF 2.1.0 (for code
 scanning dashboards), a Markdown summary (for ``$GITHUB_STEP_SUMMARY``) and GitHub Actions workflow-command
-annotations. Each is built from the JSON
-report (:func:`privaudit.report.json_report.report_dict`), so every format says the same thing.
+annotations. Each is built from the run's
+typed report (:class:`~privaudit.plugin.result.Report`, built once per run), so every format says the same thing.
 
 A check of severity ``warning`` that fails is a JUnit ``<failure>`` and a GitHub ``::error`` only with
 ``fail_on="warning"`` (``--fail-on warning``); otherwise it is a test case that passes with its message in
@@ -19,57 +19,58 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
+from privaudit.plugin.result import Report, ReportCheck
 from privaudit.plugin.text import fmt, printable
 
 
-def _failing(check: dict, fail_on: str) -> bool:
-    return check["status"] == "fail" and (check["severity"] == "error" or fail_on == "warning")
+def _failing(check: ReportCheck, fail_on: str) -> bool:
+    return check.status == "fail" and (check.severity == "error" or fail_on == "warning")
 
 
-def junit_xml(report: dict, fail_on: str = "error") -> str:
+def junit_xml(report: Report, fail_on: str = "error") -> str:
     """JUnit XML: a ``<testsuite>`` per audit, a ``<testcase>`` per check (classname ``privaudit.<assessor>``,
     name the check id), ``<failure>`` for failing checks and ``<error>`` for checks that ended in error."""
-    checks = report["checks"]
+    checks = report.checks
     failures = sum(_failing(c, fail_on) for c in checks)
-    errors = sum(c["status"] == "error" for c in checks)
+    errors = sum(c.status == "error" for c in checks)
     suites = ET.Element(
         "testsuites", name="privaudit", tests=str(len(checks)), failures=str(failures), errors=str(errors)
     )
     suite = ET.SubElement(
         suites,
         "testsuite",
-        name=str(report["policy"]["name"]),
+        name=str(report.policy.name),
         tests=str(len(checks)),
         failures=str(failures),
         errors=str(errors),
         skipped="0",
-        timestamp=str(report["generated_at"]).rstrip("Z"),
+        timestamp=str(report.generated_at).rstrip("Z"),
         hostname="privaudit",
     )
     props = ET.SubElement(suite, "properties")
     for name, value in (
-        ("input", report["input"]["path"]),
-        ("input.sha256", report["input"]["sha256"]),
-        ("policy", report["policy"]["path"]),
-        ("engine", report["engine"]),
-        ("privaudit", report["tool"]["version"]),
+        ("input", report.input.path),
+        ("input.sha256", report.input.sha256),
+        ("policy", report.policy.path),
+        ("engine", report.engine),
+        ("privaudit", report.tool.version),
     ):
         ET.SubElement(props, "property", name=name, value=str(value))
     for c in checks:
         case = ET.SubElement(
             suite,
             "testcase",
-            classname=f"privaudit.{c['assessor']}",
-            name=printable(c["id"]),
-            time=f"{float(c.get('seconds') or 0):.3f}",
+            classname=f"privaudit.{c.assessor}",
+            name=printable(c.id),
+            time="0.000",  # the report holds no timings: the same inputs give the same bytes
         )
-        message = printable(c["message"])  # XML 1.0 cannot hold control characters
-        text = f"value {fmt(c['value'])}, threshold {_threshold(c['threshold'])}: {message}"
-        if c["status"] == "error":
+        message = printable(c.message)  # XML 1.0 cannot hold control characters
+        text = f"value {fmt(c.value)}, threshold {_threshold(c.threshold)}: {message}"
+        if c.status == "error":
             ET.SubElement(case, "error", message=message, type="error").text = text
         elif _failing(c, fail_on):
-            ET.SubElement(case, "failure", message=message, type=f"{c['severity']} check failed").text = text
-        elif c["status"] == "fail":
+            ET.SubElement(case, "failure", message=message, type=f"{c.severity} check failed").text = text
+        elif c.status == "fail":
             ET.SubElement(case, "system-out").text = f"WARNING (severity warning): {text}"
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
@@ -109,18 +110,18 @@ def _code(text: Any) -> str:
 _MARK = {"pass": "✅ pass", "fail": "❌ fail", "error": "⛔ error"}
 
 
-def markdown(report: dict, fail_on: str = "error") -> str:
+def markdown(report: Report, fail_on: str = "error") -> str:
     """A Markdown summary: the verdict, the input and policy, and one table row per check."""
-    checks = report["checks"]
+    checks = report.checks
     failed = [c for c in checks if _failing(c, fail_on)]
-    errored = [c for c in checks if c["status"] == "error"]
-    warned = [c for c in checks if c["status"] == "fail" and not _failing(c, fail_on)]
+    errored = [c for c in checks if c.status == "error"]
+    warned = [c for c in checks if c.status == "fail" and not _failing(c, fail_on)]
     verdict = "FAIL" if failed or errored else "PASS"
     lines = [
         f"## privaudit: {verdict}",
         "",
-        f"{_code(report['input']['path'])} ({fmt(report['input']['rows'])} rows) against the policy "
-        f"**{_cell(report['policy']['name'])}**: {len(failed)} failed, {len(warned)} warned, "
+        f"{_code(report.input.path)} ({fmt(report.input.rows)} rows) against the policy "
+        f"**{_cell(report.policy.name)}**: {len(failed)} failed, {len(warned)} warned, "
         f"{len(errored)} errored of {len(checks)} "
         "checks.",
         "",
@@ -128,18 +129,20 @@ def markdown(report: dict, fail_on: str = "error") -> str:
         "|---|---|---|---:|---|---|",
     ]
     for c in checks:
-        status = _MARK[c["status"]] if c["status"] != "fail" or _failing(c, fail_on) else "⚠️ warning"
+        status = _MARK[c.status] if c.status != "fail" or _failing(c, fail_on) else "⚠️ warning"
         lines.append(
-            f"| {status} | {_code(c['id'])} | {_cell(c['assessor'])} | {_cell(fmt(c['value']))} | "
-            f"{_cell(_threshold(c['threshold']))} | {_cell(c['message'])} |"
+            f"| {status} | {_code(c.id)} | {_cell(c.assessor)} | {_cell(fmt(c.value))} | "
+            f"{_cell(_threshold(c.threshold))} | {_cell(c.message)} |"
         )
     from privaudit.report.lost_table import markdown as lost_markdown
 
-    lost = (report.get("remediation") or {}).get("lost") or (report.get("explore") or {}).get("lost")
-    if (report.get("explore") or {}).get("no_change_needed"):
+    lost = (report.remediation.lost if report.remediation else None) or (
+        report.explore.lost if report.explore else None
+    )
+    if report.explore is not None and report.explore.no_change_needed:
         lines += ["", "**No change needed**: the table already passes the policy; nothing written."]
-    elif lost:
-        lines += lost_markdown(lost, _cell)
+    elif lost is not None:
+        lines += lost_markdown(lost.to_dict(), _cell)
     return "\n".join(lines) + "\n"
 
 
@@ -151,17 +154,17 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def github_annotations(report: dict, fail_on: str = "error") -> str:
+def github_annotations(report: Report, fail_on: str = "error") -> str:
     """GitHub Actions workflow commands: ``::error`` for failing and errored checks, ``::warning`` for failing
     warning checks, on the released file (escaped as the workflow-command syntax requires)."""
     out = []
-    path = report["input"]["path"]
-    for c in report["checks"]:
-        if c["status"] == "pass":
+    path = report.input.path
+    for c in report.checks:
+        if c.status == "pass":
             continue
-        level = "error" if c["status"] == "error" or _failing(c, fail_on) else "warning"
-        title = _escape_property(f"privaudit {c['id']} ({c['assessor']})")
-        out.append(f"::{level} file={_escape_property(path)},title={title}::{_escape_data(c['message'])}")
+        level = "error" if c.status == "error" or _failing(c, fail_on) else "warning"
+        title = _escape_property(f"privaudit {c.id} ({c.assessor})")
+        out.append(f"::{level} file={_escape_property(path)},title={title}::{_escape_data(c.message)}")
     return "\n".join(out) + ("\n" if out else "")
 
 
@@ -179,7 +182,7 @@ def _uri(path: str) -> str:
     return quote(PurePosixPath(text).as_posix())
 
 
-def sarif(report: dict, fail_on: str = "error", assessors: Mapping[str, Any] | None = None) -> str:
+def sarif(report: Report, fail_on: str = "error", assessors: Mapping[str, Any] | None = None) -> str:
     """SARIF 2.1.0: one ``reportingDescriptor`` (rule) per assessor used, one result per check.
 
     A failing check is ``kind: fail`` with ``level: error`` (or ``warning`` for a warning-severity check
@@ -191,8 +194,8 @@ def sarif(report: dict, fail_on: str = "error", assessors: Mapping[str, Any] | N
     their titles, descriptions and references.
     """
     assessors = assessors or {}
-    checks = report["checks"]
-    names = list(dict.fromkeys(c["assessor"] for c in checks))
+    checks = report.checks
+    names = list(dict.fromkeys(c.assessor for c in checks))
     rules = []
     for name in names:
         a = assessors.get(name)
@@ -209,43 +212,43 @@ def sarif(report: dict, fail_on: str = "error", assessors: Mapping[str, Any] | N
         if a is not None:
             rule["properties"] = {"protects": a.protects}
         rules.append(rule)
-    artifact = {"location": {"uri": _uri(report["input"]["path"])}}
-    if report["input"].get("sha256"):
-        artifact["hashes"] = {"sha-256": report["input"]["sha256"]}
+    artifact = {"location": {"uri": _uri(report.input.path)}}
+    if report.input.sha256:
+        artifact["hashes"] = {"sha-256": report.input.sha256}
     results = []
     for c in checks:
-        if c["status"] == "pass":
+        if c.status == "pass":
             kind, level = "pass", "none"
-        elif c["status"] == "error" or _failing(c, fail_on):
+        elif c.status == "error" or _failing(c, fail_on):
             kind, level = "fail", "error"
         else:
             kind, level = "fail", "warning"
-        identity = hashlib.sha256(f"{report['policy']['name']}\0{c['id']}".encode()).hexdigest()
+        identity = hashlib.sha256(f"{report.policy.name}\0{c.id}".encode()).hexdigest()
         results.append(
             {
-                "ruleId": c["assessor"],
-                "ruleIndex": names.index(c["assessor"]),
+                "ruleId": c.assessor,
+                "ruleIndex": names.index(c.assessor),
                 "kind": kind,
                 "level": level,
-                "message": {"text": printable(c["message"]) or printable(c["id"])},
+                "message": {"text": printable(c.message) or printable(c.id)},
                 "locations": [
                     {
                         "physicalLocation": {"artifactLocation": {"uri": artifact["location"]["uri"], "index": 0}},
-                        "logicalLocations": [{"name": printable(c["id"]), "kind": "object"}],
+                        "logicalLocations": [{"name": printable(c.id), "kind": "object"}],
                     }
                 ],
                 "partialFingerprints": {"privauditCheck/v1": identity},
                 "properties": {
-                    "check": c["id"],
-                    "status": c["status"],
-                    "severity": c["severity"],
-                    "value": c["value"],
-                    "threshold": c["threshold"],
+                    "check": c.id,
+                    "status": c.status,
+                    "severity": c.severity,
+                    "value": c.value,
+                    "threshold": c.threshold,
                 },
             }
         )
     failed = any(_failing(c, fail_on) for c in checks)
-    errored = any(c["status"] == "error" for c in checks)
+    errored = any(c.status == "error" for c in checks)
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -254,8 +257,8 @@ def sarif(report: dict, fail_on: str = "error", assessors: Mapping[str, Any] | N
                 "tool": {
                     "driver": {
                         "name": "privaudit",
-                        "version": str(report["tool"]["version"]),
-                        "semanticVersion": str(report["tool"]["version"]),
+                        "version": str(report.tool.version),
+                        "semanticVersion": str(report.tool.version),
                         "rules": rules,
                     }
                 },
@@ -263,15 +266,15 @@ def sarif(report: dict, fail_on: str = "error", assessors: Mapping[str, Any] | N
                     {
                         "executionSuccessful": not errored,
                         "exitCode": 2 if errored else 1 if failed else 0,
-                        "endTimeUtc": report["generated_at"],
+                        "endTimeUtc": report.generated_at,
                     }
                 ],
                 "artifacts": [artifact],
                 "results": results,
                 "properties": {
-                    "policy": report["policy"]["name"],
-                    "policySha256": report["policy"]["sha256"],
-                    "engine": report["engine"],
+                    "policy": report.policy.name,
+                    "policySha256": report.policy.sha256,
+                    "engine": report.engine,
                 },
             }
         ],

@@ -24,6 +24,7 @@ import math
 from typing import Any
 
 from privaudit.core.errors import DataError
+from privaudit.plugin.result import Report
 from privaudit.plugin.text import fmt
 from privaudit.report.diff_design import design_changes
 
@@ -206,8 +207,8 @@ def _utility_changes(base: dict, new: dict, tolerance: tuple[str, float]) -> lis
 
 
 def compare(
-    base: dict,
-    new: dict,
+    base: dict | Report,
+    new: dict | Report,
     tolerance: tuple[str, float] = ("absolute", 0.0),
     allow_changed_policy: bool = False,
     names: tuple[str, str] = ("BASE", "NEW"),
@@ -216,7 +217,10 @@ def compare(
     """The comparison of two JSON reports (see the module docstring); one line (DataError) when they audit
     different designs (:mod:`privaudit.report.diff_design`) and ``allow_changed_policy`` is false.
     ``fail_on="warning"``: warning-severity checks can regress too (as ``--fail-on warning`` makes them fail an
-    audit)."""
+    audit). A report is a JSON report read back (:func:`privaudit.report.diff_input.read_report`, which
+    admits the reports of older versions, missing newer keys) or this run's typed report, read as the JSON it
+    writes."""
+    base, new = (r.to_dict() if isinstance(r, Report) else r for r in (base, new))
     changes, pairs = design_changes(base, new)
     if changes and not allow_changed_policy:
         raise DataError(

@@ -1,6 +1,6 @@
 """The self-contained HTML audit report (also the source of the PDF, see :mod:`privaudit.report.pdf`).
 
-The page is built from the JSON report's data (:func:`privaudit.report.json_report.report_dict`), the
+The page is built from the run's typed report (:func:`privaudit.report.json_report.report_of`), the
 registry's assessor metadata (title, what it protects, what it measures, formula, reference) and one
 :class:`~privaudit.plugin.sections.ReportSection` per check: drawn by the
 :class:`~privaudit.plugin.sections.Section` registered for the check's assessor (``privaudit_report_sections``;
@@ -17,7 +17,6 @@ markup from :mod:`privaudit.plugin.charts` is trusted. Nothing depends on the cl
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
@@ -31,10 +30,11 @@ from markupsafe import Markup, escape
 from privaudit import __version__
 from privaudit.core.errors import first_line
 from privaudit.plugin.figures import generic_section
+from privaudit.plugin.result import Report, ReportCheck
 from privaudit.plugin.sections import CheckEntry, KeyValues, ReportSection
 from privaudit.plugin.text import fmt, threshold_text, visible
 from privaudit.report.explore_chapter import explore_view
-from privaudit.report.json_report import report_dict
+from privaudit.report.json_report import report_of
 from privaudit.report.lost_table import lost_view
 from privaudit.report.remediation_chapter import remediation_view
 from privaudit.report.series_chapter import series_view
@@ -133,47 +133,35 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def live_params(check: Mapping[str, Any], audit: Any, model: type[Any]) -> Any:
-    """The policy's own parameters object of ``check`` (matched by id and assessor), when it is the one the
-    report wrote; None for a check the policy does not list (an assessor that always runs)."""
-    for c in getattr(getattr(audit, "policy", None), "checks", ()):
-        if c.id == check["id"] and getattr(c.assessor, "name", None) == check["assessor"]:
-            if isinstance(c.params, model) and c.params.model_dump(mode="json") == check["params"]:
-                return c.params
-            return None
-    return None
-
-
-def check_entry(check: Mapping[str, Any], audit: Any, registry: Any) -> CheckEntry[Any, Any] | None:
-    """The :class:`~privaudit.plugin.sections.CheckEntry` of one check of the JSON report, as sections read it:
-    its parameters the policy's typed object (validated from the report's ``params`` for a check the policy
-    does not list), its details validated once against the assessor's ``Details`` model (None for an errored
-    check or an assessor without a model). None when ``registry`` does not know the check's assessor (there is
-    no model to read it with: the check gets the generic section). A check whose details or parameters its
-    models reject raises pydantic's ``ValidationError`` (:func:`section_for` turns it into a note under the
-    generic section)."""
-    assessor = registry.assessors.get(check["assessor"])
+def check_entry(check: ReportCheck, audit: Any, registry: Any) -> CheckEntry[Any, Any] | None:
+    """The :class:`~privaudit.plugin.sections.CheckEntry` of one check of the typed report, as sections read it:
+    its parameters the typed object the check ran with (:attr:`ReportCheck.typed_params`, the policy's own;
+    validated from the report's ``params`` for a check read back from JSON), its details validated once
+    against the assessor's ``Details`` model (None for an errored check or an assessor without a model). None
+    when ``registry`` does not know the check's assessor (there is no model to read it with: the check gets
+    the generic section). A check whose details or parameters its models reject raises pydantic's
+    ``ValidationError`` (:func:`section_for` turns it into a note under the generic section)."""
+    assessor = registry.assessors.get(check.assessor)
     if assessor is None:
         return None
-    params = live_params(check, audit, assessor.params)
-    if params is None:
-        params = assessor.params.model_validate(check["params"])
+    params = check.typed_params
+    if not isinstance(params, assessor.params):
+        params = assessor.params.model_validate(check.params)
     model = getattr(assessor, "details", None)
-    details = None if model is None or check["status"] == "error" else model.model_validate(check["details"])
-    scenario = check.get("quasi_identifiers")
+    details = None if model is None or check.status == "error" else model.model_validate(check.details)
     return CheckEntry(
-        id=check["id"],
-        assessor=check["assessor"],
-        status=check["status"],
-        severity=check["severity"],
-        value=check["value"],
-        threshold=check["threshold"],
-        message=check["message"],
+        id=check.id,
+        assessor=check.assessor,
+        status=check.status,
+        severity=check.severity,
+        value=check.value,
+        threshold=check.threshold,
+        message=check.message,
         params=params,
         details=details,
-        quasi_identifiers=tuple(scenario) if scenario else None,
-        better=check.get("better"),
-        raw=MappingProxyType(dict(check)),
+        quasi_identifiers=tuple(check.quasi_identifiers) if check.quasi_identifiers else None,
+        better=check.better,
+        raw=MappingProxyType(check.to_dict()),
     )
 
 
@@ -193,11 +181,11 @@ def _failed_section_note(check: dict, exc: BaseException, registry: Any) -> str:
     return f"(The section of {who} for this check failed: {type(exc).__name__}: {first_line(exc)})"
 
 
-def section_for(check: dict, audit: Any, registry: Any) -> tuple[ReportSection, CheckEntry[Any, Any] | None]:
-    """The section the report shows for ``check`` (its JSON-report entry) and the typed entry it was drawn
-    from (:func:`check_entry`): the error block, the drawn section (:func:`drawn_section`), or the generic
+def section_for(check: ReportCheck, audit: Any, registry: Any) -> tuple[ReportSection, CheckEntry[Any, Any] | None]:
+    """The section the report shows for ``check`` (a check of the typed report) and the typed entry it was
+    drawn from (:func:`check_entry`): the error block, the drawn section (:func:`drawn_section`), or the generic
     one when none is drawn, or when the plugin's section fails or the check's details do not validate."""
-    error = check["status"] == "error"
+    error = check.status == "error"
     entry = None
     try:
         entry = check_entry(check, audit, registry)
@@ -208,23 +196,26 @@ def section_for(check: dict, audit: Any, registry: Any) -> tuple[ReportSection, 
         if isinstance(exc, KeyboardInterrupt) and interrupted():
             raise
         if error:
-            return ReportSection(summary=check["message"]), None
-        section = generic_section(check)
-        section.paragraphs.append(_failed_section_note(check, exc, registry))
+            return ReportSection(summary=check.message), None
+        section = generic_section(check.to_dict())
+        section.paragraphs.append(_failed_section_note(check.to_dict(), exc, registry))
         return section, entry
     if error:
-        return ReportSection(summary=check["message"]), entry
+        return ReportSection(summary=check.message), entry
     if not isinstance(section, ReportSection):
-        return generic_section(check), entry
+        return generic_section(check.to_dict()), entry
     return section, entry
 
 
-def check_views(data: dict, audit: Any, registry: Any) -> list[SectionView]:
+def check_views(report: Report, audit: Any, registry: Any) -> list[SectionView]:
+    """One view per check of the typed report, its section drawn from the typed check (:func:`section_for`);
+    ``SectionView.check`` is the check's JSON entry, as the templates and chapters print it."""
     views = []
-    for i, check in enumerate(data["checks"], start=1):
-        assessor = registry.assessors.get(check["assessor"])
-        section, entry = section_for(check, audit, registry)
-        error = check["status"] == "error"
+    for i, typed in enumerate(report.checks, start=1):
+        check = typed.to_dict()
+        assessor = registry.assessors.get(typed.assessor)
+        section, entry = section_for(typed, audit, registry)
+        error = typed.status == "error"
         views.append(
             SectionView(
                 number=i,
@@ -311,8 +302,9 @@ def render_html(result: Any, registry: Any = None) -> str:
     """The HTML report of an :class:`~privaudit.pipeline.audit.AuditResult`, as one self-contained page."""
     if registry is None:
         registry = result.registry
-    data = report_dict(result)
-    views = check_views(data, result, registry)
+    report = report_of(result)
+    data = report.to_dict()  # what the templates and chapters print
+    views = check_views(report, result, registry)
     remediation = remediation_view(data, views, registry)
     synthetic = synthetic_view(data, views, registry)
     series = series_view(data, views)

@@ -1,18 +1,13 @@
-"""The JSON report (schema_version 1): a stable, machine-readable verdict.
+"""The run's report (schema_version 1): a stable, machine-readable verdict, built once per run as the typed
+:class:`~privaudit.plugin.result.Report` (:func:`report_of`) and written as JSON (:func:`render_json`).
 
-Keys: ``schema_version``, ``tool {name, version}``, ``generated_at``, ``engine``, ``input {path, sha256,
-rows, columns, size}``, ``original`` (or null), ``policy {path, sha256, name}``, ``scope
-{quasi_identifiers, sensitive, identifiers, missing_qi, missing_tokens, special_categories [{column, category,
-label, article, by}]}``, ``summary {passed, checks_total, checks_failed,
-checks_warned, checks_errored}``, ``checks [{id, assessor, status, severity, value, threshold, params,
-message, details, better (which way the value improves, when the assessor says) and quasi_identifiers for a
-check with its own attacker scenario}]``, ``utility [{measure, column, value, raw, details}]`` (what the release
-keeps, :mod:`privaudit.utility`), ``scope.hierarchies`` (column -> SHA-256 of its tree), ``series`` after
-``--previous`` (the releases composed and how people were linked), and after ``privaudit remediate`` a
-``remediation`` object (method, options,
-offered, before/after verdicts, changes, information loss), after ``remediate --explore`` an ``explore`` object
-(the candidates of the risk-utility map, :mod:`privaudit.pipeline.explore`). Infinity is the string ``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give
-byte-identical output.
+The model states the keys: ``schema_version``, ``tool``, ``generated_at``, ``engine``, ``input``,
+``original`` (or null), ``policy``, ``scope`` (columns by role, missing values, special categories, the
+hierarchies' digests), ``summary``, ``checks`` (id, assessor, status, severity, value, threshold, params,
+message, details; ``better`` and ``quasi_identifiers`` when the check has them), ``utility`` (what the release
+keeps, :mod:`privaudit.utility`), ``series`` after ``--previous``, ``remediation`` after ``privaudit remediate``
+and ``explore`` after ``remediate --explore`` (:mod:`privaudit.pipeline.explore`). Infinity is the string
+``"inf"``. Same inputs and ``SOURCE_DATE_EPOCH`` give byte-identical output.
 """
 
 from __future__ import annotations
@@ -21,17 +16,34 @@ import json
 from typing import Any
 
 from privaudit import __version__
+from privaudit.plugin.result import (
+    SCHEMA_VERSION,
+    Explore,
+    InputFacts,
+    OriginalFacts,
+    PolicyFacts,
+    Remediation,
+    Report,
+    ReportCheck,
+    ReportColumn,
+    ReportSummary,
+    Scope,
+    Series,
+    SpecialCategory,
+    Tool,
+    UtilityFigure,
+)
 
-SCHEMA_VERSION = 1
+__all__ = ["SCHEMA_VERSION", "build_report", "render_json", "report_of"]
 
 
-def unknowable(policy) -> dict[str, str]:
+def unknowable(policy: Any) -> dict[str, str]:
     """The columns the policy declares an intruder cannot know (role ``other`` with a ``reason``): column ->
     reason, printed beside the sign-off."""
     return {c: s.reason for c, s in policy.columns.items() if s.role == "other" and s.reason}
 
 
-def found_identifiers(checks: list, registry: Any) -> dict[str, str]:
+def found_identifiers(checks: list[Any], registry: Any) -> dict[str, str]:
     """Columns the checks found holding direct identifiers (their assessors' declared
     ``identifier_columns``): column -> kind (``email``, ``phone`` ...)."""
     found: dict[str, str] = {}
@@ -84,12 +96,7 @@ def improves(params: Any) -> str | None:
     return better if better in ("higher", "lower") else None
 
 
-def _params_class(name: str, registry: Any) -> Any:
-    assessor = registry.assessors.get(name)
-    return None if assessor is None else assessor.params
-
-
-def series_of(audit: Any) -> dict | None:
+def series_of(audit: Any) -> dict[str, Any] | None:
     """The series of releases the audit composed (``--previous``): the releases and how people were linked;
     None without previous releases, or when no check read them."""
     context = getattr(audit, "context", None)
@@ -99,87 +106,114 @@ def series_of(audit: Any) -> dict | None:
     return series.describe() if series is not None else None
 
 
-def report_dict(audit: Any) -> dict:
-    """The JSON report of an audit; the HTML and PDF reports are drawn from it. Values of columns the scan
-    found holding direct identifiers are masked in the lists of worst classes (:func:`masked_details`)."""
+def _present(**values: Any) -> dict[str, Any]:
+    """The keyword arguments that are not None: the keys a report writes only when the run set them."""
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def build_report(audit: Any) -> Report:
+    """The typed report of an audit (:class:`~privaudit.plugin.result.Report`), which every renderer reads;
+    built once per run (:func:`report_of`). Values of columns the scan found holding direct identifiers are
+    masked in the lists of worst classes (:func:`masked_details`)."""
+    table, original = audit.table, audit.original
+    return Report(
+        schema_version=SCHEMA_VERSION,
+        tool=Tool(name="privaudit", version=__version__),
+        generated_at=audit.generated_at,
+        engine=audit.engine,
+        input=InputFacts(
+            path=str(table.path),
+            sha256=table.sha256,
+            **_present(fingerprint=None if table.fingerprint == "sha256" else table.fingerprint),
+            size=table.size,
+            rows=table.rows,
+            columns=list(table.columns),
+        ),
+        original=None
+        if original is None
+        else OriginalFacts(path=str(original.path), sha256=original.sha256, rows=original.rows),
+        policy=PolicyFacts(path=str(audit.policy.path), sha256=audit.policy.sha256, name=audit.policy.name),
+        scope=scope_of(audit.policy),
+        summary=ReportSummary(
+            passed=audit.passed,
+            checks_total=len(audit.checks),
+            checks_failed=len(audit.failed),
+            checks_warned=len(audit.warned),
+            checks_errored=len(audit.errored),
+        ),
+        **_present(
+            remediation=None if audit.remediation is None else Remediation.model_validate(audit.remediation),
+            series=None if (series := series_of(audit)) is None else Series.model_validate(series),
+            explore=None if (ex := getattr(audit, "explore", None)) is None else Explore.model_validate(ex),
+        ),
+        checks=checks_of(audit),
+        utility=[UtilityFigure.model_validate(u) for u in getattr(audit, "utility", None) or []],
+    )
+
+
+def scope_of(policy: Any) -> Scope:
+    """What the policy audits, as the report states it."""
     from privaudit.discovery.special_categories import special_columns
 
-    policy, table = audit.policy, audit.table
+    declared = {
+        c: s.special_category for c, s in policy.columns.items() if s.role in ("quasi_identifier", "sensitive", "other")
+    }
+    return Scope(
+        quasi_identifiers=policy.quasi_identifiers,
+        sensitive=policy.sensitive,
+        identifiers=policy.columns_with("identifier"),
+        missing_qi=policy.data.missing_qi,
+        missing_tokens=policy.missing_tokens,
+        special_categories=[SpecialCategory.model_validate(s) for s in special_columns(declared)],
+        hierarchies={column: h.digest for column, h in policy.hierarchies.items()},
+        columns={
+            column: ReportColumn(role=spec.role, type=spec.type, **_present(order=spec.order or None))
+            for column, spec in policy.columns.items()
+        },
+        delimiter=policy.data.delimiter,
+        **_present(unknowable=unknowable(policy) or None),
+    )
+
+
+def checks_of(audit: Any) -> list[ReportCheck]:
+    """The audit's checks as the report states them, each carrying the typed parameters it ran with
+    (:attr:`~privaudit.plugin.result.ReportCheck.typed_params`)."""
     found = found_identifiers(audit.checks, audit.registry)
-    better = {c.id: improves(c.params) for c in policy.checks}
     # the sensitive columns whose values each check lists, as its assessor declares them (``Disclosure``);
     # checks the policy does not list (always run) list none
-    shown = {c.id: c.assessor.capabilities.disclosure.sensitive_columns(c.params) for c in policy.checks}
-    for c in audit.checks:  # checks the policy does not list (always run): their assessor's declaration
-        if c.id not in better:
-            better[c.id] = improves(_params_class(c.assessor, audit.registry))
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "tool": {"name": "privaudit", "version": __version__},
-        "generated_at": audit.generated_at,
-        "engine": audit.engine,
-        "input": {
-            "path": str(table.path),
-            "sha256": table.sha256,
-            **({} if table.fingerprint == "sha256" else {"fingerprint": table.fingerprint}),
-            "size": table.size,
-            "rows": table.rows,
-            "columns": table.columns,
-        },
-        "original": None
-        if audit.original is None
-        else {"path": str(audit.original.path), "sha256": audit.original.sha256, "rows": audit.original.rows},
-        "policy": {"path": str(policy.path), "sha256": policy.sha256, "name": policy.name},
-        "scope": {
-            "quasi_identifiers": policy.quasi_identifiers,
-            "sensitive": policy.sensitive,
-            "identifiers": policy.columns_with("identifier"),
-            "missing_qi": policy.data.missing_qi,
-            "missing_tokens": policy.missing_tokens,
-            "special_categories": special_columns(
-                {
-                    c: s.special_category
-                    for c, s in policy.columns.items()
-                    if s.role in ("quasi_identifier", "sensitive", "other")
-                }
-            ),
-            "hierarchies": {column: h.digest for column, h in policy.hierarchies.items()},
-            "columns": {
-                column: {"role": spec.role, "type": spec.type, **({"order": spec.order} if spec.order else {})}
-                for column, spec in policy.columns.items()
-            },
-            "delimiter": policy.data.delimiter,
-            **({"unknowable": reasons} if (reasons := unknowable(policy)) else {}),
-        },
-        "summary": {
-            "passed": audit.passed,
-            "checks_total": len(audit.checks),
-            "checks_failed": len(audit.failed),
-            "checks_warned": len(audit.warned),
-            "checks_errored": len(audit.errored),
-        },
-        **({"remediation": audit.remediation} if audit.remediation is not None else {}),
-        **({"series": series} if (series := series_of(audit)) is not None else {}),
-        **({"explore": audit.explore} if getattr(audit, "explore", None) is not None else {}),
-        "checks": [
-            {
-                "id": c.id,
-                "assessor": c.assessor,
-                "status": c.status,
-                "severity": c.severity,
-                "value": c.value,
-                "threshold": c.threshold,
-                "params": c.params,
-                "message": c.message,
-                "details": masked_details(c.details, found, shown.get(c.id)),
-                **({"quasi_identifiers": list(c.quasi_identifiers)} if c.quasi_identifiers else {}),
-                **({"better": better[c.id]} if better.get(c.id) else {}),
-            }
-            for c in audit.checks
-        ],
-        "utility": list(getattr(audit, "utility", None) or []),
-    }
+    shown = {c.id: c.assessor.capabilities.disclosure.sensitive_columns(c.params) for c in audit.policy.checks}
+    out: list[ReportCheck] = []
+    for c in audit.checks:
+        params = c.params.model_dump(mode="json")
+        entry = ReportCheck(
+            id=c.id,
+            assessor=c.assessor,
+            status=c.status,
+            severity=c.severity,
+            value=c.value,
+            threshold=c.threshold,
+            params=params,
+            message=c.message,
+            details=masked_details(c.details, found, shown.get(c.id)),
+            **_present(quasi_identifiers=list(c.quasi_identifiers or []) or None, better=improves(c.params)),
+        )
+        out.append(entry.with_params(c.params))
+    return out
 
 
-def render_json(audit: Any) -> str:
-    return json.dumps(report_dict(audit), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+def report_of(audit: Any) -> Report:
+    """The typed report of ``audit``, built on first use and kept with it: every renderer of a run reads the
+    same one. Built again only when the run's remediation or exploration, set after the audit, is replaced."""
+    kept = audit.__dict__.get("_report")
+    if kept is not None and kept[0] is audit.remediation and kept[1] is getattr(audit, "explore", None):
+        cached: Report = kept[2]
+        return cached
+    report = build_report(audit)
+    audit.__dict__["_report"] = (audit.remediation, getattr(audit, "explore", None), report)
+    return report
+
+
+def render_json(report: Report) -> str:
+    """The JSON report's text: :meth:`Report.to_dict` written with ``json.dumps`` (Python's shortest float
+    repr, non-ASCII as is, two-space indent): byte-identical for the same inputs."""
+    return json.dumps(report.to_dict(), indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from privaudit.report.html import check_views, environment
-from privaudit.report.json_report import report_dict
+from privaudit.report.json_report import report_of
 from privaudit.report.utility_chapter import utility_view
 
 
@@ -19,14 +19,15 @@ def render_notebook(result: Any, registry: Any = None) -> str:
     """The notebook fragment of an :class:`~privaudit.pipeline.audit.AuditResult`."""
     if registry is None:
         registry = result.registry
-    data = report_dict(result)
+    report = report_of(result)
+    data = report.to_dict()  # what the template and the utility chapter print
     return (
         environment()
         .get_template("notebook.html.j2")
         .render(
             data=data,
-            checks=check_views(data, result, registry),
+            checks=check_views(report, result, registry),
             utility=utility_view(data),
-            verdict="PASS" if data["summary"]["passed"] else "FAIL",
+            verdict="PASS" if report.summary.passed else "FAIL",
         )
     )

@@ -54,14 +54,18 @@ class DataOnlyFetcher(URLFetcher):
 def render_audit_pdf(result, html: str | None = None) -> bytes:
     """The PDF of an audit (:class:`~privaudit.pipeline.audit.AuditResult`) with ``report.json`` and
     ``policy.yaml`` attached; ``html`` is the already rendered HTML report, if there is one."""
-    from privaudit.report.json_report import render_json
+    from privaudit.report.json_report import render_json, report_of
 
     if html is None:
         from privaudit.report.html import render_html
 
         html = render_html(result)
     return render_pdf(
-        html, attachments={"report.json": render_json(result).encode("utf-8"), "policy.yaml": result.policy.source}
+        html,
+        attachments={
+            "report.json": render_json(report_of(result)).encode("utf-8"),
+            "policy.yaml": result.policy.source,
+        },
     )
 
 

@@ -57,7 +57,7 @@ from privaudit.pipeline.audit import AuditResult, run_audit
 from privaudit.pipeline.derived import DERIVED
 from privaudit.pipeline.plugins import Registry, build_registry, get_registry, make_manager
 from privaudit.plugin.assessor import Measurement
-from privaudit.report.json_report import report_dict
+from privaudit.report.json_report import report_of
 
 if TYPE_CHECKING:  # pragma: no cover - types only: importing them here would load the report package's HTML side
     from privaudit.core.policy import Policy
@@ -120,10 +120,9 @@ def audit_frame(
 
 def check_result(result: AuditResult, check_id: str) -> dict[str, Any]:
     """The JSON-report entry of one check (id, status, value, threshold, details ...)."""
-    checks: list[dict[str, Any]] = report_dict(result)["checks"]
-    for check in checks:
-        if check["id"] == check_id:
-            return check
+    for check in report_of(result).checks:
+        if check.id == check_id:
+            return check.to_dict()
     raise KeyError(f"no check {check_id!r} in the audit (have: {[c.id for c in result.checks]})")
 
 
@@ -226,10 +225,13 @@ def check_entry(result: AuditResult, check_id: str, *, registry: Registry | None
     installed plugins) does not know the check's assessor."""
     from privaudit.report.html import check_entry as entry_of
 
-    check = check_result(result, check_id)
+    try:
+        check = report_of(result).check(check_id)
+    except KeyError:
+        raise KeyError(f"no check {check_id!r} in the audit (have: {[c.id for c in result.checks]})") from None
     entry = entry_of(check, result, registry or get_registry())
     if entry is None:
-        raise AssertionError(f"no installed plugin provides assessor {check['assessor']!r} of check {check_id!r}")
+        raise AssertionError(f"no installed plugin provides assessor {check.assessor!r} of check {check_id!r}")
     return entry
 
 

@@ -114,9 +114,9 @@ def _audit(case: AssessorCase, registry: Any, engine: str = "in-process") -> Any
 
 
 def _entry(result: Any) -> dict:
-    from privaudit.report.json_report import report_dict
+    from privaudit.report.json_report import report_of
 
-    return next(c for c in report_dict(result)["checks"] if c["id"] == "contract")
+    return report_of(result).check("contract").to_dict()
 
 
 def _assessor(case: AssessorCase, registry: Any) -> Any:
@@ -285,9 +285,10 @@ def check_section_renders(case: AssessorCase, registry: Any) -> None:
     """The check's report section renders in the HTML report (its own section when the assessor draws one,
     with its summary, figures and tables; else the generic one), without the failure notice."""
     from privaudit.report.html import check_entry, drawn_section
+    from privaudit.report.json_report import report_of
 
     result = _audit(case, registry)
-    entry = check_entry(_entry(result), result, registry)
+    entry = check_entry(report_of(result).check("contract"), result, registry)
     section = None if entry is None else drawn_section(entry, result, registry)
     section_shown(result, "contract", section, registry)
 
