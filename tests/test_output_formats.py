@@ -162,9 +162,16 @@ def test_an_in_process_format_renders_from_the_result():
     registry = registry_with(Plugin(), entry_points=False)
     fmt = registry.of("output")["count"]
     assert (fmt.flag, fmt.dest) == ("--count", "count_out")
-    request = OutputRequest("-", result=None)
-    request.cache["report"] = {"checks": [1, 2, 3]}  # what the command shares between formats
-    assert fmt.render(None, request) == "3"
+    calls = []
+
+    def reporter(result):  # what the command hands every request: the JSON report's data of the run
+        calls.append(result)
+        return {"checks": [1, 2, 3]}
+
+    cache: dict = {}
+    first, second = (OutputRequest("-", result="run", cache=cache, reporter=reporter) for _ in range(2))
+    assert fmt.render("run", first) == fmt.render("run", second) == "3"
+    assert calls == ["run"]  # computed once for the run's formats
 
 
 def test_a_format_name_must_make_a_flag():

@@ -152,13 +152,14 @@ def render_reports(result, args) -> list[tuple[str, bytes | str]]:
 
 def _render_reports(result, args) -> list[tuple[str, bytes | str]]:
     from privaudit.plugin.output import OutputRequest
+    from privaudit.report.json_report import report_dict
     from privaudit.runtime.guard import PluginFailure, call_plugin
 
     cache: dict[str, Any] = {}  # what the formats of this run share: the report's data, the HTML page
     rendered: list[tuple[str, bytes | str]] = []
     registry = getattr(result, "registry", None)
     for fmt, path in requested(args):
-        request = OutputRequest(str(path), args.fail_on, result, cache)
+        request = OutputRequest(str(path), args.fail_on, result, cache, report_dict)
         origin = registry.origin.get(f"output:{fmt.name}") if registry is not None else None
         if origin is None or origin.package == "privaudit":
             content = fmt.render(result, request)  # a built-in's failure is an internal error, as before

@@ -41,14 +41,15 @@ _NAME = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 class OutputRequest:
     """One output asked for on the command line: ``path`` where it goes (``-``: standard output), ``fail_on``
     which failing checks fail the run (``"error"`` or ``"warning"``: a CI format marks failures by it),
-    ``result`` the run's result. What formats of one run share (the JSON report's data, the HTML page a PDF is
-    made from) is computed once, in ``cache``, which the outputs of one run share: :meth:`shared`,
-    :meth:`report`."""
+    ``result`` the run's result, ``reporter`` what computes its JSON report's data. What the formats of one run
+    share (the JSON report's data, the HTML page a PDF is made from) is computed once, in ``cache``, which the
+    outputs of one run share: :meth:`shared`, :meth:`report`."""
 
     path: str
     fail_on: str = "error"
     result: Any = field(default=None, repr=False)
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    reporter: Callable[[Any], dict[str, Any]] | None = field(default=None, repr=False)
 
     def shared(self, key: str, make: Callable[[], Any]) -> Any:
         """``make()``, computed once per run for every format that asks for ``key``."""
@@ -57,15 +58,12 @@ class OutputRequest:
         return self.cache[key]
 
     def report(self) -> dict[str, Any]:
-        """The run's JSON report data (:func:`privaudit.report.json_report.report_dict`), computed once."""
-
-        def make() -> dict[str, Any]:
-            from privaudit.report.json_report import report_dict
-
-            data: dict[str, Any] = report_dict(self.result)
-            return data
-
-        data: dict[str, Any] = self.shared("report", make)
+        """The run's JSON report data (:func:`privaudit.report.json_report.report_dict`), computed once for every
+        format of the run (the command hands ``reporter``: this contract does not import the report layer)."""
+        if self.reporter is None:
+            raise RuntimeError("OutputRequest.report(): no reporter was given to compute the report's data")
+        reporter = self.reporter
+        data: dict[str, Any] = self.shared("report", lambda: reporter(self.result))
         return data
 
 
