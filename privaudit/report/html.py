@@ -5,9 +5,11 @@ registry's assessor metadata (title, what it protects, what it measures, formula
 :class:`~privaudit.plugin.sections.ReportSection` per check: the assessor's ``report_section`` (a
 ``privaudit_report_section`` hook implementation may override it; the generic section when neither draws
 one), handed the check as a typed :class:`~privaudit.plugin.sections.CheckEntry` (:func:`check_entry`,
-built once per check). The report of a
-``privaudit remediate`` run is a remediation report: its cover names the input and the remediated
-file, and a "Remediation" chapter (:mod:`privaudit.report.remediation_chapter`) follows the cover.
+built once per check). Beside the checks, every registered chapter (:class:`~privaudit.plugin.chapter.Chapter`,
+``privaudit_report_chapters``; the built-in ones in :mod:`privaudit.report.chapters`) that has something to say
+is drawn in its place and rank from its renderer-neutral content (``templates/chapter.html.j2``). The report of
+a ``privaudit remediate`` run is a remediation report: its cover names the input and the remediated file, and
+the "Remediation" chapter follows the cover.
 
 Everything is inline (CSS in a ``<style>`` element, charts as ``<svg>``): the file makes no request of
 any kind. The Jinja2 environment escapes every value (``autoescape=True`` for all templates); only chart
