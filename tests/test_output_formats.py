@@ -37,6 +37,8 @@ def privaudit_output_formats():
     return [
         OutputFormat("toml", "write the verdict as TOML here", _toml, suffix=".toml"),
         OutputFormat("broken", "a format that fails", _broken, stdout=False),
+        OutputFormat("quiet", "a format named after an option of the command", _toml),
+        OutputFormat("records", "a format named after an option of audit", _toml),
     ]
 """
 
@@ -92,6 +94,7 @@ def test_audit_help_lists_every_registered_format(toml_installed, capsys):
     for flag in [*(f"--{n}" for n in BUILT_IN), "--toml", "--annotations", "--records"]:
         assert f"{flag} OUT" in out or f"{flag} {{" in out, flag
     assert "write the verdict as TOML here" in out
+    assert "named after an option" not in out  # the command's own options win: --quiet, --records stay theirs
 
 
 def test_a_third_party_format_is_written_through_the_cli(tmp_path, toml_installed):

@@ -13,6 +13,9 @@ from privaudit.core.errors import PrivauditError
 from privaudit.pipeline.arguments import CHECK_TIMEOUT, FAIL_ON
 from privaudit.runtime.atomic import is_special, stage_output
 
+#: The flags every report-writing command adds after the formats' own: no output format may be named after one.
+COMMON_FLAGS = ("--annotations", "--fail-on", "--quiet", "--allow-outside-paths", "--check-timeout", "--max-memory")
+
 
 def output_formats() -> list[Any]:
     """The registered output formats (:class:`~privaudit.plugin.output.OutputFormat`), in registration order.
@@ -28,8 +31,9 @@ def output_formats() -> list[Any]:
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    taken = {flag for action in parser._actions for flag in action.option_strings} | set(COMMON_FLAGS)
     for fmt in output_formats():  # one flag per registered format: --json OUT, --junit OUT ...
-        if any(fmt.flag in action.option_strings for action in parser._actions):
+        if fmt.flag in taken:
             continue  # a format may not take over a flag of the command (its own options win)
         parser.add_argument(fmt.flag, dest=fmt.dest, metavar="OUT", help=fmt.help)
     parser.add_argument("--annotations", choices=["github"], help="print GitHub Actions annotations for failing checks")
