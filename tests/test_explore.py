@@ -145,7 +145,7 @@ def test_explore_html_map(explored):
 def test_explore_table_is_one_line_per_figure(explored):
     """The candidates' table gives each utility measure its own column (not a list per cell), and a
     generalization's levels as one vector in the order the caption names, so that a row stays short."""
-    from privaudit.report.explore_chapter import explore_view
+    from privaudit.report.chapters.explore import explore_view
 
     _, _, report = explored
     view = explore_view(report)
@@ -162,7 +162,7 @@ def test_explore_table_is_one_line_per_figure(explored):
 
 
 def test_compact_options_name_levels_out_of_the_caption_order():
-    from privaudit.report.explore_chapter import _compact_options
+    from privaudit.report.chapters.explore import _compact_options
 
     assert _compact_options({"levels": {"a": 1, "b": 2}, "seed": 3}, ["a", "b"]) == "levels 1·2"
     assert _compact_options({"levels": {"b": 1, "a": 2}, "k": None}, ["a", "b"]) == "levels b 1, a 2"

@@ -146,7 +146,7 @@ def test_explore_report_in_chromium(tmp_path, browser, run_cli):
     requests = [e["params"]["request"]["url"] for e in b.events if e.get("method") == "Network.requestWillBeSent"]
     assert requests and all(u == Path(html).as_uri() or u.startswith("data:") for u in requests), requests
     # every candidate drawn once, where the JSON puts it (the map's axes: risk 0..riskMax, utility 0..1)
-    from privaudit.report.explore_chapter import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH
+    from privaudit.report.chapters.explore import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH
 
     left, top, width, height = found["box"]
     sx, sy = width / found["vb"][0], height / found["vb"][1]

@@ -25,7 +25,7 @@ from privaudit.cli import main
 from privaudit.core.hierarchy import Hierarchy
 from privaudit.plugin.sections import KeyValues
 from privaudit.plugin.text import fmt, share
-from privaudit.report.remediation_chapter import figure_text, label, readable, unit_of
+from privaudit.report.chapters.remediation import figure_text, label, readable, unit_of
 
 pytestmark = pytest.mark.slow  # renders PDFs: a module-scoped report takes seconds to build
 
@@ -391,7 +391,7 @@ def test_nested_figures_become_cells_and_tables():
 
 def test_the_note_on_percentages_only_where_a_figure_is_one(suppressed):
     """The note explaining percentages stood under every remediation, also one whose figures hold none."""
-    from privaudit.report.remediation_chapter import has_percentages
+    from privaudit.report.chapters.remediation import has_percentages
 
     _, report, tree, _, _, _ = suppressed
     assert report["remediation"]["loss"]["share_suppressed"] > 0  # printed as a percentage: the note is there

@@ -5,27 +5,37 @@ from __future__ import annotations
 
 import argparse
 import os
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from privaudit.core.errors import PrivauditError
 from privaudit.pipeline.arguments import CHECK_TIMEOUT, FAIL_ON
 from privaudit.runtime.atomic import is_special, stage_output
 
+#: The flags every report-writing command adds after the formats' own: no output format may be named after one.
+COMMON_FLAGS = ("--annotations", "--fail-on", "--quiet", "--allow-outside-paths", "--check-timeout", "--max-memory")
+
+
+def output_formats() -> list[Any]:
+    """The registered output formats (:class:`~privaudit.plugin.output.OutputFormat`), in registration order.
+    When an installed plugin is broken the built-in ones are listed, so that ``--help`` still works: the
+    command itself then stops with the one line naming the plugin, as it loads the registry again."""
+    from privaudit.pipeline.plugins import build_registry, get_registry, make_manager
+
+    try:
+        registry = get_registry()
+    except PrivauditError:
+        registry = build_registry(make_manager(load_entry_points=False))
+    return list(registry.of("output").values())
+
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", dest="json_out", metavar="OUT", help="write the JSON report here")
-    parser.add_argument("--html", dest="html_out", metavar="OUT", help="write the HTML report here")
-    parser.add_argument("--pdf", dest="pdf_out", metavar="OUT", help="write the PDF report here")
-    parser.add_argument("--junit", dest="junit_out", metavar="OUT", help="write JUnit XML here (a test case per check)")
-    parser.add_argument(
-        "--sarif", dest="sarif_out", metavar="OUT", help="write SARIF 2.1.0 here (code scanning: a result per check)"
-    )
-    parser.add_argument(
-        "--markdown",
-        dest="markdown_out",
-        metavar="OUT",
-        help="write a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY)",
-    )
+    taken = {flag for action in parser._actions for flag in action.option_strings} | set(COMMON_FLAGS)
+    for fmt in output_formats():  # one flag per registered format: --json OUT, --junit OUT ...
+        if fmt.flag in taken:
+            continue  # a format may not take over a flag of the command (its own options win)
+        parser.add_argument(fmt.flag, dest=fmt.dest, metavar="OUT", help=fmt.help)
     parser.add_argument("--annotations", choices=["github"], help="print GitHub Actions annotations for failing checks")
     parser.add_argument(
         "--fail-on",
@@ -52,24 +62,26 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def report_outputs(args) -> list[str]:
-    """The report paths the command line asked for; an empty one (``--json "$UNSET"``) is refused."""
-    flags = {
-        "--json": args.json_out,
-        "--html": args.html_out,
-        "--pdf": args.pdf_out,
-        "--junit": args.junit_out,
-        "--sarif": args.sarif_out,
-        "--markdown": args.markdown_out,
-    }
+def requested(args: argparse.Namespace) -> list[tuple[Any, str]]:
+    """The registered output formats the command line asked for, with their paths, in registration order."""
+    return [(fmt, path) for fmt in output_formats() if (path := getattr(args, fmt.dest, None)) is not None]
+
+
+def report_outputs(args: argparse.Namespace) -> list[str]:
+    """The report paths the command line asked for; an empty one (``--json "$UNSET"``) is refused, and so is
+    ``-`` for a format that cannot be written to standard output."""
+    asked = requested(args)
     for flag, path in [
-        *flags.items(),
+        *((fmt.flag, path) for fmt, path in asked),
         ("--records", getattr(args, "records_out", None)),
         ("--out", getattr(args, "out", None)),
     ]:
         if path is not None and not str(path).strip():
             raise PrivauditError(f"{flag}: the output path is empty")
-    return [p for p in flags.values() if p]
+    for fmt, path in asked:
+        if str(path) == "-" and not fmt.stdout:
+            raise PrivauditError(f"{fmt.flag}: this format cannot be written to standard output (-); give a file")
+    return [path for _, path in asked]
 
 
 def same_file(a: Path, b: Path) -> bool:
@@ -143,32 +155,28 @@ def render_reports(result, args) -> list[tuple[str, bytes | str]]:
 
 
 def _render_reports(result, args) -> list[tuple[str, bytes | str]]:
-    from privaudit.report.json_report import render_json, report_of
+    from privaudit.plugin.output import OutputRequest
+    from privaudit.report.json_report import report_of
+    from privaudit.runtime.guard import PluginFailure, call_plugin
 
-    data = report_of(result)  # the typed report, built once, read by every format
+    cache: dict[str, Any] = {}  # what the formats of this run share: the report's data, the HTML page
     rendered: list[tuple[str, bytes | str]] = []
-    if args.json_out:
-        rendered.append((args.json_out, render_json(data)))
-    if args.junit_out or args.sarif_out or args.markdown_out:
-        from privaudit.report.ci import junit_xml, markdown, sarif
-
-        if args.junit_out:
-            rendered.append((args.junit_out, junit_xml(data, args.fail_on)))
-        if args.sarif_out:
-            assessors = {c.assessor.name: c.assessor for c in result.policy.checks}
-            rendered.append((args.sarif_out, sarif(data, args.fail_on, assessors)))
-        if args.markdown_out:
-            rendered.append((args.markdown_out, markdown(data, args.fail_on)))
-    if args.html_out or args.pdf_out:
-        from privaudit.report.html import render_html
-
-        html = render_html(result)
-        if args.html_out:
-            rendered.append((args.html_out, html))
-        if args.pdf_out:
-            from privaudit.report.pdf import render_audit_pdf
-
-            rendered.append((args.pdf_out, render_audit_pdf(result, html)))
+    registry = getattr(result, "registry", None)
+    for fmt, path in requested(args):
+        request = OutputRequest(str(path), args.fail_on, result, cache, report_of)
+        origin = registry.origin.get(f"output:{fmt.name}") if registry is not None else None
+        if origin is None or origin.package == "privaudit":
+            content = fmt.render(result, request)  # a built-in's failure is an internal error, as before
+        else:
+            try:
+                content = call_plugin(partial(fmt.render, result, request), f"output format {fmt.name!r}", origin)
+            except PluginFailure as exc:
+                raise PrivauditError(f"{fmt.flag} {path}: {exc}") from None
+        if not isinstance(content, (str, bytes)):
+            raise PrivauditError(
+                f"{fmt.flag} {path}: output format {fmt.name!r} rendered {type(content).__name__}, not text or bytes"
+            )
+        rendered.append((str(path), content))
     return rendered
 
 

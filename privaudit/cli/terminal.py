@@ -15,7 +15,7 @@ def print_audit(result, out) -> None:
     for c in result.checks:
         mark = STATUS_MARK[c.status] if c.severity == "error" or c.status != "fail" else "WARN"
         print(f"{mark:5}  {printable(c.id):<{width}}  {printable(c.message)}", file=out)
-    from privaudit.report.utility_chapter import headline
+    from privaudit.report.chapters.utility import headline
 
     sentence = headline(getattr(result, "utility", None) or [])
     if sentence:

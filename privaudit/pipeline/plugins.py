@@ -80,6 +80,17 @@ DEFAULT_PLUGINS = (
     "privaudit.remediation.methods.microaggregate",
     "privaudit.remediation.methods.generalize",
     "privaudit.remediation.methods.local_suppression",
+    "privaudit.report.chapters.remediation",
+    "privaudit.report.chapters.explore",
+    "privaudit.report.chapters.synthetic",
+    "privaudit.report.chapters.utility",
+    "privaudit.report.chapters.series",
+    "privaudit.report.formats.json",
+    "privaudit.report.formats.html",
+    "privaudit.report.formats.pdf",
+    "privaudit.report.formats.junit",
+    "privaudit.report.formats.sarif",
+    "privaudit.report.formats.markdown",
 )
 
 
@@ -112,6 +123,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("assessor", "privaudit_assessors", "privaudit.plugin.assessor:Assessor"),
     Kind("remediator", "privaudit_remediators", "privaudit.plugin.remediator:Remediator"),
     Kind("section", "privaudit_report_sections", "privaudit.plugin.sections:Section", overridable=True),
+    Kind("chapter", "privaudit_report_chapters", "privaudit.plugin.chapter:Chapter"),
+    Kind("output", "privaudit_output_formats", "privaudit.plugin.output:OutputFormat"),
 )
 
 

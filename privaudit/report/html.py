@@ -5,9 +5,11 @@ registry's assessor metadata (title, what it protects, what it measures, formula
 :class:`~privaudit.plugin.sections.ReportSection` per check: drawn by the
 :class:`~privaudit.plugin.sections.Section` registered for the check's assessor (``privaudit_report_sections``;
 the generic section when none is), handed the check as a typed :class:`~privaudit.plugin.sections.CheckEntry`
-(:func:`check_entry`, built once per check). The report of a
-``privaudit remediate`` run is a remediation report: its cover names the input and the remediated
-file, and a "Remediation" chapter (:mod:`privaudit.report.remediation_chapter`) follows the cover.
+(:func:`check_entry`, built once per check). Beside the checks, every registered chapter (:class:`~privaudit.plugin.chapter.Chapter`,
+``privaudit_report_chapters``; the built-in ones in :mod:`privaudit.report.chapters`) that has something to say
+is drawn in its place and rank from its renderer-neutral content (``templates/chapter.html.j2``). The report of
+a ``privaudit remediate`` run is a remediation report: its cover names the input and the remediated file, and
+the "Remediation" chapter follows the cover.
 
 Everything is inline (CSS in a ``<style>`` element, charts as ``<svg>``): the file makes no request of
 any kind. The Jinja2 environment escapes every value (``autoescape=True`` for all templates); only chart
@@ -29,17 +31,13 @@ from markupsafe import Markup, escape
 
 from privaudit import __version__
 from privaudit.core.errors import first_line
+from privaudit.plugin.chapter import PLACES, Chapter, ChapterCheck, ChapterContent, ChapterInput, Paragraph
 from privaudit.plugin.figures import generic_section
 from privaudit.plugin.result import Report, ReportCheck
 from privaudit.plugin.sections import CheckEntry, KeyValues, ReportSection
 from privaudit.plugin.text import fmt, threshold_text, visible
-from privaudit.report.explore_chapter import explore_view
+from privaudit.report.chapters.remediation import remediation_view
 from privaudit.report.json_report import report_of
-from privaudit.report.lost_table import lost_view
-from privaudit.report.remediation_chapter import remediation_view
-from privaudit.report.series_chapter import series_view
-from privaudit.report.synthetic_chapter import synthetic_view
-from privaudit.report.utility_chapter import utility_view
 
 TEMPLATE = "report.html.j2"
 PROTECTS = {"identity": "identity disclosure", "attribute": "attribute disclosure"}
@@ -298,6 +296,70 @@ def token_label(token: str) -> str:
     return "(empty cell)" if token == "" else f"“{token}”"
 
 
+@dataclass
+class ChapterView:
+    """One registered chapter as the templates draw it: where it goes, its anchor, title and style, its
+    content."""
+
+    name: str
+    place: str
+    anchor: str
+    title: str
+    style: str
+    content: ChapterContent
+
+
+def _failed_chapter(chapter: Chapter, origin: Any, exc: BaseException) -> ChapterContent:
+    """The note that stands for a chapter whose plugin failed: the chapter's title, the plugin and the error."""
+    who = f"plugin {origin.name!r} ({origin.package} {origin.version})" if origin is not None else "its plugin"
+    text = f"(The chapter {chapter.name!r} of {who} failed: {type(exc).__name__}: {first_line(exc)})"
+    return ChapterContent(blocks=(Paragraph((text,), style="note"),))
+
+
+def build_chapter(chapter: Chapter, report: ChapterInput, origin: Any = None) -> ChapterContent | None:
+    """One chapter's content for this run (None: nothing to say). A chapter that raises (``sys.exit()``
+    included) or returns something else than a :class:`~privaudit.plugin.chapter.ChapterContent` is a note
+    naming its plugin: the report is never lost to it (as a failing section, :func:`section_for`)."""
+    try:
+        content = chapter.build(report)
+        if content is not None and not isinstance(content, ChapterContent):
+            raise TypeError(f"build returned {type(content).__name__}, not a ChapterContent")
+        return content
+    except BaseException as exc:  # a plugin's broken chapter must not cost the report
+        from privaudit.runtime.guard import interrupted
+
+        if isinstance(exc, KeyboardInterrupt) and interrupted():
+            raise
+        return _failed_chapter(chapter, origin, exc)
+
+
+def chapter_views(result: Any, data: dict, views: list[SectionView], registry: Any) -> list[ChapterView]:
+    """Every registered chapter with something to say for this run, in report order: by place
+    (:data:`~privaudit.plugin.chapter.PLACES`), then rank, then name."""
+    report = ChapterInput(
+        result=result,
+        data=data,
+        checks=tuple(ChapterCheck(v.check, v.anchor, v.entry, v.title, v.value_text, v.threshold_text) for v in views),
+        registry=registry,
+    )
+    chapters = sorted(registry.of("chapter").values(), key=lambda c: (PLACES.index(c.place), c.rank, c.name))
+    out = []
+    for chapter in chapters:
+        content = build_chapter(chapter, report, registry.origin.get(f"chapter:{chapter.name}"))
+        if content is not None:
+            out.append(
+                ChapterView(
+                    name=chapter.name,
+                    place=chapter.place,
+                    anchor=content.id or chapter.name,
+                    title=content.title or chapter.title,
+                    style=content.style or "chapter",
+                    content=content,
+                )
+            )
+    return out
+
+
 def render_html(result: Any, registry: Any = None) -> str:
     """The HTML report of an :class:`~privaudit.pipeline.audit.AuditResult`, as one self-contained page."""
     if registry is None:
@@ -306,8 +368,7 @@ def render_html(result: Any, registry: Any = None) -> str:
     data = report.to_dict()  # what the templates and chapters print
     views = check_views(report, result, registry)
     remediation = remediation_view(data, views, registry)
-    synthetic = synthetic_view(data, views, registry)
-    series = series_view(data, views)
+    chapters = chapter_views(result, data, views, registry)
     s = data["summary"]
     scope = data["scope"]
     context = {
@@ -320,11 +381,8 @@ def render_html(result: Any, registry: Any = None) -> str:
         if data["original"] and not (remediation and data["original"]["sha256"] == remediation.input_sha256)
         else None,
         "remediation": remediation,
-        "explore": explore_view(data),
-        "lost": lost_view(data),
-        "synthetic": synthetic,
-        "utility": utility_view(data),
-        "series": series,
+        "chapters": chapters,
+        "placed": {place: [c for c in chapters if c.place == place and c.content.blocks] for place in PLACES},
         "file_size": human_size(data["input"]["size"]),
         "generated": human_time(data["generated_at"]),
         "version": __version__,

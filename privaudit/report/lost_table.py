@@ -83,6 +83,34 @@ def lost_view(data: dict[str, Any]) -> LostView | None:
     return LostView(rows(lost), totals(lost), "the recommended candidate (not written: give --out)", title=title)
 
 
+def cover_blocks(view: LostView | None) -> tuple[Any, ...]:
+    """The table as blocks of a chapter's first-page part (:class:`~privaudit.plugin.chapter.ChapterContent`
+    ``cover``): kept together, one row per variable styled by its status (a deleted one in bold)."""
+    from privaudit.plugin.chapter import Grid, Group, Heading, Paragraph, Strong
+
+    if view is None:
+        return ()
+    if view.no_change:
+        text = " the input already passes the policy, so no table was written."
+        return (
+            Group(
+                (Paragraph((Strong("No change needed:"), text), style="no-change", status=True),), "lost keep", "lost"
+            ),
+        )
+    grid = Grid(
+        ("variable", "before → after", "cells changed"),
+        tuple(((r.column,), (r.what,), (r.cells_changed,)) for r in view.rows),
+        row_styles=tuple(r.status for r in view.rows),
+        style="lost",
+        caption=f"Each variable of {view.of}, before → after.",
+        widths=("c-variable", "c-what", "c-cells"),
+        numeric=frozenset({2}),
+    )
+    return (
+        Group((Heading(view.title, "lost-title"), grid, Paragraph((view.totals,), style="note")), "lost keep", "lost"),
+    )
+
+
 def lines(lost: dict[str, Any]) -> list[str]:
     """The table as terminal lines (the caller escapes nothing more: every value went through ``visible``)."""
     table = rows(lost)

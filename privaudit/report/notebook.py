@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from privaudit.report.chapters.utility import utility_view
 from privaudit.report.html import check_views, environment
 from privaudit.report.json_report import report_of
-from privaudit.report.utility_chapter import utility_view
 
 
 def render_notebook(result: Any, registry: Any = None) -> str:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from privaudit.plugin import charts
+from privaudit.plugin.chapter import Chapter, ChapterContent, ChapterInput, Chart, Link, Paragraph, Table
+from privaudit.plugin.hookspecs import hookimpl
 from privaudit.plugin.sections import DataTable, Figure
 from privaudit.plugin.text import share
 
@@ -142,3 +144,35 @@ def membership_view(views: list[Any], registry: Any) -> list[Any] | None:
         )
     )
     return out
+
+
+INTRO = (
+    "The release is a synthetic table generated from a training table. Its records are not people, so the checks "
+    "below ask whether it still leaks the people of the training table: attacks run on the training records and, "
+    "as a control, on holdout records the generator never saw"
+)
+
+
+def build(report: ChapterInput) -> ChapterContent | None:
+    """The chapter: the attacks' risks side by side, the membership attacks and ε bounds."""
+    v = synthetic_view(dict(report.data), list(report.checks), report.registry)
+    if v is None:
+        return None
+    intro: list[Any] = [INTRO]
+    if v.distance_anchor:
+        intro += [
+            "; the distances of synthetic and holdout records to the closest training record are in ",
+            Link("their check", v.distance_anchor),
+        ]
+    blocks: list[Any] = [Paragraph((*intro, "."))]
+    if v.figure:
+        blocks.append(Chart(v.figure))
+    if v.table.rows:
+        blocks.append(Table(v.table))
+    blocks += [Chart(p) if isinstance(p, Figure) else Table(p) for p in v.membership or []]
+    return ChapterContent(blocks=tuple(blocks))
+
+
+@hookimpl
+def privaudit_report_chapters() -> list[Chapter]:
+    return [Chapter("synthetic", "Synthetic release", build, place="before_checks", rank=10)]

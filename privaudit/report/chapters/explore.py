@@ -15,12 +15,14 @@ tests, can find it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup, escape
 
+from privaudit.plugin.chapter import Bullets, Chapter, ChapterContent, ChapterInput, Chart, Heading, Paragraph, Table
 from privaudit.plugin.charts import (
     FAIL_FILL,
     FONT,
@@ -32,7 +34,8 @@ from privaudit.plugin.charts import (
     number_label,
     text_width,
 )
-from privaudit.plugin.sections import DataTable
+from privaudit.plugin.hookspecs import hookimpl
+from privaudit.plugin.sections import DataTable, Figure
 from privaudit.plugin.text import fmt
 
 WIDTH, HEIGHT = 640.0, 380.0
@@ -321,4 +324,46 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
     return ExploreView(map_svg(explore), table, sentence, list(explore.get("notes", [])), built)
 
 
-__all__ = ["ExploreView", "explore_view", "map_svg"]
+MAP_CAPTION = (
+    "Each candidate release placed by its risk (x) and what it keeps (y), as the R-U confidentiality map of Duncan, "
+    "Keller-McNulty and Stokes draws them. Discs pass the policy, hollow squares fail it; the line joins the "
+    "frontier (no other candidate is less risky and more useful); the dashed line is the policy's risk bound."
+)
+
+
+def lost_cover(data: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The first page's table of what the recommended candidate would lose, when nothing was written (a written
+    remediation's table is the remediation chapter's), or "no change needed" when the input passes already."""
+    from privaudit.report.lost_table import cover_blocks, lost_view
+
+    explore = data.get("explore") or {}
+    written = (data.get("remediation") or {}).get("lost")
+    if not explore or (written and not explore.get("no_change_needed")):
+        return ()
+    return cover_blocks(lost_view(dict(data)))
+
+
+def build(report: ChapterInput) -> ChapterContent | None:
+    """The chapter of ``remediate --explore``: the map, the candidates, the hierarchies built, the notes."""
+    x = explore_view(dict(report.data))
+    cover = lost_cover(report.data)
+    if x is None:
+        return ChapterContent(cover=cover) if cover else None
+    blocks: list[Any] = [
+        Paragraph((x.sentence,), id="explore-headline"),
+        Chart(Figure(x.svg, MAP_CAPTION), id="explore-map"),
+        Table(x.table, f"{x.table.kind} candidates"),
+    ]
+    if x.built:
+        blocks.append(Table(x.built))
+    if x.notes:
+        blocks += [Heading("Notes", id="explore-notes"), Bullets(tuple(x.notes))]
+    return ChapterContent(blocks=tuple(blocks), style="chapter explore", cover=cover)
+
+
+@hookimpl
+def privaudit_report_chapters() -> list[Chapter]:
+    return [Chapter("explore", "Choosing a remediation: the risk-utility map", build, place="front", rank=20)]
+
+
+__all__ = ["ExploreView", "build", "explore_view", "map_svg"]

@@ -10,8 +10,11 @@ columns and one of the per-column figures; the headline sentence also stands in 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from privaudit.plugin import charts
+from privaudit.plugin.chapter import Chapter, ChapterContent, ChapterInput, Chart, Link, Paragraph, Strong, Table
+from privaudit.plugin.hookspecs import hookimpl
 from privaudit.plugin.sections import DataTable, Figure
 from privaudit.plugin.text import fmt, share
 
@@ -155,4 +158,28 @@ def utility_view(data: dict) -> UtilityView | None:
     return UtilityView(sentence, figure, overall, per_column)
 
 
-__all__ = ["UtilityView", "headline", "label", "utility_view"]
+def build(report: ChapterInput) -> ChapterContent | None:
+    """The chapter: the sentence, the per-column bars, the figures over all columns and per column; the
+    sentence also stands under the summary of checks."""
+    u = utility_view(dict(report.data))
+    if u is None:
+        return None
+    blocks: list[Any] = [Paragraph((f"What the release keeps of the original, beside what it risks: {u.sentence}",))]
+    if u.figure:
+        blocks.append(Chart(u.figure))
+    blocks.append(Table(u.overall))
+    if u.per_column:
+        blocks.append(Table(u.per_column, u.per_column.kind))
+    summary = Paragraph(
+        (Strong("Utility:"), f" {u.sentence} ", Link("The utility chapter", "utility"), " has every figure."),
+        id="utility-headline",
+    )
+    return ChapterContent(blocks=tuple(blocks), headline=summary)
+
+
+@hookimpl
+def privaudit_report_chapters() -> list[Chapter]:
+    return [Chapter("utility", "Utility", build, place="before_checks", rank=20)]
+
+
+__all__ = ["UtilityView", "build", "headline", "label", "utility_view"]

@@ -10,6 +10,8 @@ from pathlib import PurePath
 from typing import Any
 
 from privaudit.plugin import charts
+from privaudit.plugin.chapter import Chapter, ChapterContent, ChapterInput, Chart, Link, Paragraph, Table
+from privaudit.plugin.hookspecs import hookimpl
 from privaudit.plugin.sections import DataTable, Figure
 from privaudit.plugin.text import fmt
 
@@ -91,3 +93,33 @@ def series_view(data: dict, views: list[Any]) -> SeriesView | None:
         if c["id"] in anchors:
             linked.append((c["id"], anchors[c["id"]]))
     return SeriesView(linking, table, figures, linked)
+
+
+def build(report: ChapterInput) -> ChapterContent | None:
+    """The chapter: how people were linked, the releases compared, a figure per check that intersects them."""
+    v = series_view(dict(report.data), list(report.checks))
+    if v is None:
+        return None
+    blocks: list[Any] = [
+        Paragraph(
+            (
+                "This release was audited together with earlier releases of the same population: an intruder who "
+                "knows that a person is in several of them can intersect the sensitive values of the groups the "
+                f"person falls in. People were linked {v.linking}.",
+            )
+        ),
+        Table(v.table),
+        *(Chart(f) for f in v.figures),
+    ]
+    if v.anchors:
+        links: list[Any] = ["The figures of each check are in its section: "]
+        for i, (check, anchor) in enumerate(v.anchors):
+            links += [", "] if i else []
+            links.append(Link(check, anchor))
+        blocks.append(Paragraph((*links, ".")))
+    return ChapterContent(blocks=tuple(blocks))
+
+
+@hookimpl
+def privaudit_report_chapters() -> list[Chapter]:
+    return [Chapter("series", "Series", build, place="before_checks", rank=30)]

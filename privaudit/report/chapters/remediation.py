@@ -23,6 +23,23 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+from privaudit.plugin.chapter import (
+    Badge,
+    Bullets,
+    Callout,
+    Chapter,
+    ChapterContent,
+    ChapterInput,
+    Code,
+    Grid,
+    Group,
+    Heading,
+    Pairs,
+    Paragraph,
+    Span,
+    Table,
+)
+from privaudit.plugin.hookspecs import hookimpl
 from privaudit.plugin.sections import DataTable, KeyValues
 from privaudit.plugin.text import fmt, share
 
@@ -270,7 +287,7 @@ def _named_as_written(rem: dict) -> dict:
 def remediation_view(data: dict, views: list, registry: Any = None) -> RemediationView | None:
     """The remediation chapter's content, or None when the report is not a remediation's.
 
-    ``data`` is the JSON report (:func:`privaudit.report.json_report.report_dict`); ``views`` are the
+    ``data`` is the JSON report (the typed report's ``to_dict()``, :func:`privaudit.report.json_report.report_of`); ``views`` are the
     report's :class:`~privaudit.report.html.SectionView` objects of the remediated table (they give each
     check's title, severity, threshold and how its value is shown)."""
     rem = data.get("remediation")
@@ -344,3 +361,143 @@ def remediation_view(data: dict, views: list, registry: Any = None) -> Remediati
         notes=[str(n) for n in rem.get("notes") or []],
         overrides=overrides,
     )
+
+
+METHOD_TEXT = (
+    ". The targets (k, l, t …) are the policy's checks; the remediated table was audited again against the same "
+    "policy and is offered only when every check of error severity passes. The input file was not modified."
+)
+VALUES_NOTE = (
+    "Values as each check measures them (its section below explains the remediated value). WARN: a check of "
+    "severity “warning” that fails; it does not block the release."
+)
+PERCENT_NOTE = (
+    "Percentages: shares of records or values (a key naming a share, rate or percentage). The other figures are "
+    "in the method's own units."
+)
+
+
+def _pairs(rows: list[list[Any]], key: str, value: str, style: str) -> Pairs:
+    return Pairs(tuple((str(r[0]), r[1]) for r in rows), key, value, style)
+
+
+def _before_after(r: RemediationView) -> Group:
+    """Every check's status and value before and after, kept on one page when it is short."""
+    grid = Grid(
+        ("check", "threshold", f"before ({r.input_name})", f"after ({r.output_name})", "outcome"),
+        tuple(
+            (
+                (
+                    Span(c.id, "cid"),
+                    " ",
+                    Span(c.title + (f", {c.severity}" if c.severity != "error" else ""), "muted title"),
+                ),
+                (c.threshold,),
+                (Badge(c.before_badge), " ", Span(c.before_value, "value")),
+                (Badge(c.after_badge), " ", Span(c.after_value, "value")),
+                (c.outcome,),
+            )
+            for c in r.checks
+        ),
+        row_styles=tuple(f"{c.outcome.replace(' ', '-')} {c.severity}" for c in r.checks),
+        style="beforeafter",
+        widths=("c-check", "c-threshold", "c-before", "c-after", "c-outcome"),
+    )
+    heading = Heading("Checks before and after", "remediation-checks")
+    return Group(
+        (heading, grid, Paragraph((VALUES_NOTE,), style="note")), "keep short" if len(r.checks) <= 24 else "keep"
+    )
+
+
+def _figures(r: RemediationView) -> list[Any]:
+    """What changed and the information lost, as the method reported them."""
+    blocks: list[Any] = [Heading("What changed", "remediation-changes")]
+    blocks.append(
+        _pairs(r.changes, "change", "value", "changes")
+        if r.changes
+        else Paragraph(("The method reported no change figures.",))
+    )
+    blocks += [Table(t, "details-grid") for t in r.change_tables]
+    blocks.append(Heading("Information loss", "remediation-loss"))
+    blocks.append(
+        _pairs(r.loss, "measure", "value", "loss")
+        if r.loss
+        else Paragraph(("The method reported no information-loss figures.",))
+    )
+    blocks += [Table(t, "details-grid") for t in r.loss_tables]
+    if r.percentages:
+        blocks.append(Paragraph((PERCENT_NOTE,), style="note"))
+    return blocks
+
+
+def remediation_blocks(r: RemediationView) -> tuple[Any, ...]:
+    """The chapter's body: the offer, the verdicts before and after, the method, the checks, the figures, the
+    parameters published with the output and the method's notes."""
+    flow = (
+        f"Input {r.input_name}: ",
+        Badge(r.before_verdict),
+        f" ({r.before_failed} failed, {r.before_errored} errored) ",
+        Span("→", "arrow"),
+        f" {r.title} ",
+        Span("→", "arrow"),
+        f" {r.output_name}: ",
+        Badge(r.after_verdict),
+        f" ({r.after_failed} failed, {r.after_errored} errored).",
+    )
+    blocks: list[Any] = [
+        Callout(
+            "OFFERED" if r.offered else "NOT OFFERED",
+            r.headline,
+            f"offer big {'offered' if r.offered else 'not-offered'}",
+            "remediation-offer",
+        ),
+        Paragraph(flow, style="verdict-flow"),
+        Heading("What was done", "remediation-method"),
+        Paragraph(
+            (
+                "Method ",
+                r.title,
+                " (",
+                Code(r.method),
+                ")",
+                *((": ", r.description) if r.description else ()),
+                METHOD_TEXT,
+            )
+        ),
+    ]
+    if r.options:
+        blocks.append(_pairs(r.options, "option", "value", "options"))
+    blocks += [_before_after(r), *_figures(r)]
+    if r.overrides:
+        blocks += [
+            Heading("Parameters published with the output", "remediation-overrides"),
+            Paragraph(
+                (
+                    "The re-audit ran these checks with parameters the method publishes beside the output (the "
+                    "randomization an intruder may know):",
+                )
+            ),
+            _pairs(r.overrides, "check", "parameters", "overrides"),
+        ]
+    blocks.append(Heading("Notes", "remediation-notes"))
+    blocks.append(Bullets(tuple(r.notes), "notes") if r.notes else Paragraph(("The method left no notes.",)))
+    return tuple(blocks)
+
+
+def build(report: ChapterInput) -> ChapterContent | None:
+    """The chapter of a ``privaudit remediate`` report, with what the remediation lost on the first page."""
+    from privaudit.report.lost_table import cover_blocks, lost_view
+
+    data = dict(report.data)
+    r = remediation_view(data, list(report.checks), report.registry)
+    if r is None:
+        return None
+    explore = data.get("explore") or {}
+    lost = data["remediation"].get("lost")
+    cover = cover_blocks(lost_view(data)) if lost and not explore.get("no_change_needed") else ()
+    return ChapterContent(blocks=remediation_blocks(r), style="remediation", cover=cover)
+
+
+@hookimpl
+def privaudit_report_chapters() -> list[Chapter]:
+    return [Chapter("remediation", "Remediation", build, place="front", rank=10)]
