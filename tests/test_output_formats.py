@@ -9,6 +9,7 @@ import json
 import sys
 import tomllib
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -167,9 +168,9 @@ def test_an_in_process_format_renders_from_the_result():
     assert (fmt.flag, fmt.dest) == ("--count", "count_out")
     calls = []
 
-    def reporter(result):  # what the command hands every request: the JSON report's data of the run
+    def reporter(result):  # what the command hands every request: the run's typed report
         calls.append(result)
-        return {"checks": [1, 2, 3]}
+        return SimpleNamespace(checks=[1, 2, 3])
 
     cache: dict = {}
     first, second = (OutputRequest("-", result="run", cache=cache, reporter=reporter) for _ in range(2))
