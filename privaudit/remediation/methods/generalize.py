@@ -23,14 +23,11 @@ and other columns are untouched.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 from pydantic import Field
 
 from privaudit.common.params import Params
-from privaudit.core.context import AuditContext
-from privaudit.discovery import hierarchies
 from privaudit.plugin.hookspecs import hookimpl
 from privaudit.plugin.remediator import (
     ExploreCandidate,
@@ -40,10 +37,11 @@ from privaudit.plugin.remediator import (
     option_settings,
     unsupported_checks,
 )
-from privaudit.remediation import importance as importance_of
-from privaudit.remediation.generalization import ClassModel, CostModel, LatticeSearch, all_metrics, gaa
-from privaudit.remediation.generalization.builders import working_problem
-from privaudit.remediation.generalization.risk_targets import risk_targets
+
+if TYPE_CHECKING:  # numpy and the generalization machinery load when a remediation runs, not with the registry
+    import numpy as np
+
+    from privaudit.core.context import AuditContext
 
 
 class GeneralizeOptions(Params):
@@ -95,11 +93,19 @@ class GeneralizeOptions(Params):
 
 
 def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
+    from privaudit.discovery import hierarchies
+    from privaudit.remediation.generalization.builders import working_problem
+
     builders = hierarchies.builders_option(options.hierarchy_builders, ctx.policy.quasi_identifiers)
     return _run(ctx, options, *working_problem(ctx, options.build_hierarchies, builders))
 
 
 def _run(ctx: AuditContext, options: GeneralizeOptions, problem, built) -> Remediation:
+    import numpy as np
+
+    from privaudit.remediation.generalization import ClassModel, CostModel, LatticeSearch, all_metrics, gaa
+    from privaudit.remediation.generalization.risk_targets import risk_targets
+
     costs = CostModel(problem.domains, options.metric, options.weighting, options.m, options.beta)
     n = problem.n_records
     notes: list[str] = []
@@ -206,6 +212,8 @@ def explore(ctx: AuditContext, request: ExploreRequest) -> list[ExploreCandidate
     limits (ARX's default configuration: recode, then suppress the few outliers left, up to a limit), and
     a spread of lattice nodes without suppression on both sides of the policy's border (the trade-off).
     ``--option max_suppression=...`` replaces the limits; other fixed options apply to every search."""
+    from privaudit.remediation.generalization.builders import working_problem
+
     fixed = dict(request.fixed)
     build = bool(fixed.get("build_hierarchies", [True])[0])
     problem, built = working_problem(ctx, build)
@@ -247,6 +255,10 @@ def _lattice_nodes(
     """Lattice nodes without suppression, tagged with the policy's error checks as the search tags them: the
     *minimal* passing nodes (the only ones an optimal search can return) and a spread of the maximal failing
     nodes (the other side of the border), each published as the search publishes it."""
+    import numpy as np
+
+    from privaudit.remediation.generalization import CostModel, LatticeSearch
+
     costs = CostModel(problem.domains, "NLLM", "auto", None, 1.0)
     search = LatticeSearch(problem, costs, 0, ctx.progress)
     status = search.tag(prune=True)
@@ -300,6 +312,8 @@ def spread(items: Sequence[Any], n: int) -> list[Any]:
         return items
     if n == 1:
         return [items[0]]
+    import numpy as np
+
     picks = np.unique(np.round(np.linspace(0, len(items) - 1, n)).astype(int))
     return [items[i] for i in picks]
 
@@ -307,6 +321,10 @@ def spread(items: Sequence[Any], n: int) -> list[Any]:
 def _importance(ctx: AuditContext, columns: list[str]) -> np.ndarray | None:
     """The policy's importance of each QI (:mod:`privaudit.remediation.importance`) when it declares any:
     among level vectors of equal loss the search then generalizes the less important QIs."""
+    import numpy as np
+
+    from privaudit.remediation import importance as importance_of
+
     specs = [ctx.policy.columns[c] for c in columns]
     if not any(s.importance is not None or s.keep for s in specs):
         return None
