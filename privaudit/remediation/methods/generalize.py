@@ -101,9 +101,7 @@ def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
 
 
 def _run(ctx: AuditContext, options: GeneralizeOptions, problem, built) -> Remediation:
-    import numpy as np
-
-    from privaudit.remediation.generalization import ClassModel, CostModel, LatticeSearch, all_metrics, gaa
+    from privaudit.remediation.generalization import CostModel, all_metrics
     from privaudit.remediation.generalization.risk_targets import risk_targets
 
     costs = CostModel(problem.domains, options.metric, options.weighting, options.m, options.beta)
@@ -147,41 +145,9 @@ def _run(ctx: AuditContext, options: GeneralizeOptions, problem, built) -> Remed
             **{d.column: float(w) for d, w in zip(problem.domains, costs.weights, strict=False)},
         }
     if options.algorithm == "gaa":
-        if options.max_suppression:
-            notes.append("max_suppression applies to algorithm=lattice only; GAA does not suppress records")
-        if ctx.policy.data.missing_qi == "wildcard":
-            notes.append("GAA takes a class's size as its f_k (missing_qi: wildcard can only make f_k larger)")
-        model = ClassModel(problem.policy, problem.table, ctx.summary)
-        result = gaa(problem, costs, model, options.strategy, options.sensitive, ctx.progress)
-        nodes = result.nodes
-        suppressed = np.zeros(n, dtype=bool)
-        notes += result.notes
-        changes.update(
-            {
-                "strategy": options.strategy,
-                "strategy_sensitive": result.sensitive,
-                "merges": result.merges,
-                "classes_before": result.classes_before,
-                "classes_after": result.classes_after,
-            }
-        )
+        nodes, suppressed = _run_gaa(ctx, options, problem, costs, notes, changes)
     else:
-        budget = int(np.floor(options.max_suppression * n + 1e-9))
-        search = LatticeSearch(problem, costs, budget, ctx.progress, _importance(ctx, problem.columns))
-        result = search.search(prune=True)
-        nodes, suppressed = result.nodes, result.suppressed
-        notes += result.notes
-        changes.update(
-            {
-                "levels": None if result.levels is None else dict(zip(problem.columns, result.levels, strict=False)),
-                "heights": {d.column: d.height for d in problem.domains},
-                "lattice_nodes": result.lattice_size,
-                "nodes_evaluated": result.evaluated,
-                "nodes_passing": result.candidates,
-                "suppression_budget": budget,
-                **({"risk_targets": {t.check_id: t.model for t in targets}} if targets else {}),
-            }
-        )
+        nodes, suppressed = _run_lattice(ctx, options, problem, costs, targets, notes, changes)
     changes["records_suppressed"] = int(suppressed.sum())
     changes["records_changed"] = int((nodes != problem.nodes).any(axis=1).sum()) if n else 0
     loss = all_metrics(problem.domains, nodes, options.weighting, options.m, options.beta)
@@ -200,6 +166,62 @@ def _run(ctx: AuditContext, options: GeneralizeOptions, problem, built) -> Remed
     return Remediation(
         problem.publish(nodes), changes, loss, artefacts=artefacts, notes=notes, column_overrides=built.overrides
     )
+
+
+def _run_gaa(
+    ctx: AuditContext, options: GeneralizeOptions, problem, costs, notes: list[str], changes: dict
+) -> tuple[np.ndarray, np.ndarray]:
+    """The Greedy Anonymization Algorithm's nodes (no record suppressed); its notes and figures added to
+    ``notes`` and ``changes``."""
+    import numpy as np
+
+    from privaudit.remediation.generalization import ClassModel, gaa
+
+    if options.max_suppression:
+        notes.append("max_suppression applies to algorithm=lattice only; GAA does not suppress records")
+    if ctx.policy.data.missing_qi == "wildcard":
+        notes.append("GAA takes a class's size as its f_k (missing_qi: wildcard can only make f_k larger)")
+    model = ClassModel(problem.policy, problem.table, ctx.summary)
+    result = gaa(problem, costs, model, options.strategy, options.sensitive, ctx.progress)
+    notes += result.notes
+    changes.update(
+        {
+            "strategy": options.strategy,
+            "strategy_sensitive": result.sensitive,
+            "merges": result.merges,
+            "classes_before": result.classes_before,
+            "classes_after": result.classes_after,
+        }
+    )
+    return result.nodes, np.zeros(problem.n_records, dtype=bool)
+
+
+def _run_lattice(
+    ctx: AuditContext, options: GeneralizeOptions, problem, costs, targets: list, notes: list[str], changes: dict
+) -> tuple[np.ndarray, np.ndarray]:
+    """The lattice search's nodes and suppressed records within ``max_suppression``; its notes and figures
+    added to ``notes`` and ``changes``."""
+    import numpy as np
+
+    from privaudit.remediation.generalization import LatticeSearch
+
+    n = problem.n_records
+    budget = int(np.floor(options.max_suppression * n + 1e-9))
+    search = LatticeSearch(problem, costs, budget, ctx.progress, _importance(ctx, problem.columns))
+    result = search.search(prune=True)
+    notes += result.notes
+    changes.update(
+        {
+            "levels": None if result.levels is None else dict(zip(problem.columns, result.levels, strict=False)),
+            "heights": {d.column: d.height for d in problem.domains},
+            "lattice_nodes": result.lattice_size,
+            "nodes_evaluated": result.evaluated,
+            "nodes_passing": result.candidates,
+            "suppression_budget": budget,
+            **({"risk_targets": {t.check_id: t.model for t in targets}} if targets else {}),
+        }
+    )
+    return result.nodes, result.suppressed
 
 
 #: The suppression limits (share of records) explore tries beside the policy's own: from none to ARX's usual 10 %

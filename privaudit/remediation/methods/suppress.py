@@ -105,6 +105,22 @@ def run(ctx: AuditContext, options: SuppressOptions) -> Remediation:
         _apply(frame, keep, new, columns, options.mode)
         if ctx.progress:
             ctx.progress("suppressing", round_ + 1, MAX_ROUNDS)
+    return _remediation(frame, keep, hit, depth, tiers, columns, options, notes)
+
+
+def _remediation(
+    frame,
+    keep: np.ndarray,
+    hit: np.ndarray,
+    depth: np.ndarray,
+    tiers: list[list[str]],
+    columns: list[str],
+    options: SuppressOptions,
+    notes: list[str],
+) -> Remediation:
+    """The output of :func:`run` (the kept records in mode ``records``), the records and cells suppressed and
+    the records removed."""
+    n = len(frame)
     out = frame[keep].reset_index(drop=True) if options.mode == "records" else frame
     suppressed = int(hit.sum())
     loss = {
