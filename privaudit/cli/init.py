@@ -132,50 +132,30 @@ def _read(path: Path, encoding: str = "utf-8"):
     return raw.to_pandas().fillna(""), delimiter
 
 
-def run(args) -> int:
-    from functools import partial
-
-    from privaudit.assessors.starter import starter_checks, unique_share_limits
-    from privaudit.cli.terminal import printable
-    from privaudit.discovery.draft import Starter, draft
-    from privaudit.discovery.special_categories import LABELS
-    from privaudit.discovery.uniques import share_text
-    from privaudit.pipeline.plugins import get_registry
-
-    data = Path(args.data)
-    out = Path(args.out) if args.out else data.with_name(data.stem + ".policy.yaml")
-    if not out.parent.is_dir():
-        raise PrivauditError(f"{out}: the output folder {str(out.parent)!r} does not exist")
-    roles = _roles(args.role)
-    profile, profile_name = _profile(args.profile)
-    encoding = _encoding(args.encoding)
-    frame, delimiter = _read(data, encoding)
-    labels = read_labels(Path(args.labels), [str(c) for c in frame.columns], data) if args.labels else None
-    result = draft(
-        frame,
-        str(data),
-        profile,
-        roles,
-        Starter(partial(starter_checks, assessors=get_registry().assessors), unique_share_limits),
-        labels,
-    )
-    result.delimiter = delimiter if delimiter not in (None, ",") else None
-    result.encoding = args.encoding if encoding != "utf-8" else None
-    files = {out: result.yaml_text(data.name, profile_name)}
-    files.update({out.parent / rel: text for rel, text in result.hierarchies.items()})
+def _write(files: dict[Path, str], inputs: list[Path], force: bool) -> None:
+    """Write the drafted policy and hierarchies, all staged before any is in place; never over an input, nor
+    over an existing file without ``force``."""
     from privaudit.cli.outputs import same_file, write_all
 
-    inputs = [data] + ([Path(args.labels)] if args.labels else [])
     for path in files:  # not even --force writes a policy or a hierarchy over the table or labels it was drafted from
         for source in inputs:
             if same_file(path, source):
                 raise PrivauditError(f"{path}: an output would overwrite an input file ({source})")
     existing = [p for p in files if p.exists()]
-    if existing and not args.force:
+    if existing and not force:
         raise PrivauditError(f"{existing[0]}: exists; --force overwrites it")
     for path in files:
         path.parent.mkdir(parents=True, exist_ok=True)
     write_all([(str(path), text) for path, text in files.items()])  # all staged before any is in place
+
+
+def _summary(result, out: Path) -> None:
+    """Print what :func:`run` drafted: the columns by role, the sample uniques of each scenario, the limits
+    applied, a missing quasi-identifier and the special categories."""
+    from privaudit.cli.terminal import printable
+    from privaudit.discovery.special_categories import LABELS
+    from privaudit.discovery.uniques import share_text
+
     by_role: dict[str, list[str]] = {}
     for c in result.columns:
         by_role.setdefault(c.role, []).append(c.name)
@@ -213,5 +193,38 @@ def run(args) -> int:
             "  special categories: "
             + "; ".join(f"{printable(c.name)}: {LABELS[str(c.special_category)]}" for c in specials)
         )
+
+
+def run(args) -> int:
+    from functools import partial
+
+    from privaudit.assessors.starter import starter_checks, unique_share_limits
+    from privaudit.cli.terminal import printable
+    from privaudit.discovery.draft import Starter, draft
+    from privaudit.pipeline.plugins import get_registry
+
+    data = Path(args.data)
+    out = Path(args.out) if args.out else data.with_name(data.stem + ".policy.yaml")
+    if not out.parent.is_dir():
+        raise PrivauditError(f"{out}: the output folder {str(out.parent)!r} does not exist")
+    roles = _roles(args.role)
+    profile, profile_name = _profile(args.profile)
+    encoding = _encoding(args.encoding)
+    frame, delimiter = _read(data, encoding)
+    labels = read_labels(Path(args.labels), [str(c) for c in frame.columns], data) if args.labels else None
+    result = draft(
+        frame,
+        str(data),
+        profile,
+        roles,
+        Starter(partial(starter_checks, assessors=get_registry().assessors), unique_share_limits),
+        labels,
+    )
+    result.delimiter = delimiter if delimiter not in (None, ",") else None
+    result.encoding = args.encoding if encoding != "utf-8" else None
+    files = {out: result.yaml_text(data.name, profile_name)}
+    files.update({out.parent / rel: text for rel, text in result.hierarchies.items()})
+    _write(files, [data] + ([Path(args.labels)] if args.labels else []), args.force)
+    _summary(result, out)
     print(f"next: privaudit policy check {printable(str(out))} --data {printable(str(data))}")
     return 0

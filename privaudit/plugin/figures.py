@@ -186,6 +186,36 @@ def size_histogram_figure(
     return Figure(svg, f"Number of classes of each size; the dashed line marks k.{scale}")
 
 
+def _whole_number_chart(
+    values: Sequence[float],
+    counts: Sequence[float],
+    threshold: float,
+    fail_side: str,
+    title: str,
+    x_label: str,
+    threshold_label: str,
+    y_label: str,
+    legend: tuple[str, str],
+) -> str:
+    """The bar chart of :func:`value_histogram_figure` with one bar per whole number (:func:`integer_bins`),
+    each coloured by the side of ``threshold`` it lies on, the threshold line after the last passing bar."""
+    failing = [(v < threshold) if fail_side == "below" else (v > threshold) for v in values]
+    after = (
+        sum(1 for v in values if v < threshold) if fail_side == "below" else sum(1 for v in values if v <= threshold)
+    )
+    return charts.category_chart(
+        [fmt(v) for v in values],
+        counts,
+        failing,
+        title=title,
+        x_label=x_label,
+        y_label=y_label,
+        threshold_after=after,
+        threshold_label=threshold_label,
+        legend=legend if any(failing) else None,
+    )
+
+
 def value_histogram_figure(
     hist: dict,
     threshold: float,
@@ -214,24 +244,7 @@ def value_histogram_figure(
     legend = ("fails the threshold", pass_text)
     ints = integer_bins(hist) if integers else None
     if ints is not None:
-        values, counts = ints
-        failing = [(v < threshold) if fail_side == "below" else (v > threshold) for v in values]
-        after = (
-            sum(1 for v in values if v < threshold)
-            if fail_side == "below"
-            else sum(1 for v in values if v <= threshold)
-        )
-        svg = charts.category_chart(
-            [fmt(v) for v in values],
-            counts,
-            failing,
-            title=title,
-            x_label=x_label,
-            y_label=y_label,
-            threshold_after=after,
-            threshold_label=threshold_label,
-            legend=legend if any(failing) else None,
-        )
+        svg = _whole_number_chart(*ints, threshold, fail_side, title, x_label, threshold_label, y_label, legend)
         return Figure(svg, caption)
     edges, counts = hist["edges"], hist["counts"]
     infinite, overflow = int(hist.get("infinite") or 0), int(hist.get("overflow") or 0)

@@ -368,6 +368,49 @@ def _check_columns(frame: pd.DataFrame, cols: Sequence[str], which: str) -> None
         raise ValueError(f"randomized response: {which} data lacks column(s) {missing}")
 
 
+def _domains_and_factors(
+    released: pd.DataFrame,
+    original: pd.DataFrame | None,
+    cols: list[str],
+    matrices: Mapping[str, tuple[Sequence[str], np.ndarray]],
+) -> tuple[list[list[Any]], list[np.ndarray | None]]:
+    """Each column's domain and distortion matrix: a randomized column's labels and validated matrix
+    (invertible when the joint must be estimated, without ``original``), an unrandomized column's values
+    in the files and None."""
+    domains: list[list[Any]] = []
+    factors: list[np.ndarray | None] = []
+    for c in cols:
+        if c in matrices:
+            labels, m = matrices[c]
+            labels = list(labels)
+            m = validate_distortion_matrix(m, f"distortion matrix of {c!r}", require_invertible=original is None)
+            if m.shape[0] != len(labels):
+                raise ValueError(
+                    f"randomized response: matrix of {c!r} is {m.shape[0]}x{m.shape[0]} but has {len(labels)} labels"
+                )
+            domains.append(labels)
+            factors.append(m)
+        else:
+            frames = [released[c]] + ([original[c]] if original is not None else [])
+            domains.append(_domain(*frames))
+            factors.append(None)
+    return domains, factors
+
+
+def _riskiest_cell(
+    risk: np.ndarray, pi: np.ndarray, cols: list[str], domains: list[list[Any]]
+) -> tuple[float, dict[str, Any]]:
+    """The largest risk over the cells of the joint's support and that cell's value of every column
+    (0 and no cell when the support is empty)."""
+    support = pi > 0
+    if not support.any():
+        return 0.0, {}
+    masked = np.where(support, risk, -np.inf)
+    flat = int(np.argmax(masked))
+    idx = np.unravel_index(flat, pi.shape)
+    return float(masked.ravel()[flat]), {c: _plain(domains[i][idx[i]]) for i, c in enumerate(cols)}
+
+
 def rr_attribute_disclosure(
     released: pd.DataFrame,
     qi: Sequence[str],
@@ -391,23 +434,7 @@ def rr_attribute_disclosure(
     if original is not None:
         _check_columns(original, cols, "original")
 
-    domains: list[list[Any]] = []
-    factors: list[np.ndarray | None] = []
-    for c in cols:
-        if c in matrices:
-            labels, m = matrices[c]
-            labels = list(labels)
-            m = validate_distortion_matrix(m, f"distortion matrix of {c!r}", require_invertible=original is None)
-            if m.shape[0] != len(labels):
-                raise ValueError(
-                    f"randomized response: matrix of {c!r} is {m.shape[0]}x{m.shape[0]} but has {len(labels)} labels"
-                )
-            domains.append(labels)
-            factors.append(m)
-        else:
-            frames = [released[c]] + ([original[c]] if original is not None else [])
-            domains.append(_domain(*frames))
-            factors.append(None)
+    domains, factors = _domains_and_factors(released, original, cols, matrices)
     shape = tuple(len(d) for d in domains)
     if int(np.prod(shape, dtype=np.float64)) > MAX_CELLS:
         raise ValueError(f"randomized response: joint table {' x '.join(map(str, shape))} exceeds {MAX_CELLS} cells")
@@ -428,15 +455,7 @@ def rr_attribute_disclosure(
         rec_codes, mapped, estimated = rel_codes, "released", True
 
     risk = rr_risk_table(pi, factors)
-    support = pi > 0
-    if support.any():
-        masked = np.where(support, risk, -np.inf)
-        flat = int(np.argmax(masked))
-        value = float(masked.ravel()[flat])
-        idx = np.unravel_index(flat, shape)
-        argmax = {c: _plain(domains[i][idx[i]]) for i, c in enumerate(cols)}
-    else:
-        value, argmax = 0.0, {}
+    value, argmax = _riskiest_cell(risk, pi, cols, domains)
 
     record_risk = np.full(len(rec_codes), np.nan)
     ok = np.all(rec_codes >= 0, axis=1)

@@ -427,50 +427,61 @@ def _run(release: pd.DataFrame, original: pd.DataFrame, s: _Settings) -> list[di
             x_test = x_rel[evaluation] if s.evaluate_on == "release" else x_orig[evaluation]
             on_release.add(_fit_predict(model, x_rel[kept], y[kept], x_test, n_classes, **common), truth)
 
+    return [
+        _measurement(s, model, *tallies[model], zero_r, measurements, n_classes, fold_rows, outlier)
+        for model in s.models
+    ]
+
+
+def _measurement(
+    s: _Settings,
+    model: str,
+    on_original: _Tally,
+    on_release: _Tally,
+    zero_r: _Tally,
+    measurements: int,
+    n_classes: int,
+    fold_rows: list[np.ndarray],
+    outlier: np.ndarray,
+) -> dict:
+    """The ``classification_accuracy`` measurement of ``model`` from its tallies over the folds: trained on
+    the original, on the release, and ZeroR's (ARX's relative accuracy, average error and Brier scores)."""
     zr_accuracy = zero_r.correct / measurements
-    out = []
-    for model in s.models:
-        on_original, on_release = tallies[model]
-        accuracy = on_release.correct / measurements
-        original_accuracy = on_original.correct / measurements
-        value = relative_accuracy(accuracy, original_accuracy, zr_accuracy)
-        brier = on_release.brier / measurements
-        original_brier = on_original.brier / measurements
-        out.append(
-            {
-                "measure": "classification_accuracy",
-                "column": s.target,
-                "value": None if math.isnan(value) else float(value),
-                "raw": float(accuracy),
-                "details": {
-                    "model": model,
-                    "accuracy": float(accuracy),
-                    "original_accuracy": float(original_accuracy),
-                    "zero_r_accuracy": float(zr_accuracy),
-                    "average_error": on_release.error / measurements,
-                    "original_average_error": on_original.error / measurements,
-                    "zero_r_average_error": zero_r.error / measurements,
-                    "brier_score": brier,
-                    "original_brier_score": original_brier,
-                    "zero_r_brier_score": zero_r.brier / measurements,
-                    # ARX getBrierSkillScore: 1 - brier(output) / brier(input), 0 when the output's is 0
-                    "brier_skill_score": 0.0
-                    if brier == 0.0
-                    else (1.0 - brier / original_brier if original_brier else None),
-                    "classes": n_classes,
-                    "measurements": measurements,
-                    "folds": len(fold_rows),
-                    "records": int(sum(f.size for f in fold_rows)),
-                    "suppressed_records": int(np.count_nonzero(outlier)),  # among the records drawn
-                    "features": list(s.features),
-                    "numeric_features": [c for c in s.features if c in set(s.numeric_features)],
-                    "evaluate_on": s.evaluate_on,
-                    "seed": s.seed,
-                    **({"trees": s.trees} if model == "random_forest" else {}),
-                },
-            }
-        )
-    return out
+    accuracy = on_release.correct / measurements
+    original_accuracy = on_original.correct / measurements
+    value = relative_accuracy(accuracy, original_accuracy, zr_accuracy)
+    brier = on_release.brier / measurements
+    original_brier = on_original.brier / measurements
+    return {
+        "measure": "classification_accuracy",
+        "column": s.target,
+        "value": None if math.isnan(value) else float(value),
+        "raw": float(accuracy),
+        "details": {
+            "model": model,
+            "accuracy": float(accuracy),
+            "original_accuracy": float(original_accuracy),
+            "zero_r_accuracy": float(zr_accuracy),
+            "average_error": on_release.error / measurements,
+            "original_average_error": on_original.error / measurements,
+            "zero_r_average_error": zero_r.error / measurements,
+            "brier_score": brier,
+            "original_brier_score": original_brier,
+            "zero_r_brier_score": zero_r.brier / measurements,
+            # ARX getBrierSkillScore: 1 - brier(output) / brier(input), 0 when the output's is 0
+            "brier_skill_score": 0.0 if brier == 0.0 else (1.0 - brier / original_brier if original_brier else None),
+            "classes": n_classes,
+            "measurements": measurements,
+            "folds": len(fold_rows),
+            "records": int(sum(f.size for f in fold_rows)),
+            "suppressed_records": int(np.count_nonzero(outlier)),  # among the records drawn
+            "features": list(s.features),
+            "numeric_features": [c for c in s.features if c in set(s.numeric_features)],
+            "evaluate_on": s.evaluate_on,
+            "seed": s.seed,
+            **({"trees": s.trees} if model == "random_forest" else {}),
+        },
+    }
 
 
 #: The options a policy gives the family (``utility: [{classification_accuracy: {target: COLUMN, ...}}]``).

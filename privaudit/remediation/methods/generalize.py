@@ -23,14 +23,11 @@ and other columns are untouched.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 from pydantic import Field
 
 from privaudit.common.params import Params
-from privaudit.core.context import AuditContext
-from privaudit.discovery import hierarchies
 from privaudit.plugin.hookspecs import hookimpl
 from privaudit.plugin.remediator import (
     ExploreCandidate,
@@ -40,10 +37,11 @@ from privaudit.plugin.remediator import (
     option_settings,
     unsupported_checks,
 )
-from privaudit.remediation import importance as importance_of
-from privaudit.remediation.generalization import ClassModel, CostModel, LatticeSearch, all_metrics, gaa
-from privaudit.remediation.generalization.builders import working_problem
-from privaudit.remediation.generalization.risk_targets import risk_targets
+
+if TYPE_CHECKING:  # numpy and the generalization machinery load when a remediation runs, not with the registry
+    import numpy as np
+
+    from privaudit.core.context import AuditContext
 
 
 class GeneralizeOptions(Params):
@@ -95,11 +93,17 @@ class GeneralizeOptions(Params):
 
 
 def run(ctx: AuditContext, options: GeneralizeOptions) -> Remediation:
+    from privaudit.discovery import hierarchies
+    from privaudit.remediation.generalization.builders import working_problem
+
     builders = hierarchies.builders_option(options.hierarchy_builders, ctx.policy.quasi_identifiers)
     return _run(ctx, options, *working_problem(ctx, options.build_hierarchies, builders))
 
 
 def _run(ctx: AuditContext, options: GeneralizeOptions, problem, built) -> Remediation:
+    from privaudit.remediation.generalization import CostModel, all_metrics
+    from privaudit.remediation.generalization.risk_targets import risk_targets
+
     costs = CostModel(problem.domains, options.metric, options.weighting, options.m, options.beta)
     n = problem.n_records
     notes: list[str] = []
@@ -141,41 +145,9 @@ def _run(ctx: AuditContext, options: GeneralizeOptions, problem, built) -> Remed
             **{d.column: float(w) for d, w in zip(problem.domains, costs.weights, strict=False)},
         }
     if options.algorithm == "gaa":
-        if options.max_suppression:
-            notes.append("max_suppression applies to algorithm=lattice only; GAA does not suppress records")
-        if ctx.policy.data.missing_qi == "wildcard":
-            notes.append("GAA takes a class's size as its f_k (missing_qi: wildcard can only make f_k larger)")
-        model = ClassModel(problem.policy, problem.table, ctx.summary)
-        result = gaa(problem, costs, model, options.strategy, options.sensitive, ctx.progress)
-        nodes = result.nodes
-        suppressed = np.zeros(n, dtype=bool)
-        notes += result.notes
-        changes.update(
-            {
-                "strategy": options.strategy,
-                "strategy_sensitive": result.sensitive,
-                "merges": result.merges,
-                "classes_before": result.classes_before,
-                "classes_after": result.classes_after,
-            }
-        )
+        nodes, suppressed = _run_gaa(ctx, options, problem, costs, notes, changes)
     else:
-        budget = int(np.floor(options.max_suppression * n + 1e-9))
-        search = LatticeSearch(problem, costs, budget, ctx.progress, _importance(ctx, problem.columns))
-        result = search.search(prune=True)
-        nodes, suppressed = result.nodes, result.suppressed
-        notes += result.notes
-        changes.update(
-            {
-                "levels": None if result.levels is None else dict(zip(problem.columns, result.levels, strict=False)),
-                "heights": {d.column: d.height for d in problem.domains},
-                "lattice_nodes": result.lattice_size,
-                "nodes_evaluated": result.evaluated,
-                "nodes_passing": result.candidates,
-                "suppression_budget": budget,
-                **({"risk_targets": {t.check_id: t.model for t in targets}} if targets else {}),
-            }
-        )
+        nodes, suppressed = _run_lattice(ctx, options, problem, costs, targets, notes, changes)
     changes["records_suppressed"] = int(suppressed.sum())
     changes["records_changed"] = int((nodes != problem.nodes).any(axis=1).sum()) if n else 0
     loss = all_metrics(problem.domains, nodes, options.weighting, options.m, options.beta)
@@ -196,6 +168,62 @@ def _run(ctx: AuditContext, options: GeneralizeOptions, problem, built) -> Remed
     )
 
 
+def _run_gaa(
+    ctx: AuditContext, options: GeneralizeOptions, problem, costs, notes: list[str], changes: dict
+) -> tuple[np.ndarray, np.ndarray]:
+    """The Greedy Anonymization Algorithm's nodes (no record suppressed); its notes and figures added to
+    ``notes`` and ``changes``."""
+    import numpy as np
+
+    from privaudit.remediation.generalization import ClassModel, gaa
+
+    if options.max_suppression:
+        notes.append("max_suppression applies to algorithm=lattice only; GAA does not suppress records")
+    if ctx.policy.data.missing_qi == "wildcard":
+        notes.append("GAA takes a class's size as its f_k (missing_qi: wildcard can only make f_k larger)")
+    model = ClassModel(problem.policy, problem.table, ctx.summary)
+    result = gaa(problem, costs, model, options.strategy, options.sensitive, ctx.progress)
+    notes += result.notes
+    changes.update(
+        {
+            "strategy": options.strategy,
+            "strategy_sensitive": result.sensitive,
+            "merges": result.merges,
+            "classes_before": result.classes_before,
+            "classes_after": result.classes_after,
+        }
+    )
+    return result.nodes, np.zeros(problem.n_records, dtype=bool)
+
+
+def _run_lattice(
+    ctx: AuditContext, options: GeneralizeOptions, problem, costs, targets: list, notes: list[str], changes: dict
+) -> tuple[np.ndarray, np.ndarray]:
+    """The lattice search's nodes and suppressed records within ``max_suppression``; its notes and figures
+    added to ``notes`` and ``changes``."""
+    import numpy as np
+
+    from privaudit.remediation.generalization import LatticeSearch
+
+    n = problem.n_records
+    budget = int(np.floor(options.max_suppression * n + 1e-9))
+    search = LatticeSearch(problem, costs, budget, ctx.progress, _importance(ctx, problem.columns))
+    result = search.search(prune=True)
+    notes += result.notes
+    changes.update(
+        {
+            "levels": None if result.levels is None else dict(zip(problem.columns, result.levels, strict=False)),
+            "heights": {d.column: d.height for d in problem.domains},
+            "lattice_nodes": result.lattice_size,
+            "nodes_evaluated": result.evaluated,
+            "nodes_passing": result.candidates,
+            "suppression_budget": budget,
+            **({"risk_targets": {t.check_id: t.model for t in targets}} if targets else {}),
+        }
+    )
+    return result.nodes, result.suppressed
+
+
 #: The suppression limits (share of records) explore tries beside the policy's own: from none to ARX's usual 10 %
 #: (with a small share of candidates, the first ones: 5 and 10 %, then 1 %, then none).
 SUPPRESSION_LIMITS = (0.05, 0.1, 0.01, 0.0)
@@ -206,6 +234,8 @@ def explore(ctx: AuditContext, request: ExploreRequest) -> list[ExploreCandidate
     limits (ARX's default configuration: recode, then suppress the few outliers left, up to a limit), and
     a spread of lattice nodes without suppression on both sides of the policy's border (the trade-off).
     ``--option max_suppression=...`` replaces the limits; other fixed options apply to every search."""
+    from privaudit.remediation.generalization.builders import working_problem
+
     fixed = dict(request.fixed)
     build = bool(fixed.get("build_hierarchies", [True])[0])
     problem, built = working_problem(ctx, build)
@@ -247,6 +277,10 @@ def _lattice_nodes(
     """Lattice nodes without suppression, tagged with the policy's error checks as the search tags them: the
     *minimal* passing nodes (the only ones an optimal search can return) and a spread of the maximal failing
     nodes (the other side of the border), each published as the search publishes it."""
+    import numpy as np
+
+    from privaudit.remediation.generalization import CostModel, LatticeSearch
+
     costs = CostModel(problem.domains, "NLLM", "auto", None, 1.0)
     search = LatticeSearch(problem, costs, 0, ctx.progress)
     status = search.tag(prune=True)
@@ -300,6 +334,8 @@ def spread(items: Sequence[Any], n: int) -> list[Any]:
         return items
     if n == 1:
         return [items[0]]
+    import numpy as np
+
     picks = np.unique(np.round(np.linspace(0, len(items) - 1, n)).astype(int))
     return [items[i] for i in picks]
 
@@ -307,6 +343,10 @@ def spread(items: Sequence[Any], n: int) -> list[Any]:
 def _importance(ctx: AuditContext, columns: list[str]) -> np.ndarray | None:
     """The policy's importance of each QI (:mod:`privaudit.remediation.importance`) when it declares any:
     among level vectors of equal loss the search then generalizes the less important QIs."""
+    import numpy as np
+
+    from privaudit.remediation import importance as importance_of
+
     specs = [ctx.policy.columns[c] for c in columns]
     if not any(s.importance is not None or s.keep for s in specs):
         return None

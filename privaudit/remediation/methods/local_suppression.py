@@ -18,19 +18,17 @@ than the quasi-identifiers are untouched. :func:`after` applies it to another me
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
 from pydantic import Field, field_validator
 
 from privaudit.common.numbers import fmt
 from privaudit.common.params import Params
-from privaudit.core.summary import column_codes
 from privaudit.plugin.hookspecs import hookimpl
 from privaudit.plugin.remediator import Remediation, Remediator, error_checks
-from privaudit.remediation import importance as importance_of
-from privaudit.remediation.local_suppression import suppress_for_combinations, suppress_for_k
+
+if TYPE_CHECKING:  # pandas and the suppression algorithm load when a remediation runs, not with the registry
+    import pandas as pd
 
 
 class LocalSuppressionOptions(Params):
@@ -98,6 +96,12 @@ def suppress_table(
 ) -> Outcome:
     """Local suppression of ``table`` (typed as the audit types it) under ``policy``: the function
     ``--explore`` calls on a generalized table. The input is not changed."""
+    import numpy as np
+
+    from privaudit.core.summary import column_codes
+    from privaudit.remediation import importance as importance_of
+    from privaudit.remediation.local_suppression import suppress_for_combinations, suppress_for_k
+
     columns = list(policy.quasi_identifiers)
     if not columns:
         raise ValueError("the policy declares no quasi-identifier to suppress")

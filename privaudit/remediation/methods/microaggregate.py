@@ -11,9 +11,8 @@ all records and columns, with each record's QIs set to its cluster's centroid.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
 from pydantic import Field
 
 from privaudit.common.params import Params
@@ -26,8 +25,9 @@ from privaudit.plugin.remediator import (
     error_checks,
     option_settings,
 )
-from privaudit.remediation import importance as importance_of
-from privaudit.remediation.microaggregation import microaggregate
+
+if TYPE_CHECKING:  # numpy and the microaggregation algorithms load when a remediation runs, not with the registry
+    import numpy as np
 
 
 class MicroaggregateOptions(Params):
@@ -61,6 +61,10 @@ def targets(ctx, k: int | None = None) -> tuple[int, float | None, str | None]:
 
 
 def run(ctx, options: MicroaggregateOptions) -> Remediation:
+    import numpy as np
+
+    from privaudit.remediation.microaggregation import microaggregate
+
     qi = ctx.policy.quasi_identifiers
     categorical = [c for c in qi if ctx.policy.columns[c].type != "numeric"]
     if categorical:
@@ -120,6 +124,10 @@ def _weights(ctx, qi: list[str]) -> np.ndarray | None:
     1, so clusters are tighter in the important QIs and their centroids move them less."""
     if not any(ctx.policy.columns[c].importance is not None for c in qi):
         return None
+    import numpy as np
+
+    from privaudit.remediation import importance as importance_of
+
     importance = importance_of.resolve(ctx.policy, qi, ctx.table).astype(np.float64)
     weights = importance.max() + 1.0 - importance
     return weights / weights.mean()
@@ -130,6 +138,8 @@ def _without_float_noise(centroids: np.ndarray) -> np.ndarray:
     0.17, not 0.16999999999999998 (the summation's rounding error, below a double's 15-16 digit precision,
     is no information). Done here, before the re-audit, so the audited table is the written one; each
     distinct centroid is rounded once."""
+    import numpy as np
+
     uniques, inverse = np.unique(centroids, return_inverse=True)
     rounded = np.array([float(f"{v:.15g}") for v in uniques.tolist()], dtype=float)
     return rounded[inverse.reshape(-1)]

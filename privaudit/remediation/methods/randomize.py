@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
-import pandas as pd
 from pydantic import Field
 
 from privaudit.common.params import Params
@@ -30,9 +28,9 @@ from privaudit.plugin.remediator import (
     error_checks,
     option_settings,
 )
-from privaudit.remediation.export import neutralise
-from privaudit.risk.randomized_response import randomize
-from privaudit.risk.rr_selection import select_keep_probabilities
+
+if TYPE_CHECKING:  # numpy and pandas load when a remediation runs, not with the registry
+    import numpy as np
 
 
 class RandomizeOptions(Params):
@@ -57,6 +55,10 @@ def _target(ctx):
 
 def matrix_csv(labels, matrix: np.ndarray) -> bytes:
     """A distortion matrix as the square CSV ``rr_attribute_disclosure`` reads (labels on both axes)."""
+    import pandas as pd
+
+    from privaudit.remediation.export import neutralise
+
     frame = pd.DataFrame(matrix, index=[str(v) for v in labels], columns=[str(v) for v in labels])
     buffer = io.StringIO()  # labels that start like a formula are neutralised (read back by load_distortion_matrix)
     neutralise(frame).to_csv(buffer, index_label="released \\ original", float_format="%.12g", lineterminator="\n")
@@ -64,6 +66,12 @@ def matrix_csv(labels, matrix: np.ndarray) -> bytes:
 
 
 def run(ctx, options: RandomizeOptions) -> Remediation:
+    import numpy as np
+    import pandas as pd
+
+    from privaudit.risk.randomized_response import randomize
+    from privaudit.risk.rr_selection import select_keep_probabilities
+
     check, bound = _target(ctx)
     qi = list(bound.quasi_identifiers)
     sensitive = bound.sensitive

@@ -11,14 +11,12 @@ budget ``max_suppression`` (share of records) is spent.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
 from pydantic import Field
 
 from privaudit.common.numbers import fmt
 from privaudit.common.params import Params
-from privaudit.core.context import AuditContext
 from privaudit.plugin.hookspecs import hookimpl
 from privaudit.plugin.remediator import (
     ExploreCandidate,
@@ -28,7 +26,11 @@ from privaudit.plugin.remediator import (
     class_violations,
     option_settings,
 )
-from privaudit.remediation import importance as importance_of
+
+if TYPE_CHECKING:  # numpy and the audit context load when a remediation runs, not with the registry
+    import numpy as np
+
+    from privaudit.core.context import AuditContext
 
 MAX_ROUNDS = 200
 
@@ -40,6 +42,10 @@ class SuppressOptions(Params):
 
 
 def run(ctx: AuditContext, options: SuppressOptions) -> Remediation:
+    import numpy as np
+
+    from privaudit.core.context import AuditContext
+
     policy = ctx.policy
     columns = options.columns or policy.quasi_identifiers
     unknown = [c for c in columns if c not in policy.quasi_identifiers]
@@ -99,6 +105,22 @@ def run(ctx: AuditContext, options: SuppressOptions) -> Remediation:
         _apply(frame, keep, new, columns, options.mode)
         if ctx.progress:
             ctx.progress("suppressing", round_ + 1, MAX_ROUNDS)
+    return _remediation(frame, keep, hit, depth, tiers, columns, options, notes)
+
+
+def _remediation(
+    frame,
+    keep: np.ndarray,
+    hit: np.ndarray,
+    depth: np.ndarray,
+    tiers: list[list[str]],
+    columns: list[str],
+    options: SuppressOptions,
+    notes: list[str],
+) -> Remediation:
+    """The output of :func:`run` (the kept records in mode ``records``), the records and cells suppressed and
+    the records removed."""
+    n = len(frame)
     out = frame[keep].reset_index(drop=True) if options.mode == "records" else frame
     suppressed = int(hit.sum())
     loss = {
@@ -124,12 +146,16 @@ def _tiers(ctx: AuditContext, columns: list[str]) -> list[list[str]]:
     one. Without importance, one tier: every QI at once."""
     if not any(ctx.policy.columns[c].importance is not None for c in columns):
         return [columns]
+    from privaudit.remediation import importance as importance_of
+
     importance = importance_of.resolve(ctx.policy, columns, ctx.table)
     levels = sorted(set(importance.tolist()), reverse=True)
     return [[c for c, i in zip(columns, importance.tolist(), strict=True) if i == level] for level in levels]
 
 
 def _cells(depth: np.ndarray, tiers: list[list[str]]) -> int:
+    import numpy as np
+
     widths = np.concatenate(([0], np.cumsum([len(t) for t in tiers])))
     return int(widths[depth].sum())
 
@@ -139,7 +165,7 @@ def _apply(frame, keep: np.ndarray, rows: np.ndarray, columns: list[str], mode: 
         keep &= ~rows
         return
     for column in columns:
-        frame.loc[rows, column] = np.nan
+        frame.loc[rows, column] = float("nan")
 
 
 #: Suppression budgets (share of records) of the candidates ``remediate --explore`` tries.
@@ -153,6 +179,8 @@ def explore(ctx: AuditContext, request: ExploreRequest) -> list[ExploreCandidate
     ``RiskBasedCriterion.enforce`` suppresses. One class summary serves every budget; budgets that suppress
     the same records give one candidate. Options other than the budget given with ``--option``: the
     remediator itself, once per setting."""
+    import numpy as np
+
     from privaudit.remediation.generalization.risk_targets import risk_targets
     from privaudit.remediation.methods.generalize import spread
 

@@ -135,6 +135,55 @@ class MicroaggregationResult:
         return None if self.cluster_emd is None else float(self.cluster_emd.max())
 
 
+def _checked_arguments(
+    X, s, k: int, t: float | None, algorithm: str
+) -> tuple[np.ndarray, int, np.ndarray | None, SensitiveDistribution | None]:
+    """The arguments of :func:`microaggregate` checked (a ValueError naming the wrong one): the QI matrix,
+    ``k`` as an int, the sensitive values and their distribution (None without ``s``)."""
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {ALGORITHMS}")
+    A = as_matrix(X)
+    n = A.shape[0]
+    k = int(k)
+    if k < 1:
+        raise ValueError("k must be >= 1")
+    if n < k:
+        raise ValueError(f"cannot form clusters of {k} records from {n} records")
+    s_arr = None if s is None else np.asarray(s).ravel()
+    dist = None if s_arr is None else SensitiveDistribution.from_values(s_arr)
+    if dist is not None and dist.n != n:
+        raise ValueError("s must have one entry per row of X")
+    if t is not None and not t >= 0:
+        raise ValueError("t must be >= 0")
+    if algorithm != "mdav" and (t is None or dist is None):
+        raise ValueError(f"algorithm {algorithm!r} needs a sensitive attribute s and a level t")
+    return A, k, s_arr, dist
+
+
+def _clusters(
+    algorithm: str,
+    Z: np.ndarray,
+    s_arr: np.ndarray | None,
+    dist: SensitiveDistribution | None,
+    k: int,
+    t: float | None,
+    progress: Callable[[int, int], None] | None,
+) -> tuple[np.ndarray, int, int]:
+    """The cluster labels of the standardised QIs ``Z`` under ``algorithm``, the number of cluster merges and
+    the effective cluster size ``k`` (larger than ``k`` only for Algorithm 3)."""
+    k_eff, n_merges = k, 0
+    if algorithm == "mdav":
+        labels = mdav(Z, k, standardized=True, progress=progress)
+    elif algorithm == "merge":
+        labels = mdav(Z, k, standardized=True, progress=progress)
+        labels, n_merges = merge_until_t_close(Z, dist, labels, t)
+    elif algorithm == "k-anonymity-first":
+        labels, n_merges = k_anonymity_first(Z, dist, k, t, progress)
+    else:
+        labels, n_merges, k_eff = t_closeness_first(Z, s_arr, dist, k, t, progress)
+    return labels, n_merges, k_eff
+
+
 def microaggregate(
     X,
     s,
@@ -180,37 +229,12 @@ def microaggregate(
     RuntimeError
         If a t-closeness algorithm's output failed :func:`verify` (a bug).
     """
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {ALGORITHMS}")
-    A = as_matrix(X)
-    n = A.shape[0]
-    k = int(k)
-    if k < 1:
-        raise ValueError("k must be >= 1")
-    if n < k:
-        raise ValueError(f"cannot form clusters of {k} records from {n} records")
-    s_arr = None if s is None else np.asarray(s).ravel()
-    dist = None if s_arr is None else SensitiveDistribution.from_values(s_arr)
-    if dist is not None and dist.n != n:
-        raise ValueError("s must have one entry per row of X")
-    if t is not None and not t >= 0:
-        raise ValueError("t must be >= 0")
-    if algorithm != "mdav" and (t is None or dist is None):
-        raise ValueError(f"algorithm {algorithm!r} needs a sensitive attribute s and a level t")
+    A, k, s_arr, dist = _checked_arguments(X, s, k, t, algorithm)
 
     Z = standardize(A)
     if weights is not None:
         Z = Z * np.asarray(weights, dtype=np.float64)[None, :]
-    k_eff, n_merges = k, 0
-    if algorithm == "mdav":
-        labels = mdav(Z, k, standardized=True, progress=progress)
-    elif algorithm == "merge":
-        labels = mdav(Z, k, standardized=True, progress=progress)
-        labels, n_merges = merge_until_t_close(Z, dist, labels, t)
-    elif algorithm == "k-anonymity-first":
-        labels, n_merges = k_anonymity_first(Z, dist, k, t, progress)
-    else:
-        labels, n_merges, k_eff = t_closeness_first(Z, s_arr, dist, k, t, progress)
+    labels, n_merges, k_eff = _clusters(algorithm, Z, s_arr, dist, k, t, progress)
 
     g = int(labels.max()) + 1
     X_agg = cluster_means(A, labels, g)[labels]

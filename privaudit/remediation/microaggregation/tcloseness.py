@@ -217,6 +217,65 @@ def _strata(s_values, kp: int) -> list[np.ndarray]:
     return np.split(ranked, np.cumsum(sizes)[:-1])
 
 
+class _StrataPool:
+    """The records not yet clustered by Algorithm 3, grouped by rank stratum: ``cols`` holds the standardised
+    quasi-identifiers ``(p, n)`` in slot order, the remaining records of stratum ``i`` being the prefix of
+    its block (``starts[i]``, ``counts[i]`` records); ``total`` is their coordinate sum, ``labels`` the
+    cluster of every record (by record), ``label`` the next cluster's."""
+
+    def __init__(self, Z: np.ndarray, strata: list[np.ndarray], labels: np.ndarray):
+        order = np.concatenate(strata)  # records grouped by stratum
+        self.starts = np.concatenate(([0], np.cumsum([len(s) for s in strata])))
+        self.counts = np.array([len(s) for s in strata])  # remaining records per stratum (a prefix of its block)
+        self.pos_ids = order.copy()  # pos_ids[slot] = record; the remaining records of stratum i: its block's prefix
+        self.cols = np.array(np.asarray(Z, dtype=np.float64)[order].T, order="C")  # (p, n) in slot order
+        self.alive = np.ones(len(order), dtype=bool)  # by slot
+        self.total = self.cols.sum(axis=1)
+        self.remaining = len(order)
+        self.labels = labels
+        self.label = 0
+
+    def sq(self, point: np.ndarray) -> np.ndarray:
+        """Squared distances of the remaining records to ``point`` (inf for the clustered ones), by slot."""
+        diff = self.cols - point[:, None]
+        d = np.einsum("pj,pj->j", diff, diff)
+        d[~self.alive] = np.inf
+        return d
+
+    def take(self, slot: int) -> None:
+        """Put the record of ``slot`` in the current cluster."""
+        starts, counts, cols = self.starts, self.counts, self.cols
+        i = int(np.searchsorted(starts, slot, side="right") - 1)
+        last = starts[i] + counts[i] - 1
+        self.labels[self.pos_ids[slot]] = self.label
+        self.total[:] -= cols[:, slot]
+        for arr in (self.pos_ids,):  # swap the taken slot with its stratum's last remaining slot
+            arr[slot], arr[last] = arr[last], arr[slot]
+        cols[:, [slot, last]] = cols[:, [last, slot]]
+        self.alive[last] = False
+        counts[i] -= 1
+        self.remaining -= 1
+
+    def cluster(self, seed_point: np.ndarray, kp: int) -> None:
+        """One cluster around ``seed_point``: from every stratum in turn its record closest to it, and a second
+        one when the stratum still holds left-over records and the cluster has none of those yet."""
+        starts, counts = self.starts, self.counts
+        d = self.sq(seed_point)
+        taken = 0
+        for i in range(kp):
+            for extra in (False, True):
+                if extra and not (counts[i] > counts[0] and taken == i + 1):
+                    break
+                if counts[i] == 0:
+                    break
+                lo = starts[i]
+                slot = lo + int(np.argmin(d[lo : lo + counts[i]]))
+                self.take(slot)
+                d[slot], d[starts[i] + counts[i]] = d[starts[i] + counts[i]], np.inf
+                taken += 1
+        self.label += 1
+
+
 def t_closeness_first(
     Z: np.ndarray,
     s_values,
@@ -250,61 +309,16 @@ def t_closeness_first(
         if progress is not None:
             progress(n, n)
         return labels, 0, n
-    strata = _strata(s_values, kp)
-    order = np.concatenate(strata)  # records grouped by stratum
-    starts = np.concatenate(([0], np.cumsum([len(s) for s in strata])))
-    counts = np.array([len(s) for s in strata])  # remaining records per stratum (a prefix of its block)
-    pos_ids = order.copy()  # pos_ids[slot] = record; the remaining records of stratum i are its block's prefix
-    cols = np.array(np.asarray(Z, dtype=np.float64)[order].T, order="C")  # (p, n) in slot order
-    alive = np.ones(n, dtype=bool)  # by slot
-    total = cols.sum(axis=1)
-    remaining = n
-    label = 0
-
-    def sq(point: np.ndarray) -> np.ndarray:
-        diff = cols - point[:, None]
-        d = np.einsum("pj,pj->j", diff, diff)
-        d[~alive] = np.inf
-        return d
-
-    def take(slot: int) -> None:
-        nonlocal remaining
-        i = int(np.searchsorted(starts, slot, side="right") - 1)
-        last = starts[i] + counts[i] - 1
-        labels[pos_ids[slot]] = label
-        total[:] -= cols[:, slot]
-        for arr in (pos_ids,):  # swap the taken slot with its stratum's last remaining slot
-            arr[slot], arr[last] = arr[last], arr[slot]
-        cols[:, [slot, last]] = cols[:, [last, slot]]
-        alive[last] = False
-        counts[i] -= 1
-        remaining -= 1
-
-    def cluster(seed_point: np.ndarray) -> None:
-        nonlocal label
-        d = sq(seed_point)
-        taken = 0
-        for i in range(kp):
-            for extra in (False, True):
-                if extra and not (counts[i] > counts[0] and taken == i + 1):
-                    break
-                if counts[i] == 0:
-                    break
-                lo = starts[i]
-                slot = lo + int(np.argmin(d[lo : lo + counts[i]]))
-                take(slot)
-                d[slot], d[starts[i] + counts[i]] = d[starts[i] + counts[i]], np.inf
-                taken += 1
-        label += 1
-
-    while remaining:
-        x0 = cols[:, int(np.argmax(sq(total / remaining)))].copy()
-        cluster(x0)
-        if remaining:
-            x1 = cols[:, int(np.argmax(sq(x0)))].copy()
-            cluster(x1)
+    pool = _StrataPool(Z, _strata(s_values, kp), labels)
+    while pool.remaining:
+        x0 = pool.cols[:, int(np.argmax(pool.sq(pool.total / pool.remaining)))].copy()
+        pool.cluster(x0, kp)
+        if pool.remaining:
+            x1 = pool.cols[:, int(np.argmax(pool.sq(x0)))].copy()
+            pool.cluster(x1, kp)
         if progress is not None:
-            progress(n - remaining, n)
+            progress(n - pool.remaining, n)
+    label = pool.label
     sizes = np.bincount(labels, minlength=label)
     for small in np.flatnonzero(sizes < min(k, n))[::-1]:
         if small > 0:

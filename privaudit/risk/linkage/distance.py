@@ -311,9 +311,9 @@ def distance_linkage(
     linker = _Linker(pair, query_rows)
     out = linker.run(pair.weights, None, 2, assignment, candidates, tracker.stage(n))
 
-    wc_rate = wc_correct = wc_weights = None
+    wc: tuple[float | None, float | None, tuple[tuple[str, float], ...] | None] = (None, None, None)
     if worst_case:
-        wc_rate, wc_correct, wc_weights = _worst_case(
+        wc = _worst_case(
             original,
             released,
             attributes,
@@ -330,11 +330,31 @@ def distance_linkage(
         )
     tracker.finish()
 
+    return _result(out, pair, query_rows, m, metric, assignment, names, class_sizes, class_size_cap, wc)
+
+
+def _result(
+    out: _Outcome,
+    pair: EncodedPair,
+    query_rows: np.ndarray,
+    m: int,
+    metric: str,
+    assignment: str,
+    names: list[str],
+    class_sizes: np.ndarray | None,
+    class_size_cap: int,
+    wc: tuple[float | None, float | None, tuple[tuple[str, float], ...] | None],
+) -> DistanceLinkageResult:
+    """The :class:`DistanceLinkageResult` of a linkage outcome: the rate, the distinct links (nearest distance
+    ``< 1/2`` of the second nearest) and their precision, the rates by class size and the worst case ``wc``
+    (rate, correct, weights; all None when not asked)."""
+    n = len(query_rows)
     distinct = out.d1 < 0.5 * out.d2
     n_distinct = int(distinct.sum())
     by_size = () if class_sizes is None else _class_size_rates(class_sizes[query_rows], out.credit, class_size_cap)
     correct = float(out.credit.sum())
     w = pair.weights / pair.weights.sum()
+    wc_rate, wc_correct, wc_weights = wc
     return DistanceLinkageResult(
         rate=correct / n,
         correct=correct,

@@ -144,6 +144,19 @@ def blocked_distance_linkage(
     n = own.size
     names = [a.name for a in attributes]
     query = original.iloc[own].reset_index(drop=True)
+    keys = _block_keys(query, released, attributes, rules)
+    distances = _pair_distances(original, released, query, own, attributes, dict(weights))
+    d1, d2, pairs = _nearest_two(keys, distances, n, len(rules), progress)
+    seen, credit = _own_credit(keys, own, distances, d1, d2)
+    return BlockedDistanceResult(m, tuple(names), weights, tuple(rules), pairs, own, d1, d2, seen, credit.astype(float))
+
+
+def _block_keys(
+    query: pd.DataFrame, released: pd.DataFrame, attributes: list[AttributeSpec], rules: list[tuple[str, ...]]
+) -> list:
+    """The block keys of the intruder's file and the release under ``rules`` (:func:`encode_block_keys`); a
+    blocking column must be an attribute."""
+    names = [a.name for a in attributes]
     in_rules = {c for rule in rules for c in rule}
     kinds = {a.name: a.kind for a in attributes}
     if not in_rules <= set(names):
@@ -158,8 +171,19 @@ def blocked_distance_linkage(
         )
         for frame in (query, released)
     ]
-    keys = encode_block_keys(*key_frames, rules)
-    w = dict(weights)
+    return encode_block_keys(*key_frames, rules)
+
+
+def _pair_distances(
+    original: pd.DataFrame,
+    released: pd.DataFrame,
+    query: pd.DataFrame,
+    own: np.ndarray,
+    attributes: list[AttributeSpec],
+    w: dict[str, float],
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """``distances(left, right)``: the weighted distance of each intruder record ``left`` to the released
+    record ``right`` (scaled z-scores of the numeric attributes, 0/1 steps of the categorical ones)."""
     numeric = [a.name for a in attributes if a.kind == "numeric" and w[a.name] > 0]
     zq = zr = np.zeros((0, 0))
     if numeric:  # scaled z-scores, each file by its own statistics (the whole original, the release)
@@ -185,6 +209,18 @@ def blocked_distance_linkage(
             d2 += np.where(cq[left] != cr[right], step, 0.0)
         return np.sqrt(d2)
 
+    return distances
+
+
+def _nearest_two(
+    keys: list,
+    distances: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    n: int,
+    n_rules: int,
+    progress: Callable[[int, int], None] | None,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The nearest and second-nearest distance of every intruder record over the candidate pairs of the
+    blocks, and the number of pairs compared."""
     d1, d2 = np.full(n, np.inf), np.full(n, np.inf)
     pairs = 0
     for ch in iter_candidate_pairs(keys, _CHUNK):
@@ -196,7 +232,20 @@ def blocked_distance_linkage(
         d1[lid] = np.minimum(a1, c1)
         d2[lid] = np.minimum(np.maximum(a1, c1), np.where(a1 <= c1, a2, c2))
         if progress is not None:
-            progress(ch.rule + 1, len(rules))
+            progress(ch.rule + 1, n_rules)
+    return d1, d2, pairs
+
+
+def _own_credit(
+    keys: list,
+    own: np.ndarray,
+    distances: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    d1: np.ndarray,
+    d2: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each intruder record's own released record shares a block with it, and its expected
+    correctness (``1/t`` among ``t`` records tied at the minimum distance, :func:`tie_credit`)."""
+    n = own.size
     seen = np.zeros(n, dtype=bool)
     for k in keys:
         seen |= (k.left >= 0) & (k.left == k.right[own])
@@ -213,8 +262,7 @@ def blocked_distance_linkage(
             if left.size:
                 within = distances(left, ch.right[keep]) <= bound[left]
                 ties += np.bincount(left[within], minlength=n)
-    credit = tie_credit(d1, d_own, seen, ties)
-    return BlockedDistanceResult(m, tuple(names), weights, tuple(rules), pairs, own, d1, d2, seen, credit.astype(float))
+    return seen, tie_credit(d1, d_own, seen, ties)
 
 
 def _two_smallest(left: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

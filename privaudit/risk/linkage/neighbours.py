@@ -228,10 +228,40 @@ class BlockedIndex:
         if n == 0 or keff == 0:
             return dist, idx
         done = 0
-        n_cat = len(self.categorical)
-        qcont = points[:, self.continuous]
 
-        # stage 1: same joint key, exact below r1
+        def advance(count: int) -> None:
+            nonlocal done
+            done += count
+            if progress is not None:
+                progress(done, n)
+
+        qcont = points[:, self.continuous]
+        todo = self._query_same_key(qcont, qcodes, keff, dist, idx, advance)
+        if len(todo) and len(self.categorical) >= 1:
+            todo = self._query_one_differs(points, qcont, qcodes, todo, keff, dist, idx, advance)
+
+        # stage 3: everything else (typically few points, far from every record): one k-d tree over
+        # all coordinates or an exact chunked scan, whichever is faster on a probe of the points -
+        # the tree wins on low-dimensional data, the scan on many one-hot coordinates.
+        if len(todo):
+            for part, d, i in self._far_knn(points, todo, keff):
+                dist[part, :keff] = d
+                idx[part, :keff] = i
+                advance(len(part))
+        return dist, idx
+
+    def _query_same_key(
+        self,
+        qcont: np.ndarray,
+        qcodes: np.ndarray,
+        keff: int,
+        dist: np.ndarray,
+        idx: np.ndarray,
+        advance: Callable[[int], None],
+    ) -> np.ndarray:
+        """Stage 1 of :meth:`query`: neighbours sharing the joint key, exact below ``r1``; fills ``dist`` and
+        ``idx`` for the queries it resolves and returns the others."""
+        n = len(qcont)
         tree, qkey = self._same_key(qcodes)
         unresolved = []
         for start in range(0, n, _CHUNK):
@@ -244,59 +274,57 @@ class BlockedIndex:
             dist[rows, :keff] = d[ok]
             idx[rows, :keff] = i[ok]
             unresolved.append(start + np.flatnonzero(~ok))
-            done += len(rows)
-            if progress is not None:
-                progress(done, n)
-        todo = np.concatenate(unresolved)
+            advance(len(rows))
+        return np.concatenate(unresolved)
 
-        # stage 2: at most one categorical group differs, exact below r2
-        if len(todo) and n_cat >= 1:
-            cand_d, cand_i = [], []
-            qc_todo = qcodes[todo]
-            for a in range(n_cat):
-                others = [c for c in range(n_cat) if c != a]
-                qk, rk = self._keys(qc_todo, others)
-                sel = np.flatnonzero(np.isin(rk, qk)) if others else np.arange(self.m)
-                if len(sel) == 0:
-                    continue
-                big = self.big2 if others else math.inf
-                lo, hi = self.categorical[a]
-                t2 = _tree(self._points(self._cont[sel], [self._cat[a][sel]], rk[sel], big))
-                kk = min(keff, len(sel))
-                d, i = t2.query(
-                    self._points(qcont[todo], [points[todo, lo:hi]], qk, big),
-                    k=kk,
-                    distance_upper_bound=self.r2,
-                    workers=self.workers,
-                )
-                d, i = d.reshape(len(todo), kk), i.reshape(len(todo), kk)
-                cand_d.append(d)
-                cand_i.append(np.where(np.isfinite(d), sel[np.minimum(i, len(sel) - 1)], -1))
-            if cand_d:
-                d, i = _topk_unique(np.hstack(cand_d), np.hstack(cand_i), keff)
-                if d.shape[1] < keff:  # fewer candidates than k in every tree
-                    pad = keff - d.shape[1]
-                    d = np.hstack([d, np.full((len(todo), pad), np.inf)])
-                    i = np.hstack([i, np.full((len(todo), pad), -1)])
-                ok = d[:, -1] < self.r2
-                dist[todo[ok], :keff] = d[ok]
-                idx[todo[ok], :keff] = i[ok]
-                todo = todo[~ok]
-                done += int(ok.sum())
-                if progress is not None:
-                    progress(done, n)
-
-        # stage 3: everything else (typically few points, far from every record): one k-d tree over
-        # all coordinates or an exact chunked scan, whichever is faster on a probe of the points -
-        # the tree wins on low-dimensional data, the scan on many one-hot coordinates.
-        if len(todo):
-            for part, d, i in self._far_knn(points, todo, keff):
-                dist[part, :keff] = d
-                idx[part, :keff] = i
-                done += len(part)
-                if progress is not None:
-                    progress(done, n)
-        return dist, idx
+    def _query_one_differs(
+        self,
+        points: np.ndarray,
+        qcont: np.ndarray,
+        qcodes: np.ndarray,
+        todo: np.ndarray,
+        keff: int,
+        dist: np.ndarray,
+        idx: np.ndarray,
+        advance: Callable[[int], None],
+    ) -> np.ndarray:
+        """Stage 2 of :meth:`query`: neighbours differing in at most one categorical group, exact below
+        ``r2`` (one tree per group); fills ``dist`` and ``idx`` for the ``todo`` queries it resolves and
+        returns the others."""
+        n_cat = len(self.categorical)
+        cand_d, cand_i = [], []
+        qc_todo = qcodes[todo]
+        for a in range(n_cat):
+            others = [c for c in range(n_cat) if c != a]
+            qk, rk = self._keys(qc_todo, others)
+            sel = np.flatnonzero(np.isin(rk, qk)) if others else np.arange(self.m)
+            if len(sel) == 0:
+                continue
+            big = self.big2 if others else math.inf
+            lo, hi = self.categorical[a]
+            t2 = _tree(self._points(self._cont[sel], [self._cat[a][sel]], rk[sel], big))
+            kk = min(keff, len(sel))
+            d, i = t2.query(
+                self._points(qcont[todo], [points[todo, lo:hi]], qk, big),
+                k=kk,
+                distance_upper_bound=self.r2,
+                workers=self.workers,
+            )
+            d, i = d.reshape(len(todo), kk), i.reshape(len(todo), kk)
+            cand_d.append(d)
+            cand_i.append(np.where(np.isfinite(d), sel[np.minimum(i, len(sel) - 1)], -1))
+        if not cand_d:
+            return todo
+        d, i = _topk_unique(np.hstack(cand_d), np.hstack(cand_i), keff)
+        if d.shape[1] < keff:  # fewer candidates than k in every tree
+            pad = keff - d.shape[1]
+            d = np.hstack([d, np.full((len(todo), pad), np.inf)])
+            i = np.hstack([i, np.full((len(todo), pad), -1)])
+        ok = d[:, -1] < self.r2
+        dist[todo[ok], :keff] = d[ok]
+        idx[todo[ok], :keff] = i[ok]
+        advance(int(ok.sum()))
+        return todo[~ok]
 
     # ------------------------------------------------------------------ ties
     def count_within(self, points: np.ndarray, qcodes: np.ndarray, radius: np.ndarray) -> np.ndarray:

@@ -266,6 +266,43 @@ def _holdout_reference(
     return out, scored
 
 
+def _projected(pop_emb: np.ndarray, syn_emb: np.ndarray, dims: int) -> tuple[np.ndarray, np.ndarray]:
+    """The population and the synthetic embeddings projected on the population's ``dims`` principal axes
+    (:func:`_projection`), each axis scaled to the population's unit standard deviation."""
+    mean, basis = _projection(pop_emb, dims)
+    pop_z, syn_z = (pop_emb - mean) @ basis, (syn_emb - mean) @ basis
+    scale = pop_z.std(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    return pop_z / scale, syn_z / scale
+
+
+def _distance_attack(
+    pop: tuple[np.ndarray, np.ndarray],
+    syn: tuple[np.ndarray, np.ndarray],
+    cand_s: np.ndarray,
+    i_p: np.ndarray,
+    other: np.ndarray,
+    copied: np.ndarray,
+    alone: np.ndarray,
+    refine: int,
+) -> np.ndarray:
+    """The distance attack's score of every population record: minus the log ratio of its exact distance to the
+    nearest synthetic record (among the candidates ``cand_s``; a copy, equal key, is at 0) to that to the nearest
+    other population record (among the ``refine`` nearest of ``i_p`` flagged ``other``; 0 when not ``alone``).
+    ``pop`` and ``syn`` are (embedding, rest) pairs."""
+    (pop_emb, pop_rest), (syn_emb, syn_rest) = pop, syn
+    n_p, r = cand_s.shape
+    near_syn = _exact_nearest(pop_emb, syn_emb, cand_s, np.ones((n_p, r), dtype=bool), pop_rest, syn_rest)
+    near_syn[copied] = 0.0
+    order_other = np.argsort(~other, axis=1, kind="stable")[:, : min(refine, i_p.shape[1] - 1 or 1)]
+    cand_p = np.take_along_axis(i_p, order_other, axis=1)
+    valid_p = np.take_along_axis(other, order_other, axis=1)
+    near_pop = _exact_nearest(pop_emb, pop_emb, cand_p, valid_p, pop_rest, pop_rest)
+    near_pop = np.where(np.isfinite(near_pop), near_pop, near_syn)
+    near_pop[~alone] = 0.0
+    return _copies_first(-np.log((near_syn + GAP) / (near_pop + GAP)), copied & alone)
+
+
 def membership_scores(
     training: pd.DataFrame,
     holdout: pd.DataFrame,
@@ -295,11 +332,7 @@ def membership_scores(
     copied = np.isin(pop_key, e.keys[2])
     alone = np.bincount(pop_key, minlength=n_p + n_s)[pop_key] == 1  # no other population record is equal
     dims = max(1, min(dims, pop_emb.shape[1]))
-    mean, basis = _projection(pop_emb, dims)
-    pop_z, syn_z = (pop_emb - mean) @ basis, (syn_emb - mean) @ basis
-    scale = pop_z.std(axis=0)
-    scale = np.where(scale > 0, scale, 1.0)
-    pop_z, syn_z = pop_z / scale, syn_z / scale
+    pop_z, syn_z = _projected(pop_emb, syn_emb, dims)
     k_s = max(1, min(neighbours, n_s))
     k_p = max(1, min(neighbours + 1, n_p))
     d_s, i_s = cKDTree(syn_z).query(pop_z, k=k_s, eps=SEARCH_EPS, workers=workers)
@@ -311,17 +344,9 @@ def membership_scores(
     # a record found without its own index among k+1 (ties at distance 0): drop the farthest instead
     missing_self = other.all(axis=1)
     other[missing_self, -1] = False
-    # distance attack: exact distances among the `refine` nearest candidates; a copy (equal key) is at 0
-    r = min(refine, k_s)
-    near_syn = _exact_nearest(pop_emb, syn_emb, i_s[:, :r], np.ones((n_p, r), dtype=bool), pop_rest, syn_rest)
-    near_syn[copied] = 0.0
-    order_other = np.argsort(~other, axis=1, kind="stable")[:, : min(refine, k_p - 1 or 1)]
-    cand_p = np.take_along_axis(i_p, order_other, axis=1)
-    valid_p = np.take_along_axis(other, order_other, axis=1)
-    near_pop = _exact_nearest(pop_emb, pop_emb, cand_p, valid_p, pop_rest, pop_rest)
-    near_pop = np.where(np.isfinite(near_pop), near_pop, near_syn)
-    near_pop[~alone] = 0.0
-    distance = _copies_first(-np.log((near_syn + GAP) / (near_pop + GAP)), copied & alone)
+    distance = _distance_attack(
+        (pop_emb, pop_rest), (syn_emb, syn_rest), i_s[:, : min(refine, k_s)], i_p, other, copied, alone, refine
+    )
     # density ratio: truncated Gaussian KDEs, Scott's factor in the standardised projected space
     h = _scott(bandwidth, n_s, dims)
     log_syn = _log_kde(d_s, np.ones_like(d_s, dtype=bool), h, dims, n_s)

@@ -185,44 +185,18 @@ class GowerSpace:
         scaled_cols, low, span, scaled_vals = [], [], [], []  # per scaled column: values of every frame
         nominal_cols, nominal_codes, nominal_levels = [], [], []  # per nominal column: codes >= 0 of every frame
         for name in columns:
-            kind = kinds[name]
-            if kind == "numeric":
-                vals = [_numeric(f[name]) for f in frames]
-                ref = vals[0][~np.isnan(vals[0])]
-                lo, hi = (float(ref.min()), float(ref.max())) if len(ref) else (0.0, 0.0)
-                if hi > lo and math.isfinite(hi - lo):
-                    treated.append("numeric")
-                    scaled_cols.append(name)
-                    low.append(lo)
-                    span.append(hi - lo)
-                    scaled_vals.append([(v - lo) / (hi - lo) + 0.0 for v in vals])
-                    continue
-                codes, levels = _factorize([pd.Series(v).where(~np.isnan(v)) for v in vals])
-                treated.append("nominal")
-            elif kind == "ordinal":
-                levels_list = _ordinal_levels([f[name] for f in frames])
-                ranks = [
-                    pd.Categorical(
-                        f[name].astype(object).where(f[name].notna(), None), categories=levels_list
-                    ).codes.astype(float)
-                    for f in frames
-                ]
-                ranks = [np.where(r < 0, np.nan, r) for r in ranks]
-                if len(levels_list) > 1:
-                    treated.append("ordinal")
-                    scaled_cols.append(name)
-                    low.append(0.0)
-                    span.append(float(len(levels_list) - 1))
-                    scaled_vals.append([r / (len(levels_list) - 1) + 0.0 for r in ranks])
-                    continue
-                codes, levels = _factorize([pd.Series(r) for r in ranks])
-                treated.append("nominal")
+            treatment, scale, nominal = _treat_column(kinds[name], [f[name] for f in frames])
+            treated.append(treatment)
+            if scale is not None:
+                scaled_cols.append(name)
+                low.append(scale[0])
+                span.append(scale[1])
+                scaled_vals.append(scale[2])
             else:
-                codes, levels = _factorize([f[name] for f in frames])
-                treated.append("nominal")
-            nominal_cols.append(name)
-            nominal_codes.append(codes)
-            nominal_levels.append(levels)
+                assert nominal is not None
+                nominal_cols.append(name)
+                nominal_codes.append(nominal[0])
+                nominal_levels.append(nominal[1])
         # which nominal columns go one-hot (fewest levels first, within the width budget)
         order = sorted(range(len(nominal_cols)), key=lambda i: nominal_levels[i])
         onehot_idx, width = [], 0
@@ -266,6 +240,34 @@ class GowerSpace:
                 lowcodes[:, c] = nominal_codes[i][t]
             encoded.append(Encoded(scaled, codes, onehot, np.hstack([bits, codes, lowcodes])))
         return space, encoded
+
+
+def _treat_column(
+    kind: str, columns: list[pd.Series]
+) -> tuple[str, tuple[float, float, list[np.ndarray]] | None, tuple[list[np.ndarray], int] | None]:
+    """How :meth:`GowerSpace.build` treats one column of every frame (the training one first): its treatment,
+    and either ``(low, span, values scaled to [0, 1])`` for a numeric column varying in training or an ordinal
+    one of several levels, or ``(codes, number of levels)`` for a nominal one (or a constant numeric or
+    single-level ordinal column)."""
+    if kind == "numeric":
+        vals = [_numeric(c) for c in columns]
+        ref = vals[0][~np.isnan(vals[0])]
+        lo, hi = (float(ref.min()), float(ref.max())) if len(ref) else (0.0, 0.0)
+        if hi > lo and math.isfinite(hi - lo):
+            return "numeric", (lo, hi - lo, [(v - lo) / (hi - lo) + 0.0 for v in vals]), None
+        return "nominal", None, _factorize([pd.Series(v).where(~np.isnan(v)) for v in vals])
+    if kind == "ordinal":
+        levels_list = _ordinal_levels(columns)
+        ranks = [
+            pd.Categorical(c.astype(object).where(c.notna(), None), categories=levels_list).codes.astype(float)
+            for c in columns
+        ]
+        ranks = [np.where(r < 0, np.nan, r) for r in ranks]
+        if len(levels_list) > 1:
+            top = len(levels_list) - 1
+            return "ordinal", (0.0, float(top), [r / top + 0.0 for r in ranks]), None
+        return "nominal", None, _factorize([pd.Series(r) for r in ranks])
+    return "nominal", None, _factorize(columns)
 
 
 def _numeric(series: pd.Series) -> np.ndarray:
@@ -379,6 +381,77 @@ def _unique_rows(enc: Encoded) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return distinct(enc.key)  # np.unique(axis=0)'s order, faster
 
 
+def _joined_two(
+    space: GowerSpace, uq: Encoded, reference: Encoded, rfirst: np.ndarray, rcounts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The joins of :func:`nearest_two` (pruning.py): the nearest two (sums) and nearest position among the
+    distinct reference rows ``rfirst`` of the records sharing every nominal code of each query, then all but
+    one for the queries this does not settle; and whether each query is settled (its second sum below 2)."""
+    rkey, rscaled, n_codes = reference.key[rfirst], reference.scaled[rfirst], reference.codes.shape[1]
+    budget = PAIR_BUDGET * (uq.n + len(rfirst))
+    j1, j2, jpos, complete = near_pattern_two(
+        uq.key, uq.scaled, rkey, rscaled, rcounts, space.onehot_groups, n_codes, budget
+    )
+    again = np.flatnonzero(~(complete & (j2 < 1.0 - MARGIN)))
+    if len(again):
+        sub = uq.take(again)
+        k1, k2, kpos, kcomplete = near_pattern_two(
+            sub.key, sub.scaled, rkey, rscaled, rcounts, space.onehot_groups, n_codes, budget, mismatches=1
+        )
+        j1[again], j2[again], jpos[again] = k1, k2, kpos
+        complete[again] = kcomplete & (k2 < 2.0 - MARGIN)
+    return j1, j2, jpos, complete & (j2 < 2.0 - MARGIN)
+
+
+def _nearest_in_tiles(
+    q: Encoded,
+    cap: np.ndarray,
+    kernel: _Kernel,
+    tiles: TileSummary,
+    n_ref: int,
+    mult: np.ndarray,
+    rorder: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The blocked search of one block of queries ``q`` in :func:`nearest_two`: the tiles in order of their
+    lower bound, skipping those too far (beyond ``cap`` or the second distance found so far). Returns the
+    nearest and second sums and the nearest's position among the ``n_ref`` tiled reference rows; of equally
+    near rows the first distinct row (``rorder``) wins, and a row of multiplicity ``mult >= 2`` is its own
+    second."""
+    wide = kernel.wide(q)
+    b = q.n
+    d1 = np.full(b, np.inf)
+    d2 = np.full(b, np.inf)
+    i1 = np.full(b, -1, dtype=np.int64)
+    p1 = np.full(b, len(rorder), dtype=np.int64)  # distinct-row position of the nearest
+    bound = tiles.bounds(q.key, q.scaled)
+    nearest_bound = bound.min(axis=0)
+    for t in np.argsort(nearest_bound, kind="stable"):  # the most promising tiles first
+        reach = np.minimum(d2, cap)
+        if nearest_bound[t] > reach.max() + MARGIN:
+            break  # this tile and every later one are too far for every query
+        active = np.flatnonzero(bound[:, t] <= reach + MARGIN)
+        if not len(active):
+            continue
+        sub = q if len(active) == b else q.take(active)
+        t0 = int(tiles.starts[t])
+        t1 = min(n_ref, t0 + kernel.tile_rows)
+        a = kernel.fill(sub, wide, t0, t1)
+        rows = np.arange(len(active))
+        i = a.argmin(axis=1)
+        first = a[rows, i]
+        a[rows, i] = np.inf
+        second = a.min(axis=1) if t1 - t0 > 1 else np.full(len(active), np.inf)
+        second = np.where(mult[t0 + i] >= 2, first, second)
+        pos = rorder[t0 + i]
+        old1, old2 = d1[active], d2[active]
+        better = (first < old1) | ((first == old1) & (pos < p1[active]))
+        d2[active] = np.where(better, np.minimum(old1, second), np.minimum(old2, first))
+        d1[active] = np.where(better, first, old1)
+        i1[active] = np.where(better, t0 + i, i1[active])
+        p1[active] = np.where(better, pos, p1[active])
+    return d1, d2, i1
+
+
 def nearest_two(
     space: GowerSpace,
     queries: Encoded,
@@ -406,20 +479,7 @@ def nearest_two(
     uq, ur = queries.take(qfirst[qorder]), reference.take(rfirst[rorder])
     # queries whose nearest two share their nominal codes, or all but one, are settled by joins
     # (pruning.py); the others are searched, with the joins' second distance as a first bound
-    rkey, rscaled, n_codes = reference.key[rfirst], reference.scaled[rfirst], reference.codes.shape[1]
-    budget = PAIR_BUDGET * (uq.n + len(rfirst))
-    j1, j2, jpos, complete = near_pattern_two(
-        uq.key, uq.scaled, rkey, rscaled, rcounts, space.onehot_groups, n_codes, budget
-    )
-    again = np.flatnonzero(~(complete & (j2 < 1.0 - MARGIN)))
-    if len(again):
-        sub = uq.take(again)
-        k1, k2, kpos, kcomplete = near_pattern_two(
-            sub.key, sub.scaled, rkey, rscaled, rcounts, space.onehot_groups, n_codes, budget, mismatches=1
-        )
-        j1[again], j2[again], jpos[again] = k1, k2, kpos
-        complete[again] = kcomplete & (k2 < 2.0 - MARGIN)
-    settled = complete & (j2 < 2.0 - MARGIN)
+    j1, j2, jpos, settled = _joined_two(space, uq, reference, rfirst, rcounts)
     searched = np.flatnonzero(~settled)
     limit = j2[searched]
     uq = uq.take(searched)
@@ -431,40 +491,7 @@ def nearest_two(
 
     def block(start: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
         q = uq.take(np.arange(start, min(uq.n, start + block_rows)))
-        cap = limit[start : start + block_rows]
-        wide = kernel.wide(q)
-        b = q.n
-        d1 = np.full(b, np.inf)
-        d2 = np.full(b, np.inf)
-        i1 = np.full(b, -1, dtype=np.int64)
-        p1 = np.full(b, len(rorder), dtype=np.int64)  # distinct-row position of the nearest
-        bound = tiles.bounds(q.key, q.scaled)
-        nearest_bound = bound.min(axis=0)
-        for t in np.argsort(nearest_bound, kind="stable"):  # the most promising tiles first
-            reach = np.minimum(d2, cap)
-            if nearest_bound[t] > reach.max() + MARGIN:
-                break  # this tile and every later one are too far for every query
-            active = np.flatnonzero(bound[:, t] <= reach + MARGIN)
-            if not len(active):
-                continue
-            sub = q if len(active) == b else q.take(active)
-            t0 = int(tiles.starts[t])
-            t1 = min(ur.n, t0 + kernel.tile_rows)
-            a = kernel.fill(sub, wide, t0, t1)
-            rows = np.arange(len(active))
-            i = a.argmin(axis=1)
-            first = a[rows, i]
-            a[rows, i] = np.inf
-            second = a.min(axis=1) if t1 - t0 > 1 else np.full(len(active), np.inf)
-            second = np.where(mult[t0 + i] >= 2, first, second)
-            pos = rorder[t0 + i]
-            old1, old2 = d1[active], d2[active]
-            better = (first < old1) | ((first == old1) & (pos < p1[active]))
-            d2[active] = np.where(better, np.minimum(old1, second), np.minimum(old2, first))
-            d1[active] = np.where(better, first, old1)
-            i1[active] = np.where(better, t0 + i, i1[active])
-            p1[active] = np.where(better, pos, p1[active])
-        return start, d1, d2, i1
+        return start, *_nearest_in_tiles(q, limit[start : start + block_rows], kernel, tiles, ur.n, mult, rorder)
 
     d1 = np.empty(uq.n)
     d2 = np.empty(uq.n)

@@ -70,27 +70,21 @@ def _pairs(targets: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndar
     return qi, pos
 
 
-def nearest_in_windows(
-    queries: np.ndarray, patterns: np.ndarray, numeric_mask: np.ndarray, ranges: np.ndarray, first_k: np.ndarray, n: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The ``k`` nearest records of every query whose bound is below 1 (see the module docstring):
-    ``(ranks, distances, settled)``, ``ranks`` as priority ranks (``len(queries) x k``, nearest first, ties
-    by rank); rows of unsettled queries are undefined. ``first_k``: per distinct record (``patterns``) the
-    priority ranks of its first ``k`` records, ``n`` where it has fewer."""
+def _upper_bound(
+    queries: np.ndarray,
+    patterns: np.ndarray,
+    numeric_mask: np.ndarray,
+    ranges: np.ndarray,
+    columns: list[tuple],
+    gq: np.ndarray,
+    weight: np.ndarray,
+    k: int,
+) -> np.ndarray:
+    """Step 1 of :func:`nearest_in_windows`, an upper bound on every query's ``k``-th nearest distance: the
+    ``k`` records nearest in position on each numeric column (within the query's group ``gq``), measured
+    exactly; ``inf`` when they hold fewer than ``k`` records (``weight`` per distinct record)."""
     nq, u = len(queries), len(patterns)
-    k = first_k.shape[1]
-    ranks, dist = np.full((nq, k), n, dtype=np.int64), np.full((nq, k), np.inf)
-    settled = np.zeros(nq, dtype=bool)
     num = np.flatnonzero(numeric_mask)
-    if not len(num) or nq == 0 or u == 0:
-        return ranks, dist, settled
-    both = np.vstack([patterns, queries])
-    grouping = np.hstack([both[:, ~numeric_mask], np.isnan(both[:, num]).astype(float)])
-    _, group, _ = distinct_rows(grouping)
-    gp, gq = group[:u], group[u:]
-    columns = [_column_order(patterns[:, c], gp) for c in num]
-    weight = (first_k < n).sum(axis=1)  # how many of a distinct record's records can be chosen
-    # 1. an upper bound: the k records nearest in position on each numeric column, measured exactly
     probe_q, probe_p = [], []
     for j, column in enumerate(columns):
         x = queries[:, num[j]]
@@ -114,23 +108,55 @@ def nearest_in_windows(
     bound = np.full(nq, np.inf)
     first = reached[np.r_[True, qi[reached][1:] != qi[reached][:-1]]] if len(reached) else reached
     bound[qi[first]] = d[first]
+    return bound
+
+
+def _narrowest_window(
+    queries: np.ndarray, num: np.ndarray, ranges: np.ndarray, columns: list[tuple], gq: np.ndarray, bound: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Step 2 of :func:`nearest_in_windows`: for every query, the window ``[lo, hi)`` of the numeric column
+    holding the fewest records of its group ``gq`` within distance ``bound``, and that column's index."""
+    best_lo = np.zeros(len(queries), dtype=np.int64)
+    best_hi = np.full(len(queries), np.iinfo(np.int64).max)
+    best_col = np.zeros(len(queries), dtype=np.int64)
+    for j, column in enumerate(columns):
+        x = queries[:, num[j]]
+        half = bound * ranges[num[j]] * (1 + SLACK) + SLACK * (np.abs(np.nan_to_num(x)) + ranges[num[j]])
+        present = ~np.isnan(x)
+        lo, hi = _window(column, gq, np.where(present, x - half, 0.0), np.where(present, x + half, 0.0))
+        start, stop = _run(column, gq)
+        lo, hi = np.where(present, lo, start), np.where(present, hi, stop)  # a missing value: the whole group
+        better = hi - lo < best_hi - best_lo
+        best_lo[better], best_hi[better], best_col[better] = lo[better], hi[better], j
+    return best_lo, best_hi, best_col
+
+
+def nearest_in_windows(
+    queries: np.ndarray, patterns: np.ndarray, numeric_mask: np.ndarray, ranges: np.ndarray, first_k: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ``k`` nearest records of every query whose bound is below 1 (see the module docstring):
+    ``(ranks, distances, settled)``, ``ranks`` as priority ranks (``len(queries) x k``, nearest first, ties
+    by rank); rows of unsettled queries are undefined. ``first_k``: per distinct record (``patterns``) the
+    priority ranks of its first ``k`` records, ``n`` where it has fewer."""
+    nq, u = len(queries), len(patterns)
+    k = first_k.shape[1]
+    ranks, dist = np.full((nq, k), n, dtype=np.int64), np.full((nq, k), np.inf)
+    settled = np.zeros(nq, dtype=bool)
+    num = np.flatnonzero(numeric_mask)
+    if not len(num) or nq == 0 or u == 0:
+        return ranks, dist, settled
+    both = np.vstack([patterns, queries])
+    grouping = np.hstack([both[:, ~numeric_mask], np.isnan(both[:, num]).astype(float)])
+    _, group, _ = distinct_rows(grouping)
+    gp, gq = group[:u], group[u:]
+    columns = [_column_order(patterns[:, c], gp) for c in num]
+    weight = (first_k < n).sum(axis=1)  # how many of a distinct record's records can be chosen
+    bound = _upper_bound(queries, patterns, numeric_mask, ranges, columns, gq, weight, k)
     settled = bound < 1.0 - 1e-9
     todo = np.flatnonzero(settled)
     if not len(todo):
         return ranks, dist, settled
-    # 2. the window of the column holding fewest records within the bound
-    best_lo = np.zeros(len(todo), dtype=np.int64)
-    best_hi = np.full(len(todo), np.iinfo(np.int64).max)
-    best_col = np.zeros(len(todo), dtype=np.int64)
-    for j, column in enumerate(columns):
-        x = queries[todo, num[j]]
-        half = bound[todo] * ranges[num[j]] * (1 + SLACK) + SLACK * (np.abs(np.nan_to_num(x)) + ranges[num[j]])
-        present = ~np.isnan(x)
-        lo, hi = _window(column, gq[todo], np.where(present, x - half, 0.0), np.where(present, x + half, 0.0))
-        start, stop = _run(column, gq[todo])
-        lo, hi = np.where(present, lo, start), np.where(present, hi, stop)  # a missing value: the whole group
-        better = hi - lo < best_hi - best_lo
-        best_lo[better], best_hi[better], best_col[better] = lo[better], hi[better], j
+    best_lo, best_hi, best_col = _narrowest_window(queries[todo], num, ranges, columns, gq[todo], bound[todo])
     # 3. the k first by (distance, priority) among the window's records, a chunk of queries at a time
     size = best_hi - best_lo
     start = 0
