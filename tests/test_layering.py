@@ -178,16 +178,6 @@ def test_the_scan_sees_runtime_imports_only(tmp_path, source, expected):
     assert _imported_modules(folder / "probe.py", tmp_path / "privaudit") == expected
 
 
-#: Built-in remediators, made light at import by another task; skipped by the lightness test until merged.
-NOT_YET_LIGHT = frozenset(
-    {
-        "privaudit.remediation.methods.suppress",
-        "privaudit.remediation.methods.randomize",
-        "privaudit.remediation.methods.microaggregate",
-        "privaudit.remediation.methods.generalize",
-        "privaudit.remediation.methods.local_suppression",
-    }
-)
 #: What a check module may not import: the report and the drawing builders (the section module draws).
 DRAWING = (
     "privaudit.report",
@@ -254,7 +244,6 @@ def test_default_plugins_import_nothing_heavy_at_module_level():
     heavy = [
         f"{module}:{line}: imports {imported} at module level"
         for module in DEFAULT_PLUGINS
-        if module not in NOT_YET_LIGHT
         for line, imported in _module_level_imports(PACKAGE.parent.joinpath(*module.split(".")).with_suffix(".py"))
         if _names(imported, HEAVY)
     ]

@@ -32,7 +32,6 @@ from pydantic import Field
 
 from privaudit.assessors.refining_columns import codes_of, release_frame, unread
 from privaudit.common.numbers import fmt
-from privaudit.common.numeric import to_numeric
 from privaudit.plugin.assessor import Assessor, Details, Measurement, Params
 from privaudit.plugin.hookspecs import hookimpl
 
@@ -125,6 +124,8 @@ def knowable(name: str, values: pd.Series, max_values: int) -> str | None:
     count = len(values.cat.categories) if nominal else len(distinct)
     if count == 0:
         return None
+    from privaudit.common.numeric import to_numeric
+
     numeric = to_numeric(distinct.astype(str), errors="coerce")
     whole = bool(numeric.notna().all() and np.all(np.mod(numeric, 1) == 0))
     if count == 2:

@@ -22,9 +22,8 @@ Policy parameters (:class:`BetaLikenessParams`): ``sensitive`` (a column with ro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-import numpy as np
 from pydantic import Field
 
 from privaudit.plugin import Assessor, ClassRule, Details, Disclosure, Measurement, Params, hookimpl
@@ -32,8 +31,11 @@ from privaudit.plugin.details import Histogram, WorstClass
 from privaudit.plugin.helpers import check_sensitive, exceeds
 from privaudit.plugin.text import fmt
 
-from . import likeness
-from .binning import threshold_histogram
+if TYPE_CHECKING:  # numpy and the formulas load when a check runs: loading the plugin stays light
+    import numpy as np
+
+    from . import likeness
+
 
 NAME = "beta_likeness"
 
@@ -84,6 +86,8 @@ class Figures:
 
 
 def figures(ctx, params: BetaLikenessParams) -> Figures:
+    from . import likeness
+
     e = likeness.entries(ctx.summary.sensitive[params.sensitive])
     basic = likeness.basic_beta(e)
     if params.variant == "basic":
@@ -98,6 +102,11 @@ def violations(ctx, params: BetaLikenessParams) -> np.ndarray:
 
 
 def run(ctx, params: BetaLikenessParams) -> Measurement:
+    import numpy as np
+
+    from . import likeness
+    from .binning import threshold_histogram
+
     s = ctx.summary
     f = figures(ctx, params)
     per_class, failing = f.per_class, f.failing

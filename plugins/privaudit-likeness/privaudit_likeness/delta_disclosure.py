@@ -20,9 +20,8 @@ Policy parameters (:class:`DeltaDisclosureParams`): ``sensitive`` (a column with
 from __future__ import annotations
 
 import math
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
-import numpy as np
 from pydantic import Field
 
 from privaudit.plugin import Assessor, ClassRule, Details, Disclosure, Measurement, Params, hookimpl
@@ -30,8 +29,11 @@ from privaudit.plugin.details import Histogram, WorstClass
 from privaudit.plugin.helpers import check_sensitive, reaches
 from privaudit.plugin.text import fmt
 
-from . import likeness
-from .binning import threshold_histogram
+if TYPE_CHECKING:  # numpy and the formulas load when a check runs: loading the plugin stays light
+    import numpy as np
+
+    from . import likeness
+
 
 NAME = "delta_disclosure"
 BASES = {"e": math.e, "2": 2.0}
@@ -72,6 +74,8 @@ def per_class_figures(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, likeness.Entries]:
     """Each class's δ (inf when it lacks a value; NaN without values), its δ over the values it holds,
     whether it fails, and the entries."""
+    from . import likeness
+
     e = likeness.entries(ctx.summary.sensitive[params.sensitive])
     per_class, present = likeness.delta(e, BASES[params.log_base])
     return per_class, present, reaches(per_class, params.delta), e
@@ -83,6 +87,11 @@ def violations(ctx, params: DeltaDisclosureParams) -> np.ndarray:
 
 
 def run(ctx, params: DeltaDisclosureParams) -> Measurement:
+    import numpy as np
+
+    from . import likeness
+    from .binning import threshold_histogram
+
     s = ctx.summary
     sc = s.sensitive[params.sensitive]
     per_class, present, failing, e = per_class_figures(ctx, params)

@@ -21,7 +21,6 @@ from privaudit.plugin import sections as rs
 from privaudit.plugin import text as rt
 
 from . import beta_likeness, delta_disclosure
-from .binning import failing_bins
 
 if TYPE_CHECKING:  # pragma: no cover - types only
     from .beta_likeness import BetaLikenessDetails, BetaLikenessParams
@@ -33,6 +32,8 @@ def _who(records: int, total: int) -> str:
 
 
 def _figure(hist: dict, threshold: float, title: str, x_label: str, line: str, caption: str):
+    from .binning import failing_bins  # numpy loads when a section is drawn
+
     return rf.value_histogram_figure(
         hist, threshold, "above", title, x_label, line, caption=caption, failing=failing_bins(hist["edges"], threshold)
     )

@@ -89,11 +89,11 @@ def test_example_policy_on_the_adult_release(tmp_path):
     for check in result.checks:
         if check.assessor not in ("beta_likeness", "delta_disclosure"):
             continue
-        col = check.params["sensitive"]
+        col = check.params.sensitive
         prior, classes = ref.distributions(frame, qis, col)
         if check.assessor == "delta_disclosure":
             expected = ref.delta(prior, classes)
-        elif check.params["variant"] == "basic":
+        elif check.params.variant == "basic":
             expected = ref.basic_beta(prior, classes)
         else:
             expected = ref.enhanced_beta(prior, classes)
