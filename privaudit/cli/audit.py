@@ -49,16 +49,18 @@ def add_parser(sub) -> None:
         help="an earlier release of the same population (repeatable), for the checks that compose "
         "releases (see 'privaudit plugins')",
     )
-    from privaudit.engines import ENGINES
+    from privaudit.engines import engines
     from privaudit.pipeline.arguments import ENGINE
+
+    known = engines()  # the registered engines (privaudit.plugin.engine)
 
     audit.add_argument(
         "--engine",
         type=ENGINE.cli,
-        metavar="{" + ",".join(ENGINES) + "}",
+        metavar="{" + ",".join(known) + "}",
         default="in-process",
         help="who computes the class summary: "
-        + "; ".join(f"{name}: {spec.description}" for name, spec in ENGINES.items()),
+        + "; ".join(f"{name}: {spec.description}" for name, spec in known.items()),
     )
     audit.add_argument(
         "--engine-option",

@@ -136,14 +136,15 @@ def _utility(value: Any) -> str:
 
 
 def _engine(value: Any) -> str:
-    from privaudit.engines import ENGINES
+    from privaudit.engines import engines
 
-    if not isinstance(value, str) or value not in ENGINES:
+    known = engines()
+    if not isinstance(value, str) or value not in known:
         from privaudit.core.errors import did_you_mean
 
         raise ValueError(
-            f"unknown engine {_got(value)}{did_you_mean(value, ENGINES) if isinstance(value, str) else ''} "
-            f"(available: {', '.join(repr(name) for name in ENGINES)})"
+            f"unknown engine {_got(value)}{did_you_mean(value, known) if isinstance(value, str) else ''} "
+            f"(available: {', '.join(repr(name) for name in known)})"
         )
     return value
 

@@ -51,6 +51,9 @@ DEFAULT_PLUGINS = (
     "privaudit.remediation.methods.microaggregate",
     "privaudit.remediation.methods.generalize",
     "privaudit.remediation.methods.local_suppression",
+    "privaudit.engines.builtin",
+    "privaudit.pipeline.readers",
+    "privaudit.pipeline.measures",
 )
 
 
@@ -83,6 +86,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("assessor", "privaudit_assessors", "privaudit.plugin.assessor:Assessor"),
     Kind("remediator", "privaudit_remediators", "privaudit.plugin.remediator:Remediator"),
     Kind("section", "privaudit_report_sections", "privaudit.plugin.sections:Section", overridable=True),
+    Kind("engine", "privaudit_engines", "privaudit.plugin.engine:Engine"),
+    Kind("reader", "privaudit_readers", "privaudit.plugin.reader:Reader"),
+    Kind("measure", "privaudit_utility_measures", "privaudit.plugin.measure:Measure"),
 )
 
 
@@ -108,11 +114,9 @@ class Registry:
 
     @property
     def utility_measures(self) -> list[str]:
-        """The utility measures an audit computes (:mod:`privaudit.utility`): what a policy's ``utility`` list
-        and a utility check may name."""
-        from privaudit.utility import available
-
-        return available()
+        """The utility measures an audit computes (registered :class:`~privaudit.plugin.measure.Measure`
+        records, in registration order): what a policy's ``utility`` list and a utility check may name."""
+        return list(self.extensions["measure"])
 
     def validate_check(self, assessor: Any, params: Any, policy: Any) -> str | None:
         """What is wrong with one check of ``policy`` by its assessor's own ``validate_policy`` (None: nothing),

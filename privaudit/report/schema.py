@@ -112,11 +112,12 @@ def report_json_schema(registry: Any) -> dict[str, Any]:
         },
         ["id", "assessor", "status", "severity", "value", "threshold", "params", "message", "details"],
     )
-    from privaudit.utility import MEASURES
-
     utility = _closed(
         {
-            "measure": {"enum": list(MEASURES), "description": "the utility measure (privaudit.utility.MEASURES)"},
+            "measure": {
+                "enum": list(registry.of("measure")),
+                "description": "the utility measure (a registered privaudit.plugin.measure.Measure)",
+            },
             "column": {
                 "type": ["string", "null"],
                 "description": "the column the figure is of; null: over all columns",
