@@ -4,8 +4,9 @@ The table formats privaudit reads are registered :class:`~privaudit.plugin.reade
 built-ins, CSV and Parquet, in :mod:`privaudit.pipeline.readers`), read here through
 :mod:`privaudit.common.extensions`, so this package never imports the plugin host. A file goes to the reader
 claiming the longest of its suffixes (``.csv.gz`` before ``.gz``, any case); a file whose suffix no reader
-claims goes to the first reader whose ``sniff(head)`` recognises its first bytes (CSV: text without NUL
-bytes; Parquet: the ``PAR1`` magic number), as ``file(1)`` does; otherwise one line names the file and the
+claims goes to the reader whose ``sniff(head)`` recognises its first bytes (Parquet: the ``PAR1`` magic
+number; CSV: any text without NUL bytes), as ``file(1)`` does, asked in reverse registration order: a third
+party's format (registered after the built-ins) before Parquet, and CSV, which takes any text, last; otherwise one line names the file and the
 formats available.
 """
 
@@ -28,7 +29,8 @@ def function(ref: str | Callable[..., Any]) -> Callable[..., Any]:
     if callable(ref):
         return ref
     module, _, name = ref.partition(":")
-    return getattr(importlib.import_module(module), name)
+    found: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    return found
 
 
 def readers() -> list[Any]:
@@ -52,7 +54,7 @@ def reader_for(path: Path) -> Any:
     found = _suffix_match(path.name.lower(), known)
     if found is not None:
         return found
-    sniffers = [r for r in known if r.sniff is not None]
+    sniffers = [r for r in reversed(known) if r.sniff is not None]  # the CSV catch-all, first registered, last
     if sniffers:
         with path.open("rb") as handle:
             head = handle.read(HEAD_BYTES)
@@ -72,7 +74,7 @@ def read_with(reader: Any, path: Path, policy: Any) -> Any:
 
     try:
         raw = function(reader.read)(path, policy)
-    except DataError:
+    except (DataError, MemoryError):  # bad input, or the memory step's own message (runtime/memory.py)
         raise
     except Exception as exc:  # a reader's failure is one line naming it, never a traceback
         raise DataError(f"{path}: the {reader.name} reader failed: {type(exc).__name__}: {first_line(exc)}") from None

@@ -320,6 +320,19 @@ def refuse_utility(policy: Policy, checks: list[Check], engine: str, in_memory: 
             )
 
 
+def summarize_with(spec: Any, registry: Registry, released: Any, policy: Policy, **options: Any) -> Any:
+    """The engine ``spec``'s result; a third party's engine guarded (:func:`privaudit.runtime.guard.call_plugin`):
+    one that raises or exits is one line naming it and its package (bad input it reports passes as is)."""
+    summarize = spec.load()
+    origin = registry.origin.get(f"engine:{spec.name}")
+    if origin is None or origin.package == "privaudit":
+        return summarize(released, policy, **options)
+    try:
+        return guard.call_plugin(lambda: summarize(released, policy, **options), f"engine {spec.name!r}", origin)
+    except guard.PluginFailure as exc:
+        raise PrivauditError(str(exc)) from None
+
+
 def run_audit(
     released: Any,
     policy: Policy | str | Path | dict,
@@ -398,7 +411,7 @@ def _run_audit(
         refuse_oversized(control, "control table")
     memory.refuse_oversized_release(released, engine)
     with memory.step(f"reading and summarising the released table ({engine} engine)"):
-        computed = spec.load()(released, policy, progress=progress, **engine_options)
+        computed = summarize_with(spec, registry, released, policy, progress=progress, **engine_options)
     unreachable = unreachable_checks(checks, policy, computed.table)
     blocking = [line for check, line in unreachable if check.severity == "error"]
     if blocking and refuse_unreachable:

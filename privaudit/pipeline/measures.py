@@ -14,7 +14,8 @@ ORIGINAL = frozenset({"original"})
 NUMERIC = frozenset({"original", "numeric"})
 #: a target is never among the inputs present: the benchmark runs when the policy names it with one
 TARGET = frozenset({"original", "target"})
-SYNTHETIC = {"needs": frozenset({"training"}), "release": frozenset({"synthetic"})}
+TRAINING = frozenset({"training"})
+SYNTHETIC = frozenset({"synthetic"})
 
 
 @hookimpl
@@ -39,19 +40,21 @@ def privaudit_utility_measures() -> list[Measure]:
         Measure("variance_deviation", "variances (sdcMicro summary.micro)", _U + "deviations:measure", NUMERIC),
         Measure("correlation_deviation", "correlations (sdcMicro summary.micro)", _U + "deviations:measure", NUMERIC),
         Measure("classification_accuracy", "classification accuracy (ARX)", _U + "classification:measure", TARGET),
-        Measure("ks_complement", "KS complement (SDMetrics)", _U + "synthetic_quality:measure", **SYNTHETIC),
-        Measure("tv_complement", "TV complement (SDMetrics)", _U + "synthetic_quality:measure", **SYNTHETIC),
+        Measure("ks_complement", "KS complement (SDMetrics)", _U + "synthetic_quality:measure", TRAINING, SYNTHETIC),
+        Measure("tv_complement", "TV complement (SDMetrics)", _U + "synthetic_quality:measure", TRAINING, SYNTHETIC),
         Measure(
             "correlation_similarity",
             "correlation similarity (SDMetrics)",
             _U + "synthetic_quality:measure",
-            **SYNTHETIC,
+            TRAINING,
+            SYNTHETIC,
         ),
         Measure(
             "contingency_similarity",
             "contingency similarity (SDMetrics)",
             _U + "synthetic_quality:measure",
-            **SYNTHETIC,
+            TRAINING,
+            SYNTHETIC,
         ),
-        Measure("quality_score", "quality score (SDMetrics)", _U + "synthetic_quality:measure", **SYNTHETIC),
+        Measure("quality_score", "quality score (SDMetrics)", _U + "synthetic_quality:measure", TRAINING, SYNTHETIC),
     ]

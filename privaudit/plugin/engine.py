@@ -75,7 +75,8 @@ class Engine:
         if callable(self.summarize):
             return self.summarize
         module, _, function = self.summarize.partition(":")
-        return getattr(importlib.import_module(module), function or "summarize")
+        found: Callable[..., EngineResult] = getattr(importlib.import_module(module), function or "summarize")
+        return found
 
     def check_options(self, options: dict[str, Any]) -> None:
         """Refuse, in one line, an option the engine's ``summarize`` does not take."""

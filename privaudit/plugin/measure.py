@@ -31,7 +31,7 @@ class Measure:
 
     name: str
     label: str  # how the report names it, and whose definition it follows: "granularity (ARX “Loss”)"
-    compute: str | Callable[[Any], list[dict]]  # "module:function", or the function; shared within a family
+    compute: str | Callable[[Any], list[dict[str, Any]]]  # "module:function", or the function; shared within a family
     #: inputs beyond the class summary and hierarchies: "original" (and the released records), "training"
     #: (a synthetic release's training table), "numeric" (numeric columns), "target" (named by the policy)
     needs: frozenset[str] = frozenset()

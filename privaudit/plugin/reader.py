@@ -15,8 +15,8 @@ A reader is listed by a ``privaudit_readers`` hook implementation, as the built-
 it and reports bad values exactly as for CSV and Parquet (:func:`privaudit.io.data.type_table`), naming rows
 ``row N``. Functions are given as ``"module:function"`` (imported when a file is read, so building the
 registry imports no format library) or as the functions themselves. A file goes to the reader claiming the
-longest of its ``suffixes``; a file whose suffix no reader claims, to the first whose ``sniff(head)`` (the
-file's first 4 KiB) recognises it (:mod:`privaudit.io.readers`). ``stream`` says how the out-of-memory
+longest of its ``suffixes``; a file whose suffix no reader claims, to one whose ``sniff(head)`` (the
+file's first 4 KiB) recognises it, the last registered asked first (:mod:`privaudit.io.readers`). ``stream`` says how the out-of-memory
 engines (chunked, duckdb, spark) read the format without loading it: ``"csv"`` or ``"parquet"`` (their native
 streaming paths, :mod:`privaudit.io.source`); a reader without one is read whole, by the in-process engine
 only: the others refuse its files in one line.

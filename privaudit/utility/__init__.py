@@ -51,7 +51,7 @@ class Family:
     ``release``: the kinds of release it applies to (``"microdata"``, ``"synthetic"``)."""
 
     measures: tuple[str, ...]
-    compute: Callable[[UtilityInputs], list[dict]]
+    compute: Callable[[UtilityInputs], list[dict[str, Any]]]
     needs: frozenset[str] = frozenset()
     release: frozenset[str] = frozenset({"microdata"})
 
@@ -62,12 +62,17 @@ def _records(measures: Iterable[Any] | Mapping[str, Any] | None) -> list[Any]:
     return list(measures.values()) if isinstance(measures, Mapping) else list(measures)
 
 
-def resolve(compute: str | Callable[[UtilityInputs], list[dict]]) -> Callable[[UtilityInputs], list[dict]]:
+def resolve(
+    compute: str | Callable[[UtilityInputs], list[dict[str, Any]]],
+) -> Callable[[UtilityInputs], list[dict[str, Any]]]:
     """A measure's computation: the function, or the one ``"module:function"`` names (imported on use)."""
     if callable(compute):
         return compute
     module, _, function = compute.partition(":")
-    return getattr(importlib.import_module(module), function or "measure")
+    found: Callable[[UtilityInputs], list[dict[str, Any]]] = getattr(
+        importlib.import_module(module), function or "measure"
+    )
+    return found
 
 
 def families(measures: Iterable[Any] | Mapping[str, Any] | None = None) -> list[Family]:
@@ -80,7 +85,7 @@ def families(measures: Iterable[Any] | Mapping[str, Any] | None = None) -> list[
     for compute, records in grouped.items():
         first = records[0]
 
-        def run(inputs: UtilityInputs, compute: Any = compute) -> list[dict]:
+        def run(inputs: UtilityInputs, compute: Any = compute) -> list[dict[str, Any]]:
             return resolve(compute)(inputs)
 
         out.append(Family(tuple(r.name for r in records), run, frozenset(first.needs), frozenset(first.release)))
@@ -125,12 +130,12 @@ def measure_all(
     names: Sequence[str],
     on_error: type[BaseException] | None = None,
     measures: Iterable[Any] | Mapping[str, Any] | None = None,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """The entries of the measures ``names`` (each family run once). A family that raises gives its
     measures one entry each with no value and ``details.error`` (an exception of type ``on_error``, bad
     input, propagates)."""
     wanted = set(names)
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     for fam in families(measures):
         mine = [m for m in fam.measures if m in wanted]
         if not mine:
