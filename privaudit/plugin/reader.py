@@ -10,7 +10,7 @@ A reader is listed by a ``privaudit_readers`` hook implementation, as the built-
     def privaudit_readers():
         return [Reader("spss", (".sav", ".zsav"), "privaudit_spss.read:read_sav", description="SPSS (pyreadstat)")]
 
-``read(path, policy)`` returns the file's table as a pyarrow Table or a pandas DataFrame, its columns text
+``read(path, policy)`` (``policy`` None when ``privaudit init`` drafts a policy from the file) returns the file's table as a pyarrow Table or a pandas DataFrame, its columns text
 (as CSV is read) or typed numbers and strings (as Parquet's are); privaudit then types it by the policy, checks
 it and reports bad values exactly as for CSV and Parquet (:func:`privaudit.io.data.type_table`), naming rows
 ``row N``. Functions are given as ``"module:function"`` (imported when a file is read, so building the

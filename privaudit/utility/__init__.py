@@ -36,10 +36,6 @@ from privaudit.core.errors import first_line
 from privaudit.utility.entries import entry
 from privaudit.utility.inputs import UtilityInputs
 
-ORIGINAL = frozenset({"original"})
-NUMERIC = frozenset({"original", "numeric"})
-
-
 @dataclass(frozen=True)
 class Family:
     """Measures computed together by one function ``compute(inputs) -> entries``.
@@ -152,8 +148,6 @@ def measure_all(
 
 
 __all__ = [
-    "NUMERIC",
-    "ORIGINAL",
     "Family",
     "UtilityInputs",
     "available",
