@@ -36,6 +36,7 @@ from privaudit.core.errors import first_line
 from privaudit.utility.entries import entry
 from privaudit.utility.inputs import UtilityInputs
 
+
 @dataclass(frozen=True)
 class Family:
     """Measures computed together by one function ``compute(inputs) -> entries``.
