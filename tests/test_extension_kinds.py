@@ -73,12 +73,13 @@ class Toys:
 
 @pytest.fixture
 def installed(monkeypatch):
-    """The toys in the process-wide registry, as an installed plugin's entry point would put them."""
+    """The toys in the process-wide registry, as an installed plugin's entry point would put them (the
+    installed entry points left out: these tests see the built-ins and the toys only)."""
     real = plugins.make_manager
     monkeypatch.setattr(
         plugins,
         "make_manager",
-        lambda load_entry_points=True, extra_plugins=(): real(load_entry_points, (*extra_plugins, Toys())),
+        lambda load_entry_points=True, extra_plugins=(): real(False, (*extra_plugins, Toys())),
     )
     plugins.get_registry.cache_clear()
     yield
