@@ -87,10 +87,13 @@ def installed(monkeypatch):
 
 
 @pytest.fixture
-def files(tmp_path):
-    (tmp_path / "data.csv").write_text(CSV)
-    (tmp_path / "policy.yaml").write_text(POLICY)
-    return tmp_path
+def files(tmp_path_factory):
+    """A folder of its own, not ``tmp_path``: the suite's check of the reports left in ``tmp_path`` runs
+    after the toys are uninstalled; ``run_cli`` checks every report written here, with the toys."""
+    folder = tmp_path_factory.mktemp("kinds")
+    (folder / "data.csv").write_text(CSV)
+    (folder / "policy.yaml").write_text(POLICY)
+    return folder
 
 
 @pytest.mark.slow
