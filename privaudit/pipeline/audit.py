@@ -335,7 +335,7 @@ def summarize_with(spec: Any, registry: Registry, released: Any, policy: Policy,
 
 def run_audit(
     released: Any,
-    policy: Policy | str | Path | dict,
+    policy: Policy | str | Path | dict[str, Any],
     original: Any = None,
     registry: Registry | None = None,
     progress: Callable[[str, int, int], None] | None = None,
@@ -378,7 +378,7 @@ def run_audit(
 
 def _run_audit(
     released: Any,
-    policy: Policy | str | Path | dict,
+    policy: Policy | str | Path | dict[str, Any],
     original: Any = None,
     registry: Registry | None = None,
     progress: Callable[[str, int, int], None] | None = None,
