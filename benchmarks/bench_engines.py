@@ -129,11 +129,11 @@ CHILD = textwrap.dedent("""
     sys.path.insert(0, sys.argv[5])
     t0 = time.perf_counter()
     from privaudit.pipeline.audit import run_audit
-    from privaudit.engines import ENGINES, summarize
+    from privaudit.engines import get_engine, summarize
     from privaudit.testing import load_policy
     engine, mode, options = sys.argv[3], sys.argv[4], json.loads(sys.argv[6])
-    if not ENGINES[engine].available:
-        print(json.dumps({"skipped": f"{ENGINES[engine].requires} is not installed"}))
+    if not get_engine(engine).available:
+        print(json.dumps({"skipped": f"{get_engine(engine).requires} is not installed"}))
         sys.exit(0)
     t1 = time.perf_counter()
     if mode == "summary":

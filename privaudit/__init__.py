@@ -6,9 +6,23 @@ remediators (see docs/plugins.md). Every name is exported lazily, so that ``impo
 light (a Ctrl-C while the command starts is answered by the command, not by a traceback).
 """
 
+from collections.abc import Mapping
 from typing import Any
 
+from privaudit.common import extensions as _extensions
+
 __version__ = "0.1.0"
+
+
+def _registered(kind: str) -> Mapping[str, Any]:
+    """The process-wide registry's extensions of ``kind``: the package root wires the plugin host to the
+    packages below it (:mod:`privaudit.common.extensions`), which never import it."""
+    from privaudit.pipeline.plugins import get_registry
+
+    return get_registry().of(kind)
+
+
+_extensions.provide(_registered)
 
 __all__ = [
     "Assessor",

@@ -52,16 +52,26 @@ def test_workers_come_from_the_machine(monkeypatch):
     assert concurrency.WORKERS == concurrency.available_processors()
 
 
-def test_engine_choices_come_from_the_engines_table(monkeypatch, capsys):
+def test_engine_choices_come_from_the_registered_engines(capsys):
     from privaudit.cli import _parser
-    from privaudit.engines import ENGINES
+    from privaudit.common.extensions import using
+    from privaudit.engines import engines
+    from privaudit.plugin.engine import Engine
+    from privaudit.plugin.hookspecs import hookimpl
+    from privaudit.testing import registry_with
 
     with pytest.raises(SystemExit):
         _parser().parse_args(["audit", "x.csv", "--policy", "p.yaml", "--engine", "no-such-engine"])
     err = capsys.readouterr().err
-    assert "no-such-engine" in err and all(repr(name) in err for name in ENGINES)
-    monkeypatch.setitem(ENGINES, "my-engine", ENGINES["chunked"])  # one line in the table: a choice
-    args = _parser().parse_args(["audit", "x.csv", "--policy", "p.yaml", "--engine", "my-engine"])
+    assert "no-such-engine" in err and all(repr(name) in err for name in engines())
+
+    class Mine:  # one registration: a choice
+        @hookimpl
+        def privaudit_engines(self):
+            return [Engine("my-engine", "mine", "privaudit.engines.chunked:summarize")]
+
+    with using(registry_with(Mine(), entry_points=False).of):
+        args = _parser().parse_args(["audit", "x.csv", "--policy", "p.yaml", "--engine", "my-engine"])
     assert args.engine == "my-engine"
 
 

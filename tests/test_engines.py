@@ -32,9 +32,10 @@ from hypothesis import strategies as st
 from privaudit.cli import main
 from privaudit.core.errors import DataError, PrivauditError
 from privaudit.core.summary import build_summary
-from privaudit.engines import ENGINES, Engine, summarize
+from privaudit.engines import engines, summarize
 from privaudit.io.data import load_table
 from privaudit.pipeline.audit import run_audit
+from privaudit.plugin.engine import Engine
 from privaudit.report.json_report import report_of
 from privaudit.testing import load_policy
 
@@ -539,8 +540,8 @@ def test_original_and_unknown_engines_are_refused(tmp_path):
     with pytest.raises(PrivauditError, match="unknown engine 'gpu'"):
         run_audit(tmp_path / "data.csv", policy, engine="gpu")
     with pytest.raises(PrivauditError, match=r"pip install 'privaudit\[nosuchpkg\]'"):
-        Engine("x", "chunked", "test", requires="nosuchpkg").load()
-    assert set(ENGINES) == {"in-process", "chunked", "duckdb", "spark"}
+        Engine("x", "test", "privaudit.engines.chunked:summarize", requires="nosuchpkg", extra="nosuchpkg").load()
+    assert set(engines()) == {"in-process", "chunked", "duckdb", "spark"}
 
 
 @pytest.mark.slow

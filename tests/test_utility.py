@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,8 +18,10 @@ import yaml
 
 from privaudit.core.summary import build_summary
 from privaudit.pipeline.audit import run_audit
+from privaudit.pipeline.plugins import get_registry
+from privaudit.plugin.measure import Measure
 from privaudit.testing import run_cli
-from privaudit.utility import FAMILIES, Family, available, measure_all
+from privaudit.utility import available, families, measure_all
 from privaudit.utility.eigen import eigen
 from privaudit.utility.entries import entry
 from privaudit.utility.il1s import il1s
@@ -108,23 +111,36 @@ def test_sdcmicro_dutility_and_summary_micro_formulas():
     assert got[("correlation_deviation", None)]["raw"] == pytest.approx(1 / 6)
 
 
-def test_a_family_that_raises_gives_no_figure_never_a_value(monkeypatch):
+def test_a_family_that_raises_gives_no_figure_never_a_value():
     def boom(inputs):
         raise RuntimeError("broken measure")
 
-    monkeypatch.setattr("privaudit.utility.FAMILIES", [Family(("granularity",), boom)] + FAMILIES[1:])
-    got = by_key(measure_all(hand_inputs(), ["granularity", "ambiguity"]))
+    records = dict(get_registry().of("measure"))
+    records["granularity"] = replace(records["granularity"], compute=boom)
+    got = by_key(measure_all(hand_inputs(), ["granularity", "ambiguity"], measures=records))
     assert got[("granularity", None)]["value"] is None
     assert "broken measure" in got[("granularity", None)]["details"]["error"]
     assert got[("ambiguity", None)]["value"] is not None
 
 
-def test_a_family_can_be_added_by_one_line(monkeypatch):
-    """How the synthetic-release and classification families join (a list of entries of the same shape)."""
-    extra = Family(("quality_score",), lambda inputs: [entry("quality_score", None, 0.5, 0.5, note="x")])
-    monkeypatch.setattr("privaudit.utility.FAMILIES", FAMILIES + [extra])
-    assert "quality_score" in available()
-    assert by_key(measure_all(hand_inputs(), ["quality_score"]))[("quality_score", None)]["value"] == 0.5
+def test_a_measure_is_one_record():
+    """How the synthetic-release and classification families join: a record naming a function returning
+    entries of the same shape; records sharing one function are one family, computed once."""
+    calls = []
+
+    def both(inputs):
+        calls.append(1)
+        return [entry("kept_a", None, 0.5, 0.5), entry("kept_b", None, 0.25, 0.25)]
+
+    records = {
+        **get_registry().of("measure"),
+        "kept_a": Measure("kept_a", "a", both),
+        "kept_b": Measure("kept_b", "b", both),
+    }
+    assert available(records)[-2:] == ["kept_a", "kept_b"]
+    assert [f.measures for f in families(records)][-1] == ("kept_a", "kept_b")
+    got = by_key(measure_all(hand_inputs(), ["kept_a", "kept_b"], measures=records))
+    assert (got[("kept_a", None)]["value"], got[("kept_b", None)]["value"], len(calls)) == (0.5, 0.25, 1)
 
 
 # ---------------------------------------------------------------- through the CLI

@@ -49,16 +49,22 @@ def add_parser(sub) -> None:
         help="an earlier release of the same population (repeatable), for the checks that compose "
         "releases (see 'privaudit plugins')",
     )
-    from privaudit.engines import ENGINES
+    from privaudit.core.errors import PrivauditError
+    from privaudit.engines import engines
     from privaudit.pipeline.arguments import ENGINE
+
+    try:
+        known = engines()  # the registered engines (privaudit.plugin.engine)
+    except PrivauditError:  # a broken plugin: the command says so in one line when it builds the registry
+        known = {}
 
     audit.add_argument(
         "--engine",
         type=ENGINE.cli,
-        metavar="{" + ",".join(ENGINES) + "}",
+        metavar="{" + ",".join(known) + "}" if known else "ENGINE",
         default="in-process",
         help="who computes the class summary: "
-        + "; ".join(f"{name}: {spec.description}" for name, spec in ENGINES.items()),
+        + "; ".join(f"{name}: {spec.description}" for name, spec in known.items()),
     )
     audit.add_argument(
         "--engine-option",

@@ -119,14 +119,16 @@ def _read(path: Path, encoding: str = "utf-8"):
     errors for empty, header-only, ragged or unreadable files), and the CSV delimiter."""
     import pyarrow as pa
 
-    from privaudit.io.data import PARQUET_SUFFIXES, check_file, read_csv, read_parquet
+    from privaudit.io.data import check_file, read_csv
+    from privaudit.io.readers import read_with, reader_for
 
     check_file(path, "table")
-    if path.suffix.lower() in PARQUET_SUFFIXES:
-        raw, delimiter = read_parquet(path), None
-        raw = pa.table({n: raw.column(n).cast(pa.string()) for n in raw.column_names})
-    else:
+    reader = reader_for(path)  # the registered reader of the file (privaudit.plugin.reader)
+    if reader.stream == "csv":  # its delimiter is sniffed here and drafted into the policy
         raw, delimiter = read_csv(path, None, encoding)
+    else:  # no policy yet: the reader is given None
+        raw, delimiter = read_with(reader, path, None), None
+        raw = pa.table({n: raw.column(n).cast(pa.string()) for n in raw.column_names})
     if raw.num_rows == 0:
         raise PrivauditError(f"{path}: the file has a header but no data rows")
     return raw.to_pandas().fillna(""), delimiter

@@ -189,7 +189,7 @@ class PolicyModel(StrictModel):
     remediation: RemediationSpec | None = None
     utility: list[str | dict[str, dict[str, Any]]] | None = Field(
         default=None,
-        description="The utility measures to compute (privaudit.utility.MEASURES), each a name or "
+        description="The utility measures to compute (the registered ones: privaudit plugins), each a name or "
         "{name: {option: value}} (classification_accuracy: {target: COLUMN}); absent: every measure whose inputs "
         "are present; []: none.",
     )

@@ -17,7 +17,7 @@ same values are refused with the same one-line errors. An engine module has one 
 None and ``frame`` holds one representative row per class, except in-process, which returns None and lets
 the audit build it lazily from the loaded table), the file's facts as a :class:`~privaudit.io.data.Table`
 (``frame`` None unless the engine loaded the table), and non-missing counts per policy column. The audit
-driver (:func:`privaudit.pipeline.audit.run_audit`) picks the engine; checks that need the whole table
+driver (:func:`privaudit.pipeline.audit.run_audit`) picks the engine from the registry (:func:`get_engine`); checks that need the whole table
 (``needs`` "table"), ``--original`` and ``--control`` are refused there for engines that are not
 ``in_memory``; ``missing_qi: wildcard`` with a missing quasi-identifier value is refused by the SQL
 engines.
@@ -25,110 +25,48 @@ engines.
     from privaudit.pipeline.audit import run_audit
     result = run_audit("big.parquet", "policy.yaml", engine="chunked")
 
-A new engine is a module here with ``summarize`` and one entry in :data:`ENGINES`.
+The engines are registered extensions (:class:`privaudit.plugin.engine.Engine`, listed by a
+``privaudit_engines`` hook implementation; the built-ins in :mod:`.builtin`): a new engine is one module with
+``summarize`` and one registration, here or in a third party's package.
 """
 
 from __future__ import annotations
 
-import importlib
-import numbers
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from privaudit.core.errors import PrivauditError, did_you_mean, shortened
+from privaudit.common.extensions import registered
+from privaudit.core.errors import PrivauditError, did_you_mean
+from privaudit.plugin.engine import POSITIVE_OPTIONS, Engine, EngineResult
 
-if TYPE_CHECKING:  # the engines' table is read by the command line's parser: importing it stays light
-    from privaudit.core.summary import ClassSummary
-    from privaudit.io.data import Table
-
-
-@dataclass
-class EngineResult:
-    """What an engine computed from a released table."""
-
-    summary: ClassSummary | None  # None: built lazily from ``table.frame`` by the audit context
-    table: Table  # file facts; ``frame`` is None unless the engine loaded the table
-    column_counts: dict[str, int] | None  # non-missing values per column the engine read (None: ask the frame)
+if TYPE_CHECKING:
+    from privaudit.core.policy import Policy
 
 
-#: Integer engine options for which 0 means nothing (others: 0 is the engine's default or "none").
-POSITIVE_OPTIONS = frozenset({"batch_rows", "block_bytes", "partition_rows", "shuffle_partitions"})
+def engines(registry: Any = None) -> Mapping[str, Engine]:
+    """The registered engines by name, in registration order: ``registry``'s, else the current one's."""
+    return registry.of("engine") if registry is not None else registered("engine")
 
 
-@dataclass(frozen=True)
-class Engine:
-    name: str
-    module: str  # the module whose ``summarize(path, policy, **options)`` computes the summary
-    description: str
-    requires: str | None = None  # the optional package it needs, and the extra that installs it
-    in_memory: bool = False  # it loads the whole table (checks that need it, --original and --control can run)
-
-    def load(self):
-        if self.requires:
-            try:
-                importlib.import_module(self.requires)
-            except ImportError:
-                raise PrivauditError(
-                    f"the {self.name} engine needs the {self.requires} package: "
-                    f"pip install 'privaudit[{self.requires.replace('pyspark', 'spark')}]'"
-                ) from None
-        return importlib.import_module(f"{__name__}.{self.module}")
-
-    def check_options(self, options: dict[str, Any]) -> None:
-        """Refuse, in one line, an option the engine's ``summarize`` does not take."""
-        import inspect
-
-        params = {
-            name: p
-            for name, p in inspect.signature(self.load().summarize).parameters.items()
-            if p.kind == p.KEYWORD_ONLY and name not in ("progress", "what")
-        }
-        taken = list(params)
-        for name, value in options.items():
-            if name not in taken:
-                raise PrivauditError(
-                    f"--engine-option {name}: the {self.name} engine takes "
-                    f"{', '.join(taken) if taken else 'no options'}{did_you_mean(name, taken)}"
-                )
-            # a count or a size (batch_rows, threads, dense_cells ...): a whole number, at least 0 (or 1)
-            kind, least = str(params[name].annotation), 1 if name in POSITIVE_OPTIONS else 0
-            if (
-                kind.startswith("int")
-                and not (value is None and "None" in kind)
-                and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least)
-            ):
-                raise PrivauditError(
-                    f"--engine-option {name}={shortened(value)}: expected a whole number of at least {least}"
-                )
-
-    @property
-    def available(self) -> bool:
-        return self.requires is None or importlib.util.find_spec(self.requires) is not None
-
-
-ENGINES: dict[str, Engine] = {
-    "in-process": Engine("in-process", "inprocess", "the whole table in memory (default)", in_memory=True),
-    "chunked": Engine("chunked", "chunked", "row groups / CSV blocks one at a time, partial summaries merged"),
-    "duckdb": Engine("duckdb", "duckdb_engine", "DuckDB SQL over the file, spilling to disk", "duckdb"),
-    "spark": Engine("spark", "spark_engine", "PySpark DataFrame/SQL (local mode by default)", "pyspark"),
-}
-
-
-def get_engine(name: str) -> Engine:
+def get_engine(name: str, registry: Any = None) -> Engine:
+    """The engine registered as ``name``; one line naming the engines available otherwise."""
+    known = engines(registry)
     try:
-        return ENGINES[name]
+        return known[name]
     except (KeyError, TypeError):  # TypeError: an unhashable name
         raise PrivauditError(
-            f"unknown engine {name!r}{did_you_mean(name, ENGINES)} (available: {', '.join(ENGINES)})"
+            f"unknown engine {name!r}{did_you_mean(name, known)} (available: {', '.join(known)})"
         ) from None
 
 
-def summarize(path: str | Path, policy, engine: str = "in-process", **options: Any) -> EngineResult:
+def summarize(
+    path: str | Path, policy: Policy, engine: str = "in-process", registry: Any = None, **options: Any
+) -> EngineResult:
     """The class summary of ``path`` under ``policy`` (a :class:`~privaudit.core.policy.Policy`) by ``engine``,
     built even where the engine leaves it to the audit (in-process). ``options`` go to the engine
     (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
-    result = get_engine(engine).load().summarize(path, policy, **options)
+    result = get_engine(engine, registry).load()(path, policy, **options)
     if result.summary is None:
         from privaudit.core.context import AuditContext
 
@@ -160,3 +98,6 @@ def first_rows(source, policy, rows: int):
         return None
     raw = pa.Table.from_batches(batches).slice(0, rows)
     return type_table(raw, Table(None, opened.path, "", 0, opened.file_format), policy, required=[]).frame
+
+
+__all__ = ["POSITIVE_OPTIONS", "Engine", "EngineResult", "engines", "first_rows", "get_engine", "summarize"]

@@ -58,8 +58,8 @@ class Dialect(Protocol):
 
 
 def summarize_sql(source: Source, policy: Policy, sql: Dialect, column_types: dict[str, pa.DataType]):
-    """The :class:`~privaudit.engines.EngineResult` of ``source`` computed through ``sql``."""
-    from privaudit.engines import EngineResult
+    """The :class:`~privaudit.plugin.engine.EngineResult` of ``source`` computed through ``sql``."""
+    from privaudit.plugin.engine import EngineResult
 
     specs = policy.columns
     read = [c for c in source.columns if c in specs]

@@ -324,13 +324,13 @@ def summarize(
     progress: Callable[[str, int, int], None] | None = None,
     what: str = "released table",
 ):
-    """Summarise ``path`` in two passes over its batches; returns an :class:`~privaudit.engines.EngineResult`.
+    """Summarise ``path`` in two passes over its batches; returns an :class:`~privaudit.plugin.engine.EngineResult`.
 
     ``batch_rows``: rows per Parquet batch (CSV: about as many, see ``block_bytes``); ``partition_rows``:
     rows per key-range partition; ``spill_directory``: where partial counts wait (default: the system's
     temporary folder); ``sample_stride``: one row in this many places the partition bounds;
     ``dense_cells``: the largest key space (times sensitive values) counted in dense arrays."""
-    from privaudit.engines import EngineResult
+    from privaudit.plugin.engine import EngineResult
 
     source = open_input(path, policy, what)
     plan = _Plan.of(policy, source)

@@ -114,7 +114,7 @@ def summarize(
 ):
     """Summarise ``path`` (a file, directory, glob or URI) with DuckDB, or ``table`` (a table, view or
     relation name of ``connection``, or of the database file ``database`` opened read-only); returns an
-    :class:`~privaudit.engines.EngineResult`."""
+    :class:`~privaudit.plugin.engine.EngineResult`."""
     import duckdb
 
     if table is not None:

@@ -22,8 +22,8 @@ def summarize(
     progress: Callable[[str, int, int], None] | None = None,
     what: str = "released table",
 ):
-    """Load ``source`` whole; returns an :class:`~privaudit.engines.EngineResult` whose ``table.frame`` is
+    """Load ``source`` whole; returns an :class:`~privaudit.plugin.engine.EngineResult` whose ``table.frame`` is
     the loaded table and whose summary and non-missing counts are None (the audit context computes them when asked)."""
-    from privaudit.engines import EngineResult
+    from privaudit.plugin.engine import EngineResult
 
     return EngineResult(None, load_input(source, policy, what), None)

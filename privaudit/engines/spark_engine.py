@@ -393,7 +393,7 @@ def summarize(
     progress: Callable[[str, int, int], None] | None = None,
     what: str = "released table",
 ):
-    """Summarise ``path`` with Spark; returns an :class:`~privaudit.engines.EngineResult`.
+    """Summarise ``path`` with Spark; returns an :class:`~privaudit.plugin.engine.EngineResult`.
 
     ``path`` is a file, a directory, a glob or a URI (read by Spark's own readers: ``s3://`` is read as
     ``s3a://``, which needs the cluster's hadoop-aws), or a ``pyspark.sql.DataFrame`` of ``spark``'s

@@ -25,7 +25,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from privaudit.common.formats import PARQUET_SUFFIXES
 from privaudit.core.errors import DataError, first_line
 from privaudit.core.policy import Policy
 from privaudit.io.coding import check_hierarchies, load_column
@@ -325,6 +324,47 @@ def read_parquet(path: Path) -> pa.Table:
     return table
 
 
+def read_csv_file(path: Path, policy: Policy) -> pa.Table:
+    """The CSV reader's ``read`` (:mod:`privaudit.pipeline.readers`): every column as text, the policy's
+    delimiter (else sniffed) and encoding."""
+    return read_csv(path, policy.data.delimiter, policy.data.encoding)[0]
+
+
+def read_parquet_file(path: Path, policy: Policy) -> pa.Table:
+    """The Parquet reader's ``read``: the file's columns as stored (flat, text or numbers)."""
+    return read_parquet(path)
+
+
+def looks_like_text(head: bytes) -> bool:
+    """The CSV reader's ``sniff``: text, no NUL byte (a wide byte-order mark too: the CSV reader names it),
+    and not Parquet's magic number."""
+    if head.startswith(b"PAR1"):
+        return False
+    return b"\x00" not in head or any(head.startswith(bom) for bom, _ in _WIDE_BOMS)
+
+
+def looks_like_parquet(head: bytes) -> bool:
+    """The Parquet reader's ``sniff``: the ``PAR1`` magic number a Parquet file starts with (Apache Parquet
+    file format, "File format")."""
+    return head.startswith(b"PAR1")
+
+
+def read_file(path: Path, policy: Policy) -> tuple[pa.Table, str]:
+    """``path`` (an existing, non-empty file) read by its registered reader (:mod:`privaudit.io.readers`):
+    the table as read and the reader's name (the report's ``file_format``). Duplicate names and nested or
+    binary columns are refused in one line, whatever the reader."""
+    from privaudit.io.readers import read_with, reader_for
+
+    reader = reader_for(path)
+    raw = read_with(reader, path, policy)
+    names = raw.column_names
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise DataError(f"{path}: duplicate column name {dupes[0]!r}")
+    check_parquet_schema(path, raw.schema)
+    return raw, reader.name
+
+
 def shown(path) -> str:
     """A path as messages show it: a file name that is not UTF-8 with its bytes escaped."""
     return os.fsencode(str(path)).decode("utf-8", errors="backslashreplace")
@@ -382,11 +422,7 @@ def load_table(
     """
     path = Path(path)
     size = check_file(path, what)
-    if path.suffix.lower() in PARQUET_SUFFIXES:
-        raw, file_format = read_parquet(path), "parquet"
-    else:
-        raw, _ = read_csv(path, policy.data.delimiter, policy.data.encoding)
-        file_format = "csv"
+    raw, file_format = read_file(path, policy)
     if raw.num_rows == 0:
         raise DataError(f"{path}: the file has a header but no data rows")
     return type_table(raw, Table(None, path, sha256_of(path), size, file_format), policy, required)

@@ -26,7 +26,6 @@ from privaudit.core.policy import Policy
 from privaudit.io.coding import dictionary
 from privaudit.io.data import (
     MAX_BLOCK_BYTES,
-    PARQUET_SUFFIXES,
     SNIFF_BYTES,
     Table,
     block_for_long_rows,
@@ -154,10 +153,20 @@ class Source:
 def open_source(
     path: str | Path, policy: Policy, what: str = "released table", required: Sequence[str] | None = None
 ) -> Source:
-    """Check ``path`` as :func:`privaudit.io.data.load_table` would before typing its values."""
+    """Check ``path`` as :func:`privaudit.io.data.load_table` would before typing its values. The file's
+    registered reader (:mod:`privaudit.io.readers`) says how it streams (its ``stream``: CSV blocks or
+    Parquet row groups); a format read whole is refused in one line."""
+    from privaudit.io.readers import reader_for
+
     path = Path(path)
     size = check_file(path, what)
-    if path.suffix.lower() in PARQUET_SUFFIXES:
+    reader = reader_for(path)
+    if reader.stream is None:
+        raise DataError(
+            f"{path}: {reader.name} files are read whole, in memory, by their reader: use --engine in-process "
+            "(the out-of-memory engines stream CSV and Parquet)"
+        )
+    if reader.stream == "parquet":
         source = _open_parquet(path, size)
     else:
         source = _open_csv(path, size, policy.data.delimiter, policy.data.encoding)

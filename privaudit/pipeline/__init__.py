@@ -7,7 +7,9 @@
 * :mod:`.series`: releases linked person by person (``--previous``);
 * :mod:`.remediate`: a remediator's output re-audited and offered only when it passes;
 * :mod:`.explore`: the risk-utility map of candidate remediations.
+* :mod:`.readers`, :mod:`.measures`: the built-in table readers and utility measures, registered as a
+  plugin's are (the built-in engines: :mod:`privaudit.engines.builtin`).
 
-The packages are layered, each importing only those before it: ``common``, ``core``, ``risk``,
-``utility``, ``discovery``, ``engines``, ``report``, ``assessors``, ``remediation``, ``pipeline``, then the
-command line and the library API (``tests/test_layering.py`` holds them to it)."""
+The packages are layered, each importing only those before it: ``common``, ``core``, ``io``,
+``runtime``, ``risk``, ``utility``, ``discovery``, ``plugin``, ``engines``, ``assessors``, ``report``,
+``remediation``, ``pipeline``, then the command line and the library API (``tests/test_layering.py`` holds them to it)."""

@@ -136,14 +136,19 @@ def _utility(value: Any) -> str:
 
 
 def _engine(value: Any) -> str:
-    from privaudit.engines import ENGINES
+    from privaudit.core.errors import PrivauditError, did_you_mean
+    from privaudit.engines import engines
 
-    if not isinstance(value, str) or value not in ENGINES:
-        from privaudit.core.errors import did_you_mean
-
+    try:
+        known = engines()
+    except PrivauditError:  # a broken plugin: the audit says so in one line when it builds the registry
+        if isinstance(value, str):
+            return value
+        raise ValueError(f"unknown engine {_got(value)}") from None
+    if not isinstance(value, str) or value not in known:
         raise ValueError(
-            f"unknown engine {_got(value)}{did_you_mean(value, ENGINES) if isinstance(value, str) else ''} "
-            f"(available: {', '.join(repr(name) for name in ENGINES)})"
+            f"unknown engine {_got(value)}{did_you_mean(value, known) if isinstance(value, str) else ''} "
+            f"(available: {', '.join(repr(name) for name in known)})"
         )
     return value
 

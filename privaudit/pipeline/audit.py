@@ -22,13 +22,14 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from privaudit.common.extensions import using
 from privaudit.common.jsonable import jsonable
 from privaudit.common.params import Params
 from privaudit.core.context import AuditContext
 from privaudit.core.errors import DataError, PrivauditError, notice
 from privaudit.core.policy import Check, Policy, load_policy, policy_from_dict
 from privaudit.io.data import Table, load_input
-from privaudit.pipeline.derived import DERIVED
+from privaudit.pipeline.derived import AuditDerived
 from privaudit.pipeline.measurements import measurement_problem
 from privaudit.pipeline.plugins import Registry, get_registry
 from privaudit.runtime import guard, memory
@@ -320,9 +321,22 @@ def refuse_utility(policy: Policy, checks: list[Check], engine: str, in_memory: 
             )
 
 
+def summarize_with(spec: Any, registry: Registry, released: Any, policy: Policy, **options: Any) -> Any:
+    """The engine ``spec``'s result; a third party's engine guarded (:func:`privaudit.runtime.guard.call_plugin`):
+    one that raises or exits is one line naming it and its package (bad input it reports passes as is)."""
+    summarize = spec.load()
+    origin = registry.origin.get(f"engine:{spec.name}")
+    if origin is None or origin.package == "privaudit":
+        return summarize(released, policy, **options)
+    try:
+        return guard.call_plugin(lambda: summarize(released, policy, **options), f"engine {spec.name!r}", origin)
+    except guard.PluginFailure as exc:
+        raise PrivauditError(str(exc)) from None
+
+
 def run_audit(
     released: Any,
-    policy: Policy | str | Path | dict,
+    policy: Policy | str | Path | dict[str, Any],
     original: Any = None,
     registry: Registry | None = None,
     progress: Callable[[str, int, int], None] | None = None,
@@ -345,6 +359,38 @@ def run_audit(
     ``check_timeout`` (seconds; default the policy's ``check_timeout``, else none) ends a check that runs
     longer as ``error``. A check whose class size k exceeds the number of records cannot pass: that is said
     up front (:func:`unreachable_checks`), and refused with ``refuse_unreachable`` (a remediation's input). ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
+    registry = registry or get_registry()
+    with using(registry.of):  # the registry's readers and measures, wherever the audit reads or measures
+        return _run_audit(
+            released,
+            policy,
+            original=original,
+            registry=registry,
+            progress=progress,
+            allow_outside_paths=allow_outside_paths,
+            engine=engine,
+            control=control,
+            previous=previous,
+            check_timeout=check_timeout,
+            refuse_unreachable=refuse_unreachable,
+            **engine_options,
+        )
+
+
+def _run_audit(
+    released: Any,
+    policy: Policy | str | Path | dict[str, Any],
+    original: Any = None,
+    registry: Registry | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    allow_outside_paths: bool = False,
+    engine: str = "in-process",
+    control: Any = None,
+    previous: Any = None,
+    check_timeout: float | None = None,
+    refuse_unreachable: bool = False,
+    **engine_options: Any,
+) -> AuditResult:
     from privaudit.engines import get_engine
     from privaudit.pipeline.arguments import CHECK_TIMEOUT, optional
 
@@ -353,7 +399,7 @@ def run_audit(
     registry = registry or get_registry()
     policy = open_policy(policy, registry, allow_outside_paths)
     checks = checks_to_run(policy, registry)
-    spec = get_engine(engine)
+    spec = get_engine(engine, registry)
     spec.check_options(engine_options)
     refuse_unrunnable(checks, engine, spec.in_memory, original is not None, control is not None)
     refuse_utility(policy, checks, engine, spec.in_memory, original is not None)
@@ -366,7 +412,7 @@ def run_audit(
         refuse_oversized(control, "control table")
     memory.refuse_oversized_release(released, engine)
     with memory.step(f"reading and summarising the released table ({engine} engine)"):
-        computed = spec.load().summarize(released, policy, progress=progress, **engine_options)
+        computed = summarize_with(spec, registry, released, policy, progress=progress, **engine_options)
     unreachable = unreachable_checks(checks, policy, computed.table)
     blocking = [line for check, line in unreachable if check.severity == "error"]
     if blocking and refuse_unreachable:
@@ -379,7 +425,7 @@ def run_audit(
         progress=progress,
         precomputed=computed.summary,
         column_counts=computed.column_counts,
-        derived=DERIVED,
+        derived=AuditDerived(registry.of("measure")),
     )
     if computed.table.frame is None:
         from privaudit.engines import first_rows

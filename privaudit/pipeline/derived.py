@@ -25,9 +25,10 @@ def numeric_columns(ctx: AuditContext) -> list[str]:
     return [c for c, spec in ctx.policy.columns.items() if spec.type == "numeric" and spec.role not in _NOT_COMPARED]
 
 
-def utility_names(ctx: AuditContext, checks: Sequence[Any] | None = None) -> list[str]:
-    """The utility measures an audit computes: the policy's ``utility`` list, or every measure whose inputs
-    are present; plus those the checks gate on (their parameters' ``utility_measures()``)."""
+def utility_names(ctx: AuditContext, checks: Sequence[Any] | None = None, measures: Any = None) -> list[str]:
+    """The utility measures an audit computes: the policy's ``utility`` list, or every measure (of
+    ``measures``, the registered records; default the current registry's) whose inputs are present; plus those
+    the checks gate on (their parameters' ``utility_measures()``)."""
     from privaudit.utility import runnable
 
     have = {"original"} if ctx.original is not None else set()
@@ -36,7 +37,7 @@ def utility_names(ctx: AuditContext, checks: Sequence[Any] | None = None) -> lis
     if numeric_columns(ctx):
         have.add("numeric")
     policy = ctx.policy
-    names = policy.utility if policy.utility is not None else runnable(have, policy.model.release)
+    names = policy.utility if policy.utility is not None else runnable(have, policy.model.release, measures)
     gated = [
         m
         for c in (checks if checks is not None else policy.checks)
@@ -66,13 +67,18 @@ def utility_inputs(ctx: AuditContext, training: bool = True) -> Any:
 
 
 class AuditDerived:
-    """:class:`privaudit.core.context.Derived` for the audit driver's contexts."""
+    """:class:`privaudit.core.context.Derived` for the audit driver's contexts. ``measures``: the registered
+    utility measures (:class:`~privaudit.plugin.measure.Measure` records by name) the driver hands it from
+    its registry; None: the current registry's when the entries are computed."""
+
+    def __init__(self, measures: Any = None) -> None:
+        self.measures = measures
 
     def utility(self, ctx: AuditContext) -> list[dict]:
         from privaudit.utility import measure_all
         from privaudit.utility.entries import entry
 
-        names = utility_names(ctx)
+        names = utility_names(ctx, measures=self.measures)
         if not names:
             return []
         try:
@@ -82,7 +88,7 @@ class AuditDerived:
         except Exception as exc:  # the checks report the failure each; no figure is made up
             text = f"{type(exc).__name__}: {first_line(exc)}"
             return [entry(m, None, None, None, error=text) for m in names]
-        return measure_all(utility_inputs(ctx), names, on_error=PrivauditError)
+        return measure_all(utility_inputs(ctx), names, on_error=PrivauditError, measures=self.measures)
 
     def series(self, ctx: AuditContext) -> Any:
         from privaudit.pipeline.series import build_series

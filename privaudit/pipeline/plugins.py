@@ -91,6 +91,9 @@ DEFAULT_PLUGINS = (
     "privaudit.report.formats.junit",
     "privaudit.report.formats.sarif",
     "privaudit.report.formats.markdown",
+    "privaudit.engines.builtin",
+    "privaudit.pipeline.readers",
+    "privaudit.pipeline.measures",
 )
 
 
@@ -125,6 +128,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("section", "privaudit_report_sections", "privaudit.plugin.sections:Section", overridable=True),
     Kind("chapter", "privaudit_report_chapters", "privaudit.plugin.chapter:Chapter"),
     Kind("output", "privaudit_output_formats", "privaudit.plugin.output:OutputFormat"),
+    Kind("engine", "privaudit_engines", "privaudit.plugin.engine:Engine"),
+    Kind("reader", "privaudit_readers", "privaudit.plugin.reader:Reader"),
+    Kind("measure", "privaudit_utility_measures", "privaudit.plugin.measure:Measure"),
 )
 
 
@@ -150,11 +156,9 @@ class Registry:
 
     @property
     def utility_measures(self) -> list[str]:
-        """The utility measures an audit computes (:mod:`privaudit.utility`): what a policy's ``utility`` list
-        and a utility check may name."""
-        from privaudit.utility import available
-
-        return available()
+        """The utility measures an audit computes (registered :class:`~privaudit.plugin.measure.Measure`
+        records, in registration order): what a policy's ``utility`` list and a utility check may name."""
+        return list(self.extensions["measure"])
 
     def validate_check(self, assessor: Any, params: Any, policy: Any) -> str | None:
         """What is wrong with one check of ``policy`` by its assessor's own ``validate_policy`` (None: nothing),

@@ -98,10 +98,7 @@ def load_release(item: Any, policy: Policy) -> tuple[Table, tuple[np.ndarray, np
         return load_input(item, policy, what="previous release"), None
     path = Path(item)
     size = d.check_file(path, "previous release")
-    if path.suffix.lower() in d.PARQUET_SUFFIXES:
-        raw, file_format = d.read_parquet(path), "parquet"
-    else:
-        raw, file_format = d.read_csv(path, policy.data.delimiter, policy.data.encoding)[0], "csv"
+    raw, file_format = d.read_file(path, policy)  # by the file's registered reader
     if raw.num_rows == 0:
         raise DataError(f"{path}: the file has a header but no data rows")
     ids = None

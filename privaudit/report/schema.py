@@ -80,7 +80,6 @@ def report_json_schema(registry: Any) -> dict[str, Any]:
     assessor's model only when the check did not end in error (``if``/``then`` per assessor: the assessors
     are plugins, the model names none), and a utility figure's measure is one the installed version computes,
     its value within [0, 1] for every measure but classification accuracy's unclipped relative accuracy."""
-    from privaudit.utility import MEASURES
 
     schema = _closed_defaults(Report.model_json_schema(ref_template="#/$defs/{model}", schema_generator=_Generator))
     own = schema.pop("$defs")
@@ -102,7 +101,7 @@ def report_json_schema(registry: Any) -> dict[str, Any]:
     ]
     if by_assessor:
         check["allOf"] = by_assessor
-    utility["properties"]["measure"]["enum"] = list(MEASURES)
+    utility["properties"]["measure"]["enum"] = list(registry.of("measure"))
     utility["allOf"] = [
         {
             "if": {"properties": {"measure": {"not": {"const": "classification_accuracy"}}}},

@@ -42,7 +42,6 @@ import io
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -321,13 +320,20 @@ def assert_valid_report(report: Mapping[str, Any] | str | Path) -> dict[str, Any
     return data
 
 
-@lru_cache(maxsize=1)
+_VALIDATOR: list[Any] = [None, None]  # the registry the schema was made for, and its validator
+
+
 def _validator() -> Any:
+    """The report schema's validator for the process-wide registry (its assessors' details, its measures),
+    made again when the registry is (a plugin installed in process)."""
     import jsonschema
 
     from privaudit.report.schema import report_json_schema
 
-    return jsonschema.Draft202012Validator(report_json_schema(get_registry()))
+    registry = get_registry()
+    if _VALIDATOR[0] is not registry:
+        _VALIDATOR[:] = [registry, jsonschema.Draft202012Validator(report_json_schema(registry))]
+    return _VALIDATOR[1]
 
 
 # ------------------------------------------------------------------------------------ the contract

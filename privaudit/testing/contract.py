@@ -165,7 +165,7 @@ def engines_for(case: AssessorCase, registry: Any) -> list[str]:
     ``original``, ``training``, ``control``), unless it declares it reads them itself
     (``in_memory_reason`` giving None)."""
     from privaudit.core.policy import load_policy
-    from privaudit.engines import ENGINES
+    from privaudit.engines import engines
 
     assessor = _assessor(case, registry)
     with case_files(case) as p:
@@ -175,7 +175,9 @@ def engines_for(case: AssessorCase, registry: Any) -> list[str]:
     if case.control is not None or case.previous:
         records = True
     return [
-        name for name, spec in ENGINES.items() if spec.available and name != "spark" and (spec.in_memory or not records)
+        name
+        for name, spec in engines(registry).items()
+        if spec.available and name != "spark" and (spec.in_memory or not records)
     ]
 
 

@@ -4,18 +4,18 @@
 Every measure is a function of :class:`~privaudit.utility.inputs.UtilityInputs` (the release's class
 summary, shared with the risk checks, the hierarchies, and where needed the released records and the
 original) returning a list of entries ``{"measure", "column", "value", "raw", "details"}``
-(:mod:`privaudit.utility.entries`). Measures are grouped in **families** (:class:`Family`): one module, one
-function, the measure names it yields and the inputs it needs. :data:`FAMILIES` is the registry the audit
-reads; a new family is one more line in it (or ``FAMILIES.append(Family(...))``).
+(:mod:`privaudit.utility.entries`). This package holds the mathematics, one module per measure, and
+knows nothing of the plugin registry: the measures an audit can compute are registered records
+(:class:`privaudit.plugin.measure.Measure`, the built-ins listed in :mod:`privaudit.pipeline.measures`),
+each naming its computation; measures computing several names at once share one (``deviations``,
+``synthetic_quality``) and form a **family** (:class:`Family`), run once. The functions below take the
+records they work on (``measures``: what the driver hands them from its registry); without them they read
+the current registry's (:mod:`privaudit.common.extensions`), in registration order, which is the report's.
 
 A family for a synthetic release reads ``inputs.training`` and ``inputs.release`` and declares
 ``needs=frozenset({"training"}), release=frozenset({"synthetic"})``; one with options reads
 ``inputs.options[name]`` (the policy's ``utility: [{classification_accuracy: {target: income}}]``; a
-``target`` is checked to be a column of the policy when the policy is loaded). For example::
-
-    FAMILIES.append(Family(("classification_accuracy",),
-                           lambda i: classification.measure(i.release, i.original, **i.options.get(
-                               "classification_accuracy", {})), frozenset({"original"})))
+``target`` is checked to be a column of the policy when the policy is loaded).
 
 Measures of the release alone (ARX 3.9, ``org.deidentifier.arx.aggregates.quality``): ``granularity``,
 ``generalization_intensity``, ``discernibility``, ``aecs``, ``ambiguity``, ``suppressed_cells``. Against
@@ -26,50 +26,15 @@ the original (``--original``): ARX's ``non_uniform_entropy`` and ``sse_sst``, sd
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import importlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from privaudit.common.extensions import registered
 from privaudit.core.errors import first_line
-from privaudit.utility import (
-    aecs,
-    ambiguity,
-    classification,
-    deviations,
-    discernibility,
-    eigen,
-    generalization_intensity,
-    granularity,
-    il1s,
-    non_uniform_entropy,
-    squared_error,
-    suppressed_cells,
-    synthetic_quality,
-)
 from privaudit.utility.entries import entry
 from privaudit.utility.inputs import UtilityInputs
-
-#: Every measure name the JSON report knows (``utility[].measure``), in the report's order.
-MEASURES = (
-    "granularity",
-    "generalization_intensity",
-    "discernibility",
-    "aecs",
-    "ambiguity",
-    "suppressed_cells",
-    "non_uniform_entropy",
-    "sse_sst",
-    "il1s",
-    "eigen",
-    "mean_deviation",
-    "variance_deviation",
-    "correlation_deviation",
-    "classification_accuracy",
-    "ks_complement",
-    "tv_complement",
-    "correlation_similarity",
-    "contingency_similarity",
-    "quality_score",
-)
 
 
 @dataclass(frozen=True)
@@ -80,78 +45,95 @@ class Family:
     masking, row-aligned: ``inputs.original``, and the released records, ``inputs.release``),
     ``"training"`` (a synthetic release's training table, ``inputs.training``), ``"numeric"`` (numeric
     columns: without any, the family is left out of the default set; named, it explains its absence).
-    ``release``: the kinds of
-    release it applies to (``"microdata"``, ``"synthetic"``)."""
+    ``release``: the kinds of release it applies to (``"microdata"``, ``"synthetic"``)."""
 
     measures: tuple[str, ...]
-    compute: Callable[[UtilityInputs], list[dict]]
+    compute: Callable[[UtilityInputs], list[dict[str, Any]]]
     needs: frozenset[str] = frozenset()
     release: frozenset[str] = frozenset({"microdata"})
 
 
-ORIGINAL = frozenset({"original"})
-NUMERIC = frozenset({"original", "numeric"})
-
-#: The registry of measure families, in the report's order.
-FAMILIES: list[Family] = [
-    Family(("granularity",), granularity.measure),
-    Family(("generalization_intensity",), generalization_intensity.measure),
-    Family(("discernibility",), discernibility.measure),
-    Family(("aecs",), aecs.measure),
-    Family(("ambiguity",), ambiguity.measure),
-    Family(("suppressed_cells",), suppressed_cells.measure),
-    Family(("non_uniform_entropy",), non_uniform_entropy.measure, ORIGINAL),
-    Family(("sse_sst",), squared_error.measure, ORIGINAL),
-    Family(("il1s",), il1s.measure, NUMERIC),
-    Family(("eigen",), eigen.measure, NUMERIC),
-    Family(deviations.NAMES, deviations.measure, NUMERIC),
-    # a target is never among the inputs present: the benchmark runs when the policy names it with one
-    Family(("classification_accuracy",), classification.measure, frozenset({"original", "target"})),
-    Family(
-        ("ks_complement", "tv_complement", "correlation_similarity", "contingency_similarity", "quality_score"),
-        synthetic_quality.measure,
-        frozenset({"training"}),
-        frozenset({"synthetic"}),
-    ),
-]
-
-#: Measures whose normalised ``value`` needs the original (their ``raw`` does not): gating on them needs it.
-VALUE_NEEDS_ORIGINAL = frozenset({"aecs", "discernibility"})
+def _records(measures: Iterable[Any] | Mapping[str, Any] | None) -> list[Any]:
+    if measures is None:
+        measures = registered("measure")
+    return list(measures.values()) if isinstance(measures, Mapping) else list(measures)
 
 
-def available() -> list[str]:
-    """The measure names some registered family computes, in :data:`MEASURES` order (then any others)."""
-    names = [m for f in FAMILIES for m in f.measures]
-    return [m for m in MEASURES if m in names] + [m for m in names if m not in MEASURES]
+def resolve(
+    compute: str | Callable[[UtilityInputs], list[dict[str, Any]]],
+) -> Callable[[UtilityInputs], list[dict[str, Any]]]:
+    """A measure's computation: the function, or the one ``"module:function"`` names (imported on use)."""
+    if callable(compute):
+        return compute
+    module, _, function = compute.partition(":")
+    found: Callable[[UtilityInputs], list[dict[str, Any]]] = getattr(
+        importlib.import_module(module), function or "measure"
+    )
+    return found
 
 
-def family_of(name: str) -> Family:
-    for f in FAMILIES:
+def families(measures: Iterable[Any] | Mapping[str, Any] | None = None) -> list[Family]:
+    """The families of ``measures`` (records with ``name``, ``compute``, ``needs``, ``release``): those
+    sharing one ``compute`` are one family, in the order of their first measure."""
+    grouped: dict[Any, list[Any]] = {}
+    for record in _records(measures):
+        grouped.setdefault(record.compute, []).append(record)
+    out = []
+    for compute, records in grouped.items():
+        first = records[0]
+
+        def run(inputs: UtilityInputs, compute: Any = compute) -> list[dict[str, Any]]:
+            return resolve(compute)(inputs)
+
+        out.append(Family(tuple(r.name for r in records), run, frozenset(first.needs), frozenset(first.release)))
+    return out
+
+
+def available(measures: Iterable[Any] | Mapping[str, Any] | None = None) -> list[str]:
+    """The measure names registered, in registration order (the report's)."""
+    return [r.name for r in _records(measures)]
+
+
+def family_of(name: str, measures: Iterable[Any] | Mapping[str, Any] | None = None) -> Family:
+    for f in families(measures):
         if name in f.measures:
             return f
     raise KeyError(name)
 
 
-def needs(name: str, for_value: bool = False) -> frozenset[str]:
-    """The inputs measure ``name`` needs (``for_value``: for its normalised value, as a gate does)."""
-    extra = ORIGINAL if for_value and name in VALUE_NEEDS_ORIGINAL else frozenset()
-    return family_of(name).needs | extra
+def needs(
+    name: str, for_value: bool = False, measures: Iterable[Any] | Mapping[str, Any] | None = None
+) -> frozenset[str]:
+    """The inputs measure ``name`` needs (``for_value``: for its normalised value, as a gate does: AECS and
+    discernibility are normalised by the original's classes, their ``raw`` is not)."""
+    record = next((r for r in _records(measures) if r.name == name), None)
+    if record is None:
+        raise KeyError(name)
+    extra = frozenset(getattr(record, "value_needs", frozenset())) if for_value else frozenset()
+    return frozenset(record.needs) | extra
 
 
-def runnable(have: Iterable[str], release: str = "microdata") -> list[str]:
+def runnable(
+    have: Iterable[str], release: str = "microdata", measures: Iterable[Any] | Mapping[str, Any] | None = None
+) -> list[str]:
     """The measures that run by default with the inputs ``have`` (``"original"``, ``"training"``,
     ``"numeric"``)."""
     have = set(have)
-    return [m for m in available() if family_of(m).needs <= have and release in family_of(m).release]
+    return [r.name for r in _records(measures) if set(r.needs) <= have and release in r.release]
 
 
-def measure_all(inputs: UtilityInputs, names: Sequence[str], on_error: type[BaseException] | None = None) -> list[dict]:
+def measure_all(
+    inputs: UtilityInputs,
+    names: Sequence[str],
+    on_error: type[BaseException] | None = None,
+    measures: Iterable[Any] | Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
     """The entries of the measures ``names`` (each family run once). A family that raises gives its
     measures one entry each with no value and ``details.error`` (an exception of type ``on_error``, bad
     input, propagates)."""
     wanted = set(names)
-    out: list[dict] = []
-    for fam in FAMILIES:
+    out: list[dict[str, Any]] = []
+    for fam in families(measures):
         mine = [m for m in fam.measures if m in wanted]
         if not mine:
             continue
@@ -167,13 +149,13 @@ def measure_all(inputs: UtilityInputs, names: Sequence[str], on_error: type[Base
 
 
 __all__ = [
-    "FAMILIES",
     "Family",
-    "MEASURES",
     "UtilityInputs",
     "available",
+    "families",
     "family_of",
     "measure_all",
     "needs",
+    "resolve",
     "runnable",
 ]

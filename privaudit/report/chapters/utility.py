@@ -9,37 +9,16 @@ columns and one of the per-column figures; the headline sentence also stands in 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from privaudit.common.extensions import registered
 from privaudit.plugin import charts
 from privaudit.plugin.chapter import Chapter, ChapterContent, ChapterInput, Chart, Link, Paragraph, Strong, Table
 from privaudit.plugin.hookspecs import hookimpl
 from privaudit.plugin.sections import DataTable, Figure
 from privaudit.plugin.text import fmt, share
-
-#: How the report names each measure (and whose definition it follows).
-LABELS = {
-    "granularity": "granularity (ARX “Loss”)",
-    "generalization_intensity": "generalization intensity (ARX “Precision”)",
-    "discernibility": "discernibility (ARX)",
-    "aecs": "average class size (ARX AECS)",
-    "ambiguity": "ambiguity (ARX)",
-    "suppressed_cells": "cells kept, not suppressed",
-    "non_uniform_entropy": "non-uniform entropy (ARX)",
-    "sse_sst": "squared error, 1 − SSE/SST (ARX)",
-    "il1s": "IL1s, standardised deviation (sdcMicro)",
-    "eigen": "eigenvalues (sdcMicro dUtility)",
-    "mean_deviation": "means (sdcMicro summary.micro)",
-    "variance_deviation": "variances (sdcMicro summary.micro)",
-    "correlation_deviation": "correlations (sdcMicro summary.micro)",
-    "classification_accuracy": "classification accuracy (ARX)",
-    "ks_complement": "KS complement (SDMetrics)",
-    "tv_complement": "TV complement (SDMetrics)",
-    "correlation_similarity": "correlation similarity (SDMetrics)",
-    "contingency_similarity": "contingency similarity (SDMetrics)",
-    "quality_score": "quality score (SDMetrics)",
-}
 
 #: Per-column measures in the order the headline prefers them.
 HEADLINE = ("granularity", "quality_score", "non_uniform_entropy", "generalization_intensity", "suppressed_cells")
@@ -53,12 +32,21 @@ class UtilityView:
     per_column: DataTable | None
 
 
-def label(measure: str) -> str:
-    return LABELS.get(measure, measure.replace("_", " "))
+def labels() -> dict[str, str]:
+    """How the report names each measure: the ``label`` of its registered record
+    (:class:`privaudit.plugin.measure.Measure`), by name."""
+    records: Mapping[str, object] = registered("measure")
+    return {name: str(getattr(record, "label", name)) for name, record in records.items()}
 
 
-def _plain(measure: str) -> str:
-    return LABELS.get(measure, measure).split(" (")[0]
+def label(measure: str, names: Mapping[str, str] | None = None) -> str:
+    names = labels() if names is None else names
+    return names.get(measure, measure.replace("_", " "))
+
+
+def _plain(measure: str, names: Mapping[str, str] | None = None) -> str:
+    names = labels() if names is None else names
+    return names.get(measure, measure).split(" (")[0]
 
 
 def _raw(e: dict) -> str:
@@ -68,23 +56,24 @@ def _raw(e: dict) -> str:
 def headline(entries: list[dict]) -> str | None:
     """The sentence: the headline measure kept over all columns, and the column that lost most."""
     overall = {e["measure"]: e for e in entries if e["column"] is None and e["value"] is not None}
+    names = labels()
     name = next((m for m in HEADLINE if m in overall), next(iter(overall), None))
     if name is None:
         return None
-    text = f"The release keeps {share(overall[name]['value'])} of the original's {_plain(name)}"
+    text = f"The release keeps {share(overall[name]['value'])} of the original's {_plain(name, names)}"
     columns = [e for e in entries if e["measure"] == name and e["column"] is not None and e["value"] is not None]
     if len(columns) > 1:
         low = min(e["value"] for e in columns)
         worst = [e["column"] for e in columns if e["value"] <= low + 1e-12]
         if low < 1 and len(worst) < len(columns):
-            names = worst[0] if len(worst) == 1 else ", ".join(worst[:-1]) + " and " + worst[-1]
+            lost = worst[0] if len(worst) == 1 else ", ".join(worst[:-1]) + " and " + worst[-1]
             if low <= 0:
-                text += f"; {names} kept none of it"
+                text += f"; {lost} kept none of it"
             else:
-                text += f"; {names} lost most: {'it keeps' if len(worst) == 1 else 'each keeps'} {share(low)}"
+                text += f"; {lost} lost most: {'it keeps' if len(worst) == 1 else 'each keeps'} {share(low)}"
     others = [m for m in ("suppressed_cells", "non_uniform_entropy", "sse_sst") if m in overall and m != name]
     if others:
-        text += " (" + "; ".join(f"{_plain(m)} {share(overall[m]['value'])}" for m in others) + ")"
+        text += " (" + "; ".join(f"{_plain(m, names)} {share(overall[m]['value'])}" for m in others) + ")"
     return text + "."
 
 
@@ -93,6 +82,7 @@ def utility_view(data: dict) -> UtilityView | None:
     entries = data.get("utility") or []
     if not entries:
         return None
+    names = labels()
     sentence = headline(entries) or "No utility figure could be normalised for this release (see the reasons below)."
     rows = []
     for e in entries:
@@ -100,7 +90,7 @@ def utility_view(data: dict) -> UtilityView | None:
             continue
         d = e.get("details") or {}
         note = d.get("reason") or d.get("error") or ""
-        rows.append([label(e["measure"]), share(e["value"]) if e["value"] is not None else "—", _raw(e), note])
+        rows.append([label(e["measure"], names), share(e["value"]) if e["value"] is not None else "—", _raw(e), note])
     overall = DataTable(
         ["measure", "kept", "raw figure", "note"],
         rows,
@@ -125,7 +115,7 @@ def utility_view(data: dict) -> UtilityView | None:
             ]
             for c in columns
         ]
-        heads = ["squared error (attribute level)" if m == "sse_sst" else _plain(m) for m in measures]
+        heads = ["squared error (attribute level)" if m == "sse_sst" else _plain(m, names) for m in measures]
         per_column = DataTable(
             ["column"] + heads,
             table_rows,
@@ -150,10 +140,10 @@ def utility_view(data: dict) -> UtilityView | None:
                 [e["column"] for e in bars],
                 [e["value"] for e in bars],
                 [False] * len(bars),
-                title=f"What each column keeps: {_plain(name)}",
-                x_label=f"{label(name)} kept (100% = nothing lost)",
+                title=f"What each column keeps: {_plain(name, names)}",
+                x_label=f"{label(name, names)} kept (100% = nothing lost)",
             ),
-            f"Per column, the share of the original's {_plain(name)} the release keeps (ARX's quality scale).",
+            f"Per column, the share of the original's {_plain(name, names)} the release keeps (ARX's quality scale).",
         )
     return UtilityView(sentence, figure, overall, per_column)
 
@@ -182,4 +172,4 @@ def privaudit_report_chapters() -> list[Chapter]:
     return [Chapter("utility", "Utility", build, place="before_checks", rank=20)]
 
 
-__all__ = ["UtilityView", "build", "headline", "label", "utility_view"]
+__all__ = ["UtilityView", "build", "headline", "label", "labels", "utility_view"]
