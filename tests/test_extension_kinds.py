@@ -164,7 +164,7 @@ def test_a_toy_measure_is_in_the_report_and_the_plugins_list(installed, files):
 
 
 def test_the_chapter_labels_a_measure_by_its_record(installed):
-    from privaudit.report.utility_chapter import labels, utility_view
+    from privaudit.report.chapters.utility import labels, utility_view
 
     assert labels()["rows_kept"] == "records kept (toy)"
     view = utility_view({"utility": [entry("rows_kept", None, 1.0, 4.0)]})
