@@ -184,7 +184,8 @@ def test_methods_and_cap(tmp_path, run_cli):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--explore", "--method", "generalize"], "--explore evaluates several methods"),
+        (["--explore", "--method", "suppress", "--methods", "suppress"], "give --method NAME (one method's"),
+        (["--explore", "--method", "shuffle"], "--method: unknown method 'shuffle'"),
         (["--explore", "--methods", "generalize,shuffle"], "unknown method 'shuffle'"),
         (["--explore", "--utility", "nonsense"], "--utility: unknown or unusable measure 'nonsense'"),
         (["--explore", "--max-candidates", "0"], "--max-candidates: give a number of at least 1"),

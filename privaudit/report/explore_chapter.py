@@ -4,8 +4,10 @@ Duncan, Keller-McNulty & Stokes (NISS technical reports 121, 2001, and 142, 2004
 release as a point, disclosure risk on the x axis and data utility on the y axis. Here (from the report's
 ``explore`` object, :mod:`privaudit.pipeline.explore`): passing candidates are filled discs, failing ones
 hollow squares, the frontier (no other candidate less risky and more useful) is joined by a line, the
-policy's risk bound is a dashed vertical line, the recommended candidate is labelled. Below it a table of
-every candidate with all its utility figures.
+policy's risk bound is a dashed vertical line, the recommended candidate is labelled; a candidate whose
+method failed (:mod:`privaudit.pipeline.explore` runs every remediator guarded) is listed under the axes
+with what went wrong and the package. Below it a table of every candidate with all its utility figures, and
+a table of the methods explored in their own words (each remediator record's title and description).
 
 The map is hand-written SVG in the style of :mod:`privaudit.plugin.charts` (no script, no URL, every label
 escaped, coordinates rounded to 0.1 so the same numbers give the same bytes). Each point carries its
@@ -48,6 +50,7 @@ class ExploreView:
     sentence: str
     notes: list[str]
     built: DataTable | None
+    methods: DataTable | None = None
 
 
 def _axis_max(values: list[float], bound: float | None) -> float:
@@ -61,8 +64,10 @@ def map_svg(explore: dict) -> Markup:
     cands = explore["candidates"]
     bound = explore.get("risk_bound")
     points = [(i, c) for i, c in enumerate(cands) if c["risk"] is not None and c["utility"] is not None]
+    failed = [(i, c) for i, c in enumerate(cands) if c.get("failure")]
     xmax = _axis_max([c["risk"] for _, c in points], bound)
     x0, x1, y0, y1 = LEFT, WIDTH - RIGHT, HEIGHT - BOTTOM, TOP
+    height = HEIGHT + FAILED_ROW * len(failed)  # a line per failed candidate under the axes
 
     def px(r: float) -> float:
         return x0 + (r / xmax) * (x1 - x0)
@@ -73,7 +78,7 @@ def map_svg(explore: dict) -> Markup:
     title = f"Risk-utility map of {len(cands)} candidate releases"
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart ru-map" id="ru-map" viewBox="0 0 {_n(WIDTH)} '
-        f'{_n(HEIGHT)}" width="{_n(WIDTH)}" height="{_n(HEIGHT)}" role="img" aria-label="{escape(title)}" '
+        f'{_n(height)}" width="{_n(WIDTH)}" height="{_n(height)}" role="img" aria-label="{escape(title)}" '
         f'font-family="{FONT}" data-risk-max="{xmax!r}"><title>{escape(title)}</title>'
     ]
 
@@ -173,8 +178,26 @@ def map_svg(explore: dict) -> Markup:
     text(lx + 134, 15, "frontier", anchor="start", size=10)
     line(lx + 190, 5, lx + 190, 17, THRESHOLD_STROKE, 1.6, "5 3")
     text(lx + 196, 15, "risk bound", anchor="start", size=10)
+    for row, (i, c) in enumerate(failed):
+        said = _clipped(f"#{i} {c['method']}: {c['failure']}")
+        y = HEIGHT + FAILED_ROW * row + 4
+        line(x0, y - 8, x0 + 8, y, FAIL_FILL, 1.6)
+        line(x0, y, x0 + 8, y - 8, FAIL_FILL, 1.6)
+        parts.append(
+            f'<text class="candidate failed" data-index="{i}" x="{_n(x0 + 14)}" y="{_n(y)}" text-anchor="start" '
+            f'font-size="10" fill="#222">{escape(said)}</text>'
+        )
     parts.append("</svg>")
     return Markup("".join(parts))
+
+
+#: Height of the line each failed candidate gets under the map's axes; how many characters it shows.
+FAILED_ROW, FAILED_CHARS = 16.0, 110
+
+
+def _clipped(text: str) -> str:
+    """A failed candidate's line on the map, cut to fit (the candidates' table has it whole)."""
+    return text if len(text) <= FAILED_CHARS else text[: FAILED_CHARS - 1] + "…"
 
 
 def _options(options: dict) -> str:
@@ -199,14 +222,14 @@ _SHORT = {
 }
 
 
-def _level_order(cands: list[dict]) -> list[str]:
-    """The quasi-identifiers of the generalization candidates' levels, in their order (every candidate lists
-    the same ones); empty when there is none."""
+def _level_order(cands: list[dict]) -> tuple[str, list[str]]:
+    """The first option a candidate gives per column (a mapping, such as a lattice node's levels: every
+    candidate of the method lists the same columns) and its columns in order; ("", []) when there is none."""
     for c in cands:
-        levels = c["options"].get("levels")
-        if isinstance(levels, dict):
-            return list(levels)
-    return []
+        for key, value in c["options"].items():
+            if isinstance(value, dict) and value and all(not isinstance(v, dict) for v in value.values()):
+                return key, list(value)
+    return "", []
 
 
 def _compact_options(options: dict, order: list[str]) -> str:
@@ -232,13 +255,17 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
     cands = explore["candidates"]
     axis = explore["utility_measure"]
     others = list(dict.fromkeys(m for c in cands for m in (c.get("utilities") or {}) if m != axis))
-    order = _level_order(cands)
+    key, order = _level_order(cands)
     rows = []
     for i, c in enumerate(cands):
         marks = [m for m, on in (("recommended", i == explore["recommended"]), ("frontier", c["frontier"])) if on]
         worst = c.get("worst_check")
         verdict = (
-            "passes" if c["passes"] else ("fails" if not worst else f"fails ({worst['id']}: {fmt(worst['value'])})")
+            c["failure"]
+            if c.get("failure")
+            else "passes"
+            if c["passes"]
+            else ("fails" if not worst else f"fails ({worst['id']}: {fmt(worst['value'])})")
         )
         utilities = c.get("utilities") or {}
         figures = ["—" if utilities.get(m) is None else fmt(utilities[m]) for m in others]
@@ -247,16 +274,16 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
                 i,
                 c["method"],
                 _compact_options(c["options"], order),
-                c["risk"],
-                c["utility"],
+                "—" if c["risk"] is None else c["risk"],
+                "—" if c["utility"] is None else c["utility"],
                 verdict,
                 ", ".join(marks) or "—",
-                "—" if c.get("cells_changed") is None else fmt(c["cells_changed"]),
+                "—" if c.get("cells_changed") is None or c.get("failure") else fmt(c["cells_changed"]),
                 ", ".join(c.get("deleted") or []) or "—",
                 *figures,
             ]
         )
-    levels = f" Generalization levels are given per quasi-identifier, in the order {', '.join(order)}." if order else ""
+    levels = f" Option {key} is given per column, in the order {', '.join(order)}." if order else ""
     table = DataTable(
         [
             "#",
@@ -296,7 +323,8 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
         sentence = (
             f"Of {len(cands)} candidates, {sum(x['passes'] for x in cands)} pass the policy and "
             f"{sum(x['frontier'] for x in cands)} are on the frontier. Recommended: #{rec}, "
-            f"{c['method']} ({_options(c['options'])}), risk {fmt(c['risk'])}, utility {fmt(c['utility'])}: "
+            f"{_title(explore, c['method'])} ({_options(c['options'])}), risk {fmt(c['risk'])}, "
+            f"utility {fmt(c['utility'])}: "
             "among the passing candidates, one that deletes no quasi-identifier another passing candidate keeps "
             "(the most important first), and of those the one that keeps most."
         )
@@ -318,7 +346,35 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
             "its labels.",
             numeric=frozenset({2, 3}),
         )
-    return ExploreView(map_svg(explore), table, sentence, list(explore.get("notes", [])), built)
+    failed = sum(1 for c in cands if c.get("failure"))
+    if failed:
+        sentence += (
+            f" {failed} candidate{'s' if failed > 1 else ''} could not be made: the method failed (see the "
+            "table; such a candidate is never recommended)."
+        )
+    return ExploreView(map_svg(explore), table, sentence, list(explore.get("notes", [])), built, _methods(explore))
+
+
+def _title(explore: dict, method: str) -> str:
+    """A candidate's method in its remediator's words (its record's title; a refined candidate, "a+b", is
+    each in turn), with its name."""
+    records = explore.get("methods") or {}
+    titles = [str((records.get(m) or {}).get("title") or m) for m in method.split("+")]
+    return f"{', then '.join(titles)} ({method})"
+
+
+def _methods(explore: dict) -> DataTable | None:
+    """The methods explored, as each remediator's record describes itself, and the package that registered it."""
+    records = explore.get("methods") or {}
+    if not records:
+        return None
+    return DataTable(
+        ["method", "title", "what it does", "package"],
+        [[name, r.get("title"), r.get("description"), r.get("package") or "—"] for name, r in records.items()],
+        caption="The remediation methods explored, in their own words (each method's registered title and "
+        "description): built-in and third-party methods alike.",
+        kind="details",
+    )
 
 
 __all__ = ["ExploreView", "explore_view", "map_svg"]

@@ -175,7 +175,7 @@ def report_json_schema(registry: Any) -> dict[str, Any]:
     candidate = _closed(
         {
             "method": {"type": "string", "description": "the remediation method that made the candidate"},
-            "options": {"type": "object", "description": "its options (generalize: the lattice node's levels)"},
+            "options": {"type": "object", "description": "its options, as the method offered it"},
             "risk": {**unit, "description": "the risk axis: average prosecutor re-identification risk"},
             "utility": {**unit, "description": "the utility axis (utility_measure on ARX's quality scale)"},
             "checks_failed": _COUNT,
@@ -212,6 +212,10 @@ def report_json_schema(registry: Any) -> dict[str, Any]:
                 "items": {"type": "string"},
                 "description": "quasi-identifiers left with no value below the top of their hierarchy",
             },
+            "failure": {
+                "type": "string",
+                "description": "the method failed to make this candidate: 'failed: <what went wrong> (package P V)'",
+            },
         },
         ["method", "options", "risk", "utility", "checks_failed", "passes", "frontier"],
     )
@@ -236,6 +240,17 @@ def report_json_schema(registry: Any) -> dict[str, Any]:
             "risk_bound_source": {"type": ["string", "null"], "description": "which check gives it"},
             "notes": {"type": "array", "items": {"type": "string"}},
             "built_hierarchies": {"type": "object", "description": "column -> the hierarchy built for it"},
+            "methods": {
+                "type": "object",
+                "additionalProperties": _closed(
+                    {
+                        "title": {"type": "string"},
+                        "description": {"type": "string"},
+                        "package": {"type": ["string", "null"], "description": "the package that registered it"},
+                    }
+                ),
+                "description": "method -> what its remediator's record says of it",
+            },
         },
         ["candidates", "recommended", "risk_measure", "utility_measure"],
     )
