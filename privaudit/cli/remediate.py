@@ -176,7 +176,9 @@ def _explore(args, registry) -> int:
     if not args.released or not args.policy:
         raise PrivauditError("remediate --explore needs RELEASED and --policy")
     # the API's validation, naming the flag given (--method NAME: that method's candidates only)
-    methods = optional(replace(METHODS, flag="--method") if args.method else METHODS, args.method or args.methods, False)
+    methods = optional(
+        replace(METHODS, flag="--method") if args.method else METHODS, args.method or args.methods, False
+    )
     methods = parse_methods(methods, registry)
     options = parse_options(args.option)  # NAME=V1,V2: the values explored (split by the explore driver)
     explore_options(options, methods, registry)
