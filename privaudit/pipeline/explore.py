@@ -7,13 +7,16 @@ of a table by its disclosure risk R against its data utility U; the candidates t
 form the frontier, and the policy's risk bound is a vertical line. This module builds the candidates, scores
 each one on the same two axes and marks the frontier and the recommendation.
 
-**Candidates.** Every registered remediator offers its own (``Remediator.explore``, the settings an expert
-would try: generalization at several suppression limits and a spread of lattice nodes, suppression at several
-budgets, microaggregation at several k, randomized response at several bounds); a remediator without that hook
-runs once with its defaults or once per ``--option`` value. A remediator declaring ``refines`` (local
-suppression) also finishes the failing candidates of the others that are closest to passing (fewest records
-in violating classes): generalization followed by suppression of the few records left, ARX's default.
-Each hook and run is guarded (:mod:`privaudit.runtime.guard`): a remediator that fails is left off with a note.
+**Candidates.** Every registered remediator, built-in or installed, declares its own in its own module
+(``Remediator.explore``: the settings an expert would try on this policy and table, e.g. a recoding at several
+suppression limits, each computed there); this module names none and keeps no table of them. A remediator
+without that hook runs once with its defaults or once per ``--option`` value. A remediator declaring
+``refines`` also finishes the failing candidates of the others that are closest to passing (fewest records in
+violating classes): a recoding followed by suppression of the few records left, ARX's default. Each hook and
+each run is guarded as the audit guards a check (:class:`_Runner`, :mod:`privaudit.runtime.guard`, the same
+time limit): a remediator that raises, exits, hangs or offers something other than the table it was given,
+transformed, is one failed candidate, "failed: <what> (package P V)", on the map and in the table, never
+scored or recommended; a ``ValueError`` says the method does not apply to this policy or table (a note).
 When the input already passes, it is a candidate too (``unchanged``).
 
 **Scores.** Every candidate is audited with the policy, as ``remediate`` re-audits its output (its
@@ -427,8 +430,8 @@ def _run_with(remediator: Any, view: AuditContext, given: dict) -> Remediation:
 
 def _refined(runner: _Runner, name: str, bases: Sequence[Candidate], fixed: dict, limit: int) -> list[Candidate]:
     """Remediator ``name`` (declaring ``refines``) run on the output of the failing candidates closest to
-    passing (fewest records in violating classes), each result one candidate: generalization followed by
-    local suppression, as ARX suppresses the outliers a recoding leaves."""
+    passing (fewest records in violating classes), each result one candidate: a recoding followed by
+    suppression of the records it left in violating classes, as ARX suppresses the outliers a recoding leaves."""
     from privaudit.plugin.remediator import option_settings
     from privaudit.runtime import guard
 
@@ -755,7 +758,7 @@ def explore_release(
     report = before
     if out is not None and exploration.recommended is not None and not exploration.no_change_needed:
         c = exploration.candidates[exploration.recommended]
-        # a refined candidate ("generalize+local_suppression") is each method in turn
+        # a refined candidate ("base+refiner") is each method in turn
         title = ", then ".join(registry.remediators[m].title for m in c.method.split("+"))
         assert c.remediation is not None  # a failed candidate is never recommended
         outcome = reaudit(
