@@ -141,7 +141,7 @@ def test_the_command_line_explores_a_third_party_method(tmp_path):
     assert [c["options"]["digits"] for c in ex["candidates"]] == [2, 1]
     assert ex["candidates"][ex["recommended"]]["options"]["digits"] == 1 and out.exists()
     html = (tmp_path / "r.html").read_text()
-    assert "ZIP prefix and bands (coarsen)" in html and LABEL in html
+    assert "Recommended: #1, ZIP prefix and bands (coarsen; digits: 1; width: 20)" in html and LABEL in html
     assert privaudit(site, "audit", out, "--policy", policy, "--quiet").returncode == 0
     bad = privaudit(
         site, "remediate", data, "--policy", policy, "--explore", "--method", "coarsen", "--option", "depth=1"

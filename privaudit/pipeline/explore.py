@@ -580,7 +580,9 @@ def recommend(candidates: Sequence[Candidate], order: Sequence[str] = ()) -> int
     )
 
 
-def _audit_candidate(table: Table, policy: Policy, original: Table | None, before: AuditResult) -> AuditResult:
+def _audit_candidate(
+    table: Table, policy: Policy, original: Table | None, before: AuditResult, runner: _Runner
+) -> AuditResult:
     """``run_audit`` of a candidate, less what the input's audit already settled: runnability (same checks,
     same inputs) and the checks that always run (the identifier scan): a candidate changes quasi-identifier
     values only, so it keeps the input's verdicts on them (the written candidate is scanned again by its
@@ -592,7 +594,7 @@ def _audit_candidate(table: Table, policy: Policy, original: Table | None, befor
     if original is not None:
         ctx.training = original.frame
         ctx.original = align_original(table, original, policy)
-    results = run_checks(ctx, list(policy.checks))
+    results = run_checks(ctx, list(policy.checks), timeout=runner.timeout, registry=runner.registry)
     own = {c.id for c in policy.checks}
     return AuditResult(
         policy, table, [r for r in before.checks if r.id not in own] + results, generated_at(), ctx, original
@@ -638,7 +640,7 @@ def explore(
         limit = max(1, (budget - len(candidates)) // (len(methods) - k))
         candidates += _offered(runner, method, ctx, limit, fixed[method])
     candidates = candidates[:max_candidates]
-    state = _Scoring(before, utility)
+    state = _Scoring(before, utility, runner)
     state.score(candidates, progress)
     for method in refiners:
         room = max_candidates - len(candidates)
@@ -667,8 +669,8 @@ def explore(
 class _Scoring:
     """Audits and scores candidates against one input (its original's classes and text codes shared)."""
 
-    def __init__(self, before: AuditResult, utility: str):
-        self.before, self.utility = before, utility
+    def __init__(self, before: AuditResult, utility: str, runner: _Runner):
+        self.before, self.utility, self.runner = before, utility, runner
         self.names = [m for m in TABLE_MEASURES if m in utility_choices()]
         self.original = before.original or before.table
         self.shared: dict = {}
@@ -689,7 +691,8 @@ class _Scoring:
             policy.utility = []  # the audit's own utility list is not needed: the map's measures are computed here
             # typed as the engine's re-audit types a remediation's output (the table as it will be written)
             table = Table(c.table.reset_index(drop=True), f"<candidate {i}>", "", 0, "arrow", fingerprint="candidate")
-            audit = _audit_candidate(table, policy, self.original if c.records_removed == 0 else None, self.before)
+            original = self.original if c.records_removed == 0 else None
+            audit = _audit_candidate(table, policy, original, self.before, self.runner)
             _score(c, audit, self.utility, self.names, self.shared)
             if c.records_removed == 0:
                 c.lost = lost_of(ctx.table, c.table, policy, self.codes)

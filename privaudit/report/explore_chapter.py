@@ -18,7 +18,6 @@ tests, can find it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -82,22 +81,11 @@ def map_svg(explore: dict) -> Markup:
         f'font-family="{FONT}" data-risk-max="{xmax!r}"><title>{escape(title)}</title>'
     ]
 
-    def text(x, y, s, anchor="middle", size=11.0, weight="normal", rotate=False, fill="#222", cls=""):
-        transform = f' transform="rotate(-90 {_n(x)} {_n(y)})"' if rotate else ""
-        bold = ' font-weight="bold"' if weight == "bold" else ""
-        klass = f' class="{cls}"' if cls else ""
-        parts.append(
-            f'<text{klass} x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}" font-size="{_n(size)}"{bold} '
-            f'fill="{fill}"{transform}>{escape(s)}</text>'
-        )
+    def text(*args: Any, **kwargs: Any) -> None:
+        parts.append(_text(*args, **kwargs))
 
-    def line(a, b, c, d, stroke, width=1.0, dash=None, cls=""):
-        dashing = f' stroke-dasharray="{dash}"' if dash else ""
-        klass = f' class="{cls}"' if cls else ""
-        parts.append(
-            f'<line{klass} x1="{_n(a)}" y1="{_n(b)}" x2="{_n(c)}" y2="{_n(d)}" stroke="{stroke}" '
-            f'stroke-width="{_n(width)}"{dashing}/>'
-        )
+    def line(*args: Any, **kwargs: Any) -> None:
+        parts.append(_line(*args, **kwargs))
 
     for t in linear_ticks(0.0, 1.0, 5):  # utility grid
         line(x0, py(t), x1, py(t), GRID)
@@ -166,29 +154,56 @@ def map_svg(explore: dict) -> Markup:
             weight="bold",
             cls="recommended-label",
         )
-    # legend
-    lx = x1 - 300
-    parts.append(f'<circle cx="{_n(lx)}" cy="11" r="4.5" fill="{PASS_FILL}"/>')
-    text(lx + 8, 15, "passes", anchor="start", size=10)
-    parts.append(
-        f'<rect x="{_n(lx + 60)}" y="7" width="8" height="8" fill="white" stroke="{FAIL_FILL}" stroke-width="1.6"/>'
+    parts += _legend(x1 - 300)
+    parts += _failed_lines(failed, x0)
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def _text(x, y, s, anchor="middle", size=11.0, weight="normal", rotate=False, fill="#222", cls="") -> str:
+    transform = f' transform="rotate(-90 {_n(x)} {_n(y)})"' if rotate else ""
+    bold = ' font-weight="bold"' if weight == "bold" else ""
+    klass = f' class="{cls}"' if cls else ""
+    return (
+        f'<text{klass} x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}" font-size="{_n(size)}"{bold} '
+        f'fill="{fill}"{transform}>{escape(s)}</text>'
     )
-    text(lx + 72, 15, "fails", anchor="start", size=10)
-    line(lx + 110, 11, lx + 130, 11, FRONTIER, 1.6)
-    text(lx + 134, 15, "frontier", anchor="start", size=10)
-    line(lx + 190, 5, lx + 190, 17, THRESHOLD_STROKE, 1.6, "5 3")
-    text(lx + 196, 15, "risk bound", anchor="start", size=10)
+
+
+def _line(a, b, c, d, stroke, width=1.0, dash=None, cls="") -> str:
+    dashing = f' stroke-dasharray="{dash}"' if dash else ""
+    klass = f' class="{cls}"' if cls else ""
+    return (
+        f'<line{klass} x1="{_n(a)}" y1="{_n(b)}" x2="{_n(c)}" y2="{_n(d)}" stroke="{stroke}" '
+        f'stroke-width="{_n(width)}"{dashing}/>'
+    )
+
+
+def _legend(lx: float) -> list[str]:
+    return [
+        f'<circle cx="{_n(lx)}" cy="11" r="4.5" fill="{PASS_FILL}"/>',
+        _text(lx + 8, 15, "passes", anchor="start", size=10),
+        f'<rect x="{_n(lx + 60)}" y="7" width="8" height="8" fill="white" stroke="{FAIL_FILL}" stroke-width="1.6"/>',
+        _text(lx + 72, 15, "fails", anchor="start", size=10),
+        _line(lx + 110, 11, lx + 130, 11, FRONTIER, 1.6),
+        _text(lx + 134, 15, "frontier", anchor="start", size=10),
+        _line(lx + 190, 5, lx + 190, 17, THRESHOLD_STROKE, 1.6, "5 3"),
+        _text(lx + 196, 15, "risk bound", anchor="start", size=10),
+    ]
+
+
+def _failed_lines(failed: list[tuple[int, dict]], x0: float) -> list[str]:
+    """A crossed line under the axes per failed candidate: its index, method and what went wrong."""
+    out = []
     for row, (i, c) in enumerate(failed):
         said = _clipped(f"#{i} {c['method']}: {c['failure']}")
         y = HEIGHT + FAILED_ROW * row + 4
-        line(x0, y - 8, x0 + 8, y, FAIL_FILL, 1.6)
-        line(x0, y, x0 + 8, y - 8, FAIL_FILL, 1.6)
-        parts.append(
+        out += [_line(x0, y - 8, x0 + 8, y, FAIL_FILL, 1.6), _line(x0, y, x0 + 8, y - 8, FAIL_FILL, 1.6)]
+        out.append(
             f'<text class="candidate failed" data-index="{i}" x="{_n(x0 + 14)}" y="{_n(y)}" text-anchor="start" '
             f'font-size="10" fill="#222">{escape(said)}</text>'
         )
-    parts.append("</svg>")
-    return Markup("".join(parts))
+    return out
 
 
 #: Height of the line each failed candidate gets under the map's axes; how many characters it shows.
@@ -307,7 +322,14 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
         kind="classes",
         widths=("2em", "6.6em", "16%", "5.6em", "4.4em", "10%", "5.2em", "5.4em", "6em"),
     )
-    rec = explore["recommended"]
+    return ExploreView(
+        map_svg(explore), table, _sentence(explore), list(explore.get("notes", [])), _built(explore), _methods(explore)
+    )
+
+
+def _sentence(explore: dict) -> str:
+    """The chapter's headline: what passes, what is recommended and why, and what failed."""
+    cands, rec = explore["candidates"], explore["recommended"]
     if explore.get("no_change_needed"):
         sentence = (
             "The input already passes the policy: no change is needed, and nothing was written. The map shows "
@@ -323,28 +345,11 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
         sentence = (
             f"Of {len(cands)} candidates, {sum(x['passes'] for x in cands)} pass the policy and "
             f"{sum(x['frontier'] for x in cands)} are on the frontier. Recommended: #{rec}, "
-            f"{_title(explore, c['method'])} ({_options(c['options'])}), risk {fmt(c['risk'])}, "
+            f"{_title(explore, c['method'])} ({'; '.join(filter(None, [c['method'], _options(c['options'])]))}), "
+            f"risk {fmt(c['risk'])}, "
             f"utility {fmt(c['utility'])}: "
             "among the passing candidates, one that deletes no quasi-identifier another passing candidate keeps "
             "(the most important first), and of those the one that keeps most."
-        )
-    built = None
-    if explore.get("built_hierarchies"):
-        files = [Path(f).name for f in explore.get("files_written") or []]
-
-        def written(name: str) -> str:
-            return next((f for f in files if f.endswith("." + name)), "— (not written)")
-
-        built = DataTable(
-            ["column", "hierarchy built", "levels", "leaves", "file written"],
-            [
-                [col, b["builder"], b["height"], b["leaves"], b["file"] or "not written"]
-                for col, b in explore["built_hierarchies"].items()
-            ],
-            caption="Quasi-identifiers without a hierarchy in the policy got one built for the "
-            "generalization candidates; it is written beside the output only when the written table holds "
-            "its labels.",
-            numeric=frozenset({2, 3}),
         )
     failed = sum(1 for c in cands if c.get("failure"))
     if failed:
@@ -352,15 +357,30 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
             f" {failed} candidate{'s' if failed > 1 else ''} could not be made: the method failed (see the "
             "table; such a candidate is never recommended)."
         )
-    return ExploreView(map_svg(explore), table, sentence, list(explore.get("notes", [])), built, _methods(explore))
+    return sentence
+
+
+def _built(explore: dict) -> DataTable | None:
+    """The hierarchies built for quasi-identifiers the policy gave none, and the files written."""
+    if not explore.get("built_hierarchies"):
+        return None
+    return DataTable(
+        ["column", "hierarchy built", "levels", "leaves", "file written"],
+        [
+            [col, b["builder"], b["height"], b["leaves"], b["file"] or "not written"]
+            for col, b in explore["built_hierarchies"].items()
+        ],
+        caption="Quasi-identifiers without a hierarchy in the policy got one built for the recoding "
+        "candidates; it is written beside the output only when the written table holds its labels.",
+        numeric=frozenset({2, 3}),
+    )
 
 
 def _title(explore: dict, method: str) -> str:
-    """A candidate's method in its remediator's words (its record's title; a refined candidate, "a+b", is
-    each in turn), with its name."""
+    """A candidate's method in its remediator's words: its record's title (a refined candidate, "a+b", is each
+    in turn)."""
     records = explore.get("methods") or {}
-    titles = [str((records.get(m) or {}).get("title") or m) for m in method.split("+")]
-    return f"{', then '.join(titles)} ({method})"
+    return ", then ".join(str((records.get(m) or {}).get("title") or m) for m in method.split("+"))
 
 
 def _methods(explore: dict) -> DataTable | None:
