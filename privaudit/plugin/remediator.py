@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
     from privaudit.core.context import AuditContext
     from privaudit.core.policy import Check
 
@@ -114,6 +114,8 @@ def error_checks(ctx: AuditContext) -> list[Check]:
 
 def class_violations(ctx: AuditContext, checks: list[Check] | None = None) -> np.ndarray[Any, np.dtype[np.bool_]]:
     """Per class of ``ctx.summary``: True where any class-based error check is broken."""
+    import numpy as np  # here: the registry loads this module without numpy (policy check, --help)
+
     bad = np.zeros(ctx.summary.n_classes, dtype=bool)
     for check in error_checks(ctx) if checks is None else checks:
         fn = check.assessor.class_violations
