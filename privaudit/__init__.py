@@ -2,7 +2,8 @@
 
 Public plugin API: :data:`hookimpl` to mark hook implementations, :class:`Assessor`, :class:`Params`,
 :class:`Details`, :class:`Measurement`, :class:`ClassRule` and :class:`SyntheticDefault` to define assessors, :class:`Remediator` and :class:`Remediation` for
-remediators (see docs/plugins.md). Every name is exported lazily, so that ``import privaudit.cli`` stays
+remediators, :class:`ExploreRequest` and :class:`ExploreCandidate` for the candidates a remediator offers
+``remediate --explore`` (see docs/plugins.md). Every name is exported lazily, so that ``import privaudit.cli`` stays
 light (a Ctrl-C while the command starts is answered by the command, not by a traceback).
 """
 
@@ -30,6 +31,8 @@ __all__ = [
     "ClassRule",
     "ClassSummary",
     "Details",
+    "ExploreCandidate",
+    "ExploreRequest",
     "Measurement",
     "Params",
     "SyntheticDefault",
@@ -54,6 +57,8 @@ _LAZY = {
     "hookimpl": "privaudit.plugin.hookspecs",
     "Remediation": "privaudit.plugin.remediator",
     "Remediator": "privaudit.plugin.remediator",
+    "ExploreCandidate": "privaudit.plugin.remediator",
+    "ExploreRequest": "privaudit.plugin.remediator",
     "AuditContext": "privaudit.core.context",
     "audit": "privaudit.api",
     "remediate": "privaudit.api",

@@ -288,13 +288,17 @@ def explore(
     utility: str | None = None,
     progress: Any = None,
     options: dict[str, Any] | None = None,
+    check_timeout: float | None = None,
 ) -> ExploreReport:
     """Evaluate a family of candidate releases of ``data`` (generalization lattice nodes, suppression budgets,
     microaggregation at several k, randomized response where the policy has an RR bound; ``methods``
     narrows them, ``max_candidates`` caps them) and place each on the risk-utility map
     (:mod:`privaudit.pipeline.explore`); nothing is written. ``utility``: the utility axis (default
     ``granularity``, ARX's Loss). ``options``: per option name (or ``"METHOD.NAME"``), a value or a list of
-    values to explore, as ``--option NAME=V1,V2``."""
+    values to explore, as ``--option NAME=V1,V2``. Every remediator registered, built-in or installed, offers
+    its candidates; each runs guarded, ``check_timeout`` seconds at most (default the policy's
+    ``check_timeout``), and one that fails is a candidate of its own saying so (``failure``), never
+    recommended."""
     from privaudit.pipeline.arguments import MAX_CANDIDATES, METHODS, POLICY, PROGRESS, UTILITY, optional
     from privaudit.pipeline.explore import DEFAULT_MAX_CANDIDATES, explore_release
     from privaudit.runtime.progress import api_progress
@@ -314,6 +318,7 @@ def explore(
             progress=bar,
             side_dir=False,  # nothing is written: no file to name
             options=options,
+            check_timeout=check_timeout,
         )
     finally:
         if bar is not None and hasattr(bar, "close"):

@@ -184,7 +184,8 @@ def test_methods_and_cap(tmp_path, run_cli):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--explore", "--method", "generalize"], "--explore evaluates several methods"),
+        (["--explore", "--method", "suppress", "--methods", "suppress"], "give --method NAME (one method's"),
+        (["--explore", "--method", "shuffle"], "--method: unknown method 'shuffle'"),
         (["--explore", "--methods", "generalize,shuffle"], "unknown method 'shuffle'"),
         (["--explore", "--utility", "nonsense"], "--utility: unknown or unusable measure 'nonsense'"),
         (["--explore", "--max-candidates", "0"], "--max-candidates: give a number of at least 1"),
@@ -540,7 +541,8 @@ def test_recommendation_keeps_the_ranked_variable():
 
 def test_third_party_remediators_on_the_map(tmp_path):
     """A remediator without an explore hook appears with its defaults; one declaring ``refines`` finishes the
-    failing candidates of the others (here: blanking one quasi-identifier in the violating classes)."""
+    failing candidates of the others (here: blanking one quasi-identifier in the violating classes); one that
+    raises or drops columns is one failed row naming where it comes from."""
     from privaudit.pipeline.explore import explore_release
     from privaudit.plugin.remediator import ExploreCandidate, Remediation, Remediator, class_violations
     from privaudit.testing import registry_with
@@ -579,11 +581,14 @@ def test_third_party_remediators_on_the_map(tmp_path):
     registry = registry_with(Plugin())
     data, policy = _table(tmp_path / "t.csv"), write_policy(tmp_path, POLICY)
     found = explore_release(str(data), str(policy), registry=registry, methods="generalize,zip3,broken,shape,blank")
-    methods = [c.method for c in found.exploration.candidates]
-    assert methods.count("zip3") == 1 and "broken" not in methods and "shape" not in methods
-    notes = found.exploration.notes
-    assert any(n.startswith("broken: left out") and "boom" in n for n in notes)
-    assert any(n.startswith("shape: left out") for n in notes)
+    cands = found.exploration.candidates
+    methods = [c.method for c in cands]
+    assert methods.count("zip3") == 1 and methods.count("broken") == 1 and methods.count("shape") == 1
+    failed = {c.method: c.failure for c in cands if c.failure is not None}
+    assert set(failed) == {"broken", "shape"}  # each a row of its own, named, in-process: by its module
+    assert failed["broken"] == "failed: raised RuntimeError: boom (package test_explore (not installed))"
+    assert failed["shape"].startswith("failed: changed the table's columns (package test_explore")
+    assert cands[found.exploration.recommended].failure is None
     refined = [c for c in found.exploration.candidates if c.method == "generalize+blank"]
     assert refined and all(c.passes for c in refined)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from privaudit.cli.outputs import (
@@ -51,7 +52,8 @@ def add_parser(sub) -> None:
     )
     remediate.add_argument(
         "--methods",
-        help="--explore: the candidate methods, comma-separated (default: every registered remediation method)",
+        help="--explore: the candidate methods, comma-separated (default: every registered remediation method; "
+        "--method NAME: that one's)",
     )
     remediate.add_argument(
         "--max-candidates",
@@ -169,11 +171,14 @@ def _explore(args, registry) -> int:
     from privaudit.cli.options import parse_options
     from privaudit.pipeline.explore import DEFAULT_MAX_CANDIDATES, explore_options, explore_release, parse_methods
 
-    if args.method:
-        raise PrivauditError("--explore evaluates several methods: give --methods a,b instead of --method")
+    if args.method and args.methods:
+        raise PrivauditError("--explore: give --method NAME (one method's candidates) or --methods a,b, not both")
     if not args.released or not args.policy:
         raise PrivauditError("remediate --explore needs RELEASED and --policy")
-    methods = optional(METHODS, args.methods, api=False)  # the API's validation, naming the flags
+    # the API's validation, naming the flag given (--method NAME: that method's candidates only)
+    methods = optional(
+        replace(METHODS, flag="--method") if args.method else METHODS, args.method or args.methods, False
+    )
     methods = parse_methods(methods, registry)
     options = parse_options(args.option)  # NAME=V1,V2: the values explored (split by the explore driver)
     explore_options(options, methods, registry)
@@ -201,6 +206,7 @@ def _explore(args, registry) -> int:
             allow_outside_paths=args.allow_outside_paths,
             side_dir=_side_dir(args),
             options=options,
+            check_timeout=args.check_timeout,
         )
     finally:
         bar.close()
@@ -227,6 +233,9 @@ def _print_exploration(found, out: str | None) -> None:
     )
     print(f"  {'#':>3} {'method':<15} {'risk':>8} {'utility':>8}  pass  frontier  {'cells kept':>10}  deleted  options")
     for i, c in enumerate(ex.candidates):
+        if c.failure is not None:  # a remediator that failed: its row says so, naming its package
+            print(f"  {i:>3} {c.method:<15} {printable(c.failure)}")
+            continue
         mark = "*" if i == ex.recommended else " "
         utility = "-" if c.utility is None else f"{c.utility:.4f}"
         options = ", ".join(f"{k}={v}" for k, v in c.options.items() if k not in ("seed", "write_hierarchies"))

@@ -7,13 +7,16 @@ of a table by its disclosure risk R against its data utility U; the candidates t
 form the frontier, and the policy's risk bound is a vertical line. This module builds the candidates, scores
 each one on the same two axes and marks the frontier and the recommendation.
 
-**Candidates.** Every registered remediator offers its own (``Remediator.explore``, the settings an expert
-would try: generalization at several suppression limits and a spread of lattice nodes, suppression at several
-budgets, microaggregation at several k, randomized response at several bounds); a remediator without that hook
-runs once with its defaults or once per ``--option`` value. A remediator declaring ``refines`` (local
-suppression) also finishes the failing candidates of the others that are closest to passing (fewest records
-in violating classes): generalization followed by suppression of the few records left, ARX's default.
-Each hook and run is guarded (:mod:`privaudit.runtime.guard`): a remediator that fails is left off with a note.
+**Candidates.** Every registered remediator, built-in or installed, declares its own in its own module
+(``Remediator.explore``: the settings an expert would try on this policy and table, e.g. a recoding at several
+suppression limits, each computed there); this module names none and keeps no table of them. A remediator
+without that hook runs once with its defaults or once per ``--option`` value. A remediator declaring
+``refines`` also finishes the failing candidates of the others that are closest to passing (fewest records in
+violating classes): a recoding followed by suppression of the few records left, ARX's default. Each hook and
+each run is guarded as the audit guards a check (:class:`_Runner`, :mod:`privaudit.runtime.guard`, the same
+time limit): a remediator that raises, exits, hangs or offers something other than the table it was given,
+transformed, is one failed candidate, "failed: <what> (package P V)", on the map and in the table, never
+scored or recommended; a ``ValueError`` says the method does not apply to this policy or table (a note).
 When the input already passes, it is a candidate too (``unchanged``).
 
 **Scores.** Every candidate is audited with the policy, as ``remediate`` re-audits its output (its
@@ -47,12 +50,14 @@ import copy
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import pandas as pd
+from pydantic import ValidationError
 
 from privaudit.core.context import AuditContext
-from privaudit.core.errors import PrivauditError, did_you_mean
+from privaudit.core.errors import PrivauditError, did_you_mean, first_line
 from privaudit.core.policy import Policy, with_check_overrides, with_columns
 from privaudit.io.data import Table
 from privaudit.pipeline.audit import AuditResult, run_audit
@@ -79,8 +84,8 @@ class Candidate:
 
     method: str
     options: dict[str, Any]
-    table: pd.DataFrame
-    remediation: Remediation
+    table: pd.DataFrame | None  # None: the candidate failed
+    remediation: Remediation | None
     records_removed: int = 0
     audit: AuditResult | None = None
     risk: float | None = None
@@ -92,6 +97,8 @@ class Candidate:
     frontier: bool = False
     lost: dict[str, Any] = field(default_factory=dict)  # utility.variable_loss.variable_changes of the input
     violating_records: int = 0
+    #: "failed: <one line> (package P V)" when the remediator failed to make it (:class:`_Runner`)
+    failure: str | None = None
 
     @property
     def deleted(self) -> list[str]:
@@ -112,6 +119,7 @@ class Candidate:
             "cells_changed": int(self.lost.get("cells_changed", 0)),
             "records_suppressed": int(self.lost.get("records_suppressed", 0)),
             "deleted": self.deleted,
+            **({"failure": self.failure} if self.failure is not None else {}),
         }
 
 
@@ -123,6 +131,8 @@ class Exploration:
     notes: list[str]
     built_hierarchies: dict[str, dict] = field(default_factory=dict)
     no_change_needed: bool = False
+    #: per remediator explored, what its record says (title, description, package): the report's words
+    methods: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self, bound: tuple[float | None, str | None] = (None, None)) -> dict:
         rec = None if self.recommended is None else self.candidates[self.recommended]
@@ -137,6 +147,7 @@ class Exploration:
             "risk_bound_source": bound[1],
             "notes": list(self.notes),
             "built_hierarchies": self.built_hierarchies,
+            "methods": self.methods,
         }
 
 
@@ -155,6 +166,17 @@ def explore_methods(registry: Registry) -> list[str]:
     return [n for n in names if not registry.remediators[n].refines] + [
         n for n in names if registry.remediators[n].refines
     ]
+
+
+def method_records(registry: Registry, methods: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """What the report says of each remediator explored, read from its record: title, description, and the
+    package that registered it."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in methods:
+        record, origin = registry.remediators[name], registry.origin.get(f"remediator:{name}")
+        package = None if origin is None else f"{origin.package} {origin.version}"
+        out[name] = {"title": str(record.title), "description": str(record.description), "package": package}
+    return out
 
 
 def known_methods(names: Sequence[str], known: Sequence[str]) -> list[str]:
@@ -201,30 +223,49 @@ def split_values(raw: Any) -> list[Any]:
 
 def explore_options(options: dict[str, Any] | None, methods: Sequence[str], registry: Registry) -> dict[str, dict]:
     """Per method, the option values ``--option NAME=V1,V2`` fixes (``METHOD.NAME=...`` for one method only).
-    An option no explored method has, or a value its method refuses, is one line naming it."""
-    from pydantic import ValidationError
-
-    from privaudit.core.policy import format_validation_error
-
+    An option no explored method declares (its options model's fields), or a value its method refuses, is
+    one line naming it and the options the methods declare."""
     fixed: dict[str, dict[str, list[Any]]] = {m: {} for m in methods}
     for key, raw in (options or {}).items():
-        method, _, name = key.rpartition(".")
+        method, _, name = str(key).rpartition(".")
         targets = [method] if method else list(methods)
         if method and method not in methods:
             raise PrivauditError(f"--option {key}: {method!r} is not an explored method ({', '.join(methods)})")
         having = [m for m in targets if name in registry.remediators[m].options.model_fields]
         if not having:
-            lists = "; ".join(f"{m}: {', '.join(registry.remediators[m].options.model_fields) or '-'}" for m in targets)
-            raise PrivauditError(f"--option {key}: no explored method has an option {name!r} ({lists})")
+            raise PrivauditError(f"--option {key}: {_lacking(registry, targets, name)}")
         values = split_values(raw)
         for m in having:
             for value in values:
-                try:
-                    registry.remediators[m].options.model_validate({name: value})
-                except ValidationError as exc:
-                    raise PrivauditError(format_validation_error(exc, f"--option {key} of {m!r}", [name])) from None
+                _check_value(registry.remediators[m].options, name, value, f"--option {key} of {m!r}")
             fixed[m][name] = values
     return fixed
+
+
+def _lacking(registry: Registry, methods: Sequence[str], name: str) -> str:
+    """Why no method of ``methods`` takes option ``name``: the options each declares."""
+    declared = {m: list(registry.remediators[m].options.model_fields) for m in methods}
+    close = did_you_mean(name, [o for m in methods for o in declared[m]])
+    if len(methods) == 1:
+        m = methods[0]
+        return f"method {m!r} has no option {name!r}{close} (its options: {', '.join(declared[m]) or 'none'})"
+    lists = "; ".join(f"{m}: {', '.join(declared[m]) or '-'}" for m in methods)
+    return f"no explored method has an option {name!r}{close} ({lists})"
+
+
+def _check_value(model: Any, name: str, value: Any, what: str) -> None:
+    """``value`` of option ``name`` as ``model`` validates that field alone (other fields, required ones
+    included, are not judged here), or one line naming it."""
+    from pydantic import ValidationError
+
+    from privaudit.core.policy import format_validation_error
+
+    try:
+        model.__pydantic_validator__.validate_assignment(model.model_construct(), name, value)
+    except ValidationError as exc:
+        raise PrivauditError(format_validation_error(exc, what, [name])) from None
+    except Exception:  # noqa: BLE001 - a validator of the whole model: the guarded run judges the value
+        return
 
 
 def risk_bound(policy: Policy, n_records: int) -> tuple[float | None, str | None]:
@@ -255,91 +296,160 @@ def risk_bound(policy: Policy, n_records: int) -> tuple[float | None, str | None
 
 
 # ---------------------------------------------------------------------------------------------- candidates
-def _guarded(registry: Registry, name: str, fn: Callable[[], Any], notes: list[str]) -> Any:
-    """``fn`` (a remediator's hook or run) guarded as ``remediate`` guards a remediator; None and a note
-    naming it when it fails or cannot run on this table."""
-    from privaudit.runtime import guard
+class _Runner:
+    """Runs explore's plugin code, built-in or not, as the audit runs a check (:mod:`privaudit.runtime.guard`):
+    guarded, with the time limit a check gets, what it prints sent to standard error. A remediator that
+    raises a ``ValueError`` does not apply to this policy or table (a note says so); one that fails otherwise
+    or offers something other than the table it was given, transformed, is one failed candidate naming its
+    package, and none of its other candidates runs after it (a hanging method costs one time limit)."""
 
-    origin = registry.origin.get(f"remediator:{name}")
+    def __init__(self, registry: Registry, timeout: float | None, notes: list[str]):
+        self.registry, self.timeout, self.notes = registry, timeout, notes
+        self.failed: set[str] = set()
 
-    def attempt() -> Any:
-        try:
-            return fn()
-        except ValueError as exc:  # the method cannot run on this policy or table: say so, keep the others
-            return exc
+    def call(self, name: str, method: str, fn: Callable[[], Any]) -> tuple[Any, str | None]:
+        """``fn()`` of remediator ``name`` for candidate family ``method``: (its result, None); (None, None)
+        when it does not apply; (None, "failed: <one line> (package P V)") when it fails."""
+        from privaudit.core.policy import format_validation_error
+        from privaudit.runtime import guard
 
-    with guard.stdout_to_stderr():
-        try:
-            result = guard.call_plugin(attempt, f"remediation {name!r}", origin)
-        except guard.PluginFailure as exc:
-            notes.append(f"{name}: left out, {exc}")
-            return None
-    if isinstance(result, ValueError):
-        notes.append(f"{name}: left out, {result}")
-        return None
-    return result
+        origin = self.registry.origin.get(f"remediator:{name}")
+        what = f"remediation {name!r}"
+
+        def attempt() -> Any:
+            try:
+                return fn()
+            except ValidationError as exc:  # options its model refuses (a required one not given)
+                return ValueError(format_validation_error(exc, f"options of {name!r}", None))
+            except ValueError as exc:  # the method cannot run on this policy or table: say so, keep the others
+                return exc
+
+        with guard.watch_interrupts(), guard.stdout_to_stderr():
+            try:
+                result = guard.call_plugin(attempt, what, origin, self.timeout)
+            except guard.PluginFailure as exc:
+                return None, self.failure(name, str(exc).removeprefix(f"{what} of {guard.plugin_label(origin)} "))
+        if isinstance(result, ValueError):
+            note = f"{method}: left out, {first_line(result)}"
+            if note not in self.notes:
+                self.notes.append(note)
+            return None, None
+        return result, None
+
+    def failure(self, name: str, text: str) -> str:
+        """A failed candidate's verdict; the remediator runs no further candidate."""
+        from privaudit.runtime import guard
+
+        self.failed.add(name)
+        origin = self.registry.origin.get(f"remediator:{name}")
+        return f"failed: {text} ({'package ' + guard.plugin_label(origin) if origin else 'unknown package'})"
+
+    def candidate(self, name: str, method: str, item: Any, ctx: AuditContext, fixed: dict) -> Candidate | None:
+        """One offered candidate as a :class:`Candidate`: run (``make``) when the hook left it to explore,
+        checked, or failed; None when it does not apply."""
+        from privaudit.plugin.remediator import ExploreCandidate
+
+        if not isinstance(item, ExploreCandidate) or not isinstance(item.options, dict):
+            return _failed(method, {}, self.failure(name, f"offered {type(item).__name__}, not an ExploreCandidate"))
+        rem, failure = item.remediation, None
+        if rem is None and callable(item.make):
+            rem, failure = self.call(name, method, item.make)
+            if rem is None and failure is None:
+                return None
+        problem = failure or _problem(rem, ctx.table)
+        if problem is not None:
+            return _failed(method, item.options, problem if failure else self.failure(name, problem))
+        assert isinstance(rem, Remediation)  # _problem said so
+        return Candidate(method, dict(item.options), rem.table, rem, rem.records_removed)
 
 
-def _offered(registry: Registry, name: str, ctx: AuditContext, limit: int, fixed: dict, notes: list[str]):
-    """The candidates remediator ``name`` offers (its ``explore`` hook; else one run per ``--option``
-    combination, or one with its defaults), each checked to be the table it was given, transformed."""
+def _failed(method: str, options: Any, failure: str) -> Candidate:
+    """The row of a candidate that failed: on the map and in the table, never scored or recommended."""
+    shown = {k: v for k, v in options.items() if isinstance(k, str)} if isinstance(options, dict) else {}
+    return Candidate(method, shown, None, None, failure=failure)
+
+
+def _problem(rem: Any, table: pd.DataFrame) -> str | None:
+    """What makes ``rem`` something other than ``table`` transformed (the check ``remediate`` makes), or None."""
+    if not isinstance(rem, Remediation) or not isinstance(rem.table, pd.DataFrame):
+        return f"returned {type(rem).__name__}, not a Remediation holding a table"
+    if list(rem.table.columns) != list(table.columns):
+        return "changed the table's columns"
+    removed = rem.records_removed
+    if not isinstance(removed, int) or isinstance(removed, bool) or len(rem.table) != len(table) - removed:
+        return f"returned {len(rem.table)} records of {len(table)} while saying it removed {removed!r}"
+    return None
+
+
+def _offered(runner: _Runner, name: str, ctx: AuditContext, limit: int, fixed: dict) -> list[Candidate]:
+    """The candidates remediator ``name`` declares (its ``explore`` hook; else one run per ``--option``
+    combination, or one with its defaults), each run and checked behind the guard."""
     from privaudit.plugin.remediator import ExploreCandidate, ExploreRequest, option_settings
     from privaudit.runtime import guard
 
-    remediator = registry.remediators[name]
+    remediator = runner.registry.remediators[name]
     view = guard.check_view(ctx)
     if remediator.explore is not None:
-        request = ExploreRequest(limit, fixed, notes)
-        found = _guarded(registry, name, lambda: remediator.explore(view, request), notes) or []
+        request = ExploreRequest(limit, fixed, runner.notes)
+        found, failure = runner.call(name, name, lambda: remediator.explore(view, request))
+        if failure is not None:
+            return [_failed(name, {}, failure)]
+        if found is not None and not isinstance(found, (list, tuple)):
+            return [_failed(name, {}, runner.failure(name, f"declared {type(found).__name__}, not a list"))]
+        found = list(found or [])[:limit]
     else:
         found = []
         for given in option_settings([], fixed)[:limit]:
-            options = remediator.options.model_validate(given)
-            rem = _guarded(registry, name, lambda o=options: remediator.run(view, o), notes)
-            if rem is None:
-                break
-            found.append(ExploreCandidate({**given, **options.model_dump(mode="json")}, rem))
-    out = []
-    columns = list(ctx.table.columns)
+            parsed, failure = runner.call(name, name, partial(_parsed, remediator, given))
+            if failure is not None:
+                return [_failed(name, given, failure)]
+            if parsed is not None:
+                found.append(ExploreCandidate(parsed[1], make=partial(remediator.run, view, parsed[0])))
+    out: list[Candidate] = []
     for item in found:
-        rem = getattr(item, "remediation", None)
-        table = getattr(rem, "table", None)
-        if (
-            not isinstance(rem, Remediation)
-            or not isinstance(table, pd.DataFrame)
-            or list(table.columns) != columns
-            or len(table) != len(ctx.table) - rem.records_removed
-        ):
-            notes.append(f"{name}: left out, it offered something other than the table it was given, transformed")
-            return []
-        out.append(Candidate(name, dict(item.options), table, rem, rem.records_removed))
+        if name in runner.failed:
+            runner.notes.append(f"{name}: its other candidates were not run after its failure")
+            break
+        candidate = runner.candidate(name, name, item, ctx, fixed)
+        if candidate is not None:
+            out.append(candidate)
     return out
 
 
-def _refined(
-    registry: Registry, name: str, bases: Sequence[Candidate], fixed: dict, limit: int, notes: list[str]
-) -> list[Candidate]:
+def _parsed(remediator: Any, given: dict) -> tuple[Any, dict[str, Any]]:
+    """The options ``given`` as the remediator's model reads them, and as the report shows them (its
+    defaults for the rest)."""
+    options = remediator.options.model_validate(given)
+    return options, {**given, **options.model_dump(mode="json")}
+
+
+def _run_with(remediator: Any, view: AuditContext, given: dict) -> Remediation:
+    """Remediator run with the options ``given`` (their defaults for the rest)."""
+    return remediator.run(view, remediator.options.model_validate(given))
+
+
+def _refined(runner: _Runner, name: str, bases: Sequence[Candidate], fixed: dict, limit: int) -> list[Candidate]:
     """Remediator ``name`` (declaring ``refines``) run on the output of the failing candidates closest to
-    passing (fewest records in violating classes), each result one candidate: generalization followed by
-    local suppression, as ARX suppresses the outliers a recoding leaves."""
+    passing (fewest records in violating classes), each result one candidate: a recoding followed by
+    suppression of the records it left in violating classes, as ARX suppresses the outliers a recoding leaves."""
     from privaudit.plugin.remediator import option_settings
     from privaudit.runtime import guard
 
-    remediator = registry.remediators[name]
+    remediator = runner.registry.remediators[name]
     failing = [c for c in bases if not c.passes and c.audit is not None and c.records_removed == 0]
     failing.sort(key=lambda c: (c.violating_records, -(c.utility or 0.0)))
     settings = option_settings([], fixed)
     out = []
     for base in failing[: max(1, limit // max(1, len(settings)))]:
-        assert base.audit is not None
+        assert base.audit is not None and base.remediation is not None
         view = guard.check_view(base.audit.context)
         for given in settings:
-            options = remediator.options.model_validate(given)
-            rem = _guarded(registry, name, lambda o=options, v=view: remediator.run(v, o), notes)
-            if rem is None:
-                return out
-            if not isinstance(rem, Remediation) or list(rem.table.columns) != list(base.table.columns):
-                notes.append(f"{name}: left out, it returned something other than the table it was given")
+            method = f"{base.method}+{name}"
+            rem, failure = runner.call(name, method, partial(_run_with, remediator, view, given))
+            problem = failure or (None if rem is None else _problem(rem, base.table))
+            if problem is not None:
+                return [*out, _failed(method, {**base.options, name: given}, failure or runner.failure(name, problem))]
+            if rem is None:  # it does not apply (a note says why)
                 return out
             combined = Remediation(
                 rem.table,
@@ -351,8 +461,9 @@ def _refined(
                 check_overrides={**base.remediation.check_overrides, **rem.check_overrides},
                 column_overrides=base.remediation.column_overrides,
             )
+            options = remediator.options.model_validate(given)
             shown = {**base.options, name: {**given, **options.model_dump(mode="json")}}
-            out.append(Candidate(f"{base.method}+{name}", shown, rem.table, combined, rem.records_removed))
+            out.append(Candidate(method, shown, rem.table, combined, rem.records_removed))
     return out
 
 
@@ -469,7 +580,9 @@ def recommend(candidates: Sequence[Candidate], order: Sequence[str] = ()) -> int
     )
 
 
-def _audit_candidate(table: Table, policy: Policy, original: Table | None, before: AuditResult) -> AuditResult:
+def _audit_candidate(
+    table: Table, policy: Policy, original: Table | None, before: AuditResult, runner: _Runner
+) -> AuditResult:
     """``run_audit`` of a candidate, less what the input's audit already settled: runnability (same checks,
     same inputs) and the checks that always run (the identifier scan): a candidate changes quasi-identifier
     values only, so it keeps the input's verdicts on them (the written candidate is scanned again by its
@@ -481,7 +594,7 @@ def _audit_candidate(table: Table, policy: Policy, original: Table | None, befor
     if original is not None:
         ctx.training = original.frame
         ctx.original = align_original(table, original, policy)
-    results = run_checks(ctx, list(policy.checks))
+    results = run_checks(ctx, list(policy.checks), timeout=runner.timeout, registry=runner.registry)
     own = {c.id for c in policy.checks}
     return AuditResult(
         policy, table, [r for r in before.checks if r.id not in own] + results, generated_at(), ctx, original
@@ -497,11 +610,15 @@ def explore(
     build_hierarchies: bool = True,
     progress: Callable[[str, int, int], None] | None = None,
     options: dict[str, Any] | None = None,
+    check_timeout: float | None = None,
 ) -> Exploration:
-    """Build, audit and place every candidate of ``methods`` for the release audited in ``before``."""
-    from privaudit.pipeline.arguments import MAX_CANDIDATES, UTILITY
+    """Build, audit and place every candidate of ``methods`` for the release audited in ``before``; each
+    remediator's code runs guarded with ``check_timeout`` (default the policy's ``check_timeout``, else
+    none), the time limit a check gets."""
+    from privaudit.pipeline.arguments import CHECK_TIMEOUT, MAX_CANDIDATES, UTILITY, optional
 
     utility = UTILITY.value(utility or DEFAULT_UTILITY)
+    check_timeout = optional(CHECK_TIMEOUT, check_timeout)
     max_candidates = MAX_CANDIDATES.value(max_candidates)
     methods = parse_methods(methods, registry)
     fixed = explore_options(options, methods, registry)
@@ -511,6 +628,7 @@ def explore(
                 fixed[m].setdefault("build_hierarchies", [False])
     ctx = before.context
     notes: list[str] = []
+    runner = _Runner(registry, ctx.policy.model.check_timeout if check_timeout is None else check_timeout, notes)
     candidates: list[Candidate] = []
     if before.passed:
         same = ctx.table.copy()
@@ -520,35 +638,39 @@ def explore(
     budget = max(len(methods), max_candidates - min(REFINED_PER_METHOD * len(refiners), max_candidates // 3))
     for k, method in enumerate(methods):
         limit = max(1, (budget - len(candidates)) // (len(methods) - k))
-        candidates += _offered(registry, method, ctx, limit, fixed[method], notes)
+        candidates += _offered(runner, method, ctx, limit, fixed[method])
     candidates = candidates[:max_candidates]
-    state = _Scoring(before, utility)
+    state = _Scoring(before, utility, runner)
     state.score(candidates, progress)
     for method in refiners:
         room = max_candidates - len(candidates)
         if room <= 0:
             break
         bases = [c for c in candidates if c.method not in refiners and c.method != UNCHANGED]
-        found = _refined(registry, method, bases, fixed[method], min(room, REFINED_PER_METHOD), notes)
+        found = _refined(runner, method, bases, fixed[method], min(room, REFINED_PER_METHOD))
         state.score(found, progress)
         candidates += found
-    missing = [i for i, c in enumerate(candidates) if c.utility is None]
+    missing = [i for i, c in enumerate(candidates) if c.utility is None and c.failure is None]
     if missing:
         notes.append(
             f"{utility}: no figure for {len(missing)} of {len(candidates)} candidates (left off the map and "
             "the frontier; e.g. values outside the hierarchies, or no numeric column)"
         )
     mark_frontier(candidates)
-    built = next((b for c in candidates if (b := c.remediation.changes.get("built_hierarchies"))), None)
+    built = next(
+        (b for c in candidates if c.remediation and (b := c.remediation.changes.get("built_hierarchies"))), None
+    )
     chosen = recommend(candidates, importance_order(ctx.policy))
-    return Exploration(candidates, chosen, utility, notes, dict(built or {}), no_change_needed=before.passed)
+    result = Exploration(candidates, chosen, utility, notes, dict(built or {}), no_change_needed=before.passed)
+    result.methods = method_records(registry, methods)
+    return result
 
 
 class _Scoring:
     """Audits and scores candidates against one input (its original's classes and text codes shared)."""
 
-    def __init__(self, before: AuditResult, utility: str):
-        self.before, self.utility = before, utility
+    def __init__(self, before: AuditResult, utility: str, runner: _Runner):
+        self.before, self.utility, self.runner = before, utility, runner
         self.names = [m for m in TABLE_MEASURES if m in utility_choices()]
         self.original = before.original or before.table
         self.shared: dict = {}
@@ -559,6 +681,8 @@ class _Scoring:
         for i, c in enumerate(candidates):
             if progress is not None:
                 progress("auditing the candidates", i, len(candidates))
+            if c.table is None or c.remediation is None:  # failed: a row of its own, nothing to audit
+                continue
             policy = copy.copy(
                 with_check_overrides(
                     with_columns(ctx.policy, c.remediation.column_overrides), c.remediation.check_overrides
@@ -567,7 +691,8 @@ class _Scoring:
             policy.utility = []  # the audit's own utility list is not needed: the map's measures are computed here
             # typed as the engine's re-audit types a remediation's output (the table as it will be written)
             table = Table(c.table.reset_index(drop=True), f"<candidate {i}>", "", 0, "arrow", fingerprint="candidate")
-            audit = _audit_candidate(table, policy, self.original if c.records_removed == 0 else None, self.before)
+            original = self.original if c.records_removed == 0 else None
+            audit = _audit_candidate(table, policy, original, self.before, self.runner)
             _score(c, audit, self.utility, self.names, self.shared)
             if c.records_removed == 0:
                 c.lost = lost_of(ctx.table, c.table, policy, self.codes)
@@ -601,33 +726,46 @@ def explore_release(
     allow_outside_paths: bool = False,
     side_dir: str | bool | None = None,
     options: dict[str, Any] | None = None,
+    check_timeout: float | None = None,
 ) -> ExploreOutcome:
     """Audit ``released``, explore the candidates, and with ``out`` re-audit the recommended one as
     ``remediate`` does (its bytes in ``outcome.output`` when it passes). ``options``: per option name (or
     ``METHOD.NAME``), the values explored (``--option NAME=V1,V2``). Nothing is written when the input
-    already passes: no change is needed."""
+    already passes: no change is needed. ``check_timeout``: the seconds a check, and each remediator's
+    declaring and running of candidates, may take (default the policy's ``check_timeout``)."""
     from privaudit.common.jsonable import jsonable
     from privaudit.pipeline.audit import open_policy
     from privaudit.pipeline.plugins import get_registry
 
     registry = registry or get_registry()
-    from privaudit.pipeline.arguments import UTILITY, optional
+    from privaudit.pipeline.arguments import CHECK_TIMEOUT, UTILITY, optional
 
     methods = parse_methods(methods, registry)
     explore_options(options, methods, registry)  # refused before any work
     utility = optional(UTILITY, utility)
+    check_timeout = optional(CHECK_TIMEOUT, check_timeout)
     opened = open_policy(policy, registry, allow_outside_paths)
-    before = run_audit(released, opened, registry=registry, progress=progress)
-    exploration = explore(before, registry, methods, max_candidates, utility, progress=progress, options=options)
+    before = run_audit(released, opened, registry=registry, progress=progress, check_timeout=check_timeout)
+    exploration = explore(
+        before,
+        registry,
+        methods,
+        max_candidates,
+        utility,
+        progress=progress,
+        options=options,
+        check_timeout=check_timeout,
+    )
     bound = risk_bound(opened, before.context.summary.n_records)
     outcome = None
     report = before
     if out is not None and exploration.recommended is not None and not exploration.no_change_needed:
         c = exploration.candidates[exploration.recommended]
-        # a refined candidate ("generalize+local_suppression") is each method in turn
+        # a refined candidate ("base+refiner") is each method in turn
         title = ", then ".join(registry.remediators[m].title for m in c.method.split("+"))
+        assert c.remediation is not None  # a failed candidate is never recommended
         outcome = reaudit(
-            before, opened, c.remediation, out, c.method, title, c.options, registry, progress, side_dir=side_dir
+            before, opened, c.remediation, out, c.method, title, c.options, registry, progress, check_timeout, side_dir
         )
         report = outcome.after
     report.explore = jsonable(exploration.to_dict(bound))

@@ -60,22 +60,31 @@ class ExploreRequest:
 @dataclass(frozen=True)
 class ExploreCandidate:
     """One candidate release a remediator offers the risk-utility map: the options it ran with (as the
-    report shows them) and its output."""
+    report shows them) and its output, or ``make``, which computes the output when explore runs the candidate
+    (each such run is guarded on its own, with the time limit a check gets: a candidate that fails is one
+    failed row on the map, the others of the method still run)."""
 
     options: dict[str, Any]
-    remediation: Remediation
+    remediation: Remediation | None = None
+    make: Callable[[], Remediation] | None = None
 
 
 @dataclass(frozen=True)
 class Remediator:
     """A remediation method a user can name with ``--method``.
 
-    ``explore`` (optional) is the candidates the method offers ``remediate --explore``: the settings an
-    expert would try on this table (a spread of generalization levels, several suppression limits ...).
-    Without it, explore runs the method once per combination of the ``--option`` values given, or once
-    with its defaults. ``refines`` says the method can finish another method's output (suppressing the
-    few records generalization left in violating classes, as ARX suppresses outliers after recoding):
-    explore then runs it on the failing candidates of the other methods too."""
+    ``explore`` (optional) declares the candidates the method offers ``remediate --explore``: the settings
+    an expert would try on this table (a spread of generalization levels, several suppression limits ...),
+    computed from the policy and the table it is given. Without it, explore runs the method once per
+    combination of the ``--option`` values given, or once with its defaults. ``refines`` says the method
+    can finish another method's output (suppressing the few records generalization left in violating
+    classes, as ARX suppresses outliers after recoding): explore then runs it, once per combination of the
+    ``--option`` values given, on the failing candidates of the other methods that are closest to passing.
+
+    Explore treats every remediator alike, built-in or not: the hook and each run are guarded
+    (:mod:`privaudit.runtime.guard`, the time limit a check gets). A ``ValueError`` says the method does not
+    apply to this policy or table (a note names it); anything else it raises, ``sys.exit`` included, or a
+    result that is not the table it was given, transformed, is one failed candidate naming its package."""
 
     name: str
     options: type  # a privaudit.plugin.assessor.Params subclass

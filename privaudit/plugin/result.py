@@ -377,6 +377,15 @@ class Candidate(_Entry):
     cells_changed: Count | None = omitted("quasi-identifier cells the candidate changed")
     records_suppressed: Count | None = omitted("records whose every quasi-identifier it suppressed")
     deleted: Names | None = omitted("quasi-identifiers left with no value below the top of their hierarchy")
+    failure: str | None = omitted("the method failed to make this candidate: 'failed: <what went wrong> (package P V)'")
+
+
+class ExploreMethod(_Entry):
+    """What a remediator's record says of a method ``--explore`` tried."""
+
+    title: str
+    description: str
+    package: str | None = Field(description="the package that registered it")
 
 
 class Explore(_Entry):
@@ -395,6 +404,7 @@ class Explore(_Entry):
     notes: Names | None = omitted()
     built_hierarchies: dict[str, Any] | None = omitted("column -> the hierarchy built for it")
     files_written: Names | None = omitted("the recommended table and the files written beside it")
+    methods: dict[str, ExploreMethod] | None = omitted("method -> what its remediator's record says of it")
 
 
 class Report(_Entry):

@@ -11,6 +11,7 @@ all records and columns, with each record's QIs set to its cluster's centroid.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
@@ -161,8 +162,8 @@ def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
     base = [{"k": value} for value in spread(values, request.limit)]
     out = []
     for given in option_settings(base, request.fixed)[: request.limit]:
-        options = MicroaggregateOptions.model_validate(given)
-        out.append(ExploreCandidate({**given, **options.model_dump(mode="json")}, run(ctx, options)))
+        options = MicroaggregateOptions.model_validate(given)  # each run guarded on its own by explore
+        out.append(ExploreCandidate({**given, **options.model_dump(mode="json")}, make=partial(run, ctx, options)))
     return out
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
@@ -143,8 +144,8 @@ def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
     base = [{"max_risk": min(1.0, aim * f)} for f in spread([0.5, 0.75, 1.0, 1.25, 1.5], request.limit)]
     out = []
     for given in option_settings(base, request.fixed)[: request.limit]:
-        options = RandomizeOptions.model_validate(given)
-        out.append(ExploreCandidate({**given, **options.model_dump(mode="json")}, run(ctx, options)))
+        options = RandomizeOptions.model_validate(given)  # each run guarded on its own by explore
+        out.append(ExploreCandidate({**given, **options.model_dump(mode="json")}, make=partial(run, ctx, options)))
     return out
 
 

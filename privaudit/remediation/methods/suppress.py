@@ -11,6 +11,7 @@ budget ``max_suppression`` (share of records) is spent.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
@@ -187,7 +188,7 @@ def explore(ctx: AuditContext, request: ExploreRequest) -> list[ExploreCandidate
     fixed = dict(request.fixed)
     if fixed.keys() - {"max_suppression"} - ({"mode"} if fixed.get("mode") == ["cells"] else set()):
         settings = option_settings([], fixed)[: request.limit]
-        return [ExploreCandidate(s, run(ctx, SuppressOptions.model_validate(s))) for s in settings]
+        return [ExploreCandidate(s, make=partial(run, ctx, SuppressOptions.model_validate(s))) for s in settings]
     s = ctx.summary
     n = s.n_records
     violating = class_violations(ctx)

@@ -4,8 +4,10 @@ Duncan, Keller-McNulty & Stokes (NISS technical reports 121, 2001, and 142, 2004
 release as a point, disclosure risk on the x axis and data utility on the y axis. Here (from the report's
 ``explore`` object, :mod:`privaudit.pipeline.explore`): passing candidates are filled discs, failing ones
 hollow squares, the frontier (no other candidate less risky and more useful) is joined by a line, the
-policy's risk bound is a dashed vertical line, the recommended candidate is labelled. Below it a table of
-every candidate with all its utility figures.
+policy's risk bound is a dashed vertical line, the recommended candidate is labelled; a candidate whose
+method failed (:mod:`privaudit.pipeline.explore` runs every remediator guarded) is listed under the axes
+with what went wrong and the package. Below it a table of every candidate with all its utility figures, and
+a table of the methods explored in their own words (each remediator record's title and description).
 
 The map is hand-written SVG in the style of :mod:`privaudit.plugin.charts` (no script, no URL, every label
 escaped, coordinates rounded to 0.1 so the same numbers give the same bytes). Each point carries its
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -51,6 +52,7 @@ class ExploreView:
     sentence: str
     notes: list[str]
     built: DataTable | None
+    methods: DataTable | None = None
 
 
 def _axis_max(values: list[float], bound: float | None) -> float:
@@ -64,8 +66,10 @@ def map_svg(explore: dict) -> Markup:
     cands = explore["candidates"]
     bound = explore.get("risk_bound")
     points = [(i, c) for i, c in enumerate(cands) if c["risk"] is not None and c["utility"] is not None]
+    failed = [(i, c) for i, c in enumerate(cands) if c.get("failure")]
     xmax = _axis_max([c["risk"] for _, c in points], bound)
     x0, x1, y0, y1 = LEFT, WIDTH - RIGHT, HEIGHT - BOTTOM, TOP
+    height = HEIGHT + FAILED_ROW * len(failed)  # a line per failed candidate under the axes
 
     def px(r: float) -> float:
         return x0 + (r / xmax) * (x1 - x0)
@@ -76,26 +80,15 @@ def map_svg(explore: dict) -> Markup:
     title = f"Risk-utility map of {len(cands)} candidate releases"
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart ru-map" id="ru-map" viewBox="0 0 {_n(WIDTH)} '
-        f'{_n(HEIGHT)}" width="{_n(WIDTH)}" height="{_n(HEIGHT)}" role="img" aria-label="{escape(title)}" '
+        f'{_n(height)}" width="{_n(WIDTH)}" height="{_n(height)}" role="img" aria-label="{escape(title)}" '
         f'font-family="{FONT}" data-risk-max="{xmax!r}"><title>{escape(title)}</title>'
     ]
 
-    def text(x, y, s, anchor="middle", size=11.0, weight="normal", rotate=False, fill="#222", cls=""):
-        transform = f' transform="rotate(-90 {_n(x)} {_n(y)})"' if rotate else ""
-        bold = ' font-weight="bold"' if weight == "bold" else ""
-        klass = f' class="{cls}"' if cls else ""
-        parts.append(
-            f'<text{klass} x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}" font-size="{_n(size)}"{bold} '
-            f'fill="{fill}"{transform}>{escape(s)}</text>'
-        )
+    def text(*args: Any, **kwargs: Any) -> None:
+        parts.append(_text(*args, **kwargs))
 
-    def line(a, b, c, d, stroke, width=1.0, dash=None, cls=""):
-        dashing = f' stroke-dasharray="{dash}"' if dash else ""
-        klass = f' class="{cls}"' if cls else ""
-        parts.append(
-            f'<line{klass} x1="{_n(a)}" y1="{_n(b)}" x2="{_n(c)}" y2="{_n(d)}" stroke="{stroke}" '
-            f'stroke-width="{_n(width)}"{dashing}/>'
-        )
+    def line(*args: Any, **kwargs: Any) -> None:
+        parts.append(_line(*args, **kwargs))
 
     for t in linear_ticks(0.0, 1.0, 5):  # utility grid
         line(x0, py(t), x1, py(t), GRID)
@@ -164,20 +157,65 @@ def map_svg(explore: dict) -> Markup:
             weight="bold",
             cls="recommended-label",
         )
-    # legend
-    lx = x1 - 300
-    parts.append(f'<circle cx="{_n(lx)}" cy="11" r="4.5" fill="{PASS_FILL}"/>')
-    text(lx + 8, 15, "passes", anchor="start", size=10)
-    parts.append(
-        f'<rect x="{_n(lx + 60)}" y="7" width="8" height="8" fill="white" stroke="{FAIL_FILL}" stroke-width="1.6"/>'
-    )
-    text(lx + 72, 15, "fails", anchor="start", size=10)
-    line(lx + 110, 11, lx + 130, 11, FRONTIER, 1.6)
-    text(lx + 134, 15, "frontier", anchor="start", size=10)
-    line(lx + 190, 5, lx + 190, 17, THRESHOLD_STROKE, 1.6, "5 3")
-    text(lx + 196, 15, "risk bound", anchor="start", size=10)
+    parts += _legend(x1 - 300)
+    parts += _failed_lines(failed, x0)
     parts.append("</svg>")
     return Markup("".join(parts))
+
+
+def _text(x, y, s, anchor="middle", size=11.0, weight="normal", rotate=False, fill="#222", cls="") -> str:
+    transform = f' transform="rotate(-90 {_n(x)} {_n(y)})"' if rotate else ""
+    bold = ' font-weight="bold"' if weight == "bold" else ""
+    klass = f' class="{cls}"' if cls else ""
+    return (
+        f'<text{klass} x="{_n(x)}" y="{_n(y)}" text-anchor="{anchor}" font-size="{_n(size)}"{bold} '
+        f'fill="{fill}"{transform}>{escape(s)}</text>'
+    )
+
+
+def _line(a, b, c, d, stroke, width=1.0, dash=None, cls="") -> str:
+    dashing = f' stroke-dasharray="{dash}"' if dash else ""
+    klass = f' class="{cls}"' if cls else ""
+    return (
+        f'<line{klass} x1="{_n(a)}" y1="{_n(b)}" x2="{_n(c)}" y2="{_n(d)}" stroke="{stroke}" '
+        f'stroke-width="{_n(width)}"{dashing}/>'
+    )
+
+
+def _legend(lx: float) -> list[str]:
+    return [
+        f'<circle cx="{_n(lx)}" cy="11" r="4.5" fill="{PASS_FILL}"/>',
+        _text(lx + 8, 15, "passes", anchor="start", size=10),
+        f'<rect x="{_n(lx + 60)}" y="7" width="8" height="8" fill="white" stroke="{FAIL_FILL}" stroke-width="1.6"/>',
+        _text(lx + 72, 15, "fails", anchor="start", size=10),
+        _line(lx + 110, 11, lx + 130, 11, FRONTIER, 1.6),
+        _text(lx + 134, 15, "frontier", anchor="start", size=10),
+        _line(lx + 190, 5, lx + 190, 17, THRESHOLD_STROKE, 1.6, "5 3"),
+        _text(lx + 196, 15, "risk bound", anchor="start", size=10),
+    ]
+
+
+def _failed_lines(failed: list[tuple[int, dict]], x0: float) -> list[str]:
+    """A crossed line under the axes per failed candidate: its index, method and what went wrong."""
+    out = []
+    for row, (i, c) in enumerate(failed):
+        said = _clipped(f"#{i} {c['method']}: {c['failure']}")
+        y = HEIGHT + FAILED_ROW * row + 4
+        out += [_line(x0, y - 8, x0 + 8, y, FAIL_FILL, 1.6), _line(x0, y, x0 + 8, y - 8, FAIL_FILL, 1.6)]
+        out.append(
+            f'<text class="candidate failed" data-index="{i}" x="{_n(x0 + 14)}" y="{_n(y)}" text-anchor="start" '
+            f'font-size="10" fill="#222">{escape(said)}</text>'
+        )
+    return out
+
+
+#: Height of the line each failed candidate gets under the map's axes; how many characters it shows.
+FAILED_ROW, FAILED_CHARS = 16.0, 110
+
+
+def _clipped(text: str) -> str:
+    """A failed candidate's line on the map, cut to fit (the candidates' table has it whole)."""
+    return text if len(text) <= FAILED_CHARS else text[: FAILED_CHARS - 1] + "…"
 
 
 def _options(options: dict) -> str:
@@ -202,14 +240,14 @@ _SHORT = {
 }
 
 
-def _level_order(cands: list[dict]) -> list[str]:
-    """The quasi-identifiers of the generalization candidates' levels, in their order (every candidate lists
-    the same ones); empty when there is none."""
+def _level_order(cands: list[dict]) -> tuple[str, list[str]]:
+    """The first option a candidate gives per column (a mapping, such as a lattice node's levels: every
+    candidate of the method lists the same columns) and its columns in order; ("", []) when there is none."""
     for c in cands:
-        levels = c["options"].get("levels")
-        if isinstance(levels, dict):
-            return list(levels)
-    return []
+        for key, value in c["options"].items():
+            if isinstance(value, dict) and value and all(not isinstance(v, dict) for v in value.values()):
+                return key, list(value)
+    return "", []
 
 
 def _compact_options(options: dict, order: list[str]) -> str:
@@ -235,13 +273,17 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
     cands = explore["candidates"]
     axis = explore["utility_measure"]
     others = list(dict.fromkeys(m for c in cands for m in (c.get("utilities") or {}) if m != axis))
-    order = _level_order(cands)
+    key, order = _level_order(cands)
     rows = []
     for i, c in enumerate(cands):
         marks = [m for m, on in (("recommended", i == explore["recommended"]), ("frontier", c["frontier"])) if on]
         worst = c.get("worst_check")
         verdict = (
-            "passes" if c["passes"] else ("fails" if not worst else f"fails ({worst['id']}: {fmt(worst['value'])})")
+            c["failure"]
+            if c.get("failure")
+            else "passes"
+            if c["passes"]
+            else ("fails" if not worst else f"fails ({worst['id']}: {fmt(worst['value'])})")
         )
         utilities = c.get("utilities") or {}
         figures = ["—" if utilities.get(m) is None else fmt(utilities[m]) for m in others]
@@ -250,16 +292,16 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
                 i,
                 c["method"],
                 _compact_options(c["options"], order),
-                c["risk"],
-                c["utility"],
+                "—" if c["risk"] is None else c["risk"],
+                "—" if c["utility"] is None else c["utility"],
                 verdict,
                 ", ".join(marks) or "—",
-                "—" if c.get("cells_changed") is None else fmt(c["cells_changed"]),
+                "—" if c.get("cells_changed") is None or c.get("failure") else fmt(c["cells_changed"]),
                 ", ".join(c.get("deleted") or []) or "—",
                 *figures,
             ]
         )
-    levels = f" Generalization levels are given per quasi-identifier, in the order {', '.join(order)}." if order else ""
+    levels = f" Option {key} is given per column, in the order {', '.join(order)}." if order else ""
     table = DataTable(
         [
             "#",
@@ -283,7 +325,14 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
         kind="classes",
         widths=("2em", "6.6em", "16%", "5.6em", "4.4em", "10%", "5.2em", "5.4em", "6em"),
     )
-    rec = explore["recommended"]
+    return ExploreView(
+        map_svg(explore), table, _sentence(explore), list(explore.get("notes", [])), _built(explore), _methods(explore)
+    )
+
+
+def _sentence(explore: dict) -> str:
+    """The chapter's headline: what passes, what is recommended and why, and what failed."""
+    cands, rec = explore["candidates"], explore["recommended"]
     if explore.get("no_change_needed"):
         sentence = (
             "The input already passes the policy: no change is needed, and nothing was written. The map shows "
@@ -299,29 +348,56 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
         sentence = (
             f"Of {len(cands)} candidates, {sum(x['passes'] for x in cands)} pass the policy and "
             f"{sum(x['frontier'] for x in cands)} are on the frontier. Recommended: #{rec}, "
-            f"{c['method']} ({_options(c['options'])}), risk {fmt(c['risk'])}, utility {fmt(c['utility'])}: "
+            f"{_title(explore, c['method'])} ({'; '.join(filter(None, [c['method'], _options(c['options'])]))}), "
+            f"risk {fmt(c['risk'])}, "
+            f"utility {fmt(c['utility'])}: "
             "among the passing candidates, one that deletes no quasi-identifier another passing candidate keeps "
             "(the most important first), and of those the one that keeps most."
         )
-    built = None
-    if explore.get("built_hierarchies"):
-        files = [Path(f).name for f in explore.get("files_written") or []]
-
-        def written(name: str) -> str:
-            return next((f for f in files if f.endswith("." + name)), "— (not written)")
-
-        built = DataTable(
-            ["column", "hierarchy built", "levels", "leaves", "file written"],
-            [
-                [col, b["builder"], b["height"], b["leaves"], b["file"] or "not written"]
-                for col, b in explore["built_hierarchies"].items()
-            ],
-            caption="Quasi-identifiers without a hierarchy in the policy got one built for the "
-            "generalization candidates; it is written beside the output only when the written table holds "
-            "its labels.",
-            numeric=frozenset({2, 3}),
+    failed = sum(1 for c in cands if c.get("failure"))
+    if failed:
+        sentence += (
+            f" {failed} candidate{'s' if failed > 1 else ''} could not be made: the method failed (see the "
+            "table; such a candidate is never recommended)."
         )
-    return ExploreView(map_svg(explore), table, sentence, list(explore.get("notes", [])), built)
+    return sentence
+
+
+def _built(explore: dict) -> DataTable | None:
+    """The hierarchies built for quasi-identifiers the policy gave none, and the files written."""
+    if not explore.get("built_hierarchies"):
+        return None
+    return DataTable(
+        ["column", "hierarchy built", "levels", "leaves", "file written"],
+        [
+            [col, b["builder"], b["height"], b["leaves"], b["file"] or "not written"]
+            for col, b in explore["built_hierarchies"].items()
+        ],
+        caption="Quasi-identifiers without a hierarchy in the policy got one built for the recoding "
+        "candidates; it is written beside the output only when the written table holds its labels.",
+        numeric=frozenset({2, 3}),
+    )
+
+
+def _title(explore: dict, method: str) -> str:
+    """A candidate's method in its remediator's words: its record's title (a refined candidate, "a+b", is each
+    in turn)."""
+    records = explore.get("methods") or {}
+    return ", then ".join(str((records.get(m) or {}).get("title") or m) for m in method.split("+"))
+
+
+def _methods(explore: dict) -> DataTable | None:
+    """The methods explored, as each remediator's record describes itself, and the package that registered it."""
+    records = explore.get("methods") or {}
+    if not records:
+        return None
+    return DataTable(
+        ["method", "title", "what it does", "package"],
+        [[name, r.get("title"), r.get("description"), r.get("package") or "—"] for name, r in records.items()],
+        caption="The remediation methods explored, in their own words (each method's registered title and "
+        "description): built-in and third-party methods alike.",
+        kind="details",
+    )
 
 
 MAP_CAPTION = (
@@ -354,6 +430,8 @@ def build(report: ChapterInput) -> ChapterContent | None:
         Chart(Figure(x.svg, MAP_CAPTION), id="explore-map"),
         Table(x.table, f"{x.table.kind} candidates"),
     ]
+    if x.methods:
+        blocks.append(Table(x.methods))
     if x.built:
         blocks.append(Table(x.built))
     if x.notes:
