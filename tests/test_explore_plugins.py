@@ -97,7 +97,7 @@ def test_failing_remediators_are_rows_and_the_others_still_ranked(tmp_path, inst
         "description": "keep the first digits of the ZIP code and band the numeric column",
         "package": LABEL,
     }
-    from privaudit.report.explore_chapter import explore_view
+    from privaudit.report.chapters.explore import explore_view
 
     view = explore_view({"explore": found.report.explore})
     assert view is not None and view.methods is not None
