@@ -13,8 +13,9 @@ snapshot, class sizes are weighted counts and distinct l-diversity is the number
 codes per class.
 
 Used only where it gives exactly the verdict of the re-audit: the tagging checks are k-anonymity and
-distinct l-diversity, a missing QI value is a value of its own (``missing_qi: value``) and the sensitive
-columns of the l-diversity checks have no missing value. Otherwise the search falls back to the audit
+distinct l-diversity on every quasi-identifier (no attacker scenario: a scenario's classes are unions of the
+snapshot's), a missing QI value is a value of its own (``missing_qi: value``) and the sensitive columns of
+the l-diversity checks have no missing value. Otherwise the search falls back to the audit
 summary. A property test checks both paths agree.
 """
 
@@ -73,6 +74,8 @@ class SnapshotCounter:
         radices = [d.n_nodes for d in problem.domains]
         q = len(problem.domains)
         for check in checks:  # counted here only when the check's violations are exactly sizes and distinct counts
+            if getattr(check, "quasi_identifiers", None):  # an attacker scenario: its classes are not the snapshot's
+                return
             rule = check.assessor.rule(check.params, policy)
             if rule is None or not rule.exact:
                 return
