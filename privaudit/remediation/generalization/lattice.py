@@ -96,6 +96,7 @@ class SharedTags:
     -- and the same optimum -- as on its own, having evaluated fewer nodes."""
 
     def __init__(self) -> None:
+        self.lattice: np.ndarray | None = None  # lattice_nodes of the problem's heights (read only)
         self.counts: dict[tuple, dict[int, int]] = {}
         self.risk: dict[tuple, dict[int, bool]] = {}
 
@@ -168,7 +169,11 @@ class LatticeSearch:
     ):
         self.problem, self.costs, self.budget, self.progress = problem, costs, int(budget), progress
         self.heights = [d.height for d in problem.domains]
-        self.lattice = lattice_nodes(self.heights)
+        shared = SharedTags.of(problem)
+        if shared.lattice is None:  # the same lattice for every search of the problem: built once
+            shared.lattice = lattice_nodes(self.heights)
+            shared.lattice.flags.writeable = False
+        self.lattice = shared.lattice
         self.strides = np.array(
             [int(np.prod([h + 1 for h in self.heights[j + 1 :]])) for j in range(len(self.heights))], dtype=np.int64
         )
@@ -196,7 +201,6 @@ class LatticeSearch:
             else []
         )
         self.risk_strides = [int(np.prod(radices[j + 1 :])) for j in range(len(radices))]
-        shared = SharedTags.of(problem)
         self.known_counts = shared.counts.setdefault(tuple(c.id for c in self.tagging_checks), {})
         self.known_risk = shared.risk.setdefault(tuple(t.check_id for t in self.monotone_risk), {})
         self.reused = 0
