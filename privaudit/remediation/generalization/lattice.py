@@ -27,6 +27,15 @@ re-audit's verdict exactly (k-anonymity and distinct l-diversity, ``missing_qi: 
 step with suppression, the records being rebuilt for the winner only (the records of the classes its
 snapshot suppressed: :meth:`LatticeSearch._records_of`).
 
+**Many quasi-identifiers.** The lattice grows as the product of the heights (13 QIs: over a million nodes), so
+nothing per tag may cost the whole lattice. The nodes are the C-order grid of the lattice's shape, so the nodes
+above (below) a node form one box of that grid, and a tag is written by one slice per QI
+(:meth:`LatticeSearch._propagate`): work in the box, not a comparison against every node. The traversal
+skips runs of nodes already known to fail a block at a time. The searches of one problem (``remediate
+--explore`` runs one per suppression limit) share what they evaluated (:class:`SharedTags`): a node's count of
+records in violating classes tags it, and by monotonicity its successors or predecessors, at every budget,
+so a later search evaluates only what no earlier one did and finds the node it would find on its own.
+
 **Utility.** The loss of node ``N`` without suppression is separable:
 ``gen(N) = sum_j gen_j(L_j)``, ``gen_j(L) = sum over records of C_j(ancestor at level L)``, and
 monotone. With a suppression budget, the records of violating classes are suppressed (every QI
