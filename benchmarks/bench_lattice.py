@@ -23,12 +23,11 @@ Measured 2026-11-28 on this 2-core VM under a load average of 10-15 (eight sessi
 * 2. the four searches: 6,143 nodes evaluated and 62.2 CPU s independently, 3,669 and 39.2 CPU s sharing one
   problem (1.7x fewer evaluations, 1.6x less CPU), the same levels and cost at every limit;
 * 3. one ``--method generalize`` 5.1 CPU s (5.4 s wall), ``--explore`` 55.8 CPU s (72 s wall; 10.9x the CPU
-  of one generalize: six lattice searches and the full tagging of the lattice for the spread of nodes, then
+  of one generalize: four lattice searches and the full tagging of the lattice for the spread of nodes, then
   about 30 candidates audited).
 
 1. (separately, the same day): the search without suppression took 76.7 s wall tagging by whole-lattice
-comparisons against 8.1 s by boxes (and 4.4 CPU s once the roll-up counted scenario checks), 495 nodes
-evaluated either way, the same levels. Before any of this, one ``--method generalize`` took 60 s and
+comparisons against 8.1 s (4.4 CPU s) by boxes, 495 nodes evaluated either way, the same levels. Before any of this, one ``--method generalize`` took 60 s and
 ``--explore`` over 10 minutes.
 
     python benchmarks/bench_lattice.py [--skip-whole] [--skip-cli]
