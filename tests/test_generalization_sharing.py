@@ -196,3 +196,28 @@ def test_roll_up_with_scenarios_and_missing_sensitive_values_agrees_with_the_aud
     brute = LatticeSearch(problem, costs, budget)
     brute.counter, brute.fast_exact = None, False  # every count and the exact step from the audit summary
     assert _outcome(search.search()) == _outcome(brute.search())
+
+
+@pytest.mark.slow
+def test_roll_up_packs_wide_rows_in_two_keys():
+    """Six quasi-identifiers of 1,000 values and a sensitive column of 1,000: the QI digits (about 1e18) and the
+    sensitive digits do not fit one int64 together, each does alone; the roll-up still counts as the audit."""
+    rng = np.random.default_rng(4)
+    n = 1000
+    frame = pd.DataFrame({f"q{i}": categorical([f"v{x}" for x in rng.permutation(n)]) for i in range(6)})
+    frame["s"] = categorical([f"s{x}" for x in rng.permutation(n)])
+    columns = {f"q{i}": {"role": "quasi_identifier"} for i in range(6)}
+    columns["s"] = {"role": "sensitive"}
+    policy = make_policy(
+        columns, [{"assessor": "k_anonymity", "k": 2}, {"assessor": "l_diversity", "sensitive": "s", "l": 2}]
+    )
+    problem = GeneralizationProblem.from_context(context(frame, policy))
+    radices = [d.n_nodes for d in problem.domains] + [n]
+    assert (
+        float(np.prod(np.array(radices, dtype=float))) >= 2.0**62 > float(np.prod(np.array(radices[:-1], dtype=float)))
+    )
+    search = LatticeSearch(problem, CostModel(problem.domains, "NLLM"), 0)
+    assert search.counter is not None and search.counter.supported
+    for index in range(len(search.lattice)):
+        slow = int(search.violating_records(search.generalized(search.lattice[index]), search.tagging_checks).sum())
+        assert search.counter.violating_records(search.lattice[index]) == slow

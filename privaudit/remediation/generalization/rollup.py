@@ -17,8 +17,9 @@ distinct l-diversity and a missing QI value is a value of its own (``missing_qi:
 attacker scenario (``checks[].quasi_identifiers``) groups the snapshot's rows by the scenario's QI digits
 alone, as the audit builds the scenario's classes; a missing sensitive value is a code of its own that
 distinct counts leave out, as the summary does. The exact step with suppression runs on snapshots only
-without either (otherwise on the records). Otherwise the search falls back to the audit
-summary. A property test checks both paths agree.
+without either (otherwise on the records). The QI digits and the sensitive digits are packed in two int64
+keys, each of which must fit alone (13 QIs with their hierarchies' nodes already take about 2^52). Otherwise
+the search falls back to the audit summary. Property tests check both paths agree.
 """
 
 from __future__ import annotations
@@ -107,10 +108,20 @@ class SnapshotCounter:
         self.scenarios = scenarios
         #: classes on every quasi-identifier and no missing sensitive value: the roll-up's own fast paths
         self.plain = list(scenarios) == [None] and not self.absent
-        if float(np.prod(np.array(radices, dtype=float))) >= 2.0**62:
+        # the QI digits and the sensitive digits are packed apart (qkey, skey), each in an int64
+        n = len(problem.table)
+        self.sensitive_span = int(np.prod(radices[q:])) if extra else 1
+        if (
+            float(np.prod(np.array(radices[:q], dtype=float))) >= 2.0**62
+            or float(max(n, 1)) * float(np.prod(np.array(radices[q:], dtype=float))) >= 2.0**62
+        ):
             return
         self.radices = np.array(radices, dtype=np.int64)
-        self.strides = np.array([int(np.prod(self.radices[j + 1 :])) for j in range(len(radices))], dtype=np.int64)
+        self.strides = np.array(
+            [int(np.prod(radices[j + 1 : q])) for j in range(q)]
+            + [int(np.prod(radices[j + 1 :])) for j in range(q, len(radices))],
+            dtype=np.int64,
+        )
         self.q = q
         #: one sensitive column (the last digit of a packed row, stride 1): roll-ups merge by class first
         self.one_sensitive = len(extra) == 1 and self.plain
@@ -118,10 +129,9 @@ class SnapshotCounter:
         # per QI and level: how generalizing a node changes a packed key (packed.py)
         self.steps = [key_steps(d, int(self.strides[j])) for j, d in enumerate(problem.domains)]
         self.missing_key = int(sum(d.missing * int(self.strides[j]) for j, d in enumerate(problem.domains)))
-        n = len(problem.table)
         qkey = pack([problem.nodes[:, j] for j in range(q)], [int(x) for x in self.strides[:q]], n)
         skey = pack(extra, [int(x) for x in self.strides[q:]], n) if extra else None
-        first, merged = merge(qkey if skey is None else qkey + skey, np.ones(n, dtype=np.int64))
+        first, merged = merge(self._row_key(qkey, skey), np.ones(n, dtype=np.int64))
         self.bottom = Snapshot(qkey[first], None if skey is None else skey[first], merged)
         # the cache: snapshots by level vector (least recently used first), and per slot its levels and size
         # as arrays, so that finding the smallest finer snapshot is one vectorised comparison
@@ -152,10 +162,18 @@ class SnapshotCounter:
         qkey = generalized_key(base.qkey, changes)
         snap = self._merge_by_class(qkey, base) if self.one_sensitive else None
         if snap is None:
-            first, merged = merge(qkey if base.skey is None else qkey + base.skey, base.counts)
+            first, merged = merge(self._row_key(qkey, base.skey), base.counts)
             snap = Snapshot(qkey[first], None if base.skey is None else base.skey[first], merged)
         self._store(levels, snap)
         return snap
+
+    def _row_key(self, qkey: np.ndarray, skey: np.ndarray | None) -> np.ndarray:
+        """One int64 per row, equal iff the rows' QI and sensitive digits are: the QI key's code (in order of
+        first appearance) packed with the sensitive key (the two need not fit one int64 together)."""
+        if skey is None:
+            return qkey
+        codes, _ = pd.factorize(qkey)
+        return codes.astype(np.int64) * np.int64(self.sensitive_span) + skey.astype(np.int64)
 
     def _store(self, levels: tuple[int, ...], snap: Snapshot) -> None:
         if len(self.cache) >= CACHE:  # drop the least recently used, never the bottom
