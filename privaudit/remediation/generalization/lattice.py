@@ -292,8 +292,8 @@ class LatticeSearch:
         return 0 if count is None or holds is None else 1
 
     def _seed(self, status: np.ndarray) -> None:
-        """Tag what the figures of earlier searches of the problem tell (:class:`SharedTags`), in the order they
-        were evaluated; a node already tagged by then adds nothing under monotonicity and is passed over."""
+        """Tag what the figures of earlier searches of the problem tell (:class:`SharedTags`); a node already
+        tagged by then adds nothing under monotonicity and is passed over."""
         for index in dict.fromkeys([*self.known_risk, *self.known_counts]):
             if status[index] == 0 and (tag := self._known_tag(index)):
                 self._propagate(status, index, tag)
