@@ -18,17 +18,19 @@ wall clock moves with the load, the CPU time much less):
 3. **explore vs one generalize**: ``remediate --explore`` against one ``remediate --method generalize``, whole
    processes (CPU time of the child process).
 
-Measured 2026-11-28 on this 2-core VM under a load average of 10-15 (eight sessions), ``--skip-whole``:
+Measured 2026-11-28 on this 2-core VM (load average 2-6, other sessions running), ``--skip-whole``:
 
-* 2. the four searches: 6,143 nodes evaluated and 62.2 CPU s independently, 3,669 and 39.2 CPU s sharing one
-  problem (1.7x fewer evaluations, 1.6x less CPU), the same levels and cost at every limit;
-* 3. one ``--method generalize`` 5.1 CPU s (5.4 s wall), ``--explore`` 55.8 CPU s (72 s wall; 10.9x the CPU
-  of one generalize: four lattice searches and the full tagging of the lattice for the spread of nodes, then
-  about 30 candidates audited).
+* 2. the four searches: 6,143 nodes evaluated and 21.7 CPU s independently, 3,669 and 14.4 CPU s sharing one
+  problem (1.7x fewer evaluations, 1.5x less CPU), the same levels and cost at every limit;
+* 3. one ``--method generalize`` 4.6 CPU s (4.9 s wall), ``--explore`` 36.2 CPU s (36.4 s wall; 7.9x one
+  generalize: four lattice searches, the full tagging of the lattice for explore's spread of nodes, whose
+  border scan in ``remediation/methods/generalize.py`` is a Python loop over every node (about half of it),
+  then about 30 candidates audited).
 
-1. (separately, the same day): the search without suppression took 76.7 s wall tagging by whole-lattice
-comparisons against 8.1 s (4.4 CPU s) by boxes, 495 nodes evaluated either way, the same levels. Before any of this, one ``--method generalize`` took 60 s and
-``--explore`` over 10 minutes.
+1. (separately, the same day, load 10-15): the search without suppression took 76.7 s wall tagging by
+whole-lattice comparisons against 8.1 s (4.4 CPU s) by boxes, 495 nodes evaluated either way, the same
+levels; with the roll-up counting scenario checks and missing sensitive values, 2.0 CPU s. Before any of
+this, one ``--method generalize`` took 60 s and ``--explore`` over 10 minutes.
 
     python benchmarks/bench_lattice.py [--skip-whole] [--skip-cli]
 """
