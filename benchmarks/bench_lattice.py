@@ -27,10 +27,9 @@ Measured 2026-11-28 on this 2-core VM (load average 2-6, other sessions running)
   border scan in ``remediation/methods/generalize.py`` is a Python loop over every node (about half of it),
   then about 30 candidates audited).
 
-1. (separately, the same day, load 10-15): the search without suppression took 76.7 s wall tagging by
-whole-lattice comparisons against 8.1 s (4.4 CPU s) by boxes, 495 nodes evaluated either way, the same
-levels; with the roll-up counting scenario checks and missing sensitive values, 2.0 CPU s. Before any of
-this, one ``--method generalize`` took 60 s and ``--explore`` over 10 minutes.
+1. the search without suppression: 40.5 CPU s tagging by whole-lattice comparisons against 2.2 CPU s by boxes
+(18x), 495 nodes evaluated either way, the same levels. Before any of this (load 10-15), one ``--method
+generalize`` took 60 s and ``--explore`` over 10 minutes.
 
     python benchmarks/bench_lattice.py [--skip-whole] [--skip-cli]
 """
