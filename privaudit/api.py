@@ -226,8 +226,12 @@ class RemediationReport:
     offered: bool  # True when the re-audit passed (the command line writes the table only then)
     #: what each variable lost (``remediation.lost`` of the JSON report: kept, recoded, deleted, cells changed)
     lost: dict[str, Any] | None = None
+    #: the input already passes: it was not transformed (``table`` is the input, ``after`` its own audit)
+    no_change_needed: bool = False
 
     def _repr_html_(self) -> str:
+        if self.no_change_needed:
+            return "<p>no change needed: the table already passes the policy</p>" + self.after._repr_html_()
         return (
             f"<p>remediation {'offered' if self.offered else 'not offered: its re-audit fails'}</p>"
             + self.after._repr_html_()
@@ -235,10 +239,16 @@ class RemediationReport:
 
 
 def remediate(
-    data: Any, policy: Any, method: str | None = None, progress: Any = None, **options: Any
+    data: Any,
+    policy: Any,
+    method: str | None = None,
+    progress: Any = None,
+    even_if_passing: bool = False,
+    **options: Any,
 ) -> RemediationReport:
     """Transform ``data`` with ``method`` (or the policy's) and re-audit it; nothing is written. ``options``
-    are the method's (``privaudit remediate --list``); ``progress`` as for :func:`audit`."""
+    are the method's (``privaudit remediate --list``); ``progress`` as for :func:`audit`. ``data`` that already
+    passes is left as it is (``no_change_needed``, not offered), unless ``even_if_passing``."""
     from privaudit.pipeline.arguments import POLICY, PROGRESS
     from privaudit.pipeline.remediate import remediate as run
     from privaudit.runtime.progress import api_progress
@@ -246,14 +256,25 @@ def remediate(
     POLICY.value(policy)
     bar = api_progress(PROGRESS.value(progress))
     try:
-        outcome = run(data, policy, "remediated.csv", method=method, options=options, progress=bar, side_dir=False)
+        outcome = run(
+            data,
+            policy,
+            "remediated.csv",
+            method=method,
+            options=options,
+            progress=bar,
+            side_dir=False,
+            even_if_passing=bool(even_if_passing),
+        )
     finally:
         if bar is not None and hasattr(bar, "close"):
             bar.close()
     after = AuditReport(outcome.after)
     remediation = after.report.remediation
     lost = None if remediation is None or remediation.lost is None else remediation.lost.to_dict()
-    return RemediationReport(AuditReport(outcome.before), after, outcome.remediation.table, outcome.offered, lost)
+    return RemediationReport(
+        AuditReport(outcome.before), after, outcome.remediation.table, outcome.offered, lost, outcome.no_change_needed
+    )
 
 
 @dataclass

@@ -59,7 +59,15 @@ def test_formula_cells_are_data_not_errors(tmp_path, run_cli):
     (tmp_path / "sex.csv").write_text("M;*\nF;*\n")
     (tmp_path / "policy.yaml").write_text((CORPUS / "k-zero" / "policy.yaml").read_text().replace("k: 0}", "k: 1}"))
     code, _, stderr = run_cli(
-        "remediate", data, "--policy", tmp_path / "policy.yaml", "--method", "suppress", "--out", tmp_path / "fixed.csv"
+        "remediate",
+        data,
+        "--policy",
+        tmp_path / "policy.yaml",
+        "--method",
+        "suppress",
+        "--out",
+        tmp_path / "fixed.csv",
+        "--even-if-passing",  # k = 1 passes already: written only when asked
     )
     assert code == 0, stderr
     text = (tmp_path / "fixed.csv").read_text()

@@ -20,6 +20,8 @@ from privaudit.common.formats import PARQUET_SUFFIXES
 from privaudit.core.errors import PrivauditError
 from privaudit.pipeline.arguments import MAX_CANDIDATES, METHODS, UTILITY, optional
 
+#: What remediate (with or without --explore) says of an input that already passes.
+NO_CHANGE = "no change needed: the table already passes the policy"
 OUT_FORMATS = (".csv", ".tsv", ".txt", *PARQUET_SUFFIXES)  # --out: Parquet by suffix, else CSV (what privaudit reads)
 
 
@@ -49,6 +51,12 @@ def add_parser(sub) -> None:
         action="store_true",
         help="evaluate a family of candidate releases and draw the risk-utility map; with --out, "
         "write the recommended one",
+    )
+    remediate.add_argument(
+        "--even-if-passing",
+        action="store_true",
+        help="remediate and write --out even when the table already passes the policy (default: no change "
+        "needed, nothing written)",
     )
     remediate.add_argument(
         "--methods",
@@ -122,6 +130,7 @@ def run(args) -> int:
             allow_outside_paths=args.allow_outside_paths,
             check_timeout=args.check_timeout,
             side_dir=_side_dir(args),
+            even_if_passing=getattr(args, "even_if_passing", False),
         )
     finally:
         bar.close()
@@ -131,6 +140,11 @@ def run(args) -> int:
         rendered += outcome.side_files
         check_outputs([path for path, _ in rendered], inputs)  # the side files' names are known only now
     write_all(rendered)
+    if outcome.no_change_needed:
+        if not args.quiet:
+            print(f"{NO_CHANGE}; {printable(args.out)} not written (--even-if-passing remediates it anyway)")
+            print_audit(outcome.before, sys.stdout)
+        return 0
     if not args.quiet:
         _print_outcome(outcome, args.out)
     return 0 if outcome.offered else (2 if outcome.after.errored else 1)
@@ -173,6 +187,8 @@ def _explore(args, registry) -> int:
 
     if args.method and args.methods:
         raise PrivauditError("--explore: give --method NAME (one method's candidates) or --methods a,b, not both")
+    if getattr(args, "even_if_passing", False):
+        raise PrivauditError("--even-if-passing is an option of --method: --explore leaves a passing table alone")
     if not args.released or not args.policy:
         raise PrivauditError("remediate --explore needs RELEASED and --policy")
     # the API's validation, naming the flag given (--method NAME: that method's candidates only)
@@ -249,7 +265,7 @@ def _print_exploration(found, out: str | None) -> None:
     for note in ex.notes:
         print(f"  note: {printable(note)}")
     if ex.no_change_needed:
-        print("no change needed: the table already passes the policy; nothing written")
+        print(f"{NO_CHANGE}; nothing written")
         return
     if ex.recommended is None:
         print("no candidate passes the policy: nothing recommended")

@@ -49,6 +49,9 @@ class RemediationOutcome:
     outside_paths: bool = False
     #: that audit needs the input as --original (a check reads it, or the published parameters are judged by it)
     needs_original: bool = False
+    #: the input already passes every check of error severity: it was not transformed, nothing is offered, and
+    #: ``after`` is the input's own audit (as ``remediate --explore`` leaves a passing input alone)
+    no_change_needed: bool = False
 
 
 def resolve_method(policy: Policy, method: str | None, cli_options: dict[str, Any], registry: Registry):
@@ -83,15 +86,21 @@ def remediate(
     allow_outside_paths: bool = False,
     check_timeout: float | None = None,
     side_dir: str | Path | bool | None = None,
+    even_if_passing: bool = False,
 ) -> RemediationOutcome:
     """Audit ``released``, transform it, re-audit the output as it will be written to ``out``; the files
-    written beside it go to ``side_dir`` (default: beside ``out``; none for ``-`` or a device)."""
+    written beside it go to ``side_dir`` (default: beside ``out``; none for ``-`` or a device). An input that
+    already passes every check of error severity is left alone (``no_change_needed``, nothing offered), as
+    ``remediate --explore`` leaves it, unless ``even_if_passing``."""
     registry = registry or get_registry()
     policy = open_policy(policy, registry, allow_outside_paths)
     remediator, parsed = resolve_method(policy, method, options or {}, registry)
     before = run_audit(
         released, policy, registry=registry, progress=progress, check_timeout=check_timeout, refuse_unreachable=True
     )
+    if before.passed and not even_if_passing:
+        same = Remediation(before.table.frame, {}, {})
+        return RemediationOutcome(before, before, same, b"", False, no_change_needed=True)
     result = _transform(remediator, before, parsed, registry)
     return reaudit(
         before,

@@ -27,6 +27,15 @@ re-audit's verdict exactly (k-anonymity and distinct l-diversity, ``missing_qi: 
 step with suppression, the records being rebuilt for the winner only (the records of the classes its
 snapshot suppressed: :meth:`LatticeSearch._records_of`).
 
+**Many quasi-identifiers.** The lattice grows as the product of the heights (13 QIs: over a million nodes), so
+nothing per tag may cost the whole lattice. The nodes are the C-order grid of the lattice's shape, so the nodes
+above (below) a node form one box of that grid, and a tag is written by one slice per QI
+(:meth:`LatticeSearch._propagate`): work in the box, not a comparison against every node. The traversal
+skips runs of nodes already known to fail a block at a time. The searches of one problem (``remediate
+--explore`` runs one per suppression limit) share what they evaluated (:class:`SharedTags`): a node's count of
+records in violating classes tags it, and by monotonicity its successors or predecessors, at every budget,
+so a later search evaluates only what no earlier one did and finds the node it would find on its own.
+
 **Utility.** The loss of node ``N`` without suppression is separable:
 ``gen(N) = sum_j gen_j(L_j)``, ``gen_j(L) = sum over records of C_j(ancestor at level L)``, and
 monotone. With a suppression budget, the records of violating classes are suppressed (every QI
@@ -41,7 +50,6 @@ level vector.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -83,6 +91,32 @@ def tagging_checks(policy, budget: int) -> list:
     return checks if budget == 0 else [c for c in checks if suppression_monotone(c, policy)]
 
 
+class SharedTags:
+    """The per-node figures behind the tags, kept across the lattice searches of one problem (one per
+    suppression limit in ``remediate --explore``): per set of tagging checks, each evaluated node's number of
+    records in violating classes; per set of monotone risk targets, whether they hold at the node.
+
+    A search at budget ``b`` starts from every figure known: a node with at most ``b`` violating records passes
+    (and so does every node above it), one with more fails (and so does every node below it), since that
+    count only falls as classes merge (the suppression monotonicity the tagging checks are chosen for:
+    :func:`tagging_checks`). A node passing at limit ``s`` thus passes at every limit ``>= s``. These are the
+    inferences the search itself makes from a node it evaluates (Flash's predictive tagging, Kohlmayer et al.
+    2012, Section IV), applied to nodes another search evaluated, so each search still ends with the same tags
+    -- and the same optimum -- as on its own, having evaluated fewer nodes."""
+
+    def __init__(self) -> None:
+        self.lattice: np.ndarray | None = None  # lattice_nodes of the problem's heights (read only)
+        self.counts: dict[tuple, dict[int, int]] = {}
+        self.risk: dict[tuple, dict[int, bool]] = {}
+
+    @staticmethod
+    def of(problem: GeneralizationProblem) -> SharedTags:
+        found = problem.shared.get("lattice")
+        if not isinstance(found, SharedTags):
+            found = problem.shared["lattice"] = SharedTags()
+        return found
+
+
 @dataclass
 class LatticeResult:
     levels: tuple[int, ...] | None  # the chosen node (None: no node passes)
@@ -95,6 +129,7 @@ class LatticeResult:
     candidates: int  # nodes tagged candidate
     exact_evaluations: int = 0
     notes: list[str] = field(default_factory=list)
+    reused: int = 0  # nodes tagged from what earlier searches of the same problem evaluated (SharedTags)
 
 
 def lattice_nodes(heights: list[int]) -> np.ndarray:
@@ -107,7 +142,27 @@ def lattice_nodes(heights: list[int]) -> np.ndarray:
         )
     if not heights:
         return np.zeros((1, 0), dtype=np.int64)
-    return np.array(list(itertools.product(*[range(h + 1) for h in heights])), dtype=np.int64)
+    # the C-order grid of the lattice's shape: row i is the mixed-radix digits of i (itertools.product's order)
+    return np.indices([h + 1 for h in heights], dtype=np.int64).reshape(len(heights), -1).T.copy()
+
+
+def _untagged(order: np.ndarray, status: np.ndarray, block: int = 64):
+    """The nodes of ``order`` still untagged when reached, in that order (tags may be added between two
+    yields): runs of tagged nodes are skipped a block at a time rather than one by one."""
+    pos, size = 0, len(order)
+    while pos < size:
+        width = block
+        while pos < size:
+            hits = np.flatnonzero(status[order[pos : pos + width]] == 0)
+            if len(hits):
+                pos += int(hits[0])
+                break
+            pos += width
+            width *= 2
+        else:
+            return
+        yield int(order[pos])
+        pos += 1
 
 
 class LatticeSearch:
@@ -123,10 +178,15 @@ class LatticeSearch:
     ):
         self.problem, self.costs, self.budget, self.progress = problem, costs, int(budget), progress
         self.heights = [d.height for d in problem.domains]
-        self.lattice = lattice_nodes(self.heights)
+        shared = SharedTags.of(problem)
+        if shared.lattice is None:  # the same lattice for every search of the problem: built once
+            shared.lattice = lattice_nodes(self.heights)
+            shared.lattice.flags.writeable = False
+        self.lattice = shared.lattice
         self.strides = np.array(
             [int(np.prod([h + 1 for h in self.heights[j + 1 :]])) for j in range(len(self.heights))], dtype=np.int64
         )
+        self.shape = tuple(h + 1 for h in self.heights)
         self.height_sum = self.lattice.sum(axis=1)
         #: among nodes of equal loss, the one generalizing the less important QIs first: levels weighted by
         #: importance (1 the most important weighs most; no importance given: no preference)
@@ -150,6 +210,9 @@ class LatticeSearch:
             else []
         )
         self.risk_strides = [int(np.prod(radices[j + 1 :])) for j in range(len(radices))]
+        self.known_counts = shared.counts.setdefault(tuple(c.id for c in self.tagging_checks), {})
+        self.known_risk = shared.risk.setdefault(tuple(t.check_id for t in self.monotone_risk), {})
+        self.reused = 0
         #: the exact step can run on snapshots too when the tagging checks are all the class-based error checks
         self.fast_exact = (
             self.counter is not None
@@ -188,21 +251,53 @@ class LatticeSearch:
         bad = class_violations(ctx, checks)
         return bad[ctx.summary.class_of]
 
-    def is_candidate(self, index: int) -> bool:
-        """The monotone tag: at most ``budget`` records in classes breaking the tagging checks."""
+    def is_candidate(self, index: int, shared: bool = True) -> bool:
+        """The monotone tag: at most ``budget`` records in classes breaking the tagging checks. ``shared``: the
+        figures are read from and kept in :class:`SharedTags` for the next search of the same problem (off:
+        computed afresh and kept from no one, as the brute-force ``tag(prune=False)`` does)."""
         if not self.tagging_checks and not self.monotone_risk:
             return True
         self.evaluated += 1
         if self.progress is not None:
             self.progress("searching the generalization lattice", self.evaluated, len(self.lattice))
-        if self.monotone_risk and not self._risk_holds(self.lattice[index]):
-            return False
+        risk, counts = (self.known_risk, self.known_counts) if shared else ({}, {})
+        if self.monotone_risk:
+            holds = risk.get(index)
+            if holds is None:
+                holds = risk[index] = self._risk_holds(self.lattice[index])
+            if not holds:
+                return False
         if not self.tagging_checks:
             return True
+        count = counts.get(index)
+        if count is None:
+            count = counts[index] = self._violating_count(index)
+        return count <= self.budget
+
+    def _violating_count(self, index: int) -> int:
+        """Records in classes breaking the tagging checks at node ``index`` (no suppression)."""
         if self.counter is not None and self.counter.supported:
-            return self.counter.violating_records(self.lattice[index]) <= self.budget
+            return int(self.counter.violating_records(self.lattice[index]))
         nodes = self.generalized(self.lattice[index])
-        return int(self.violating_records(nodes, self.tagging_checks).sum()) <= self.budget
+        return int(self.violating_records(nodes, self.tagging_checks).sum())
+
+    def _known_tag(self, index: int) -> int:
+        """The tag an earlier search's figures give node ``index`` at this budget (0: they do not tell)."""
+        holds = self.known_risk.get(index) if self.monotone_risk else True
+        if holds is False:
+            return -1
+        count = self.known_counts.get(index) if self.tagging_checks else 0
+        if count is not None and count > self.budget:
+            return -1
+        return 0 if count is None or holds is None else 1
+
+    def _seed(self, status: np.ndarray) -> None:
+        """Tag what the figures of earlier searches of the problem tell (:class:`SharedTags`); a node already
+        tagged by then adds nothing under monotonicity and is passed over."""
+        for index in dict.fromkeys([*self.known_risk, *self.known_counts]):
+            if status[index] == 0 and (tag := self._known_tag(index)):
+                self._propagate(status, index, tag)
+                self.reused += 1
 
     def exact(self, levels) -> tuple[bool, np.ndarray, np.ndarray]:
         """Generalize to ``levels`` and suppress within the budget; (passes, nodes, suppressed)."""
@@ -278,14 +373,15 @@ class LatticeSearch:
         status = np.zeros(size, dtype=np.int8)
         if not prune:
             for i in range(size):
-                status[i] = 1 if self.is_candidate(i) else -1
+                status[i] = 1 if self.is_candidate(i, shared=False) else -1
             return status
-        while True:
-            unknown = np.flatnonzero(status == 0)
-            if not len(unknown):
-                return status
-            start = int(unknown[np.argmin(self.height_sum[unknown])])
+        # chains start at the lowest untagged node (fewest levels, then lowest index): one pass over that order,
+        # as tags are only ever added
+        self._seed(status)
+        lowest_first = np.lexsort((np.arange(size), self.height_sum))
+        for start in _untagged(lowest_first, status):
             self._search_chain(self._chain(start, status), status)
+        return status
 
     def _chain(self, start: int, status: np.ndarray) -> list[int]:
         """A maximal upward path of untagged nodes from ``start`` (first raisable QI at each step)."""
@@ -311,17 +407,28 @@ class LatticeSearch:
         return int(status[index])
 
     def _search_chain(self, chain: list[int], status: np.ndarray) -> None:
-        lattice = self.lattice
+        """Binary search of ``chain`` for its lowest candidate, tagging by monotonicity as it goes."""
         lo, hi = 0, len(chain) - 1
         while lo <= hi:
             mid = (lo + hi) // 2
             node = chain[mid]
             if self.is_candidate(node):
-                status[(lattice >= lattice[node]).all(axis=1) & (status == 0)] = 1
+                self._propagate(status, node, 1)
                 hi = mid - 1
             else:
-                status[(lattice <= lattice[node]).all(axis=1) & (status == 0)] = -1
+                self._propagate(status, node, -1)
                 lo = mid + 1
+
+    def _propagate(self, status: np.ndarray, node: int, tag: int) -> None:
+        """Tag the untagged successors (``tag`` +1) or predecessors (-1) of ``node``, the node included. In the
+        lexicographic order of :func:`lattice_nodes` the status array is the C-order grid of the lattice's shape,
+        so the nodes above (below) a level vector form one box of that grid: a slice per QI, touching only the
+        box's nodes (not a comparison against the whole lattice, as Flash's predictive tagging only
+        materialises what it reaches; Kohlmayer et al. 2012, Section IV)."""
+        levels = self.lattice[node]
+        grid = status.reshape(self.shape)  # a view: status is contiguous
+        box = grid[(*(slice(int(v), None) if tag > 0 else slice(0, int(v) + 1) for v in levels), Ellipsis)]
+        box[box == 0] = tag
 
     def search(self, prune: bool = True) -> LatticeResult:
         """The passing node of least loss. With ``prune`` (default), nodes are taken in the order of their
@@ -369,6 +476,7 @@ class LatticeSearch:
             candidates,
             0,
             [],
+            reused=self.reused,
         )
 
     def _outcome(self, best: tuple | None, best_cost: float, candidates: int, exact_runs: int) -> LatticeResult:
@@ -394,6 +502,7 @@ class LatticeSearch:
                 candidates,
                 exact_runs + 1,
                 [note],
+                reused=self.reused,
             )
         index, nodes, suppressed = best
         return LatticeResult(
@@ -407,6 +516,7 @@ class LatticeSearch:
             candidates,
             exact_runs,
             [],
+            reused=self.reused,
         )
 
     def _records_of(self, index: int) -> tuple[np.ndarray, np.ndarray]:
@@ -425,16 +535,34 @@ class LatticeSearch:
             nodes[suppressed] = np.array([d.missing for d in self.problem.domains], dtype=np.int64)
         return nodes, suppressed
 
+    def _next_open(self, order: np.ndarray, status: np.ndarray, pos: int, bound: float, block: int = 64) -> int:
+        """The first position from ``pos`` in ``order`` whose node is not known to fail or whose lower bound
+        reaches ``bound`` (NaN: no bound); runs of failing nodes are skipped a block at a time."""
+        size = len(order)
+        while pos < size:
+            nodes = order[pos : pos + block]
+            hits = np.flatnonzero((status[nodes] != -1) | (self.gen_cost[nodes] >= bound))
+            if len(hits):
+                return pos + int(hits[0])
+            pos += block
+            block *= 2
+        return size
+
     def _lazy_search(self) -> LatticeResult:
         size = len(self.lattice)
         status = np.zeros(size, dtype=np.int8)
+        self._seed(status)
         order = np.lexsort((np.arange(size), self.height_sum, self.tie, self.gen_cost))
         best_cost, best = np.inf, None
         exact_runs = 0
-        for index in order:
-            index = int(index)
-            if self.gen_cost[index] >= best_cost - 1e-9 * max(1.0, abs(best_cost)):
+        pos = 0
+        while True:
+            # the next node not yet known to fail, unless the bound stops the search first
+            pos = self._next_open(order, status, pos, best_cost - 1e-9 * max(1.0, abs(best_cost)))
+            if pos >= size or self.gen_cost[order[pos]] >= best_cost - 1e-9 * max(1.0, abs(best_cost)):
                 break
+            index = int(order[pos])
+            pos += 1
             if self._classify(index, status) != 1:
                 continue
             if self.budget == 0 and not self.risk:  # every class-based error check is a tagging check: it passes

@@ -16,7 +16,7 @@ Column types: a generalized value is a hierarchy label ("20-29"), so
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -37,6 +37,9 @@ class GeneralizationProblem:
     table: pd.DataFrame
     domains: list[AttributeDomain]
     nodes: np.ndarray  # (n, q) canonical node ids of the input
+    #: what the lattice searches of this problem learnt of its nodes, shared between searches (explore runs one
+    #: per suppression limit): :class:`~privaudit.remediation.generalization.lattice.SharedTags`
+    shared: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def columns(self) -> list[str]:

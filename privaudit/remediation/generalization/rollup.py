@@ -13,9 +13,13 @@ snapshot, class sizes are weighted counts and distinct l-diversity is the number
 codes per class.
 
 Used only where it gives exactly the verdict of the re-audit: the tagging checks are k-anonymity and
-distinct l-diversity, a missing QI value is a value of its own (``missing_qi: value``) and the sensitive
-columns of the l-diversity checks have no missing value. Otherwise the search falls back to the audit
-summary. A property test checks both paths agree.
+distinct l-diversity and a missing QI value is a value of its own (``missing_qi: value``). A check on an
+attacker scenario (``checks[].quasi_identifiers``) groups the snapshot's rows by the scenario's QI digits
+alone, as the audit builds the scenario's classes; a missing sensitive value is a code of its own that
+distinct counts leave out, as the summary does. The exact step with suppression runs on snapshots only
+without either (otherwise on the records). The QI digits and the sensitive digits are packed in two int64
+keys, each of which must fit alone (13 QIs with their hierarchies' nodes already take about 2^52). Otherwise
+the search falls back to the audit summary. Property tests check both paths agree.
 """
 
 from __future__ import annotations
@@ -72,36 +76,62 @@ class SnapshotCounter:
         extra: list[np.ndarray] = []
         radices = [d.n_nodes for d in problem.domains]
         q = len(problem.domains)
+        #: per snapshot column of a sensitive column: the code standing for a missing value (-1: none missing)
+        self.absent: dict[int, int] = {}
+        #: per attacker scenario (None: every quasi-identifier), its k and (snapshot column, l) pairs
+        scenarios: dict[tuple[int, ...] | None, tuple[int, list[tuple[int, float]]]] = {}
+        position = {d.column: j for j, d in enumerate(problem.domains)}
         for check in checks:  # counted here only when the check's violations are exactly sizes and distinct counts
             rule = check.assessor.rule(check.params, policy)
             if rule is None or not rule.exact:
                 return
+            subset = getattr(check, "quasi_identifiers", None)
+            if subset and any(c not in position for c in subset):
+                return
+            scenario = None if not subset or len(set(subset)) == q else tuple(sorted(position[c] for c in subset))
+            k, ldiv = scenarios.setdefault(scenario, (1, []))
             if rule.min_size is not None:
-                self.k = max(self.k, int(rule.min_size))
+                k = max(k, int(rule.min_size))
             for name_s, least in rule.min_distinct.items():
                 if name_s not in sensitive:
                     codes, n = _codes(problem.table[name_s])
-                    if (codes < 0).any():
-                        return
                     sensitive[name_s] = q + len(extra)
+                    if (codes < 0).any():  # a missing value is no value of the class (the summary leaves it out)
+                        self.absent[q + len(extra)] = n
+                        codes = np.where(codes < 0, n, codes)
+                        n += 1
                     extra.append(codes)
                     radices.append(max(n, 1))
-                self.ldiv.append((sensitive[name_s], float(least)))
-        if float(np.prod(np.array(radices, dtype=float))) >= 2.0**62:
+                ldiv.append((sensitive[name_s], float(least)))
+            scenarios[scenario] = (k, ldiv)
+        self.k, self.ldiv = scenarios.get(None, (1, []))
+        self.scenarios = scenarios
+        #: classes on every quasi-identifier and no missing sensitive value: the roll-up's own fast paths
+        self.plain = list(scenarios) == [None] and not self.absent
+        # the QI digits and the sensitive digits are packed apart (qkey, skey), each in an int64
+        n = len(problem.table)
+        self.sensitive_span = int(np.prod(radices[q:])) if extra else 1
+        if (
+            float(np.prod(np.array(radices[:q], dtype=float))) >= 2.0**62
+            or float(max(n, 1)) * float(np.prod(np.array(radices[q:], dtype=float))) >= 2.0**62
+        ):
             return
         self.radices = np.array(radices, dtype=np.int64)
-        self.strides = np.array([int(np.prod(self.radices[j + 1 :])) for j in range(len(radices))], dtype=np.int64)
+        self.strides = np.array(
+            [int(np.prod(radices[j + 1 : q])) for j in range(q)]
+            + [int(np.prod(radices[j + 1 :])) for j in range(q, len(radices))],
+            dtype=np.int64,
+        )
         self.q = q
         #: one sensitive column (the last digit of a packed row, stride 1): roll-ups merge by class first
-        self.one_sensitive = len(extra) == 1
+        self.one_sensitive = len(extra) == 1 and self.plain
         self.narrow = np.int32 if len(problem.table) < 2**31 else np.int64  # codes, counts, class ids
         # per QI and level: how generalizing a node changes a packed key (packed.py)
         self.steps = [key_steps(d, int(self.strides[j])) for j, d in enumerate(problem.domains)]
         self.missing_key = int(sum(d.missing * int(self.strides[j]) for j, d in enumerate(problem.domains)))
-        n = len(problem.table)
         qkey = pack([problem.nodes[:, j] for j in range(q)], [int(x) for x in self.strides[:q]], n)
         skey = pack(extra, [int(x) for x in self.strides[q:]], n) if extra else None
-        first, merged = merge(qkey if skey is None else qkey + skey, np.ones(n, dtype=np.int64))
+        first, merged = merge(self._row_key(qkey, skey), np.ones(n, dtype=np.int64))
         self.bottom = Snapshot(qkey[first], None if skey is None else skey[first], merged)
         # the cache: snapshots by level vector (least recently used first), and per slot its levels and size
         # as arrays, so that finding the smallest finer snapshot is one vectorised comparison
@@ -132,10 +162,18 @@ class SnapshotCounter:
         qkey = generalized_key(base.qkey, changes)
         snap = self._merge_by_class(qkey, base) if self.one_sensitive else None
         if snap is None:
-            first, merged = merge(qkey if base.skey is None else qkey + base.skey, base.counts)
+            first, merged = merge(self._row_key(qkey, base.skey), base.counts)
             snap = Snapshot(qkey[first], None if base.skey is None else base.skey[first], merged)
         self._store(levels, snap)
         return snap
+
+    def _row_key(self, qkey: np.ndarray, skey: np.ndarray | None) -> np.ndarray:
+        """One int64 per row, equal iff the rows' QI and sensitive digits are: the QI key's code (in order of
+        first appearance) packed with the sensitive key (the two need not fit one int64 together)."""
+        if skey is None:
+            return qkey
+        codes, _ = pd.factorize(qkey)
+        return codes.astype(np.int64) * np.int64(self.sensitive_span) + skey.astype(np.int64)
 
     def _store(self, levels: tuple[int, ...], snap: Snapshot) -> None:
         if len(self.cache) >= CACHE:  # drop the least recently used, never the bottom
@@ -177,6 +215,8 @@ class SnapshotCounter:
     def violating_records(self, levels) -> int:
         """Records in classes breaking k-anonymity or a distinct l-diversity check at ``levels``."""
         snap = self.snapshot(levels)
+        if not self.plain:
+            return self._scenario_violating(snap)
         if snap.skey is None:  # no sensitive column: a snapshot's rows are its classes already
             return int(snap.counts[snap.counts < self.k].sum())
         if snap.cls is not None:  # rows are distinct (class, sensitive code) pairs of known classes
@@ -197,7 +237,10 @@ class SnapshotCounter:
         return None if found is None else found[:2]
 
     def exact_suppression(self, levels, costs, budget: int, rounds: int) -> tuple[bool, float, np.ndarray] | None:
-        """:meth:`exact_cost` and the packed QI keys (at ``levels``) of the classes it suppresses."""
+        """:meth:`exact_cost` and the packed QI keys (at ``levels``) of the classes it suppresses (None, the
+        caller falling back to the records, with attacker scenarios or missing sensitive values)."""
+        if not self.plain:
+            return None
         snap = self.snapshot(levels)
         counts, qkey = snap.counts, snap.qkey.copy()
         suppressed = np.zeros(len(counts), dtype=bool)
@@ -217,6 +260,34 @@ class SnapshotCounter:
                 return False, np.inf, np.unique(snap.qkey[suppressed])
             qkey[suppressed] = self.missing_key  # every QI missing
         return None
+
+    def _scenario_violating(self, snap: Snapshot) -> int:
+        """Records in classes breaking a check, each check on its scenario's classes (the snapshot's QI digits
+        of the scenario packed alone: its classes are unions of the snapshot's), as
+        :func:`~privaudit.plugin.remediator.class_violations` maps a scenario's violations to the records;
+        distinct values counted without the code of a missing value."""
+        qkey = snap.qkey
+        row_bad = np.zeros(len(snap), dtype=bool)
+        for scenario, (k, ldiv) in self.scenarios.items():
+            key = qkey
+            if scenario is not None:
+                strides = [int(self.strides[j]) for j in scenario]
+                digits = [
+                    column(qkey, stride, int(self.radices[j])) for j, stride in zip(scenario, strides, strict=True)
+                ]
+                key = pack(digits, strides, len(qkey))
+            cls, uniques = pd.factorize(key)
+            sizes = np.bincount(cls, weights=snap.counts, minlength=len(uniques))
+            bad = sizes < k
+            for col, l in ldiv:
+                radix = int(self.radices[col])
+                codes = column(snap.skey, int(self.strides[col]), radix)
+                present = codes != self.absent.get(col, -1)
+                pairs = pd.unique(cls[present].astype(np.int64) * radix + codes[present])
+                distinct = np.bincount(pairs // radix, minlength=len(uniques))
+                bad |= ~reaches(distinct.astype(float), l)
+            row_bad |= bad[cls]
+        return int(snap.counts[row_bad].sum())
 
     def record_keys(self, nodes: np.ndarray) -> np.ndarray:
         """Packed QI key of every record of an (n, q) node matrix (the keys :meth:`exact_suppression` gives)."""
