@@ -286,12 +286,16 @@ def _lattice_nodes(
     status = search.tag(prune=True)
     lattice, strides = search.lattice, search.strides
 
-    def neighbours(i: int, up: bool) -> list[int]:
-        steps = [j for j in range(lattice.shape[1]) if (lattice[i, j] < search.heights[j] if up else lattice[i, j] > 0)]
-        return [i + int(strides[j]) if up else i - int(strides[j]) for j in steps]
-
-    minimal = [int(i) for i in np.flatnonzero(status == 1) if all(status[p] != 1 for p in neighbours(int(i), False))]
-    maximal = [int(i) for i in np.flatnonzero(status == -1) if all(status[s] == 1 for s in neighbours(int(i), True))]
+    # passing nodes with no passing predecessor; failing nodes whose successors all pass (one pass per QI:
+    # the lattice is in grid order, a predecessor along QI j is the node one stride below)
+    passing = status == 1
+    low, high = passing.copy(), status == -1
+    for j, h in enumerate(search.heights):
+        below = np.flatnonzero(lattice[:, j] > 0)
+        low[below] &= ~passing[below - int(strides[j])]
+        above = np.flatnonzero(lattice[:, j] < h)
+        high[above] &= passing[above + int(strides[j])]
+    minimal, maximal = [int(i) for i in np.flatnonzero(low)], [int(i) for i in np.flatnonzero(high)]
 
     def order(xs) -> list[int]:
         return sorted(xs, key=lambda i: (search.gen_cost[i], search.height_sum[i], i))
