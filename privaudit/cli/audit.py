@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from privaudit.cli.outputs import (
     add_report_arguments,
@@ -18,6 +20,9 @@ from privaudit.cli.outputs import (
 from privaudit.cli.terminal import print_audit
 from privaudit.common.formats import PARQUET_SUFFIXES
 from privaudit.core.errors import PrivauditError
+
+if TYPE_CHECKING:
+    from privaudit.pipeline.audit import AuditResult
 
 RECORD_FORMATS = (".csv", *PARQUET_SUFFIXES)  # --records: Parquet by suffix, else CSV
 
@@ -92,9 +97,58 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from privaudit.pipeline.audit import run_audit
+
+    options, diff_outputs = _checked_arguments(args)
+    baseline = _baseline(args)
+    bar = progress_bar(args)
+    try:
+        result = run_audit(
+            args.released,
+            args.policy,
+            original=args.original,
+            control=args.control,
+            previous=args.previous or None,
+            allow_outside_paths=args.allow_outside_paths,
+            progress=bar,
+            engine=args.engine,
+            check_timeout=args.check_timeout,
+            **options,
+        )
+    finally:
+        bar.close()
+    rendered = render_reports(result, args)
+    if args.records_out:
+        from privaudit.remediation.export import table_bytes
+        from privaudit.report.records import records_frame
+
+        rendered.append((args.records_out, table_bytes(records_frame(result), args.records_out, na_rep="")))
+    comparison = None
+    if baseline is not None:
+        comparison = _comparison(result, baseline, args)
+        from privaudit.cli.diff import rendered as rendered_comparison
+
+        rendered += rendered_comparison(comparison, diff_outputs)
+    write_all(rendered)  # all rendered before any is written
+    if not args.quiet:
+        print_audit(result, sys.stdout)
+        if comparison is not None:
+            from privaudit.cli.diff import print_comparison
+
+            print("", file=sys.stdout)
+            print_comparison(comparison, sys.stdout)
+    code = finish(result, args)
+    if comparison is None or code == 2:
+        return code
+    # a gate never passes a failing release: the audit's verdict stands, and a regression fails the run too
+    return max(code, comparison["exit_code"])
+
+
+def _checked_arguments(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The engine options and the comparison's outputs, once every argument has been checked and no output
+    would overwrite an input: a bad argument is one line before any work."""
     from privaudit.cli.options import parse_options
     from privaudit.pipeline.arguments import POLICY
-    from privaudit.pipeline.audit import run_audit
 
     POLICY.value(args.policy, api=False)  # as the API validates policy=
     options = parse_options(args.engine_option, "--engine-option")
@@ -136,61 +190,35 @@ def run(args) -> int:
             *policy_files(args.policy),
         ],
     )
-    base = None
-    if args.baseline:  # read before any work: a bad baseline is one line, and no audit runs
-        from privaudit.pipeline.arguments import TOLERANCE
-        from privaudit.report.diff import NO_TOLERANCE
-        from privaudit.report.diff_input import read_report
+    return options, diff_outputs
 
-        tolerance = NO_TOLERANCE if args.tolerance is None else TOLERANCE.value(args.tolerance, api=False)
-        base = read_report(args.baseline, "baseline")
-    bar = progress_bar(args)
-    try:
-        result = run_audit(
-            args.released,
-            args.policy,
-            original=args.original,
-            control=args.control,
-            previous=args.previous or None,
-            allow_outside_paths=args.allow_outside_paths,
-            progress=bar,
-            engine=args.engine,
-            check_timeout=args.check_timeout,
-            **options,
-        )
-    finally:
-        bar.close()
-    rendered = render_reports(result, args)
-    if args.records_out:
-        from privaudit.remediation.export import table_bytes
-        from privaudit.report.records import records_frame
 
-        rendered.append((args.records_out, table_bytes(records_frame(result), args.records_out, na_rep="")))
-    comparison = None
-    if base is not None:
-        from privaudit.cli.diff import rendered as rendered_comparison
-        from privaudit.report.diff import compare
-        from privaudit.report.json_report import report_of
+def _baseline(args: argparse.Namespace) -> tuple[dict[str, Any], tuple[str, float]] | None:
+    """``--baseline``'s report and the ``--tolerance`` to compare with, if any: read before any work, so a
+    bad baseline is one line, and no audit runs."""
+    if not args.baseline:
+        return None
+    from privaudit.pipeline.arguments import TOLERANCE
+    from privaudit.report.diff import NO_TOLERANCE
+    from privaudit.report.diff_input import read_report
 
-        comparison = compare(
-            base,
-            report_of(result),
-            tolerance,
-            args.allow_changed_policy,
-            (str(args.baseline), "this audit"),
-            args.fail_on,
-        )
-        rendered += rendered_comparison(comparison, diff_outputs)
-    write_all(rendered)  # all rendered before any is written
-    if not args.quiet:
-        print_audit(result, sys.stdout)
-        if comparison is not None:
-            from privaudit.cli.diff import print_comparison
+    tolerance = NO_TOLERANCE if args.tolerance is None else TOLERANCE.value(args.tolerance, api=False)
+    return read_report(args.baseline, "baseline"), tolerance
 
-            print("", file=sys.stdout)
-            print_comparison(comparison, sys.stdout)
-    code = finish(result, args)
-    if comparison is None or code == 2:
-        return code
-    # a gate never passes a failing release: the audit's verdict stands, and a regression fails the run too
-    return max(code, comparison["exit_code"])
+
+def _comparison(
+    result: AuditResult, baseline: tuple[dict[str, Any], tuple[str, float]], args: argparse.Namespace
+) -> dict[str, Any]:
+    """This audit compared with the baseline's report (:func:`privaudit.report.diff.compare`)."""
+    base, tolerance = baseline
+    from privaudit.report.diff import compare
+    from privaudit.report.json_report import report_of
+
+    return compare(
+        base,
+        report_of(result),
+        tolerance,
+        args.allow_changed_policy,
+        (str(args.baseline), "this audit"),
+        args.fail_on,
+    )

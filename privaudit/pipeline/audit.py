@@ -431,20 +431,9 @@ def _run_audit(
         from privaudit.engines import first_rows
 
         ctx.sample_reader = lambda rows: first_rows(released, policy, rows)
-    original_table = control_table = files = None
-    if original is not None and not spec.in_memory:  # read by the checks themselves (refuse_unrunnable)
-        files = ctx.files = InputFiles(released, original, engine, dict(engine_options))
-    elif original is not None:
-        with memory.step("reading the original table (--original)"):
-            original_table = load_input(original, policy, "original table")
-        ctx.training = original_table.frame
-        needs = [c.assessor.needs for c in checks]
-        if any("original" in n for n in needs) or not any("training" in n for n in needs):
-            ctx.original = align_original(computed.table, original_table, policy)
-    if control is not None:
-        with memory.step("reading the control table (--control)"):
-            control_table = load_input(control, policy, "control table")
-        ctx.control = control_table.frame
+    original_table, control_table, files = _read_other_tables(
+        ctx, checks, policy, computed.table, spec.in_memory, engine, engine_options, released, original, control
+    )
     if previous:
         ctx.series_inputs = series_inputs(previous, released, computed.table, original_table, policy)
     timeout = check_timeout if check_timeout is not None else policy.model.check_timeout
@@ -463,6 +452,37 @@ def _run_audit(
         engine=engine,
         utility=jsonable(ctx.utility),
     )
+
+
+def _read_other_tables(
+    ctx: AuditContext,
+    checks: list[Check],
+    policy: Policy,
+    table: Table,
+    in_memory: bool,
+    engine: str,
+    engine_options: dict[str, Any],
+    released: Any,
+    original: Any,
+    control: Any,
+) -> tuple[Table | None, Table | None, InputFiles | None]:
+    """The original (``--original``) and control (``--control``) tables, read into ``ctx``; an engine that
+    does not hold the table in memory gets the original's location instead (its checks read it)."""
+    original_table = control_table = files = None
+    if original is not None and not in_memory:  # read by the checks themselves (refuse_unrunnable)
+        files = ctx.files = InputFiles(released, original, engine, dict(engine_options))
+    elif original is not None:
+        with memory.step("reading the original table (--original)"):
+            original_table = load_input(original, policy, "original table")
+        ctx.training = original_table.frame
+        needs = [c.assessor.needs for c in checks]
+        if any("original" in n for n in needs) or not any("training" in n for n in needs):
+            ctx.original = align_original(table, original_table, policy)
+    if control is not None:
+        with memory.step("reading the control table (--control)"):
+            control_table = load_input(control, policy, "control table")
+        ctx.control = control_table.frame
+    return original_table, control_table, files
 
 
 def unreachable_checks(checks: list[Check], policy: Policy, table: Any) -> list[tuple[Check, str]]:

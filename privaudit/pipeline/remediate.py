@@ -138,28 +138,12 @@ def reaudit(
     verdict and figures, with the policy written beside it when the remediation retyped columns or changed
     checks' parameters (:mod:`privaudit.pipeline.side_files`). A value the writer would change in a column
     that has a hierarchy is refused before any work: the file could not be audited again."""
-    columns = list(before.table.frame.columns)
-    if list(result.table.columns) != columns:
-        raise PrivauditError(f"remediation {name!r} changed the table's columns")
-    if len(result.table) != len(before.table.frame) - result.records_removed:
-        raise PrivauditError(
-            f"remediation {name!r} returned {len(result.table)} records for "
-            f"{len(before.table.frame)} in, {result.records_removed} removed"
-        )
+    _refuse_reshaped(before, result, name)
     if not is_parquet(out):
         result = _guarded_built_hierarchies(result)
     reaudit_policy = with_check_overrides(with_columns(policy, result.column_overrides), result.check_overrides)
     _refuse_guarded_labels(result.table, reaudit_policy, out)
-    data = policy.data
-    delimiter = data.delimiter or (";" if data.decimal == "," else ",")
-    output = table_bytes(result.table, out, delimiter, decimal=data.decimal, encoding=data.encoding)
-    table = Table(
-        as_written(result.table, out).reset_index(drop=True),
-        Path(out),
-        hashlib.sha256(output).hexdigest(),
-        len(output),
-        "parquet" if is_parquet(out) else "csv",
-    )
+    output, table = _as_written_table(result, out, policy)
     # the remediation's input is the original of its output (same rows, same order, unless removed)
     original = before.original or (before.table if result.records_removed == 0 else None)
     after = run_audit(
@@ -202,6 +186,35 @@ def reaudit(
     return RemediationOutcome(
         before, after, result, output, offered, side.files, side.policy_file, side.outside_paths, needs_original
     )
+
+
+def _refuse_reshaped(before: AuditResult, result: Remediation, name: str) -> None:
+    """One line when remediation ``name`` changed the table's columns, or returned other than the records in
+    less those it says it removed."""
+    columns = list(before.table.frame.columns)
+    if list(result.table.columns) != columns:
+        raise PrivauditError(f"remediation {name!r} changed the table's columns")
+    if len(result.table) != len(before.table.frame) - result.records_removed:
+        raise PrivauditError(
+            f"remediation {name!r} returned {len(result.table)} records for "
+            f"{len(before.table.frame)} in, {result.records_removed} removed"
+        )
+
+
+def _as_written_table(result: Remediation, out: str | Path, policy: Policy) -> tuple[bytes, Table]:
+    """The bytes of ``result``'s table as written to ``out`` in the policy's dialect, and the table a reader
+    gets back from them (:func:`as_written`)."""
+    data = policy.data
+    delimiter = data.delimiter or (";" if data.decimal == "," else ",")
+    output = table_bytes(result.table, out, delimiter, decimal=data.decimal, encoding=data.encoding)
+    table = Table(
+        as_written(result.table, out).reset_index(drop=True),
+        Path(out),
+        hashlib.sha256(output).hexdigest(),
+        len(output),
+        "parquet" if is_parquet(out) else "csv",
+    )
+    return output, table
 
 
 def roots(policy: Policy) -> dict[str, set[str]]:

@@ -196,57 +196,11 @@ def sarif(report: Report, fail_on: str = "error", assessors: Mapping[str, Any] |
     assessors = assessors or {}
     checks = report.checks
     names = list(dict.fromkeys(c.assessor for c in checks))
-    rules = []
-    for name in names:
-        a = assessors.get(name)
-        rule: dict[str, Any] = {
-            "id": name,
-            "name": name,
-            "shortDescription": {"text": printable(getattr(a, "title", None) or name)},
-        }
-        if a is not None and a.measures:
-            rule["fullDescription"] = {"text": printable(f"Measures {a.measures}.")}
-        help_text = " ".join(printable(t) for t in (getattr(a, "formula", ""), getattr(a, "reference", "")) if t)
-        if help_text:
-            rule["help"] = {"text": help_text}
-        if a is not None:
-            rule["properties"] = {"protects": a.protects}
-        rules.append(rule)
+    rules = [_sarif_rule(name, assessors.get(name)) for name in names]
     artifact = {"location": {"uri": _uri(report.input.path)}}
     if report.input.sha256:
         artifact["hashes"] = {"sha-256": report.input.sha256}
-    results = []
-    for c in checks:
-        if c.status == "pass":
-            kind, level = "pass", "none"
-        elif c.status == "error" or _failing(c, fail_on):
-            kind, level = "fail", "error"
-        else:
-            kind, level = "fail", "warning"
-        identity = hashlib.sha256(f"{report.policy.name}\0{c.id}".encode()).hexdigest()
-        results.append(
-            {
-                "ruleId": c.assessor,
-                "ruleIndex": names.index(c.assessor),
-                "kind": kind,
-                "level": level,
-                "message": {"text": printable(c.message) or printable(c.id)},
-                "locations": [
-                    {
-                        "physicalLocation": {"artifactLocation": {"uri": artifact["location"]["uri"], "index": 0}},
-                        "logicalLocations": [{"name": printable(c.id), "kind": "object"}],
-                    }
-                ],
-                "partialFingerprints": {"privauditCheck/v1": identity},
-                "properties": {
-                    "check": c.id,
-                    "status": c.status,
-                    "severity": c.severity,
-                    "value": c.value,
-                    "threshold": c.threshold,
-                },
-            }
-        )
+    results = [_sarif_result(report, c, names, artifact["location"]["uri"], fail_on) for c in checks]
     failed = any(_failing(c, fail_on) for c in checks)
     errored = any(c.status == "error" for c in checks)
     log = {
@@ -280,3 +234,54 @@ def sarif(report: Report, fail_on: str = "error", assessors: Mapping[str, Any] |
         ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _sarif_rule(name: str, a: Any) -> dict[str, Any]:
+    """The SARIF ``reportingDescriptor`` (SARIF 2.1.0 section 3.49) of assessor ``name`` (``a``: its
+    Assessor, or None if unknown)."""
+    rule: dict[str, Any] = {
+        "id": name,
+        "name": name,
+        "shortDescription": {"text": printable(getattr(a, "title", None) or name)},
+    }
+    if a is not None and a.measures:
+        rule["fullDescription"] = {"text": printable(f"Measures {a.measures}.")}
+    help_text = " ".join(printable(t) for t in (getattr(a, "formula", ""), getattr(a, "reference", "")) if t)
+    if help_text:
+        rule["help"] = {"text": help_text}
+    if a is not None:
+        rule["properties"] = {"protects": a.protects}
+    return rule
+
+
+def _sarif_result(report: Report, c: ReportCheck, names: list[str], uri: str, fail_on: str) -> dict[str, Any]:
+    """The SARIF ``result`` (SARIF 2.1.0 section 3.27) of check ``c``, located on the released data
+    (artifact 0, at ``uri``)."""
+    if c.status == "pass":
+        kind, level = "pass", "none"
+    elif c.status == "error" or _failing(c, fail_on):
+        kind, level = "fail", "error"
+    else:
+        kind, level = "fail", "warning"
+    identity = hashlib.sha256(f"{report.policy.name}\0{c.id}".encode()).hexdigest()
+    return {
+        "ruleId": c.assessor,
+        "ruleIndex": names.index(c.assessor),
+        "kind": kind,
+        "level": level,
+        "message": {"text": printable(c.message) or printable(c.id)},
+        "locations": [
+            {
+                "physicalLocation": {"artifactLocation": {"uri": uri, "index": 0}},
+                "logicalLocations": [{"name": printable(c.id), "kind": "object"}],
+            }
+        ],
+        "partialFingerprints": {"privauditCheck/v1": identity},
+        "properties": {
+            "check": c.id,
+            "status": c.status,
+            "severity": c.severity,
+            "value": c.value,
+            "threshold": c.threshold,
+        },
+    }

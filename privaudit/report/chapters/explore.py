@@ -68,60 +68,98 @@ def map_svg(explore: dict) -> Markup:
     points = [(i, c) for i, c in enumerate(cands) if c["risk"] is not None and c["utility"] is not None]
     failed = [(i, c) for i, c in enumerate(cands) if c.get("failure")]
     xmax = _axis_max([c["risk"] for _, c in points], bound)
-    x0, x1, y0, y1 = LEFT, WIDTH - RIGHT, HEIGHT - BOTTOM, TOP
     height = HEIGHT + FAILED_ROW * len(failed)  # a line per failed candidate under the axes
-
-    def px(r: float) -> float:
-        return x0 + (r / xmax) * (x1 - x0)
-
-    def py(u: float) -> float:
-        return y0 - u * (y0 - y1)
-
+    plot = _Plot(xmax)
     title = f"Risk-utility map of {len(cands)} candidate releases"
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart ru-map" id="ru-map" viewBox="0 0 {_n(WIDTH)} '
         f'{_n(height)}" width="{_n(WIDTH)}" height="{_n(height)}" role="img" aria-label="{escape(title)}" '
         f'font-family="{FONT}" data-risk-max="{xmax!r}"><title>{escape(title)}</title>'
     ]
-
-    def text(*args: Any, **kwargs: Any) -> None:
-        parts.append(_text(*args, **kwargs))
-
-    def line(*args: Any, **kwargs: Any) -> None:
-        parts.append(_line(*args, **kwargs))
-
-    for t in linear_ticks(0.0, 1.0, 5):  # utility grid
-        line(x0, py(t), x1, py(t), GRID)
-        text(x0 - 6, py(t) + 4, number_label(t), anchor="end")
-    for t in linear_ticks(0.0, xmax, 5):
-        line(px(t), y0, px(t), y0 + 4, "#333")
-        text(px(t), y0 + 17, number_label(t))
-    line(x0, y0, x1, y0, "#333")
-    line(x0, y0, x0, y1, "#333")
-    text((x0 + x1) / 2, HEIGHT - 10, f"risk: {explore['risk_measure']}")
-    text(15, (y0 + y1) / 2, f"utility: {explore['utility_measure']} (1 = nothing lost)", rotate=True)
+    parts += _axes(plot, explore)
     if bound is not None:
-        line(px(bound), y1 - 14, px(bound), y0, THRESHOLD_STROKE, 1.6, "5 3", cls="risk-bound")
-        label = f"policy's risk bound {number_label(bound)}" + (
-            f" ({explore['risk_bound_source']})" if explore.get("risk_bound_source") else ""
-        )
-        short = f"risk bound {number_label(bound)}"
-        room_right, room_left = x1 - px(bound) - 5, px(bound) - 5
-        for candidate in (label, short):  # bold text runs about 10 % wider than text_width's estimate
-            need = 1.1 * text_width(candidate)
-            if need <= max(room_right, room_left):
-                break
-        label = candidate
-        anchor = "start" if need <= room_right or room_right >= room_left else "end"
-        text(px(bound) + (5 if anchor == "start" else -5), y1 - 4, label, anchor=anchor, weight="bold")
+        parts += _risk_bound(plot, explore, bound)
+    parts += _frontier(plot, points)
+    parts += _points(plot, points)
+    rec = explore.get("recommended")
+    if rec is not None:
+        parts += _recommended(plot, rec, cands[rec])
+    parts += _legend(plot.x1 - 300)
+    parts += _failed_lines(failed, plot.x0)
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+@dataclass(frozen=True)
+class _Plot:
+    """The map's plotting area: risk 0..``xmax`` left to right, utility 0..1 bottom to top."""
+
+    xmax: float
+    x0: float = LEFT
+    x1: float = WIDTH - RIGHT
+    y0: float = HEIGHT - BOTTOM
+    y1: float = TOP
+
+    def px(self, r: float) -> float:
+        return self.x0 + (r / self.xmax) * (self.x1 - self.x0)
+
+    def py(self, u: float) -> float:
+        return self.y0 - u * (self.y0 - self.y1)
+
+
+def _axes(plot: _Plot, explore: dict[str, Any]) -> list[str]:
+    """The utility grid, the risk ticks, both axes and their titles."""
+    x0, x1, y0, y1, px, py = plot.x0, plot.x1, plot.y0, plot.y1, plot.px, plot.py
+    parts = []
+    for t in linear_ticks(0.0, 1.0, 5):  # utility grid
+        parts.append(_line(x0, py(t), x1, py(t), GRID))
+        parts.append(_text(x0 - 6, py(t) + 4, number_label(t), anchor="end"))
+    for t in linear_ticks(0.0, plot.xmax, 5):
+        parts.append(_line(px(t), y0, px(t), y0 + 4, "#333"))
+        parts.append(_text(px(t), y0 + 17, number_label(t)))
+    parts.append(_line(x0, y0, x1, y0, "#333"))
+    parts.append(_line(x0, y0, x0, y1, "#333"))
+    parts.append(_text((x0 + x1) / 2, HEIGHT - 10, f"risk: {explore['risk_measure']}"))
+    parts.append(_text(15, (y0 + y1) / 2, f"utility: {explore['utility_measure']} (1 = nothing lost)", rotate=True))
+    return parts
+
+
+def _risk_bound(plot: _Plot, explore: dict[str, Any], bound: float) -> list[str]:
+    """The policy's risk bound, a dashed vertical line labelled on the side with room for the label (the
+    long label, else a short one)."""
+    x1, y0, y1, px = plot.x1, plot.y0, plot.y1, plot.px
+    label = f"policy's risk bound {number_label(bound)}" + (
+        f" ({explore['risk_bound_source']})" if explore.get("risk_bound_source") else ""
+    )
+    short = f"risk bound {number_label(bound)}"
+    room_right, room_left = x1 - px(bound) - 5, px(bound) - 5
+    for candidate in (label, short):  # bold text runs about 10 % wider than text_width's estimate
+        need = 1.1 * text_width(candidate)
+        if need <= max(room_right, room_left):
+            break
+    label = candidate
+    anchor = "start" if need <= room_right or room_right >= room_left else "end"
+    return [
+        _line(px(bound), y1 - 14, px(bound), y0, THRESHOLD_STROKE, 1.6, "5 3", cls="risk-bound"),
+        _text(px(bound) + (5 if anchor == "start" else -5), y1 - 4, label, anchor=anchor, weight="bold"),
+    ]
+
+
+def _frontier(plot: _Plot, points: list[tuple[int, dict[str, Any]]]) -> list[str]:
+    """The frontier's candidates joined by a line, in order of risk (nothing for fewer than two)."""
     frontier = sorted((c["risk"], c["utility"]) for _, c in points if c["frontier"])
-    if len(frontier) > 1:
-        coords = " ".join(f"{_n(px(r))},{_n(py(u))}" for r, u in frontier)
-        parts.append(
-            f'<polyline class="frontier" points="{coords}" fill="none" stroke="{FRONTIER}" stroke-width="1.6"/>'
-        )
+    if len(frontier) <= 1:
+        return []
+    coords = " ".join(f"{_n(plot.px(r))},{_n(plot.py(u))}" for r, u in frontier)
+    return [f'<polyline class="frontier" points="{coords}" fill="none" stroke="{FRONTIER}" stroke-width="1.6"/>']
+
+
+def _points(plot: _Plot, points: list[tuple[int, dict[str, Any]]]) -> list[str]:
+    """A filled disc per passing candidate, a hollow square per failing one, each with its figures as
+    ``data-`` attributes and a tooltip."""
+    parts = []
     for i, c in points:
-        x, y = px(c["risk"]), py(c["utility"])
+        x, y = plot.px(c["risk"]), plot.py(c["utility"])
         data = (
             f'data-index="{i}" data-risk="{c["risk"]!r}" data-utility="{c["utility"]!r}" '
             f'data-passes="{str(c["passes"]).lower()}" data-frontier="{str(c["frontier"]).lower()}"'
@@ -140,27 +178,25 @@ def map_svg(explore: dict) -> Markup:
                 f'<rect class="candidate fail" {data} x="{_n(x - 4)}" y="{_n(y - 4)}" width="8" height="8" '
                 f'fill="white" stroke="{FAIL_FILL}" stroke-width="1.6"><title>{label}</title></rect>'
             )
-    rec = explore.get("recommended")
-    if rec is not None:
-        c = cands[rec]
-        x, y = px(c["risk"]), py(c["utility"])
-        parts.append(
-            f'<circle class="recommended" cx="{_n(x)}" cy="{_n(y)}" r="8" fill="none" '
-            f'stroke="{RECOMMENDED}" stroke-width="1.4"/>'
-        )
-        anchor = "start" if x < (x0 + x1) / 2 else "end"
-        text(
+    return parts
+
+
+def _recommended(plot: _Plot, rec: int, c: dict[str, Any]) -> list[str]:
+    """A ring round the recommended candidate, labelled on the side towards the middle of the map."""
+    x, y = plot.px(c["risk"]), plot.py(c["utility"])
+    anchor = "start" if x < (plot.x0 + plot.x1) / 2 else "end"
+    return [
+        f'<circle class="recommended" cx="{_n(x)}" cy="{_n(y)}" r="8" fill="none" '
+        f'stroke="{RECOMMENDED}" stroke-width="1.4"/>',
+        _text(
             x + (11 if anchor == "start" else -11),
             y - 9,
             f"recommended: #{rec}",
             anchor=anchor,
             weight="bold",
             cls="recommended-label",
-        )
-    parts += _legend(x1 - 300)
-    parts += _failed_lines(failed, x0)
-    parts.append("</svg>")
-    return Markup("".join(parts))
+        ),
+    ]
 
 
 def _text(x, y, s, anchor="middle", size=11.0, weight="normal", rotate=False, fill="#222", cls="") -> str:
