@@ -65,6 +65,11 @@ from privaudit.remediation.generalization.risk_targets import enforce, risk_targ
 from privaudit.remediation.generalization.rollup import SnapshotCounter
 
 MAX_LATTICE = 2_000_000
+
+
+class LatticeTooLarge(ValueError):
+    """The full-domain lattice of the quasi-identifiers' hierarchies has more nodes than :data:`MAX_LATTICE`: a
+    search would not fit; GAA (local recoding, one class at a time) still can."""
 MAX_SUPPRESSION_ROUNDS = 100
 
 
@@ -136,7 +141,7 @@ def lattice_nodes(heights: list[int]) -> np.ndarray:
     """Every level vector, in lexicographic order (row index = mixed-radix number of the vector)."""
     size = int(np.prod([h + 1 for h in heights])) if heights else 1
     if size > MAX_LATTICE:
-        raise ValueError(
+        raise LatticeTooLarge(
             f"the generalization lattice has {size:,} nodes (more than {MAX_LATTICE:,}); "
             "use algorithm=gaa, or give fewer QIs hierarchies"
         )

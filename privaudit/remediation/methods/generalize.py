@@ -252,9 +252,14 @@ def explore(ctx: AuditContext, request: ExploreRequest) -> list[ExploreCandidate
     settings = option_settings([{}], fixed)
     out: list[ExploreCandidate] = []
     seen: set = set()
+    from privaudit.remediation.generalization.lattice import LatticeTooLarge
+
     for given in settings[: request.limit]:
         options = GeneralizeOptions.model_validate(given)
-        rem = _run(ctx, options, problem, built)
+        try:
+            rem = _run(ctx, options, problem, built)
+        except LatticeTooLarge as exc:
+            return _gaa_instead(ctx, problem, built, request, str(exc))
         levels = rem.changes.get("levels")
         key = (str(levels), rem.loss.get("records_suppressed"))
         if levels is None or key in seen:  # no passing node within the limit, or the same release again
@@ -269,6 +274,17 @@ def explore(ctx: AuditContext, request: ExploreRequest) -> list[ExploreCandidate
     if no_limit and rest > 0 and fixed.keys() <= {"max_suppression", "build_hierarchies", "write_hierarchies"}:
         out += _lattice_nodes(ctx, problem, built, rest, request.notes, seen)
     return out
+
+
+def _gaa_instead(ctx: AuditContext, problem, built, request: ExploreRequest, why: str) -> list[ExploreCandidate]:
+    """Where the lattice is too large to search (many quasi-identifiers with hierarchies), the candidate an
+    expert falls back to: GAA's local recoding (Sanchez et al. 2016, section 4: one class merged at a time,
+    the lattice never built), which explore can then finish with local suppression (``refines``)."""
+    given = {"algorithm": "gaa", **({"write_hierarchies": True} if built.hierarchies else {})}
+    request.notes.append(f"generalize: {why.split(';')[0]}: GAA's local recoding searched instead of the lattice")
+    rem = _run(ctx, GeneralizeOptions.model_validate(given), problem, built)
+    shown = {k: v for k, v in given.items() if k != "write_hierarchies" or "write_hierarchies" in request.fixed}
+    return [ExploreCandidate(shown, rem)]
 
 
 def _lattice_nodes(
