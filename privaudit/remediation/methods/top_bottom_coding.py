@@ -129,7 +129,6 @@ def _thresholds(options: TopBottomOptions, column: str, values: np.ndarray) -> t
 
 
 def run(ctx, options: TopBottomOptions) -> Remediation:
-    import numpy as np
 
     columns = _columns(ctx, options)
     _refuse_unknown(options, columns)
