@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -62,7 +62,7 @@ def _variables(ctx, options: PramOptions) -> list[str]:
     return list(dict.fromkeys(options.variables))
 
 
-def _strata(ctx, options: PramOptions, variables: list[str]) -> tuple[np.ndarray, pd.DataFrame | None]:
+def _strata(ctx, options: PramOptions, variables: list[str]) -> tuple[np.ndarray[Any, Any], pd.DataFrame | None]:
     """Each record's stratum (0..S-1) and the strata's values (one row per stratum; None without strata)."""
     import numpy as np
 
@@ -111,9 +111,10 @@ def run(ctx, options: PramOptions) -> Remediation:
         "the re-audit counts the released values, which may not be the records' own"
     ]
     if keys is None:
+        published = ", ".join(f"{c}: {{matrix: <out stem>{_suffix(c)}}}" for c in variables)
         notes.append(
-            "to audit the output under randomized response, give an rr_attribute_disclosure check "
-            + ", ".join(f"randomized: {{{c}: {{matrix: <out>{_suffix(c)}}}}}" for c in variables)
+            f"to audit the output under randomized response, give an rr_attribute_disclosure check "
+            f"randomized: {{{published}}} (the matrices written beside it)"
         )
     return Remediation(
         table=table,
@@ -140,7 +141,9 @@ def _suffix(column: str, strata: bool = False) -> str:
     return f".pram-{re.sub(r'[^A-Za-z0-9_.-]', '_', column)}{'.strata' if strata else ''}.csv"
 
 
-def _matrix_files(column: str, labels: list[str], matrices: np.ndarray, keys: pd.DataFrame | None) -> dict:
+def _matrix_files(
+    column: str, labels: list[str], matrices: np.ndarray[Any, Any], keys: pd.DataFrame | None
+) -> dict[str, bytes]:
     """The matrices used, as ``rr_attribute_disclosure``'s square CSV (rows released, columns original); with
     strata, one block per stratum, the strata's values in front."""
     import io
@@ -175,6 +178,10 @@ def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
     if not any(policy.columns[c].type == "nominal" for c in policy.quasi_identifiers):
         request.notes.append("pram: left out, the policy has no nominal quasi-identifier")
         return []
+    request.notes.append(
+        "pram: its candidates are scored on the released values; sdcMicro warns that k-anonymity and risk "
+        "measures of pramed key variables are not useful anymore"
+    )
     base = [{"pd": value} for value in spread([0.9, 0.8, 0.7, 0.6, 0.5], request.limit)]
     out = []
     for given in option_settings(base, request.fixed)[: request.limit]:
@@ -195,5 +202,5 @@ REMEDIATOR = Remediator(
 
 
 @hookimpl
-def privaudit_remediators():
+def privaudit_remediators() -> list[Remediator]:
     return [REMEDIATOR]

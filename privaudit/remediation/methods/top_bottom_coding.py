@@ -25,7 +25,7 @@ Anything else (an ordinal or text column) is refused.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, field_validator
 
@@ -100,7 +100,7 @@ def _columns(ctx, options: TopBottomOptions) -> list[str]:
     return list(dict.fromkeys(options.columns))
 
 
-def _numbers(column: pd.Series) -> np.ndarray | None:
+def _numbers(column: pd.Series) -> np.ndarray[Any, Any] | None:
     """The column as floats (NaN missing), or None when a value is not a number."""
     import numpy as np
     import pandas as pd
@@ -114,7 +114,9 @@ def _numbers(column: pd.Series) -> np.ndarray | None:
     return None if (np.isnan(numbers) & column.notna().to_numpy()).any() else numbers
 
 
-def _thresholds(options: TopBottomOptions, column: str, values: np.ndarray) -> tuple[float | None, float | None]:
+def _thresholds(
+    options: TopBottomOptions, column: str, values: np.ndarray[Any, Any]
+) -> tuple[float | None, float | None]:
     from privaudit.remediation.perturbation import threshold_at
 
     top, bottom = _of(options, "top", column), _of(options, "bottom", column)
@@ -133,7 +135,7 @@ def run(ctx, options: TopBottomOptions) -> Remediation:
     columns = _columns(ctx, options)
     _refuse_unknown(options, columns)
     table = ctx.table.copy()
-    changes: dict[str, dict] = {}
+    changes: dict[str, dict[str, Any]] = {}
     changed = 0
     for column in columns:
         values = _numbers(ctx.table[column])
@@ -164,12 +166,18 @@ def run(ctx, options: TopBottomOptions) -> Remediation:
     )
 
 
-def _written(coded: pd.Series, mask: np.ndarray) -> float | str:
+def _written(coded: pd.Series, mask: np.ndarray[Any, Any]) -> float | str:
     value = coded[mask].iloc[0]
     return value if isinstance(value, str) else float(value)
 
 
-def _code(ctx, column: str, values, thresholds, replacements) -> tuple[pd.Series, np.ndarray, np.ndarray]:
+def _code(
+    ctx: Any,
+    column: str,
+    values: np.ndarray[Any, Any],
+    thresholds: tuple[float | None, float | None],
+    replacements: tuple[float | None, float | None],
+) -> tuple[pd.Series, np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """The coded column as the output holds it (numbers for a numeric column, labels for a nominal one)."""
     import pandas as pd
 
@@ -238,5 +246,5 @@ REMEDIATOR = Remediator(
 
 
 @hookimpl
-def privaudit_remediators():
+def privaudit_remediators() -> list[Remediator]:
     return [REMEDIATOR]
