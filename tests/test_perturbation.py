@@ -127,3 +127,11 @@ def test_one_category_is_left_alone():
 def test_too_many_strata_refused():
     with pytest.raises(ValueError, match="stratify by fewer values"):
         pram_codes(np.zeros(3, dtype=np.int64), np.array([0, 1, 10**6]), 10, 0.8, 0.5, np.random.default_rng(0))
+
+
+def test_missing_only_stays_missing():
+    """sdcMicro's do.pram: "special case: na-only input"."""
+    codes = np.full(4, -1, dtype=np.int64)
+    for levels in (0, 3):
+        out = pram_codes(codes, np.zeros(4, dtype=np.int64), levels, 0.5, 0.5, np.random.default_rng(0))
+        assert out.codes.tolist() == [-1] * 4

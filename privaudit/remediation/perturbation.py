@@ -117,6 +117,8 @@ def pram_codes(
     diagonals = rng.uniform(pd, 1.0, size=(n_strata, n_levels))
     matrices = invariant_matrices(marginals, diagonals, alpha)
     out = codes.copy()
+    if not present.any():  # nothing to draw (sdcMicro's do.pram: "special case: na-only input")
+        return PramResult(out, matrices)
     rows = strata[present].astype(np.int64) * n_levels + codes[present]
     out[present] = draw(matrices.reshape(-1, n_levels), rows, rng)
     return PramResult(out, matrices)

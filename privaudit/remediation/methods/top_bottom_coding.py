@@ -117,10 +117,15 @@ def _numbers(column: pd.Series) -> np.ndarray[Any, Any] | None:
 def _thresholds(
     options: TopBottomOptions, column: str, values: np.ndarray[Any, Any]
 ) -> tuple[float | None, float | None]:
+    import numpy as np
+
     from privaudit.remediation.perturbation import threshold_at
 
     top, bottom = _of(options, "top", column), _of(options, "bottom", column)
     top_q, bottom_q = _of(options, "top_quantile", column), _of(options, "bottom_quantile", column)
+    if (top is None and top_q is not None) or (bottom is None and bottom_q is not None):
+        if np.isnan(values).all():
+            raise ValueError(f"column {column!r} has no value to take a quantile of")
     if top is None and top_q is not None:
         top = threshold_at(values, top_q)
     if bottom is None and bottom_q is not None:
