@@ -17,7 +17,7 @@ import pytest
 
 import privaudit
 
-METHODS = ("generalize", "local_suppression", "microaggregate", "randomize", "suppress")
+METHODS = ("generalize", "local_suppression", "microaggregate", "pram", "randomize", "suppress", "top_bottom_coding")
 HEAVY = ("numpy", "pandas", "pyarrow", "scipy", "sklearn")
 
 

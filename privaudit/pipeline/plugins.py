@@ -80,6 +80,8 @@ DEFAULT_PLUGINS = (
     "privaudit.remediation.methods.microaggregate",
     "privaudit.remediation.methods.generalize",
     "privaudit.remediation.methods.local_suppression",
+    "privaudit.remediation.methods.top_bottom_coding",
+    "privaudit.remediation.methods.pram",
     "privaudit.report.chapters.remediation",
     "privaudit.report.chapters.explore",
     "privaudit.report.chapters.synthetic",
