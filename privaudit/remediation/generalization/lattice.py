@@ -70,6 +70,8 @@ MAX_LATTICE = 2_000_000
 class LatticeTooLarge(ValueError):
     """The full-domain lattice of the quasi-identifiers' hierarchies has more nodes than :data:`MAX_LATTICE`: a
     search would not fit; GAA (local recoding, one class at a time) still can."""
+
+
 MAX_SUPPRESSION_ROUNDS = 100
 
 

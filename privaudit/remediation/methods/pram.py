@@ -178,10 +178,17 @@ def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
     if not any(policy.columns[c].type == "nominal" for c in policy.quasi_identifiers):
         request.notes.append("pram: left out, the policy has no nominal quasi-identifier")
         return []
-    request.notes.append(
-        "pram: its candidates are scored on the released values; sdcMicro warns that k-anonymity and risk "
-        "measures of pramed key variables are not useful anymore"
-    )
+    from privaudit.plugin.remediator import error_checks
+
+    if not any(
+        c.assessor.response_bound is not None or "original" in c.assessor.needs for c in error_checks(ctx)
+    ):  # class sizes of pramed key variables say nothing of the risk: a candidate would pass k-anonymity unearned
+        request.notes.append(
+            "pram: left out, no error-severity check measures the risk of perturbed values (a randomized-response "
+            "bound, or record linkage against --original); sdcMicro warns that k-anonymity and risk measures of "
+            "pramed key variables are not useful anymore"
+        )
+        return []
     base = [{"pd": value} for value in spread([0.9, 0.8, 0.7, 0.6, 0.5], request.limit)]
     out = []
     for given in option_settings(base, request.fixed)[: request.limit]:
