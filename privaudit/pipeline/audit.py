@@ -51,6 +51,7 @@ class CheckResult:
     seconds: float = 0.0
     per_record: dict = field(default_factory=dict, repr=False)  # the Measurement's per-record arrays
     quasi_identifiers: list[str] | None = None  # the check's attacker scenario, when it has one
+    excepted: dict | None = None  # the policy's exception in force that accepts this failing check
 
 
 @dataclass
@@ -66,6 +67,7 @@ class AuditResult:
     remediation: dict | None = None  # set by `privaudit remediate`: before/after, changes, loss
     explore: dict | None = None  # set by `privaudit remediate --explore`: the candidates of the R-U map
     utility: list[dict] = field(default_factory=list)  # what the release keeps (privaudit.utility entries)
+    exceptions: list[dict] = field(default_factory=list)  # the policy's exceptions, judged (pipeline/exceptions.py)
 
     @property
     def registry(self) -> Registry:
@@ -74,11 +76,18 @@ class AuditResult:
 
     @property
     def failed(self) -> list[CheckResult]:
-        return [c for c in self.checks if c.status == "fail" and c.severity == "error"]
+        """Failing error checks no exception in force accepts."""
+        return [c for c in self.checks if c.status == "fail" and c.severity == "error" and c.excepted is None]
 
     @property
     def warned(self) -> list[CheckResult]:
-        return [c for c in self.checks if c.status == "fail" and c.severity == "warning"]
+        """Failing warning checks no exception in force accepts (``--fail-on warning`` counts these)."""
+        return [c for c in self.checks if c.status == "fail" and c.severity == "warning" and c.excepted is None]
+
+    @property
+    def excepted(self) -> list[CheckResult]:
+        """Failing checks an exception in force accepts: they fail neither the verdict nor ``--fail-on warning``."""
+        return [c for c in self.checks if c.status == "fail" and c.excepted is not None]
 
     @property
     def errored(self) -> list[CheckResult]:
@@ -346,6 +355,7 @@ def run_audit(
     previous: Any = None,
     check_timeout: float | None = None,
     refuse_unreachable: bool = False,
+    today: Any = None,
     **engine_options: Any,
 ) -> AuditResult:
     """Audit ``released`` (a path; in process also a pandas DataFrame, a pyarrow Table or a loaded
@@ -358,7 +368,9 @@ def run_audit(
     :mod:`privaudit.pipeline.series`), for the checks that compose releases.
     ``check_timeout`` (seconds; default the policy's ``check_timeout``, else none) ends a check that runs
     longer as ``error``. A check whose class size k exceeds the number of records cannot pass: that is said
-    up front (:func:`unreachable_checks`), and refused with ``refuse_unreachable`` (a remediation's input). ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
+    up front (:func:`unreachable_checks`), and refused with ``refuse_unreachable`` (a remediation's input).
+    ``today`` (a date or its ISO text; default ``SOURCE_DATE_EPOCH``'s day, else today) is the day the policy's
+    exceptions are judged on (:mod:`privaudit.pipeline.exceptions`). ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
     registry = registry or get_registry()
     with using(registry.of):  # the registry's readers and measures, wherever the audit reads or measures
         return _run_audit(
@@ -373,6 +385,7 @@ def run_audit(
             previous=previous,
             check_timeout=check_timeout,
             refuse_unreachable=refuse_unreachable,
+            today=today,
             **engine_options,
         )
 
@@ -389,12 +402,15 @@ def _run_audit(
     previous: Any = None,
     check_timeout: float | None = None,
     refuse_unreachable: bool = False,
+    today: Any = None,
     **engine_options: Any,
 ) -> AuditResult:
     from privaudit.engines import get_engine
-    from privaudit.pipeline.arguments import CHECK_TIMEOUT, optional
+    from privaudit.pipeline.arguments import CHECK_TIMEOUT, TODAY, optional
+    from privaudit.pipeline.exceptions import apply_exceptions, audit_day
 
     source_date_epoch()  # a malformed SOURCE_DATE_EPOCH is refused before any work
+    day = audit_day(optional(TODAY, today))
     check_timeout = optional(CHECK_TIMEOUT, check_timeout)
     registry = registry or get_registry()
     policy = open_policy(policy, registry, allow_outside_paths)
@@ -450,6 +466,7 @@ def _run_audit(
     timeout = check_timeout if check_timeout is not None else policy.model.check_timeout
     with memory.step("running the checks"):
         results = run_checks(ctx, checks, timeout=timeout, registry=registry)
+    exceptions = apply_exceptions(policy, results, day)
     if files is not None:
         original_table = files.original_table
     return AuditResult(
@@ -462,6 +479,7 @@ def _run_audit(
         control=control_table,
         engine=engine,
         utility=jsonable(ctx.utility),
+        exceptions=exceptions,
     )
 
 
