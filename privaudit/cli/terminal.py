@@ -16,6 +16,8 @@ def print_audit(result, out) -> None:
         mark = STATUS_MARK[c.status] if c.severity == "error" or c.status != "fail" else "WARN"
         line = f"{mark:5}  {printable(c.id):<{width}}  {printable(c.message)}"
         if getattr(c, "excepted", None):
+            from privaudit.report.diff import excepted_words
+
             line += f" [{printable(excepted_words(c.excepted))}]"
         print(line, file=out)
     from privaudit.report.chapters.utility import headline
@@ -31,12 +33,6 @@ def print_audit(result, out) -> None:
     if excepted:
         summary += f"; {excepted} failing check{'s' * (excepted != 1)} excepted by the policy"
     print(f"\nverdict: {'PASS' if result.passed else 'FAIL'} ({summary})", file=out)
-
-
-def excepted_words(exception: dict) -> str:
-    """A check's exception in force, in words: ``excepted (A. Checker, output checker, until 2027-01-31)``."""
-    approver = exception["approver"]
-    return f"excepted ({approver['name']}, {approver['role']}, until {exception['expires']})"
 
 
 def print_lost(lost: dict | None, out) -> None:
