@@ -18,7 +18,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from privaudit.core.errors import PolicyError, did_you_mean
 from privaudit.core.hierarchy import Hierarchy
@@ -213,8 +222,11 @@ class ExceptionSpec(StrictModel):
     optionally up to which value (after ACRO's exception requests: an output that fails a rule may be released
     when a researcher's justification is accepted by an output checker; SACRO/ACRO, Jefferson et al. 2023)."""
 
-    check: str = Field(min_length=1, description="The id of the check excepted (a check of the policy, or an "
-                       "always-run check: direct_identifiers ...).")
+    check: str = Field(
+        min_length=1,
+        description="The id of the check excepted (a check of the policy, or an "
+        "always-run check: direct_identifiers ...).",
+    )
     justification: str = Field(min_length=1, description="Why the failing check is accepted.")
     approver: Approver = Field(description="Who accepted it: {name: ..., role: ...}.")
     date: IsoDate = Field(description="When it was accepted (YYYY-MM-DD).")
@@ -520,7 +532,6 @@ class Policy:
             if problem:
                 raise PolicyError(f"{self.path}: checks[{index}]: {problem}")
         return checks
-
 
     def _resolve_exceptions(self, registry: Registry) -> list[ExceptionSpec]:
         """The ``exceptions``, each naming a check the audit runs (one of the policy's, or an always-run one,

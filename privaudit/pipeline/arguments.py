@@ -177,6 +177,8 @@ ALLOW_CHANGED_POLICY = Argument("allow_changed_policy", "--allow-changed-policy"
 METHODS = Argument("methods", "--methods", _methods)
 UTILITY = Argument("utility", "--utility", _utility)
 PROGRESS = Argument("progress", "--quiet", _progress)
+
+
 def _today(value: Any) -> Any:
     """A day from a ``datetime.date`` or its ISO text (``2026-05-01``): the day exceptions are judged on."""
     import datetime

@@ -30,7 +30,9 @@ def audit_day(today: Any = None) -> datetime.date:
         return TODAY.value(today)  # type: ignore[no-any-return]
     epoch = source_date_epoch()
     moment = (
-        datetime.datetime.fromtimestamp(epoch, tz=datetime.UTC) if epoch is not None else datetime.datetime.now(datetime.UTC)
+        datetime.datetime.fromtimestamp(epoch, tz=datetime.UTC)
+        if epoch is not None
+        else datetime.datetime.now(datetime.UTC)
     )
     return moment.date()
 

@@ -82,9 +82,9 @@ def junit_xml(report: Report, fail_on: str = "error") -> str:
         if c.status == "error":
             ET.SubElement(case, "error", message=message, type="error").text = text
         elif c.excepted is not None:
-            ET.SubElement(case, "system-out").text = (
-                f"EXCEPTED (severity {c.severity}): {text}; {printable(excepted_text(c))}"
-            )
+            ET.SubElement(
+                case, "system-out"
+            ).text = f"EXCEPTED (severity {c.severity}): {text}; {printable(excepted_text(c))}"
         elif _failing(c, fail_on):
             ET.SubElement(case, "failure", message=message, type=f"{c.severity} check failed").text = text
         elif c.status == "fail":
