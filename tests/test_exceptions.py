@@ -242,6 +242,7 @@ def test_html_lists_every_exception_beside_the_sign_off(folder):
     page = (folder / "r.html").read_text()
     assert "yes: in force until 2026-12-31" in page[page.index('<section id="signoff"') :]
     assert '<span class="badge EXCEPTED">EXCEPTED</span>' in page
+    assert "Accepted by the policy's exception</strong> of 2026-01-05, approved by A. Checker (output checker)" in page
 
 
 @pytest.mark.slow
