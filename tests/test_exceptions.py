@@ -212,8 +212,10 @@ def test_ci_formats_mark_excepted_checks(folder):
         "--fail-on",
         "warning",
         *("--markdown", folder / "r.md", "--junit", folder / "r.xml", "--sarif", folder / "r.sarif"),
+        *("--annotations", "github"),
     )
     assert run.code == 0, run.stderr
+    assert "::notice file=" in run.stdout and "::error" not in run.stdout
     md = (folder / "r.md").read_text()
     assert "## privaudit: PASS" in md and "🟡 excepted | `small`" in md
     assert "| `small` | A. Checker, output checker | 2026-01-05 | 2026-12-31 | yes: in force until 2026-12-31 |" in md
