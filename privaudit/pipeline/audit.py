@@ -371,9 +371,13 @@ def run_audit(
     up front (:func:`unreachable_checks`), and refused with ``refuse_unreachable`` (a remediation's input).
     ``today`` (a date or its ISO text; default ``SOURCE_DATE_EPOCH``'s day, else today) is the day the policy's
     exceptions are judged on (:mod:`privaudit.pipeline.exceptions`). ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
+    from privaudit.pipeline.arguments import TODAY, optional
+    from privaudit.pipeline.exceptions import apply_exceptions, audit_day
+
+    day = audit_day(optional(TODAY, today))  # refused before any work, as a malformed SOURCE_DATE_EPOCH
     registry = registry or get_registry()
     with using(registry.of):  # the registry's readers and measures, wherever the audit reads or measures
-        return _run_audit(
+        result = _run_audit(
             released,
             policy,
             original=original,
@@ -385,9 +389,10 @@ def run_audit(
             previous=previous,
             check_timeout=check_timeout,
             refuse_unreachable=refuse_unreachable,
-            today=today,
             **engine_options,
         )
+    result.exceptions = apply_exceptions(result.policy, result.checks, day)
+    return result
 
 
 def _run_audit(
@@ -402,15 +407,12 @@ def _run_audit(
     previous: Any = None,
     check_timeout: float | None = None,
     refuse_unreachable: bool = False,
-    today: Any = None,
     **engine_options: Any,
 ) -> AuditResult:
     from privaudit.engines import get_engine
-    from privaudit.pipeline.arguments import CHECK_TIMEOUT, TODAY, optional
-    from privaudit.pipeline.exceptions import apply_exceptions, audit_day
+    from privaudit.pipeline.arguments import CHECK_TIMEOUT, optional
 
     source_date_epoch()  # a malformed SOURCE_DATE_EPOCH is refused before any work
-    day = audit_day(optional(TODAY, today))
     check_timeout = optional(CHECK_TIMEOUT, check_timeout)
     registry = registry or get_registry()
     policy = open_policy(policy, registry, allow_outside_paths)
@@ -466,7 +468,6 @@ def _run_audit(
     timeout = check_timeout if check_timeout is not None else policy.model.check_timeout
     with memory.step("running the checks"):
         results = run_checks(ctx, checks, timeout=timeout, registry=registry)
-    exceptions = apply_exceptions(policy, results, day)
     if files is not None:
         original_table = files.original_table
     return AuditResult(
@@ -479,7 +480,6 @@ def _run_audit(
         control=control_table,
         engine=engine,
         utility=jsonable(ctx.utility),
-        exceptions=exceptions,
     )
 
 

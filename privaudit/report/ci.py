@@ -243,6 +243,41 @@ def _suppression(check: ReportCheck) -> dict[str, Any]:
     }
 
 
+def _sarif_result(c: ReportCheck, policy: str, rule: int, uri: str, fail_on: str) -> dict[str, Any]:
+    """One check as a SARIF ``result`` (section 3.27) located on the released data; a check an exception
+    accepts carries the suppression (:func:`_suppression`)."""
+    if c.status == "pass":
+        kind, level = "pass", "none"
+    elif c.status == "error" or _failing(c, fail_on):
+        kind, level = "fail", "error"
+    else:  # a failing warning, or a check an exception accepts (at its own severity, suppressed)
+        kind, level = "fail", "error" if c.excepted is not None and c.severity == "error" else "warning"
+    identity = hashlib.sha256(f"{policy}\0{c.id}".encode()).hexdigest()
+    suppressed = {} if c.excepted is None else {"suppressions": [_suppression(c)]}
+    return {
+        "ruleId": c.assessor,
+        "ruleIndex": rule,
+        "kind": kind,
+        "level": level,
+        "message": {"text": printable(c.message) or printable(c.id)},
+        "locations": [
+            {
+                "physicalLocation": {"artifactLocation": {"uri": uri, "index": 0}},
+                "logicalLocations": [{"name": printable(c.id), "kind": "object"}],
+            }
+        ],
+        "partialFingerprints": {"privauditCheck/v1": identity},
+        **suppressed,
+        "properties": {
+            "check": c.id,
+            "status": c.status,
+            "severity": c.severity,
+            "value": c.value,
+            "threshold": c.threshold,
+        },
+    }
+
+
 def sarif(report: Report, fail_on: str = "error", assessors: Mapping[str, Any] | None = None) -> str:
     """SARIF 2.1.0: one ``reportingDescriptor`` (rule) per assessor used, one result per check.
 
@@ -276,40 +311,8 @@ def sarif(report: Report, fail_on: str = "error", assessors: Mapping[str, Any] |
     artifact = {"location": {"uri": _uri(report.input.path)}}
     if report.input.sha256:
         artifact["hashes"] = {"sha-256": report.input.sha256}
-    results = []
-    for c in checks:
-        if c.status == "pass":
-            kind, level = "pass", "none"
-        elif c.status == "error" or _failing(c, fail_on):
-            kind, level = "fail", "error"
-        else:  # a failing warning, or a check an exception accepts (at its own severity, suppressed)
-            kind, level = "fail", "error" if c.excepted is not None and c.severity == "error" else "warning"
-        identity = hashlib.sha256(f"{report.policy.name}\0{c.id}".encode()).hexdigest()
-        suppressed = {} if c.excepted is None else {"suppressions": [_suppression(c)]}
-        results.append(
-            {
-                "ruleId": c.assessor,
-                "ruleIndex": names.index(c.assessor),
-                "kind": kind,
-                "level": level,
-                "message": {"text": printable(c.message) or printable(c.id)},
-                "locations": [
-                    {
-                        "physicalLocation": {"artifactLocation": {"uri": artifact["location"]["uri"], "index": 0}},
-                        "logicalLocations": [{"name": printable(c.id), "kind": "object"}],
-                    }
-                ],
-                "partialFingerprints": {"privauditCheck/v1": identity},
-                **suppressed,
-                "properties": {
-                    "check": c.id,
-                    "status": c.status,
-                    "severity": c.severity,
-                    "value": c.value,
-                    "threshold": c.threshold,
-                },
-            }
-        )
+    uri = artifact["location"]["uri"]
+    results = [_sarif_result(c, report.policy.name, names.index(c.assessor), uri, fail_on) for c in checks]
     failed = any(_failing(c, fail_on) for c in checks)
     errored = any(c.status == "error" for c in checks)
     log = {
