@@ -220,7 +220,7 @@ class Approver(StrictModel):
 class ExceptionSpec(StrictModel):
     """A failing check accepted on the record: which check, why, who approved it, from when until when, and
     optionally up to which value (after ACRO's exception requests: an output that fails a rule may be released
-    when a researcher's justification is accepted by an output checker; SACRO/ACRO, Jefferson et al. 2023)."""
+    when a researcher's justification is accepted by an output checker; ACRO, Preen & Smith 2022; github.com/AI-SDC/ACRO add_exception)."""
 
     check: str = Field(
         min_length=1,
