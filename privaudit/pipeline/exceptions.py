@@ -3,8 +3,8 @@ accepted on the record.
 
 After ACRO's exception requests (Preen & Smith 2022, "ACRO: a tool for automating the disclosure control of
 research outputs", SACRO project; github.com/AI-SDC/ACRO, ``add_exception(name, reason)`` and ``finalise``: an
-output that fails a disclosure rule may still be released when the researcher's justification is accepted by an output checker, and the request and its
-outcome are kept with the outputs). Here the justification, the approver and the period are written in the
+output that fails a disclosure rule may still be released when the researcher's justification is accepted by
+an output checker, and the request and its outcome are kept with the outputs). Here the justification, the approver and the period are written in the
 policy (:class:`privaudit.core.policy.ExceptionSpec`); the audit keeps the check's status ``fail`` and adds the
 exception to it, so the verdict no longer counts it, and the report lists every exception, in force or not,
 beside the sign-off.
