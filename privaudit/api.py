@@ -139,6 +139,7 @@ def audit(
     progress: Any = None,
     previous: Any = None,
     check_timeout: float | None = None,
+    today: Any = None,
     **engine_options: Any,
 ) -> AuditReport:
     """Audit ``data`` against ``policy`` (see the module's docstring). ``check_timeout``: seconds a check may
@@ -149,13 +150,16 @@ def audit(
     ``progress``: ``None`` draws tqdm bars in a notebook (``privaudit[notebook]``), nothing elsewhere;
     ``True``/``False`` force them on or off; a callable ``f(label, done, total)`` receives the progress
     instead. ``previous``: earlier releases of the same population (a list of paths or frames), for the
-    checks that compose releases (linked as :mod:`privaudit.pipeline.series` says)."""
-    from privaudit.pipeline.arguments import CHECK_TIMEOUT, ENGINE, POLICY, PROGRESS, optional
+    checks that compose releases (linked as :mod:`privaudit.pipeline.series` says). ``today``: the day the
+    policy's exceptions are judged on (a date or ``"YYYY-MM-DD"``; default ``SOURCE_DATE_EPOCH``'s day, else
+    today; :mod:`privaudit.pipeline.exceptions`)."""
+    from privaudit.pipeline.arguments import CHECK_TIMEOUT, ENGINE, POLICY, PROGRESS, TODAY, optional
     from privaudit.pipeline.audit import run_audit
     from privaudit.runtime.progress import api_progress
 
     POLICY.value(policy)  # every argument the command line validates, validated alike before any work
     check_timeout, engine = optional(CHECK_TIMEOUT, check_timeout), optional(ENGINE, engine)
+    today = optional(TODAY, today)
     data, engine = _engine_for(data, engine, engine_options)
     bar = api_progress(PROGRESS.value(progress))
     try:
@@ -171,6 +175,7 @@ def audit(
                 progress=bar,
                 previous=previous or None,
                 check_timeout=check_timeout,
+                today=today,
                 **engine_options,
             )
         )

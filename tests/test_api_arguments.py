@@ -115,6 +115,10 @@ def _api_and_cli(name: str, tmp_path):
             lambda v: privaudit.audit(absent, POLICY, engine=v),
             ["audit", absent, "--policy", policy, "--engine"],
         ),
+        "today": (
+            lambda v: privaudit.audit(absent, POLICY, today=v),
+            ["audit", absent, "--policy", policy, "--today"],
+        ),
     }
     return table[name]
 

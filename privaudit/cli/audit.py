@@ -90,6 +90,14 @@ def add_parser(sub) -> None:
         metavar="OUT",
         help="write per-record risk here (.csv or .parquet; in-process engine)",
     )
+    from privaudit.pipeline.arguments import TODAY
+
+    audit.add_argument(
+        "--today",
+        type=TODAY.cli,
+        metavar="DATE",
+        help="judge the policy's exceptions on this day (YYYY-MM-DD; default: SOURCE_DATE_EPOCH's day, else today)",
+    )
     add_report_arguments(audit)
     from privaudit.cli.diff import add_baseline_arguments
 
@@ -113,6 +121,7 @@ def run(args) -> int:
             progress=bar,
             engine=args.engine,
             check_timeout=args.check_timeout,
+            today=args.today,
             **options,
         )
     finally:

@@ -14,7 +14,12 @@ def print_audit(result, out) -> None:
     width = max([len(printable(c.id)) for c in result.checks] + [5])
     for c in result.checks:
         mark = STATUS_MARK[c.status] if c.severity == "error" or c.status != "fail" else "WARN"
-        print(f"{mark:5}  {printable(c.id):<{width}}  {printable(c.message)}", file=out)
+        line = f"{mark:5}  {printable(c.id):<{width}}  {printable(c.message)}"
+        if getattr(c, "excepted", None):
+            from privaudit.report.diff import excepted_words
+
+            line += f" [{printable(excepted_words(c.excepted))}]"
+        print(line, file=out)
     from privaudit.report.chapters.utility import headline
 
     sentence = headline(getattr(result, "utility", None) or [])
@@ -24,6 +29,9 @@ def print_audit(result, out) -> None:
         f"{len(result.failed)} failed, {len(result.warned)} warned, {len(result.errored)} errored "
         f"of {len(result.checks)} checks"
     )
+    excepted = len(getattr(result, "excepted", None) or [])
+    if excepted:
+        summary += f"; {excepted} failing check{'s' * (excepted != 1)} excepted by the policy"
     print(f"\nverdict: {'PASS' if result.passed else 'FAIL'} ({summary})", file=out)
 
 

@@ -9,15 +9,25 @@ passes the plugin registry in (:func:`load_policy`, :func:`policy_from_dict`).
 from __future__ import annotations
 
 import copy
+import datetime
 import difflib
 import hashlib
 import json
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from privaudit.core.errors import PolicyError, did_you_mean
 from privaudit.core.hierarchy import Hierarchy
@@ -174,6 +184,74 @@ class CheckSpec(BaseModel):
         return dict(self.model_extra or {})
 
 
+def _iso_date(value: Any) -> Any:
+    """A date as YAML reads it (``2026-05-01``) or as its ISO 8601 text; refuses numbers and times, which
+    pydantic's lax mode would read as seconds since 1970."""
+    if isinstance(value, datetime.datetime):
+        raise ValueError("expected a date (YYYY-MM-DD), not a time")
+    if isinstance(value, datetime.date):
+        return value
+    if isinstance(value, str):
+        try:
+            return datetime.date.fromisoformat(value.strip())
+        except ValueError:
+            pass
+    raise ValueError(f"expected an ISO date (YYYY-MM-DD), got {value!r}")
+
+
+IsoDate = Annotated[datetime.date, BeforeValidator(_iso_date)]
+
+
+class Approver(StrictModel):
+    """Who accepted an exception: a name and the role under which they may (ACRO's exception requests name
+    the researcher and the output checker who approved)."""
+
+    name: str = Field(min_length=1)
+    role: str = Field(min_length=1)
+
+    @field_validator("name", "role")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("must not be blank")
+        return v.strip()
+
+
+class ExceptionSpec(StrictModel):
+    """A failing check accepted on the record: which check, why, who approved it, from when until when, and
+    optionally up to which value (after ACRO's exception requests: an output that fails a rule may be released
+    when a researcher's justification is accepted by an output checker; ACRO, Preen & Smith 2022; github.com/AI-SDC/ACRO add_exception)."""
+
+    check: str = Field(
+        min_length=1,
+        description="The id of the check excepted (a check of the policy, or an "
+        "always-run check: direct_identifiers ...).",
+    )
+    justification: str = Field(min_length=1, description="Why the failing check is accepted.")
+    approver: Approver = Field(description="Who accepted it: {name: ..., role: ...}.")
+    date: IsoDate = Field(description="When it was accepted (YYYY-MM-DD).")
+    expires: IsoDate = Field(description="The last day it is in force (YYYY-MM-DD), after 'date'.")
+    max_value: float | None = Field(
+        default=None,
+        allow_inf_nan=False,
+        description="It covers the check only while the check's value stays at most (a check where lower is "
+        "better) or at least (higher is better) this value.",
+    )
+
+    @field_validator("justification")
+    @classmethod
+    def _said(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("an exception needs a justification (empty text)")
+        return v.strip()
+
+    @model_validator(mode="after")
+    def _expires_after_date(self) -> ExceptionSpec:
+        if self.expires <= self.date:
+            raise ValueError(f"expires {self.expires} is not after date {self.date}")
+        return self
+
+
 class RemediationSpec(StrictModel):
     method: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
@@ -200,6 +278,15 @@ class PolicyModel(StrictModel):
         allow_inf_nan=False,
         description="Seconds a check may run; one that runs longer ends as an error "
         "(--check-timeout overrides it). None: no limit.",
+    )
+    exceptions: list[ExceptionSpec] = Field(
+        default_factory=list,
+        description="Failing checks accepted on the record (check, justification, approver, date, expires, "
+        "max_value): a failing warning check, or an error check when allow_error_exceptions is true, that an "
+        "exception in force covers does not fail the audit; reports list every exception beside the sign-off.",
+    )
+    allow_error_exceptions: bool = Field(
+        default=False, description="Let exceptions accept failing checks of severity error (default: warnings only)."
     )
     release: Literal["microdata", "synthetic"] = Field(
         default="microdata",
@@ -295,6 +382,7 @@ class Policy:
                 )
         self.utility, self.utility_options = self._resolve_utility(registry)
         self.checks = self._resolve_checks(registry)
+        self.exceptions = self._resolve_exceptions(registry)
 
     def _resolve_utility(self, registry: Registry) -> tuple[list[str] | None, dict[str, dict[str, Any]]]:
         """The ``utility`` field: the measures named (None: the default set; the registry says which the audit
@@ -444,6 +532,39 @@ class Policy:
             if problem:
                 raise PolicyError(f"{self.path}: checks[{index}]: {problem}")
         return checks
+
+    def _resolve_exceptions(self, registry: Registry) -> list[ExceptionSpec]:
+        """The ``exceptions``, each naming a check the audit runs (one of the policy's, or an always-run one,
+        which is of severity error), at most one per check; an error check only with ``allow_error_exceptions``;
+        ``max_value`` only for a check whose parameters say which way its value improves (``better``)."""
+        severity = {c.id: c.severity for c in self.checks}
+        better = {c.id: getattr(c.params, "better", None) for c in self.checks}
+        named = {c.assessor.name for c in self.checks}
+        for name, a in registry.assessors.items():
+            if getattr(a, "always", False) and name not in named and name not in severity:
+                severity[name], better[name] = "error", getattr(a.params, "better", None)
+        seen: set[str] = set()
+        for index, spec in enumerate(self.model.exceptions):
+            where = f"{self.path}: exceptions[{index}]"
+            if spec.check not in severity:
+                raise PolicyError(
+                    f"{where}.check: {spec.check!r} is not a check of the policy{did_you_mean(spec.check, severity)} "
+                    f"(checks: {', '.join(severity)})"
+                )
+            if spec.check in seen:
+                raise PolicyError(f"{where}.check: check {spec.check!r} has two exceptions; keep one")
+            seen.add(spec.check)
+            if severity[spec.check] == "error" and not self.model.allow_error_exceptions:
+                raise PolicyError(
+                    f"{where}.check: {spec.check!r} is a check of severity error; excepting it needs "
+                    "allow_error_exceptions: true in the policy"
+                )
+            if spec.max_value is not None and better[spec.check] not in ("higher", "lower"):
+                raise PolicyError(
+                    f"{where}.max_value: check {spec.check!r} does not say which way its value improves, "
+                    "so no bound can be held to it"
+                )
+        return list(self.model.exceptions)
 
 
 def _not_a_qi(name: str, declared: list[str], columns: dict[str, Any]) -> str:

@@ -177,7 +177,26 @@ ALLOW_CHANGED_POLICY = Argument("allow_changed_policy", "--allow-changed-policy"
 METHODS = Argument("methods", "--methods", _methods)
 UTILITY = Argument("utility", "--utility", _utility)
 PROGRESS = Argument("progress", "--quiet", _progress)
+
+
+def _today(value: Any) -> Any:
+    """A day from a ``datetime.date`` or its ISO text (``2026-05-01``): the day exceptions are judged on."""
+    import datetime
+
+    if isinstance(value, datetime.datetime):
+        return value.date()
+    if isinstance(value, datetime.date):
+        return value
+    if isinstance(value, str):
+        try:
+            return datetime.date.fromisoformat(value.strip())
+        except ValueError:
+            pass
+    raise ValueError(f"expected a date YYYY-MM-DD, got {_got(value)}")
+
+
 POLICY = Argument("policy", "--policy", _policy)
+TODAY = Argument("today", "--today", _today)
 ENGINE = Argument("engine", "--engine", _engine)
 
 #: every shared argument, by its API name
@@ -194,6 +213,7 @@ ARGUMENTS = {
         PROGRESS,
         POLICY,
         ENGINE,
+        TODAY,
     )
 }
 

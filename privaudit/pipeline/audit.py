@@ -51,6 +51,7 @@ class CheckResult:
     seconds: float = 0.0
     per_record: dict = field(default_factory=dict, repr=False)  # the Measurement's per-record arrays
     quasi_identifiers: list[str] | None = None  # the check's attacker scenario, when it has one
+    excepted: dict | None = None  # the policy's exception in force that accepts this failing check
 
 
 @dataclass
@@ -66,6 +67,7 @@ class AuditResult:
     remediation: dict | None = None  # set by `privaudit remediate`: before/after, changes, loss
     explore: dict | None = None  # set by `privaudit remediate --explore`: the candidates of the R-U map
     utility: list[dict] = field(default_factory=list)  # what the release keeps (privaudit.utility entries)
+    exceptions: list[dict] = field(default_factory=list)  # the policy's exceptions, judged (pipeline/exceptions.py)
 
     @property
     def registry(self) -> Registry:
@@ -74,11 +76,18 @@ class AuditResult:
 
     @property
     def failed(self) -> list[CheckResult]:
-        return [c for c in self.checks if c.status == "fail" and c.severity == "error"]
+        """Failing error checks no exception in force accepts."""
+        return [c for c in self.checks if c.status == "fail" and c.severity == "error" and c.excepted is None]
 
     @property
     def warned(self) -> list[CheckResult]:
-        return [c for c in self.checks if c.status == "fail" and c.severity == "warning"]
+        """Failing warning checks no exception in force accepts (``--fail-on warning`` counts these)."""
+        return [c for c in self.checks if c.status == "fail" and c.severity == "warning" and c.excepted is None]
+
+    @property
+    def excepted(self) -> list[CheckResult]:
+        """Failing checks an exception in force accepts: they fail neither the verdict nor ``--fail-on warning``."""
+        return [c for c in self.checks if c.status == "fail" and c.excepted is not None]
 
     @property
     def errored(self) -> list[CheckResult]:
@@ -346,6 +355,7 @@ def run_audit(
     previous: Any = None,
     check_timeout: float | None = None,
     refuse_unreachable: bool = False,
+    today: Any = None,
     **engine_options: Any,
 ) -> AuditResult:
     """Audit ``released`` (a path; in process also a pandas DataFrame, a pyarrow Table or a loaded
@@ -358,10 +368,16 @@ def run_audit(
     :mod:`privaudit.pipeline.series`), for the checks that compose releases.
     ``check_timeout`` (seconds; default the policy's ``check_timeout``, else none) ends a check that runs
     longer as ``error``. A check whose class size k exceeds the number of records cannot pass: that is said
-    up front (:func:`unreachable_checks`), and refused with ``refuse_unreachable`` (a remediation's input). ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
+    up front (:func:`unreachable_checks`), and refused with ``refuse_unreachable`` (a remediation's input).
+    ``today`` (a date or its ISO text; default ``SOURCE_DATE_EPOCH``'s day, else today) is the day the policy's
+    exceptions are judged on (:mod:`privaudit.pipeline.exceptions`). ``engine_options`` go to the engine (``batch_rows`` for chunked, ``spark`` session for spark ...)."""
+    from privaudit.pipeline.arguments import TODAY, optional
+    from privaudit.pipeline.exceptions import apply_exceptions, audit_day
+
+    day = audit_day(optional(TODAY, today))  # refused before any work, as a malformed SOURCE_DATE_EPOCH
     registry = registry or get_registry()
     with using(registry.of):  # the registry's readers and measures, wherever the audit reads or measures
-        return _run_audit(
+        result = _run_audit(
             released,
             policy,
             original=original,
@@ -375,6 +391,8 @@ def run_audit(
             refuse_unreachable=refuse_unreachable,
             **engine_options,
         )
+    result.exceptions = apply_exceptions(result.policy, result.checks, day)
+    return result
 
 
 def _run_audit(

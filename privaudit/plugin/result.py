@@ -41,6 +41,8 @@ from privaudit.common.params import Params
 __all__ = [
     "Candidate",
     "Explore",
+    "ReportApprover",
+    "ReportException",
     "InputFacts",
     "Lost",
     "LostVariable",
@@ -210,9 +212,32 @@ class Scope(_Entry):
 class ReportSummary(_Entry):
     passed: bool
     checks_total: Count
-    checks_failed: Count
-    checks_warned: Count
+    checks_failed: Count = Field(description="failing error checks that no exception in force accepts")
+    checks_warned: Count = Field(description="failing warning checks that no exception in force accepts")
     checks_errored: Count
+    checks_excepted: Count | None = omitted(
+        "failing checks an exception of the policy accepts (they fail neither the verdict nor --fail-on warning)"
+    )
+
+
+class ReportApprover(_Entry):
+    name: str
+    role: str
+
+
+class ReportException(_Entry):
+    """One of the policy's exceptions (``exceptions:``), as judged on the audit's day: the check it accepts, why,
+    who approved it, from when until when, up to which value, whether it was in force and whether it applied."""
+
+    check: str
+    justification: str
+    approver: ReportApprover
+    date: Annotated[str, Field(pattern=r"^\d{4}-\d\d-\d\d$", description="when it was accepted")]
+    expires: Annotated[str, Field(pattern=r"^\d{4}-\d\d-\d\d$", description="the last day it is in force")]
+    max_value: Number | None = omitted("it covers the check only while the value stays within this, in its direction")
+    in_force: bool = Field(description="the audit's day lies between date and expires")
+    applied: bool = Field(description="it accepted the failing check (in force, and the value within max_value)")
+    note: str = Field(description="what became of it, in words: 'in force until DATE', 'exception expired on DATE' ...")
 
 
 class ReportCheck(_Entry):
@@ -237,6 +262,9 @@ class ReportCheck(_Entry):
         "the check's attacker scenario: the quasi-identifiers the intruder knows"
     )
     better: Literal["higher", "lower"] | None = omitted("which way the value improves (privaudit diff)")
+    excepted: ReportException | None = omitted(
+        "the policy's exception in force that accepts this failing check (its status stays fail)"
+    )
     _typed_params: Params | None = PrivateAttr(None)
 
     @property
@@ -437,6 +465,9 @@ class Report(_Entry):
     series: Series | None = omitted()
     explore: Explore | None = omitted("remediate --explore: the candidates of the risk-utility map")
     checks: list[ReportCheck]
+    exceptions: list[ReportException] | None = omitted(
+        "the policy's exceptions, each judged on the audit's day (in force or not), listed beside the sign-off"
+    )
     utility: list[UtilityFigure] | None = omitted(
         "what the release keeps: one entry per figure (privaudit.utility); written by every audit, "
         "absent from reports of older versions",

@@ -5,7 +5,10 @@ typed report (:class:`~privaudit.plugin.result.Report`, built once per run), so 
 
 A check of severity ``warning`` that fails is a JUnit ``<failure>`` and a GitHub ``::error`` only with
 ``fail_on="warning"`` (``--fail-on warning``); otherwise it is a test case that passes with its message in
-``<system-out>``, and a ``::warning``.
+``<system-out>``, and a ``::warning``. A failing check that one of the policy's exceptions accepts (``excepted``)
+fails none of them: JUnit's ``<system-out>`` says EXCEPTED with the justification and approver, Markdown marks
+it "excepted" and lists the exceptions, GitHub gets a ``::notice``, and SARIF a result with an accepted
+external suppression (SARIF 2.1.0 section 3.35: ``suppressions``, ``kind: external``, ``status: accepted``).
 """
 
 from __future__ import annotations
@@ -24,7 +27,17 @@ from privaudit.plugin.text import fmt, printable
 
 
 def _failing(check: ReportCheck, fail_on: str) -> bool:
-    return check.status == "fail" and (check.severity == "error" or fail_on == "warning")
+    """A failing check that fails the run: of severity error (or any, with ``fail_on="warning"``), and
+    accepted by no exception in force."""
+    return check.status == "fail" and check.excepted is None and (check.severity == "error" or fail_on == "warning")
+
+
+def excepted_text(check: ReportCheck) -> str:
+    """The exception that accepts a failing check, in one line (empty when none does)."""
+    e = check.excepted
+    if e is None:
+        return ""
+    return f"excepted ({e.approver.name}, {e.approver.role}, until {e.expires}): {e.justification}"
 
 
 def junit_xml(report: Report, fail_on: str = "error") -> str:
@@ -68,6 +81,10 @@ def junit_xml(report: Report, fail_on: str = "error") -> str:
         text = f"value {fmt(c.value)}, threshold {_threshold(c.threshold)}: {message}"
         if c.status == "error":
             ET.SubElement(case, "error", message=message, type="error").text = text
+        elif c.excepted is not None:
+            ET.SubElement(
+                case, "system-out"
+            ).text = f"EXCEPTED (severity {c.severity}): {text}; {printable(excepted_text(c))}"
         elif _failing(c, fail_on):
             ET.SubElement(case, "failure", message=message, type=f"{c.severity} check failed").text = text
         elif c.status == "fail":
@@ -115,7 +132,8 @@ def markdown(report: Report, fail_on: str = "error") -> str:
     checks = report.checks
     failed = [c for c in checks if _failing(c, fail_on)]
     errored = [c for c in checks if c.status == "error"]
-    warned = [c for c in checks if c.status == "fail" and not _failing(c, fail_on)]
+    excepted = [c for c in checks if c.status == "fail" and c.excepted is not None]
+    warned = [c for c in checks if c.status == "fail" and not _failing(c, fail_on) and c.excepted is None]
     verdict = "FAIL" if failed or errored else "PASS"
     lines = [
         f"## privaudit: {verdict}",
@@ -123,17 +141,21 @@ def markdown(report: Report, fail_on: str = "error") -> str:
         f"{_code(report.input.path)} ({fmt(report.input.rows)} rows) against the policy "
         f"**{_cell(report.policy.name)}**: {len(failed)} failed, {len(warned)} warned, "
         f"{len(errored)} errored of {len(checks)} "
-        "checks.",
+        "checks" + (f"; {len(excepted)} failing accepted by the policy's exceptions." if excepted else "."),
         "",
         "| status | check | assessor | value | threshold | message |",
         "|---|---|---|---:|---|---|",
     ]
     for c in checks:
         status = _MARK[c.status] if c.status != "fail" or _failing(c, fail_on) else "⚠️ warning"
+        if c.excepted is not None:
+            status = "🟡 excepted"
+        message = c.message + (f" ({excepted_text(c)})" if c.excepted is not None else "")
         lines.append(
             f"| {status} | {_code(c.id)} | {_cell(c.assessor)} | {_cell(fmt(c.value))} | "
-            f"{_cell(_threshold(c.threshold))} | {_cell(c.message)} |"
+            f"{_cell(_threshold(c.threshold))} | {_cell(message)} |"
         )
+    lines += _exceptions_markdown(report)
     from privaudit.report.lost_table import markdown as lost_markdown
 
     lost = (report.remediation.lost if report.remediation else None) or (
@@ -144,6 +166,25 @@ def markdown(report: Report, fail_on: str = "error") -> str:
     elif lost is not None:
         lines += lost_markdown(lost.to_dict(), _cell)
     return "\n".join(lines) + "\n"
+
+
+def _exceptions_markdown(report: Report) -> list[str]:
+    """The policy's exceptions, one row each: the check, who approved it, its period, whether it was in force."""
+    if not report.exceptions:
+        return []
+    lines = [
+        "",
+        "**Exceptions** (the policy's, as judged on the audit's day):",
+        "",
+        "| check | approver | date | expires | in force | justification |",
+        "|---|---|---|---|---|---|",
+    ]
+    for e in report.exceptions:
+        lines.append(
+            f"| {_code(e.check)} | {_cell(f'{e.approver.name}, {e.approver.role}')} | {e.date} | {e.expires} | "
+            f"{'yes' if e.in_force else 'no'}: {_cell(e.note)} | {_cell(e.justification)} |"
+        )
+    return lines
 
 
 def _escape_data(text: str) -> str:
@@ -163,6 +204,8 @@ def github_annotations(report: Report, fail_on: str = "error") -> str:
         if c.status == "pass":
             continue
         level = "error" if c.status == "error" or _failing(c, fail_on) else "warning"
+        if c.excepted is not None:
+            level = "notice"
         title = _escape_property(f"privaudit {c.id} ({c.assessor})")
         out.append(f"::{level} file={_escape_property(path)},title={title}::{_escape_data(c.message)}")
     return "\n".join(out) + ("\n" if out else "")
@@ -180,6 +223,59 @@ def _uri(path: str) -> str:
     if text.startswith("/"):
         return "file://" + quote(text)
     return quote(PurePosixPath(text).as_posix())
+
+
+def _suppression(check: ReportCheck) -> dict[str, Any]:
+    """SARIF 2.1.0's suppression of a result (section 3.35) for a failing check an exception accepts: kept
+    outside the data (``external``: the policy), ``accepted``, with its justification and approver."""
+    e = check.excepted
+    assert e is not None
+    return {
+        "kind": "external",
+        "status": "accepted",
+        "justification": printable(e.justification),
+        "properties": {
+            "approver": printable(e.approver.name),
+            "role": printable(e.approver.role),
+            "date": e.date,
+            "expires": e.expires,
+        },
+    }
+
+
+def _sarif_result(c: ReportCheck, policy: str, rule: int, uri: str, fail_on: str) -> dict[str, Any]:
+    """One check as a SARIF ``result`` (section 3.27) located on the released data; a check an exception
+    accepts carries the suppression (:func:`_suppression`)."""
+    if c.status == "pass":
+        kind, level = "pass", "none"
+    elif c.status == "error" or _failing(c, fail_on):
+        kind, level = "fail", "error"
+    else:  # a failing warning, or a check an exception accepts (at its own severity, suppressed)
+        kind, level = "fail", "error" if c.excepted is not None and c.severity == "error" else "warning"
+    identity = hashlib.sha256(f"{policy}\0{c.id}".encode()).hexdigest()
+    suppressed = {} if c.excepted is None else {"suppressions": [_suppression(c)]}
+    return {
+        "ruleId": c.assessor,
+        "ruleIndex": rule,
+        "kind": kind,
+        "level": level,
+        "message": {"text": printable(c.message) or printable(c.id)},
+        "locations": [
+            {
+                "physicalLocation": {"artifactLocation": {"uri": uri, "index": 0}},
+                "logicalLocations": [{"name": printable(c.id), "kind": "object"}],
+            }
+        ],
+        "partialFingerprints": {"privauditCheck/v1": identity},
+        **suppressed,
+        "properties": {
+            "check": c.id,
+            "status": c.status,
+            "severity": c.severity,
+            "value": c.value,
+            "threshold": c.threshold,
+        },
+    }
 
 
 def sarif(report: Report, fail_on: str = "error", assessors: Mapping[str, Any] | None = None) -> str:
@@ -200,7 +296,8 @@ def sarif(report: Report, fail_on: str = "error", assessors: Mapping[str, Any] |
     artifact = {"location": {"uri": _uri(report.input.path)}}
     if report.input.sha256:
         artifact["hashes"] = {"sha-256": report.input.sha256}
-    results = [_sarif_result(report, c, names, artifact["location"]["uri"], fail_on) for c in checks]
+    uri = artifact["location"]["uri"]
+    results = [_sarif_result(c, report.policy.name, names.index(c.assessor), uri, fail_on) for c in checks]
     failed = any(_failing(c, fail_on) for c in checks)
     errored = any(c.status == "error" for c in checks)
     log = {
@@ -253,35 +350,3 @@ def _sarif_rule(name: str, a: Any) -> dict[str, Any]:
         rule["properties"] = {"protects": a.protects}
     return rule
 
-
-def _sarif_result(report: Report, c: ReportCheck, names: list[str], uri: str, fail_on: str) -> dict[str, Any]:
-    """The SARIF ``result`` (SARIF 2.1.0 section 3.27) of check ``c``, located on the released data
-    (artifact 0, at ``uri``)."""
-    if c.status == "pass":
-        kind, level = "pass", "none"
-    elif c.status == "error" or _failing(c, fail_on):
-        kind, level = "fail", "error"
-    else:
-        kind, level = "fail", "warning"
-    identity = hashlib.sha256(f"{report.policy.name}\0{c.id}".encode()).hexdigest()
-    return {
-        "ruleId": c.assessor,
-        "ruleIndex": names.index(c.assessor),
-        "kind": kind,
-        "level": level,
-        "message": {"text": printable(c.message) or printable(c.id)},
-        "locations": [
-            {
-                "physicalLocation": {"artifactLocation": {"uri": uri, "index": 0}},
-                "logicalLocations": [{"name": printable(c.id), "kind": "object"}],
-            }
-        ],
-        "partialFingerprints": {"privauditCheck/v1": identity},
-        "properties": {
-            "check": c.id,
-            "status": c.status,
-            "severity": c.severity,
-            "value": c.value,
-            "threshold": c.threshold,
-        },
-    }

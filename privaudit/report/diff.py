@@ -9,6 +9,11 @@ error). Reports of different designs -- anything in the policy that changes what
 first, and an error check of the baseline that the new policy dropped or made a warning counts against the
 release.
 
+A check that the new report says an exception of the policy accepts (``excepted``: in force on the new audit's
+day, :mod:`privaudit.pipeline.exceptions`) is not a regression, whatever its value or status did: the row says
+``excepted (approver, role, until DATE)`` and keeps the reasons it was excused from (``excused``). Only a
+demotion, a change of the policy's design, still counts.
+
 Which way a value improves comes from the check's ``better`` (``"higher"``/``"lower"``, written by the audit
 from the assessor's declaration); for reports without it, from the value, threshold and status of either
 report (a passing value below its threshold: lower is better); when neither says, only the status counts.
@@ -113,6 +118,9 @@ def _check_row(b: dict | None, n: dict | None, tolerance: tuple[str, float], fai
         reasons.append("dropped")
     if b is None and _judged(nsev, fail_on) and sn != "pass":
         reasons.append("added_failing")
+    excepted = (n or {}).get("excepted") if sn == "fail" else None
+    excused = [r for r in reasons if r != "demoted"] if excepted else []
+    reasons = [r for r in reasons if r not in excused]
     return {
         "id": ref["id"],
         **({"renamed_from": b["id"]} if b is not None and n is not None and b["id"] != n["id"] else {}),
@@ -132,6 +140,7 @@ def _check_row(b: dict | None, n: dict | None, tolerance: tuple[str, float], fai
         "status_changed": sb != sn,
         "regression": bool(reasons),
         "reasons": reasons,
+        **({"excepted": excepted, "excused": excused} if excepted else {}),
     }
 
 
@@ -290,9 +299,18 @@ def _status(row: dict) -> str:
     return before if before == after else f"{before}->{after}"
 
 
+def excepted_words(exception: dict) -> str:
+    """An exception in force, in words: ``excepted (A. Checker, output checker, until 2027-01-31)``."""
+    approver = exception.get("approver") or {}
+    who = ", ".join(str(approver[k]) for k in ("name", "role") if approver.get(k))
+    return f"excepted ({who}, until {exception.get('expires')})"
+
+
 def _verdict_of(row: dict) -> str:
     if row["regression"]:
         return "REGRESSION"
+    if row.get("excepted"):
+        return excepted_words(row["excepted"])
     if row["status_before"] is None:
         return "added"
     if row["status_after"] is None:

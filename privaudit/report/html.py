@@ -85,8 +85,11 @@ class SectionView:
     entry: CheckEntry[Any, Any] | None = None  # the typed check the section was drawn from (None: no model at hand)
 
 
-def status_badge(status: str, severity: str) -> str:
-    """PASS / FAIL / WARN (a failed warning-severity check) / ERROR."""
+def status_badge(status: str, severity: str, excepted: bool = False) -> str:
+    """PASS / FAIL / WARN (a failed warning-severity check) / EXCEPTED (a failing check one of the policy's
+    exceptions accepts) / ERROR."""
+    if status == "fail" and excepted:
+        return "EXCEPTED"
     if status == "fail" and severity == "warning":
         return "WARN"
     return STATUS_LABEL.get(status, status.upper())
@@ -223,7 +226,7 @@ def check_views(report: Report, audit: Any, registry: Any) -> list[SectionView]:
                 assessor=assessor,
                 protects=PROTECTS.get(getattr(assessor, "protects", ""), "—"),
                 status=check["status"],
-                badge=status_badge(check["status"], check["severity"]),
+                badge=status_badge(check["status"], check["severity"], "excepted" in check),
                 value_text="—" if error else (section.value_text or fmt(check["value"])),
                 threshold_text=section.threshold_text
                 or threshold_text(check["threshold"] if not error else check["params"]),
@@ -390,6 +393,8 @@ def render_html(result: Any, registry: Any = None) -> str:
         "column_rows": column_rows(data, result.policy),
         "special_categories": scope.get("special_categories", []),
         "unknowable": scope.get("unknowable", {}),
+        "exceptions": data.get("exceptions", []),
+        "bound_sign": {c["id"]: {"lower": "≤", "higher": "≥"}.get(c.get("better", ""), "") for c in data["checks"]},
         "missing_tokens": ", ".join(token_label(t) for t in scope["missing_tokens"]),
         "limitations": limitations(views),
         "methodology": methodology(views),

@@ -26,6 +26,7 @@ from privaudit.plugin.result import (
     Report,
     ReportCheck,
     ReportColumn,
+    ReportException,
     ReportSummary,
     Scope,
     Series,
@@ -140,6 +141,7 @@ def build_report(audit: Any) -> Report:
             checks_failed=len(audit.failed),
             checks_warned=len(audit.warned),
             checks_errored=len(audit.errored),
+            **_present(checks_excepted=len(getattr(audit, "excepted", None) or []) or None),
         ),
         **_present(
             remediation=None if audit.remediation is None else Remediation.model_validate(audit.remediation),
@@ -147,6 +149,9 @@ def build_report(audit: Any) -> Report:
             explore=None if (ex := getattr(audit, "explore", None)) is None else Explore.model_validate(ex),
         ),
         checks=checks_of(audit),
+        **_present(
+            exceptions=[ReportException.model_validate(e) for e in getattr(audit, "exceptions", None) or []] or None
+        ),
         utility=[UtilityFigure.model_validate(u) for u in getattr(audit, "utility", None) or []],
     )
 
@@ -195,7 +200,11 @@ def checks_of(audit: Any) -> list[ReportCheck]:
             params=params,
             message=c.message,
             details=masked_details(c.details, found, shown.get(c.id)),
-            **_present(quasi_identifiers=list(c.quasi_identifiers or []) or None, better=improves(c.params)),
+            **_present(
+                quasi_identifiers=list(c.quasi_identifiers or []) or None,
+                better=improves(c.params),
+                excepted=None if (e := getattr(c, "excepted", None)) is None else ReportException.model_validate(e),
+            ),
         )
         out.append(entry.with_params(c.params))
     return out
