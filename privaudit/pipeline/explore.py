@@ -62,7 +62,7 @@ from privaudit.core.policy import Policy, with_check_overrides, with_columns
 from privaudit.io.data import Table
 from privaudit.pipeline.audit import AuditResult, run_audit
 from privaudit.pipeline.plugins import Registry
-from privaudit.pipeline.remediate import lost_of, reaudit
+from privaudit.pipeline.remediate import lost_of, reaudit, without_identifiers
 from privaudit.plugin.remediator import Remediation
 from privaudit.risk.attacker_models import attacker_risks
 
@@ -360,6 +360,7 @@ class _Runner:
         if problem is not None:
             return _failed(method, item.options, problem if failure else self.failure(name, problem))
         assert isinstance(rem, Remediation)  # _problem said so
+        rem = without_identifiers(rem, ctx.policy)
         return Candidate(method, dict(item.options), rem.table, rem, rem.records_removed)
 
 
@@ -463,7 +464,8 @@ def _refined(runner: _Runner, name: str, bases: Sequence[Candidate], fixed: dict
             )
             options = remediator.options.model_validate(given)
             shown = {**base.options, name: {**given, **options.model_dump(mode="json")}}
-            out.append(Candidate(method, shown, rem.table, combined, rem.records_removed))
+            combined = without_identifiers(combined, view.policy)
+            out.append(Candidate(method, shown, combined.table, combined, rem.records_removed))
     return out
 
 
@@ -587,18 +589,16 @@ def _audit_candidate(
     same inputs) and the checks that always run (the identifier scan): a candidate changes quasi-identifier
     values only, so it keeps the input's verdicts on them (the written candidate is scanned again by its
     re-audit, as ``remediate`` does)."""
-    from privaudit.pipeline.audit import align_original, generated_at, run_checks
+    from privaudit.pipeline.audit import align_original, checks_to_run, generated_at, run_checks
     from privaudit.pipeline.derived import DERIVED
 
     ctx = AuditContext(policy, table.frame, derived=DERIVED)
     if original is not None:
         ctx.training = original.frame
         ctx.original = align_original(table, original, policy)
-    results = run_checks(ctx, list(policy.checks), timeout=runner.timeout, registry=runner.registry)
-    own = {c.id for c in policy.checks}
-    return AuditResult(
-        policy, table, [r for r in before.checks if r.id not in own] + results, generated_at(), ctx, original
-    )
+    checks = checks_to_run(policy, runner.registry)
+    results = run_checks(ctx, checks, timeout=runner.timeout, registry=runner.registry)
+    return AuditResult(policy, table, results, generated_at(), ctx, original)
 
 
 def explore(

@@ -139,6 +139,7 @@ def reaudit(
     checks' parameters (:mod:`privaudit.pipeline.side_files`). A value the writer would change in a column
     that has a hierarchy is refused before any work: the file could not be audited again."""
     _refuse_reshaped(before, result, name)
+    result = without_identifiers(result, policy)
     if not is_parquet(out):
         result = _guarded_built_hierarchies(result)
     reaudit_policy = with_check_overrides(with_columns(policy, result.column_overrides), result.check_overrides)
@@ -188,6 +189,32 @@ def reaudit(
     )
 
 
+def without_identifiers(result: Remediation, policy: Policy) -> Remediation:
+    """The remediation with the policy's declared ``identifier`` columns blanked: a direct identifier is never
+    released, whatever the method (the ESSnet handbook, Hundepool et al. 2012, section 3.2, and sdcMicro's
+    ``createSdcObj``, which leaves direct identifiers out of every method: remove them first). Said in the
+    remediation's notes; a release whose identifier columns are already empty is unchanged."""
+    import dataclasses
+
+    table = result.table
+    present = [
+        c
+        for c in policy.columns_with("identifier")
+        if c in table.columns and (table[c].notna() & (table[c].astype("string").str.strip() != "")).any()
+    ]
+    if not present:
+        return result
+    table = table.copy()
+    for column in present:
+        table[column] = None
+    names = ", ".join(repr(c) for c in present)
+    note = (
+        f"identifier column{'s' * (len(present) > 1)} {names} blanked: a direct identifier is never released, "
+        "whatever the method"
+    )
+    return dataclasses.replace(result, table=table, notes=[note, *result.notes])
+
+
 def _refuse_reshaped(before: AuditResult, result: Remediation, name: str) -> None:
     """One line when remediation ``name`` changed the table's columns, or returned other than the records in
     less those it says it removed."""
@@ -226,14 +253,17 @@ def roots(policy: Policy) -> dict[str, set[str]]:
 
 def lost_of(before: pd.DataFrame, after: pd.DataFrame, policy: Policy, cache: dict | None = None) -> dict:
     """What ``after`` lost from ``before`` (same records, same order): the quasi-identifiers, then any other
-    column it changed (:func:`privaudit.utility.variable_loss.variable_changes`)."""
+    column it changed (:func:`privaudit.utility.variable_loss.variable_changes`). Declared identifiers are not
+    counted: they are never released (:func:`without_identifiers`; the remediation's notes say so)."""
     from privaudit.utility.variable_loss import variable_changes
 
     qi = list(policy.quasi_identifiers)
+    identifiers = set(policy.columns_with("identifier"))
     others = [
         c
         for c in before.columns
         if c not in qi
+        and c not in identifiers
         and c in after.columns
         and not before[c].reset_index(drop=True).equals(after[c].reset_index(drop=True))
     ]

@@ -349,4 +349,3 @@ def _sarif_rule(name: str, a: Any) -> dict[str, Any]:
     if a is not None:
         rule["properties"] = {"protects": a.protects}
     return rule
-
