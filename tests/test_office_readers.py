@@ -105,6 +105,7 @@ def test_an_audit_of_the_file_equals_the_audit_of_its_csv_export(files, run_cli,
     assert statuses["k"] == statuses["l"] == statuses["u"] == "fail"  # figures worth comparing: small classes
 
 
+@pytest.mark.slow
 def test_the_api_reads_a_stata_file_by_its_content_whatever_its_suffix(files, tmp_path):
     """A file whose suffix no reader claims goes to the reader whose magic number it carries."""
     odd = tmp_path / "nhis.release"
@@ -142,6 +143,36 @@ def test_labels_and_user_missing_codes_are_kept_on_the_loaded_table(tmp_path):
     assert table.labels["sex"].shown("2") == "2 (Female)"
 
 
+def test_statas_extended_missing_values_are_missing_and_listed():
+    """tagged.dta (R haven's tagged_na): ``.a`` and ``.b`` are missing values (Stata manual [U] 12.2.1), the
+    codes stay whole numbers, and the extended missing codes met are the column's user-missing codes."""
+    policy = load_policy(
+        {
+            "version": 1,
+            "name": "t",
+            "columns": {
+                "sex": {"role": "quasi_identifier", "type": "nominal"},
+                "age": {"role": "other", "type": "numeric"},
+            },
+            "checks": [{"id": "k", "assessor": "k_anonymity", "k": 1}],
+        }
+    )
+    table = load_table(DATA / "office" / "tagged.dta", policy)
+    assert table.file_format == "stata"
+    assert list(table.frame["sex"].astype(object).where(table.frame["sex"].notna(), None)) == [
+        "1",
+        "2",
+        "2",
+        "1",
+        None,
+        "2",
+    ]
+    assert table.frame["age"].isna().tolist() == [False, False, False, True, False, False]
+    assert table.labels["sex"] == ColumnLabels("Sex of respondent", {"1": "Male", "2": "Female"}, (".a",))
+    assert table.labels["age"].missing == (".b",)
+
+
+@pytest.mark.slow
 def test_init_drafts_sex_race_and_education_from_the_files_labels_alone(files, run_cli, tmp_path):
     """Headers that say nothing (v1 .. v10) and the codebook's labels in the .sav file: the drafted key
     variables name sex, race and education by the labels; the same file without labels drafts none of them."""
