@@ -293,3 +293,18 @@ def test_a_missing_format_library_is_one_line_saying_how_to_install_it(files, ru
     assert err.strip() == (
         f"privaudit: error: {files / 'nhis.sav'}: reading .sav files needs pyreadstat: pip install 'privaudit[office]'"
     )
+
+
+@pytest.mark.slow
+def test_worst_classes_show_a_codes_value_label_beside_it(files, run_cli, tmp_path):
+    """The HTML report's worst classes read ``0 (Male)`` where the .sav file labels the code (fml: 0 Male,
+    1 Female); the JSON report keeps the code alone, as the CSV's."""
+    html, out = tmp_path / "r.html", tmp_path / "r.json"
+    code, _, err = run_cli(
+        "audit", files / "nhis.sav", "--policy", files / "policy.yaml", "--html", html, "--json", out, "--quiet"
+    )
+    assert code == 1, err
+    page = html.read_text()
+    assert "<td>0 (Male)</td>" in page  # the 20 smallest classes of fml, nwhite, age, yedu are men's
+    worst = next(c for c in json.loads(out.read_text())["checks"] if c["id"] == "k")["details"]["worst_classes"]
+    assert {row["values"]["fml"] for row in worst} <= {"0", "1"}
