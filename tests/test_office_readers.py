@@ -261,6 +261,11 @@ def _bad_files(folder: Path, files: Path) -> dict[str, Path]:
     out = {name: folder / name for name in made}
     out["plain.xlsx"] = archive
     out["unsaved.xlsx"] = _formula_workbook(folder / "unsaved.xlsx", False)
+    twice = openpyxl.Workbook()
+    for row in (["age", "sex", "age"], [30, 1, 31]):
+        twice.active.append(row)
+    twice.save(folder / "twice.xlsx")
+    out["twice.xlsx"] = folder / "twice.xlsx"
     return out
 
 
@@ -273,6 +278,7 @@ def _bad_files(folder: Path, files: Path) -> dict[str, Path]:
         ("cut.xlsx", "not an Excel workbook (not a zip archive"),
         ("plain.xlsx", "the zip archive holds no xl/workbook.xml"),
         ("unsaved.xlsx", "cell B2: a formula saved without its value"),
+        ("twice.xlsx", "duplicate column name 'age' in the header (row 1)"),
     ],
 )
 def test_a_bad_file_is_one_line_naming_it_and_nothing_is_written(files, run_cli, tmp_path, name, said):

@@ -290,6 +290,9 @@ def _sheet_table(path: Path, title: str, rows: list[tuple[Any, ...]]) -> pa.Tabl
         raise DataError(
             f"{path}: sheet {title!r}: the header (row 1) has an empty column name (column {len(names) or 1})"
         )
+    repeated = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if repeated is not None:
+        raise DataError(f"{path}: sheet {title!r}: duplicate column name {repeated!r} in the header (row 1)")
     width, body = len(names), rows[1:]
     for number, row in enumerate(body, start=2):
         if any(v is not None for v in row[width:]):
