@@ -9,6 +9,12 @@ employment codes with value labels; income and a sampling weight as fractional n
 it (:func:`privaudit.io.data.load_table`: read by its registered reader, typed by a policy), and the best
 wall time of each, its rows per second and its ratio to the CSV's are printed side by side. The first two
 columns of the table ("read" and "load") split the format library's read from privaudit's whole load.
+
+Measured (10^6 rows, best of 3, a shared 2-core machine whose timings vary by a factor up to 2 run to run):
+reading alone, pyreadstat takes 10x the CSV's time (.sav 3.3 s, .dta 3.2 s, CSV 0.32 s, files of 64 and 30
+MB); the whole load (read and typed) is on a par (.sav 4.4 s, .dta 2.1 s, CSV 4.3 s), since the codes arrive
+as numbers and skip the CSV's text parsing. Before number columns looked for missing tokens among the values
+equal to them only (privaudit/io/coding.py), the .sav load took 17.1 s.
 """
 
 from __future__ import annotations
