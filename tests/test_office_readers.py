@@ -197,6 +197,13 @@ def test_init_drafts_sex_race_and_education_from_the_files_labels_alone(files, r
     assert "quasi_identifier" in lines[names["yedu"]]
     for said in ("sex or gender", "ethnicity or race", "education ("):
         assert said not in drafted["bare"]
+    codebook = tmp_path / "codebook.csv"  # --labels overrides the file's label of a column
+    codebook.write_text(f"column,label\n{names['fml']},Region of residence\n")
+    code, _, err = run_cli("init", labelled, "--labels", codebook, "--out", tmp_path / "override.yaml")
+    assert code == 0, err
+    text = (tmp_path / "override.yaml").read_text()
+    assert "its label 'Region of residence'" in text and "its label 'Female'" not in text
+    assert "its label 'Non-white'" in text
 
 
 def test_a_sas_data_set_is_read(run_cli, tmp_path):
