@@ -1,7 +1,8 @@
 """``privaudit init DATA [--out POLICY.yaml] [--profile NAME] [--role COLUMN=ROLE ...] [--labels FILE] [--force]``:
 draft a complete, commented policy from a table (:mod:`privaudit.discovery.draft`), with generated hierarchies
 beside it; the summary gives the share of sample uniques under each attacker scenario the draft writes.
-``--labels`` gives the columns' variable labels (CSV: column, label), evidence as the headers are."""
+``--labels`` gives the columns' variable labels (CSV: column, label), evidence as the headers are; an SPSS, Stata
+or SAS file's own variable labels are read as such (``--labels`` overrides them column by column)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ PROFILES = Path(__file__).resolve().parents[2] / "policies"  # a checkout's read
 
 def add_parser(sub) -> None:
     init = sub.add_parser("init", help="draft a policy from a table (roles, types, hierarchies, starter checks)")
-    init.add_argument("data", help="the table (CSV or Parquet)")
+    init.add_argument(
+        "data", help="the table (CSV, Parquet, SPSS .sav/.por, Stata .dta, SAS .sas7bdat/.xpt or Excel .xlsx)"
+    )
     init.add_argument("--out", help="where to write the policy (default: DATA's name with .policy.yaml)")
     init.add_argument(
         "--profile",
@@ -116,10 +119,12 @@ def read_labels(path: Path, columns: list[str], data: Path) -> dict[str, str]:
 
 def _read(path: Path, encoding: str = "utf-8"):
     """The table as text columns (missing values as empty strings), through the loader's readers (its one-line
-    errors for empty, header-only, ragged or unreadable files), and the CSV delimiter."""
+    errors for empty, header-only, ragged or unreadable files), the CSV delimiter, and the variable labels the
+    file states (an SPSS, Stata or SAS file's: :mod:`privaudit.io.labels`)."""
     import pyarrow as pa
 
     from privaudit.io.data import check_file, read_csv
+    from privaudit.io.labels import labels_of
     from privaudit.io.readers import read_with, reader_for
 
     check_file(path, "table")
@@ -128,10 +133,11 @@ def _read(path: Path, encoding: str = "utf-8"):
         raw, delimiter = read_csv(path, None, encoding)
     else:  # no policy yet: the reader is given None
         raw, delimiter = read_with(reader, path, None), None
-        raw = pa.table({n: raw.column(n).cast(pa.string()) for n in raw.column_names})
+    labels = {name: found.label for name, found in labels_of(raw.schema).items() if found.label}
+    raw = pa.table({n: raw.column(n).cast(pa.string()) for n in raw.column_names})
     if raw.num_rows == 0:
         raise PrivauditError(f"{path}: the file has a header but no data rows")
-    return raw.to_pandas().fillna(""), delimiter
+    return raw.to_pandas().fillna(""), delimiter, labels
 
 
 def _write(files: dict[Path, str], inputs: list[Path], force: bool) -> None:
@@ -212,8 +218,9 @@ def run(args) -> int:
     roles = _roles(args.role)
     profile, profile_name = _profile(args.profile)
     encoding = _encoding(args.encoding)
-    frame, delimiter = _read(data, encoding)
-    labels = read_labels(Path(args.labels), [str(c) for c in frame.columns], data) if args.labels else None
+    frame, delimiter, labels = _read(data, encoding)  # the file's own variable labels; --labels overrides them
+    if args.labels:
+        labels.update(read_labels(Path(args.labels), [str(c) for c in frame.columns], data))
     result = draft(
         frame,
         str(data),

@@ -10,6 +10,7 @@ pieces raises exactly the message the in-process load raises.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -100,8 +101,7 @@ def native_numbers(column: pa.ChunkedArray, name: str, spec, missing: Sequence[s
         nan = np.flatnonzero(~pc.is_finite(column).fill_null(True).to_numpy(zero_copy_only=False))
         if len(nan):
             raise not_a_number(table, name, int(nan[0]), str(out[nan[0]]))
-    texts = pc.unique(column.drop_null()).cast(pa.string()).to_pylist()
-    tokens = [t for t in texts if t.strip() in missing]
+    tokens = [t for t in _number_texts(column, missing) if t.strip() in missing]
     if tokens:
         drop = pa.array(tokens).cast(column.type)
         hit = np.asarray(pc.is_in(column, value_set=drop).to_numpy(zero_copy_only=False), dtype=bool)
@@ -111,6 +111,27 @@ def native_numbers(column: pa.ChunkedArray, name: str, spec, missing: Sequence[s
         if len(bad):
             raise not_positive(table, name, int(bad[0]))
     return pd.Series(out, name=name, copy=False)
+
+
+def _number_texts(column: pa.Array, missing: Sequence[str]) -> list[str]:
+    """The texts (as Arrow writes them) of the distinct values of a number column that may be ``missing``
+    tokens: only those equal to a token read as a number (the text of a value equals a token only if the
+    token reads as that value, Arrow writing numbers so that they read back), so that a column of a million
+    distinct numbers is not written out as text value by value."""
+    numbers = []
+    for token in missing:
+        try:
+            number = float(token.strip())
+        except ValueError:
+            continue
+        if math.isfinite(number):
+            numbers.append(number)
+    if not numbers:
+        return []
+    distinct = pc.unique(column.drop_null())
+    near = pc.is_in(distinct.cast(pa.float64(), safe=False), value_set=pa.array(numbers, pa.float64()))
+    texts: list[str] = distinct.filter(near).cast(pa.string()).to_pylist()
+    return texts
 
 
 def decimal_of(spec) -> str:

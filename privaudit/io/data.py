@@ -17,7 +17,7 @@ import os
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ import pyarrow.csv as pacsv
 from privaudit.core.errors import DataError, first_line
 from privaudit.core.policy import Policy
 from privaudit.io.coding import check_hierarchies, load_column
+from privaudit.io.labels import ColumnLabels, labels_of
 from privaudit.io.locations import fingerprint, is_dataset, read_location, resolve
 
 csv.field_size_limit(1 << 30)  # the standard reader's default (128 KiB) refuses long headers and fields
@@ -52,6 +53,9 @@ class Table:
     n_rows: int | None = None
     column_names: list[str] | None = None
     fingerprint: str = "sha256"  # what ``sha256`` hashes: the file, or (datasets) "sha256 of files" / "manifest sha256"
+    #: the variable labels, value labels and user-missing codes the file states, by column (an SPSS, Stata or
+    #: SAS file's; none for CSV or Parquet): :mod:`privaudit.io.labels`
+    labels: dict[str, ColumnLabels] = field(default_factory=dict)
 
     @property
     def rows(self) -> int:
@@ -62,7 +66,10 @@ class Table:
         return [str(c) for c in self.frame.columns] if self.frame is not None else list(self.column_names or [])
 
     def row_label(self, index: int) -> str:
-        """How to name data row ``index`` (0-based) in an error: a CSV line or a Parquet row."""
+        """How to name data row ``index`` (0-based) in an error: a CSV line, a workbook's row (the header is
+        row 1, as the spreadsheet numbers it) or a Parquet row."""
+        if self.file_format == "xlsx":
+            return f"row {index + 2}"
         return f"line {index + 2}" if self.file_format == "csv" else f"row {index + 1}"
 
 
@@ -425,7 +432,8 @@ def load_table(
     raw, file_format = read_file(path, policy)
     if raw.num_rows == 0:
         raise DataError(f"{path}: the file has a header but no data rows")
-    return type_table(raw, Table(None, path, sha256_of(path), size, file_format), policy, required)
+    table = Table(None, path, sha256_of(path), size, file_format, labels=labels_of(raw.schema))
+    return type_table(raw, table, policy, required)
 
 
 def load_input(data: Any, policy: Policy, what: str = "released table") -> Table:

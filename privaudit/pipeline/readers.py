@@ -4,6 +4,10 @@ CSV (any of the suffixes below, or a file of text whose suffix no reader claims:
 that is not Parquet as CSV before formats were registered) and Parquet (by suffix, or its ``PAR1`` magic
 number). Both are read by :mod:`privaudit.io.data` and streamed by the out-of-memory engines
 (:mod:`privaudit.io.source`); listing them imports neither pyarrow nor pandas.
+
+The statistical offices' own files, SPSS, Stata, SAS and Excel (:mod:`privaudit.io.office`, the optional extra
+``office``: pyreadstat and openpyxl), each by its suffixes or its magic number; they are read whole, by the
+in-process engine.
 """
 
 from __future__ import annotations
@@ -32,4 +36,27 @@ def privaudit_readers() -> list[Reader]:
             stream="parquet",
             description="Apache Parquet",
         ),
+        *_office(),
+    ]
+
+
+def _office() -> list[Reader]:
+    """The readers of :mod:`privaudit.io.office`: name, suffixes, read and sniff functions, description."""
+    formats = [
+        ("spss", (".sav", ".zsav"), "read_sav", "spss", "SPSS system file (pyreadstat): codes, with value labels"),
+        ("spss-portable", (".por",), "read_por", "spss_portable", "SPSS portable file (pyreadstat)"),
+        ("stata", (".dta",), "read_dta", "stata", "Stata data file, formats 102-119 (pyreadstat): codes, value labels"),
+        ("sas7bdat", (".sas7bdat",), "read_sas7bdat", "sas7bdat", "SAS data set (pyreadstat)"),
+        ("sas-xport", (".xpt",), "read_xport", "xport", "SAS transport file, version 5 or 8 (pyreadstat)"),
+        ("xlsx", (".xlsx", ".xlsm"), "read_xlsx", "xlsx", "Excel workbook, its first sheet, formulas as saved values"),
+    ]
+    return [
+        Reader(
+            name,
+            suffixes,
+            f"privaudit.io.office:{read}",
+            sniff=f"privaudit.io.office:looks_like_{sniff}",
+            description=description,
+        )
+        for name, suffixes, read, sniff, description in formats
     ]

@@ -84,6 +84,19 @@ def _row_has(row: Any, key: str) -> bool:
     return key in row.model_fields_set
 
 
+def _value_labels(audit: Any) -> Any:
+    """``labelled(column, value)``: a worst-class value with the label the released file gives its code beside
+    it, ``2 (Female)`` (an SPSS or Stata file's value labels, :attr:`privaudit.io.data.Table.labels`), or the
+    value as it is (no labels, a missing or masked value). The report's JSON keeps the codes alone."""
+    labels = getattr(getattr(audit, "table", None), "labels", None) or {}
+
+    def labelled(column: str, value: Any) -> Any:
+        found = labels.get(column)
+        return found.shown(value) if found is not None and value is not None and str(value) in found.values else value
+
+    return labelled
+
+
 def worst_classes_table(
     check: CheckEntry[Any, Any],
     audit: Any,
@@ -98,7 +111,8 @@ def worst_classes_table(
     ``sensitive`` says the assessor lists sensitive values at all (a note then explains withheld ones).
 
     With more than four quasi-identifiers the values share one column (one ``name: value`` per line)
-    so that the table fits the page.
+    so that the table fits the page. A code the released file labels is shown with its label, ``2 (Female)``
+    (:func:`_value_labels`).
     """
     rows_in = _worst_rows(check)
     if not rows_in:
@@ -116,11 +130,12 @@ def worst_classes_table(
     if has_sensitive:
         columns.append("sensitive values (count)")
     first_numeric = len(qis) if wide else 1
+    labelled = _value_labels(audit)
     numeric = frozenset(range(first_numeric, first_numeric + 1 + wildcard + len(figures)))
     rows = []
     withheld = 0
     for r in rows_in:
-        values = _row_field(r, "values") or {}
+        values = {q: labelled(q, v) for q, v in (_row_field(r, "values") or {}).items()}
         row: list[Any] = (
             [values.get(q, MISSING) for q in qis]
             if wide

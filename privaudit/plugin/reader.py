@@ -14,7 +14,10 @@ A reader is listed by a ``privaudit_readers`` hook implementation, as the built-
 (as CSV is read) or typed numbers and strings (as Parquet's are); privaudit then types it by the policy, checks
 it and reports bad values exactly as for CSV and Parquet (:func:`privaudit.io.data.type_table`), naming rows
 ``row N``. Functions are given as ``"module:function"`` (imported when a file is read, so building the
-registry imports no format library) or as the functions themselves. A file goes to the reader claiming the
+registry imports no format library) or as the functions themselves. A format that labels its columns
+(SPSS, Stata, SAS: :mod:`privaudit.io.office`) puts the labels on the Arrow fields it returns
+(:mod:`privaudit.io.labels`: variable label, value labels, user-missing codes); the loaded table keeps them
+and ``privaudit init`` reads the variable labels as evidence beside the headers. A file goes to the reader claiming the
 longest of its ``suffixes``; a file whose suffix no reader claims, to one whose ``sniff(head)`` (the
 file's first 4 KiB) recognises it, the last registered asked first (:mod:`privaudit.io.readers`). ``stream`` says how the out-of-memory
 engines (chunked, duckdb, spark) read the format without loading it: ``"csv"`` or ``"parquet"`` (their native

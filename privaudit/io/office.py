@@ -1,0 +1,361 @@
+"""The statistical offices' own files: SPSS (``.sav``, ``.zsav``, ``.por``), Stata (``.dta``), SAS (``.sas7bdat``,
+``.xpt``) and Excel workbooks (``.xlsx``), read as released tables (registered in
+:mod:`privaudit.pipeline.readers`).
+
+The statistical packages' files are read with pyreadstat (PyPI ``pyreadstat``, Apache-2.0), a wrapper of
+Evan Miller's ReadStat C library, the library R's haven also reads them with: one maintained reader for all
+six formats, returning the values as the codes stored, with the variable labels, value labels and
+user-missing codes beside them (pyreadstat's ``metadata_container``). Workbooks are read with openpyxl
+(PyPI ``openpyxl``, MIT): the first sheet, its first row the header, a formula cell read as the value the
+spreadsheet program saved with it (``data_only=True``), never evaluated; a formula saved without a value
+(a workbook written by a program that computes nothing) is refused in one line rather than read as missing.
+Both are the optional extra ``office`` (``pip install 'privaudit[office]'``); without it, reading one of
+these files is one line saying so.
+
+Each format is chosen by its suffix and checked by its content before it is read (a ``.dta`` file that is
+not Stata is one line, not a parser's message): the magic numbers are SPSS's ``$FL2``/``$FL3`` record type
+(IBM SPSS Statistics, "SAV file format"; ``$FL3`` for zlib-compressed ``.zsav``), ``SPSSPORT`` after the
+portable file's 200-byte vanity header and 256-byte character table (IBM, "SPSS portable file format"),
+Stata's ``<stata_dta>`` (formats 117-119) or release byte 102-115 followed by a byte order of 1 or 2 and file
+type 1 (Stata manual, [P] file formats .dta), the 32 bytes a SAS7BDAT file starts with (Shotwell, "SAS7BDAT
+Database Binary Format", 2013; pandas' ``sas_constants.magic``), the ``HEADER RECORD*******LIBRARY`` (or
+``LIBV8``) record a transport file starts with (SAS Institute, TS-140), and for a workbook a zip archive
+holding ``xl/workbook.xml`` (ECMA-376 Part 2, Open Packaging Conventions). An encrypted (password-protected)
+workbook is an OLE2 compound file instead (MS-OFFCRYPTO 2.3.4), and is named so.
+
+Values come in as the codes: an SPSS or Stata numeric column of whole numbers becomes integers (``1``, as its
+CSV export writes it, not ``1.0``); system-missing values and Stata's and SAS's extended missing values
+(``.a`` .. ``.z``) are missing; SPSS's user-missing codes are kept as values, as the file stores them and its
+CSV export writes them (the released file shows them). The labels travel as field metadata
+(:mod:`privaudit.io.labels`).
+
+Importing this module imports neither pandas nor the format libraries; each reader imports what it uses.
+"""
+
+from __future__ import annotations
+
+import importlib
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from privaudit.core.errors import DataError, first_line
+from privaudit.io.labels import ColumnLabels, code_text
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+SAS7BDAT_MAGIC = b"\x00" * 12 + b"\xc2\xea\x81\x60\xb3\x14\x11\xcf\xbd\x92\x08\x00\x09\xc7\x31\x8c\x18\x1f\x10\x11"
+XPORT_MAGIC = b"HEADER RECORD*******LIB"  # LIBRARY (version 5) or LIBV8 (version 8)
+OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+STATA_OLD_RELEASES = frozenset(range(102, 116))
+INSTALL = "pip install 'privaudit[office]'"
+
+
+# -- content checks (each a reader's ``sniff``, and the check a file chosen by its suffix passes) ------------
+
+
+def looks_like_spss(head: bytes) -> bool:
+    """An SPSS system file: record type ``$FL2`` (``$FL3``: zlib-compressed, ``.zsav``)."""
+    return head[:4] in (b"$FL2", b"$FL3")
+
+
+def looks_like_spss_portable(head: bytes) -> bool:
+    """An SPSS portable file: ``SPSSPORT`` after its 464-byte header (line breaks every 80 bytes included)."""
+    return b"SPSSPORT" in head[:1024]
+
+
+def looks_like_stata(head: bytes) -> bool:
+    """A Stata file: ``<stata_dta>`` (formats 117-119), or an older format's release byte, byte order and type."""
+    if head.startswith(b"<stata_dta>"):
+        return True
+    return len(head) >= 4 and head[0] in STATA_OLD_RELEASES and head[1] in (1, 2) and head[2] == 1
+
+
+def looks_like_sas7bdat(head: bytes) -> bool:
+    """A SAS data set: the 32-byte magic number."""
+    return head.startswith(SAS7BDAT_MAGIC)
+
+
+def looks_like_xport(head: bytes) -> bool:
+    """A SAS transport file (version 5 or 8): its library header record."""
+    return head.startswith(XPORT_MAGIC)
+
+
+def looks_like_xlsx(head: bytes) -> bool:
+    """An Excel workbook by its first bytes: a zip archive naming ``xl/`` parts near its start (the reader
+    itself checks the archive's directory for ``xl/workbook.xml``)."""
+    return head.startswith(b"PK\x03\x04") and b"xl/" in head
+
+
+def _head(path: Path) -> bytes:
+    with path.open("rb") as handle:
+        return handle.read(4096)
+
+
+def _check(path: Path, test: Callable[[bytes], bool], what: str, expect: str) -> None:
+    if not test(_head(path)):
+        raise DataError(f"{path}: not {what} ({expect}); is the file's suffix wrong?")
+
+
+def _need(module: str, path: Path, suffix: str) -> ModuleType:
+    """The optional format library, or one line saying how to install it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise DataError(f"{path}: reading {suffix} files needs {module}: {INSTALL}") from None
+
+
+def _suffix(path: Path, suffixes: tuple[str, ...]) -> str:
+    own = path.suffix.lower()
+    return own if own in suffixes else suffixes[0]
+
+
+# -- the statistical packages' files (pyreadstat) ------------------------------------------------------------
+
+
+def _read_stat(
+    path: Path, policy: Any, function: str, what: str, suffixes: tuple[str, ...], **options: Any
+) -> pa.Table:
+    """``pyreadstat.<function>(path)`` as an Arrow table of codes with the labels as field metadata."""
+    pyreadstat = _need("pyreadstat", path, _suffix(path, suffixes))
+    encoding = getattr(getattr(policy, "data", None), "encoding", "utf-8")
+    if encoding != "utf-8" and function != "read_xport":  # the file states its own encoding otherwise
+        options["encoding"] = encoding
+    try:
+        frame, meta = getattr(pyreadstat, function)(str(path), **options)
+    except MemoryError:
+        raise
+    except Exception as exc:  # ReadstatError: truncated, damaged or unsupported; a bad encoding ...
+        raise DataError(f"{path}: cannot be read as {what} (truncated or damaged?): {first_line(exc)}") from None
+    return to_arrow(frame, _labels(frame, meta), getattr(meta, "readstat_variable_types", None) or {})
+
+
+def _missing_text(meta: Any, name: str) -> list[str]:
+    """The codes the file declares missing for column ``name``: SPSS's values and ranges (``97 thru 99``)."""
+    out = []
+    for item in (getattr(meta, "missing_ranges", None) or {}).get(name, []):
+        lo, hi = item.get("lo"), item.get("hi")
+        out.append(code_text(lo) if lo == hi else f"{code_text(lo)} thru {code_text(hi)}")
+    return out
+
+
+def _labels(frame: pd.DataFrame, meta: Any) -> dict[str, ColumnLabels]:
+    variable = getattr(meta, "column_names_to_labels", None) or {}
+    values = getattr(meta, "variable_value_labels", None) or {}
+    out = {}
+    for name in map(str, frame.columns):
+        coded = {code_text(k): str(v) for k, v in (values.get(name) or {}).items()}
+        found = ColumnLabels(variable.get(name) or None, coded, tuple(_missing_text(meta, name)))
+        if found.label or found.values or found.missing:
+            out[name] = found
+    return out
+
+
+def to_arrow(frame: pd.DataFrame, labels: dict[str, ColumnLabels], types: dict[str, str]) -> pa.Table:
+    """``frame``'s columns as Arrow arrays of codes (:func:`codes`), each field carrying its labels."""
+    import pyarrow as pa
+
+    arrays, fields = [], []
+    for name in frame.columns:
+        array, extended = codes(frame[name], types.get(name, ""))
+        found = labels.get(str(name), ColumnLabels())
+        if extended:  # Stata's and SAS's extended missing values met in the column (.a, .b ...)
+            found = ColumnLabels(found.label, found.values, found.missing + tuple(f".{e}" for e in extended))
+        arrays.append(array)
+        fields.append(pa.field(str(name), array.type, metadata=found.metadata() or None))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def codes(series: pd.Series, stored: str = "") -> tuple[pa.Array, list[str]]:
+    """One column as an Arrow array: numbers that are all whole become int64 (missing as null), other numbers
+    float64, text and dates as pyarrow infers them. A numeric column holding letters (Stata's and SAS's
+    extended missing values, which pyreadstat returns as ``a`` .. ``z`` when asked for user-missing values)
+    has them made missing; the letters met are returned."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    extended: list[str] = []
+    if series.dtype == object and stored and stored != "string":
+        numbers = pd.to_numeric(series, errors="coerce")
+        letters = series[numbers.isna() & series.notna()]
+        extended = sorted({str(v) for v in letters.unique()})
+        series = numbers.astype("float64")
+    if series.dtype.kind == "f":
+        values = series.to_numpy(dtype=np.float64)
+        present = ~np.isnan(values)
+        shown = values[present]
+        if np.isfinite(shown).all() and (shown == np.round(shown)).all() and (np.abs(shown) < 2**53).all():
+            return pa.array(np.where(present, values, 0).astype(np.int64), mask=~present), extended
+        return pa.array(values, mask=~present), extended
+    try:
+        return pa.array(series, from_pandas=True), extended
+    except (pa.ArrowException, TypeError, ValueError):  # mixed kinds of values: their text
+        return pa.array(series.map(lambda v: None if pd.isna(v) else code_text(v)), type=pa.string()), extended
+
+
+def read_sav(path: Path, policy: Any) -> pa.Table:
+    """The SPSS reader's ``read`` (``.sav``, ``.zsav``): user-missing codes kept as values, and listed."""
+    _check(path, looks_like_spss, "an SPSS system file", "a .sav file starts with $FL2, a .zsav file with $FL3")
+    return _read_stat(path, policy, "read_sav", "an SPSS file", (".sav", ".zsav"), user_missing=True)
+
+
+def read_por(path: Path, policy: Any) -> pa.Table:
+    """The SPSS portable reader's ``read`` (``.por``)."""
+    _check(path, looks_like_spss_portable, "an SPSS portable file", "a .por file holds SPSSPORT in its header")
+    return _read_stat(path, policy, "read_por", "an SPSS portable file", (".por",))
+
+
+def read_dta(path: Path, policy: Any) -> pa.Table:
+    """The Stata reader's ``read`` (``.dta``): extended missing values (.a .. .z) missing, and listed."""
+    _check(path, looks_like_stata, "a Stata file", "a .dta file starts with <stata_dta> or a Stata release byte")
+    return _read_stat(path, policy, "read_dta", "a Stata file", (".dta",), user_missing=True)
+
+
+def read_sas7bdat(path: Path, policy: Any) -> pa.Table:
+    """The SAS data set reader's ``read`` (``.sas7bdat``; value labels live in a separate format catalog)."""
+    _check(path, looks_like_sas7bdat, "a SAS data set", "a .sas7bdat file starts with SAS's 32-byte magic number")
+    return _read_stat(path, policy, "read_sas7bdat", "a SAS data set", (".sas7bdat",), user_missing=True)
+
+
+def read_xport(path: Path, policy: Any) -> pa.Table:
+    """The SAS transport reader's ``read`` (``.xpt``, version 5 or 8)."""
+    _check(path, looks_like_xport, "a SAS transport file", "an .xpt file starts with HEADER RECORD*******LIBRARY")
+    return _read_stat(path, policy, "read_xport", "a SAS transport file", (".xpt",))
+
+
+# -- Excel workbooks (openpyxl) ------------------------------------------------------------------------------
+
+
+def _check_workbook(path: Path) -> None:
+    head = _head(path)
+    if head.startswith(OLE2_MAGIC):
+        raise DataError(
+            f"{path}: the workbook is encrypted (password-protected) or an old .xls file; save it as .xlsx "
+            "without a password, or export the sheet as CSV"
+        )
+    try:
+        with zipfile.ZipFile(path) as archive:
+            parts = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DataError(f"{path}: not an Excel workbook (not a zip archive: {first_line(exc)}); truncated?") from None
+    if "xl/workbook.xml" not in parts:
+        raise DataError(f"{path}: not an Excel workbook (the zip archive holds no xl/workbook.xml)")
+
+
+def read_xlsx(path: Path, policy: Any) -> pa.Table:
+    """The workbook reader's ``read`` (``.xlsx``, ``.xlsm``): the first sheet, its first row the header, each
+    formula cell as its saved value. openpyxl parses cell by cell in Python (a workbook holds at most 2^20
+    rows); the columns are then built whole."""
+    openpyxl = _need("openpyxl", path, _suffix(path, (".xlsx", ".xlsm")))
+    _check_workbook(path)
+    try:
+        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except MemoryError:
+        raise
+    except Exception as exc:  # a damaged part, bad XML ...
+        raise DataError(f"{path}: cannot be read as an Excel workbook (damaged?): {first_line(exc)}") from None
+    try:
+        if not book.worksheets:
+            raise DataError(f"{path}: the workbook has no worksheet")
+        sheet = book.worksheets[0]
+        rows = [row for row in sheet.iter_rows(values_only=True)]
+    except DataError:
+        raise
+    except Exception as exc:
+        raise DataError(f"{path}: cannot be read as an Excel workbook (damaged?): {first_line(exc)}") from None
+    finally:
+        book.close()
+    return _sheet_table(path, str(sheet.title), rows)
+
+
+def _sheet_table(path: Path, title: str, rows: list[tuple[Any, ...]]) -> pa.Table:
+    """A sheet's rows as a table: the header's names, the columns' values (:func:`cells`); trailing empty rows
+    dropped; a value under no header, or a formula saved without its value, is one line."""
+    import pyarrow as pa
+
+    while rows and all(v is None for v in rows[-1]):
+        rows.pop()
+    if not rows:
+        raise DataError(f"{path}: sheet {title!r} is empty")
+    header = list(rows[0])
+    while header and header[-1] is None:
+        header.pop()
+    names = [code_text(h).strip() if h is not None else "" for h in header]
+    if not names or "" in names:
+        raise DataError(
+            f"{path}: sheet {title!r}: the header (row 1) has an empty column name (column {len(names) or 1})"
+        )
+    repeated = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if repeated is not None:
+        raise DataError(f"{path}: sheet {title!r}: duplicate column name {repeated!r} in the header (row 1)")
+    width, body = len(names), rows[1:]
+    for number, row in enumerate(body, start=2):
+        if any(v is not None for v in row[width:]):
+            raise DataError(f"{path}: sheet {title!r}, row {number}: a value beyond the header's {width} columns")
+    padded = [tuple(row[:width]) + (None,) * (width - len(row)) for row in body]
+    columns = list(zip(*padded, strict=True)) or [()] * width
+    arrays = [cells(list(values)) for values in columns]
+    if any(None in values for values in columns):
+        _unsaved_formulas(path, title, width)
+    return pa.table(dict(zip(names, arrays, strict=True)))
+
+
+def _unsaved_formulas(path: Path, title: str, width: int) -> None:
+    """A formula saved without its value reads as an empty cell (openpyxl, ``data_only=True``): read the
+    formulas themselves and refuse the first one whose value the first pass found empty."""
+    import openpyxl
+
+    book = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    values = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    try:
+        pairs = zip(book.worksheets[0].iter_rows(), values.worksheets[0].iter_rows(values_only=True), strict=False)
+        for formulas, saved in pairs:
+            for cell, value in zip(formulas[:width], saved[:width], strict=False):
+                if value is None and getattr(cell, "data_type", None) == "f":
+                    raise DataError(
+                        f"{path}: sheet {title!r}, cell {cell.coordinate}: a formula saved without its value "
+                        "(open and save the workbook in a spreadsheet program, or export the sheet as CSV)"
+                    )
+    finally:
+        book.close()
+        values.close()
+
+
+def cells(values: list[Any]) -> pa.Array:
+    """One sheet column: numbers (whole ones as integers), text, or dates as they are; a column mixing kinds
+    (numbers and text) as text, each number written as a code (``1``, not ``1.0``)."""
+    import datetime
+
+    import pandas as pd
+    import pyarrow as pa
+
+    kinds = {type(v) for v in values if v is not None}
+    if kinds and kinds <= {int, float}:
+        return codes(pd.Series(values, dtype="float64"))[0]
+    if kinds and (kinds <= {str} or kinds <= {datetime.datetime} or kinds <= {datetime.date}):
+        return pa.array(values)
+    return pa.array([None if v is None else code_text(v) for v in values], type=pa.string())
+
+
+__all__ = [
+    "INSTALL",
+    "cells",
+    "codes",
+    "looks_like_sas7bdat",
+    "looks_like_spss",
+    "looks_like_spss_portable",
+    "looks_like_stata",
+    "looks_like_xlsx",
+    "looks_like_xport",
+    "read_dta",
+    "read_por",
+    "read_sas7bdat",
+    "read_sav",
+    "read_xlsx",
+    "read_xport",
+]
