@@ -181,7 +181,9 @@ def codes(series: pd.Series, stored: str = "") -> tuple[pa.Array, list[str]]:
 
     extended: list[str] = []
     if series.dtype == object and stored and stored != "string":
-        numbers = pd.to_numeric(series, errors="coerce")
+        from privaudit.common.numeric import to_numeric
+
+        numbers = to_numeric(series, errors="coerce")
         letters = series[numbers.isna() & series.notna()]
         extended = sorted({str(v) for v in letters.unique()})
         series = numbers.astype("float64")
