@@ -13,8 +13,8 @@ numeric quasi-identifier of the policy). privaudit audits the output again under
 offers it when every error-severity check passes.
 
 ``remediate --explore`` asks :func:`explore` for candidates: rounding at several bases of the 1-2-5 series
-between 1/200 and 1/4 of the widest numeric quasi-identifier's range (a fine base keeps detail, a coarse
-one protects more), spread over at most the number of candidates explore allows; the user's
+between 1/200 and 1/4 of the widest numeric quasi-identifier's range that merge some values (a fine base
+keeps detail, a coarse one protects more), spread over at most the number of candidates explore allows; the user's
 ``--option base=...`` values replace them.
 """
 
@@ -81,18 +81,26 @@ def run(ctx: Any, options: RoundOptions) -> Remediation:
 
 
 def candidate_bases(ctx: Any, columns: list[str], limit: int) -> list[float]:
-    """Bases of the 1-2-5 series between 1/200 and 1/4 of the widest column's range, at most ``limit`` of
-    them, spread from the finest to the coarsest."""
+    """Bases of the 1-2-5 series between 1/200 and 1/4 of the widest column's range that merge some values
+    (a base finer than the data's own steps changes nothing), at most ``limit`` of them, spread from the
+    finest to the coarsest."""
     import numpy as np
 
     values = ctx.table[columns].to_numpy(dtype=float)
-    spans = np.nanmax(values, axis=0) - np.nanmin(values, axis=0) if np.isfinite(values).any() else np.zeros(1)
-    span = float(np.nanmax(spans)) if np.isfinite(spans).any() else 0.0
+    present = [v[~np.isnan(v)] for v in values.T]
+    span = max((float(v.max() - v.min()) for v in present if len(v)), default=0.0)
     if span <= 0:
         return []
     low, high = span / 200, span / 4
-    series = [m * 10.0**e for e in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1) for m in (1, 2, 5)]
-    bases = [float(f"{b:.12g}") for b in series if low <= b <= high] or [float(f"{high:.1g}")]
+    exponents = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+    series = [float(f"{m * 10.0**e:.12g}") for e in exponents for m in (1, 2, 5)]
+    distinct = [len(np.unique(v)) for v in present]
+    bases = [
+        b
+        for b in series
+        if low <= b <= high
+        and any(len(np.unique(round_values(v, b))) < d for v, d in zip(present, distinct, strict=True))
+    ]
     if limit >= len(bases):
         return bases
     picks = sorted({round(i * (len(bases) - 1) / max(limit - 1, 1)) for i in range(limit)})
@@ -108,7 +116,7 @@ def explore(ctx: Any, request: ExploreRequest) -> list[ExploreCandidate]:
     if "base" not in fixed:
         bases = candidate_bases(ctx, columns, request.limit)
         if not bases:
-            request.notes.append("round: left out, the numeric quasi-identifiers hold a single value")
+            request.notes.append("round: left out, no base merges any value of the numeric quasi-identifiers")
             return []
         base = [{"base": b} for b in bases]
     out = []
