@@ -87,9 +87,7 @@ def _read_by_lines(path: Path):
         except UnicodeDecodeError as exc:
             raise DataError(f"{path}: not UTF-8 text (byte {exc.start} of a line); JSON Lines is UTF-8") from None
     columns = list(dict.fromkeys(key for record in records for key in record))
-    return pa.table(
-        {c: pa.array([_text(r.get(c), path, c) for r in records], type=pa.string()) for c in columns}
-    )
+    return pa.table({c: pa.array([_text(r.get(c), path, c) for r in records], type=pa.string()) for c in columns})
 
 
 READER = Reader(

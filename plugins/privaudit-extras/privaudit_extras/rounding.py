@@ -73,7 +73,10 @@ def run(ctx: Any, options: RoundOptions) -> Remediation:
         present = ~np.isnan(before)
         changed[column] = int(np.count_nonzero(after[present] != before[present]))
         mean_shift[column] = float(np.abs(after[present] - before[present]).mean()) if present.any() else 0.0
-        distinct[column] = {"before": int(len(np.unique(before[present]))), "after": int(len(np.unique(after[present])))}
+        distinct[column] = {
+            "before": int(len(np.unique(before[present]))),
+            "after": int(len(np.unique(after[present]))),
+        }
         table[column] = after
     changes = {"base": options.base, "columns": columns, "values_changed": changed}
     loss = {"mean_absolute_change": mean_shift, "distinct_values": distinct}

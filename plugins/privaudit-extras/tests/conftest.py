@@ -1,7 +1,7 @@
 """The plugin's tests need it installed (its entry points are how privaudit finds it)::
 
-    pip install ./plugins/privaudit-extras     # or, beside a shared environment:
-    pip install --no-deps --target /tmp/extras-site ./plugins/privaudit-extras  (then /tmp/extras-site on PYTHONPATH)
+pip install ./plugins/privaudit-extras     # or, beside a shared environment:
+pip install --no-deps --target /tmp/extras-site ./plugins/privaudit-extras  (then /tmp/extras-site on PYTHONPATH)
 """
 
 from __future__ import annotations

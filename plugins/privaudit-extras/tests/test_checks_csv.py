@@ -10,9 +10,9 @@ import json
 
 import pytest
 from conftest import privaudit_cmd
+from privaudit_extras.checks_csv import HEADER, guarded
 
 from privaudit.testing import run_cli
-from privaudit_extras.checks_csv import HEADER, guarded
 
 
 @pytest.mark.parametrize(
@@ -57,5 +57,7 @@ def test_listed_in_help_and_refused_onto_an_input(release):
     helped = privaudit_cmd("audit", "--help")  # a fresh interpreter: the flag comes from the installed plugin
     assert helped.returncode == 0 and "--checks-csv OUT" in helped.stdout
     assert "one CSV row per check" in " ".join(helped.stdout.split())
-    done = run_cli("audit", release / "data.csv", "--policy", release / "policy.yaml", "--checks-csv", release / "data.csv")
+    done = run_cli(
+        "audit", release / "data.csv", "--policy", release / "policy.yaml", "--checks-csv", release / "data.csv"
+    )
     assert done.code == 2 and done.stderr.count("\n") == 1

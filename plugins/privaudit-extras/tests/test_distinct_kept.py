@@ -8,10 +8,10 @@ from types import SimpleNamespace
 
 import pandas as pd
 import pytest
-
-from privaudit.testing import registry_with, run_cli
 from privaudit_extras import distinct_kept
 from privaudit_extras.distinct_kept import compute
+
+from privaudit.testing import registry_with, run_cli
 
 
 def test_golden_by_hand():
@@ -32,7 +32,8 @@ def test_a_column_without_original_values_has_no_figure():
     original = pd.DataFrame({"age": [None, None], "zip": ["a", "a"]})
     release = pd.DataFrame({"age": [None, None], "zip": ["a", "a"]})
     by_column = {
-        e["column"]: e for e in compute(SimpleNamespace(release=release, original=original, quasi_identifiers=["age", "zip"]))
+        e["column"]: e
+        for e in compute(SimpleNamespace(release=release, original=original, quasi_identifiers=["age", "zip"]))
     }
     assert by_column["age"]["value"] is None and by_column["zip"]["value"] == 1.0 and by_column[None]["value"] == 1.0
 
@@ -52,7 +53,9 @@ def test_through_the_audit_with_an_original(release):
     policy = release / "policy.yaml"
     policy.write_text(policy.read_text() + "utility: [granularity, distinct_kept]\n")
     out = release / "r.json"
-    done = run_cli("audit", release / "masked.csv", "--policy", policy, "--original", release / "data.csv", "--json", out)
+    done = run_cli(
+        "audit", release / "masked.csv", "--policy", policy, "--original", release / "data.csv", "--json", out
+    )
     assert done.code in (0, 1), done.stderr
     figures = {e["column"]: e for e in json.loads(out.read_text())["utility"] if e["measure"] == "distinct_kept"}
     ages = set(original["age"])

@@ -8,9 +8,9 @@ import json
 
 import pyarrow as pa
 from conftest import small_frame
+from privaudit_extras.jsonl import read_jsonl, sniff
 
 from privaudit.testing import run_cli
-from privaudit_extras.jsonl import read_jsonl, sniff
 
 
 def write_jsonl(path, frame) -> None:

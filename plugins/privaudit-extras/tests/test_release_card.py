@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from types import SimpleNamespace
 
-from privaudit.plugin.chapter import ChapterCheck, Link, Pairs
-from privaudit.testing import registry_with, run_cli
 from privaudit_extras import release_card
 from privaudit_extras.release_card import at_risk, build
+
+from privaudit.plugin.chapter import ChapterCheck, Link, Pairs
+from privaudit.testing import registry_with, run_cli
 
 
 def check(id, status, severity="error", value=None, threshold=None, better=None):

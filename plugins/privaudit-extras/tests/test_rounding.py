@@ -10,11 +10,11 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+from privaudit_extras import rounding
+from privaudit_extras.rounding import RoundOptions, candidate_bases, explore, round_values, run
 
 from privaudit.plugin.remediator import ExploreRequest
 from privaudit.testing import audit_context, registry_with, run_cli
-from privaudit_extras import rounding
-from privaudit_extras.rounding import RoundOptions, candidate_bases, explore, round_values, run
 
 COLUMNS = {"age": {"role": "quasi_identifier", "type": "numeric"}, "zip": {"role": "quasi_identifier"}}
 

@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import REPO
+from privaudit_extras import sqlite_engine
 
 from privaudit.testing import AssessorCase, parametrize_with_checks, registry_with, run_cli
-from privaudit_extras import sqlite_engine
 
 MESSY_POLICY = """version: 1
 name: messy
@@ -114,7 +114,7 @@ def test_a_parquet_file_and_wildcard_matching_are_refused(tmp_path):
     assert done.code == 2 and done.stderr.count("\n") == 1
     assert "the sqlite engine reads one CSV file" in done.stderr
     messy(50).to_csv(tmp_path / "data.csv", index=False)
-    (tmp_path / "policy.yaml").write_text(MESSY_POLICY.replace('data:\n', "data:\n  missing_qi: wildcard\n"))
+    (tmp_path / "policy.yaml").write_text(MESSY_POLICY.replace("data:\n", "data:\n  missing_qi: wildcard\n"))
     done = run_cli("audit", tmp_path / "data.csv", "--policy", tmp_path / "policy.yaml", "--engine", "sqlite")
     assert done.code == 2 and "'wildcard'" in done.stderr and "--engine in-process" in done.stderr
 
