@@ -90,3 +90,20 @@ def pytest_collection_modifyitems(config, items):
         if "spark" in getattr(item, "fixturenames", ()) or item.path.name.startswith("test_spark_"):
             item.add_marker(pytest.mark.spark)
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def builtin_plugins_only(monkeypatch):
+    """The process-wide registry with privaudit's own extensions only, whatever plugins are installed (CI
+    installs the example plugins, plugins/privaudit-likeness and plugins/privaudit-extras): for tests whose
+    expected figures are privaudit's own (golden reports; recommendations among the built-in methods). An
+    installed measure runs by default and an installed remediator joins ``--explore``, by design."""
+    from privaudit.pipeline import plugins
+
+    real = plugins.make_manager
+    monkeypatch.setattr(
+        plugins, "make_manager", lambda load_entry_points=True, extra_plugins=(): real(False, extra_plugins)
+    )
+    plugins.get_registry.cache_clear()
+    yield
+    plugins.get_registry.cache_clear()  # rebuilt with the installed plugins on next use
