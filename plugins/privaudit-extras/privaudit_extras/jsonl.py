@@ -72,7 +72,7 @@ def _read_by_lines(path: Path):
     from privaudit.core.errors import DataError
 
     records: list[dict[str, Any]] = []
-    with path.open(encoding="utf-8", errors="strict") as handle:
+    with path.open(encoding="utf-8-sig", errors="strict") as handle:  # a byte-order mark is skipped
         try:
             for number, line in enumerate(handle, 1):
                 if not line.strip():

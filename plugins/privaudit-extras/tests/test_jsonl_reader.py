@@ -56,6 +56,8 @@ def test_values_come_back_as_text(tmp_path):
     # a key whose type changes from line to line (pyarrow wants one): read by the standard library instead
     (tmp_path / "mixed.jsonl").write_text('{"a": 1, "b": false}\n{"a": "x"}\n{"a": 2.0}\n')
     assert read_jsonl(tmp_path / "mixed.jsonl").to_pydict() == {"a": ["1", "x", "2"], "b": ["false", None, None]}
+    (tmp_path / "bom.jsonl").write_bytes(b'\xef\xbb\xbf{"a": 1}\n{"a": "x"}\n')  # a byte-order mark, then mixed
+    assert read_jsonl(tmp_path / "bom.jsonl").to_pydict() == {"a": ["1", "x"]}
 
 
 def test_sniff_reads_the_first_non_blank_byte():
