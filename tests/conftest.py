@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -92,18 +93,29 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
-@pytest.fixture
-def builtin_plugins_only(monkeypatch):
+@contextlib.contextmanager
+def builtin_plugins():
     """The process-wide registry with privaudit's own extensions only, whatever plugins are installed (CI
     installs the example plugins, plugins/privaudit-likeness and plugins/privaudit-extras): for tests whose
-    expected figures are privaudit's own (golden reports; recommendations among the built-in methods). An
-    installed measure runs by default and an installed remediator joins ``--explore``, by design."""
+    expected figures and layout are privaudit's own (golden reports; recommendations among the built-in
+    methods; the order of the report's chapters). An installed measure runs by default, an installed
+    remediator joins ``--explore`` and an installed chapter joins the report, by design."""
     from privaudit.pipeline import plugins
 
     real = plugins.make_manager
-    monkeypatch.setattr(
-        plugins, "make_manager", lambda load_entry_points=True, extra_plugins=(): real(False, extra_plugins)
-    )
-    plugins.get_registry.cache_clear()
-    yield
-    plugins.get_registry.cache_clear()  # rebuilt with the installed plugins on next use
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            plugins, "make_manager", lambda load_entry_points=True, extra_plugins=(): real(False, extra_plugins)
+        )
+        plugins.get_registry.cache_clear()
+        try:
+            yield
+        finally:
+            plugins.get_registry.cache_clear()  # rebuilt with the installed plugins on next use
+
+
+@pytest.fixture
+def builtin_plugins_only():
+    """:func:`builtin_plugins` for one test."""
+    with builtin_plugins():
+        yield

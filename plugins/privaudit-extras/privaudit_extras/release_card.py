@@ -98,7 +98,7 @@ CHAPTER = Chapter(
     "Release card",
     build,
     place="front",
-    rank=10,
+    rank=900,  # after privaudit's own front chapters (remediation 10, explore 20), before the summary of checks
     description="the release at a glance: size, columns by role, verdict, the three checks most at risk",
 )
 
