@@ -18,8 +18,9 @@ the class x value counts of each sensitive column and the weight sums are then t
 summed per class. The figures equal in-process's (``tests/test_sqlite_engine.py`` compares the JSON
 reports), except weight sums, whose floating-point additions happen in another order.
 
-Options (``--engine-option``): ``batch_rows`` (rows per streamed block, default 65,536) and
-``temp_directory`` (where the database file goes; default the system's temporary folder).
+Options (``--engine-option``): ``block_bytes`` (bytes of CSV text per streamed block; default privaudit's,
+16 MiB; the rows of a block go to SQLite 65,536 at a time) and ``temp_directory`` (where the database file
+goes; default the system's temporary folder).
 
 What it needs beyond ``privaudit.plugin``: the engine contract itself says an out-of-memory engine reads the
 file through :func:`privaudit.io.dataset.open_input` (header, policy columns and parse errors checked as
@@ -38,6 +39,7 @@ from privaudit.plugin import hookimpl
 from privaudit.plugin.engine import Engine
 
 NAME = "sqlite"
+INSERT_ROWS = 65_536  # rows per executemany: the Python lists of one insert stay small
 
 
 def _ident(i: int) -> str:
@@ -48,7 +50,7 @@ def summarize(
     path: Any,
     policy: Any,
     *,
-    batch_rows: int = 65_536,
+    block_bytes: int | None = None,
     temp_directory: str | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     what: str = "released table",
@@ -76,7 +78,7 @@ def summarize(
         try:
             # a scratch database: no rollback journal, no fsync; 64 MiB of page cache for the GROUP BY sorts
             con.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536;")
-            n_rows = _load(con, source, read, batch_rows, progress)
+            n_rows = _load(con, source, read, block_bytes, progress)
             if n_rows == 0:
                 raise DataError(f"{source.path}: the file has a header but no data rows")
             keys = _group_combinations(con, read, policy)
@@ -88,19 +90,25 @@ def summarize(
     return EngineResult(summary, source.table(n_rows), counts)
 
 
-def _load(con, source, read: list[str], batch_rows: int, progress) -> int:
+def _load(con, source, read: list[str], block_bytes: int | None, progress) -> int:
     """Stream the file's ``read`` columns into the table ``release``; the number of data rows."""
     columns = ", ".join(f"{_ident(i)} TEXT" for i in range(len(read)))
     con.execute(f"CREATE TABLE release ({columns or 'c0 TEXT'})")
     insert = f"INSERT INTO release VALUES ({', '.join('?' * max(len(read), 1))})"
     n = 0
-    for _, batch in source.batches(read, batch_rows=batch_rows):
-        # via pandas: Arrow's conversion shares one str object per distinct value (to_pylist makes one per cell)
-        values = [batch.column(i).to_pandas().tolist() for i in range(len(read))] or [[None] * batch.num_rows]
-        con.executemany(insert, zip(*values, strict=True))  # the rows go to SQLite in C, one statement
-        n += batch.num_rows
+    # a CSV's rows are counted while streaming: the total shown is estimated from the sniffed head's line length
+    total = max(int(source.num_rows or source.size / max(source.row_bytes, 1.0)), 1)
+    for _, block in source.batches(read, block_bytes=block_bytes):
+        for start in range(0, block.num_rows, INSERT_ROWS):
+            batch = block.slice(start, INSERT_ROWS)
+            # via pandas: Arrow's conversion shares one str object per distinct value (to_pylist: one per cell)
+            values = [batch.column(i).to_pandas().tolist() for i in range(len(read))] or [[None] * batch.num_rows]
+            con.executemany(insert, zip(*values, strict=True))  # the rows go to SQLite in C, one statement
+        n += block.num_rows
         if progress is not None:
-            progress("loading the file into SQLite", n, int(source.num_rows or 0))
+            progress("loading the file into SQLite", min(n, total - 1), total)  # done only at the end
+    if progress is not None:
+        progress("loading the file into SQLite", total, total)
     con.commit()
     return n
 

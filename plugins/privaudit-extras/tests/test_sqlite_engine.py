@@ -87,7 +87,7 @@ def test_the_bundled_example_equals_in_process(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("options", [(), ("--engine-option", "batch_rows=97")])
+@pytest.mark.parametrize("options", [(), ("--engine-option", "block_bytes=4000")])
 def test_a_messy_table_equals_in_process(tmp_path, options):
     messy().to_csv(tmp_path / "data.csv", index=False)
     (tmp_path / "policy.yaml").write_text(MESSY_POLICY)
@@ -129,7 +129,7 @@ def test_options_are_checked(release):
         "audit", release / "data.csv", "--policy", release / "policy.yaml", "--engine", "sqlite",
         "--engine-option", "threads=2",
     )  # fmt: skip
-    assert done.code == 2 and "the sqlite engine takes batch_rows, temp_directory" in done.stderr
+    assert done.code == 2 and "the sqlite engine takes block_bytes, temp_directory" in done.stderr
 
 
 # privaudit's assessor contract: with the sqlite engine registered, "the same figures on every engine"
@@ -167,3 +167,20 @@ def test_the_contract_runs_the_sqlite_engine(registry):
     from privaudit.testing.contract import engines_for
 
     assert "sqlite" in engines_for(CASES[0], registry)
+
+
+def test_progress_ends_done_and_the_summary_counts_every_row(release):
+    from privaudit.testing import load_policy
+
+    calls = []
+    policy = load_policy(release / "policy.yaml")
+    got = sqlite_engine.summarize(
+        release / "data.csv", policy, block_bytes=1000, progress=lambda *a: calls.append(a)
+    )  # fmt: skip
+    assert len(calls) >= 4 and calls[-1][1] == calls[-1][2]  # several blocks of about 1,000 bytes, then done
+    assert all(done < total for _, done, total in calls[:-1])
+    assert got.table.rows == got.summary.n_records == 400 and got.column_counts == {
+        "age": 400,
+        "zip": 400,
+        "disease": 400,
+    }
