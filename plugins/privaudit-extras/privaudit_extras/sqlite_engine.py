@@ -133,12 +133,13 @@ def _group_combinations(con, read: list[str], policy) -> list[str]:
     (quasi-identifiers, sensitive, weight), its rows ``n`` and its first row ``r``; returns those columns."""
     weight = [c for c in policy.columns_with("weight") if c in read][:1]
     keys = [k for k in dict.fromkeys([*policy.quasi_identifiers, *policy.sensitive, *weight]) if k in read]
-    if not keys:
-        raise ValueError("the sqlite engine groups on the policy's quasi-identifiers: this policy declares none")
     cols = ", ".join(_ident(read.index(k)) for k in keys)
-    con.execute(
-        f"CREATE TEMP TABLE combos AS SELECT {cols}, COUNT(*) AS n, MIN(rowid) AS r FROM release GROUP BY {cols}"
-    )
+    if keys:
+        con.execute(
+            f"CREATE TEMP TABLE combos AS SELECT {cols}, COUNT(*) AS n, MIN(rowid) AS r FROM release GROUP BY {cols}"
+        )
+    else:  # nothing to group on: every row is one class
+        con.execute("CREATE TEMP TABLE combos AS SELECT COUNT(*) AS n, MIN(rowid) AS r FROM release")
     return keys
 
 
@@ -162,9 +163,12 @@ def _non_missing(con, source, read: list[str], column: str, policy, grouped: boo
 def _combinations(con, source, keys: list[str], policy):
     """The distinct combinations, typed, and how many rows hold each (pass 2), in the order of their first rows."""
     import numpy as np
+    import pandas as pd
 
     rows = con.execute("SELECT * FROM combos ORDER BY r").fetchall()  # the keys' texts, n, r
     values = list(zip(*rows, strict=True))
+    if not keys:
+        return pd.DataFrame(index=pd.RangeIndex(1)), np.asarray(values[0], dtype=np.int64)
     combos = _typed(dict(zip(keys, map(list, values[:-2]), strict=True)), [r - 1 for r in values[-1]], source, policy)
     return combos, np.asarray(values[-2], dtype=np.int64)
 

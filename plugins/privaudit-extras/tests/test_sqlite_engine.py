@@ -184,3 +184,9 @@ def test_progress_ends_done_and_the_summary_counts_every_row(release):
         "zip": 400,
         "disease": 400,
     }
+
+
+def test_a_policy_with_nothing_to_group_on_is_one_class(release):
+    policy = release / "policy.yaml"
+    policy.write_text("version: 1\nname: none\ncolumns:\n  age: {role: other, type: numeric}\nchecks: []\n")
+    assert_same(release / "data.csv", policy)
