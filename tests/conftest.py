@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -90,3 +91,31 @@ def pytest_collection_modifyitems(config, items):
         if "spark" in getattr(item, "fixturenames", ()) or item.path.name.startswith("test_spark_"):
             item.add_marker(pytest.mark.spark)
             item.add_marker(pytest.mark.slow)
+
+
+@contextlib.contextmanager
+def builtin_plugins():
+    """The process-wide registry with privaudit's own extensions only, whatever plugins are installed (CI
+    installs the example plugins, plugins/privaudit-likeness and plugins/privaudit-extras): for tests whose
+    expected figures and layout are privaudit's own (golden reports; recommendations among the built-in
+    methods; the order of the report's chapters). An installed measure runs by default, an installed
+    remediator joins ``--explore`` and an installed chapter joins the report, by design."""
+    from privaudit.pipeline import plugins
+
+    real = plugins.make_manager
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            plugins, "make_manager", lambda load_entry_points=True, extra_plugins=(): real(False, extra_plugins)
+        )
+        plugins.get_registry.cache_clear()
+        try:
+            yield
+        finally:
+            plugins.get_registry.cache_clear()  # rebuilt with the installed plugins on next use
+
+
+@pytest.fixture
+def builtin_plugins_only():
+    """:func:`builtin_plugins` for one test."""
+    with builtin_plugins():
+        yield

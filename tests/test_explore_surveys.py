@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 SURVEYS = Path(__file__).parent / "data" / "surveys"
+# recommendations among privaudit's own methods: an installed remediator joins --explore (conftest.builtin_plugins_only)
+pytestmark = pytest.mark.usefixtures("builtin_plugins_only")
 
 POLICIES = {
     "nesarc": """

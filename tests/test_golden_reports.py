@@ -14,6 +14,9 @@ from conftest import ROOT
 
 from privaudit.common.thresholds import TOLERANCE
 
+# privaudit's own figures: an installed plugin's measure would add utility entries (conftest.builtin_plugins_only)
+pytestmark = pytest.mark.usefixtures("builtin_plugins_only")
+
 G = "tests/data/golden"
 SCENARIOS = {
     "example": ["examples/adult/release.csv", "--policy", "policies/adult.yaml"],

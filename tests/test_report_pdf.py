@@ -13,7 +13,7 @@ import os
 
 import pypdf
 import pytest
-from conftest import DATA, ROOT
+from conftest import DATA, ROOT, builtin_plugins
 from report_helpers import parse_html, pdf_outline_titles, pdf_pages_text, table_rows
 
 from privaudit.cli import main
@@ -34,7 +34,8 @@ def rendered(tmp_path_factory):
     os.environ["SOURCE_DATE_EPOCH"] = EPOCH
     stderr = io.StringIO()
     try:
-        with contextlib.redirect_stderr(stderr):
+        # privaudit's own chapters and bookmarks (an installed plugin's chapter, e.g. a front one, would add one)
+        with contextlib.redirect_stderr(stderr), builtin_plugins():
             code = main(
                 [
                     "audit",
