@@ -187,7 +187,8 @@ def run_assessor(
     assessor's params model and ``validate_policy`` as in a real audit."""
     ctx = audit_context(frame, _with_check(policy, check), registry=registry, files=files)
     resolved = ctx.policy.checks[-1]
-    return resolved.assessor.run(ctx, resolved.params)
+    measurement: Measurement = resolved.assessor.run(ctx, resolved.params)
+    return measurement
 
 
 def class_violations(
