@@ -43,7 +43,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {printable(message)} (see '{self.prog} --help')\n")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _selected(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs (its first word that names one), or None (``--help``, ``--version``)."""
+    return next((a for a in argv if a in COMMANDS), None)
+
+
+def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; given ``argv``, only the command it runs reads the plugin registry while
+    its parser is built (``privaudit --help`` loads none)."""
+    from privaudit.cli.options import parsing_for
+
+    with parsing_for("*" if argv is None else _selected(argv)):
+        return _build_parser()
+
+
+def _build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="privaudit", description="Privacy audit and compliance checks for microdata releases.")
     parser.add_argument("--version", action="version", version=f"privaudit {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
@@ -121,7 +135,8 @@ def _warnings_as_lines(debug: bool):
 def _main(argv: Sequence[str] | None, memory) -> int:
     _escape_unencodable()
     try:
-        args = _parser().parse_args(argv)
+        argv = list(sys.argv[1:] if argv is None else argv)
+        args = _parser(argv).parse_args(argv)
     except KeyboardInterrupt as exc:  # Ctrl-C while the command starts
         return _stopped(exc)
     try:

@@ -54,12 +54,13 @@ def add_parser(sub) -> None:
         help="an earlier release of the same population (repeatable), for the checks that compose "
         "releases (see 'privaudit plugins')",
     )
+    from privaudit.cli.options import registry_wanted
     from privaudit.core.errors import PrivauditError
     from privaudit.engines import engines
     from privaudit.pipeline.arguments import ENGINE
 
-    try:
-        known = engines()  # the registered engines (privaudit.plugin.engine)
+    try:  # the registered engines (privaudit.plugin.engine), when this command's parser is the one in use
+        known = engines() if registry_wanted("audit") else {}
     except PrivauditError:  # a broken plugin: the command says so in one line when it builds the registry
         known = {}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any
 
 import yaml
@@ -36,3 +37,24 @@ def parse_options(pairs: list[str], flag: str = "--option") -> dict[str, Any]:
             value = raw  # only flow style is a list or mapping: "-" or "a: b" is text, not YAML's block forms
         options[name.strip()] = value
     return options
+
+
+#: the command whose parser reads the registry (its --engine choices, its output formats' flags): only the one
+#: being run, so that ``privaudit --help`` and ``privaudit policy check`` build no registry for them; "*": all
+_REGISTRY_FOR: list[str | None] = ["*"]
+
+
+def registry_wanted(command: str) -> bool:
+    """Whether ``command``'s parser may read the plugin registry while it is built (see :func:`parsing_for`)."""
+    return _REGISTRY_FOR[-1] in ("*", command)
+
+
+@contextmanager
+def parsing_for(command: str | None):
+    """While the parser is built for ``command`` (None: no command, e.g. ``privaudit --help``), only that
+    command's parser reads the registry."""
+    _REGISTRY_FOR.append(command)
+    try:
+        yield
+    finally:
+        _REGISTRY_FOR.pop()

@@ -31,8 +31,12 @@ def output_formats() -> list[Any]:
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    from privaudit.cli.options import registry_wanted
+
     taken = {flag for action in parser._actions for flag in action.option_strings} | set(COMMON_FLAGS)
-    for fmt in output_formats():  # one flag per registered format: --json OUT, --junit OUT ...
+    command = parser.prog.split()[-1]
+    formats = output_formats() if registry_wanted(command) else []  # only the parser of the command being run
+    for fmt in formats:  # one flag per registered format: --json OUT, --junit OUT ...
         if fmt.flag in taken:
             continue  # a format may not take over a flag of the command (its own options win)
         parser.add_argument(fmt.flag, dest=fmt.dest, metavar="OUT", help=fmt.help)
