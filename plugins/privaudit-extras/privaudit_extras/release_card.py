@@ -54,6 +54,8 @@ def at_risk(checks: list[Any], top: int = TOP) -> list[Any]:
 def _sentence(item: Any) -> Paragraph:
     check = item.check
     word = {"fail": "FAIL", "warn": "WARN", "error": "ERROR"}.get(check.get("status"), "PASS")
+    if word == "FAIL" and check.get("severity") == "warning":
+        word = "WARN"  # a failing warning check is a warning, as the summary of checks shows it
     what = item.title or check.get("assessor", "")
     if check.get("status") == "error":
         tail = f" could not be computed: {check.get('message', '')}"

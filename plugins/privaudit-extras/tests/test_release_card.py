@@ -74,3 +74,17 @@ def test_in_the_html_report(release):
     assert "most at risk" in text and "FAIL k5 (k-anonymity) measured" in text
     anchor = re.search(r'<a href="#([^"]+)">k5</a>', html[card:summary]).group(1)
     assert f'id="{anchor}"' in html  # the link points at the check's section
+
+
+def test_a_failing_warning_reads_warn():
+    """A warning-severity check that fails is shown WARN, as privaudit's summary of checks shows it."""
+    from privaudit.plugin.chapter import Badge
+
+    data = {
+        "input": {"rows": 10, "columns": ["a"]},
+        "scope": {"quasi_identifiers": ["a"], "sensitive": [], "identifiers": []},
+        "summary": {"passed": True, "checks_total": 1, "checks_failed": 0, "checks_warned": 1, "checks_errored": 0},
+    }
+    content = build(SimpleNamespace(data=data, checks=[check("t", "fail", "warning", value=0.5, threshold=0.2)]))
+    badges = [part.word for block in content.blocks for part in getattr(block, "parts", ()) if isinstance(part, Badge)]
+    assert "WARN" in badges and badges.count("FAIL") == 0
