@@ -151,6 +151,7 @@ def test_the_shipped_list_is_hhs_2012():
         ("zip3\n036\n12\n", {}, "line 3"),
         ("code\n036\n", {}, "header 'zip3'"),
         (None, {"actual_knowledge_attested": True}, "attested_by"),
+        (None, {"restricted_zip3_file": "../outside.csv"}, "leads outside the policy's folder"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, table, params, words):

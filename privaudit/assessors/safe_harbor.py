@@ -105,24 +105,21 @@ def run(ctx, params: SafeHarborParams) -> Measurement:
 
 
 def _resolved(policy, path: str | None) -> str | None:
-    if path is None:
-        return None
-    from pathlib import Path
-
-    folder = getattr(policy, "path", None)
-    candidate = Path(path)
-    if not candidate.is_absolute() and folder is not None:
-        candidate = Path(folder).parent / candidate
-    return str(candidate)
+    """The restricted-ZIP table's path as the policy resolves every path it names (relative to its folder,
+    refused outside it unless ``--allow-outside-paths``)."""
+    return None if path is None else str(policy.resolve_path(path, "restricted_zip3_file"))
 
 
 def validate(params: SafeHarborParams, policy) -> str | None:
+    from privaudit.core.errors import PolicyError
     from privaudit.discovery.safe_harbor import restricted_zip3
 
     if params.actual_knowledge_attested and not (params.attested_by or "").strip():
         return "attested_by: an attestation names who attests"
     try:
         restricted_zip3(_resolved(policy, params.restricted_zip3_file))
+    except PolicyError as exc:  # a path outside the policy's folder, or a directory: the policy's own line
+        return str(exc).removeprefix(f"{policy.path}: ")
     except ValueError as exc:
         return f"restricted_zip3_file: {exc}"
     return None
