@@ -40,17 +40,35 @@ def case(tmp_path):
 @pytest.mark.slow
 def test_passing_table_is_not_rewritten(case, tmp_path, run_cli):
     data, policy = case
-    out, report, html = tmp_path / "fixed.csv", tmp_path / "r.json", tmp_path / "r.html"
+    out, report, html, md = tmp_path / "fixed.csv", tmp_path / "r.json", tmp_path / "r.html", tmp_path / "r.md"
     code, stdout, err = run_cli(
-        "remediate", data, "--policy", policy, "--method", "suppress", "--out", out, "--json", report, "--html", html
+        "remediate",
+        data,
+        "--policy",
+        policy,
+        "--method",
+        "suppress",
+        "--out",
+        out,
+        "--json",
+        report,
+        "--html",
+        html,
+        "--markdown",
+        md,
     )
     assert code == 0, err
     assert "no change needed: the table already passes the policy" in stdout
     assert "not written" in stdout and "--even-if-passing" in stdout
     assert not out.exists()
     found = json.loads(report.read_text())
-    assert found["summary"]["passed"] is True and "remediation" not in found  # the input's own audit
-    assert html.exists()
+    assert found["summary"]["passed"] is True  # the input's own audit
+    rem = found["remediation"]  # every format says why nothing was written
+    assert rem["no_change_needed"] is True and rem["offered"] is False and rem["method"] == "suppress"
+    assert rem["changes"] == {} and rem["before"] == rem["after"]
+    page = html.read_text()
+    assert "NO CHANGE NEEDED" in page and "no change needed" in page and "best attempt" not in page
+    assert "**No change needed**" in md.read_text()
 
 
 @pytest.mark.slow

@@ -455,7 +455,10 @@ def _refined(runner: _Runner, name: str, bases: Sequence[Candidate], fixed: dict
             combined = Remediation(
                 rem.table,
                 {base.method: base.remediation.changes, name: rem.changes},
-                {**base.remediation.loss, **{f"{name}.{k}": v for k, v in rem.loss.items()}},
+                {  # each step's figures under its name: the first step's describe its own output, not the end's
+                    **{f"{base.method}.{k}": v for k, v in base.remediation.loss.items()},
+                    **{f"{name}.{k}": v for k, v in rem.loss.items()},
+                },
                 artefacts={**base.remediation.artefacts, **rem.artefacts},
                 notes=[*base.remediation.notes, *rem.notes],
                 records_removed=rem.records_removed,

@@ -99,8 +99,7 @@ def remediate(
         released, policy, registry=registry, progress=progress, check_timeout=check_timeout, refuse_unreachable=True
     )
     if before.passed and not even_if_passing:
-        same = Remediation(before.table.frame, {}, {})
-        return RemediationOutcome(before, before, same, b"", False, no_change_needed=True)
+        return _no_change(before, remediator, parsed)
     result = _transform(remediator, before, parsed, registry)
     return reaudit(
         before,
@@ -115,6 +114,34 @@ def remediate(
         check_timeout,
         side_dir,
     )
+
+
+def _no_change(before: AuditResult, remediator: Any, parsed: Any) -> RemediationOutcome:
+    """The outcome for an input that already passes: nothing changed, nothing offered, and a remediation
+    record that says so, so that every report format (JSON, HTML, PDF, Markdown) tells the reader why no
+    table was written."""
+    same = Remediation(before.table.frame, {}, {})
+    after = dataclasses.replace(before)
+    after.remediation = jsonable(
+        {
+            "method": remediator.name,
+            "title": remediator.title,
+            "options": parsed.model_dump(mode="json") if parsed is not None else {},
+            "offered": False,
+            "no_change_needed": True,
+            "input": {"path": str(before.table.path), "sha256": before.table.sha256, "rows": before.table.rows},
+            "before": _verdict(before),
+            "after": _verdict(before),
+            "changes": {},
+            "loss": {},
+            "notes": [
+                "the input already passes every check of error severity: the method was not applied and no "
+                "table was written (--even-if-passing applies it anyway)"
+            ],
+            "check_overrides": {},
+        }
+    )
+    return RemediationOutcome(before, after, same, b"", False, no_change_needed=True)
 
 
 def reaudit(

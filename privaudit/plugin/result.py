@@ -376,6 +376,7 @@ class Remediation(_Entry):
         None, description="what each variable lost: the quasi-identifiers, then any other column changed"
     )
     files_written: Names | None = omitted("the remediated table and the files written beside it (when offered)")
+    no_change_needed: bool | None = omitted("the input already passes: the method was not applied, nothing written")
 
 
 class WorstCheck(_Entry):

@@ -161,7 +161,9 @@ def markdown(report: Report, fail_on: str = "error") -> str:
     lost = (report.remediation.lost if report.remediation else None) or (
         report.explore.lost if report.explore else None
     )
-    if report.explore is not None and report.explore.no_change_needed:
+    if (report.explore is not None and report.explore.no_change_needed) or (
+        report.remediation is not None and report.remediation.no_change_needed
+    ):
         lines += ["", "**No change needed**: the table already passes the policy; nothing written."]
     elif lost is not None:
         lines += lost_markdown(lost.to_dict(), _cell)

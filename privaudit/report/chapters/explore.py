@@ -185,12 +185,14 @@ def _recommended(plot: _Plot, rec: int, c: dict[str, Any]) -> list[str]:
     """A ring round the recommended candidate, labelled on the side towards the middle of the map."""
     x, y = plot.px(c["risk"]), plot.py(c["utility"])
     anchor = "start" if x < (plot.x0 + plot.x1) / 2 else "end"
+    # above the ring, unless that runs into the risk bound's label on the top line: then below it
+    label_y = y - 9 if y - 9 > plot.y1 + 14 else y + 20
     return [
         f'<circle class="recommended" cx="{_n(x)}" cy="{_n(y)}" r="8" fill="none" '
         f'stroke="{RECOMMENDED}" stroke-width="1.4"/>',
         _text(
             x + (11 if anchor == "start" else -11),
-            y - 9,
+            label_y,
             f"recommended: #{rec}",
             anchor=anchor,
             weight="bold",
@@ -254,14 +256,50 @@ def _clipped(text: str) -> str:
     return text if len(text) <= FAILED_CHARS else text[: FAILED_CHARS - 1] + "…"
 
 
+def _failing_letters(cands: list[dict]) -> dict[str, str]:
+    """A letter per check that is the worst of some failing candidate, in order of first appearance: the
+    candidates' table shows ``fails (a: 1)`` and names each check once, under it."""
+    ids = dict.fromkeys(
+        c["worst_check"]["id"] for c in cands if not c.get("failure") and not c["passes"] and c.get("worst_check")
+    )
+    return {check: _letter(n) for n, check in enumerate(ids)}
+
+
+def _letter(n: int) -> str:
+    """a, b, …, z, aa, ab, …"""
+    return _letter(n // 26 - 1) + chr(97 + n % 26) if n >= 26 else chr(97 + n)
+
+
+def _verdict(c: dict, letters: dict[str, str]) -> str:
+    """The policy's verdict on a candidate: passes, fails with its worst check's letter and figure, or what
+    went wrong."""
+    if c.get("failure"):
+        return str(c["failure"])
+    if c["passes"]:
+        return "passes"
+    worst = c.get("worst_check")
+    return f"fails ({letters[worst['id']]}: {fmt(worst['value'])})" if worst else "fails"
+
+
+def _breakable(name: str) -> str:
+    """A check id that a narrow table cell may wrap after each underscore (a zero-width space), not at any
+    letter."""
+    return name.replace("_", "_\u200b").replace("+", "+\u200b")
+
+
+def _given(value: dict) -> dict:
+    """A nested option mapping without the options left at their default (None)."""
+    return {k: v for k, v in value.items() if v is not None}
+
+
 def _options(options: dict) -> str:
     out = []
     for key, value in options.items():
-        if key == "seed":
+        if key == "seed" or value is None:
             continue
         if isinstance(value, dict):
-            value = ", ".join(f"{k} {v}" for k, v in value.items())
-        elif value is None:
+            given = _given(value)
+            out.append(f"{key}: {', '.join(f'{k} {v}' for k, v in given.items())}" if given else key)
             continue
         out.append(f"{key}: {value}")
     return "; ".join(out)
@@ -292,12 +330,16 @@ def _compact_options(options: dict, order: list[str]) -> str:
     for key, value in options.items():
         if key == "seed" or value is None:
             continue
+        if isinstance(value, list | tuple):
+            value = ", ".join(map(str, value))
         if isinstance(value, dict):
-            value = (
-                "·".join(str(value[k]) for k in order)
-                if list(value) == order
-                else ", ".join(f"{k} {v}" for k, v in value.items())
-            )
+            if list(value) == order:
+                value = "·".join(str(value[k]) for k in order)
+            elif not _given(value):
+                out.append(key)
+                continue
+            else:
+                value = ", ".join(f"{k} {v}" for k, v in _given(value).items())
         out.append(f"{key} {value}")
     return "; ".join(out)
 
@@ -310,27 +352,20 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
     axis = explore["utility_measure"]
     others = list(dict.fromkeys(m for c in cands for m in (c.get("utilities") or {}) if m != axis))
     key, order = _level_order(cands)
+    letters = _failing_letters(cands)
     rows = []
     for i, c in enumerate(cands):
         marks = [m for m, on in (("recommended", i == explore["recommended"]), ("frontier", c["frontier"])) if on]
-        worst = c.get("worst_check")
-        verdict = (
-            c["failure"]
-            if c.get("failure")
-            else "passes"
-            if c["passes"]
-            else ("fails" if not worst else f"fails ({worst['id']}: {fmt(worst['value'])})")
-        )
         utilities = c.get("utilities") or {}
         figures = ["—" if utilities.get(m) is None else fmt(utilities[m]) for m in others]
         rows.append(
             [
                 i,
-                c["method"],
+                _breakable(c["method"]),
                 _compact_options(c["options"], order),
                 "—" if c["risk"] is None else c["risk"],
                 "—" if c["utility"] is None else c["utility"],
-                verdict,
+                _verdict(c, letters),
                 ", ".join(marks) or "—",
                 "—" if c.get("cells_changed") is None or c.get("failure") else fmt(c["cells_changed"]),
                 ", ".join(c.get("deleted") or []) or "—",
@@ -338,6 +373,12 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
             ]
         )
     levels = f" Option {key} is given per column, in the order {', '.join(order)}." if order else ""
+    if letters:
+        levels += (
+            " A failing candidate names its worst check and that check's figure: "
+            + "; ".join(f"({letter}) {check}" for check, letter in letters.items())
+            + "."
+        )
     table = DataTable(
         [
             "#",
@@ -359,7 +400,7 @@ def explore_view(data: dict[str, Any]) -> ExploreView | None:
         f"{levels}",
         numeric=frozenset({0, 3, 4, 7, *range(9, 9 + len(others))}),
         kind="classes",
-        widths=("2em", "6.6em", "16%", "5.6em", "4.4em", "10%", "5.2em", "5.4em", "6em"),
+        widths=("2em", "7em", "17%", "5.6em", "4.4em", "5.6em", "6.6em", "5.4em", "6em"),
     )
     return ExploreView(
         map_svg(explore), table, _sentence(explore), list(explore.get("notes", [])), _built(explore), _methods(explore)

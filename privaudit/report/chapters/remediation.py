@@ -220,6 +220,7 @@ class RemediationView:
     after_failed: int
     after_errored: int
     headline: str
+    no_change: bool = False
     options: list[list[Any]] = field(default_factory=list)
     checks: list[CheckChange] = field(default_factory=list)
     changes: list[list[Any]] = field(default_factory=list)
@@ -284,6 +285,22 @@ def _named_as_written(rem: dict) -> dict:
     return changes
 
 
+def _headline(rem: dict, after: dict, output_name: str) -> str:
+    """The offer in one sentence: no change needed, written, or the best attempt's failures."""
+    if rem.get("no_change_needed"):
+        return (
+            f"No change needed: {output_name} already passes the policy, so the method was not applied and no "
+            "table was written."
+        )
+    if rem.get("offered"):
+        return f"The remediated table passes the policy and was written to {output_name}."
+    failing_after = after.get("checks_failed", 0) + after.get("checks_errored", 0)
+    return (
+        f"The best attempt still fails {failing_after} check{'s' if failing_after != 1 else ''} "
+        f"of error severity: no file was written ({output_name} was not created)."
+    )
+
+
 def remediation_view(data: dict, views: list, registry: Any = None) -> RemediationView | None:
     """The remediation chapter's content, or None when the report is not a remediation's.
 
@@ -321,14 +338,7 @@ def remediation_view(data: dict, views: list, registry: Any = None) -> Remediati
     remediator = getattr(registry, "remediators", {}).get(rem.get("method")) if registry is not None else None
     output_name = PurePath(data["input"]["path"]).name
     offered = bool(rem.get("offered"))
-    failing_after = after.get("checks_failed", 0) + after.get("checks_errored", 0)
-    if offered:
-        headline = f"The remediated table passes the policy and was written to {output_name}."
-    else:
-        headline = (
-            f"The best attempt still fails {failing_after} check{'s' if failing_after != 1 else ''} "
-            f"of error severity: no file was written ({output_name} was not created)."
-        )
+    headline = _headline(rem, after, output_name)
     options, _ = readable({k: ("default" if v is None else v) for k, v in (rem.get("options") or {}).items()})
     changes, change_tables = readable(_named_as_written(rem), "column")
     loss, loss_tables = readable(rem.get("loss") or {}, "column")
@@ -351,6 +361,7 @@ def remediation_view(data: dict, views: list, registry: Any = None) -> Remediati
         after_failed=after.get("checks_failed", 0),
         after_errored=after.get("checks_errored", 0),
         headline=headline,
+        no_change=bool(rem.get("no_change_needed")),
         options=options,
         checks=checks,
         changes=changes,
@@ -446,12 +457,12 @@ def remediation_blocks(r: RemediationView) -> tuple[Any, ...]:
     )
     blocks: list[Any] = [
         Callout(
-            "OFFERED" if r.offered else "NOT OFFERED",
+            "NO CHANGE NEEDED" if r.no_change else "OFFERED" if r.offered else "NOT OFFERED",
             r.headline,
             f"offer big {'offered' if r.offered else 'not-offered'}",
             "remediation-offer",
         ),
-        Paragraph(flow, style="verdict-flow"),
+        *(() if r.no_change else (Paragraph(flow, style="verdict-flow"),)),
         Heading("What was done", "remediation-method"),
         Paragraph(
             (
