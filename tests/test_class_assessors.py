@@ -169,3 +169,22 @@ def test_sensitive_column_entirely_missing(small, audit_json):
     code, c = checks_of(audit_json, *small(checks, rows))
     assert c["l"]["status"] == "fail" and c["l"]["value"] == 0  # no class holds a value
     assert c["t"]["status"] == "pass" and c["t"]["details"]["classes_without_values"] == 2
+
+
+def test_wildcard_diversity_counts_every_matching_record(tmp_path, audit_json):
+    """Under missing_qi: wildcard a class's sensitive values are those of every record it matches, as its f_k
+    counts every matching record (sdcMicro's freqCalc semantics). The records (A,30,x), (A,30,y), (A,*,z) and
+    (B,40,y): (A,30) matches (A,*) and sees x, y, z; (A,*) matches both (A,30) and sees x, y, z; (B,40) sees
+    only y. Exact-match classes would give (A,*) one value. (sdcMicro 5.8.1's ``ldiversity`` counts exact
+    matches only, even where its ``fk`` counts wildcards: the two figures then describe different groups.)"""
+    rows = "zip,age,disease,income\nA,30,x,1\nA,30,y,1\nA,*,z,1\nB,40,y,1\n"
+    checks = "  - {id: l3, assessor: l_diversity, sensitive: disease, l: 3}\n  - {id: l1, assessor: l_diversity, sensitive: disease, l: 1}"
+    text = POLICY.format(checks=checks).replace("name: small", "name: small\ndata: {missing_qi: wildcard}")
+    data = tmp_path / "data.csv"
+    data.write_text(rows)
+    _, c = checks_of(audit_json, data, write_policy(tmp_path, text))
+    assert c["l1"]["value"] == 1  # (B,40) sees one value
+    assert c["l3"]["status"] == "fail"
+    assert c["l3"]["details"]["records_failing"] == 1  # only (B,40): the (A,…) records see 3
+    _, c = checks_of(audit_json, data, write_policy(tmp_path, text.replace("wildcard", "value")))
+    assert c["l3"]["details"]["records_failing"] == 4  # exact classes: 2, 1 and 1 values

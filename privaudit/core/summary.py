@@ -422,6 +422,52 @@ def _wildcard_sums(
     return counts, sums
 
 
+def wildcard_counts(
+    code_columns: list[tuple[np.ndarray, int]], first_row: np.ndarray, counts: sp.csr_matrix
+) -> sp.csr_matrix:
+    """Per class, the sensitive-value counts of every record it matches under sdcMicro's wildcard
+    semantics (a missing quasi-identifier value on either side matches any value), from the classes'
+    exact counts ``counts`` (classes x values). This is what sdcMicro's ``ldiversity`` counts: its
+    ``measure_risk_cpp`` (src/measure_risk.cpp, called by ``ldiversityWORK`` in R/measure_risk.R) collects
+    the sensitive values of every record a record matches with NA as a wildcard. The work is per pair of
+    missing-value patterns of the classes, as in :func:`_wildcard_sums`: the classes of pattern q summed per
+    key on the columns both patterns have, and each class of pattern p given the sum of its key."""
+    n_classes, m = counts.shape
+    keys = [(codes[first_row], card) for codes, card in code_columns]
+    missing = np.column_stack([c < 0 for c, _ in keys])
+    pattern = missing.astype(np.int64) @ (1 << np.arange(missing.shape[1], dtype=np.int64))
+    patterns, pattern_of = np.unique(pattern, return_inverse=True)
+    members = [np.flatnonzero(pattern_of == i) for i in range(len(patterns))]
+    total = sp.csr_matrix((n_classes, m), dtype=np.int64)
+    for i, p in enumerate(patterns):
+        rows_p = members[i]
+        for j, q in enumerate(patterns):
+            rows_q = members[j]
+            shared = [c for c in range(len(keys)) if not (p >> c) & 1 and not (q >> c) & 1]
+            if shared:
+                key_p = pack_keys([(keys[c][0][rows_p], keys[c][1]) for c in shared], len(rows_p))
+                key_q = pack_keys([(keys[c][0][rows_q], keys[c][1]) for c in shared], len(rows_q))
+                uq, inverse = np.unique(key_q, return_inverse=True)
+                pos = np.minimum(np.searchsorted(uq, key_p), len(uq) - 1)
+                hit = uq[pos] == key_p
+            else:  # no column in common: every class of q matches every class of p
+                uq, inverse = np.zeros(1, dtype=np.int64), np.zeros(len(rows_q), dtype=np.int64)
+                pos, hit = np.zeros(len(rows_p), dtype=np.int64), np.ones(len(rows_p), dtype=bool)
+            gather = sp.csr_matrix(
+                (np.ones(len(rows_q), dtype=np.int64), (inverse.ravel(), np.arange(len(rows_q)))),
+                shape=(len(uq), len(rows_q)),
+            )
+            per_key = gather @ counts[rows_q]
+            select = sp.csr_matrix(
+                (np.ones(int(hit.sum()), dtype=np.int64), (rows_p[hit], pos[hit])), shape=(n_classes, len(uq))
+            )
+            total = total + select @ per_key
+    total = sp.csr_matrix(total, dtype=np.int64)
+    total.eliminate_zeros()
+    total.sort_indices()
+    return total
+
+
 def sensitive_codes(values, leaves: Sequence[str] | None) -> tuple[np.ndarray, np.ndarray]:
     """The sensitive attribute's domain in ground-distance order and each record's position in it (-1 =
     missing). The domain is the table's distinct values, sorted (numeric), in the policy's order
@@ -494,8 +540,14 @@ def build_summary(
         order=grouping.order,
         weight_sums=weight_sums,
     )
+    wild = missing_qi == "wildcard" and any(len(c) and c.min() < 0 for c, _ in code_columns)
     for column, (_kind, leaves) in (sensitive or {}).items():
-        summary.sensitive[column] = summarise_sensitive(column, frame[column], leaves, grouping)
+        sc = summarise_sensitive(column, frame[column], leaves, grouping)
+        if wild:  # the values of every record a class matches, as f_k counts every matching record
+            sc = SensitiveCounts(
+                column, sc.values, wildcard_counts(code_columns, grouping.first_row, sc.counts), sc.total, sc.missing
+            )
+        summary.sensitive[column] = sc
     return summary
 
 

@@ -49,7 +49,8 @@ MISSING_QI = {
     ),
     "wildcard": (
         "a missing or suppressed quasi-identifier value matches any value when counting how many "
-        "records a person hides among (sdcMicro's semantics): suppressing a value protects the record."
+        "records a person hides among (sdcMicro's semantics), and the sensitive values those records hold are "
+        "the ones an intruder sees: suppressing a value protects the record."
     ),
 }
 ROLE_LABEL = {
