@@ -212,7 +212,7 @@ def _decided(kind: str, path: Path, frame, data: Path, recode: list[str]):
     elif kind == "ddi":
         from privaudit.discovery.ddi import decided_from_ddi
 
-        decided = decided_from_ddi(path)
+        decided = decided_from_ddi(path, [str(c) for c in frame.columns])
     else:
         from privaudit.discovery.sdcmicro import decided_from_sdcmicro
 
