@@ -82,8 +82,11 @@ def read_codebook(path: Path) -> list[Any]:
 
 
 def _missing(var: Any, name: str, decided: Decided) -> list[str]:
-    codes = [_text(_children(c, "catValu")[0]) for c in _children(var, "catgry") if c.get("missing") == "Y"
-             and _children(c, "catValu")]
+    codes = [
+        _text(_children(c, "catValu")[0])
+        for c in _children(var, "catgry")
+        if c.get("missing") == "Y" and _children(c, "catValu")
+    ]
     for rng in _children(var, "invalrng"):
         codes += [str(i.get("VALUE")).strip() for i in _children(rng, "item") if i.get("VALUE") is not None]
         for r in _children(rng, "range"):
@@ -148,7 +151,9 @@ def decided_from_ddi(path: Path, columns: list[str]) -> Decided:
         matched += 1
         _variable(var, name, decided)
     if not matched:
-        raise DataError(f"{path}: none of its {len(absent)} variables is a column of the table ({', '.join(absent[:5])})")
+        raise DataError(
+            f"{path}: none of its {len(absent)} variables is a column of the table ({', '.join(absent[:5])})"
+        )
     if absent:
         decided.unmapped.append(f"{len(absent)} codebook variables the data lack: {', '.join(absent[:10])}")
     if decided.value_labels:

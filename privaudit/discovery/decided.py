@@ -44,9 +44,7 @@ def check_columns(decided: Decided, columns: list[str], data: str, metadata: str
     named = list(decided.roles) + [c for c in decided.column_missing if c not in decided.roles]
     for name in named:
         if name not in columns:
-            raise DataError(
-                f"{metadata}: names the variable {name!r}, which {data} lacks{did_you_mean(name, columns)}"
-            )
+            raise DataError(f"{metadata}: names the variable {name!r}, which {data} lacks{did_you_mean(name, columns)}")
 
 
 def blank_missing(frame: pd.DataFrame, decided: Decided) -> pd.DataFrame:
@@ -80,7 +78,9 @@ def global_missing(frame: pd.DataFrame, decided: Decided) -> tuple[list[str], li
     return safe, notes
 
 
-def draft_decided(frame: pd.DataFrame, source: str, decided: Decided, profile: Any, roles: dict, starter: Any) -> Any:
+def draft_decided(
+    frame: pd.DataFrame, source: str, decided: Decided, profile: Any, roles: dict[str, str], starter: Any
+) -> Any:
     """The draft of ``frame`` with ``decided`` in it: roles fixed (``roles``, the user's ``--role``, win),
     importance, hierarchies, scenarios (and their checks), missing codes, the evidence in each column's
     comment, and what does not map in the header comment."""
@@ -104,7 +104,11 @@ def draft_decided(frame: pd.DataFrame, source: str, decided: Decided, profile: A
         col.hierarchy = f"hierarchies/{_file_name(name)}.csv"
         col.type, col.order = "nominal", None
         result.hierarchies[col.hierarchy] = text
-        col.notes = [note] + [n for n in col.notes if "hierarchy" not in n and "nominal, so that" not in n and not n.startswith("numbers:")]
+        col.notes = [note] + [
+            n
+            for n in col.notes
+            if "hierarchy" not in n and "nominal, so that" not in n and not n.startswith("numbers:")
+        ]
     qis = [c.name for c in result.columns if c.role == "quasi_identifier"]
     if decided.importance:
         for c in result.columns:

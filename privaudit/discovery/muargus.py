@@ -77,7 +77,7 @@ def _group_labels(recode: Recode, values: list[str]) -> dict[str, str]:
     cdl = read_cdl(cdl_path) if cdl_path is not None else {}
     labels = {}
     for new, sets in recode.groups.items():
-        text = ",".join(low if low == high else f"{low or ''}-{high or ''}" for low, high in sets)
+        text = ",".join(str(low) if low == high else f"{low or ''}-{high or ''}" for low, high in sets)
         labels[new] = cdl.get(new) or text
     seen: dict[str, int] = {}
     for label in labels.values():
@@ -196,9 +196,9 @@ def decided_from_rda(rda: Rda, frame: pd.DataFrame, recode: dict[str, list[Path]
         priority = v.priority if v.priority is not None else 50
         decided.note(v.name, f"suppression priority {priority}: importance {decided.importance[v.name]}")
     for column, recodes in _recodes(rda, recode or {}).items():
-        v = rda.variable(column)
-        if v is not None and v in qis:
-            _hierarchy(v, frame, recodes, decided)
+        found = rda.variable(column)
+        if found is not None and found in qis:
+            _hierarchy(found, frame, recodes, decided)
     for v in qis:
         if v.truncable and v.name not in decided.hierarchies:
             _hierarchy(v, frame, [], decided)
@@ -224,7 +224,8 @@ def _scenarios(rda: Rda, qis: list[RdaVariable], decided: Decided) -> None:
     )
     if decided.value_labels:
         decided.comments.append(
-            "Code lists (.cdl): " + ", ".join(f"{c} ({len(v)} labels)" for c, v in decided.value_labels.items())
+            "Code lists (.cdl): "
+            + ", ".join(f"{c} ({len(v)} labels)" for c, v in decided.value_labels.items())
             + "; the .asc reader carries them as value labels (the policy holds none)."
         )
 

@@ -35,8 +35,8 @@ ROLES = {
 #: which role wins when a variable is exported under several (sdcMicro lets income be numVar and sensibleVar)
 _PRECEDENCE = ("weight", "household_id", "key", "sensitive")
 WORKAROUND = (
-    "export the setup as a data frame: Rscript -e 's <- readRDS(\"FILE.rds\"); v <- names(s@origData); "
-    'r <- function(i, role) if (length(i)) data.frame(variable = v[i], role = role); saveRDS(do.call(rbind, '
+    'export the setup as a data frame: Rscript -e \'s <- readRDS("FILE.rds"); v <- names(s@origData); '
+    "r <- function(i, role) if (length(i)) data.frame(variable = v[i], role = role); saveRDS(do.call(rbind, "
     'list(r(s@keyVars, "key"), r(s@numVars, "numeric"), r(s@weightVar, "weight"), r(s@hhId, "household_id"), '
     'r(s@strataVar, "strata"), r(s@sensibleVar, "sensitive"), r(s@pramVars, "pram"))), "FILE.roles.rds")\' '
     "(docs/import.md)"
