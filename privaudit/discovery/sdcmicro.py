@@ -10,8 +10,8 @@ of ``variable`` and ``role`` (docs/import.md; ``tests/peers/sdcmicro_setup.R``),
 
 Roles: ``key`` (keyVars) -- quasi-identifier; ``weight`` (weightVar) -- weight; ``household_id`` (hhId) --
 household id; ``sensitive`` (sensibleVar) -- sensitive. Not mapped, said in the draft: ``numeric`` (numVars,
-sdcMicro's continuous key variables, whose risk sdcMicro measures by interval disclosure, ``dRisk``: the
-policy's ``interval_disclosure`` check, not a class-based one; the column's role is drafted as usual),
+sdcMicro's continuous key variables, whose risk sdcMicro measures by interval disclosure, ``dRisk``, not by a
+class-based check; the column's role is drafted as usual),
 ``strata`` (strataVar), ``pram`` (pramVars: a method's choice, not the release's).
 """
 
@@ -91,7 +91,9 @@ def decided_from_sdcmicro(path: Path) -> Decided:
             decided.note(variable, f"sdcMicro {slot[mapped[0]]}")
         for role in roles:
             if role == "numeric":
-                decided.note(variable, "sdcMicro numVars: a continuous key variable (its risk: interval_disclosure)")
+                decided.note(
+                    variable, "sdcMicro numVars: a continuous key variable (its risk: interval disclosure, dRisk)"
+                )
                 decided.unmapped.append(f"{variable}: numVars (sdcMicro measures its risk by dRisk; role drafted)")
             elif role in ("strata", "pram"):
                 what = "strataVar (no policy field)" if role == "strata" else "pramVars (a method's choice)"
