@@ -22,6 +22,7 @@ import pytest
 import yaml
 from conftest import ROOT
 
+from privaudit.core.errors import DataError
 from privaudit.core.hierarchy import Hierarchy
 from privaudit.discovery.muargus import tables_for_id, truncation_hierarchy
 from privaudit.io.muargus import read_grc, read_rda, read_table
@@ -200,3 +201,23 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path):
     asc.write_text("1 2\n")
     result = run_cli("init", asc)
     assert result.code == 2 and "no lonely.rda beside it" in result.stderr
+
+
+def test_free_format_data_with_names_in_front(tmp_path):
+    """Manual 6.1: ``<SEPARATOR> ","`` then ``<NAMESINFRONT>``; a variable line without a starting position."""
+    (tmp_path / "f.rda").write_text(
+        '<SEPARATOR> ","\n<NAMESINFRONT>\nREGION 4 9999\n  <IDLEVEL> 1\nSEX 1 9\n  <IDLEVEL> 2\n'
+    )
+    (tmp_path / "f.asc").write_text("REGION,SEX\n36, 1\n9999,2\n12,9\n")
+    frame = read_table(tmp_path / "f.asc", read_rda(tmp_path / "f.rda")).to_pandas()
+    assert frame.to_dict("list") == {"REGION": ["36", None, "12"], "SEX": ["1", "2", None]}
+    (tmp_path / "f.asc").write_text("REGION,SEX\n36,1,5\n")
+    with pytest.raises(DataError, match="3 fields per record, but f.rda describes 2"):
+        read_table(tmp_path / "f.asc", read_rda(tmp_path / "f.rda"))
+
+
+def test_short_fixed_records_are_padded(tmp_path):
+    (tmp_path / "s.rda").write_text("A 1 2 99\nB 3 3 999\n")
+    (tmp_path / "s.asc").write_text(" 1123\n 2\n99  7\n")
+    frame = read_table(tmp_path / "s.asc", read_rda(tmp_path / "s.rda")).to_pandas()
+    assert frame.to_dict("list") == {"A": ["1", "2", None], "B": ["123", None, "7"]}

@@ -62,9 +62,10 @@ def global_missing(frame: pd.DataFrame, decided: Decided) -> tuple[list[str], li
     safe: list[str] = []
     notes: list[str] = []
     codes = sorted({c for cs in decided.column_missing.values() for c in cs})
+    held = {c: set(frame[c].str.strip().unique()) for c in frame.columns} if codes else {}
     for code in codes:
         owners = {col for col, cs in decided.column_missing.items() if code in cs}
-        clash = next((c for c in frame.columns if c not in owners and (frame[c].str.strip() == code).any()), None)
+        clash = next((c for c in frame.columns if c not in owners and code in held[c]), None)
         if clash is None:
             safe.append(code)
         else:

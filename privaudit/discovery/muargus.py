@@ -199,6 +199,9 @@ def decided_from_rda(rda: Rda, frame: pd.DataFrame, recode: dict[str, list[Path]
         found = rda.variable(column)
         if found is not None and found in qis:
             _hierarchy(found, frame, recodes, decided)
+        else:
+            files = ", ".join(r.path.name for r in recodes)
+            decided.unmapped.append(f"{column}: {files} (not a quasi-identifier: no hierarchy)")
     for v in qis:
         if v.truncable and v.name not in decided.hierarchies:
             _hierarchy(v, frame, [], decided)

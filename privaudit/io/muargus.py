@@ -277,8 +277,9 @@ def read_grc(path: Path) -> Recode:
 
 def sibling_rda(data: Path) -> Path:
     """The ``.rda`` beside ``data`` with the same name (any case of the suffix), or a DataError saying so."""
-    for candidate in data.parent.glob(data.stem + ".*"):
-        if candidate.suffix.lower() == ".rda":
+    wanted = (data.stem + ".rda").lower()
+    for candidate in sorted(data.parent.iterdir()):
+        if candidate.name.lower() == wanted and candidate.is_file():
             return candidate
     raise DataError(
         f"{data}: µ-ARGUS data are read through their record description, and there is no {data.stem}.rda "
@@ -301,16 +302,16 @@ def read_table(path: Path, rda: Rda) -> Any:
 
     if rda.spss:
         raise DataError(f"{rda.path}: describes an SPSS file (<SPSS>): audit the .sav itself")
-    text = _text(path, "µ-ARGUS data")
-    lines = [line for line in text.splitlines() if line.strip()]
-    if rda.names_in_front and lines:
+    lines = np.array(_text(path, "µ-ARGUS data").splitlines(), dtype=str)
+    lines = lines[np.char.str_len(np.char.strip(lines)) > 0]
+    if rda.names_in_front and len(lines):
         lines = lines[1:]
-    if not lines:
+    if not len(lines):
         raise DataError(f"{path}: no records")
     columns: dict[str, Any] = {}
     if rda.fixed:
         width = max(v.start + v.length - 1 for v in rda.variables if v.start is not None)
-        matrix = np.array([line.ljust(width)[:width] for line in lines], dtype=f"U{width}")
+        matrix = lines.astype(f"U{width}")  # cut at the last field; a short record is padded with NULs
         chars = matrix.view("U1").reshape(len(lines), width)
         for v in rda.variables:
             assert v.start is not None
