@@ -29,6 +29,7 @@ def _copy(tmp_path):
     return tmp_path / "testdata300.csv"
 
 
+@pytest.mark.slow
 def test_s4_object_is_refused_in_one_line_with_the_workaround(tmp_path):
     data = _copy(tmp_path)
     result = run_cli("init", data, "--from-sdcmicro", tmp_path / "setup.rds")
