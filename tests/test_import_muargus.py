@@ -221,3 +221,10 @@ def test_short_fixed_records_are_padded(tmp_path):
     (tmp_path / "s.asc").write_text(" 1123\n 2\n99  7\n")
     frame = read_table(tmp_path / "s.asc", read_rda(tmp_path / "s.rda")).to_pandas()
     assert frame.to_dict("list") == {"A": ["1", "2", None], "B": ["123", None, "7"]}
+
+
+def test_spss_description_reads_its_starting_position(tmp_path):
+    """MetaReader.readMetadata reads (and may miss) a starting position for ``<SPSS>`` files too."""
+    (tmp_path / "p.rda").write_text("<SPSS>\nAGE 1 2 99\n  <IDLEVEL> 3\n")
+    age = read_rda(tmp_path / "p.rda").variable("AGE")
+    assert (age.start, age.length, age.missing, age.idlevel) == (1, 2, ("99",), 3)

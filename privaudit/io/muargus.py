@@ -151,7 +151,10 @@ def read_rda(path: Path) -> Rda:
 def _variable(tokens: list[str], rda: Rda, path: Path, number: int) -> RdaVariable:
     name, rest = tokens[0], tokens[1:]
     start = None
-    if rda.fixed:
+    if rda.spss and rest:  # MetaReader: a starting position is read, and may be absent, for SPSS files
+        token = rest.pop(0)
+        start = int(token) if token.isdigit() else None
+    elif rda.fixed:
         if not rest:
             raise DataError(f"{path}: line {number}: {name}: no starting position (fixed format: NAME START LENGTH)")
         start = _int(rest.pop(0), path, number, f"the starting position of {name}")
