@@ -82,3 +82,15 @@ def test_not_ddi_is_one_line(tmp_path):
         assert result.code == 2 and said in result.stderr and result.stderr.count("\n") == 1, (name, result.stderr)
         assert str(tmp_path / name) in result.stderr
     assert not (tmp_path / "t.policy.yaml").exists()
+
+
+def test_a_weight_with_zeros_is_left_to_the_draft(tmp_path):
+    """The Dataverse codebook's weight has ``sumStat min`` 0.0: a policy's weight must be positive."""
+    data = tmp_path / "dct.csv"
+    frame = _dct_table(data)
+    frame["Var3"] = [0.0, 1.0, 2.0] * 1015
+    frame.to_csv(data, index=False)
+    result = run_cli("init", data, "--from-ddi", DDI / "dct_codebook.xml")
+    assert result.code == 0, result.stderr
+    assert "not mapped: Var3: named a weight, but not a positive number in every row" in result.stdout
+    assert yaml.safe_load((tmp_path / "dct.policy.yaml").read_text())["columns"]["Var3"]["role"] != "weight"

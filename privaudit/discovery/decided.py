@@ -90,6 +90,7 @@ def draft_decided(
 
     safe, missing_notes = global_missing(frame, decided)
     frame = blank_missing(frame, decided)
+    _drop_unfit_weights(frame, decided)
     given = {**decided.roles, **roles}
     result = draft(frame, source, profile, given, starter, {**decided.labels})
     by_name = {c.name: c for c in result.columns}
@@ -135,6 +136,18 @@ def draft_decided(
     result.header = [f"Imported from {decided.source}."] + decided.comments
     result.limits_applied += missing_notes + [f"not mapped: {u}" for u in decided.unmapped]
     return result
+
+
+def _drop_unfit_weights(frame: pd.DataFrame, decided: Decided) -> None:
+    """A weight the metadata name whose values are not all positive numbers (a policy's weight must be: as
+    ``init --role COLUMN=weight`` requires) is left to the draft, and said."""
+    from privaudit.common.numeric import to_numeric
+
+    for name in [n for n, r in decided.roles.items() if r == "weight" and n in frame.columns]:
+        numbers = to_numeric(frame[name], errors="coerce")
+        if not (numbers > 0).all():
+            del decided.roles[name]
+            decided.unmapped.append(f"{name}: named a weight, but not a positive number in every row (role drafted)")
 
 
 def _file_name(name: str) -> str:
