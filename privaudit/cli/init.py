@@ -42,6 +42,32 @@ def add_parser(sub) -> None:
         help="the columns' variable labels, a CSV of column,label (a codebook's; a header line column,label is "
         "allowed): evidence of what each column holds, as its header is",
     )
+    imported = init.add_mutually_exclusive_group()
+    imported.add_argument(
+        "--from-muargus",
+        metavar="FILE.rda",
+        help="import what a µ-ARGUS record description decided: identification levels (quasi-identifiers and "
+        "scenarios), weight, household id, suppression priority (importance), missing codes, .grc/<TRUNCABLE> "
+        "hierarchies; DATA may be the .asc it describes",
+    )
+    imported.add_argument(
+        "--from-ddi",
+        metavar="CODEBOOK.xml",
+        help="import a DDI Codebook 2.5 file: variable labels, value labels, missing codes, roles it states",
+    )
+    imported.add_argument(
+        "--from-sdcmicro",
+        metavar="FILE.rds",
+        help="import an sdcMicro setup saved with saveRDS (exported as a list: see docs/import.md)",
+    )
+    init.add_argument(
+        "--recode",
+        action="append",
+        default=[],
+        metavar="COLUMN=FILE.grc",
+        help="with --from-muargus: a µ-ARGUS global recoding of COLUMN, a level of its hierarchy (repeatable; "
+        "COLUMN.grc beside the .rda is used without it)",
+    )
     init.add_argument("--force", action="store_true", help="overwrite existing files")
 
 
@@ -140,6 +166,61 @@ def _read(path: Path, encoding: str = "utf-8"):
     return raw.to_pandas().fillna(""), delimiter, labels
 
 
+def _recodes(items: list[str]) -> dict[str, list[Path]]:
+    """``--recode COLUMN=FILE.grc`` options by column (a column may take several recodings: its levels)."""
+    out: dict[str, list[Path]] = {}
+    for item in items:
+        column, sep, file = item.partition("=")
+        if not sep or not column or not file:
+            raise PrivauditError(f"--recode {item}: expected COLUMN=FILE.grc (for example --recode AGE=Age.grc)")
+        out.setdefault(column, []).append(Path(file))
+    return out
+
+
+def _read_asc(data: Path, rda_path: Path):
+    """µ-ARGUS data read through the ``.rda`` given (:mod:`privaudit.io.muargus`), as :func:`_read` returns
+    a table."""
+    from privaudit.io.data import check_file
+    from privaudit.io.muargus import read_rda, read_table
+
+    check_file(data, "table")
+    raw = read_table(data, read_rda(rda_path))
+    return raw.to_pandas().fillna(""), None, {}
+
+
+def _metadata(args) -> tuple[str, Path] | None:
+    for kind in ("muargus", "ddi", "sdcmicro"):
+        given = getattr(args, f"from_{kind}", None)
+        if given:
+            return kind, Path(given)
+    if args.recode:
+        raise PrivauditError("--recode: a µ-ARGUS recoding goes with --from-muargus FILE.rda")
+    return None
+
+
+def _decided(kind: str, path: Path, frame, data: Path, recode: list[str]):
+    """The decisions the metadata file states (:mod:`privaudit.discovery.decided`); a file that cannot be
+    read as such, or that names a column the table lacks: one line naming it."""
+    from privaudit.discovery.decided import check_columns
+    from privaudit.io.data import check_file
+
+    check_file(path, {"muargus": "µ-ARGUS metadata", "ddi": "DDI codebook", "sdcmicro": "sdcMicro file"}[kind])
+    if kind == "muargus":
+        from privaudit.discovery.muargus import decided_from_rda, read_rda
+
+        decided = decided_from_rda(read_rda(path), frame, _recodes(recode))
+    elif kind == "ddi":
+        from privaudit.discovery.ddi import decided_from_ddi
+
+        decided = decided_from_ddi(path, [str(c) for c in frame.columns])
+    else:
+        from privaudit.discovery.sdcmicro import decided_from_sdcmicro
+
+        decided = decided_from_sdcmicro(path)
+    check_columns(decided, [str(c) for c in frame.columns], str(data), str(path))
+    return decided
+
+
 def _write(files: dict[Path, str], inputs: list[Path], force: bool) -> None:
     """Write the drafted policy and hierarchies, all staged before any is in place; never over an input, nor
     over an existing file without ``force``."""
@@ -155,6 +236,24 @@ def _write(files: dict[Path, str], inputs: list[Path], force: bool) -> None:
     for path in files:
         path.parent.mkdir(parents=True, exist_ok=True)
     write_all([(str(path), text) for path, text in files.items()])  # all staged before any is in place
+
+
+def _asc_note(data: Path, rda: Path) -> None:
+    """Say how ``audit`` will read the ``.asc``: through the ``.rda`` of its name beside it."""
+    from privaudit.cli.outputs import same_file
+    from privaudit.cli.terminal import printable
+    from privaudit.core.errors import DataError
+    from privaudit.io.muargus import sibling_rda
+
+    try:
+        beside = sibling_rda(data)
+    except DataError:
+        beside = None
+    if beside is None or not same_file(beside, rda):
+        print(
+            f"  note: audit reads {printable(data.name)} through {printable(data.stem)}.rda beside it; "
+            f"copy {printable(str(rda))} there"
+        )
 
 
 def _summary(result, out: Path) -> None:
@@ -218,22 +317,30 @@ def run(args) -> int:
     roles = _roles(args.role)
     profile, profile_name = _profile(args.profile)
     encoding = _encoding(args.encoding)
-    frame, delimiter, labels = _read(data, encoding)  # the file's own variable labels; --labels overrides them
+    metadata = _metadata(args)
+    if metadata is not None and metadata[0] == "muargus" and data.suffix.lower() == ".asc":
+        frame, delimiter, labels = _read_asc(data, metadata[1])
+    else:
+        frame, delimiter, labels = _read(data, encoding)  # the file's own variable labels; --labels overrides them
     if args.labels:
         labels.update(read_labels(Path(args.labels), [str(c) for c in frame.columns], data))
-    result = draft(
-        frame,
-        str(data),
-        profile,
-        roles,
-        Starter(partial(starter_checks, assessors=get_registry().assessors), unique_share_limits),
-        labels,
-    )
+    starter = Starter(partial(starter_checks, assessors=get_registry().assessors), unique_share_limits)
+    if metadata is None:
+        result = draft(frame, str(data), profile, roles, starter, labels)
+    else:
+        from privaudit.discovery.decided import draft_decided
+
+        decided = _decided(metadata[0], metadata[1], frame, data, args.recode)
+        decided.labels.update(labels)
+        result = draft_decided(frame, str(data), decided, profile, roles, starter)
     result.delimiter = delimiter if delimiter not in (None, ",") else None
     result.encoding = args.encoding if encoding != "utf-8" else None
     files = {out: result.yaml_text(data.name, profile_name)}
     files.update({out.parent / rel: text for rel, text in result.hierarchies.items()})
-    _write(files, [data] + ([Path(args.labels)] if args.labels else []), args.force)
+    inputs = [data] + ([Path(args.labels)] if args.labels else []) + ([metadata[1]] if metadata else [])
+    _write(files, inputs, args.force)
     _summary(result, out)
+    if metadata is not None and metadata[0] == "muargus" and data.suffix.lower() == ".asc":
+        _asc_note(data, metadata[1])
     print(f"next: privaudit policy check {printable(str(out))} --data {printable(str(data))}")
     return 0

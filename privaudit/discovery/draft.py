@@ -139,6 +139,8 @@ class Draft:
     unique_counts: dict[str, int] = field(default_factory=dict)  # name -> number of sample uniques
     rows: int = 0
     limits_applied: list[str] = field(default_factory=list)  # what a cap or a sample left out of the draft
+    missing: list[str] = field(default_factory=list)  # data.missing: codes imported from a tool's metadata
+    header: list[str] = field(default_factory=list)  # comment lines an import adds (privaudit.discovery.decided)
 
     def yaml_text(self, source: str, profile: str | None) -> str:
         lines = [
@@ -146,12 +148,15 @@ class Draft:
             + (f", starting from the profile {profile!r}" if profile else "")
             + ".",
             "# Review every role: the evidence of each choice is in the comment beside it.",
+            *[f"# {line}" for line in self.header],
             "version: 1",
             f"name: {json.dumps(Path(source).stem + ' release', ensure_ascii=False)}",
         ]
-        data = {"delimiter": self.delimiter, "encoding": self.encoding}
+        data: dict[str, Any] = {"delimiter": self.delimiter, "encoding": self.encoding, "missing": self.missing}
         if any(data.values()):
-            lines.append("data: {" + ", ".join(f"{k}: {json.dumps(v)}" for k, v in data.items() if v) + "}")
+            lines.append(
+                "data: {" + ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in data.items() if v) + "}"
+            )
         if self.qi_ranking:
             lines.append(
                 "# Quasi-identifiers ranked by the share of records that stop being unique when the column is left out:"

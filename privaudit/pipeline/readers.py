@@ -8,6 +8,8 @@ number). Both are read by :mod:`privaudit.io.data` and streamed by the out-of-me
 The statistical offices' own files, SPSS, Stata, SAS and Excel (:mod:`privaudit.io.office`, the optional extra
 ``office``: pyreadstat and openpyxl), each by its suffixes or its magic number; they are read whole, by the
 in-process engine.
+
+µ-ARGUS's data (``.asc``, :mod:`privaudit.io.muargus`), through the record description (``.rda``) beside it.
 """
 
 from __future__ import annotations
@@ -37,6 +39,13 @@ def privaudit_readers() -> list[Reader]:
             description="Apache Parquet",
         ),
         *_office(),
+        Reader(
+            "muargus",
+            (".asc",),
+            "privaudit.io.muargus:read_asc",
+            description="µ-ARGUS data (.asc), fixed-width or delimited, read through the .rda of the same name "
+            "beside it: its missing codes made missing, its .cdl code lists as value labels",
+        ),
     ]
 
 
