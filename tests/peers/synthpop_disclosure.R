@@ -34,7 +34,10 @@ calls <- list(
   marital_excl = list(keys = keys4, target = "marital", exclude.keys = "sex",
                       exclude.keylevs = "MALE", exclude.targetlevs = "SINGLE"),
   workab_edu_keysNA = list(keys = c("sex", "age", "edu"), target = "workab", usekeysNA = FALSE),
-  workab_edu = list(keys = c("sex", "age", "edu"), target = "workab")
+  workab_edu = list(keys = c("sex", "age", "edu"), target = "workab"),
+  income_groups = list(keys = keys4, target = "income", ngroups_target = 20, cont.na = list(income = -8)),
+  depress_age_groups = list(keys = keys4, target = "depress", ngroups_keys = c(0, 8, 0, 0)),
+  ls_income_key = list(keys = c("sex", "income"), target = "ls", ngroups_keys = c(0, 5))
 )
 rows <- list()
 for (name in names(calls)) {

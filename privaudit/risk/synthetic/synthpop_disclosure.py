@@ -57,6 +57,8 @@ class Options:
     exclude: tuple[tuple[str, str, str], ...] = ()  # (key, key level, target level)
     thresh_1way: tuple[float, float] = (50, 90)
     thresh_2way: tuple[float, float] = (4, 80)
+    ngroups: dict[str, int] = field(default_factory=dict)  # numeric column -> groups (0: its distinct values)
+    cont_na: dict[str, tuple[float, ...]] = field(default_factory=dict)  # numeric codes kept as levels
 
 
 @dataclass
@@ -112,6 +114,72 @@ def _labels(original: pd.Series, release: pd.Series, numeric: bool) -> tuple[np.
     return codes[: len(original)], codes[len(original) :], labels
 
 
+# ------------------------------------------------------------------------------------------ grouping
+def _r_quantile7(x: np.ndarray, n: int) -> np.ndarray:
+    """R's ``quantile(x, seq(0, 1, 1/n))`` (type 7) as R computes it: (1 - h) x[lo] + h x[hi]."""
+    x = np.sort(x)
+    probs = np.arange(n + 1) * (1 / n)
+    index = 1 + (len(x) - 1) * probs
+    lo, hi = np.floor(index).astype(int) - 1, np.ceil(index).astype(int) - 1
+    q = x[lo].astype(float)
+    h = index - (lo + 1)
+    move = (index > lo + 1) & (x[hi] != q)
+    q[move] = (1 - h[move]) * q[move] + h[move] * x[hi[move]]
+    return q
+
+
+def _breaks(values: np.ndarray, n: int, style: str) -> np.ndarray:
+    """classInt's ``classIntervals(values, n, style)$brks`` (quantile or equal), made unique as group_num does;
+    n at least the distinct values: classInt's ``unique`` style (midpoints between the sorted values)."""
+    distinct = np.unique(values)
+    if len(distinct) < 2:
+        return distinct.astype(float)
+    if n >= len(distinct):
+        step = np.diff(distinct)
+        return np.concatenate([[distinct[0] - step.mean() / 2], distinct[:-1] + step / 2, [distinct[-1] + step.mean() / 2]])
+    if style == "equal":
+        return np.unique(np.linspace(values.min(), values.max(), n + 1))
+    return np.unique(_r_quantile7(values, n))
+
+
+def _interval_labels(breaks: np.ndarray) -> list[str]:
+    """R's ``cut(..., right = FALSE, include.lowest = TRUE, dig.lab = 8)`` labels: "[a,b)", the last "[a,b]"."""
+    for digits in range(8, 13):
+        text = [f"{b:.{digits}g}" for b in breaks]
+        if len(set(text)) == len(text):
+            break
+    return [f"[{a},{b}{']' if i == len(text) - 2 else ')'}" for i, (a, b) in enumerate(zip(text[:-1], text[1:]))]
+
+
+def _cut(values: pd.Series, breaks: np.ndarray, labels: list[str], special: tuple[float, ...]) -> pd.Series:
+    v = pd.to_numeric(values, errors="coerce").astype(float).to_numpy()
+    out = np.full(len(v), None, dtype=object)
+    plain = ~np.isnan(v) & ~np.isin(v, special)
+    idx = np.clip(np.searchsorted(breaks, v[plain], side="right") - 1, 0, len(labels) - 1)
+    out[plain] = np.asarray(labels, dtype=object)[idx]
+    is_special = np.isin(v, special)
+    out[is_special] = [r_label(x) for x in v[is_special]]
+    return pd.Series(out, index=values.index, dtype=object)
+
+
+def group_numeric(original: pd.Series, release: pd.Series, n: int, special: tuple[float, ...] = ()):
+    """synthpop's ``group_num`` (R/utility.syn.r) as ``disclosure()`` calls it: quantile groups of the original's
+    and the release's values together (the ``special`` codes of ``cont.na`` and missing values apart), redone
+    with equal-width groups when that gives fewer than 3 levels. Returns the two columns as labels."""
+    o = pd.to_numeric(original, errors="coerce").astype(float)
+    r = pd.to_numeric(release, errors="coerce").astype(float)
+    both = np.concatenate([o.to_numpy(), r.to_numpy()])
+    values = both[~np.isnan(both) & ~np.isin(both, special)]
+    if len(np.unique(values)) < 2:  # classInt stops ("single unique value"): the values stay as they are
+        return o, r
+    for style in ("quantile", "equal"):
+        breaks = _breaks(values, n, style)
+        labels = _interval_labels(breaks)
+        if len(labels) + len(special) >= 3:
+            break
+    return _cut(o, breaks, labels, special), _cut(r, breaks, labels, special)
+
+
 @dataclass
 class Coded:
     """The two tables coded: per record its key (composite) and target codes; per key its components."""
@@ -126,11 +194,20 @@ class Coded:
     parts_o: np.ndarray  # (n original, n key columns) component codes of the original records
 
 
-def code(original: pd.DataFrame, release: pd.DataFrame, keys: list[str], target: str | None, numeric: set[str]):
+def _column(original: pd.DataFrame, release: pd.DataFrame, name: str, numeric: set[str], opt: Options):
+    """One column of both tables coded, grouped first when ``opt.ngroups`` asks it of a numeric column."""
+    groups = opt.ngroups.get(name, 0)
+    if groups and name in numeric:
+        o, r = group_numeric(original[name], release[name], groups, tuple(opt.cont_na.get(name, ())))
+        return _labels(o, r, numeric=o.dtype != object)
+    return _labels(original[name], release[name], name in numeric)
+
+
+def code(original, release, keys: list[str], target: str | None, numeric: set[str], opt: Options) -> Coded:
     """:class:`Coded` of the two tables (no target: a constant one, for the identity figures alone)."""
     parts_o, parts_s, key_labels = [], [], []
     for k in keys:
-        o, s, lab = _labels(original[k], release[k], k in numeric)
+        o, s, lab = _column(original, release, k, numeric, opt)
         parts_o.append(o)
         parts_s.append(s)
         key_labels.append(lab)
@@ -141,7 +218,7 @@ def code(original: pd.DataFrame, release: pd.DataFrame, keys: list[str], target:
     if target is None:
         tgt_o, tgt_s, target_labels = np.zeros(len(original), np.int64), np.zeros(len(release), np.int64), ["·"]
     else:
-        tgt_o, tgt_s, target_labels = _labels(original[target], release[target], target in numeric)
+        tgt_o, tgt_s, target_labels = _column(original, release, target, numeric, opt)
     n = len(original)
     return Coded(inverse[:n], inverse[n:], tgt_o, tgt_s, unique, key_labels, target_labels, po)
 
@@ -241,7 +318,7 @@ def disclosure(
 ) -> Disclosure:
     """synthpop's ``disclosure(release, original, keys, target, ...)`` for one release (see the module)."""
     opt = opt or Options()
-    c = code(original, release, keys, target, numeric)
+    c = code(original, release, keys, target, numeric, opt)
     n_keys = len(c.key_parts)
     nd, ns = len(original), len(release)
     cell_key, cell_tgt, d, s = _cells(c)
@@ -286,7 +363,7 @@ def _check_1way(tab, cell_tgt, c: Coded, opt: Options) -> dict | None:
         return None
     top = int(np.argmax(per_level))
     all_records = np.bincount(cell_tgt, weights=tab["original"], minlength=n_levels)
-    n_level, pct = float(per_level[top]), 100 * per_level[top] / total
+    n_level, pct = float(per_level[top]), per_level[top] / total * 100  # synthpop's order
     if not (n_level > opt.thresh_1way[0] and pct > opt.thresh_1way[1]):
         return None
     return {
@@ -319,17 +396,17 @@ def _check_2way(disco, cell_key, cell_tgt, c: Coded, keys: list[str], opt: Optio
         pairs = np.flatnonzero(npairs)
         t, lev = np.divmod(pairs, n_l)
         with np.errstate(invalid="ignore", divide="ignore"):
-            share = np.where(key_total[lev] > 0, key_target[pairs] / np.maximum(key_total[lev], 1), 0.0)
-        flagged = 100 * share > opt.thresh_2way[1]
+            pct = np.where(key_total[lev] > 0, key_target[pairs] * 100 / np.maximum(key_total[lev], 1), 0.0)
+        flagged = pct > opt.thresh_2way[1]  # synthpop: key_target_total*100/key_total
         out += [
             {
                 "key": k,
                 "key_level": c.key_labels[i][lv],
                 "target_level": c.target_labels[tt],
                 "disclosive": int(n),
-                "share_of_key_level": float(sh),
+                "share_of_key_level": float(sh / 100),
             }
-            for tt, lv, n, sh in zip(t[flagged], lev[flagged], npairs[pairs][flagged], share[flagged], strict=True)
+            for tt, lv, n, sh in zip(t[flagged], lev[flagged], npairs[pairs][flagged], pct[flagged], strict=True)
         ]
     out.sort(key=lambda r: -r["disclosive"])
     return out
