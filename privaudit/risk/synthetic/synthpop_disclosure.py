@@ -136,7 +136,9 @@ def _breaks(values: np.ndarray, n: int, style: str) -> np.ndarray:
         return distinct.astype(float)
     if n >= len(distinct):
         step = np.diff(distinct)
-        return np.concatenate([[distinct[0] - step.mean() / 2], distinct[:-1] + step / 2, [distinct[-1] + step.mean() / 2]])
+        return np.concatenate(
+            [[distinct[0] - step.mean() / 2], distinct[:-1] + step / 2, [distinct[-1] + step.mean() / 2]]
+        )
     if style == "equal":
         return np.unique(np.linspace(values.min(), values.max(), n + 1))
     return np.unique(_r_quantile7(values, n))
@@ -148,7 +150,10 @@ def _interval_labels(breaks: np.ndarray) -> list[str]:
         text = [f"{b:.{digits}g}" for b in breaks]
         if len(set(text)) == len(text):
             break
-    return [f"[{a},{b}{']' if i == len(text) - 2 else ')'}" for i, (a, b) in enumerate(zip(text[:-1], text[1:]))]
+    return [
+        f"[{a},{b}{']' if i == len(text) - 2 else ')'}"
+        for i, (a, b) in enumerate(zip(text[:-1], text[1:], strict=True))
+    ]
 
 
 def _cut(values: pd.Series, breaks: np.ndarray, labels: list[str], special: tuple[float, ...]) -> pd.Series:
@@ -299,13 +304,17 @@ def _caps(tab, cell_key, cell_tgt, n_keys, nd, ns, base_td):
         pd_ = np.where(dk[cell_key] > 0, d / dk[cell_key], 0.0)
         ps_ = np.where(sk[cell_key] > 0, s / sk[cell_key], 0.0)
     tcap_denom = dk[sk > 0].sum()
-    return {
-        "baseCAPd": float(((base_td / nd) ** 2).sum()),
-        "CAPd": float((pd_**2 * dk[cell_key]).sum() / nd),
-        "CAPs": float((ps_**2 * sk[cell_key]).sum() / ns),
-        "DCAP": float((ps_ * d).sum() / nd),
-        "TCAP": float(disco.sum() / tcap_denom) if tcap_denom > 0 else None,
-    }, dk, sk
+    return (
+        {
+            "baseCAPd": float(((base_td / nd) ** 2).sum()),
+            "CAPd": float((pd_**2 * dk[cell_key]).sum() / nd),
+            "CAPs": float((ps_**2 * sk[cell_key]).sum() / ns),
+            "DCAP": float((ps_ * d).sum() / nd),
+            "TCAP": float(disco.sum() / tcap_denom) if tcap_denom > 0 else None,
+        },
+        dk,
+        sk,
+    )
 
 
 def disclosure(
