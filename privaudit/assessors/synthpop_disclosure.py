@@ -295,6 +295,9 @@ def run(ctx, params: SynthpopDisclosureParams) -> Measurement:
     keys, targets = keys_of(params, ctx.policy), targets_of(params, ctx.policy)
     numeric = {c for c, spec in ctx.policy.columns.items() if spec.type == "numeric"}
     original, release = ctx.training, ctx.table
+    for option, table in (("--original", original), ("the release", release)):
+        if len(table) == 0:
+            raise DataError(f"{option}: no record; synthpop's disclosure measures are shares of its records")
     groups = _groups(params, keys, targets)
     alone = disclosure(original, release, keys, None, numeric, _options(params, keys, None, groups))
     per_target = []

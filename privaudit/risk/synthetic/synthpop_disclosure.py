@@ -97,21 +97,29 @@ def r_label(value: float) -> str:
 
 
 def _labels(original: pd.Series, release: pd.Series, numeric: bool) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Both columns coded on one set of levels (codes into the returned labels); missing is "Missing"."""
-    both = pd.concat([original, release], ignore_index=True)
-    if numeric:
-        values = pd.to_numeric(both, errors="coerce").astype(float)
+    """Both columns coded on one set of levels (codes into the returned labels); missing is "Missing". Each
+    column is factorized on its own (a categorical one through its codes) and only the distinct values are
+    matched: numbers by value, other values by their text (a literal "Missing" joins the missing, as in R)."""
+    levels: dict[object, int] = {}
+    labels: list[str] = []
+
+    def level(value: object, label: str) -> int:
+        if value not in levels:
+            levels[value] = len(labels)
+            labels.append(label)
+        return levels[value]
+
+    coded = []
+    for column in (original, release):
+        values = pd.to_numeric(column, errors="coerce").astype(float) if numeric else column
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
-        labels = [r_label(v) for v in uniques]
-        if (codes < 0).any():
-            codes = np.where(codes < 0, len(labels), codes)
-            labels.append(MISSING)
-    else:
-        text = both.astype(object).where(both.notna(), MISSING).astype(str)
-        codes, uniques = pd.factorize(text)
-        labels = [str(u) for u in uniques]
-    codes = np.asarray(codes, dtype=np.int64)
-    return codes[: len(original)], codes[len(original) :], labels
+        if numeric:
+            index = [level(float(u), r_label(float(u))) for u in uniques]
+        else:
+            index = [level(str(u), str(u)) for u in uniques]
+        table = np.asarray([*index, level(MISSING, MISSING) if (codes < 0).any() else -1], dtype=np.int64)
+        coded.append(table[np.asarray(codes, dtype=np.int64)])  # code -1 (missing) takes the table's last entry
+    return coded[0], coded[1], labels
 
 
 # ------------------------------------------------------------------------------------------ grouping
@@ -218,8 +226,12 @@ def code(original, release, keys: list[str], target: str | None, numeric: set[st
         key_labels.append(lab)
     po, ps = np.column_stack(parts_o), np.column_stack(parts_s)
     both = np.vstack([po, ps])
-    unique, inverse = np.unique(both, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
+    inverse = np.zeros(len(both), np.int64)
+    for i, labels in enumerate(key_labels):  # hashed pairwise: the running key code times the next column's codes
+        inverse = np.asarray(pd.factorize(inverse * len(labels) + both[:, i])[0], dtype=np.int64)
+    first = np.empty(int(inverse.max()) + 1 if len(inverse) else 0, np.int64)
+    first[inverse[::-1]] = np.arange(len(inverse))[::-1]  # each key's first record
+    unique = both[first]
     if target is None:
         tgt_o, tgt_s, target_labels = np.zeros(len(original), np.int64), np.zeros(len(release), np.int64), ["·"]
     else:
@@ -232,7 +244,7 @@ def _cells(c: Coded):
     """Cells (key, target) present in either table, with their original and synthetic counts."""
     width = len(c.target_labels)
     ids = np.concatenate([c.key_o * width + c.tgt_o, c.key_s * width + c.tgt_s])
-    cells, inverse = np.unique(ids, return_inverse=True)
+    inverse, cells = pd.factorize(ids)
     n = len(c.key_o)
     d = np.bincount(inverse[:n], minlength=len(cells)).astype(float)
     s = np.bincount(inverse[n:], minlength=len(cells)).astype(float)
