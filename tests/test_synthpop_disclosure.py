@@ -471,3 +471,27 @@ def test_bad_parameters_are_one_line(tmp_path, check, expected):
         "--quiet",
     )
     assert run.code == 2 and expected in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.mark.slow
+def test_the_synthetic_chapter_shows_the_measures_beside_the_attacks(tmp_path, sd2011):
+    """With an attack the "Synthetic release" chapter exists; it then gives synthpop's short print, each figure
+    against max_share (the first 1,000 records of each table; a holdout of the next 1,000)."""
+    original, synthetic = sd2011
+    original.head(1000).to_csv(tmp_path / "o.csv", index=False)
+    original.iloc[1000:2000].to_csv(tmp_path / "h.csv", index=False)
+    synthetic.head(1000).to_csv(tmp_path / "s.csv", index=False)
+    policy = _policy(tmp_path, max_share=0.2)
+    spec = json.loads(policy.read_text())
+    spec["checks"].append({"assessor": "inference", "max_risk": 0.5, "n_attacks": 100, "secret": "marital"})
+    policy.write_text(json.dumps(spec))
+    out = tmp_path / "r.html"
+    run = run_cli(
+        "audit", tmp_path / "s.csv", "--original", tmp_path / "o.csv", "--control", tmp_path / "h.csv",
+        "--policy", policy, "--html", out, "--quiet",
+    )  # fmt: skip
+    assert run.code == 1
+    html = out.read_text()
+    chapter = html[html.index('<section id="synthetic" class="chapter">') :]
+    assert "disclosure measures (shares of the original records)" in chapter.split("</section>")[0]
+    assert chapter.count("over max_share") == 1  # workab's DiSCO (21.4%) alone exceeds 20%

@@ -145,6 +145,11 @@ class TargetFigures(Identity):
 
 
 class SynthpopDisclosureDetails(Details):
+    """What a synthpop_disclosure check's details hold. ``disclosure_measures``: the report's synthetic-release
+    chapter shows its figures beside the attacks' (synthpop's short print)."""
+
+    disclosure_measures: ClassVar[bool] = True
+
     keys: list[str]
     n_original: int
     n_released: int
