@@ -495,3 +495,19 @@ def test_the_synthetic_chapter_shows_the_measures_beside_the_attacks(tmp_path, s
     chapter = html[html.index('<section id="synthetic" class="chapter">') :]
     assert "disclosure measures (shares of the original records)" in chapter.split("</section>")[0]
     assert chapter.count("over max_share") == 1  # workab's DiSCO (21.4%) alone exceeds 20%
+
+
+@pytest.mark.slow
+def test_the_policy_groups_a_numeric_target_as_synthpop(tmp_path):
+    """ngroups_target = 20 with cont.na income = -8: synthpop's DiSCO 6.14%, Dorig 52.34% (call income_groups);
+    use_keys_na false on edu (call workab_edu_keysNA): repU 0.22%, DiSCO 48.58%."""
+    import privaudit
+
+    grouped = _policy(tmp_path, max_share=0.5, target="income", ngroups_target=20, cont_na={"income": [-8]})
+    report = privaudit.audit(SD / "sd2011_synthetic.csv", grouped, original=SD / "sd2011_original.csv")
+    (t,) = next(c for c in report.checks if c.assessor == "synthpop_disclosure").details["targets"]
+    assert (round(t["DiSCO"] * 100, 6), round(t["Dorig"] * 100, 6)) == (6.14, 52.34)
+    no_na = _policy(tmp_path, max_share=0.5, keys=["sex", "age", "edu"], target="workab", use_keys_na={"edu": False})
+    report = privaudit.audit(SD / "sd2011_synthetic.csv", no_na, original=SD / "sd2011_original.csv")
+    (t,) = next(c for c in report.checks if c.assessor == "synthpop_disclosure").details["targets"]
+    assert (round(t["repU"] * 100, 6), round(t["DiSCO"] * 100, 6)) == (0.22, 48.58)
