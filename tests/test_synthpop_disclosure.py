@@ -511,3 +511,26 @@ def test_the_policy_groups_a_numeric_target_as_synthpop(tmp_path):
     report = privaudit.audit(SD / "sd2011_synthetic.csv", no_na, original=SD / "sd2011_original.csv")
     (t,) = next(c for c in report.checks if c.assessor == "synthpop_disclosure").details["targets"]
     assert (round(t["repU"] * 100, 6), round(t["DiSCO"] * 100, 6)) == (0.22, 48.58)
+
+
+def test_a_copy_discloses_what_the_original_does(sd2011):
+    """A release that copies the original (shuffled) replicates every unique and discloses exactly Dorig:
+    repU = UiO, DiSCO = DiSDiO = Dorig (Raab et al. 2024: the original's figures are the copy's)."""
+    original, _ = sd2011
+    copy = original.sample(frac=1, random_state=3)
+    got = disclosure(original, copy, KEYS4, "marital", NUMERIC)
+    assert got.repU == got.UiO == pytest.approx(0.4838)
+    assert got.DiSCO == got.DiSDiO == got.Dorig == pytest.approx(0.7924)
+    alone = disclosure(original, copy, KEYS4, None, NUMERIC)  # the identity figures need no target
+    assert (alone.UiO, alone.repU, alone.check_2way) == (got.UiO, got.repU, [])
+
+
+def test_a_perturbed_release_loses_uniques(sd2011):
+    """A perturbed release (every age moved by one year, seeded) beside its original: fewer uniques survive
+    than in a copy, and none beyond the original's own."""
+    import numpy as np
+
+    original, _ = sd2011
+    moved = original.assign(age=original["age"] + np.random.default_rng(5).choice([-1, 1], len(original)))
+    got = disclosure(original, moved, KEYS4, "marital", NUMERIC)
+    assert 0 < got.repU < got.UiO and 0 < got.DiSCO < got.Dorig
