@@ -108,6 +108,7 @@ CASES = [
         control=CONTROL,
     ),
     _case({"assessor": "cap", "min_protection": 0.1}, frame=SYNTHETIC, original=TRAINING),
+    _case({"assessor": "synthpop_disclosure", "max_share": 0.5}, frame=SYNTHETIC, original=TRAINING),
     _case(
         {"assessor": "reidentification_risk", "max_risk": 0.5, "population": "population.csv"},
         files={"population.csv": POPULATION.to_csv(index=False)},

@@ -55,6 +55,8 @@ DEFAULT_PLUGINS = (
     "privaudit.sections.empirical_epsilon",
     "privaudit.assessors.cap",
     "privaudit.sections.cap",
+    "privaudit.assessors.synthpop_disclosure",
+    "privaudit.sections.synthpop_disclosure",
     "privaudit.assessors.reidentification_risk",
     "privaudit.sections.reidentification_risk",
     "privaudit.assessors.k_map",

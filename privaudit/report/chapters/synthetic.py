@@ -12,6 +12,7 @@ from typing import Any
 
 from privaudit.plugin import charts
 from privaudit.plugin.chapter import Chapter, ChapterContent, ChapterInput, Chart, Link, Paragraph, Table
+from privaudit.plugin.helpers import exceeds
 from privaudit.plugin.hookspecs import hookimpl
 from privaudit.plugin.sections import DataTable, Figure
 from privaudit.plugin.text import share
@@ -34,6 +35,7 @@ class SyntheticView:
     table: DataTable
     distance_anchor: str | None  # the distance_to_closest_record section, when there is one
     membership: list[Any] | None = None  # membership attacks and ε bounds: a ROC figure and a table
+    disclosure: DataTable | None = None  # synthpop's disclosure measures beside the original's own figures
 
 
 def synthetic_view(data: dict, views: list[Any], registry: Any) -> SyntheticView | None:
@@ -49,8 +51,9 @@ def synthetic_view(data: dict, views: list[Any], registry: Any) -> SyntheticView
         elif getattr(model, "synthetic_attack", None) and (entry := _typed(v)) is not None:
             attacks.append((entry, f"{model.synthetic_attack} ({entry.id})"))
     membership = membership_view(views, registry)
+    measures = disclosure_view(views, registry)
     if not attacks:
-        return SyntheticView(None, DataTable([], []), None, membership) if membership else None
+        return SyntheticView(None, DataTable([], []), None, membership, measures) if membership else None
     rows = []
     for c, label in attacks:
         lo, hi = c.details.risk_ci
@@ -84,7 +87,35 @@ def synthetic_view(data: dict, views: list[Any], registry: Any) -> SyntheticView
         caption="The three attacks of Giomi et al. (PETS 2023)",
         numeric=frozenset({1, 3, 4, 5, 6}),
     )
-    return SyntheticView(figure, table, distance, membership)
+    return SyntheticView(figure, table, distance, membership, measures)
+
+
+def disclosure_view(views: list[Any], registry: Any) -> DataTable | None:
+    """synthpop's short print of its disclosure measures (Raab, Nowok & Dibben 2024) for the checks whose details
+    model declares ``disclosure_measures``: per check the original's uniques beside the replicated ones (UiO /
+    repU), and per target what the original discloses beside what the release discloses correctly (Dorig /
+    DiSCO), all shares of the original's records."""
+    rows = []
+    for v in views:
+        model = _model(registry, v.check["assessor"])
+        entry = _typed(v)
+        if entry is None or not getattr(model, "disclosure_measures", False):
+            continue
+        d = entry.details
+
+        def judged(figure: float, limit: float = float(entry.threshold)) -> str:
+            return "over max_share" if exceeds(figure, limit) else "within"
+
+        rows.append([f"identity ({entry.id})", share(d.identity.UiO), share(d.identity.repU), judged(d.identity.repU)])
+        rows += [[f"{t.target} ({entry.id})", share(t.Dorig), share(t.DiSCO), judged(t.DiSCO)] for t in d.targets]
+    if not rows:
+        return None
+    return DataTable(
+        ["measure", "in the original (UiO / Dorig)", "by the release (repU / DiSCO)", "against the limit"],
+        rows,
+        caption="synthpop's disclosure measures (shares of the original records)",
+        numeric=frozenset({1, 2}),
+    )
 
 
 def membership_view(views: list[Any], registry: Any) -> list[Any] | None:
@@ -170,6 +201,8 @@ def build(report: ChapterInput) -> ChapterContent | None:
     if v.table.rows:
         blocks.append(Table(v.table))
     blocks += [Chart(p) if isinstance(p, Figure) else Table(p) for p in v.membership or []]
+    if v.disclosure is not None:
+        blocks.append(Table(v.disclosure))
     return ChapterContent(blocks=tuple(blocks))
 
 
