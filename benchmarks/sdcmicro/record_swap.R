@@ -62,7 +62,7 @@ if (mode == "figures") {
       d <- r$dat_s
       swapped <- d[hid != hid_swapped, uniqueN(hid)]
       geo_kept <- all(sapply(seq_along(s$hier), function(h) kept(d, s$hier[1:h])))
-      prof_kept <- kept(d, c(s$hier, unique(unlist(s$similar))))
+      prof_kept <- kept(d, c(s$hier, s$similar[[1]]))
       cat(name, seed, uniqueN(dat$hid), swapped, r$failed, geo_kept, prof_kept, lv, "\n")
     }
   }

@@ -184,9 +184,7 @@ class _State:
     swapped_at: np.ndarray
 
 
-def _give_donors(
-    state: _State, wanted: np.ndarray, pools: list[_Donors], area: np.ndarray, here: int, h: int
-) -> None:
+def _give_donors(state: _State, wanted: np.ndarray, pools: list[_Donors], area: np.ndarray, here: int, h: int) -> None:
     """Pair the households ``wanted`` of area ``here`` at level h, profile after profile; mark the rest failed."""
     if not len(wanted):
         return

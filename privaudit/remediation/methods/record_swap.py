@@ -133,9 +133,9 @@ def _user_risk(ctx, options: RecordSwapOptions, hierarchy: list[str]) -> list[st
 def _inputs(ctx, options: RecordSwapOptions) -> dict[str, Any]:
     """The options resolved against the policy and the table (each refusal names its option)."""
     hid = _hid(ctx, options)
-    hierarchy = _columns(ctx, "hierarchy", options.hierarchy, least=1)
     if not options.hierarchy:
         raise ValueError("hierarchy: give the geography columns, coarse to fine, e.g. [region, district]")
+    hierarchy = _columns(ctx, "hierarchy", options.hierarchy)
     profiles = _profiles(ctx, options)
     risk_variables = _risk_variables(ctx, options, hierarchy, hid)
     risk = _user_risk(ctx, options, hierarchy) if options.risk is not None else []
