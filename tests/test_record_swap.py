@@ -295,3 +295,15 @@ def test_library_remediate_and_explore(tmp_path, table):
     assert not [c for c in found.candidates if c["method"] == "record_swap"] and any(
         n.startswith("record_swap: left out, give the geography") for n in notes
     )
+    fixed = {"record_swap.hierarchy": [["g0", "g1"]], "record_swap.similar": [["hsize"]]}
+    found = privaudit.explore(str(table), str(policy), methods=["record_swap"], options=fixed)
+    notes = found.report.to_dict()["explore"]["notes"]
+    assert any(n.startswith("record_swap: left out, no error-severity check measures") for n in notes)
+    # with a check of perturbed values' risk (a randomized-response bound), the swap rates are candidates
+    rr = write_policy(
+        tmp_path, POLICY + "  - {assessor: rr_attribute_disclosure, sensitive: gender, max_risk: 1}\n", "rr.yaml"
+    )
+    found = privaudit.explore(str(table), str(rr), methods=["record_swap"], options=fixed)
+    swaps = [c for c in found.candidates if c["method"] == "record_swap"]
+    assert [c["options"]["swaprate"] for c in swaps] == [0.01, 0.05, 0.1]
+    assert all(c["options"]["hierarchy"] == ["g0", "g1"] and "failure" not in c for c in swaps)

@@ -143,8 +143,8 @@ def _inputs(ctx, options: RecordSwapOptions) -> dict[str, Any]:
     for option, names in (("hid", [hid]), ("hierarchy", hierarchy), ("risk_variables", risk_variables)):
         _complete(ctx, option, names)
     _complete(ctx, "similar", sorted({c for p in profiles for c in p}))
-    if hid in hierarchy or any(hid in p for p in profiles):
-        raise ValueError(f"hid: {hid!r} is also a geography or similarity column")
+    if hid in hierarchy or hid in carry or any(hid in p for p in profiles):
+        raise ValueError(f"hid: {hid!r} is also a geography, carry-along or similarity column")
     return {
         "hid": hid,
         "hierarchy": hierarchy,
@@ -269,14 +269,15 @@ def _id_file(ctx, hid: str, rows: np.ndarray) -> bytes:
 
 def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
     """Swap rates 0.01, 0.05 (sdcMicro's default) and 0.10 at k_anonymity 3, with the hierarchy and similarity
-    profile the user fixes (``--option record_swap.hierarchy=[...]``, ``similar=[...]``): the policy does not
-    say which columns are geography."""
+    profile the user fixes (``--option 'record_swap.hierarchy=[[region, district]]'``, ``similar=[[hsize]]``: one
+    value, a list, to explore): the policy does not say which columns are geography."""
     from privaudit.plugin.remediator import error_checks
 
     if not ({"hierarchy", "similar"} <= set(request.fixed)):
         request.notes.append(
             "record_swap: left out, give the geography and the similarity profile: "
-            "--option record_swap.hierarchy=[<coarse>, <fine>] --option record_swap.similar=[<column>]"
+            "--option 'record_swap.hierarchy=[[<coarse>, <fine>]]' --option 'record_swap.similar=[[<column>]]' "
+            "(a list inside the list: one value to explore)"
         )
         return []
     if not any(
