@@ -307,3 +307,26 @@ def test_library_remediate_and_explore(tmp_path, table):
     swaps = [c for c in found.candidates if c["method"] == "record_swap"]
     assert [c["options"]["swaprate"] for c in swaps] == [0.01, 0.05, 0.1]
     assert all(c["options"]["hierarchy"] == ["g0", "g1"] and "failure" not in c for c in swaps)
+
+
+@pytest.mark.slow
+def test_risk_columns_as_the_counted_risk(tmp_path):
+    """sdcMicro's test "test risk parameter - cpp": the risk given as columns (one per level, the records'
+    1 / count) with risk_threshold 0.5 swaps exactly as k_anonymity 2 on the risk variables (swaprate 0: only
+    the households at risk)."""
+    frame = census(600, 8, (3, 6))
+    for level, column in enumerate(["g0", "g1"]):
+        counts = frame.groupby(["ageGroup", "national", column])["hid"].transform("size")
+        frame[f"r{level}"] = 1.0 / counts
+    path = tmp_path / "c.csv"
+    frame.to_csv(path, index=False)
+    extra = "  r0: {role: other, reason: risk}\n  r1: {role: other, reason: risk}\nchecks:"
+    policy = write_policy(tmp_path, POLICY.replace("checks:", extra))
+    common = {"hierarchy": ["g0", "g1"], "similar": ["hsize"], "swaprate": 0, "seed": 3, "even_if_passing": True}
+    counted = privaudit.remediate(str(path), str(policy), method="record_swap", k_anonymity=2, **common)
+    given = privaudit.remediate(
+        str(path), str(policy), method="record_swap", risk=["r0", "r1"], risk_threshold=0.5, **common
+    )
+    assert counted.table.equals(given.table)
+    changes = given.after.to_dict()["remediation"]["changes"]
+    assert changes["households_swapped"] >= changes["households_at_risk"]["g1"] > 0

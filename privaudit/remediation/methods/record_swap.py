@@ -230,6 +230,7 @@ def _remediation(ctx, options: RecordSwapOptions, given: dict[str, Any], househo
         "households_at_risk": {c: int(per_level[h]) for h, c in enumerate(hierarchy)},
         "households_swapped_across": {c: int(at_level[h]) for h, c in enumerate(hierarchy)},
         "households_without_donor": len(failed),
+        "of_which_swapped_as_donor": int(swapped[failed].sum()),  # at a finer level, as sdcMicro's log counts them
         **({"unswapped_file": UNSWAPPED} if len(failed) else {}),
     }
     return Remediation(
