@@ -14,6 +14,12 @@ sdcTools/sdcMicro commit cf32510):
   their ratio.
 
 Run from the repository root:  python benchmarks/bench_record_swap.py [figures|time|both] [N_TIME] [SEEDS]
+
+Measured here (2 shared cores, load about 11): figures, 5 seeds, mean households swapped sdcMicro / privaudit:
+k1_nuts3 500 / 500, k1_rate25 2500 / 2500, k3_nuts3 3327.2 / 3345.6, k2_nuts2 500 / 500, k3_lau2 9766.8 / 9758.0,
+k0_profiles 500 / 500; households at risk per level identical in every scenario; no donor missing; every area's
+household count, and per area and first profile, kept by both. Time on 996,572 records (285,000 households):
+sdcMicro 177.95 s, privaudit 15.48 s, ratio 11.5 (privaudit alone, less loaded: 4.8-5.9 s; sdcMicro alone 138.7 s).
 """
 
 from __future__ import annotations
