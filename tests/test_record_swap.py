@@ -97,6 +97,17 @@ def test_swap_rate_met_as_sdcmicro_counts_it(swaprate):
     assert (result.partner >= 0).sum() == 2 * result.target == round(swaprate * 4000)
 
 
+@pytest.mark.slow
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), swaprate=st.floats(0, 0.5), households=st.integers(1500, 3000))
+def test_swap_rate_met_on_drawn_tables(seed, swaprate, households):
+    """The same on drawn tables and seeds: nhid * swaprate / 2, rounded up or down, swaps of two households."""
+    result, _ = swap(census(households, seed, (3, 5)), ["g0", "g1"], 1, swaprate, seed)
+    half = households * swaprate / 2
+    assert result.target in (int(np.floor(half)), int(np.ceil(half)))
+    assert (result.partner >= 0).sum() == 2 * result.target and result.drawn.sum() == result.target
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), swaprate=st.floats(0.01, 0.5))
 def test_swap_rate_on_average(seed, swaprate):

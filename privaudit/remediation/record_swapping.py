@@ -26,6 +26,8 @@ those of its first record.
    that level, with the same values of the first similarity profile (else the second ...), the donor with
    the largest ``risk_h / Exp(1)`` (drawn once per household and level), so risky households of other areas
    come first. A household with no donor is listed (sdcMicro's log file) and not drawn again.
+   The loop is sdcMicro's, over areas (each area's households and its donors' search are vectorised): the
+   households an area gives donors to depend on what the areas before it took.
 5. **Output**: a pair exchanges the values of every geography column and of the ``carry_along`` columns, on
    all records of both households.
 
