@@ -76,7 +76,11 @@ def codes_of(frame: pd.DataFrame) -> np.ndarray:
     (lexicographic on the columns' own value orders)."""
     key = np.zeros(len(frame), dtype=np.int64)
     for column in frame.columns:
-        codes, uniques = pd.factorize(frame[column], sort=True)
+        values = frame[column]
+        try:
+            codes, uniques = pd.factorize(values, sort=True)
+        except TypeError:  # values of mixed types (numbers and text): ordered as text
+            codes, uniques = pd.factorize(values.astype(str), sort=True)
         key = key * max(len(uniques), 1) + codes
         key = pd.factorize(key, sort=True)[0].astype(np.int64)  # compressed: never overflows
     return key
@@ -84,7 +88,10 @@ def codes_of(frame: pd.DataFrame) -> np.ndarray:
 
 def households(hid: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Each record's household (0..H-1 in the order of the ids) and each household's first record."""
-    codes = pd.factorize(hid, sort=True)[0].astype(np.int64)
+    try:
+        codes = pd.factorize(hid, sort=True)[0].astype(np.int64)
+    except TypeError:  # ids of mixed types: ordered as text
+        codes = pd.factorize(hid.astype(str), sort=True)[0].astype(np.int64)
     first = np.full(int(codes.max()) + 1 if len(codes) else 0, len(codes), dtype=np.int64)
     np.minimum.at(first, codes, np.arange(len(codes), dtype=np.int64))
     return codes, first
