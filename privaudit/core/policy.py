@@ -29,7 +29,8 @@ from pydantic import (
     model_validator,
 )
 
-from privaudit.core.combinations import Combination, CombinationRules, resolve as resolve_combinations
+from privaudit.core.combinations import Combination, CombinationRules
+from privaudit.core.combinations import resolve as resolve_combinations
 from privaudit.core.errors import PolicyError, did_you_mean
 from privaudit.core.hierarchy import Hierarchy
 

@@ -109,7 +109,10 @@ def draw(check: CheckEntry[RiskyCellsParams, RiskyCellsDetails], audit: AuditRes
             ("combinations checked", d.combinations),
             ("combinations with a risky cell", d.failing_combinations),
             ("risky cells", d.risky_cells),
-            ("records in a risky cell", f"{rt.fmt(d.records_in_risky_cells)} ({rt.percent(d.records_in_risky_cells, d.records)})"),
+            (
+                "records in a risky cell",
+                f"{rt.fmt(d.records_in_risky_cells)} ({rt.percent(d.records_in_risky_cells, d.records)})",
+            ),
         ),
         tables=tables,
         limitations="checks only the combinations the policy names; a combination left out may still single "
