@@ -2,8 +2,9 @@
 "unsafe combinations", manual §5.3.2), counted from the class summary.
 
 A combination's cells are the distinct value combinations of its columns that occur; a cell's count is how
-many records hold it. The summary's classes are regrouped on the combination's columns (one sort of the
-class keys and one weighted bincount per combination: a cell's records are the sizes of the classes in it),
+many records hold it. The summary's classes are regrouped on the combination's columns (the class keys counted
+in a dense array, or hashed, and one weighted bincount per combination: a cell's records are the sizes of
+the classes in it),
 so the work per combination is over classes, not records, and no Python loop runs over either.
 
 Missing values: sdcMicro's riskyCells tabulates with data.table's ``by =``, where NA is a group of its own;
@@ -55,23 +56,40 @@ def class_codes(summary: ClassSummary, columns: Sequence[str]) -> dict[str, tupl
     return out
 
 
+#: a combination's packed keys are counted in a dense array up to this span (else hashed)
+DENSE_SPAN = 1 << 22
+
+
 def cell_counts(
     codes: dict[str, tuple[np.ndarray, int]], sizes: np.ndarray, columns: Sequence[str], wildcard: bool = False
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The cells of the combination ``columns`` over classes of the given ``sizes`` (``codes`` per column, one
-    entry per class): a representative class of each cell, each class's cell, the records in each cell and
-    each cell's count (the records it matches; the same but under wildcard matching of missing values)."""
+    entry per class): each class's cell, the records in each cell and each cell's count (the records it
+    matches: the same, but under wildcard matching of missing values). The packed keys are counted in a dense
+    array when their span is small (a few columns of few values), else factorized by hashing; no sort."""
+    import pandas as pd
+
     n = len(sizes)
     parts = [codes[c] for c in columns]
+    span = 1
+    for _, card in parts:
+        span *= card + 1
     key = pack_keys(parts, n)
-    _, first, cell_of = np.unique(key, return_index=True, return_inverse=True)
-    cell_of = cell_of.ravel()
-    records = np.bincount(cell_of, weights=sizes, minlength=len(first)).astype(np.int64)
+    if span <= max(DENSE_SPAN, 4 * n):
+        dense = np.bincount(key, weights=sizes, minlength=span)
+        present = np.flatnonzero(dense)
+        index = np.full(span, -1, dtype=np.int64)
+        index[present] = np.arange(len(present))
+        cell_of, records = index[key], dense[present].astype(np.int64)
+    else:
+        cell_of, uniques = pd.factorize(key)
+        records = np.bincount(cell_of, weights=sizes, minlength=len(uniques)).astype(np.int64)
     counts = records
     if wildcard and any(len(c) and c.min() < 0 for c, _ in parts):
         _, matched = _wildcard_sums(parts, n, sizes.astype(np.float64))
-        counts = np.rint(np.asarray(matched)[first]).astype(np.int64)
-    return first, cell_of, records, counts
+        counts = np.zeros(len(records), dtype=np.int64)
+        counts[cell_of] = np.rint(np.asarray(matched)).astype(np.int64)  # the same for every class of a cell
+    return cell_of, records, counts
 
 
 def combination_cells(
@@ -84,18 +102,24 @@ def combination_cells(
     limit: int = 20,
 ) -> tuple[CombinationCells, np.ndarray]:
     """The cells of the combination ``columns`` (:func:`cell_counts`) summed up, and which classes lie in a
-    risky cell (count < k)."""
-    first, cell_of, records, counts = cell_counts(codes, sizes, columns, wildcard)
+    risky cell (count < k). The ``limit`` smallest risky cells are listed by a representative class each."""
+    cell_of, records, counts = cell_counts(codes, sizes, columns, wildcard)
     risky = counts < k
     order = np.flatnonzero(risky)
     order = order[np.lexsort((order, counts[order]))][:limit]
+    wanted = np.zeros(len(records), dtype=bool)
+    wanted[order] = True
+    rows = np.flatnonzero(wanted[cell_of])  # the classes of the listed cells; the first of each represents it
+    listed, at = np.unique(cell_of[rows], return_index=True)
+    first_of = dict(zip(listed.tolist(), rows[at].tolist(), strict=True))
+    first = [first_of[i] for i in order.tolist()]
     found = CombinationCells(
         columns=tuple(columns),
         k=int(k),
-        cells=len(first),
+        cells=len(records),
         risky_cells=int(risky.sum()),
         risky_records=int(records[risky].sum()),
         smallest=int(counts.min()) if len(counts) else 0,
-        worst=[(int(first[i]), int(counts[i]), int(records[i])) for i in order],
+        worst=[(f, int(counts[i]), int(records[i])) for f, i in zip(first, order, strict=True)],
     )
     return found, risky[cell_of]
