@@ -265,3 +265,19 @@ def test_a_scenario_checks_the_combinations_within_it():
     policy["checks"] = [{"assessor": "risky_cells", "quasi_identifiers": ["urbrur", "sex"]}]
     check = _check(privaudit.audit(_testdata().head(300), policy))
     assert check.details["combinations"] == 3 and check.details["combinations_outside_scenario"] == 25
+
+
+def test_a_column_holding_identifiers_is_masked_in_the_cells(tmp_path):
+    # the report masks quasi-identifier values the identifier scan recognises, in the cells as in worst classes
+    n = 60
+    frame = pd.DataFrame({"contact": [f"person{i}@example.org" for i in range(n)], "sex": ["f", "m"] * (n // 2)})
+    policy = {
+        "columns": {"contact": {"role": "quasi_identifier"}, "sex": {"role": "quasi_identifier"}},
+        "combinations": {"rules": [{"columns": ["contact", "sex"], "k": 2}]},
+        "checks": [{"assessor": "risky_cells"}],
+    }
+    report = privaudit.audit(frame, policy)
+    text = json.dumps(report.to_dict()) + report.to_html()
+    cells = _check(report).details["worst_cells"]
+    assert cells and all("@example.org" not in c["values"]["contact"] for c in cells)
+    assert "person0@example.org" not in text
