@@ -170,6 +170,7 @@ def test_a_bad_rule_is_one_line_naming_the_field(run_cli, tmp_path, rule, messag
         ("{rules: [{up_to: 2, k: 0}]}", "combinations.rules[0].k: k must be a whole number >= 1"),
         ("{rules: [{up_to: 2, k: [3, 2, 1]}]}", "combinations.rules[0]: k: 3 values for 2 dimensions"),
         ("{rules: [{up_to: 3, k: 2}], max_combinations: 5}", "combinations.max_combinations: the rules give 7"),
+        ("{rules: [{levels: {a: 1, b: 1, c: 1}, k: 2}], max_combinations: 2}", "the rules give more than 2"),
         ("{rules: []}", "combinations.rules"),
     ],
 )
@@ -281,3 +282,15 @@ def test_a_column_holding_identifiers_is_masked_in_the_cells(tmp_path):
     cells = _check(report).details["worst_cells"]
     assert cells and all("@example.org" not in c["values"]["contact"] for c in cells)
     assert "person0@example.org" not in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["chunked", "duckdb"])
+def test_engines_count_the_cells_alike(tmp_path, engine):
+    table = tmp_path / "t.csv"
+    _testdata(missing=True)[KEYS].to_csv(table, index=False)
+    policy = _policy(RULES["missing"])
+    base = _check(privaudit.audit(str(table), policy))
+    other = _check(privaudit.audit(str(table), policy, engine=engine))
+    assert other.details["per_combination"] == base.details["per_combination"]
+    assert other.value == base.value == sum(_golden("missing").values())
