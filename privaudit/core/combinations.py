@@ -13,7 +13,9 @@ one of:
   the scientific-use rule as µ-ARGUS generates it (``SelectCombinationsController.calculateTablesForID``):
   with L the number of levels in use, every combination of L columns whose j-th most identifying column
   is of one of the j most identifying levels in use -- one column per level, a more identifying column
-  standing in for a less identifying one; one ``k``;
+  standing in for a less identifying one; one ``k``. (sdcMicro's ``riskyCells(useIdentificationLevel =
+  TRUE, level =)`` tabulates every combination up to L columns instead: its µ-ARGUS pruning is commented out
+  in ``R/riskyCells.R``, so it lists more combinations; on those both list the counts agree);
 * ``columns: [a, b, c]`` -- one explicit combination with its ``k``.
 
 k is the smallest cell that is safe: a cell of fewer than k records is risky (sdcMicro's riskyCells calls
