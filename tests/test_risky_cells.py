@@ -294,3 +294,12 @@ def test_engines_count_the_cells_alike(tmp_path, engine):
     other = _check(privaudit.audit(str(table), policy, engine=engine))
     assert other.details["per_combination"] == base.details["per_combination"]
     assert other.value == base.value == sum(_golden("missing").values())
+
+
+def test_rules_no_check_reads_are_said():
+    from privaudit.core.errors import PrivauditWarning
+
+    policy = _policy([{"up_to": 1, "k": 2}])
+    policy["checks"] = [{"assessor": "k_anonymity", "k": 1}]
+    with pytest.warns(PrivauditWarning, match="combinations: no check of the policy reads the combination rules"):
+        privaudit.audit(_testdata().head(50), policy)
