@@ -303,3 +303,22 @@ def test_rules_no_check_reads_are_said():
     policy["checks"] = [{"assessor": "k_anonymity", "k": 1}]
     with pytest.warns(PrivauditWarning, match="combinations: no check of the policy reads the combination rules"):
         privaudit.audit(_testdata().head(50), policy)
+
+
+# sdcMicro 5.8.1 (commit as above): localSuppression(testdata, keyVars = KEYS, k = c(10, 20, 40), combs = c(4, 3, 2))
+# $supps with the key variables as factors and the default importance (benchmarks/sdcmicro/run_riskycells.R)
+SDCMICRO_COMBS_SUPPS = (0, 83, 50, 129, 45, 288, 0)
+
+
+@pytest.mark.slow
+def test_local_suppression_of_the_rules_blanks_no_more_than_sdcmicros_combs():
+    frame = _testdata()[KEYS]
+    importance = [1, 5, 3, 6, 4, 7, 2]  # sdcMicro's default importance on testdata, written out
+    policy = _policy([{"sizes": [4, 3, 2], "k": [10, 20, 40]}], missing_qi="wildcard")
+    for column, rank in zip(KEYS, importance, strict=True):
+        policy["columns"][column]["importance"] = rank
+    result = privaudit.remediate(frame, policy, method="local_suppression")
+    assert result.after.passed
+    ours = (result.table[KEYS].isna() & frame.notna()).sum().to_numpy()
+    assert ours.sum() <= sum(SDCMICRO_COMBS_SUPPS)
+    assert (ours <= SDCMICRO_COMBS_SUPPS).all(), ours

@@ -31,3 +31,10 @@ td$roof[seq(1, nrow(td), by = 37)] <- NA
 td$relat[seq(5, nrow(td), by = 53)] <- NA
 td$walls[seq(2, nrow(td), by = 101)] <- NA
 show("missing", riskyCells(td, keyVars = keys, threshold = c(3, 2), useIdentificationLevel = FALSE, maxDim = 2))
+# 5. localSuppression(combs = c(4, 3, 2), k = c(10, 20, 40)), key variables as factors, default importance:
+#    cells suppressed per key variable ("localSuppression;supps;...")
+tf <- testdata
+for (v in keys) tf[[v]] <- as.factor(tf[[v]])
+ls <- localSuppression(tf, keyVars = keys, k = c(10, 20, 40), combs = c(4, 3, 2))
+cat("localSuppression", "supps", paste(unlist(ls$supps), collapse = ","), sep = ";")
+cat("\n")
