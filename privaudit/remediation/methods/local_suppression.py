@@ -10,7 +10,12 @@ value of its own, which needs more cells.
 
 k is the option when given, else the largest class size the policy's error checks imply (their declared
 ``ClassRule.min_size``); ``combs`` asks, as sdcMicro's, k-anonymity for every subset of that many
-quasi-identifiers instead (k then one value or one per entry). Records are never removed; columns other
+quasi-identifiers instead (k then one value or one per entry). Without ``combs``, the policy's combination
+rules (:mod:`privaudit.core.combinations`, µ-ARGUS's combinations) are steered when it has them: every
+quasi-identifier at the k the option or the error checks imply (when either does), then each combination the
+rules name at its own k, the largest first, in passes until one blanks nothing (at most 10: under
+``missing_qi: value`` a cell blanked for one combination is a value that may leave another short), so that
+the output passes the check of those rules. Records are never removed; columns other
 than the quasi-identifiers are untouched. :func:`after` applies it to another method's output
 (generalization followed by local suppression).
 """
