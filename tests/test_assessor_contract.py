@@ -76,6 +76,7 @@ CASES = [
     _case({"assessor": "l_diversity", "sensitive": "disease", "l": 2}),
     _case({"assessor": "t_closeness", "sensitive": "disease", "t": 0.3}),
     _case({"assessor": "uniqueness", "max_share": 0.1, "sampling_fraction": 0.2}),
+    _case({"assessor": "risky_cells"}, policy={"combinations": {"rules": [{"up_to": 2, "k": [3, 2]}]}}),
     _case({"assessor": "interval_disclosure", "p": 10, "max_rate": 0.5}, original=ORIGINAL),
     _case(
         {

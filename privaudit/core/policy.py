@@ -29,6 +29,8 @@ from pydantic import (
     model_validator,
 )
 
+from privaudit.core.combinations import Combination, CombinationRules
+from privaudit.core.combinations import resolve as resolve_combinations
 from privaudit.core.errors import PolicyError, did_you_mean
 from privaudit.core.hierarchy import Hierarchy
 
@@ -288,6 +290,11 @@ class PolicyModel(StrictModel):
     allow_error_exceptions: bool = Field(
         default=False, description="Let exceptions accept failing checks of severity error (default: warnings only)."
     )
+    combinations: CombinationRules | None = Field(
+        default=None,
+        description="Which combinations of quasi-identifiers must be safe, as µ-ARGUS specifies them: rules "
+        "(up_to, sizes, levels or columns, each with k) and max_combinations (core/combinations.py).",
+    )
     release: Literal["microdata", "synthetic"] = Field(
         default="microdata",
         description="synthetic: a table generated from a training table; without any of "
@@ -381,6 +388,12 @@ class Policy:
                     self.resolve_path(spec.hierarchy, f"columns.{column}.hierarchy"), spec.hierarchy
                 )
         self.utility, self.utility_options = self._resolve_utility(registry)
+        self.combinations: list[Combination] | None = None
+        if model.combinations is not None:
+            found, problem = resolve_combinations(model.combinations, self.quasi_identifiers, model.columns)
+            if problem:
+                raise PolicyError(f"{path}: combinations.{problem}")
+            self.combinations = found
         self.checks = self._resolve_checks(registry)
         self.exceptions = self._resolve_exceptions(registry)
 

@@ -437,6 +437,10 @@ def _run_audit(
         raise PrivauditError(blocking[0] + "; no remediation can reach it")
     for _, line in unreachable:  # said before the work, which would only confirm it
         notice(line)
+    if policy.combinations and not any((r := c.assessor.rule(c.params, policy)) and r.combinations for c in checks):
+        notice(
+            f"{policy.path}: combinations: no check of the policy reads the combination rules, so the audit does not judge them"
+        )
     ctx = AuditContext(
         policy,
         computed.table.frame,

@@ -37,6 +37,8 @@ DEFAULT_PLUGINS = (
     "privaudit.sections.t_closeness",
     "privaudit.assessors.uniqueness",
     "privaudit.sections.uniqueness",
+    "privaudit.assessors.risky_cells",
+    "privaudit.sections.risky_cells",
     "privaudit.assessors.interval_disclosure",
     "privaudit.sections.interval_disclosure",
     "privaudit.assessors.rr_attribute_disclosure",

@@ -60,6 +60,8 @@ class ClassRule:
         exact: the check's per-class violations are exactly "size < ``min_size``, or fewer than
             ``min_distinct`` distinct values of a column", so a remediator may count them from class sizes
             and distinct counts alone (the lattice's roll-up counters).
+        combinations: the check asks the cells of the policy's combination rules (``Policy.combinations``)
+            to reach their k, so a remediator that makes those combinations safe steers it.
     """
 
     min_size: int | None = None
@@ -68,6 +70,7 @@ class ClassRule:
     max_distance: Mapping[str, float] = field(default_factory=dict)
     monotone: bool = False
     exact: bool = False
+    combinations: bool = False
 
 
 @dataclass(frozen=True)

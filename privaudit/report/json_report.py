@@ -58,35 +58,40 @@ def found_identifiers(checks: list[Any], registry: Any) -> dict[str, str]:
 
 def masked_details(details: Any, found: dict[str, str], sensitive: Any) -> Any:
     """``details`` with the values of ``found`` columns masked (:func:`privaudit.discovery.scan.mask`) in its
-    ``worst_classes``: a column the scan recognises as e-mail addresses or names, declared a
+    ``worst_classes`` (and ``worst_cells``, the cells of combinations): a column the scan recognises as e-mail addresses or names, declared a
     quasi-identifier, would otherwise be printed in full, 20 rows per check. The sensitive values
     listed for a class are masked too when the check's sensitive column is such a column. A copy: the
     audit's own details are left as measured."""
     from privaudit.discovery.scan import mask
 
-    rows = details.get("worst_classes") if isinstance(details, dict) else None
-    if not found or not isinstance(rows, list):
+    if not found or not isinstance(details, dict):
         return details
     names = sensitive if isinstance(sensitive, (list, tuple)) else [sensitive]
     kinds = [found[n] for n in names if isinstance(n, str) and n in found]
-    out = []
-    for row in rows:
-        if not isinstance(row, dict):
-            out.append(row)
+    masked_lists = {}
+    for field in ("worst_classes", "worst_cells"):  # classes, and the cells of combinations (risky cells)
+        rows = details.get(field)
+        if not isinstance(rows, list):
             continue
-        row = dict(row)
-        if isinstance(row.get("values"), dict):
-            row["values"] = {
-                k: mask(v, found[k]) if k in found and v is not None else v for k, v in row["values"].items()
-            }
-        if kinds and isinstance(row.get("sensitive_values"), dict):
-            masked: dict[str, int] = {}
-            for value, count in row["sensitive_values"].items():
-                key = mask(value, kinds[0])
-                masked[key] = masked.get(key, 0) + count
-            row["sensitive_values"] = masked
-        out.append(row)
-    return {**details, "worst_classes": out}
+        out = []
+        for row in rows:
+            if not isinstance(row, dict):
+                out.append(row)
+                continue
+            row = dict(row)
+            if isinstance(row.get("values"), dict):
+                row["values"] = {
+                    k: mask(v, found[k]) if k in found and v is not None else v for k, v in row["values"].items()
+                }
+            if kinds and isinstance(row.get("sensitive_values"), dict):
+                masked: dict[str, int] = {}
+                for value, count in row["sensitive_values"].items():
+                    key = mask(value, kinds[0])
+                    masked[key] = masked.get(key, 0) + count
+                row["sensitive_values"] = masked
+            out.append(row)
+        masked_lists[field] = out
+    return {**details, **masked_lists} if masked_lists else details
 
 
 def improves(params: Any) -> str | None:

@@ -314,11 +314,33 @@ def suppress_for_combinations(
     ``localSuppressionWORK`` takes them (``utils::combn`` order), each suppressing on top of the last, the
     importances ranked within each subset."""
     m = codes.shape[1]
+    steps = [
+        (subset, k) for size, k in zip(combs, ks, strict=True) for subset in itertools.combinations(range(m), size)
+    ]
+    return suppress_for_subsets(codes, steps, importance, wildcard=wildcard, allowed=allowed, progress=progress)
+
+
+def suppress_for_subsets(
+    codes: np.ndarray,
+    steps: Sequence[tuple[Sequence[int], int]],
+    importance: np.ndarray,
+    *,
+    wildcard: bool = True,
+    allowed: np.ndarray | None = None,
+    progress: Callable[[int], None] | None = None,
+    passes: int = 1,
+) -> SuppressionResult:
+    """k-anonymity on each (columns, k) of ``steps`` in turn, each suppressing on top of the last, the
+    importances ranked within each subset (sdcMicro's combs, for any list of subsets: the policy's combination
+    rules). With ``passes`` > 1 the steps are taken again while a pass blanks cells: under ``missing_qi:
+    value`` a cell blanked for one subset is a value of its own that may leave an earlier subset short."""
+    m = codes.shape[1]
     work = codes.astype(np.int32, copy=True)
     allowed = np.ones(m, dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool)
     rounds, ok, notes = 0, True, []
-    for size, k in zip(combs, ks, strict=True):
-        for subset in itertools.combinations(range(m), size):
+    for pass_ in range(passes):
+        blanked, ok = int((work < 0).sum()), True
+        for subset, k in steps:
             columns = np.array(subset)
             rank = pd.Series(importance[columns]).rank(method="min").to_numpy()
             result = suppress_for_k(
@@ -330,4 +352,9 @@ def suppress_for_combinations(
             sub = work[:, columns]
             sub[result.suppressed] = -1
             work[:, columns] = sub
+        if pass_ + 1 < passes and int((work < 0).sum()) == blanked:
+            break
+        if pass_ + 1 == passes and passes > 1 and int((work < 0).sum()) != blanked:
+            ok = False
+            notes.append(f"cells were still being blanked after {passes} passes over the combinations")
     return SuppressionResult((work < 0) & (codes >= 0), rounds, ok, notes)

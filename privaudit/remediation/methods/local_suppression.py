@@ -10,7 +10,12 @@ value of its own, which needs more cells.
 
 k is the option when given, else the largest class size the policy's error checks imply (their declared
 ``ClassRule.min_size``); ``combs`` asks, as sdcMicro's, k-anonymity for every subset of that many
-quasi-identifiers instead (k then one value or one per entry). Records are never removed; columns other
+quasi-identifiers instead (k then one value or one per entry). Without ``combs``, the policy's combination
+rules (:mod:`privaudit.core.combinations`, µ-ARGUS's combinations) are steered when it has them: every
+quasi-identifier at the k the option or the error checks imply (when either does), then each combination the
+rules name at its own k, the largest first, in passes until one blanks nothing (at most 10: under
+``missing_qi: value`` a cell blanked for one combination is a value that may leave another short), so that
+the output passes the check of those rules. Records are never removed; columns other
 than the quasi-identifiers are untouched. :func:`after` applies it to another method's output
 (generalization followed by local suppression).
 """
@@ -69,6 +74,7 @@ class Outcome:
     rounds: int
     records_affected: int
     notes: list[str] = field(default_factory=list)
+    combinations: int = 0  # combinations of the policy's combination rules made safe (0: none)
 
 
 def target_k(policy: Any, checks: list, k: int | list[int] | None, combs: list[int] | None) -> list[int]:
@@ -87,6 +93,25 @@ def target_k(policy: Any, checks: list, k: int | list[int] | None, combs: list[i
     return ks
 
 
+def _rule_steps(
+    policy: Any, checks: list, options: LocalSuppressionOptions, columns: list[str]
+) -> list[tuple[tuple[int, ...], int]]:
+    """The subsets to make safe under the policy's combination rules (:mod:`privaudit.core.combinations`), as
+    (column positions, k): every quasi-identifier with the k the option or the error checks imply (when
+    either does), then the rules' combinations, the largest first (sdcMicro's combs = c(4, 3, 2) order)."""
+    if isinstance(options.k, list):
+        raise ValueError("k: a list of k goes with combs; the policy's combination rules carry their own k")
+    position = {c: j for j, c in enumerate(columns)}
+    steps: list[tuple[tuple[int, ...], int]] = []
+    implied = [r.min_size for c in checks if (r := c.assessor.rule(c.params, policy)) and r.min_size is not None]
+    k = options.k if options.k is not None else max(implied, default=None)
+    if k is not None:
+        steps.append((tuple(range(len(columns))), int(k)))
+    combos = sorted(policy.combinations, key=lambda c: -len(c.columns))
+    steps += [(tuple(position[c] for c in combo.columns), combo.k) for combo in combos]
+    return steps
+
+
 def suppress_table(
     table: pd.DataFrame,
     policy: Any,
@@ -100,7 +125,11 @@ def suppress_table(
 
     from privaudit.core.summary import column_codes
     from privaudit.remediation import importance as importance_of
-    from privaudit.remediation.local_suppression import suppress_for_combinations, suppress_for_k
+    from privaudit.remediation.local_suppression import (
+        suppress_for_combinations,
+        suppress_for_k,
+        suppress_for_subsets,
+    )
 
     columns = list(policy.quasi_identifiers)
     if not columns:
@@ -109,7 +138,9 @@ def suppress_table(
     if combs and any(c < 1 or c > len(columns) for c in combs):
         bad = next(c for c in combs if c < 1 or c > len(columns))
         raise ValueError(f"combs: {bad} is not between 1 and the {len(columns)} quasi-identifiers")
-    ks = target_k(policy, checks, options.k, combs)
+    rules = getattr(policy, "combinations", None) if not combs else None
+    steps = _rule_steps(policy, checks, options, columns) if rules else None
+    ks = [k for _, k in steps] if steps else target_k(policy, checks, options.k, combs)
     importance = importance_of.resolve(policy, columns, table, options.importance)
     codes = np.column_stack([np.asarray(column_codes(table[c])[0], dtype=np.int32) for c in columns])
     wildcard = policy.data.missing_qi == "wildcard"
@@ -118,7 +149,9 @@ def suppress_table(
         if progress:
             progress("local suppression", round_, round_ + 1)
 
-    if combs:
+    if steps:
+        result = suppress_for_subsets(codes, steps, importance, wildcard=wildcard, progress=report, passes=10)
+    elif combs:
         result = suppress_for_combinations(codes, ks, combs, importance, wildcard=wildcard, progress=report)
     else:
         result = suppress_for_k(codes, ks[0], importance, wildcard=wildcard, progress=report)
@@ -149,6 +182,7 @@ def suppress_table(
         result.rounds,
         affected,
         notes,
+        len(rules) if steps and rules else 0,
     )
 
 
@@ -156,8 +190,9 @@ def _remediation(outcome: Outcome, n: int, combs: list[int] | None) -> tuple[dic
     cells = sum(outcome.per_column.values())
     columns = len(outcome.per_column)
     changes = {
-        "k": outcome.k if combs else outcome.k[0],
+        "k": outcome.k if combs or outcome.combinations else outcome.k[0],
         "combs": combs,
+        **({"policy_combinations": outcome.combinations} if outcome.combinations else {}),
         "importance": outcome.importance,
         "cells_suppressed_per_column": outcome.per_column,
         "rounds": outcome.rounds,
@@ -170,8 +205,10 @@ def _remediation(outcome: Outcome, n: int, combs: list[int] | None) -> tuple[dic
         "share_of_records": outcome.records_affected / n if n else 0.0,
     }
     notes = list(outcome.notes)
+    if outcome.combinations:
+        notes.append(f"the policy's {outcome.combinations} combinations of quasi-identifiers were made safe in turn")
     if not outcome.ok:
-        notes.append("k-anonymity was not reached")
+        notes.append("the combinations' k was not reached" if outcome.combinations else "k-anonymity was not reached")
     return changes, loss, notes
 
 
@@ -184,6 +221,7 @@ def run(ctx: Any, options: LocalSuppressionOptions) -> Remediation:
         for c in checks
         if c.assessor.class_violations is not None
         and ((r := c.assessor.rule(c.params, ctx.policy)) is None or r.min_size is None)
+        and not (r is not None and r.combinations and outcome.combinations)
     ]
     if others:
         notes.append("local suppression aims at k only; checks it does not steer: " + ", ".join(others))
