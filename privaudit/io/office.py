@@ -252,9 +252,30 @@ def read_por(path: Path, policy: Any) -> pa.Table:
     return _read_stat(path, policy, "read_por", "an SPSS portable file", (".por",))
 
 
+#: the .dta formats ReadStat reads (its README, "Format support": Stata 104-119)
+STATA_READ = range(104, 120)
+
+
+def stata_release(head: bytes) -> int | None:
+    """A .dta file's format number: ``<release>NNN</release>`` of formats 117-119, else its first byte."""
+    if head.startswith(b"<stata_dta>"):
+        start = head.find(b"<release>")
+        end = head.find(b"</release>", start)
+        text = head[start + 9 : end] if start >= 0 and end > start else b""
+        return int(text) if text.isdigit() else None
+    return head[0] if head else None
+
+
 def read_dta(path: Path, policy: Any) -> pa.Table:
-    """The Stata reader's ``read`` (``.dta``): extended missing values (.a .. .z) missing, and listed."""
+    """The Stata reader's ``read`` (``.dta``): extended missing values (.a .. .z) missing, and listed. A format
+    ReadStat does not read (before 104, after 119) is one line naming it."""
+    head = _head(path)
+    release = stata_release(head)
+    if head.startswith(b"<stata_dta>") and release not in STATA_READ:
+        raise DataError(f"{path}: Stata file format {release} is not supported (formats 104 to 119 are read)")
     _check(path, looks_like_stata, "a Stata file", "a .dta file starts with <stata_dta> or a Stata release byte")
+    if release not in STATA_READ:
+        raise DataError(f"{path}: Stata file format {release} is not supported (formats 104 to 119 are read)")
     return _read_stat(path, policy, "read_dta", "a Stata file", (".dta",), user_missing=True)
 
 

@@ -98,7 +98,9 @@ def office_bytes(frame: pd.DataFrame, out: str | Path, source: Source) -> tuple[
     writer, family = WRITERS[PurePath(str(out)).suffix.lower()]
     meta = _input_metadata(source, family)
     types = dict(getattr(meta, "readstat_variable_types", None) or {})
-    data, numeric, notes = {}, {}, []
+    data: dict[Any, pd.Series] = {}
+    numeric: dict[Any, bool] = {}
+    notes: list[str] = []
     for name in frame.columns:
         was_number = types.get(str(name), "double") != "string" if types else _numeric_labels(source, str(name))
         data[name], numeric[name] = _column(frame[name], was_number, source, str(name))
