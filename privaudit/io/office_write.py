@@ -12,9 +12,9 @@ What travels (each where the output format holds it):
   ``%9.0g``), SPSS measure level and display width, and the file label, all read again from the input
   file's own metadata (``pyreadstat.read_*(metadataonly=True)``);
 * a labelled numeric column keeps its numbers as long as every value a remediation left in it is a number
-  (a suppressed cell is a missing value: SPSS's system-missing, or the column's first ``suppressed`` code of
-  the policy's ``missing_codes``, as µ-ARGUS writes its first missing code for a suppressed value: µ-ARGUS
-  4.2 manual, section 6.1);
+  (a suppressed cell is a missing value: SPSS's system-missing, or, in a column whose policy names
+  ``missing_codes.suppressed``, the first of them, declared missing, for every missing cell, as µ-ARGUS
+  writes its first missing code for a suppressed value: µ-ARGUS 4.2 manual, section 6.1);
 * a column a remediation filled with text (bands such as ``[20, 29]``, a hierarchy's groups) becomes a
   string variable. The decision, rather than new numeric codes labelled with the bands: the written file
   must audit again with the policy it was re-audited with, whose hierarchy holds the bands as text, and a
@@ -80,13 +80,12 @@ def refuse_unwritable(path: str | PurePath, flag: str = "--out") -> None:
 @dataclass
 class Source:
     """What the output carries from the input: its labels (:attr:`privaudit.io.data.Table.labels`), the input
-    file and its reader's name (for formats, measures, widths and the file label), the table before the
-    remediation (for the cells it suppressed) and each column's suppression code."""
+    file and its reader's name (for formats, measures, widths and the file label) and each column's
+    suppression code (the policy's first ``missing_codes.suppressed``)."""
 
     labels: dict[str, ColumnLabels] = field(default_factory=dict)
     path: Path | None = None
     file_format: str = ""
-    before: pd.DataFrame | None = None
     suppression_codes: dict[str, str] = field(default_factory=dict)
 
 
@@ -164,10 +163,8 @@ def _column(series: pd.Series, was_number: bool, source: Source, name: str) -> t
         texts = np.array([code_text(v) for v in distinct] + [""], dtype=object)
         return pd.Series(texts[index], dtype=object), False
     code = _number(code_of(source.suppression_codes.get(name, ""), source.labels.get(name)) or "")
-    before = source.before
-    if code is not None and before is not None and name in before and len(before) == len(numbers):
-        suppressed = before[name].reset_index(drop=True).notna().to_numpy() & numbers.isna().to_numpy()
-        numbers = numbers.mask(suppressed, code)
+    if code is not None:  # the policy's suppression code: every missing cell of the column, as µ-ARGUS writes it
+        numbers = numbers.fillna(code)
     return numbers, True
 
 

@@ -265,7 +265,6 @@ def _as_written_office(
         labels=before.table.labels,
         path=Path(before.table.path) if isinstance(before.table.path, (str, Path)) else None,
         file_format=before.table.file_format,
-        before=before.table.frame if result.records_removed == 0 else None,
         suppression_codes=policy.suppression_codes(),
     )
     output, notes = office_bytes(result.table, out, source)
