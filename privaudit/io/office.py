@@ -1,15 +1,17 @@
 """The statistical offices' own files: SPSS (``.sav``, ``.zsav``, ``.por``), Stata (``.dta``), SAS (``.sas7bdat``,
-``.xpt``) and Excel workbooks (``.xlsx``), read as released tables (registered in
-:mod:`privaudit.pipeline.readers`).
+``.xpt``), Excel workbooks (``.xlsx``) and OpenDocument spreadsheets (``.ods``), read as released tables
+(registered in :mod:`privaudit.pipeline.readers`; written back by :mod:`privaudit.io.office_write`).
 
 The statistical packages' files are read with pyreadstat (PyPI ``pyreadstat``, Apache-2.0), a wrapper of
 Evan Miller's ReadStat C library, the library R's haven also reads them with: one maintained reader for all
 six formats, returning the values as the codes stored, with the variable labels, value labels and
 user-missing codes beside them (pyreadstat's ``metadata_container``). Workbooks are read with openpyxl
-(PyPI ``openpyxl``, MIT): the first sheet, its first row the header, a formula cell read as the value the
-spreadsheet program saved with it (``data_only=True``), never evaluated; a formula saved without a value
+(PyPI ``openpyxl``, MIT): the sheet the policy's ``data.sheet`` or ``--sheet`` names (default: the first;
+an unknown name is one line listing the sheets), its first row the header, a formula cell read as the value
+the spreadsheet program saved with it (``data_only=True``), never evaluated; a formula saved without a value
 (a workbook written by a program that computes nothing) is refused in one line rather than read as missing.
-Both are the optional extra ``office`` (``pip install 'privaudit[office]'``); without it, reading one of
+OpenDocument spreadsheets are read by pandas' ``odf`` reader on odfpy (PyPI ``odfpy``, Apache-2.0/GPL), a
+formula cell as its saved ``office:value``. All are the optional extra ``office`` (``pip install 'privaudit[office]'``); without it, reading one of
 these files is one line saying so.
 
 Each format is chosen by its suffix and checked by its content before it is read (a ``.dta`` file that is
@@ -26,8 +28,9 @@ workbook is an OLE2 compound file instead (MS-OFFCRYPTO 2.3.4), and is named so.
 Values come in as the codes: an SPSS or Stata numeric column of whole numbers becomes integers (``1``, as its
 CSV export writes it, not ``1.0``); system-missing values and Stata's and SAS's extended missing values
 (``.a`` .. ``.z``) are missing; SPSS's user-missing codes are kept as values, as the file stores them and its
-CSV export writes them (the released file shows them). The labels travel as field metadata
-(:mod:`privaudit.io.labels`).
+CSV export writes them (the released file shows them), unless the policy's ``missing_codes.suppressed``
+names them: those cells are missing, a suppression (:func:`suppressed_codes_missing`). The labels travel as
+field metadata (:mod:`privaudit.io.labels`).
 
 Importing this module imports neither pandas nor the format libraries; each reader imports what it uses.
 """
