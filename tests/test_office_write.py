@@ -311,3 +311,34 @@ def test_a_bad_office_file_is_one_line(files, run_cli, tmp_path, name, said):
     code, _, err = run_cli("audit", bad, "--policy", files / "policy.yaml", "--json", out)
     assert code == 2 and err.count("\n") == 1 and str(bad) in err and said in err, err
     assert not out.exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("suffix", [".zsav", ".xpt"])
+def test_a_compressed_spss_or_sas_transport_output_keeps_the_variable_labels(files, run_cli, tmp_path, suffix):
+    """.zsav (zlib-compressed SPSS, $FL3) keeps value labels too; a SAS transport file holds variable labels and
+    formats only (SAS keeps value labels in a format catalog): both audit again."""
+    out = tmp_path / f"fixed{suffix}"
+    code, _, err = run_cli(
+        "remediate", files / "nhis.sav", "--policy", files / "policy.yaml", "--method", "local_suppression",
+        "--out", out, "--quiet",
+    )  # fmt: skip
+    assert code == 0, err
+    read = pyreadstat.read_sav if suffix == ".zsav" else pyreadstat.read_xport
+    _, meta = read(out)
+    assert meta.column_names_to_labels["yedu"] == "Years of education"
+    if suffix == ".zsav":
+        assert out.read_bytes()[:4] == b"$FL3"
+        assert meta.variable_value_labels["fml"] == {0.0: "Male", 1.0: "Female", 9.0: "Refused"}
+    assert _json(run_cli, out, files / "policy.yaml", tmp_path / "again.json")[0] == 0
+
+
+@pytest.mark.slow
+def test_init_drafts_the_sheet_it_read_into_the_policy(files, run_cli, tmp_path):
+    book = _workbooks(tmp_path)[".xlsx"]
+    out = tmp_path / "book.policy.yaml"
+    code, _, err = run_cli("init", book, "--sheet", "Persons", "--out", out)
+    assert code == 0, err
+    assert 'data: {sheet: "Persons"}' in out.read_text()
+    code, _, err = run_cli("audit", book, "--policy", out, "--json", tmp_path / "r.json", "--quiet")
+    assert code in (0, 1), err
