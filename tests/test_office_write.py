@@ -342,3 +342,15 @@ def test_init_drafts_the_sheet_it_read_into_the_policy(files, run_cli, tmp_path)
     assert 'data: {sheet: "Persons"}' in out.read_text()
     code, _, err = run_cli("audit", book, "--policy", out, "--json", tmp_path / "r.json", "--quiet")
     assert code in (0, 1), err
+
+
+def test_an_order_of_value_labels_is_one_line_naming_the_codes(files, run_cli, tmp_path):
+    """The values are the codes the file stores: an ordinal's order written as its labels (Poor .. Excellent)
+    is refused with the codes to write instead."""
+    policy = tmp_path / "labels.yaml"
+    policy.write_text(
+        POLICY.replace("order: [\"1\", \"2\", \"3\", \"4\", \"5\"]", "order: [Poor, \"2\", \"3\", \"4\", Excellent]")
+    )  # fmt: skip
+    code, _, err = run_cli("audit", files / "nhis.sav", "--policy", policy, "--json", tmp_path / "r.json")
+    assert code == 2 and err.count("\n") == 1
+    assert "it lists the file's value labels; list their codes instead: order: ['1', '2', '3', '4', '5']" in err
