@@ -354,3 +354,27 @@ def test_an_order_of_value_labels_is_one_line_naming_the_codes(files, run_cli, t
     code, _, err = run_cli("audit", files / "nhis.sav", "--policy", policy, "--json", tmp_path / "r.json")
     assert code == 2 and err.count("\n") == 1
     assert "it lists the file's value labels; list their codes instead: order: ['1', '2', '3', '4', '5']" in err
+
+
+def test_missing_codes_a_string_variable_cannot_hold_are_said_in_a_note(tmp_path):
+    """SPSS declares missing values on a string variable of at most 8 bytes, three single codes and no range
+    (IBM SPSS Statistics, MISSING VALUES); a numeric column keeps its ranges, LOWEST THRU 0 included."""
+    from privaudit.io.labels import ColumnLabels
+    from privaudit.io.office_write import Source, office_bytes
+
+    frame = pd.DataFrame({"band": ["[90, 99]", "[100, 109]", "9", None], "debt": [1.0, -3.0, 99.0, None]})
+    source = Source(
+        labels={
+            "band": ColumnLabels("Age band", {"9": "Refused"}, ("9",)),
+            "debt": ColumnLabels(None, {}, ("-inf thru 0", "99")),
+        }
+    )
+    data, notes = office_bytes(frame, tmp_path / "t.sav", source)
+    (tmp_path / "t.sav").write_bytes(data)
+    _, meta = pyreadstat.read_sav(tmp_path / "t.sav", user_missing=True)
+    assert "band" not in meta.missing_ranges and meta.variable_value_labels["band"] == {"9": "Refused"}
+    assert notes == [
+        "column 'band' is text after the remediation: SPSS declares at most three single missing codes on a string "
+        "variable of at most 8 bytes, no range; kept none of 9"
+    ]
+    assert meta.missing_ranges["debt"] == [{"lo": float("-inf"), "hi": 0.0}, {"lo": 99.0, "hi": 99.0}]

@@ -62,7 +62,8 @@ UNWRITABLE = {
     ".sas7bdat": "pyreadstat (ReadStat) cannot write SAS data sets; write a SAS transport file (.xpt), which "
     "SAS reads with LIBNAME XPORT",
 }
-MAX_STRING_MISSING = 3  # SPSS: at most three discrete missing values on a string variable
+MAX_STRING_MISSING = 3  # SPSS: at most three discrete missing values on a string variable ...
+MAX_STRING_MISSING_WIDTH = 8  # ... of at most 8 bytes (IBM SPSS Statistics, MISSING VALUES: "short string")
 
 
 def is_office(path: str | PurePath) -> bool:
@@ -181,7 +182,7 @@ def _options(
     if family in ("spss", "stata"):
         options["variable_value_labels"] = _value_labels(columns, numeric, source, family, notes)
     if family == "spss":
-        options["missing_ranges"] = _missing_ranges(columns, numeric, source, notes)
+        options["missing_ranges"] = _missing_ranges(written, numeric, source, notes)
     if meta is None:
         return options
     formats = dict(getattr(meta, "original_variable_types", None) or {})
@@ -221,12 +222,12 @@ def _value_labels(
 
 
 def _missing_ranges(
-    columns: list[str], numeric: dict[Any, bool], source: Source, notes: list[str]
+    written: pd.DataFrame, numeric: dict[Any, bool], source: Source, notes: list[str]
 ) -> dict[str, list[Any]]:
     """SPSS user-missing codes as the labels list them (``9``, ``97 thru 99``): numbers and ranges on a numeric
     column; on a string column the discrete codes only (at most three), a range said in a note."""
     out: dict[str, list[Any]] = {}
-    for c in columns:
+    for c in map(str, written.columns):
         found = source.labels.get(c)
         codes = [m for m in (found.missing if found else ()) if not m.startswith(".")]
         suppression = code_of(source.suppression_codes.get(c, ""), found)
@@ -239,19 +240,35 @@ def _missing_ranges(
             out[c] = [{"lo": lo, "hi": hi} for lo, hi in parsed if lo is not None and hi is not None]
             continue
         discrete = [m for m in codes if " thru " not in m][:MAX_STRING_MISSING]
+        if written_width(written[c]) > MAX_STRING_MISSING_WIDTH:  # SPSS: missing values on short strings only
+            discrete = []
         if len(discrete) < len(codes):
             notes.append(
                 f"column {c!r} is text after the remediation: SPSS declares at most three single missing codes on a "
-                f"string variable, no range; kept {', '.join(discrete) or 'none'} of {', '.join(codes)}"
+                f"string variable of at most 8 bytes, no range; kept {', '.join(discrete) or 'none'} of "
+                f"{', '.join(codes)}"
             )
         if discrete:
             out[c] = discrete
     return out
 
 
+def written_width(column: pd.Series) -> int:
+    """The widest text of a column written as text, in UTF-8 bytes (each distinct value measured once)."""
+    return max((len(str(v).encode("utf-8")) for v in pd.unique(column)), default=0)
+
+
 def _range(text: str) -> tuple[float | None, float | None]:
+    """``9`` or ``97 thru 99`` (``-inf thru 0``: LOWEST THRU 0) as its bounds."""
     lo, _, hi = text.partition(" thru ")
-    return _number(lo.strip()), _number((hi or lo).strip())
+    return _bound(lo.strip()), _bound((hi or lo).strip())
+
+
+def _bound(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 __all__ = ["SOURCES", "UNWRITABLE", "WRITERS", "Source", "is_office", "office_bytes", "refuse_unwritable"]
