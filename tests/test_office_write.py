@@ -130,6 +130,8 @@ def test_the_audit_of_a_sav_with_missing_codes_equals_its_csv_export(files, run_
     assert sav["checks"] == csv["checks"] and sav["summary"] == csv["summary"]
     assert sav["input"]["labels"]["yedu"]["user_missing"] == ["97 thru 99"]
     assert "labels" not in csv["input"]
+    api = privaudit.audit(files / "nhis.sav", files / "policy.yaml").to_dict()
+    assert api["checks"] == csv["checks"] and api["input"]["labels"] == sav["input"]["labels"]
 
 
 def _policy_with(tmp_path: Path, missing_codes: str) -> Path:
