@@ -380,3 +380,16 @@ def test_missing_codes_a_string_variable_cannot_hold_are_said_in_a_note(tmp_path
         "variable of at most 8 bytes, no range; kept none of 9"
     ]
     assert meta.missing_ranges["debt"] == [{"lo": float("-inf"), "hi": 0.0}, {"lo": 99.0, "hi": 99.0}]
+
+
+def test_a_hierarchy_of_value_labels_is_one_line_naming_the_codes(files, run_cli, tmp_path):
+    """A hierarchy's leaves are the values, the codes the file stores: leaves written as the labels (Male,
+    Female, Refused) are refused with the code to write for them."""
+    (tmp_path / "fml.csv").write_text("Male;*\nFemale;*\nRefused;*\n")
+    policy = tmp_path / "h.yaml"
+    policy.write_text(POLICY.replace("fml: {role: quasi_identifier, type: nominal}", "fml: {role: quasi_identifier, type: nominal, hierarchy: fml.csv}"))  # fmt: skip
+    code, _, err = run_cli("audit", files / "nhis.sav", "--policy", policy, "--json", tmp_path / "r.json")
+    assert code == 2 and err.count("\n") == 1
+    assert (
+        "its leaves are the file's value labels, such as 'Male'; write the codes the file stores, '0' for 'Male'" in err
+    )

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from privaudit.common.numeric import to_numbers, to_numeric
-from privaudit.core.errors import DataError
+from privaudit.core.errors import DataError, HierarchyError
 from privaudit.core.policy import Policy
 from privaudit.core.summary import narrowest_int
 
@@ -222,4 +222,15 @@ def check_hierarchies(table: Table, policy: Policy) -> None:
             used = np.bincount(codes[codes >= 0], minlength=len(values.cat.categories)) > 0  # O(rows), no sort
             present = pd.Series(values.cat.categories[used].astype(str))
         leaves_only = policy.columns[column].role == "sensitive"
-        hierarchy.check_values(present, column, leaves_only=leaves_only)
+        try:
+            hierarchy.check_values(present, column, leaves_only=leaves_only)
+        except HierarchyError as exc:
+            found = table.labels.get(column)
+            named = [v for v in hierarchy.leaves if found is not None and v in found.values.values()]
+            if not named or any(v in found.values for v in hierarchy.leaves):
+                raise
+            codes = {label: code for code, label in found.values.items()}
+            raise HierarchyError(
+                f"{exc} (its leaves are the file's value labels, such as {named[0]!r}; write the codes the file "
+                f"stores, {codes[named[0]]!r} for {named[0]!r})"
+            ) from None
