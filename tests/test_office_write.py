@@ -236,6 +236,8 @@ def test_the_sheet_is_chosen_by_name(files, run_cli, tmp_path, suffix):
     code, _, err = run_cli("audit", book, "--policy", files / "policy.yaml", "--json", out, "--sheet", "Person")
     assert code == 2 and err.count("\n") == 1 and not out.exists()
     assert f"{book}: no sheet named 'Person' (did you mean 'Persons'?); its sheets: 'Cover', 'Persons'" in err
+    code, _, err = run_cli("audit", book, "--policy", files / "policy.yaml", "--json", out)  # the cover page
+    assert code == 2 and "absent from the data (wrong sheet? give --sheet NAME or the policy's data.sheet)" in err
 
 
 @pytest.mark.slow

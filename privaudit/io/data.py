@@ -408,8 +408,11 @@ def check_required_columns(
     absent = [c for c in required if c not in present]
     if absent:
         declared = policy.data.delimiter
+        spreadsheet = Path(str(path)).suffix.lower() in (".xlsx", ".xlsm", ".ods")
         hint = (
-            ""
+            " (wrong sheet? give --sheet NAME or the policy's data.sheet)"
+            if spreadsheet
+            else ""
             if len(present) != 1
             else f" (wrong delimiter? the policy's data.delimiter is {declared!r})"
             if declared
