@@ -40,7 +40,11 @@ def add_parser(sub) -> None:
         help="a method option (repeatable), e.g. --option max_suppression=0.05; with --explore, the values to "
         "try, e.g. --option max_suppression=0,0.05 (METHOD.NAME=... for one method)",
     )
-    remediate.add_argument("--out", help="where to write the remediated table (only when its re-audit passes)")
+    remediate.add_argument(
+        "--out",
+        help="where to write the remediated table (only when its re-audit passes): .csv, .parquet, or an SPSS, "
+        "Stata or SAS transport file (.sav, .zsav, .por, .dta, .xpt) keeping the input's labels",
+    )
     remediate.add_argument(
         "--side-files",
         metavar="DIR",
