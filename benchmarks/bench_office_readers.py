@@ -19,7 +19,8 @@ equal to them only (privaudit/io/coding.py), the .sav load took 17.1 s.
 Measured again 2026-11-28 (10^6 rows, best of 3, the 2-core machine shared with other jobs, load average
 about 9): read CSV 0.51 s, .sav 2.65 s (5.2x), .dta 1.80 s (3.5x); whole load CSV 2.81 s, .sav 3.12 s
 (1.11x), .dta 2.00 s (0.71x): the target of at most 2x the CSV's load holds. Under a load average of 15 the
-same run gave CSV 18.4 s, .sav 11.2 s (0.61x), .dta 14.1 s (0.77x).
+same run gave CSV 18.4 s, .sav 11.2 s (0.61x), .dta 14.1 s (0.77x); at a load average of 5, CSV 3.29 s, .sav
+4.90 s (1.49x), .dta 6.17 s (1.88x): within the target every time, by a margin the machine's load decides.
 """
 
 from __future__ import annotations
