@@ -139,7 +139,7 @@ def test_an_unknown_format_names_the_file_and_the_formats(installed, files):
     assert result.code == 2 and result.stderr.count("\n") == 1
     assert "data.bin: not a table format privaudit reads (.bin); formats: csv (.csv," in result.stderr
     assert "parquet (.parquet, .pq); spss (.sav, .zsav);" in result.stderr  # the built-ins, then the toy's
-    assert "xlsx (.xlsx, .xlsm); muargus (.asc); pipes (.pipes)" in result.stderr
+    assert "xlsx (.xlsx, .xlsm); ods (.ods); muargus (.asc); pipes (.pipes)" in result.stderr
 
 
 def test_a_reader_that_raises_is_one_line(installed, files):

@@ -233,9 +233,10 @@ def _formula_workbook(path: Path, saved: bool) -> Path:
             data = source.read(item.filename)
             if item.filename == "xl/worksheets/sheet1.xml" and saved:
                 for i in range(1, 7):
-                    data = data.replace(
-                        f"<f>A{i + 1}*2</f><v />".encode(), f"<f>A{i + 1}*2</f><v>{i % 2 * 2}</v>".encode()
-                    )
+                    for empty in ("<v />", "<v></v>"):  # as openpyxl before and since 3.1.5 writes it
+                        data = data.replace(
+                            f"<f>A{i + 1}*2</f>{empty}".encode(), f"<f>A{i + 1}*2</f><v>{i % 2 * 2}</v>".encode()
+                        )
             target.writestr(item, data)
     tmp.unlink()
     return path

@@ -132,6 +132,21 @@ def _warnings_as_lines(debug: bool):
         yield
 
 
+@contextlib.contextmanager
+def _sheet(name: str | None):
+    """``--sheet NAME``: the sheet the spreadsheet readers read for this run (privaudit/io/office.py)."""
+    if name is None:
+        yield
+        return
+    from privaudit.io.office import SHEET
+
+    token = SHEET.set(name)
+    try:
+        yield
+    finally:
+        SHEET.reset(token)
+
+
 def _main(argv: Sequence[str] | None, memory) -> int:
     _escape_unencodable()
     try:
@@ -142,7 +157,7 @@ def _main(argv: Sequence[str] | None, memory) -> int:
     try:
         if getattr(args, "max_memory", None):
             memory.apply_max_memory(args.max_memory)
-        with _warnings_as_lines(args.debug):
+        with _warnings_as_lines(args.debug), _sheet(getattr(args, "sheet", None)):
             return importlib.import_module(f"{__name__}.{COMMANDS[args.command]}").run(args)
     except PrivauditError as exc:
         print(f"privaudit: error: {printable(exc)}", file=sys.stderr)

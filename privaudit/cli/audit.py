@@ -99,6 +99,9 @@ def add_parser(sub) -> None:
         metavar="DATE",
         help="judge the policy's exceptions on this day (YYYY-MM-DD; default: SOURCE_DATE_EPOCH's day, else today)",
     )
+    audit.add_argument(
+        "--sheet", metavar="NAME", help="the sheet of an .xlsx or .ods file to read (default: the first)"
+    )
     add_report_arguments(audit)
     from privaudit.cli.diff import add_baseline_arguments
 

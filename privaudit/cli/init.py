@@ -16,9 +16,10 @@ PROFILES = Path(__file__).resolve().parents[2] / "policies"  # a checkout's read
 def add_parser(sub) -> None:
     init = sub.add_parser("init", help="draft a policy from a table (roles, types, hierarchies, starter checks)")
     init.add_argument(
-        "data", help="the table (CSV, Parquet, SPSS .sav/.por, Stata .dta, SAS .sas7bdat/.xpt or Excel .xlsx)"
+        "data", help="the table (CSV, Parquet, SPSS .sav/.por, Stata .dta, SAS .sas7bdat/.xpt, Excel .xlsx or .ods)"
     )
     init.add_argument("--out", help="where to write the policy (default: DATA's name with .policy.yaml)")
+    init.add_argument("--sheet", metavar="NAME", help="the sheet of an .xlsx or .ods file to read (default: the first)")
     init.add_argument(
         "--profile",
         help="start from a ready policy's checks: a name in policies/ "
@@ -335,6 +336,7 @@ def run(args) -> int:
         result = draft_decided(frame, str(data), decided, profile, roles, starter)
     result.delimiter = delimiter if delimiter not in (None, ",") else None
     result.encoding = args.encoding if encoding != "utf-8" else None
+    result.sheet = args.sheet  # the policy reads the same sheet again
     files = {out: result.yaml_text(data.name, profile_name)}
     files.update({out.parent / rel: text for rel, text in result.hierarchies.items()})
     inputs = [data] + ([Path(args.labels)] if args.labels else []) + ([metadata[1]] if metadata else [])

@@ -22,12 +22,13 @@ from privaudit.pipeline.arguments import MAX_CANDIDATES, METHODS, UTILITY, optio
 
 #: What remediate (with or without --explore) says of an input that already passes.
 NO_CHANGE = "no change needed: the table already passes the policy"
-OUT_FORMATS = (".csv", ".tsv", ".txt", *PARQUET_SUFFIXES)  # --out: Parquet by suffix, else CSV (what privaudit reads)
+#: --out: Parquet by suffix, the statistical packages' files (privaudit/io/office_write.py), else CSV
+OUT_FORMATS = (".csv", ".tsv", ".txt", *PARQUET_SUFFIXES, ".sav", ".zsav", ".por", ".dta", ".xpt")
 
 
 def add_parser(sub) -> None:
     remediate = sub.add_parser("remediate", help="transform a failing release until its re-audit passes")
-    remediate.add_argument("released", nargs="?", help="the released table (CSV or Parquet)")
+    remediate.add_argument("released", nargs="?", help="the released table (CSV, Parquet, SPSS, Stata, SAS, Excel ...)")
     remediate.add_argument("--list", action="store_true", help="list the remediation methods and exit")
     remediate.add_argument("--policy", help="policy YAML file (its checks are the targets)")
     remediate.add_argument("--method", help="remediation method (default: the policy's remediation.method)")
@@ -39,7 +40,11 @@ def add_parser(sub) -> None:
         help="a method option (repeatable), e.g. --option max_suppression=0.05; with --explore, the values to "
         "try, e.g. --option max_suppression=0,0.05 (METHOD.NAME=... for one method)",
     )
-    remediate.add_argument("--out", help="where to write the remediated table (only when its re-audit passes)")
+    remediate.add_argument(
+        "--out",
+        help="where to write the remediated table (only when its re-audit passes): .csv, .parquet, or an SPSS, "
+        "Stata or SAS transport file (.sav, .zsav, .por, .dta, .xpt) keeping the input's labels",
+    )
     remediate.add_argument(
         "--side-files",
         metavar="DIR",
@@ -72,6 +77,9 @@ def add_parser(sub) -> None:
         "--utility",
         metavar="NAME",
         help="--explore: the utility axis (default granularity, ARX's Loss: a deleted variable costs its share)",
+    )
+    remediate.add_argument(
+        "--sheet", metavar="NAME", help="the sheet of an .xlsx or .ods file to read (default: the first)"
     )
     add_report_arguments(remediate)
 
@@ -110,11 +118,7 @@ def run(args) -> int:
     from privaudit.cli.options import parse_options
     from privaudit.pipeline.remediate import remediate
 
-    suffix = Path(args.out).suffix.lower() if args.out != "-" else ""
-    if suffix and suffix not in OUT_FORMATS:  # a device or FIFO (no suffix) gets CSV
-        raise PrivauditError(
-            f"--out {args.out}: unknown format {suffix!r}; use .csv or .parquet (a table privaudit can read again)"
-        )
+    check_out_format(args.out)
     inputs = [args.released, args.policy, *policy_files(args.policy)]
     check_outputs([args.out, *report_outputs(args)], inputs)
     bar = progress_bar(args)
@@ -148,6 +152,20 @@ def run(args) -> int:
     if not args.quiet:
         _print_outcome(outcome, args.out)
     return 0 if outcome.offered else (2 if outcome.after.errored else 1)
+
+
+def check_out_format(out: str) -> None:
+    """``--out``'s suffix names a format privaudit writes and reads again (a device or FIFO, no suffix: CSV);
+    ``.sas7bdat``, which no writer writes, is one line naming ``.xpt``."""
+    from privaudit.io.office_write import refuse_unwritable
+
+    suffix = Path(out).suffix.lower() if out != "-" else ""
+    refuse_unwritable(out)
+    if suffix and suffix not in OUT_FORMATS:
+        raise PrivauditError(
+            f"--out {out}: unknown format {suffix!r}; use .csv, .parquet, or an SPSS, Stata or SAS transport file "
+            "(.sav, .zsav, .por, .dta, .xpt): a table privaudit can read again"
+        )
 
 
 def _side_dir(args) -> str | None:
@@ -201,11 +219,7 @@ def _explore(args, registry) -> int:
     max_candidates = optional(MAX_CANDIDATES, args.max_candidates, api=False)
     utility = optional(UTILITY, args.utility, api=False)
     if args.out is not None:
-        suffix = Path(args.out).suffix.lower() if args.out != "-" else ""
-        if suffix and suffix not in OUT_FORMATS:
-            raise PrivauditError(
-                f"--out {args.out}: unknown format {suffix!r}; use .csv or .parquet (a table privaudit can read again)"
-            )
+        check_out_format(args.out)
     inputs = [args.released, args.policy, *policy_files(args.policy)]
     check_outputs([*([args.out] if args.out else []), *report_outputs(args)], inputs)
     bar = progress_bar(args)

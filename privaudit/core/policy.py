@@ -54,6 +54,43 @@ class StrictModel(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class MissingCodes(StrictModel):
+    """A column's user-defined missing codes and what each means, as µ-ARGUS's two missing codes of a variable
+    (µ-ARGUS 4.2 manual, section 6.1: the first marks a value the protection suppressed, the second a
+    respondent's own non-answer). Each code is written as the file's value (``9``) or by its value label
+    (``Refused``)."""
+
+    suppressed: list[str] = Field(
+        default_factory=list,
+        description="Codes that mark a suppressed value: read as missing (as '*'); a remediation's new "
+        "suppressions in this column are written back as the first.",
+    )
+    refused: list[str] = Field(
+        default_factory=list,
+        description="Codes that mean refused, don't know or not applicable: an answer the release shows, kept "
+        "as a value of its own (the default for the codes the file declares missing).",
+    )
+
+    @field_validator("suppressed", "refused", mode="before")
+    @classmethod
+    def _codes_as_text(cls, v: Any) -> Any:
+        if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+            v = [v]
+        if isinstance(v, list):
+            return [str(int(c)) if isinstance(c, float) and c.is_integer() else str(c) for c in v]
+        return v
+
+    @model_validator(mode="after")
+    def _each_code_once(self) -> MissingCodes:
+        for code in [*self.suppressed, *self.refused]:
+            if not code.strip():
+                raise ValueError("a missing code is empty")
+        both = sorted(set(self.suppressed) & set(self.refused))
+        if both:
+            raise ValueError(f"code {both[0]!r} is both suppressed and refused: it means one or the other")
+        return self
+
+
 class ColumnSpec(StrictModel):
     _decimal: str = PrivateAttr(default=".")  # the policy's data.decimal: how this column's numbers are written
     role: Role
@@ -80,6 +117,12 @@ class ColumnSpec(StrictModel):
         default=False,
         description="Never delete this quasi-identifier: no remediation may suppress all of its values, and "
         "--explore never recommends a candidate that does.",
+    )
+    missing_codes: MissingCodes | None = Field(
+        default=None,
+        description="Which of an SPSS, Stata or SAS file's user-missing codes mean a suppressed value (read as "
+        "missing) and which a refusal or 'not applicable' (kept as a value); default: the file's codes are kept "
+        "as values, as the released file shows them.",
     )
     reason: str | None = Field(
         default=None,
@@ -122,6 +165,12 @@ class DataOptions(StrictModel):
     encoding: str = Field(
         default="utf-8",
         description="The CSV files' character encoding: utf-8, or a single-byte encoding such as latin-1 or cp1252.",
+    )
+    sheet: str | None = Field(
+        default=None,
+        min_length=1,
+        description="The sheet of an Excel (.xlsx) or OpenDocument (.ods) file to read (default: the first); "
+        "--sheet NAME gives it on the command line.",
     )
 
     @field_validator("delimiter")
@@ -455,6 +504,14 @@ class Policy:
     @property
     def sensitive(self) -> list[str]:
         return self.columns_with("sensitive")
+
+    def suppression_codes(self) -> dict[str, str]:
+        """Per column with ``missing_codes.suppressed``, the first: how a suppressed cell is written back."""
+        return {
+            c: s.missing_codes.suppressed[0]
+            for c, s in self.columns.items()
+            if s.missing_codes and s.missing_codes.suppressed
+        }
 
     @property
     def missing_tokens(self) -> list[str]:

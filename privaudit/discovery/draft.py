@@ -133,6 +133,7 @@ class Draft:
     qi_ranking: list[tuple[str, float]]
     delimiter: str | None = None
     encoding: str | None = None  # the file's encoding when it is not UTF-8 (privaudit init --encoding)
+    sheet: str | None = None  # the spreadsheet's sheet it was drafted from (privaudit init --sheet)
     scenarios: dict[str, list[str]] = field(default_factory=dict)  # name -> the intruder's key variables
     uniques: dict[str, float] = field(default_factory=dict)  # name -> share of sample uniques (whole table)
     unique_limits: list = field(default_factory=list)  # the drafted checks' limits on the share of sample uniques
@@ -152,7 +153,12 @@ class Draft:
             "version: 1",
             f"name: {json.dumps(Path(source).stem + ' release', ensure_ascii=False)}",
         ]
-        data: dict[str, Any] = {"delimiter": self.delimiter, "encoding": self.encoding, "missing": self.missing}
+        data: dict[str, Any] = {
+            "delimiter": self.delimiter,
+            "encoding": self.encoding,
+            "missing": self.missing,
+            "sheet": self.sheet,
+        }
         if any(data.values()):
             lines.append(
                 "data: {" + ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in data.items() if v) + "}"

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from privaudit.common.numeric import to_numbers, to_numeric
-from privaudit.core.errors import DataError
+from privaudit.core.errors import DataError, HierarchyError
 from privaudit.core.policy import Policy
 from privaudit.core.summary import narrowest_int
 
@@ -188,13 +188,26 @@ def category_order(values: np.ndarray, name: str, spec, table: Table, row_codes)
             i = first_row_with(row_codes(), bad)
             raise DataError(
                 f"{table.path}: column {name!r}, {table.row_label(i)}: {values[bad]!r} is not in the "
-                "policy's 'order' for this column"
+                f"policy's 'order' for this column{_order_of_labels(spec.order, table.labels.get(name))}"
             )
         return target, list(spec.order), True
     order = np.argsort(values.astype(str), kind="stable")
     target = np.empty(len(values), dtype=np.int64)
     target[order] = np.arange(len(values))
     return target, list(values[order]), False
+
+
+def _order_of_labels(order: list[str], found) -> str:
+    """When an ordinal's ``order`` lists the file's value labels rather than its codes (``Poor`` for ``1``):
+    the codes to write instead, in that order (the values are the codes the file stores:
+    :mod:`privaudit.io.labels`)."""
+    if found is None or not found.values:
+        return ""
+    code_of = {label: code for code, label in found.values.items()}
+    if not any(v in code_of and v not in found.values for v in order):
+        return ""
+    codes = [code_of.get(v, v) for v in order]
+    return f" (it lists the file's value labels; list their codes instead: order: {codes})"
 
 
 def check_hierarchies(table: Table, policy: Policy) -> None:
@@ -209,4 +222,15 @@ def check_hierarchies(table: Table, policy: Policy) -> None:
             used = np.bincount(codes[codes >= 0], minlength=len(values.cat.categories)) > 0  # O(rows), no sort
             present = pd.Series(values.cat.categories[used].astype(str))
         leaves_only = policy.columns[column].role == "sensitive"
-        hierarchy.check_values(present, column, leaves_only=leaves_only)
+        try:
+            hierarchy.check_values(present, column, leaves_only=leaves_only)
+        except HierarchyError as exc:
+            found = table.labels.get(column)
+            named = [v for v in hierarchy.leaves if found is not None and v in found.values.values()]
+            if not named or any(v in found.values for v in hierarchy.leaves):
+                raise
+            codes = {label: code for code, label in found.values.items()}
+            raise HierarchyError(
+                f"{exc} (its leaves are the file's value labels, such as {named[0]!r}; write the codes the file "
+                f"stores, {codes[named[0]]!r} for {named[0]!r})"
+            ) from None

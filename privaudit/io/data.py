@@ -408,8 +408,11 @@ def check_required_columns(
     absent = [c for c in required if c not in present]
     if absent:
         declared = policy.data.delimiter
+        spreadsheet = Path(str(path)).suffix.lower() in (".xlsx", ".xlsm", ".ods")
         hint = (
-            ""
+            " (wrong sheet? give --sheet NAME or the policy's data.sheet)"
+            if spreadsheet
+            else ""
             if len(present) != 1
             else f" (wrong delimiter? the policy's data.delimiter is {declared!r})"
             if declared
@@ -432,8 +435,26 @@ def load_table(
     raw, file_format = read_file(path, policy)
     if raw.num_rows == 0:
         raise DataError(f"{path}: the file has a header but no data rows")
+    refuse_missing_codes(path, file_format, policy)
     table = Table(None, path, sha256_of(path), size, file_format, labels=labels_of(raw.schema))
     return type_table(raw, table, policy, required)
+
+
+#: the readers whose files declare user-missing codes (:mod:`privaudit.io.office`), which ``missing_codes`` reads
+USER_MISSING_FORMATS = ("spss", "spss-portable", "stata", "sas7bdat", "sas-xport")
+
+
+def refuse_missing_codes(path: Path, file_format: str, policy: Policy) -> None:
+    """A column's ``missing_codes`` applies to a file that declares user-missing codes (SPSS, Stata, SAS); on
+    another format it is one line pointing to ``data.missing``."""
+    if file_format in USER_MISSING_FORMATS:
+        return
+    named = next((c for c, s in policy.columns.items() if getattr(s, "missing_codes", None)), None)
+    if named is not None:
+        raise DataError(
+            f"{path}: policy column {named!r}: missing_codes applies to SPSS, Stata and SAS files (their "
+            f"user-missing codes); a {file_format} file's missing values are the tokens of data.missing"
+        )
 
 
 def load_input(data: Any, policy: Policy, what: str = "released table") -> Table:

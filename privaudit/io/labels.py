@@ -62,6 +62,22 @@ def code_text(code: Any) -> str:
     return str(code)
 
 
+def code_of(name: str, found: ColumnLabels | None) -> str | None:
+    """The code a policy names by ``name``: a code of the column's value labels, or a number, is itself; a value
+    label names its code (``Refused`` -> ``9``, when one code carries it); anything else is None (a typo of a
+    label: the caller says so). A column without value labels takes ``name`` as its code."""
+    if found is None or not found.values or name in found.values:
+        return name
+    codes = [code for code, label in found.values.items() if label == name]
+    if len(codes) == 1:
+        return codes[0]
+    try:
+        float(name)
+    except ValueError:
+        return None
+    return name
+
+
 def labels_of(schema: Any) -> dict[str, ColumnLabels]:
     """The labels a reader put on ``schema``'s fields (a pyarrow Schema), by column; columns without any are
     left out. Metadata that is not valid JSON is ignored (it is a reader's description, not the data)."""
@@ -89,4 +105,4 @@ def _json(raw: bytes | None, kind: type) -> Any:
     return value if isinstance(value, kind) else kind()
 
 
-__all__ = ["LABEL", "USER_MISSING", "VALUE_LABELS", "ColumnLabels", "code_text", "labels_of"]
+__all__ = ["LABEL", "USER_MISSING", "VALUE_LABELS", "ColumnLabels", "code_of", "code_text", "labels_of"]

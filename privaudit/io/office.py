@@ -1,15 +1,17 @@
 """The statistical offices' own files: SPSS (``.sav``, ``.zsav``, ``.por``), Stata (``.dta``), SAS (``.sas7bdat``,
-``.xpt``) and Excel workbooks (``.xlsx``), read as released tables (registered in
-:mod:`privaudit.pipeline.readers`).
+``.xpt``), Excel workbooks (``.xlsx``) and OpenDocument spreadsheets (``.ods``), read as released tables
+(registered in :mod:`privaudit.pipeline.readers`; written back by :mod:`privaudit.io.office_write`).
 
 The statistical packages' files are read with pyreadstat (PyPI ``pyreadstat``, Apache-2.0), a wrapper of
 Evan Miller's ReadStat C library, the library R's haven also reads them with: one maintained reader for all
 six formats, returning the values as the codes stored, with the variable labels, value labels and
 user-missing codes beside them (pyreadstat's ``metadata_container``). Workbooks are read with openpyxl
-(PyPI ``openpyxl``, MIT): the first sheet, its first row the header, a formula cell read as the value the
-spreadsheet program saved with it (``data_only=True``), never evaluated; a formula saved without a value
+(PyPI ``openpyxl``, MIT): the sheet the policy's ``data.sheet`` or ``--sheet`` names (default: the first;
+an unknown name is one line listing the sheets), its first row the header, a formula cell read as the value
+the spreadsheet program saved with it (``data_only=True``), never evaluated; a formula saved without a value
 (a workbook written by a program that computes nothing) is refused in one line rather than read as missing.
-Both are the optional extra ``office`` (``pip install 'privaudit[office]'``); without it, reading one of
+OpenDocument spreadsheets are read by pandas' ``odf`` reader on odfpy (PyPI ``odfpy``, Apache-2.0/GPL), a
+formula cell as its saved ``office:value``. All are the optional extra ``office`` (``pip install 'privaudit[office]'``); without it, reading one of
 these files is one line saying so.
 
 Each format is chosen by its suffix and checked by its content before it is read (a ``.dta`` file that is
@@ -26,8 +28,9 @@ workbook is an OLE2 compound file instead (MS-OFFCRYPTO 2.3.4), and is named so.
 Values come in as the codes: an SPSS or Stata numeric column of whole numbers becomes integers (``1``, as its
 CSV export writes it, not ``1.0``); system-missing values and Stata's and SAS's extended missing values
 (``.a`` .. ``.z``) are missing; SPSS's user-missing codes are kept as values, as the file stores them and its
-CSV export writes them (the released file shows them). The labels travel as field metadata
-(:mod:`privaudit.io.labels`).
+CSV export writes them (the released file shows them), unless the policy's ``missing_codes.suppressed``
+names them: those cells are missing, a suppression (:func:`suppressed_codes_missing`). The labels travel as
+field metadata (:mod:`privaudit.io.labels`).
 
 Importing this module imports neither pandas nor the format libraries; each reader imports what it uses.
 """
@@ -37,6 +40,7 @@ from __future__ import annotations
 import importlib
 import zipfile
 from collections.abc import Callable
+from contextvars import ContextVar
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -131,7 +135,46 @@ def _read_stat(
         raise
     except Exception as exc:  # ReadstatError: truncated, damaged or unsupported; a bad encoding ...
         raise DataError(f"{path}: cannot be read as {what} (truncated or damaged?): {first_line(exc)}") from None
-    return to_arrow(frame, _labels(frame, meta), getattr(meta, "readstat_variable_types", None) or {})
+    table = to_arrow(frame, _labels(frame, meta), getattr(meta, "readstat_variable_types", None) or {})
+    return suppressed_codes_missing(table, policy, path)
+
+
+def suppressed_codes_missing(table: pa.Table, policy: Any, path: Path) -> pa.Table:
+    """``table`` with the codes the policy's ``missing_codes.suppressed`` names (by code or value label) made
+    missing, column by column: a suppressed value, as ``*`` is (µ-ARGUS's first missing code: its manual,
+    section 6.1). A name that is neither a code nor a value label of a labelled column is one line."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from privaudit.core.errors import did_you_mean
+    from privaudit.io.labels import code_of, labels_of
+
+    labels = labels_of(table.schema)
+    for name, spec in (getattr(policy, "columns", None) or {}).items():
+        codes = getattr(spec, "missing_codes", None)
+        if codes is None or name not in table.column_names:
+            continue
+        found = labels.get(name)
+        resolved = []
+        for field_name, given in (("suppressed", codes.suppressed), ("refused", codes.refused)):
+            for text in given:
+                code = code_of(text, found)
+                if code is None:
+                    hint = did_you_mean(text, list(found.values.values()) if found else [])
+                    raise DataError(
+                        f"{path}: policy column {name!r}: missing_codes.{field_name} {text!r} is neither a code nor "
+                        f"a value label of the file's column{hint}"
+                    )
+                if field_name == "suppressed":
+                    resolved.append(code)
+        if not resolved:
+            continue
+        index = table.column_names.index(name)
+        column = table.column(index)
+        hit = pc.is_in(pc.cast(column, pa.string()), value_set=pa.array(resolved, pa.string())).fill_null(False)
+        kept = pc.if_else(hit, pa.scalar(None, column.type), column)
+        table = table.set_column(index, table.schema.field(index), kept)
+    return table
 
 
 def _missing_text(meta: Any, name: str) -> list[str]:
@@ -212,9 +255,30 @@ def read_por(path: Path, policy: Any) -> pa.Table:
     return _read_stat(path, policy, "read_por", "an SPSS portable file", (".por",))
 
 
+#: the .dta formats ReadStat reads (its README, "Format support": Stata 104-119)
+STATA_READ = range(104, 120)
+
+
+def stata_release(head: bytes) -> int | None:
+    """A .dta file's format number: ``<release>NNN</release>`` of formats 117-119, else its first byte."""
+    if head.startswith(b"<stata_dta>"):
+        start = head.find(b"<release>")
+        end = head.find(b"</release>", start)
+        text = head[start + 9 : end] if start >= 0 and end > start else b""
+        return int(text) if text.isdigit() else None
+    return head[0] if head else None
+
+
 def read_dta(path: Path, policy: Any) -> pa.Table:
-    """The Stata reader's ``read`` (``.dta``): extended missing values (.a .. .z) missing, and listed."""
+    """The Stata reader's ``read`` (``.dta``): extended missing values (.a .. .z) missing, and listed. A format
+    ReadStat does not read (before 104, after 119) is one line naming it."""
+    head = _head(path)
+    release = stata_release(head)
+    if head.startswith(b"<stata_dta>") and release not in STATA_READ:
+        raise DataError(f"{path}: Stata file format {release} is not supported (formats 104 to 119 are read)")
     _check(path, looks_like_stata, "a Stata file", "a .dta file starts with <stata_dta> or a Stata release byte")
+    if release not in STATA_READ:
+        raise DataError(f"{path}: Stata file format {release} is not supported (formats 104 to 119 are read)")
     return _read_stat(path, policy, "read_dta", "a Stata file", (".dta",), user_missing=True)
 
 
@@ -249,10 +313,34 @@ def _check_workbook(path: Path) -> None:
         raise DataError(f"{path}: not an Excel workbook (the zip archive holds no xl/workbook.xml)")
 
 
+#: the sheet ``--sheet NAME`` chose, for the run it is set in (the policy's ``data.sheet`` wins)
+SHEET: ContextVar[str | None] = ContextVar("privaudit_sheet", default=None)
+
+
+def sheet_named(policy: Any) -> str | None:
+    """The sheet to read: the policy's ``data.sheet``, else ``--sheet``'s, else None (the first)."""
+    return getattr(getattr(policy, "data", None), "sheet", None) or SHEET.get()
+
+
+def _pick_sheet(path: Path, names: list[str], wanted: str | None) -> str:
+    """``wanted`` among the workbook's sheets (default: the first), or one line naming them."""
+    from privaudit.core.errors import did_you_mean
+
+    if not names:
+        raise DataError(f"{path}: the workbook has no worksheet")
+    if wanted is None:
+        return names[0]
+    if wanted not in names:
+        listed = ", ".join(repr(n) for n in names[:12])
+        raise DataError(f"{path}: no sheet named {wanted!r}{did_you_mean(wanted, names)}; its sheets: {listed}")
+    return wanted
+
+
 def read_xlsx(path: Path, policy: Any) -> pa.Table:
-    """The workbook reader's ``read`` (``.xlsx``, ``.xlsm``): the first sheet, its first row the header, each
-    formula cell as its saved value. openpyxl parses cell by cell in Python (a workbook holds at most 2^20
-    rows); the columns are then built whole."""
+    """The workbook reader's ``read`` (``.xlsx``, ``.xlsm``): the sheet the policy's ``data.sheet`` or
+    ``--sheet`` names (default: the first), its first row the header, each formula cell as its saved value.
+    openpyxl parses cell by cell in Python (a workbook holds at most 2^20 rows); the columns are then built
+    whole."""
     openpyxl = _need("openpyxl", path, _suffix(path, (".xlsx", ".xlsm")))
     _check_workbook(path)
     try:
@@ -262,20 +350,74 @@ def read_xlsx(path: Path, policy: Any) -> pa.Table:
     except Exception as exc:  # a damaged part, bad XML ...
         raise DataError(f"{path}: cannot be read as an Excel workbook (damaged?): {first_line(exc)}") from None
     try:
-        if not book.worksheets:
-            raise DataError(f"{path}: the workbook has no worksheet")
-        sheet = book.worksheets[0]
-        rows = [row for row in sheet.iter_rows(values_only=True)]
+        title = _pick_sheet(path, [str(n) for n in book.sheetnames], sheet_named(policy))
+        rows = [row for row in book[title].iter_rows(values_only=True)]
     except DataError:
         raise
     except Exception as exc:
         raise DataError(f"{path}: cannot be read as an Excel workbook (damaged?): {first_line(exc)}") from None
     finally:
         book.close()
-    return _sheet_table(path, str(sheet.title), rows)
+    return _sheet_table(path, title, rows)
 
 
-def _sheet_table(path: Path, title: str, rows: list[tuple[Any, ...]]) -> pa.Table:
+# -- OpenDocument spreadsheets (odfpy, through pandas' odf reader) --------------------------------------------
+
+ODS_MIME = b"mimetypeapplication/vnd.oasis.opendocument.spreadsheet"
+
+
+def looks_like_ods(head: bytes) -> bool:
+    """An OpenDocument spreadsheet: a zip archive whose first, stored part is ``mimetype`` holding the
+    spreadsheet's media type (OASIS OpenDocument 1.2, Part 3, section 3.3)."""
+    return head.startswith(b"PK\x03\x04") and ODS_MIME in head[:200]
+
+
+def _check_ods(path: Path) -> None:
+    """A zip archive holding ``content.xml``, not encrypted: a password-protected document lists
+    ``manifest:encryption-data`` for its parts in ``META-INF/manifest.xml`` (OpenDocument 1.2, Part 3, 4.8)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            parts = set(archive.namelist())
+            manifest = archive.read("META-INF/manifest.xml") if "META-INF/manifest.xml" in parts else b""
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DataError(
+            f"{path}: not an OpenDocument spreadsheet (not a zip archive: {first_line(exc)}); truncated?"
+        ) from None
+    if b"encryption-data" in manifest:
+        raise DataError(
+            f"{path}: the spreadsheet is encrypted (password-protected); save it without a password, or export the "
+            "sheet as CSV"
+        )
+    if "content.xml" not in parts:
+        raise DataError(f"{path}: not an OpenDocument spreadsheet (the zip archive holds no content.xml)")
+
+
+def read_ods(path: Path, policy: Any) -> pa.Table:
+    """The OpenDocument reader's ``read`` (``.ods``): the sheet named as for a workbook (default: the first),
+    its first row the header; a formula cell is read as the value the spreadsheet program saved in its
+    ``office:value`` attribute, never evaluated (pandas' ``odf`` reader, on odfpy)."""
+    import pandas as pd
+
+    _need("odf", path, ".ods")
+    _check_ods(path)
+    try:
+        book = pd.ExcelFile(path, engine="odf")
+        title = _pick_sheet(path, [str(n) for n in book.sheet_names], sheet_named(policy))
+        frame = book.parse(title, header=None, dtype=object)
+    except DataError:
+        raise
+    except MemoryError:
+        raise
+    except Exception as exc:  # damaged XML ...
+        raise DataError(
+            f"{path}: cannot be read as an OpenDocument spreadsheet (damaged?): {first_line(exc)}"
+        ) from None
+    values = frame.astype(object).where(frame.notna(), None)
+    rows = list(values.itertuples(index=False, name=None))
+    return _sheet_table(path, title, rows, formulas=False)
+
+
+def _sheet_table(path: Path, title: str, rows: list[tuple[Any, ...]], formulas: bool = True) -> pa.Table:
     """A sheet's rows as a table: the header's names, the columns' values (:func:`cells`); trailing empty rows
     dropped; a value under no header, or a formula saved without its value, is one line."""
     import pyarrow as pa
@@ -302,7 +444,7 @@ def _sheet_table(path: Path, title: str, rows: list[tuple[Any, ...]]) -> pa.Tabl
     padded = [tuple(row[:width]) + (None,) * (width - len(row)) for row in body]
     columns = list(zip(*padded, strict=True)) or [()] * width
     arrays = [cells(list(values)) for values in columns]
-    if any(None in values for values in columns):
+    if formulas and any(None in values for values in columns):
         _unsaved_formulas(path, title, width)
     return pa.table(dict(zip(names, arrays, strict=True)))
 
@@ -315,7 +457,7 @@ def _unsaved_formulas(path: Path, title: str, width: int) -> None:
     book = openpyxl.load_workbook(path, read_only=True, data_only=False)
     values = openpyxl.load_workbook(path, read_only=True, data_only=True)
     try:
-        pairs = zip(book.worksheets[0].iter_rows(), values.worksheets[0].iter_rows(values_only=True), strict=False)
+        pairs = zip(book[title].iter_rows(), values[title].iter_rows(values_only=True), strict=False)
         for formulas, saved in pairs:
             for cell, value in zip(formulas[:width], saved[:width], strict=False):
                 if value is None and getattr(cell, "data_type", None) == "f":
@@ -352,9 +494,11 @@ __all__ = [
     "looks_like_spss",
     "looks_like_spss_portable",
     "looks_like_stata",
+    "looks_like_ods",
     "looks_like_xlsx",
     "looks_like_xport",
     "read_dta",
+    "read_ods",
     "read_por",
     "read_sas7bdat",
     "read_sav",

@@ -5,8 +5,8 @@ that is not Parquet as CSV before formats were registered) and Parquet (by suffi
 number). Both are read by :mod:`privaudit.io.data` and streamed by the out-of-memory engines
 (:mod:`privaudit.io.source`); listing them imports neither pyarrow nor pandas.
 
-The statistical offices' own files, SPSS, Stata, SAS and Excel (:mod:`privaudit.io.office`, the optional extra
-``office``: pyreadstat and openpyxl), each by its suffixes or its magic number; they are read whole, by the
+The statistical offices' own files, SPSS, Stata, SAS, Excel and OpenDocument (:mod:`privaudit.io.office`, the
+optional extra ``office``: pyreadstat, openpyxl and odfpy), each by its suffixes or its magic number; they are read whole, by the
 in-process engine.
 
 µ-ARGUS's data (``.asc``, :mod:`privaudit.io.muargus`), through the record description (``.rda``) beside it.
@@ -57,7 +57,20 @@ def _office() -> list[Reader]:
         ("stata", (".dta",), "read_dta", "stata", "Stata data file, formats 102-119 (pyreadstat): codes, value labels"),
         ("sas7bdat", (".sas7bdat",), "read_sas7bdat", "sas7bdat", "SAS data set (pyreadstat)"),
         ("sas-xport", (".xpt",), "read_xport", "xport", "SAS transport file, version 5 or 8 (pyreadstat)"),
-        ("xlsx", (".xlsx", ".xlsm"), "read_xlsx", "xlsx", "Excel workbook, its first sheet, formulas as saved values"),
+        (
+            "xlsx",
+            (".xlsx", ".xlsm"),
+            "read_xlsx",
+            "xlsx",
+            "Excel workbook, one sheet (--sheet), formulas as saved values",
+        ),
+        (
+            "ods",
+            (".ods",),
+            "read_ods",
+            "ods",
+            "OpenDocument spreadsheet, one sheet (--sheet), formulas as saved values",
+        ),
     ]
     return [
         Reader(

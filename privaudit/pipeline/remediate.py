@@ -25,6 +25,7 @@ from privaudit.core.errors import PolicyError, PrivauditError, did_you_mean
 from privaudit.core.hierarchy import Hierarchy
 from privaudit.core.policy import Policy, format_validation_error, with_check_overrides, with_columns
 from privaudit.io.data import Table
+from privaudit.io.office_write import is_office
 from privaudit.pipeline.audit import AuditResult, open_policy, run_audit
 from privaudit.pipeline.plugins import Registry, get_registry
 from privaudit.pipeline.side_files import side_files, side_location
@@ -167,11 +168,15 @@ def reaudit(
     that has a hierarchy is refused before any work: the file could not be audited again."""
     _refuse_reshaped(before, result, name)
     result = without_identifiers(result, policy)
-    if not is_parquet(out):
+    if not is_parquet(out) and not is_office(out):
         result = _guarded_built_hierarchies(result)
     reaudit_policy = with_check_overrides(with_columns(policy, result.column_overrides), result.check_overrides)
     _refuse_guarded_labels(result.table, reaudit_policy, out)
-    output, table = _as_written_table(result, out, policy)
+    if is_office(out):
+        output, table, written_notes = _as_written_office(result, out, before, reaudit_policy)
+        result = dataclasses.replace(result, notes=[*result.notes, *written_notes])
+    else:
+        output, table = _as_written_table(result, out, policy)
     # the remediation's input is the original of its output (same rows, same order, unless removed)
     original = before.original or (before.table if result.records_removed == 0 else None)
     after = run_audit(
@@ -271,6 +276,33 @@ def _as_written_table(result: Remediation, out: str | Path, policy: Policy) -> t
     return output, table
 
 
+def _as_written_office(
+    result: Remediation, out: str | Path, before: AuditResult, policy: Policy
+) -> tuple[bytes, Table, list[str]]:
+    """The bytes of ``result``'s table written as ``out``'s statistical package format, carrying the input's
+    labels, missing codes, formats and measures (:mod:`privaudit.io.office_write`), the notes on what the
+    format could not hold, and the table a reader gets back from those bytes: read again from them with
+    ``policy``, as ``privaudit audit`` of the written file reads it."""
+    import tempfile
+
+    from privaudit.io.data import load_table
+    from privaudit.io.office_write import Source, office_bytes
+
+    source = Source(
+        labels=before.table.labels,
+        path=Path(before.table.path) if isinstance(before.table.path, (str, Path)) else None,
+        file_format=before.table.file_format,
+        suppression_codes=policy.suppression_codes(),
+    )
+    output, notes = office_bytes(result.table, out, source)
+    with tempfile.TemporaryDirectory(prefix="privaudit-") as folder:
+        written = Path(folder) / f"remediated{Path(str(out)).suffix.lower()}"
+        written.write_bytes(output)
+        table = load_table(written, policy)
+    table.path = Path(out)
+    return output, table, notes
+
+
 def roots(policy: Policy) -> dict[str, set[str]]:
     """Per quasi-identifier, the labels that mean "any value": its hierarchy's root and ``*``."""
     return {
@@ -322,7 +354,7 @@ def _refuse_guarded_labels(table: pd.DataFrame, policy: Policy, out: str | Path)
     """One line, before anything is written, when the CSV writer would prefix a value of a column that has a
     hierarchy with an apostrophe (a label such as ``-5--1`` or ``=x``): the written table would hold a value
     its hierarchy does not, and could not be audited again."""
-    if is_parquet(out):
+    if is_parquet(out) or is_office(out):
         return
     for column, hierarchy in policy.hierarchies.items():
         if column not in table.columns:

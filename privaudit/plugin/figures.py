@@ -131,6 +131,7 @@ def worst_classes_table(
         columns.append("sensitive values (count)")
     first_numeric = len(qis) if wide else 1
     labelled = _value_labels(audit)
+    sensitive_column = str(getattr(check.params, "sensitive", None) or "")  # the column whose values are counted
     numeric = frozenset(range(first_numeric, first_numeric + 1 + wildcard + len(figures)))
     rows = []
     withheld = 0
@@ -151,7 +152,7 @@ def worst_classes_table(
                 withheld += 1
                 row.append("withheld")
             else:
-                row.append(value_counts_text(sv))
+                row.append(value_counts_text({labelled(sensitive_column, k): n for k, n in sv.items()}))
         rows.append(row)
     total = failing if failing is not None else len(rows_in)
     caption = f"The {fmt(len(rows))} worst of {fmt(total)} {what}" if total > len(rows) else f"All {fmt(total)} {what}"

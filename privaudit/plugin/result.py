@@ -40,6 +40,7 @@ from privaudit.common.params import Params
 
 __all__ = [
     "Candidate",
+    "ColumnLabelFacts",
     "Explore",
     "ReportApprover",
     "ReportException",
@@ -151,6 +152,19 @@ class InputFacts(_Entry):
     size: Count | None
     rows: Count
     columns: Names
+    labels: dict[str, ColumnLabelFacts] | None = omitted(
+        "by column, the labels the file states (SPSS, Stata, SAS): variable label, value labels, user-missing codes"
+    )
+
+
+class ColumnLabelFacts(_Entry):
+    """What an SPSS, Stata or SAS file states of one column beside its values (:mod:`privaudit.io.labels`): its
+    variable label, its value labels (code as the report writes the value -> label: a value ``2`` shown in
+    the report reads ``2 (Female)``) and its user-missing codes (``9``, ``97 thru 99``, ``.a``)."""
+
+    label: str | None = omitted("the variable label")
+    values: dict[str, str] | None = omitted("value labels: the code as the report writes it -> its label")
+    user_missing: list[str] | None = omitted("the codes the file declares missing")
 
 
 class OriginalFacts(_Entry):

@@ -18,6 +18,7 @@ from typing import Any
 from privaudit import __version__
 from privaudit.plugin.result import (
     SCHEMA_VERSION,
+    ColumnLabelFacts,
     Explore,
     InputFacts,
     OriginalFacts,
@@ -117,6 +118,18 @@ def _present(**values: Any) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
 
+def _labels(table: Any) -> dict[str, ColumnLabelFacts] | None:
+    """The labels the input file states (:attr:`privaudit.io.data.Table.labels`), by column; None without any."""
+    found = getattr(table, "labels", None) or {}
+    out = {
+        str(c): ColumnLabelFacts(
+            **_present(label=f.label or None, values=dict(f.values) or None, user_missing=list(f.missing) or None)
+        )
+        for c, f in found.items()
+    }
+    return out or None
+
+
 def build_report(audit: Any) -> Report:
     """The typed report of an audit (:class:`~privaudit.plugin.result.Report`), which every renderer reads;
     built once per run (:func:`report_of`). Values of columns the scan found holding direct identifiers are
@@ -134,6 +147,7 @@ def build_report(audit: Any) -> Report:
             size=table.size,
             rows=table.rows,
             columns=list(table.columns),
+            **_present(labels=_labels(table)),
         ),
         original=None
         if original is None
