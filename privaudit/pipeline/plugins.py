@@ -83,6 +83,7 @@ DEFAULT_PLUGINS = (
     "privaudit.remediation.methods.top_bottom_coding",
     "privaudit.remediation.methods.pram",
     "privaudit.report.chapters.remediation",
+    "privaudit.report.chapters.recipe",
     "privaudit.report.chapters.explore",
     "privaudit.report.chapters.synthetic",
     "privaudit.report.chapters.utility",
