@@ -105,7 +105,9 @@ def load_recipe(source: Any, registry: Any) -> Recipe:
     try:
         model = RecipeModel.model_validate(source)
     except ValidationError as exc:
-        raise PolicyError(format_validation_error(exc, label, list(RecipeModel.model_fields))) from None
+        extra = next((e["loc"] for e in exc.errors() if e["type"] == "extra_forbidden"), ())
+        fields = RecipeStepModel.model_fields if len(extra) > 1 else RecipeModel.model_fields  # a step's, or the top's
+        raise PolicyError(format_validation_error(exc, label, list(fields))) from None
     steps = [_step(label, i, spec, registry) for i, spec in enumerate(model.steps)]
     return Recipe(label, tuple(steps), model.description)
 
