@@ -85,7 +85,9 @@ def test_each_step_is_audited_and_the_output_audits_again(recipe_run, run_cli):
     # cells changed since the input never fall, and pram changed only race values in its own step
     changed = [s["cells_changed"] for s in steps]
     assert changed == sorted(changed) and changed[0] == 0
-    assert steps[3]["cells_changed_by_step"] == round(report["remediation"]["loss"]["3. pram.share_values_changed"] * 600)
+    assert steps[3]["cells_changed_by_step"] == round(
+        report["remediation"]["loss"]["3. pram.share_values_changed"] * 600
+    )
     assert steps[1]["granularity"] < steps[0]["granularity"] == 1.0
     # the side files of every step: the hierarchies generalize built, the matrix pram used, the policy
     written = {p.rsplit("/", 1)[-1] for p in report["remediation"]["files_written"]}

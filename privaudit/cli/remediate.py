@@ -298,7 +298,11 @@ def _explore(args, registry) -> int:
     if not args.quiet:
         _print_exploration(found, args.out)
         if args.write_recipe is not None:
-            print(f"wrote {printable(args.write_recipe)}" if recipe is not None else "no recipe written: nothing recommended")
+            print(
+                f"wrote {printable(args.write_recipe)}"
+                if recipe is not None
+                else "no recipe written: nothing recommended"
+            )
     if found.exploration.no_change_needed:
         return 0
     if found.exploration.recommended is None:

@@ -260,7 +260,9 @@ def _run_steps(
         )
         by_step = None
         if result.records_removed == 0:  # what this step changed in its input
-            by_step = int(lost_of(current.table.frame, outcome.after.table.frame, outcome.after.policy)["cells_changed"])
+            by_step = int(
+                lost_of(current.table.frame, outcome.after.table.frame, outcome.after.policy)["cells_changed"]
+            )
         rem = outcome.after.remediation
         rows.append(_figures(outcome.after, step.name, step.remediator.title, _shown(step), rem.get("lost"), by_step))
         rows[-1]["records_removed"] = int(combined.records_removed)

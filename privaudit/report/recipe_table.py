@@ -65,7 +65,11 @@ def headline_checks(steps: list[Mapping[str, Any]]) -> list[str]:
     """The error checks the table shows: those that fail or err at some step (the input's failures first),
     else every error check."""
     every = list(dict.fromkeys(cid for s in steps for cid in (s.get("checks") or {})))
-    failing = [cid for cid in every if any((s.get("checks") or {}).get(cid, {}).get("status") in ("fail", "error") for s in steps)]
+    failing = [
+        cid
+        for cid in every
+        if any((s.get("checks") or {}).get(cid, {}).get("status") in ("fail", "error") for s in steps)
+    ]
     return failing or every
 
 

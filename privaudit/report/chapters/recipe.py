@@ -43,11 +43,16 @@ def build(report: ChapterInput) -> ChapterContent | None:
     failing = recipe.get("failing_step")
     if failing is None:
         verdict = Callout(
-            "PASSES", f"the last of the {len(steps) - 1} steps passes every error check", "offer offered", "recipe-verdict"
+            "PASSES",
+            f"the last of the {len(steps) - 1} steps passes every error check",
+            "offer offered",
+            "recipe-verdict",
         )
     else:
         verdict = Callout(
-            "FAILS", f"step {failing} ({steps[failing]['method']}) fails the policy: nothing was written", "offer not-offered",
+            "FAILS",
+            f"step {failing} ({steps[failing]['method']}) fails the policy: nothing was written",
+            "offer not-offered",
             "recipe-verdict",
         )
     numeric = frozenset(range(3, len(headers)))
@@ -59,7 +64,13 @@ def build(report: ChapterInput) -> ChapterContent | None:
                 "against the original table (--original when given, else the recipe's input).",
             )
         ),
-        Bullets(tuple(f"Step {i}: {s['title']} ({s['method']}): {_options(s.get('options') or {})}" for i, s in enumerate(steps) if i)),
+        Bullets(
+            tuple(
+                f"Step {i}: {s['title']} ({s['method']}): {_options(s.get('options') or {})}"
+                for i, s in enumerate(steps)
+                if i
+            )
+        ),
         verdict,
         Table(
             DataTable(
