@@ -124,9 +124,6 @@ def run(args) -> int:
             raise PrivauditError(f"{flag} is an option of --explore")
     if not args.released or not args.policy or not args.out:
         raise PrivauditError("remediate needs RELEASED, --policy and --out (or --list)")
-    from privaudit.cli.options import parse_options
-    from privaudit.pipeline.remediate import remediate
-
     _check_out_format(args.out)
     recipe = None
     if args.recipe is not None:
@@ -138,36 +135,7 @@ def run(args) -> int:
     check_outputs([args.out, *report_outputs(args)], inputs)
     bar = progress_bar(args)
     try:
-        if recipe is not None:
-            from privaudit.pipeline.recipe import run_recipe
-
-            outcome = run_recipe(
-                args.released,
-                args.policy,
-                args.out,
-                recipe,
-                original=args.original,
-                registry=registry,
-                progress=bar,
-                allow_outside_paths=args.allow_outside_paths,
-                check_timeout=args.check_timeout,
-                side_dir=_side_dir(args),
-                even_if_passing=getattr(args, "even_if_passing", False),
-            )
-        else:
-            outcome = remediate(
-                args.released,
-                args.policy,
-                args.out,
-                method=args.method,
-                options=parse_options(args.option),
-                registry=registry,
-                progress=bar,
-                allow_outside_paths=args.allow_outside_paths,
-                check_timeout=args.check_timeout,
-                side_dir=_side_dir(args),
-                even_if_passing=getattr(args, "even_if_passing", False),
-            )
+        outcome = _remediated(args, registry, recipe, bar)
     finally:
         bar.close()
     rendered = render_reports(outcome.after, args)
@@ -184,6 +152,42 @@ def run(args) -> int:
     if not args.quiet:
         _print_outcome(outcome, args.out)
     return 0 if outcome.offered else (2 if outcome.after.errored else 1)
+
+
+def _remediated(args, registry, recipe, bar):
+    """The outcome of ``--recipe`` (``recipe``: loaded) or of one method."""
+    from privaudit.cli.options import parse_options
+    from privaudit.pipeline.remediate import remediate
+
+    if recipe is not None:
+        from privaudit.pipeline.recipe import run_recipe
+
+        return run_recipe(
+            args.released,
+            args.policy,
+            args.out,
+            recipe,
+            original=args.original,
+            registry=registry,
+            progress=bar,
+            allow_outside_paths=args.allow_outside_paths,
+            check_timeout=args.check_timeout,
+            side_dir=_side_dir(args),
+            even_if_passing=getattr(args, "even_if_passing", False),
+        )
+    return remediate(
+        args.released,
+        args.policy,
+        args.out,
+        method=args.method,
+        options=parse_options(args.option),
+        registry=registry,
+        progress=bar,
+        allow_outside_paths=args.allow_outside_paths,
+        check_timeout=args.check_timeout,
+        side_dir=_side_dir(args),
+        even_if_passing=getattr(args, "even_if_passing", False),
+    )
 
 
 def _refuse_combinations(args) -> None:
