@@ -89,6 +89,18 @@ def _shown(step: Step) -> dict[str, Any]:
     return dict(jsonable(step.options.model_dump(mode="json", exclude_defaults=True)))
 
 
+def describe(step: Step) -> str:
+    """A step in one line: ``pram (variables = race; seed = 1)``; its options other than the defaults."""
+    parts = []
+    for key, value in _shown(step).items():
+        if isinstance(value, dict):
+            value = ", ".join(f"{k}: {v}" for k, v in value.items())
+        elif isinstance(value, list):
+            value = ", ".join(str(v) for v in value)
+        parts.append(f"{key} = {value}")
+    return step.name + (f" ({'; '.join(parts)})" if parts else "")
+
+
 def load_recipe(source: Any, registry: Any) -> Recipe:
     """The recipe at ``source`` (a path, a parsed list of steps or a mapping with ``steps``), each step's method
     and options validated; one line naming the field otherwise (:class:`PolicyError`, exit 2)."""
@@ -240,10 +252,13 @@ def _run_steps(
 
     current, combined, outcome = before, None, None
     title = ", then ".join(s.remediator.title for s in recipe.steps)
-    options = {"recipe": recipe.label, "steps": recipe.to_yaml_doc()["steps"]}
+    options = {"recipe": recipe.label, "steps": [f"{i + 1}. {describe(s)}" for i, s in enumerate(recipe.steps)]}
     for i, step in enumerate(recipe.steps):
         last = i == len(recipe.steps) - 1
-        result = _transform(step.remediator, current, step.options, registry)
+        try:
+            result = _transform(step.remediator, current, step.options, registry)
+        except PrivauditError as exc:  # the step named: an option only the method judges, on this step's input
+            raise type(exc)(f"{recipe.label}: steps[{i}] ({step.name}): {exc}") from None
         combined = _combined(combined, result, i, step.name)
         outcome = reaudit(
             before,
@@ -280,8 +295,10 @@ def _combined(prev: Any, result: Any, i: int, name: str) -> Any:
     notes = [f"step {label}: {n}" for n in result.notes]
     loss = {f"{label}.{k}": v for k, v in result.loss.items()}
     if prev is None:
-        prev = Remediation(result.table, {"steps": {}}, {})
-    changes = {"steps": {**prev.changes["steps"], label: result.changes}}
+        prev = Remediation(result.table, {}, {})
+    # the built hierarchies once, at the top, where the side files name the files written (not per step)
+    own = {k: v for k, v in result.changes.items() if k != "built_hierarchies"}
+    changes = {**{k: v for k, v in prev.changes.items() if k != "built_hierarchies"}, label: own}
     built = {**(prev.changes.get("built_hierarchies") or {}), **(result.changes.get("built_hierarchies") or {})}
     if built:
         changes["built_hierarchies"] = built
