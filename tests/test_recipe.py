@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import write_policy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import privaudit
 from privaudit.core.errors import PrivauditError
@@ -218,3 +220,25 @@ def test_generalize_levels_option_is_checked(tmp_path, run_cli):
         "--out", tmp_path / "o.csv",
     )  # fmt: skip
     assert code == 2 and "levels: 'age' has levels 0 to" in err
+
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=12))
+_STEP = st.dictionaries(st.sampled_from(["method", "options", "other"]), st.one_of(_VALUES, st.sampled_from(["pram", "suppress"]), st.dictionaries(st.text(max_size=6), _VALUES, max_size=3)), max_size=3)  # fmt: skip
+_RECIPES = st.one_of(_VALUES, st.lists(_STEP, max_size=3), st.dictionaries(st.sampled_from(["steps", "version", "x"]), st.one_of(_VALUES, st.lists(_STEP, max_size=2)), max_size=2))  # fmt: skip
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None)
+@given(recipe=_RECIPES)
+def test_any_recipe_value_is_run_or_refused_in_one_line(recipe):
+    """Whatever recipe= holds, privaudit.remediate runs it or raises one line (never another exception)."""
+    frame = pd.DataFrame({"sex": ["F", "M", "F", "M"], "zip": ["1", "1", "2", "3"]})
+    policy = {
+        "version": 1,
+        "columns": {"sex": {"role": "quasi_identifier"}, "zip": {"role": "quasi_identifier"}},
+        "checks": [{"assessor": "k_anonymity", "k": 2}],
+    }
+    try:
+        privaudit.remediate(frame, policy, recipe=recipe)
+    except PrivauditError as exc:
+        assert "\n" not in str(exc)

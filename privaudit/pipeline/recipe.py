@@ -139,6 +139,10 @@ def _read_yaml(path: Path, label: str) -> Any:
         raise PrivauditError(f"{label}: a folder, not a recipe file") from None
     except UnicodeDecodeError:
         raise PolicyError(f"{label}: not UTF-8 text") from None
+    except OSError as exc:
+        raise PrivauditError(f"{label}: cannot read the recipe: {exc.strerror or exc}") from None
+    except ValueError:  # a name no file can have (a NUL byte)
+        raise PrivauditError(f"{label!r}: not a recipe file's name") from None
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
