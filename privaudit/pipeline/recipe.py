@@ -28,6 +28,7 @@ audits again with), is offered only when the last step's re-audit passes every e
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -255,6 +256,11 @@ def _run_steps(
     from privaudit.pipeline.remediate import _transform, lost_of, reaudit
 
     current, combined, outcome = before, None, None
+    # the steps before the last are audited without the policy's utility list (only the last one's audit is the
+    # report's; a check's own utility measures still run; granularity is the table's, :func:`_figures`), as
+    # explore audits its candidates
+    between = copy.copy(policy)
+    between.utility = []
     title = ", then ".join(s.remediator.title for s in recipe.steps)
     options = {"recipe": recipe.label, "steps": [f"{i + 1}. {describe(s)}" for i, s in enumerate(recipe.steps)]}
     for i, step in enumerate(recipe.steps):
@@ -266,7 +272,7 @@ def _run_steps(
         combined = _combined(combined, result, i, step.name)
         outcome = reaudit(
             before,
-            policy,
+            policy if last else between,
             combined,
             out,
             RECIPE_METHOD,
