@@ -242,3 +242,25 @@ def test_any_recipe_value_is_run_or_refused_in_one_line(recipe):
         privaudit.remediate(frame, policy, recipe=recipe)
     except PrivauditError as exc:
         assert "\n" not in str(exc)
+
+
+@pytest.mark.slow
+def test_a_step_that_removes_records_with_an_original(tmp_path, run_cli):
+    """Records removed by a step (suppress mode=records): the later steps are audited without --original (no
+    record_id pairs it with the output), the table shows the records removed and no cells changed."""
+    data, policy = _table(tmp_path / "t.csv"), write_policy(tmp_path, POLICY)
+    (tmp_path / "r.yaml").write_text(
+        "steps:\n"
+        "  - {method: generalize, options: {levels: {age: 2, sex: 0, zip: 1, race: 0}}}\n"
+        "  - {method: suppress, options: {mode: records, max_suppression: 0.9}}\n"
+    )
+    code, out, err = run_cli(
+        "remediate", data, "--policy", policy, "--recipe", tmp_path / "r.yaml", "--original", data,
+        "--out", tmp_path / "o.csv", "--json", tmp_path / "r.json",
+    )  # fmt: skip
+    assert code == 0, err
+    steps = json.loads((tmp_path / "r.json").read_text())["remediation"]["recipe"]["steps"]
+    removed = steps[2]["records_removed"]
+    assert removed > 0 and steps[2]["records"] == 600 - removed and steps[2]["cells_changed"] is None
+    assert len(pd.read_csv(tmp_path / "o.csv")) == 600 - removed
+    assert "records removed" in out

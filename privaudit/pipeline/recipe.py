@@ -271,7 +271,7 @@ def _run_steps(
             raise type(exc)(f"{recipe.label}: steps[{i}] ({step.name}): {exc}") from None
         combined = _combined(combined, result, i, step.name)
         outcome = reaudit(
-            before,
+            _aligned(before, combined, policy),
             policy if last else between,
             combined,
             out,
@@ -293,6 +293,15 @@ def _run_steps(
         rows[-1]["records_removed"] = int(combined.records_removed)
         current = outcome.after
     return outcome
+
+
+def _aligned(before: Any, combined: Any, policy: Any) -> Any:
+    """``before`` as the original of the recipe so far: once a step removed records, ``--original`` pairs with
+    the output only through a ``record_id`` column, else it is left out (as the single-method path leaves its
+    input out once records are removed)."""
+    if before.original is None or not combined.records_removed or policy.columns_with("record_id"):
+        return before
+    return dataclasses.replace(before, original=None)
 
 
 def _combined(prev: Any, result: Any, i: int, name: str) -> Any:
