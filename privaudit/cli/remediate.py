@@ -328,7 +328,7 @@ def _recipe_of(found, args, registry) -> bytes | None:
         f"{Path(args.policy).name}\nrun it again: privaudit remediate DATA --policy POLICY --recipe "
         f"{Path(args.write_recipe).name} --out OUT"
     )
-    return write_recipe(recipe, args.write_recipe, comment)
+    return write_recipe(recipe, comment)
 
 
 def _print_exploration(found, out: str | None) -> None:

@@ -182,7 +182,7 @@ def recipe_of_candidate(method: str, options: dict[str, Any], registry: Any) -> 
     return Recipe("explore", tuple(steps))
 
 
-def write_recipe(recipe: Recipe, path: str | Path, comment: str = "") -> bytes:
+def write_recipe(recipe: Recipe, comment: str = "") -> bytes:
     """The YAML of ``recipe`` (what :func:`load_recipe` reads back), with a comment line on top."""
     import yaml
 
