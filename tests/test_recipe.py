@@ -264,3 +264,13 @@ def test_a_step_that_removes_records_with_an_original(tmp_path, run_cli):
     assert removed > 0 and steps[2]["records"] == 600 - removed and steps[2]["cells_changed"] is None
     assert len(pd.read_csv(tmp_path / "o.csv")) == 600 - removed
     assert "records removed" in out
+
+
+def test_pram_of_a_column_a_step_before_emptied(tmp_path):
+    """A step may leave a pramed column with no value (every cell suppressed): PRAM leaves it as it is
+    (sdcMicro's pram draws only for the categories present), rather than failing."""
+    frame = pd.read_csv(_table(tmp_path / "t.csv", n=60))
+    frame["race"] = None
+    result = privaudit.remediate(frame, write_policy(tmp_path, POLICY), method="pram", variables=["race"])
+    assert result.table["race"].isna().all()
+    assert result.after.report.remediation.changes["values_changed"] == {"race": 0}
