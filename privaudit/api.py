@@ -233,6 +233,8 @@ class RemediationReport:
     lost: dict[str, Any] | None = None
     #: the input already passes: it was not transformed (``table`` is the input, ``after`` its own audit)
     no_change_needed: bool = False
+    #: with ``recipe=``: the input, then each step's re-audit (``remediation.recipe.steps`` of the JSON report)
+    steps: list[dict[str, Any]] | None = None
 
     def _repr_html_(self) -> str:
         if self.no_change_needed:
@@ -249,36 +251,68 @@ def remediate(
     method: str | None = None,
     progress: Any = None,
     even_if_passing: bool = False,
+    recipe: Any = None,
+    original: Any = None,
     **options: Any,
 ) -> RemediationReport:
     """Transform ``data`` with ``method`` (or the policy's) and re-audit it; nothing is written. ``options``
     are the method's (``privaudit remediate --list``); ``progress`` as for :func:`audit`. ``data`` that already
-    passes is left as it is (``no_change_needed``, not offered), unless ``even_if_passing``."""
+    passes is left as it is (``no_change_needed``, not offered), unless ``even_if_passing``. ``recipe`` (a
+    recipe file's path, or its steps as a list of ``{"method": ..., "options": {...}}``) runs several methods
+    in sequence, each step re-audited against ``original`` (default ``data``): ``steps`` holds their figures."""
+    from privaudit.core.errors import PrivauditError
     from privaudit.pipeline.arguments import POLICY, PROGRESS
     from privaudit.pipeline.remediate import remediate as run
     from privaudit.runtime.progress import api_progress
 
     POLICY.value(policy)
+    if recipe is not None and (method is not None or options):
+        raise PrivauditError("recipe= names its methods and their options in its steps: give no method= or options")
+    if recipe is None and original is not None:
+        raise PrivauditError("original= is an argument of recipe=")
     bar = api_progress(PROGRESS.value(progress))
     try:
-        outcome = run(
-            data,
-            policy,
-            "remediated.csv",
-            method=method,
-            options=options,
-            progress=bar,
-            side_dir=False,
-            even_if_passing=bool(even_if_passing),
-        )
+        if recipe is not None:
+            from privaudit.pipeline.recipe import run_recipe
+
+            outcome = run_recipe(
+                data,
+                policy,
+                "remediated.csv",
+                recipe,
+                original=original,
+                progress=bar,
+                side_dir=False,
+                even_if_passing=bool(even_if_passing),
+            )
+        else:
+            outcome = run(
+                data,
+                policy,
+                "remediated.csv",
+                method=method,
+                options=options,
+                progress=bar,
+                side_dir=False,
+                even_if_passing=bool(even_if_passing),
+            )
     finally:
         if bar is not None and hasattr(bar, "close"):
             bar.close()
     after = AuditReport(outcome.after)
     remediation = after.report.remediation
     lost = None if remediation is None or remediation.lost is None else remediation.lost.to_dict()
+    steps = None
+    if remediation is not None and remediation.recipe is not None:
+        steps = [s.to_dict() for s in remediation.recipe.steps]
     return RemediationReport(
-        AuditReport(outcome.before), after, outcome.remediation.table, outcome.offered, lost, outcome.no_change_needed
+        AuditReport(outcome.before),
+        after,
+        outcome.remediation.table,
+        outcome.offered,
+        lost,
+        outcome.no_change_needed,
+        steps,
     )
 
 

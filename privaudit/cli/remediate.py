@@ -58,6 +58,22 @@ def add_parser(sub) -> None:
         "write the recommended one",
     )
     remediate.add_argument(
+        "--recipe",
+        metavar="RECIPE.yaml",
+        help="run these methods in sequence, each step audited again (steps: [{method: NAME, options: {...}}]); "
+        "the output is written only when the last step passes",
+    )
+    remediate.add_argument(
+        "--original",
+        metavar="FILE",
+        help="--recipe: the original table every step is audited against (default: the recipe's input)",
+    )
+    remediate.add_argument(
+        "--write-recipe",
+        metavar="RECIPE.yaml",
+        help="--explore: write the recommended candidate as a recipe file, which --recipe runs again",
+    )
+    remediate.add_argument(
         "--even-if-passing",
         action="store_true",
         help="remediate and write --out even when the table already passes the policy (default: no change "
@@ -104,6 +120,7 @@ def run(args) -> int:
         from privaudit.pipeline.arguments import POLICY
 
         POLICY.value(args.policy, api=False)  # as the API validates policy=
+    _refuse_combinations(args)
     if args.explore:
         return _explore(args, registry)
     for flag, value in (
@@ -115,27 +132,18 @@ def run(args) -> int:
             raise PrivauditError(f"{flag} is an option of --explore")
     if not args.released or not args.policy or not args.out:
         raise PrivauditError("remediate needs RELEASED, --policy and --out (or --list)")
-    from privaudit.cli.options import parse_options
-    from privaudit.pipeline.remediate import remediate
-
     check_out_format(args.out)
-    inputs = [args.released, args.policy, *policy_files(args.policy)]
+    recipe = None
+    if args.recipe is not None:
+        from privaudit.pipeline.recipe import load_recipe
+
+        recipe = load_recipe(args.recipe, registry)  # refused before any work
+    inputs = [args.released, args.policy, *policy_files(args.policy), *([args.recipe] if args.recipe else [])]
+    inputs += [args.original] if args.original else []
     check_outputs([args.out, *report_outputs(args)], inputs)
     bar = progress_bar(args)
     try:
-        outcome = remediate(
-            args.released,
-            args.policy,
-            args.out,
-            method=args.method,
-            options=parse_options(args.option),
-            registry=registry,
-            progress=bar,
-            allow_outside_paths=args.allow_outside_paths,
-            check_timeout=args.check_timeout,
-            side_dir=_side_dir(args),
-            even_if_passing=getattr(args, "even_if_passing", False),
-        )
+        outcome = _remediated(args, registry, recipe, bar)
     finally:
         bar.close()
     rendered = render_reports(outcome.after, args)
@@ -152,6 +160,60 @@ def run(args) -> int:
     if not args.quiet:
         _print_outcome(outcome, args.out)
     return 0 if outcome.offered else (2 if outcome.after.errored else 1)
+
+
+def _remediated(args, registry, recipe, bar):
+    """The outcome of ``--recipe`` (``recipe``: loaded) or of one method."""
+    from privaudit.cli.options import parse_options
+    from privaudit.pipeline.remediate import remediate
+
+    if recipe is not None:
+        from privaudit.pipeline.recipe import run_recipe
+
+        return run_recipe(
+            args.released,
+            args.policy,
+            args.out,
+            recipe,
+            original=args.original,
+            registry=registry,
+            progress=bar,
+            allow_outside_paths=args.allow_outside_paths,
+            check_timeout=args.check_timeout,
+            side_dir=_side_dir(args),
+            even_if_passing=getattr(args, "even_if_passing", False),
+        )
+    return remediate(
+        args.released,
+        args.policy,
+        args.out,
+        method=args.method,
+        options=parse_options(args.option),
+        registry=registry,
+        progress=bar,
+        allow_outside_paths=args.allow_outside_paths,
+        check_timeout=args.check_timeout,
+        side_dir=_side_dir(args),
+        even_if_passing=getattr(args, "even_if_passing", False),
+    )
+
+
+def _refuse_combinations(args) -> None:
+    """One line for flags that do not go together: a recipe names its methods and their options."""
+    if args.recipe is not None:
+        if args.method is not None:
+            raise PrivauditError("--recipe names its methods in its steps: give --recipe or --method, not both")
+        if args.explore:
+            raise PrivauditError(
+                "--recipe runs given steps, --explore searches for them: give one (--explore --write-recipe "
+                "FILE writes the recommended one as a recipe)"
+            )
+        if args.option:
+            raise PrivauditError("--option with --recipe: give each step's options in the recipe's steps")
+    elif args.original is not None:
+        raise PrivauditError("--original is an option of --recipe")
+    if args.write_recipe is not None and not args.explore:
+        raise PrivauditError("--write-recipe is an option of --explore")
 
 
 def check_out_format(out: str) -> None:
@@ -221,7 +283,8 @@ def _explore(args, registry) -> int:
     if args.out is not None:
         check_out_format(args.out)
     inputs = [args.released, args.policy, *policy_files(args.policy)]
-    check_outputs([*([args.out] if args.out else []), *report_outputs(args)], inputs)
+    extra = [p for p in (args.out, args.write_recipe) if p]
+    check_outputs([*extra, *report_outputs(args)], inputs)
     bar = progress_bar(args)
     try:
         found = explore_release(
@@ -244,15 +307,42 @@ def _explore(args, registry) -> int:
     if found.offered:
         rendered.insert(0, (args.out, found.outcome.output))
         rendered += found.outcome.side_files
+    recipe = _recipe_of(found, args, registry) if args.write_recipe is not None else None
+    if recipe is not None:
+        rendered.append((args.write_recipe, recipe))
+    if rendered:
         check_outputs([path for path, _ in rendered], inputs)
     write_all(rendered)
     if not args.quiet:
         _print_exploration(found, args.out)
+        if args.write_recipe is not None:
+            print(
+                f"wrote {printable(args.write_recipe)}"
+                if recipe is not None
+                else "no recipe written: nothing recommended"
+            )
     if found.exploration.no_change_needed:
         return 0
     if found.exploration.recommended is None:
         return 1
     return 0 if (args.out is None or found.offered) else 1
+
+
+def _recipe_of(found, args, registry) -> bytes | None:
+    """The recommended candidate as a recipe file (None: nothing is recommended, nothing written)."""
+    from privaudit.pipeline.recipe import recipe_of_candidate, write_recipe
+
+    ex = found.exploration
+    if ex.recommended is None or ex.no_change_needed:
+        return None
+    c = ex.candidates[ex.recommended]
+    recipe = recipe_of_candidate(c.method, c.options, registry)
+    comment = (
+        f"the candidate privaudit remediate --explore recommended for {Path(args.released).name} under "
+        f"{Path(args.policy).name}\nrun it again: privaudit remediate DATA --policy POLICY --recipe "
+        f"{Path(args.write_recipe).name} --out OUT"
+    )
+    return write_recipe(recipe, comment)
 
 
 def _print_exploration(found, out: str | None) -> None:
@@ -296,8 +386,24 @@ def _print_exploration(found, out: str | None) -> None:
         print("no remediated table written: its re-audit does not pass (see the report)")
 
 
+def _print_recipe(recipe: dict) -> None:
+    """The recipe's table: the input, then each step's re-audit (as the report's Recipe chapter)."""
+    from privaudit.report.recipe_table import recipe_rows
+
+    headers, rows = recipe_rows(recipe)
+    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(headers)]
+    for line in [headers, *rows]:
+        print("  " + "  ".join(printable(str(v)).ljust(w) for v, w in zip(line, widths, strict=True)).rstrip())
+    failing = recipe.get("failing_step")
+    if failing is not None:
+        step = recipe["steps"][failing]
+        print(f"  step {failing} ({printable(step['method'])}) fails: nothing written")
+
+
 def _print_outcome(outcome, out: str) -> None:
     rem = outcome.after.remediation
+    if rem.get("recipe"):
+        _print_recipe(rem["recipe"])
     print(
         f"before: {'PASS' if outcome.before.passed else 'FAIL'} "
         f"({len(outcome.before.failed)} failed)  ->  after {rem['method']}: "

@@ -88,6 +88,7 @@ DEFAULT_PLUGINS = (
     "privaudit.remediation.methods.pram",
     "privaudit.remediation.methods.record_swap",
     "privaudit.report.chapters.remediation",
+    "privaudit.report.chapters.recipe",
     "privaudit.report.chapters.explore",
     "privaudit.report.chapters.synthetic",
     "privaudit.report.chapters.utility",

@@ -364,6 +364,35 @@ class Lost(_Entry):
     deleted: Names
 
 
+class RecipeStep(_Entry):
+    """One row of a recipe's table (:mod:`privaudit.pipeline.recipe`): the input (method ``input``) or a step's
+    output as re-audited, with what it lost since the input."""
+
+    method: str
+    title: str
+    options: dict[str, Any]
+    passed: bool
+    checks_failed: Count
+    checks_errored: Count
+    checks: dict[str, VerdictCheck] = Field(description="the error checks' status and value")
+    risk: float = Field(description="the prosecutor's average re-identification risk (--explore's risk axis)")
+    granularity: float | None = Field(description="granularity, --explore's utility axis (None: no figure)")
+    records: Count
+    cells_changed: Count | None = Field(description="cells changed since the input (None: records were removed)")
+    cells_changed_by_step: Count | None = Field(description="cells this step changed in its input")
+    records_suppressed: Count | None = Field(description="records with every quasi-identifier suppressed")
+    records_removed: Count
+
+
+class Recipe(_Entry):
+    """``remediate --recipe``: the input and every step's re-audit, in order."""
+
+    source: str = Field(description="the recipe file as given (``recipe`` for one given as a list)")
+    description: str | None = omitted()
+    steps: list[RecipeStep] = Field(description="the input first, then each step")
+    failing_step: Count | None = Field(description="the step whose re-audit fails (the last), None when offered")
+
+
 class Remediation(_Entry):
     """After ``privaudit remediate``: the method, its options, the verdicts before and after, what changed."""
 
@@ -391,6 +420,7 @@ class Remediation(_Entry):
     )
     files_written: Names | None = omitted("the remediated table and the files written beside it (when offered)")
     no_change_needed: bool | None = omitted("the input already passes: the method was not applied, nothing written")
+    recipe: Recipe | None = omitted("remediate --recipe: every step's re-audit beside the input's")
 
 
 class WorstCheck(_Entry):

@@ -167,6 +167,10 @@ def markdown(report: Report, fail_on: str = "error") -> str:
         lines += ["", "**No change needed**: the table already passes the policy; nothing written."]
     elif lost is not None:
         lines += lost_markdown(lost.to_dict(), _cell)
+    if report.remediation is not None and report.remediation.recipe is not None:
+        from privaudit.report.recipe_table import markdown as recipe_markdown
+
+        lines += recipe_markdown(report.remediation.recipe.to_dict(), _cell)
     return "\n".join(lines) + "\n"
 
 

@@ -70,6 +70,12 @@ class GeneralizeOptions(Params):
     max_suppression: float = Field(
         default=0.0, ge=0, le=1, description="Lattice: largest share of records that may be suppressed."
     )
+    levels: dict[str, int] | None = Field(
+        default=None,
+        description="Lattice: publish this node (quasi-identifier -> hierarchy level, 0 = as is) instead of "
+        "searching, suppressing within max_suppression (ARX's node chosen by hand; what --explore's "
+        "--write-recipe names).",
+    )
     sensitive: str | None = Field(
         default=None,
         description="Sensitive column the GAA strategies S2-S7 read (default: the policy's "
@@ -208,6 +214,8 @@ def _run_lattice(
     n = problem.n_records
     budget = int(np.floor(options.max_suppression * n + 1e-9))
     search = LatticeSearch(problem, costs, budget, ctx.progress, _importance(ctx, problem.columns))
+    if options.levels is not None:
+        return _chosen_node(options.levels, problem, search, changes)
     result = search.search(prune=True)
     notes += result.notes
     changes.update(
@@ -343,6 +351,32 @@ def _lattice_nodes(
         rem = Remediation(problem.publish(nodes), changes, loss, artefacts=artefacts, column_overrides=built.overrides)
         out.append(ExploreCandidate({"levels": levels, "max_suppression": 0.0}, rem))
     return out
+
+
+def _chosen_node(levels: dict[str, int], problem, search, changes: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The node ``levels`` published as the search publishes a node it tagged (:meth:`LatticeSearch.exact`:
+    generalized, then the violating records suppressed within the budget); beyond the budget, the node
+    without suppression, as ``--explore`` offers a lattice node (the re-audit says what still fails)."""
+    import numpy as np
+
+    heights = {d.column: d.height for d in problem.domains}
+    for column, level in levels.items():
+        if column not in heights:
+            raise ValueError(f"levels: {column!r} is not a generalized quasi-identifier ({', '.join(heights)})")
+        if not 0 <= int(level) <= heights[column]:
+            raise ValueError(f"levels: {column!r} has levels 0 to {heights[column]}, not {level}")
+    node = np.array([int(levels.get(c, 0)) for c in problem.columns], dtype=np.int64)
+    passes, nodes, suppressed = search.exact(node)
+    if not passes:
+        nodes, suppressed = search.generalized(node), np.zeros(problem.n_records, dtype=bool)
+    changes.update(
+        {
+            "levels": dict(zip(problem.columns, (int(x) for x in node), strict=False)),
+            "heights": heights,
+            "suppression_budget": search.budget,
+        }
+    )
+    return nodes, suppressed
 
 
 def spread(items: Sequence[Any], n: int) -> list[Any]:

@@ -96,6 +96,9 @@ def run(ctx, options: PramOptions) -> Remediation:
     for column in variables:
         values = ctx.table[column]
         codes, labels = pd.factorize(values, sort=True)
+        if not len(labels):  # every value missing (a column a step before suppressed): nothing to draw from
+            changed[column], shift[column] = 0, 0.0
+            continue
         result = pram_codes(codes.astype(np.int64), strata, len(labels), options.pd, options.alpha, rng)
         released = np.where(result.codes >= 0, np.asarray(labels, dtype=object)[result.codes], None)
         new = pd.Series(released, index=values.index, dtype=object).where(result.codes >= 0, np.nan)

@@ -276,7 +276,14 @@ def _named_as_written(rem: dict) -> dict:
         changes["built_hierarchies"] = {
             column: {
                 **b,
-                "file": next((w for w in written if w.endswith("." + str(b.get("file")))), "not written"),
+                "file": next(  # the step's own name (hierarchy-age.csv) or the file's, as the side files name it
+                    (
+                        w
+                        for w in written
+                        if w == PurePath(str(b.get("file"))).name or w.endswith("." + str(b.get("file")))
+                    ),
+                    "not written",
+                ),
             }
             if isinstance(b, dict)
             else b
