@@ -120,3 +120,50 @@ def test_a_range_that_is_not_one_is_refused(tmp_path, ranges):
     result = run_cli("audit", tmp_path / "r.csv", "--policy", tmp_path / "p.yaml")
     assert result.code == 2 and "ranges" in result.stderr and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_a_pseudonym_kept_across_releases_is_reported(tmp_path):
+    """EDPB Guidelines 01/2025, section 3.2: the same pseudonym for the same person in two releases links
+    them. Keyed (HMAC) pseudonyms, so nothing is reversed: only the reuse is found, through the CLI."""
+    key = b"a secret the intruder does not have"
+
+    def token(i: int, salt: bytes = b"") -> str:
+        return hmac.new(key + salt, f"person {i}".encode(), "sha256").hexdigest()
+
+    policy = dict(POLICY, columns={**POLICY["columns"], "rid": {"role": "record_id"}})
+    policy["checks"] = [{"id": "pseudonyms", "assessor": "pseudonyms", "columns": ["pid"], "ranges": [[0, 9]]}]
+    now = pd.DataFrame({"rid": range(100), "pid": [token(i) for i in range(100)], "sex": ["F", "M"] * 50})
+    # the previous release: persons 20..119; persons 20..79 kept their pseudonym, 80..99 got a new one
+    before_ids = list(range(20, 120))
+    before = pd.DataFrame(
+        {
+            "rid": before_ids,
+            "pid": [token(i) if i < 80 else token(i, b"new") for i in before_ids],
+            "sex": ["F", "M"] * 50,
+        }
+    )
+    now.to_csv(tmp_path / "now.csv", index=False)
+    before.to_csv(tmp_path / "before.csv", index=False)
+    (tmp_path / "policy.yaml").write_text(json.dumps(policy))
+    out = tmp_path / "r.json"
+    result = run_cli(
+        "audit",
+        tmp_path / "now.csv",
+        "--policy",
+        tmp_path / "policy.yaml",
+        "--previous",
+        tmp_path / "before.csv",
+        "--json",
+        out,
+        "--html",
+        tmp_path / "r.html",
+    )
+    assert result.code == 0, result.stderr  # reuse is reported, not failed: only a reversal fails
+    check = next(c for c in json.loads(out.read_text())["checks"] if c["id"] == "pseudonyms")
+    (reuse,) = check["details"]["columns"][0]["reused"]
+    assert reuse["release"] == "before.csv" and reuse["shared"] == 60 and reuse["shared_share"] == 0.6
+    assert (reuse["same_person"], reuse["linked_persons"]) == (60, 80)
+    assert "reused across releases" in check["message"] and "60 of 80 persons" in check["message"]
+    page = (tmp_path / "r.html").read_text()
+    assert "Pseudonyms kept across releases" in page and token(0) not in page

@@ -51,6 +51,16 @@ class PseudonymsParams(Params):
         return ranges
 
 
+class PseudonymReuse(Details):
+    """Pseudonyms of a tested column that a ``--previous`` release holds too: the releases link through them."""
+
+    release: str
+    shared: int
+    shared_share: float
+    same_person: int | None = None  # with a record id in both: records whose person kept the same pseudonym
+    linked_persons: int | None = None  # with a record id in both: persons in both releases
+
+
 class PseudonymColumn(Details):
     """One tested column: its form and what the dictionary attack reversed."""
 
@@ -66,6 +76,7 @@ class PseudonymColumn(Details):
     spaces: list[str]
     candidates_tried: int
     budget_exhausted: bool
+    reused: list[PseudonymReuse] = []
 
 
 class PseudonymsDetails(Details):
@@ -122,6 +133,7 @@ def _column(ctx, name: str, params: PseudonymsParams) -> PseudonymColumn:
             {d.lower() for d in distinct}, kind.algorithms, spaces, params.budget_seconds, clock=time.thread_time
         )
         spaces_tried = reversal.spaces
+    reused = _reuse(ctx, name, distinct)
     hits = set(reversal.reversed) if reversal else set()
     records = int(np.isin(series.str.lower().to_numpy(), list(hits)).sum()) if hits else 0
     total = len(ctx.table)
@@ -138,7 +150,48 @@ def _column(ctx, name: str, params: PseudonymsParams) -> PseudonymColumn:
         spaces=spaces_tried,
         candidates_tried=reversal.tried if reversal else 0,
         budget_exhausted=not reversal.exhausted if reversal else False,
+        reused=reused,
     )
+
+
+def _reuse(ctx, name: str, distinct) -> list[PseudonymReuse]:
+    """Per ``--previous`` release holding column ``name``: how many of this release's pseudonyms it holds
+    too and, where both have the policy's record id, how many persons kept the same one. A pseudonym kept
+    from release to release lets anyone link the releases person by person (EDPB Guidelines 01/2025,
+    section 3.2: a pseudonym per purpose or recipient prevents it)."""
+    import pandas as pd
+
+    inputs = getattr(ctx, "series_inputs", None)
+    if inputs is None or not distinct.size:
+        return []
+    ids = ctx.policy.columns_with("record_id")
+    record_id = ids[0] if ids else None
+    apart = inputs.previous_ids or [None] * len(inputs.previous)
+    found = []
+    for table, ids in zip(inputs.previous, apart, strict=False):
+        frame = table.frame
+        if frame is None or name not in frame.columns:
+            continue
+        theirs = frame[name].dropna().astype(str).str.strip()
+        shared = int(pd.Index(distinct).isin(theirs.unique()).sum())
+        same = linked = None
+        their_ids = _record_ids(frame, record_id, ids)
+        if their_ids is not None and record_id in ctx.table.columns:
+            mine = pd.DataFrame({"id": ctx.table[record_id].astype(str), "p": ctx.table[name].astype(str)})
+            other = pd.DataFrame({"id": their_ids, "q": frame[name].astype(str)})
+            both = mine.drop_duplicates("id").merge(other.drop_duplicates("id"), on="id")
+            linked, same = len(both), int((both["p"].str.strip() == both["q"].str.strip()).sum())
+        label = getattr(table.path, "name", None) or str(table.path)
+        found.append(
+            PseudonymReuse(
+                release=label,
+                shared=shared,
+                shared_share=shared / len(distinct),
+                same_person=same,
+                linked_persons=linked,
+            )
+        )
+    return found
 
 
 def run(ctx, params: PseudonymsParams) -> Measurement:
@@ -166,9 +219,43 @@ def run(ctx, params: PseudonymsParams) -> Measurement:
             parts.append(f"{f.column!r}: sequential numbers ({f.form}): they keep the order people were registered in")
         else:
             parts.append(f"{f.column!r}: {f.kind} ({f.form}), not tested by a dictionary attack")
+    parts += [_reuse_text(f) for f in found if any(r.shared for r in f.reused)]
     message = "; ".join(parts) if parts else "no column looks like pseudonyms"
     details = {"columns": [f.model_dump() for f in found], "records": len(ctx.table)}
     return Measurement(value, 0, value == 0, message, details)
+
+
+def _record_ids(frame, record_id: str | None, apart):
+    """A previous release's record ids as texts, one per row: its column, or the ids its loader read apart
+    (``(codes, distinct texts)``, :func:`privaudit.pipeline.series.load_release`); None without a record id."""
+    import numpy as np
+
+    if record_id is None:
+        return None
+    if record_id in frame.columns:
+        return frame[record_id].astype(str).to_numpy()
+    if apart is None:
+        return None
+    codes, texts = apart
+    return np.asarray(texts, dtype=object)[np.asarray(codes)]
+
+
+def _reuse_text(f: PseudonymColumn) -> str:
+    """One sentence on the releases a column's pseudonyms link this one to."""
+    said = []
+    for r in f.reused:
+        if not r.shared:
+            continue
+        same = (
+            f"; {r.same_person:,} of {r.linked_persons:,} persons in both kept the same one"
+            if r.same_person is not None
+            else ""
+        )
+        said.append(f"{r.shared:,} of {f.distinct:,} also in {r.release}{same}")
+    return (
+        f"{f.column!r}: pseudonyms reused across releases ({'; '.join(said)}): the releases link person by person "
+        "through them (a pseudonym per release would not)"
+    )
 
 
 def validate(params: PseudonymsParams, policy) -> str | None:
@@ -193,6 +280,7 @@ ASSESSOR = Assessor(
     reference="EDPB Guidelines 01/2025 on pseudonymisation, section 3.2; ENISA, Pseudonymisation techniques and "
     "best practices (2019), section 5.2",
     needs=frozenset({"table"}),
+    uses=frozenset({"previous"}),
     validate_policy=validate,
 )
 

@@ -122,7 +122,7 @@ def refuse_series(checks: list, previous: Sequence[Any] | None, in_memory: bool,
                 "earlier release of the same population)"
             )
         return
-    if not readers:
+    if not readers and not any("previous" in c.assessor.capabilities.inputs.uses for c in checks):
         raise DataError(
             "--previous: no check of the policy reads previous releases (see 'privaudit plugins' for "
             "the assessors that compose releases)"

@@ -165,6 +165,7 @@ class Inputs:
     in_memory_reason: Callable[[Any], str | None] | None
     always: bool | Literal["last"]
     concurrent: bool
+    uses: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -227,6 +228,8 @@ class Assessor:
             table, ``--control``, ``ctx.control``), ``"table"`` (the whole released table in memory: not
             available from out-of-memory engines). A check whose input is missing is refused before any
             work, with one line.
+        uses: inputs the check reads when they are given but runs without (``"previous"``: the ``--previous``
+            releases, ``ctx.series_inputs``): ``--previous`` is then accepted for it, not refused as unread.
         validate_policy: optional ``f(params, policy) -> str | None`` checking the parameters against the
             policy's columns (a returned string is a policy error).
         always: run even when no check names it (``direct_identifiers``): True before the policy's checks,
@@ -285,6 +288,7 @@ class Assessor:
     response_bound: Callable[[Any, Policy], ResponseBound | None] | None = None
     sample_criterion: Callable[[Any, int], SampleCriterion | None] | None = None
     disclosure: Disclosure = field(default_factory=Disclosure)
+    uses: frozenset[str] = frozenset()
 
     @property
     def capabilities(self) -> Capabilities:
@@ -294,7 +298,7 @@ class Assessor:
             identifier_columns=self.identifier_columns,
             remediation=Steering(self.class_violations, self.class_rule, self.sample_criterion, self.response_bound),
             synthetic=self.synthetic_default,
-            inputs=Inputs(self.needs, self.in_memory_reason, self.always, self.concurrent),
+            inputs=Inputs(self.needs, self.in_memory_reason, self.always, self.concurrent, self.uses),
         )
 
     def rule(self, params: Any, policy: Policy) -> ClassRule | None:

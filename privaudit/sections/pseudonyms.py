@@ -55,14 +55,38 @@ def draw(check: CheckEntry[PseudonymsParams, PseudonymsDetails], audit: Any) -> 
         if rows
         else []
     )
+    reuse = [
+        [
+            c.column,
+            r.release,
+            f"{r.shared:,} of {c.distinct:,}",
+            "—" if r.same_person is None else f"{r.same_person:,} of {r.linked_persons:,}",
+        ]
+        for c in d.columns
+        for r in c.reused
+    ]
+    if reuse:
+        tables.append(
+            rs.DataTable(
+                ["Column", "Previous release", "Pseudonyms also there", "Same person, same pseudonym"],
+                reuse,
+                caption="Pseudonyms kept across releases (--previous): the releases link person by person through them",
+                numeric=frozenset({2, 3}),
+            )
+        )
+        if any(r.shared for c in d.columns for r in c.reused):
+            summary += (
+                " Pseudonyms are reused across releases: anyone holding two of them can link their records "
+                "person by person, and a pseudonym per release (or per recipient) would prevent it."
+            )
     return rs.ReportSection(
         summary=summary,
         value_text=rt.share(check.value or 0.0),
         threshold_text="no record",
         tables=tables,
         limitations="only unkeyed hashes of the spaces tried are tested: a salt the intruder can find, a value "
-        "space not listed, or a pseudonym reused across releases (linking them) is not; a UUID or token that "
-        "is not a hash cannot be tested this way.",
+        "space not listed is not; reuse across releases is measured only against the releases given with "
+        "--previous; a UUID or token that is not a hash cannot be tested this way.",
     )
 
 
