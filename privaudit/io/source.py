@@ -212,6 +212,7 @@ class RowShim:
         self.path = source.path
         self._source = source
         self._offset = offset
+        self.labels: dict = {}  # a streamed CSV or Parquet file states no value labels
 
     def row_label(self, index: int) -> str:
         return self._source.row_label(self._offset + index)
