@@ -22,7 +22,7 @@ from privaudit.plugin.hookspecs import hookimpl
 from privaudit.plugin.sections import DataTable
 from privaudit.testing import audit_frame, registry_with
 
-BUILT_IN = ["remediation", "explore", "synthetic", "utility", "series"]
+BUILT_IN = ["remediation", "recipe", "explore", "synthetic", "utility", "series"]
 POLICY = {
     "columns": {"age": {"role": "quasi_identifier"}, "disease": {"role": "sensitive"}},
     "checks": [{"id": "k2", "assessor": "k_anonymity", "k": 2}],

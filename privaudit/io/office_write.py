@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
 from privaudit.core.errors import PrivauditError, first_line
 from privaudit.io.labels import ColumnLabels, code_of, code_text
 
@@ -155,8 +156,8 @@ def _column(series: pd.Series, was_number: bool, source: Source, name: str) -> t
         numbers = series.astype("float64")
     elif was_number:
         distinct = pd.Series(pd.unique(series.dropna().astype(str)), dtype=object)
-        parsed = pd.to_numeric(distinct, errors="coerce")
-        numbers = None if parsed.isna().any() else pd.to_numeric(series.astype(object), errors="coerce")
+        parsed = to_numeric(distinct, errors="coerce")
+        numbers = None if parsed.isna().any() else to_numeric(series.astype(object), errors="coerce")
     else:
         numbers = None
     if numbers is None:

@@ -118,13 +118,13 @@ def _complete(ctx, option: str, names: list[str]) -> None:
 
 
 def _user_risk(ctx, options: RecordSwapOptions, hierarchy: list[str]) -> list[str]:
-    import pandas as pd
+    from privaudit.common.numeric import to_numeric
 
     names = _columns(ctx, "risk", options.risk, least=1)
     if len(names) != len(hierarchy):
         raise ValueError(f"risk: {len(names)} columns for {len(hierarchy)} hierarchy levels; give one per level")
     for name in names:
-        values = pd.to_numeric(ctx.table[name], errors="coerce")
+        values = to_numeric(ctx.table[name], errors="coerce")
         if values.isna().any() or (values < 0).any():
             raise ValueError(f"risk: column {name!r} must hold numbers >= 0 in every record")
     return names

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from privaudit.common.numeric import to_numeric
+
 MISSING = "Missing"
 REASONS = ("excluded_target", "missing_target", "missing_keys", "set_to_exclude", "over_denom_lim", "remaining")
 TABLES = ("original", "synthetic", "Dorig", "Dsyn", "iS", "DiS", "DiSCO", "DiSDiO")
@@ -111,7 +113,7 @@ def _labels(original: pd.Series, release: pd.Series, numeric: bool) -> tuple[np.
 
     coded = []
     for column in (original, release):
-        values = pd.to_numeric(column, errors="coerce").astype(float) if numeric else column
+        values = to_numeric(column, errors="coerce").astype(float) if numeric else column
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
         if numeric:
             index = [level(float(u), r_label(float(u))) for u in uniques]
@@ -165,7 +167,7 @@ def _interval_labels(breaks: np.ndarray) -> list[str]:
 
 
 def _cut(values: pd.Series, breaks: np.ndarray, labels: list[str], special: tuple[float, ...]) -> pd.Series:
-    v = pd.to_numeric(values, errors="coerce").astype(float).to_numpy()
+    v = to_numeric(values, errors="coerce").astype(float).to_numpy()
     out = np.full(len(v), None, dtype=object)
     plain = ~np.isnan(v) & ~np.isin(v, special)
     idx = np.clip(np.searchsorted(breaks, v[plain], side="right") - 1, 0, len(labels) - 1)
@@ -179,8 +181,8 @@ def group_numeric(original: pd.Series, release: pd.Series, n: int, special: tupl
     """synthpop's ``group_num`` (R/utility.syn.r) as ``disclosure()`` calls it: quantile groups of the original's
     and the release's values together (the ``special`` codes of ``cont.na`` and missing values apart), redone
     with equal-width groups when that gives fewer than 3 levels. Returns the two columns as labels."""
-    o = pd.to_numeric(original, errors="coerce").astype(float)
-    r = pd.to_numeric(release, errors="coerce").astype(float)
+    o = to_numeric(original, errors="coerce").astype(float)
+    r = to_numeric(release, errors="coerce").astype(float)
     both = np.concatenate([o.to_numpy(), r.to_numpy()])
     values = both[~np.isnan(both) & ~np.isin(both, special)]
     if len(np.unique(values)) < 2:  # classInt stops ("single unique value"): the values stay as they are
