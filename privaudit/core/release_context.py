@@ -98,11 +98,13 @@ class ReleaseContextSpec(BaseModel):
             raise ValueError("a control is listed twice")
         return v
 
-    @field_validator("review_date")
+    @field_validator("review_date", mode="before")
     @classmethod
-    def _date(cls, v: str | None) -> str | None:
+    def _date(cls, v: Any) -> str | None:
         import datetime
 
+        if isinstance(v, datetime.date) and not isinstance(v, datetime.datetime):
+            return v.isoformat()
         if v is not None:
             try:
                 datetime.date.fromisoformat(str(v))

@@ -212,7 +212,14 @@ def _wp29(report: dict, registry: Any) -> Section:
         if not found:
             rows.append([words, "not assessed", "—"])
             continue
-        worst = "fail" if any(c["status"] != "pass" and not c.get("excepted") for c in found) else "pass"
+        open_ = [c for c in found if c["status"] != "pass" and not c.get("excepted")]
+        worst = (
+            "fail"
+            if any(c["severity"] == "error" for c in open_)
+            else "pass, with warnings"
+            if open_
+            else "pass"
+        )
         rows.append([words, ", ".join(f"{c['id']} ({verdict(c)})" for c in found), worst])
     return Section(
         "Article 29 Working Party criteria (Opinion 05/2014)",

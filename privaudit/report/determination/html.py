@@ -10,7 +10,7 @@ from privaudit.report.determination.model import Document, Section, Table
 
 STYLE = """
 @page { size: A4; margin: 18mm 16mm; @bottom-right { content: "page " counter(page) " of " counter(pages);
-  font-size: 8pt; color: #555; } }
+  font-family: "DejaVu Sans", sans-serif; font-size: 8pt; color: #555; } }
 body { font-family: "DejaVu Sans", sans-serif; font-size: 9.5pt; line-height: 1.35; color: #111; max-width: 60em;
   margin: auto; }
 h1 { font-size: 17pt; margin: 0 0 2pt; } .subtitle { color: #444; margin: 0 0 10pt; }

@@ -1,0 +1,200 @@
+"""The policy's context block, the threshold derived from it, and the determination document.
+
+Thresholds: K. El Emam, Guide to the De-Identification of Personal Health Information (CRC 2013) ch. 5-6;
+El Emam & Arbuckle, Anonymizing Health Data (O'Reilly 2013) ch. 2; 0.09 for public release as EMA Policy 0070's
+external guidance (2018) 4.2.3 and Health Canada PRCI (2019) 5.3.2 apply it (privaudit's table:
+docs/determination.md). Risk figures: the prosecutor model's maximum 1/min f_k and average c/n (El Emam 2013
+ch. 16-18), recomputed here with pandas' groupby, independently of privaudit's packed keys."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import privaudit
+from privaudit.common.numbers import fmt
+from privaudit.core.release_context import ReleaseContextSpec, derive_threshold
+from privaudit.testing import run_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+ADULT = ROOT / "examples" / "adult"
+POLICY = ROOT / "policies" / "adult_determination.yaml"
+QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass"]
+
+
+@pytest.mark.parametrize(
+    ("context", "value", "measure"),
+    [
+        ({"release_model": "public_use"}, 0.05, "maximum"),
+        ({"release_model": "public_use", "invasion_of_privacy": "medium"}, 0.075, "maximum"),
+        ({"release_model": "public_use", "invasion_of_privacy": "low", "controls": ["contract"]}, 0.09, "maximum"),
+        ({"release_model": "synthetic", "invasion_of_privacy": "low"}, 0.09, "maximum"),
+        (
+            {
+                "release_model": "scientific_use",
+                "controls": ["security", "contract", "audit"],
+                "invasion_of_privacy": "medium",
+                "motives_capacity": "low",
+            },
+            0.2,
+            "average",
+        ),
+        (
+            {"release_model": "scientific_use", "controls": ["contract", "audit"], "invasion_of_privacy": "low"},
+            0.075,  # two controls 0.09, motives and capacity high (the default): one step lower
+            "average",
+        ),
+        ({"release_model": "secure_enclave", "controls": ["contract"], "invasion_of_privacy": "high"}, 0.075, "average"),
+        ({"release_model": "scientific_use"}, 0.05, "average"),  # no control, high, high: the ladder's floor
+    ],
+)
+def test_threshold_table(context, value, measure):
+    derived = derive_threshold(ReleaseContextSpec(**context))
+    assert (derived.value, derived.measure) == (value, measure)
+    assert derived.steps and "El Emam" in derived.source
+
+
+def _policy(tmp_path: Path, context: str, checks: str = "") -> Path:
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "version: 1\nname: t\ndata: {delimiter: ';', missing: ['?']}\n"
+        f"context: {context}\n"
+        "columns:\n  sex: {role: quasi_identifier}\n  race: {role: quasi_identifier}\n"
+        "  occupation: {role: sensitive}\n"
+        f"checks:\n{checks or '  - {assessor: k_anonymity, k: 2}'}\n"
+    )
+    return path
+
+
+def test_context_value_outside_the_allowed_set_is_one_line(tmp_path):
+    policy = _policy(tmp_path, "{release_model: scientific_use, controls: [firewall]}")
+    run = run_cli("policy", "check", policy)
+    assert run.code == 2
+    assert "context.controls" in run.stderr and len(run.stderr.strip().splitlines()) == 1
+
+
+def test_the_context_fills_and_judges_the_risk_bound(tmp_path):
+    checks = (
+        "  - {assessor: reidentification_risk}\n"
+        "  - {id: given, assessor: reidentification_risk, max_risk: 0.1, measure: average}\n"
+    )
+    policy = _policy(tmp_path, "{release_model: public_use, invasion_of_privacy: medium}", checks)
+    run = run_cli("audit", ADULT / "release.csv", "--policy", policy, "--json", "-", "--quiet")
+    report = json.loads(run.stdout)
+    params = {c["id"]: c["params"] for c in report["checks"]}
+    assert params["reidentification_risk"]["max_risk"] == 0.075
+    assert params["reidentification_risk"]["measure"] == "highest"  # public release: the maximum risk
+    findings = {f["check"]: f for f in report["context"]["findings"]}
+    assert findings["reidentification_risk"]["supported"] and findings["reidentification_risk"]["derived"]
+    assert not findings["given"]["supported"]
+    assert "0.1 is above" in findings["given"]["note"] and "maximum" in findings["given"]["note"]
+
+
+def _expected_risk(frame: pd.DataFrame) -> tuple[float, float]:
+    sizes = frame.groupby(QIS, dropna=False).size()
+    return 1 / sizes.min(), len(sizes) / len(frame)
+
+
+@pytest.fixture(scope="module")
+def determination_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("determination")
+    run = run_cli(
+        "determination",
+        ADULT / "release.csv",
+        "--policy",
+        POLICY,
+        "--original",
+        ADULT / "adult.csv",
+        "--docx",
+        out / "d.docx",
+        "--html",
+        out / "d.html",
+        "--role",
+        "Chief privacy officer",
+        "--conditions",
+        "kept on the recipient's secure server",
+    )
+    return run, out
+
+
+@pytest.mark.slow
+def test_determination_docx_reads_back(determination_run):
+    import docx
+
+    run, out = determination_run
+    assert run.code == 0, run.stderr
+    document = docx.Document(str(out / "d.docx"))
+    headings = [p.text for p in document.paragraphs if p.style.name.startswith("Heading")]
+    for title in (
+        "Determination",
+        "Context and threshold",
+        "Identifiers and quasi-identifiers",
+        "Initial and residual risk",
+        "Article 29 Working Party criteria (Opinion 05/2014)",
+        "Motivated intruder (UK ICO)",
+        "HIPAA Expert Determination elements",
+        "Conditions, review and signature",
+    ):
+        assert title in headings
+    tables = {t.rows[0].cells[0].text: t for t in document.tables}
+    risk = tables["Figure"]
+    rows = {r.cells[0].text: [c.text for c in r.cells[1:]] for r in risk.rows[1:]}
+    original = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    release = pd.read_csv(ADULT / "release.csv", sep=";", dtype=str, keep_default_na=False)
+    (omax, oavg), (rmax, ravg) = _expected_risk(original), _expected_risk(release)
+    assert rows["Prosecutor (sample), maximum"][:2] == [fmt(omax), fmt(rmax)]
+    assert rows["Prosecutor (sample), average"] == [
+        fmt(oavg),
+        fmt(ravg),
+        "0.2",  # scientific use, every control, medium / medium: El Emam's 0.2 on the average risk
+    ]
+    techniques = {r.cells[0].text: r.cells[2].text for r in tables["Column"].rows[1:]}
+    assert techniques["age"] == "generalized" and techniques["race"] == "removed" and techniques["sex"] == "suppressed"
+    assert {r.cells[4].text for r in tables["Column"].rows[1:]} >= {"Generalization technique"}
+    text = "\n".join(p.text for p in document.paragraphs)
+    assert "Role: Chief privacy officer" in text and "Name: A. Officer" in text  # option, then the policy
+    assert "kept on the recipient's secure server" in {c.text for t in document.tables for r in t.rows for c in r.cells}
+    assert "very small" in text
+
+
+@pytest.mark.slow
+def test_no_raw_value_in_the_document(determination_run):
+    _, out = determination_run
+    html = (out / "d.html").read_text()
+    original = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    for value in ("Never-married", "Prof-school", "Amer-Indian-Eskimo", "Craft-repair", "Self-emp-inc"):
+        assert value in set(original.to_numpy().ravel())
+        assert value not in html
+
+
+@pytest.mark.slow
+def test_api_from_a_json_report_gives_the_cli_figures(tmp_path):
+    report = tmp_path / "r.json"
+    assert run_cli("audit", ADULT / "release.csv", "--policy", POLICY, "--json", report, "--quiet").code == 0
+    from_report = privaudit.determination(report=report, original=ADULT / "adult.csv", signer="B. Officer")
+    direct = privaudit.determination(ADULT / "release.csv", POLICY, ADULT / "adult.csv")
+    assert from_report.figures == direct.figures
+    assert from_report.very_small and from_report.figures["threshold"] == 0.2
+    import docx
+
+    text = "\n".join(p.text for p in docx.Document(io.BytesIO(from_report.to_docx())).paragraphs)
+    assert "Name: B. Officer" in text
+
+
+def test_report_of_another_table_is_refused(tmp_path):
+    report = tmp_path / "r.json"
+    policy = ROOT / "policies" / "adult.yaml"
+    assert run_cli("audit", ADULT / "release.csv", "--policy", policy, "--json", report, "--quiet").code == 0
+    run = run_cli(
+        "determination", ADULT / "adult.csv", "--report", report, "--original", ADULT / "adult.csv", "--html", tmp_path / "x.html"
+    )
+    assert run.code == 2 and "input.sha256" in run.stderr and not (tmp_path / "x.html").exists()
+
+
+def test_determination_needs_an_output(tmp_path):
+    run = run_cli("determination", ADULT / "release.csv", "--policy", POLICY, "--original", ADULT / "adult.csv")
+    assert run.code == 2 and "--html, --pdf or --docx" in run.stderr
