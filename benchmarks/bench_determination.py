@@ -49,9 +49,7 @@ def release_of(original: pd.DataFrame) -> pd.DataFrame:
     """Age in 5-year bands, zip3 in groups of ten codes: vectorised on the columns."""
     release = original.copy()
     low = (original["age"].to_numpy() // 5) * 5
-    release["age"] = pd.Categorical.from_codes(
-        (low - 15) // 5, [f"[{a}-{a + 5}[" for a in range(15, 95, 5)]
-    )
+    release["age"] = pd.Categorical.from_codes((low - 15) // 5, [f"[{a}-{a + 5}[" for a in range(15, 95, 5)])
     zips = original["zip3"].cat.codes.to_numpy() // 10
     release["zip3"] = pd.Categorical.from_codes(zips, [f"z{i}x" for i in range(zips.max() + 1)])
     return release
@@ -73,8 +71,14 @@ def main() -> None:
         runs = []
         for _ in range(args.repeat):
             out = subprocess.run(
-                [sys.executable, "-c", CHILD, str(tmp / "release.parquet"), str(tmp / "policy.yaml"),
-                 str(tmp / "original.parquet")],
+                [
+                    sys.executable,
+                    "-c",
+                    CHILD,
+                    str(tmp / "release.parquet"),
+                    str(tmp / "policy.yaml"),
+                    str(tmp / "original.parquet"),
+                ],
                 capture_output=True,
                 text=True,
             )
@@ -85,10 +89,15 @@ def main() -> None:
         r["added"] = r["figures"] + r["render"]
     runs.sort(key=lambda r: r["added"] / r["audit"])
     med = runs[len(runs) // 2]
-    print(f"{args.rows:,} rows, {med['classes']:,} classes in the release; runs: "
-          + " / ".join(f"{r['audit']:.1f}+{r['added']:.2f}" for r in runs) + " s")
+    print(
+        f"{args.rows:,} rows, {med['classes']:,} classes in the release; runs: "
+        + " / ".join(f"{r['audit']:.1f}+{r['added']:.2f}" for r in runs)
+        + " s"
+    )
     print(f"audit with --original   {med['audit']:8.2f} s")
-    print(f"determination adds      {med['added']:8.2f} s  (figures {med['figures']:.2f} s, documents {med['render']:.2f} s)")
+    print(
+        f"determination adds      {med['added']:8.2f} s  (figures {med['figures']:.2f} s, documents {med['render']:.2f} s)"
+    )
     print(f"ratio                   {med['added'] / med['audit']:8.1%}  (target <= 10 %)")
     print(f"headline: {med['figures_']}")
 

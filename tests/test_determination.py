@@ -48,7 +48,11 @@ QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "w
             0.075,  # two controls 0.09, motives and capacity high (the default): one step lower
             "average",
         ),
-        ({"release_model": "secure_enclave", "controls": ["contract"], "invasion_of_privacy": "high"}, 0.075, "average"),
+        (
+            {"release_model": "secure_enclave", "controls": ["contract"], "invasion_of_privacy": "high"},
+            0.075,
+            "average",
+        ),
         ({"release_model": "scientific_use"}, 0.05, "average"),  # no control, high, high: the ladder's floor
     ],
 )
@@ -190,7 +194,14 @@ def test_report_of_another_table_is_refused(tmp_path):
     policy = ROOT / "policies" / "adult.yaml"
     assert run_cli("audit", ADULT / "release.csv", "--policy", policy, "--json", report, "--quiet").code == 0
     run = run_cli(
-        "determination", ADULT / "adult.csv", "--report", report, "--original", ADULT / "adult.csv", "--html", tmp_path / "x.html"
+        "determination",
+        ADULT / "adult.csv",
+        "--report",
+        report,
+        "--original",
+        ADULT / "adult.csv",
+        "--html",
+        tmp_path / "x.html",
     )
     assert run.code == 2 and "input.sha256" in run.stderr and not (tmp_path / "x.html").exists()
 

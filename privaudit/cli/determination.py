@@ -35,9 +35,7 @@ def add_parser(sub) -> None:
     det.add_argument("--review-date", metavar="DATE", help="when the determination is reviewed (YYYY-MM-DD)")
     det.add_argument("--date", metavar="DATE", help="the signature's date (default: the audit's day)")
     det.add_argument("--today", metavar="DATE", help="judge the policy's exceptions on this day (as audit's)")
-    det.add_argument(
-        "--allow-outside-paths", action="store_true", help="let the policy name files outside its folder"
-    )
+    det.add_argument("--allow-outside-paths", action="store_true", help="let the policy name files outside its folder")
     det.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
 

@@ -76,9 +76,17 @@ def figures_of_audit(result: AuditResult) -> dict[str, Any]:
     weights = None if s.weight_sums is None else np.maximum(np.asarray(s.weight_sums, dtype=float), s.sizes)
     residual = risk_figures(np.asarray(s.sizes), weights, "sample" if weights is None else "weights")
     report = report_of(result).to_dict()
+    if ctx.original is not None and not result.policy.columns_with("weight"):
+        from privaudit.pipeline.derived import shared_utility_inputs
+        from privaudit.utility.original_classes import original_class_sizes
+
+        # the original's classes, grouped once per audit (the utility entries' AECS normaliser groups them too)
+        initial = risk_figures(original_class_sizes(shared_utility_inputs(ctx)), None, "sample")
+    else:
+        initial = table_risk(ctx.training, result.policy)
     return {
         "report": report,
-        "initial": table_risk(ctx.training, result.policy),
+        "initial": initial,
         "residual": residual,
         "lost": _lost(report, ctx.original, ctx.table, result.policy),
     }
@@ -115,7 +123,9 @@ def figures_of_report(
     report = read_report(report_path, "audit")
     policy = open_policy(policy or report["policy"]["path"], get_registry(), allow_outside_paths)
     if report["policy"].get("sha256") not in (None, policy.sha256):
-        raise DataError(f"{report_path}: policy.sha256: the report was audited against another policy than {policy.path}")
+        raise DataError(
+            f"{report_path}: policy.sha256: the report was audited against another policy than {policy.path}"
+        )
     released = released or report["input"]["path"]
     table = load_input(released, policy)
     if report["input"].get("sha256") not in (None, table.sha256):

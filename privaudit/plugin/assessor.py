@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from privaudit.common.params import Params
-from privaudit.core.release_context import ContextThreshold
+from privaudit.core.release_context import ContextThreshold as ContextThreshold
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np

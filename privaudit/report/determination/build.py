@@ -159,7 +159,9 @@ def _variables(report: dict, lost: dict | None) -> Section:
             change = changes.get(column)
             done = "synthetic" if synthetic else technique(column, role, change, release_columns, method)
             what = {
-                "removed": "removed from the release" if role == "identifier" else (change or {}).get("description", ""),
+                "removed": "removed from the release"
+                if role == "identifier"
+                else (change or {}).get("description", ""),
                 "none": "none" if lost is not None or role == "identifier" else "none (no remediation recorded)",
                 "synthetic": "replaced by synthetic values",
             }.get(done) or (change or {}).get("description", done)
@@ -213,13 +215,7 @@ def _wp29(report: dict, registry: Any) -> Section:
             rows.append([words, "not assessed", "—"])
             continue
         open_ = [c for c in found if c["status"] != "pass" and not c.get("excepted")]
-        worst = (
-            "fail"
-            if any(c["severity"] == "error" for c in open_)
-            else "pass, with warnings"
-            if open_
-            else "pass"
-        )
+        worst = "fail" if any(c["severity"] == "error" for c in open_) else "pass, with warnings" if open_ else "pass"
         rows.append([words, ", ".join(f"{c['id']} ({verdict(c)})" for c in found), worst])
     return Section(
         "Article 29 Working Party criteria (Opinion 05/2014)",
@@ -261,7 +257,10 @@ def _hipaa(report: dict, registry: Any, context: dict, head: dict, sign: dict) -
     rows = [
         ["Anticipated recipient", str(spec.get("recipient") or "not stated")],
         ["Methods", f"{len(report['checks'])} checks ({', '.join(methods)}); El Emam's risk models"],
-        ["Results", f"{head['measure']} risk {pair(head['residual'], head['initial'])}, threshold {fmt(context['threshold'])}"],
+        [
+            "Results",
+            f"{head['measure']} risk {pair(head['residual'], head['initial'])}, threshold {fmt(context['threshold'])}",
+        ],
         ["Conclusion", conclusion],
         ["Conditions", "; ".join(sign["conditions"]) or "none stated"],
         ["Expiry (review date)", str(sign["review_date"] or "not stated")],
@@ -296,12 +295,18 @@ def _signature(sign: dict, very_small: bool) -> Section:
     after = [
         f"Review date: {sign['review_date'] or 'not stated'}.",
         "I have applied the methods above and determine that "
-        + ("the release meets the stated threshold." if very_small else "the release does NOT meet the stated threshold."),
+        + (
+            "the release meets the stated threshold."
+            if very_small
+            else "the release does NOT meet the stated threshold."
+        ),
     ]
     return Section(
         "Conditions, review and signature",
         paragraphs,
-        [Table(["#", "Condition"], [[str(i), c] for i, c in enumerate(sign["conditions"], 1)])] if sign["conditions"] else [],
+        [Table(["#", "Condition"], [[str(i), c] for i, c in enumerate(sign["conditions"], 1)])]
+        if sign["conditions"]
+        else [],
         after
         + [
             f"Name: {sign['signer'] or '____________________'}",

@@ -42,7 +42,7 @@ def render_html(document: Document, created: str = "") -> str:
     return (
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">{meta}'
         f"<title>{escape(document.title)}</title><style>{STYLE}</style></head><body>"
-        f"<h1>{escape(document.title)}</h1><p class=\"subtitle\">{escape(document.subtitle)}</p>"
+        f'<h1>{escape(document.title)}</h1><p class="subtitle">{escape(document.subtitle)}</p>'
         + "".join(_section(s) for s in document.sections)
         + f'<script type="application/json" id="figures">{figures}</script></body></html>\n'
     )
