@@ -117,6 +117,8 @@ def determination_run(tmp_path_factory):
         out / "d.docx",
         "--html",
         out / "d.html",
+        "--pdf",
+        out / "d.pdf",
         "--role",
         "Chief privacy officer",
         "--conditions",
@@ -163,6 +165,24 @@ def test_determination_docx_reads_back(determination_run):
     assert "Role: Chief privacy officer" in text and "Name: A. Officer" in text  # option, then the policy
     assert "kept on the recipient's secure server" in {c.text for t in document.tables for r in t.rows for c in r.cells}
     assert "very small" in text
+    attacks = [[c.text for c in r.cells] for r in tables["Attack"].rows[1:]]
+    linkage = attacks[0]
+    assert linkage[0].startswith("Linkage") and linkage[1] == "record_linkage (pass)"
+    assert {"Membership (was a person's record used)", "—", "not simulated"} <= {c for r in attacks for c in r}
+
+
+@pytest.mark.slow
+def test_determination_pdf_is_a_few_pages_with_the_audit_attached(determination_run):
+    import pypdf
+
+    _, out = determination_run
+    reader = pypdf.PdfReader(str(out / "d.pdf"))
+    assert 2 <= len(reader.pages) <= 5
+    attachments = reader.attachments
+    assert set(attachments) == {"report.json", "policy.yaml"}
+    report = json.loads(attachments["report.json"][0])
+    assert report["context"]["threshold"] == 0.2 and report["context"]["measure"] == "average"
+    assert attachments["policy.yaml"][0] == POLICY.read_bytes()
 
 
 @pytest.mark.slow
@@ -178,7 +198,8 @@ def test_no_raw_value_in_the_document(determination_run):
 @pytest.mark.slow
 def test_api_from_a_json_report_gives_the_cli_figures(tmp_path):
     report = tmp_path / "r.json"
-    assert run_cli("audit", ADULT / "release.csv", "--policy", POLICY, "--json", report, "--quiet").code == 0
+    audit = ("audit", ADULT / "release.csv", "--policy", POLICY, "--original", ADULT / "adult.csv")
+    assert run_cli(*audit, "--json", report, "--quiet").code == 0
     from_report = privaudit.determination(report=report, original=ADULT / "adult.csv", signer="B. Officer")
     direct = privaudit.determination(ADULT / "release.csv", POLICY, ADULT / "adult.csv")
     assert from_report.figures == direct.figures

@@ -228,14 +228,14 @@ def _intruder(report: dict, registry: Any) -> Section:
     rows = []
     for key, words in ATTACKS.items():
         found = _checks_tagged(report, registry, f"ico:{key}")
-        if found:
-            rows.append([words, "; ".join(f"{c['id']}: {_short(c['message'])}" for c in found)])
-        else:
-            rows.append([words, "not simulated"])
+        if not found:
+            rows.append([words, "—", "not simulated"])
+        for i, c in enumerate(found):
+            rows.append([words if i == 0 else "", f"{c['id']} ({verdict(c)})", _short(c["message"])])
     return Section(
         "Motivated intruder (UK ICO)",
         ["The attacks simulated against the release and what they found:"],
-        [Table(["Attack", "Finding"], rows)],
+        [Table(["Attack", "Check (verdict)", "Finding"], rows)],
     )
 
 
