@@ -230,3 +230,72 @@ def test_report_of_another_table_is_refused(tmp_path):
 def test_determination_needs_an_output(tmp_path):
     run = run_cli("determination", ADULT / "release.csv", "--policy", POLICY, "--original", ADULT / "adult.csv")
     assert run.code == 2 and "--html, --pdf or --docx" in run.stderr
+
+
+def _report(checks: list[dict], exceptions: list[dict] | None = None) -> dict:
+    return {
+        "tool": {"name": "privaudit", "version": "0"},
+        "generated_at": "2026-01-02T03:04:05Z",
+        "policy": {"name": "p", "path": "p.yaml", "sha256": "0" * 64},
+        "input": {"path": "r.csv", "rows": 10, "columns": ["zip", "age"], "sha256": "1" * 64},
+        "summary": {
+            "passed": True,
+            "checks_total": len(checks),
+            "checks_failed": 0,
+            "checks_warned": 0,
+            "checks_errored": 0,
+        },
+        "scope": {"identifiers": ["name"], "quasi_identifiers": ["zip", "age"]},
+        "checks": checks,
+        **({"exceptions": exceptions} if exceptions else {}),
+    }
+
+
+def _figures(report: dict, residual_max: float) -> dict:
+    risk = {"maximum": residual_max, "average": residual_max / 4}
+    same = {"prosecutor": risk, "journalist": risk, "classes": 3, "records": 10, "uniques": 0.0, "population": "sample"}
+    initial = {**same, "prosecutor": {"maximum": 1.0, "average": 0.5}, "journalist": {"maximum": 1.0, "average": 0.5}}
+    return {"report": report, "initial": initial, "residual": same, "lost": None}
+
+
+def test_safe_harbor_exceptions_and_the_frameworks_from_what_assessors_declare():
+    """HIPAA Safe Harbor (45 CFR 164.514(b)(2)) is shown where its check ran, with the exceptions on record
+    (ACRO's exception requests); WP29 Opinion 05/2014's criteria and the ICO's attacks come from each assessor's
+    declared ``standards``, else from ``protects``/``needs`` (k-anonymity: singling out)."""
+    from privaudit.pipeline.plugins import get_registry
+    from privaudit.report.determination.build import build_document
+
+    checks = [
+        {"id": "k", "assessor": "k_anonymity", "status": "pass", "severity": "error", "message": "k=5"},
+        {
+            "id": "sh",
+            "assessor": "safe_harbor",
+            "status": "fail",
+            "severity": "warning",
+            "message": "zip kept",
+            "excepted": {"check": "sh"},
+        },
+        {"id": "link", "assessor": "record_linkage", "status": "fail", "severity": "error", "message": "3% linked"},
+    ]
+    exception = {
+        "check": "sh",
+        "approver": {"name": "B", "role": "officer"},
+        "date": "2026-01-01",
+        "note": "in force until 2026-12-31",
+        "justification": "zip is 3-digit",
+    }
+    document = build_document(_figures(_report(checks, [exception]), 0.05), get_registry(), {"signer": "S"})
+    sections = {s.title: s for s in document.sections}
+    hipaa = {row[0]: row[1] for row in sections["HIPAA Expert Determination elements"].tables[0].rows}
+    assert hipaa["Safe Harbor check"] == "sh: fail, excepted"
+    assert sections["HIPAA Expert Determination elements"].tables[1].rows[0][:2] == ["sh", "B (officer), 2026-01-01"]
+    wp29 = {row[0]: row for row in sections["Article 29 Working Party criteria (Opinion 05/2014)"].tables[0].rows}
+    assert "k (pass)" in wp29["Singling out"][1] and "sh (fail, excepted)" in wp29["Singling out"][1]
+    assert wp29["Linkability"][1:] == ["link (fail)", "fail"]
+    assert wp29["Inference"][1:] == ["not assessed", "—"]
+    # no context in the report: the most protective one is assumed, 0.05 on the maximum risk
+    assert document.figures["threshold"] == 0.05 and document.figures["measure"] == "maximum"
+    assert document.figures["very_small"]  # 0.05 is within 0.05 and the audit passed
+    assert not build_document(_figures(_report(checks), 0.06), get_registry(), {}).figures["very_small"]
+    names = {row[0]: row[2] for row in sections["Identifiers and quasi-identifiers"].tables[0].rows}
+    assert names == {"name": "removed", "zip": "none", "age": "none"}  # a raw audit: no remediation recorded
