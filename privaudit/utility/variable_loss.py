@@ -82,16 +82,18 @@ def _values(count: int, n: int) -> str:
 def text_codes(column: pd.Series) -> tuple[np.ndarray, list[str]]:
     """``(codes, labels)``: each record's value as an index into ``labels`` (its distinct values as text), -1
     where missing. Categories and distinct values are turned into text once, never record by record."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        codes, uniques = column.cat.codes.to_numpy(dtype=np.int64), pd.Series(column.cat.categories)
+    if isinstance(column.dtype, pd.CategoricalDtype):  # the codes as stored (int8 for a few categories)
+        codes, uniques = column.cat.codes.to_numpy(), pd.Series(column.cat.categories)
     else:
         codes, found = pd.factorize(column, use_na_sentinel=True)
-        codes, uniques = codes.astype(np.int64), pd.Series(found)
+        uniques = pd.Series(found)
     text = _text(uniques)
     labels = sorted({t for t in text if t is not None})
     index = {t: i for i, t in enumerate(labels)}
-    remap = np.array([index[t] if t is not None else -1 for t in text] + [-1], dtype=np.int64)
-    return remap[codes], labels
+    # the narrowest type that holds the labels: a table of ten million records is read, not widened
+    dtype = np.int16 if len(labels) < 2**15 else np.int32 if len(labels) < 2**31 else np.int64
+    remap = np.array([index[t] if t is not None else -1 for t in text] + [-1], dtype=dtype)
+    return remap[codes], labels  # a missing code (-1) reads remap's last slot, -1
 
 
 #: A variable that lost more than this share of its values to suppression is deleted in effect: what is left is
@@ -151,8 +153,11 @@ def _pair_counts(a: np.ndarray, b: np.ndarray, ka: int, kb: int) -> tuple[np.nda
     ``np.unique`` of the packed pairs (a column of many distinct values)."""
     width = kb + 1
     cells = (ka + 1) * width
-    packed = (a + 1) * width
-    packed += b + 1
+    packed = a.astype(np.intp)  # the one full-width array: the codes stay narrow
+    packed += 1
+    packed *= width
+    packed += b
+    packed += 1
     if cells <= 1 << 24:
         table = np.bincount(packed, minlength=cells)
         keys = np.flatnonzero(table)
