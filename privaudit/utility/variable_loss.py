@@ -153,11 +153,9 @@ def _pair_counts(a: np.ndarray, b: np.ndarray, ka: int, kb: int) -> tuple[np.nda
     ``np.unique`` of the packed pairs (a column of many distinct values)."""
     width = kb + 1
     cells = (ka + 1) * width
-    packed = a.astype(np.intp)  # the one full-width array: the codes stay narrow
-    packed += 1
-    packed *= width
+    packed = np.multiply(a, width, dtype=np.intp)  # the one full-width array: the codes stay narrow
     packed += b
-    packed += 1
+    packed += width + 1  # (a + 1) * width + (b + 1)
     if cells <= 1 << 24:
         table = np.bincount(packed, minlength=cells)
         keys = np.flatnonzero(table)
@@ -220,18 +218,29 @@ def variable_changes(
     cache = {} if cache is None else cache
     if len(before) != len(after):
         raise ValueError("the release and its input hold different numbers of records")
-    rows = []
+    from privaudit.runtime.concurrency import available_processors, ordered_map
+
     cols = list(columns)
-    gone = np.full(len(after), bool(cols))
-    any_before = np.zeros(len(after), dtype=bool)
-    for column in cols:
-        if column not in cache:
+    n = len(after)
+
+    def one(column: str) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
+        if column not in cache:  # each column's key is written by one thread only
             cache[column] = text_codes(before[column])
-        any_before |= cache[column][0] >= 0
-        missing_now = np.ones(len(after), dtype=bool)
+        codes = cache[column][0]
+        missing_now = np.ones(n, dtype=bool)
         entry = column_changes(cache[column], after[column], roots.get(column, set()), missing_now)
-        gone &= missing_now | (cache[column][0] < 0)
-        rows.append({"column": column, **entry})
+        missing_now |= codes < 0
+        return {"column": column, **entry}, missing_now, codes >= 0
+
+    rows = []
+    gone = np.full(n, bool(cols))
+    any_before = np.zeros(n, dtype=bool)
+    # columns side by side: numpy releases the GIL in the passes over the records
+    workers = min(available_processors(), len(cols)) if n >= 1_000_000 else 1
+    for entry, missing_now, had in ordered_map(one, cols, workers=workers, ahead=max(workers, 1)):
+        rows.append(entry)
+        gone &= missing_now
+        any_before |= had
     gone &= any_before
     return {
         "variables": rows,
