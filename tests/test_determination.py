@@ -74,6 +74,7 @@ def _policy(tmp_path: Path, context: str, checks: str = "") -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_context_value_outside_the_allowed_set_is_one_line(tmp_path):
     policy = _policy(tmp_path, "{release_model: scientific_use, controls: [firewall]}")
     run = run_cli("policy", "check", policy)
@@ -81,6 +82,7 @@ def test_context_value_outside_the_allowed_set_is_one_line(tmp_path):
     assert "context.controls" in run.stderr and len(run.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_the_context_fills_and_judges_the_risk_bound(tmp_path):
     checks = (
         "  - {assessor: reidentification_risk}\n"
