@@ -239,7 +239,7 @@ def _intruder(report: dict, registry: Any) -> Section:
     )
 
 
-def _short(message: str, limit: int = 160) -> str:
+def _short(message: str, limit: int = 240) -> str:
     first = str(message).splitlines()[0] if message else ""
     return first if len(first) <= limit else first[: limit - 1] + "…"
 

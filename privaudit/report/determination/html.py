@@ -14,8 +14,9 @@ STYLE = """
 body { font-family: "DejaVu Sans", sans-serif; font-size: 9.5pt; line-height: 1.35; color: #111; max-width: 60em;
   margin: auto; }
 h1 { font-size: 17pt; margin: 0 0 2pt; } .subtitle { color: #444; margin: 0 0 10pt; }
-h2 { font-size: 12pt; margin: 14pt 0 4pt; border-bottom: 1px solid #999; bookmark-level: 1; }
-table { border-collapse: collapse; width: 100%; margin: 4pt 0 6pt; page-break-inside: avoid; }
+h2 { font-size: 12pt; margin: 14pt 0 4pt; border-bottom: 1px solid #999; bookmark-level: 1; break-after: avoid; }
+table { border-collapse: collapse; width: 100%; margin: 4pt 0 6pt; } tr { break-inside: avoid; }
+thead { display: table-header-group; }
 th, td { border: 1px solid #bbb; padding: 2pt 4pt; text-align: left; vertical-align: top; }
 th { background: #eee; } p { margin: 3pt 0; }
 """
