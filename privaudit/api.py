@@ -221,6 +221,30 @@ def diff(
     return compare(b, n, parsed, allowed, (bname, nname), judged)
 
 
+def determination(
+    released: Any = None,
+    policy: Any = None,
+    original: Any = None,
+    report: str | Path | None = None,
+    signer: str | None = None,
+    role: str | None = None,
+    conditions: Any = None,
+    review_date: Any = None,
+    date: Any = None,
+    **audit_options: Any,
+) -> Any:
+    """The de-identification determination of ``released`` against ``original``, as ``privaudit determination``
+    writes it (:mod:`privaudit.pipeline.determination`): from an audit run here (``released``, ``policy`` and
+    :func:`audit`'s keywords, ``previous``, ``today`` ...) or from the JSON report ``report``. The signature
+    block's ``signer``, ``role``, ``conditions`` and ``review_date`` default to the policy's ``context``.
+    Returns a :class:`~privaudit.pipeline.determination.Determination`: ``.figures``, ``.very_small``,
+    ``.to_html()``, ``.to_pdf()``, ``.to_docx()``."""
+    from privaudit.pipeline.determination import determine, signer_options
+
+    options = signer_options(signer, role, conditions, review_date, date)
+    return determine(released, policy, original, report, options, **audit_options)
+
+
 @dataclass
 class RemediationReport:
     """The result of :func:`remediate`: the audits before and after, and the remediated table."""

@@ -206,6 +206,7 @@ ASSESSOR = Assessor(
     params=CompositionParams,
     run=run,
     title="Composition across releases",
+    standards=frozenset({"wp29:linkability", "wp29:inference", "ico:composition"}),
     protects="attribute",
     measures="how many people an intruder narrows down to fewer than l sensitive values by intersecting the "
     "groups they fall in across several releases of the same population",

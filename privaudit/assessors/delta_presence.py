@@ -90,6 +90,7 @@ ASSESSOR = Assessor(
     details=DeltaPresenceDetails,
     run=run,
     title="δ-presence",
+    standards=frozenset({"wp29:inference", "ico:membership"}),
     protects="identity",
     measures="how well an intruder can tell whether a person of the population is in the release",
     formula="δ(C) = |R ∩ C| / |P ∩ C| for every population class C; pass iff δ_min <= δ(C) <= δ_max",

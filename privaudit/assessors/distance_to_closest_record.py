@@ -290,6 +290,7 @@ ASSESSOR = Assessor(
     details=SyntheticDistanceDetails,
     run=run,
     title="Distance to closest record (synthetic data)",
+    standards=frozenset({"wp29:singling_out", "wp29:linkability", "ico:linkage"}),
     protects="identity",
     measures="whether synthetic records copy or lie unusually close to the records the generator was trained "
     "on, compared with fresh records of the same population (a holdout)",

@@ -241,6 +241,7 @@ ASSESSOR = Assessor(
     params=EpsilonParams,
     run=run,
     title="Empirical ε lower bound (synthetic)",
+    standards=frozenset({"wp29:inference", "ico:membership"}),
     protects="identity",
     measures="the smallest ε the release's differential-privacy claim can have, as proved by membership attacks at "
     "the stated confidence",

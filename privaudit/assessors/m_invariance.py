@@ -144,6 +144,7 @@ ASSESSOR = Assessor(
     params=MInvarianceParams,
     run=run,
     title="m-invariance",
+    standards=frozenset({"wp29:linkability", "wp29:inference", "ico:composition"}),
     protects="attribute",
     measures="whether every release keeps groups of at least m different sensitive values and every person "
     "keeps the same set of values in their group from one release to the next",

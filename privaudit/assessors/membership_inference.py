@@ -280,6 +280,7 @@ ASSESSOR = Assessor(
     params=MembershipParams,
     run=run,
     title="Membership inference (synthetic)",
+    standards=frozenset({"wp29:inference", "ico:membership"}),
     protects="identity",
     measures="how well an attacker holding the synthetic release tells the people it was generated from from "
     "comparable people it was not",

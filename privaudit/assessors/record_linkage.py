@@ -431,6 +431,7 @@ ASSESSOR = Assessor(
     details=RecordLinkageDetails,
     run=run,
     title="Record linkage",
+    standards=frozenset({"wp29:linkability", "ico:linkage"}),
     protects="identity",
     measures="how many people an intruder who already holds part of the original data (a register, a "
     "previous survey) can re-identify by linking it to the release, even after masking",

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 from pydantic import Field, model_validator
 
 from privaudit.core.errors import DataError
-from privaudit.plugin.assessor import Assessor, Details, Measurement, Params, SampleCriterion
+from privaudit.plugin.assessor import Assessor, ContextThreshold, Details, Measurement, Params, SampleCriterion
 from privaudit.plugin.helpers import exceeds, population_classes
 from privaudit.plugin.hookspecs import hookimpl
 
@@ -161,6 +161,8 @@ ASSESSOR = Assessor(
     validate_policy=validate,
     concurrent=True,
     sample_criterion=sample_criterion,
+    context_threshold=ContextThreshold("max_risk", "measure", {"maximum": "highest", "average": "average"}),
+    standards=frozenset({"wp29:singling_out", "ico:singling_out"}),
 )
 
 

@@ -131,6 +131,7 @@ ASSESSOR = Assessor(
     details=SafeHarborDetails,
     run=run,
     title="HIPAA Safe Harbor",
+    standards=frozenset({"hipaa:safe_harbor", "wp29:singling_out"}),
     protects="identity",
     measures="whether any of the 18 identifiers HIPAA's Safe Harbor method names remains (names, geography below a "
     "state, dates finer than the year and ages over 89, contact numbers, record and account numbers ...), and "

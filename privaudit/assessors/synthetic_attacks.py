@@ -404,6 +404,7 @@ SINGLING_OUT = Assessor(
     details=SinglingOutDetails,
     run=run_singling_out,
     title="Singling-out risk (synthetic)",
+    standards=frozenset({"wp29:singling_out", "ico:singling_out"}),
     protects="identity",
     measures="how much more often predicates written on the synthetic release isolate exactly one of the people "
     "it was generated from than one of comparable people it was not",
@@ -419,6 +420,7 @@ LINKABILITY = Assessor(
     details=LinkabilityDetails,
     run=run_linkability,
     title="Linkability risk (synthetic)",
+    standards=frozenset({"wp29:linkability", "ico:linkage"}),
     protects="identity",
     measures="how much more often two partial records of one person can be joined through the synthetic release "
     "for the people it was generated from than for comparable people it was not",
@@ -434,6 +436,7 @@ INFERENCE = Assessor(
     details=InferenceDetails,
     run=run_inference,
     title="Inference risk (synthetic)",
+    standards=frozenset({"wp29:inference", "ico:inference"}),
     protects="attribute",
     measures="how much better a sensitive attribute of the people the release was generated from is guessed "
     "from the nearest synthetic record than that of comparable people it was not generated from",

@@ -33,6 +33,7 @@ COMMANDS = {
     "init": "init",
     "report": "report",
     "diff": "diff",
+    "determination": "determination",
 }
 
 

@@ -33,6 +33,14 @@ from privaudit.core.combinations import Combination, CombinationRules
 from privaudit.core.combinations import resolve as resolve_combinations
 from privaudit.core.errors import PolicyError, did_you_mean
 from privaudit.core.hierarchy import Hierarchy
+from privaudit.core.release_context import (
+    DerivedThreshold,
+    ReleaseContextSpec,
+    derive_threshold,
+    fill_params,
+    judge,
+    judge_threshold,
+)
 
 if TYPE_CHECKING:  # the policy is a leaf: it is handed the registry, typed by what it reads of it
     from privaudit.common.params import Params
@@ -344,6 +352,12 @@ class PolicyModel(StrictModel):
         description="Which combinations of quasi-identifiers must be safe, as µ-ARGUS specifies them: rules "
         "(up_to, sizes, levels or columns, each with k) and max_combinations (core/combinations.py).",
     )
+    context: ReleaseContextSpec | None = Field(
+        default=None,
+        description="The release's context (release_model, recipient, controls, invasion_of_privacy, "
+        "motives_capacity; threshold, signer, role, conditions, review_date): privaudit derives the "
+        "re-identification risk threshold from it (El Emam's table, docs/determination.md).",
+    )
     release: Literal["microdata", "synthetic"] = Field(
         default="microdata",
         description="synthetic: a table generated from a training table; without any of "
@@ -443,6 +457,11 @@ class Policy:
             if problem:
                 raise PolicyError(f"{path}: combinations.{problem}")
             self.combinations = found
+        #: the threshold the ``context:`` block implies, and per bound check whether the context supports it
+        self.threshold: DerivedThreshold | None = None if model.context is None else derive_threshold(model.context)
+        self.context_findings: list[dict[str, Any]] = []
+        if model.context is not None and model.context.threshold is not None and self.threshold is not None:
+            self.context_findings.append(judge_threshold(model.context.threshold, self.threshold))
         self.checks = self._resolve_checks(registry)
         self.exceptions = self._resolve_exceptions(registry)
 
@@ -565,8 +584,12 @@ class Policy:
                     f"{self.path}: checks[{index}].assessor: unknown assessor {spec.assessor!r}"
                     f"{did_you_mean(spec.assessor, registry.assessors)} (available: {', '.join(sorted(registry.assessors))})"
                 )
+            given = spec.params
+            binding = getattr(assessor, "context_threshold", None) if self.threshold is not None else None
+            if binding is not None and self.threshold is not None:
+                given = fill_params(given, binding, self.threshold)
             try:
-                params = assessor.params.model_validate(spec.params)
+                params = assessor.params.model_validate(given)
             except ValidationError as exc:
                 raise PolicyError(
                     format_validation_error(exc, f"{self.path}: checks[{index}]", list(assessor.params.model_fields))
@@ -597,6 +620,8 @@ class Policy:
                     raise PolicyError(f"{self.path}: checks[{index}].quasi_identifiers: {what}")
             severity = spec.severity or getattr(assessor.params, "DEFAULT_SEVERITY", "error")
             checks.append(Check(check_id, assessor, severity, params, scenario))
+            if binding is not None and self.threshold is not None:
+                self.context_findings.append(judge(check_id, spec.params, params, binding, self.threshold))
             # plugin code, run guarded by the registry: raising, or sys.exit(), is one line naming the plugin
             problem = registry.validate_check(assessor, params, self)
             if problem:

@@ -66,6 +66,16 @@ def utility_inputs(ctx: AuditContext, training: bool = True) -> Any:
     )
 
 
+def shared_utility_inputs(ctx: AuditContext) -> Any:
+    """:func:`utility_inputs` of ``ctx``, made once and kept with it: what the measures group once (the
+    original's classes, :func:`privaudit.utility.original_classes.original_class_sizes`) is grouped once per
+    audit, whoever reads it after the utility entries (the determination's initial risk)."""
+    kept = ctx.__dict__.get("_utility_inputs")
+    if kept is None:
+        kept = ctx.__dict__["_utility_inputs"] = utility_inputs(ctx)
+    return kept
+
+
 class AuditDerived:
     """:class:`privaudit.core.context.Derived` for the audit driver's contexts. ``measures``: the registered
     utility measures (:class:`~privaudit.plugin.measure.Measure` records by name) the driver hands it from
@@ -88,7 +98,7 @@ class AuditDerived:
         except Exception as exc:  # the checks report the failure each; no figure is made up
             text = f"{type(exc).__name__}: {first_line(exc)}"
             return [entry(m, None, None, None, error=text) for m in names]
-        return measure_all(utility_inputs(ctx), names, on_error=PrivauditError, measures=self.measures)
+        return measure_all(shared_utility_inputs(ctx), names, on_error=PrivauditError, measures=self.measures)
 
     def series(self, ctx: AuditContext) -> Any:
         from privaudit.pipeline.series import build_series

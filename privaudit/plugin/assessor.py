@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from privaudit.common.params import Params
+from privaudit.core.release_context import ContextThreshold as ContextThreshold
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -263,6 +264,14 @@ class Assessor:
             another table (a population table, weights), which the generalizer cannot steer.
         disclosure: what a report may show of the check's findings (:class:`Disclosure`: the class size it
             guarantees, the sensitive columns whose values it lists).
+        context_threshold: the check's bound is a re-identification risk threshold: the parameter holding it
+            and the measures that are the maximum and average risk (:class:`ContextThreshold`), so the
+            policy's ``context:`` block fills it where the check leaves it out, and says whether it supports it.
+        standards: what the check stands for in the frameworks a determination cites, as tags:
+            ``wp29:singling_out``, ``wp29:linkability``, ``wp29:inference`` (Article 29 WP Opinion 05/2014),
+            ``ico:linkage``, ``ico:singling_out``, ``ico:membership``, ``ico:composition``, ``ico:inference``
+            (the motivated-intruder attacks it simulates; UK ICO), ``hipaa:safe_harbor``. Empty: the
+            determination reads ``protects`` and ``needs``.
 
     :attr:`capabilities` groups the declared capabilities by concern (:class:`Capabilities`).
     """
@@ -289,6 +298,8 @@ class Assessor:
     sample_criterion: Callable[[Any, int], SampleCriterion | None] | None = None
     disclosure: Disclosure = field(default_factory=Disclosure)
     uses: frozenset[str] = frozenset()
+    context_threshold: ContextThreshold | None = None
+    standards: frozenset[str] = frozenset()
 
     @property
     def capabilities(self) -> Capabilities:

@@ -49,6 +49,7 @@ __all__ = [
     "LostVariable",
     "OriginalFacts",
     "PolicyFacts",
+    "ReleaseContextFacts",
     "Remediation",
     "Report",
     "ReportCheck",
@@ -480,6 +481,20 @@ class Explore(_Entry):
     methods: dict[str, ExploreMethod] | None = omitted("method -> what its remediator's record says of it")
 
 
+class ReleaseContextFacts(_Entry):
+    """The policy's ``context:`` block, the threshold privaudit derived from it and whether the context supports
+    each bound check's threshold (:mod:`privaudit.core.release_context`)."""
+
+    spec: dict[str, Any] = Field(description="the context as the policy states it")
+    threshold: Annotated[StrictInt | StrictFloat, Field(gt=0, le=1)] = Field(description="the derived threshold")
+    measure: Literal["maximum", "average"] = Field(description="the risk the threshold bounds (ISO/IEC 27559 6.4)")
+    steps: Names = Field(description="how the threshold was derived, step by step")
+    source: str = Field(description="the table's sources")
+    findings: list[dict[str, Any]] = Field(
+        description="per bound check (or context.threshold): its value, whether the context derived it, supports it"
+    )
+
+
 class Report(_Entry):
     """The report of a run (``privaudit audit`` and ``privaudit remediate``, ``--json OUT``)."""
 
@@ -512,6 +527,9 @@ class Report(_Entry):
     checks: list[ReportCheck]
     exceptions: list[ReportException] | None = omitted(
         "the policy's exceptions, each judged on the audit's day (in force or not), listed beside the sign-off"
+    )
+    context: ReleaseContextFacts | None = omitted(
+        "the policy's context block and the re-identification risk threshold derived from it"
     )
     utility: list[UtilityFigure] | None = omitted(
         "what the release keeps: one entry per figure (privaudit.utility); written by every audit, "

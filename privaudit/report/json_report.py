@@ -23,6 +23,7 @@ from privaudit.plugin.result import (
     InputFacts,
     OriginalFacts,
     PolicyFacts,
+    ReleaseContextFacts,
     Remediation,
     Report,
     ReportCheck,
@@ -169,9 +170,25 @@ def build_report(audit: Any) -> Report:
         ),
         checks=checks_of(audit),
         **_present(
-            exceptions=[ReportException.model_validate(e) for e in getattr(audit, "exceptions", None) or []] or None
+            exceptions=[ReportException.model_validate(e) for e in getattr(audit, "exceptions", None) or []] or None,
+            context=context_of(audit.policy),
         ),
         utility=[UtilityFigure.model_validate(u) for u in getattr(audit, "utility", None) or []],
+    )
+
+
+def context_of(policy: Any) -> ReleaseContextFacts | None:
+    """The policy's ``context:`` block with its derived threshold (None: the policy has none)."""
+    derived = getattr(policy, "threshold", None)
+    if derived is None:
+        return None
+    return ReleaseContextFacts(
+        spec=policy.model.context.model_dump(mode="json", exclude_none=True),
+        threshold=derived.value,
+        measure=derived.measure,
+        steps=list(derived.steps),
+        source=derived.source,
+        findings=list(policy.context_findings),
     )
 
 

@@ -82,16 +82,18 @@ def _values(count: int, n: int) -> str:
 def text_codes(column: pd.Series) -> tuple[np.ndarray, list[str]]:
     """``(codes, labels)``: each record's value as an index into ``labels`` (its distinct values as text), -1
     where missing. Categories and distinct values are turned into text once, never record by record."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        codes, uniques = column.cat.codes.to_numpy(dtype=np.int64), pd.Series(column.cat.categories)
+    if isinstance(column.dtype, pd.CategoricalDtype):  # the codes as stored (int8 for a few categories)
+        codes, uniques = column.cat.codes.to_numpy(), pd.Series(column.cat.categories)
     else:
         codes, found = pd.factorize(column, use_na_sentinel=True)
-        codes, uniques = codes.astype(np.int64), pd.Series(found)
+        uniques = pd.Series(found)
     text = _text(uniques)
     labels = sorted({t for t in text if t is not None})
     index = {t: i for i, t in enumerate(labels)}
-    remap = np.array([index[t] if t is not None else -1 for t in text] + [-1], dtype=np.int64)
-    return remap[codes], labels
+    # the narrowest type that holds the labels: a table of ten million records is read, not widened
+    dtype = np.int16 if len(labels) < 2**15 else np.int32 if len(labels) < 2**31 else np.int64
+    remap = np.array([index[t] if t is not None else -1 for t in text] + [-1], dtype=dtype)
+    return remap[codes], labels  # a missing code (-1) reads remap's last slot, -1
 
 
 #: A variable that lost more than this share of its values to suppression is deleted in effect: what is left is
@@ -110,29 +112,30 @@ def column_changes(
     cells changed and suppressed (missing in ``after``, or at a root label, where ``before`` held a value),
     and the words that say it. ``roots`` are the labels that mean "any value" (``*``, a hierarchy's root): a
     column left with nothing else is deleted. ``before`` may be given as :func:`text_codes` already; ``gone``,
-    when given, is and-ed in place with "missing in ``after``, not in ``before``" (records suppressed)."""
+    when given, is and-ed in place with "missing in ``after``, not in ``before``" (records suppressed).
+
+    Every count comes from one ``bincount`` of the (before, after) label pairs: the records are read once,
+    and the comparisons are made on the pairs' table, whose size is the product of the two label counts
+    (:func:`_pair_counts`; a column with too many labels for that is compared record by record)."""
     a_codes, a_labels = before if isinstance(before, tuple) else text_codes(before)
     b_codes, b_labels = text_codes(after)
+    n = len(a_codes)
+    if gone is not None:
+        gone &= (b_codes < 0) & (a_codes >= 0)
     union = sorted(set(a_labels) | set(b_labels))
     where = {t: i for i, t in enumerate(union)}
-    # codes into the union of labels, -1 missing; every count by bincount (no sort of the records)
-    a = np.array([where[t] for t in a_labels] + [-1], dtype=np.int64)[a_codes]
-    b = np.array([where[t] for t in b_labels] + [-1], dtype=np.int64)[b_codes]
-    n = len(a)
-    differs = a != b
-    changed = int(np.count_nonzero(differs))
-    is_root = np.zeros(len(union) + 1, dtype=bool)  # the last slot is missing (-1)
-    is_root[-1] = True
-    for t in set(roots) | {"*"}:
-        if t in where:
-            is_root[where[t]] = True
-    b_gone = is_root[b]
-    if gone is not None:
-        gone &= (b < 0) & (a >= 0)
-    suppressed = int(np.count_nonzero(b_gone & (a >= 0) & differs))
-    distinct_before = int(np.count_nonzero(np.bincount(a + 1, minlength=len(union) + 1)[1:]))
-    present = np.bincount(np.where(b_gone, -1, b) + 1, minlength=len(union) + 1)[1:]
-    labels = [union[i] for i in np.flatnonzero(present)]
+    # label indices into the union, with the missing code (-1) first: row/column 0 of the pairs' table
+    ua = np.array([-1] + [where[t] for t in a_labels], dtype=np.int64)
+    ub = np.array([-1] + [where[t] for t in b_labels], dtype=np.int64)
+    root_b = np.array([True] + [t in roots or t == "*" for t in b_labels], dtype=bool)
+    rows, cols, counts = _pair_counts(a_codes, b_codes, len(a_labels), len(b_labels))
+    differs = ua[rows] != ub[cols]
+    held = rows > 0
+    changed = int(counts[differs].sum())
+    suppressed = int(counts[differs & held & root_b[cols]].sum())
+    distinct_before = len(np.unique(rows[held]))
+    after_counts = np.bincount(cols, weights=counts, minlength=len(b_labels) + 1)
+    labels = [b_labels[j - 1] for j in np.flatnonzero((after_counts > 0) & ~root_b)]
     out: dict[str, Any] = {
         "distinct_before": distinct_before,
         "distinct_after": len(labels),
@@ -140,16 +143,38 @@ def column_changes(
         "cells_suppressed": suppressed,
         "share_changed": changed / n if n else 0.0,
     }
+    rooted = bool(after_counts[1:][root_b[1:]].sum() > 0)
+    return _judged(out, labels, n, int(counts[held].sum()), rooted)
+
+
+def _pair_counts(a: np.ndarray, b: np.ndarray, ka: int, kb: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (before, after) label pairs present, missing as label 0, and how many records hold each: one
+    ``bincount`` of the packed pair when the ``(ka + 1) x (kb + 1)`` table is small (at most 2**24 cells), else
+    ``np.unique`` of the packed pairs (a column of many distinct values)."""
+    width = kb + 1
+    cells = (ka + 1) * width
+    packed = np.multiply(a, width, dtype=np.intp)  # the one full-width array: the codes stay narrow
+    packed += b
+    packed += width + 1  # (a + 1) * width + (b + 1)
+    if cells <= 1 << 24:
+        table = np.bincount(packed, minlength=cells)
+        keys = np.flatnonzero(table)
+        counts = table[keys]
+    else:
+        keys, counts = np.unique(packed, return_counts=True)
+    return keys // width, keys % width, counts
+
+
+def _judged(out: dict[str, Any], labels: list[str], n: int, held: int, rooted: bool) -> dict[str, Any]:
+    """``out`` with its status and the words that say it."""
+    changed, suppressed, distinct_before = out["cells_changed"], out["cells_suppressed"], out["distinct_before"]
     if changed == 0:
         out["status"], out["description"] = "kept", "kept"
         return out
     if not labels and distinct_before:
         out["status"] = "deleted"
-        out["description"] = "deleted: every value suppressed" + (
-            " or generalized to *" if (b_gone & (b >= 0)).any() else ""
-        )
+        out["description"] = "deleted: every value suppressed" + (" or generalized to *" if rooted else "")
         return out
-    held = int(np.count_nonzero(a >= 0))
     if held and suppressed > MOSTLY_SUPPRESSED * held:
         out["status"] = "deleted"
         out["description"] = f"deleted in effect: {_values(suppressed, n)} suppressed"
@@ -193,18 +218,29 @@ def variable_changes(
     cache = {} if cache is None else cache
     if len(before) != len(after):
         raise ValueError("the release and its input hold different numbers of records")
-    rows = []
+    from privaudit.runtime.concurrency import available_processors, ordered_map
+
     cols = list(columns)
-    gone = np.full(len(after), bool(cols))
-    any_before = np.zeros(len(after), dtype=bool)
-    for column in cols:
-        if column not in cache:
+    n = len(after)
+
+    def one(column: str) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
+        if column not in cache:  # each column's key is written by one thread only
             cache[column] = text_codes(before[column])
-        any_before |= cache[column][0] >= 0
-        missing_now = np.ones(len(after), dtype=bool)
+        codes = cache[column][0]
+        missing_now = np.ones(n, dtype=bool)
         entry = column_changes(cache[column], after[column], roots.get(column, set()), missing_now)
-        gone &= missing_now | (cache[column][0] < 0)
-        rows.append({"column": column, **entry})
+        missing_now |= codes < 0
+        return {"column": column, **entry}, missing_now, codes >= 0
+
+    rows = []
+    gone = np.full(n, bool(cols))
+    any_before = np.zeros(n, dtype=bool)
+    # columns side by side: numpy releases the GIL in the passes over the records
+    workers = min(available_processors(), len(cols)) if n >= 1_000_000 else 1
+    for entry, missing_now, had in ordered_map(one, cols, workers=workers, ahead=max(workers, 1)):
+        rows.append(entry)
+        gone &= missing_now
+        any_before |= had
     gone &= any_before
     return {
         "variables": rows,
