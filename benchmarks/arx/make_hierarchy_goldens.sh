@@ -16,7 +16,7 @@ OUT=tests/data/arx_hierarchies
 ADULT=tests/data/generalization/adult_sample.csv
 WAGE=tests/data/surveys/wage1.csv
 ACS12=tests/data/acs12/acs12.csv
-run() { name=$1; shift; TZ=UTC java -cp "$CP" RunArxHierarchy "$@" > "$OUT/$name.csv"; }
+run() { name=$1; shift; TZ=UTC java -Duser.language=en -Duser.country=US -cp "$CP" RunArxHierarchy "$@" > "$OUT/$name.csv"; }
 
 run adult_age_snap $ADULT age interval type=integer intervals=0:5 lower=25:20:0 upper=75:80:150 levels=2/2
 run adult_age_decades $ADULT age interval type=integer intervals=0:10 lower=0:0:0 upper=100:100:100 levels=2/5
@@ -31,3 +31,4 @@ run wage1_educ_order $WAGE educ order type=integer order=natural levels=3/2
 run adult_education_order $ADULT education order type=string order=$OUT/education_order.txt levels=4/2
 run createdat400_lau2_redaction tests/data/sdcmicro/createdat400.csv lau2 redaction
 run wage1_exper_redaction $WAGE exper redaction align=right redact=right padding=0 char=*
+run fertil2_born_dates $OUT/fertil2_born.csv born date format=yyyy-MM-dd granularities=MONTH_YEAR,QUARTER_YEAR,YEAR,DECADE

@@ -41,7 +41,18 @@ BUILDERS = ("intervals", "order", "redaction", "dates")
 #: ARX's ``Granularity`` enum, in its order (the levels are sorted by it), for the ones built here.
 GRANULARITIES = ("day_month_year", "month_year", "quarter_year", "year", "decade", "century", "millennium")
 _KEYS = {
-    "intervals": {"builder", "width", "start", "intervals", "levels", "lower", "upper", "bottom_coding", "top_coding"},
+    "intervals": {
+        "builder",
+        "type",
+        "width",
+        "start",
+        "intervals",
+        "levels",
+        "lower",
+        "upper",
+        "bottom_coding",
+        "top_coding",
+    },
     "order": {"builder", "levels", "order"},
     "redaction": {"builder", "align", "redact", "padding", "char"},
     "dates": {"builder", "granularities"},
@@ -129,7 +140,8 @@ def _level(v: np.ndarray, intervals, low, up, num: _Number, column: str) -> list
         if bound[2] is not None:
             out = v < bound[2] if sign == "<" else v >= bound[2]
             if out.any():
-                raise ValueError(f"value {num.fmt(v[out][0])} is {sign} the {name} {num.fmt(bound[2])} of the range")
+                extreme = v[out].min() if sign == "<" else v[out].max()
+                raise ValueError(f"value {num.fmt(extreme)} is {sign} the {name} {num.fmt(bound[2])} of the range")
         coded = v < bound[1] if sign == "<" else v >= bound[1]
         labels = np.where(coded, sign + num.fmt(bound[1]), labels)
     return labels.tolist()
@@ -208,7 +220,9 @@ def _range(spec: Mapping[str, Any], key: str, shorthand: str) -> tuple | None:
 
 
 def intervals(column: str, texts: np.ndarray, spec: Mapping[str, Any]) -> list[list[str]]:
-    """ARX's ``HierarchyBuilderIntervalBased`` on the distinct ``texts``: one row per text (leaf first)."""
+    """ARX's ``HierarchyBuilderIntervalBased`` on the distinct ``texts``: one row per text (leaf first). ``type``
+    is ARX's data type, which writes the labels: ``integer`` (``[20, 25[``), ``decimal`` (``[20.0, 25.0[``) or
+    ``auto`` (integer when every value and bound is whole)."""
     base = _base_intervals(spec)
     levels = _levels(spec.get("levels"))
     low, up = _range(spec, "lower", "bottom_coding"), _range(spec, "upper", "top_coding")
@@ -216,7 +230,13 @@ def intervals(column: str, texts: np.ndarray, spec: Mapping[str, Any]) -> list[l
     if not np.isfinite(v).all():
         raise ValueError(f"{texts[~np.isfinite(v)][0]!r} is not a number")
     bounds = [x for pair in base for x in pair] + [x for r in (low, up) if r for x in r if x is not None]
-    num = _Number(bool((v == np.round(v)).all()) and all(float(x).is_integer() for x in bounds))
+    kind = spec.get("type", "auto")
+    if kind not in ("auto", "integer", "decimal"):
+        raise ValueError(f"type {kind!r}: integer (ARX's DataType.INTEGER), decimal (DECIMAL) or auto")
+    whole = bool((v == np.round(v)).all()) and all(float(x).is_integer() for x in bounds)
+    if kind == "integer" and not whole:
+        raise ValueError("type integer: a value or a bound is no whole number")
+    num = _Number(whole if kind == "auto" else kind == "integer")
     low, up = low or (None, None, None), up or (None, None, None)
     if low[0] is not None and low[1] > low[0] or up[0] is not None and up[1] < up[0]:
         raise ValueError("a coding bound must lie beyond its snap bound (lower: coding <= snap; upper: >=)")
