@@ -32,6 +32,9 @@ CASES = {
     # HierarchyBuilderIntervalBased, Range(25, 20, 0) and Range(75, 80, 150): bottom code <20, snap to [20, 30[
     "adult_age_snap": (ADULT, "age", {"builder": "intervals", "start": 0, "width": 5, "lower": [25, 20, 0],
                                       "upper": [75, 80, 150], "levels": [2, 2]}, "numeric"),
+    # bottom_coding/top_coding: ARX's Range(20, 20, -1000000) and Range(80, 80, 1000000) (no minimum/maximum)
+    "adult_age_coded": (ADULT, "age", {"builder": "intervals", "start": 0, "width": 5, "bottom_coding": 20,
+                                       "top_coding": 80, "levels": [2, 2]}, "numeric"),
     # groups of 2 then 5 decades: the last level one group, so no * (prepareGroups adds none)
     "adult_age_decades": (ADULT, "age", {"builder": "intervals", "intervals": [[0, 10]], "lower": [0, 0, 0],
                                          "upper": [100, 100, 100], "levels": [2, 5]}, "numeric"),

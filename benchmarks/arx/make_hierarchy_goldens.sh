@@ -19,6 +19,7 @@ ACS12=tests/data/acs12/acs12.csv
 run() { name=$1; shift; TZ=UTC java -Duser.language=en -Duser.country=US -cp "$CP" RunArxHierarchy "$@" > "$OUT/$name.csv"; }
 
 run adult_age_snap $ADULT age interval type=integer intervals=0:5 lower=25:20:0 upper=75:80:150 levels=2/2
+run adult_age_coded $ADULT age interval type=integer intervals=0:5 lower=20:20:-1000000 upper=80:80:1000000 levels=2/2
 run adult_age_decades $ADULT age interval type=integer intervals=0:10 lower=0:0:0 upper=100:100:100 levels=2/5
 run adult_age_uneven $ADULT age interval type=integer intervals=0:18,18:25,25:45,45:65,65:100 \
     lower=0:0:0 upper=100:100:200 levels=2+3/2
