@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -398,13 +399,23 @@ def by_name(name: str, values: pd.Series | np.ndarray) -> tuple[str, str]:
     return semantic(name, np.asarray(texts, dtype=object))
 
 
-def builders_option(value: Mapping[str, str] | None, quasi_identifiers: list[str]) -> dict[str, str]:
+def builders_option(
+    value: Mapping[str, str | Mapping[str, Any]] | None, quasi_identifiers: list[str]
+) -> dict[str, str | Mapping[str, Any]]:
     """A ``column -> builder`` option checked: ValueError names a column that is no quasi-identifier or an
-    unknown builder."""
+    unknown builder. A builder is a semantic one's name, or a mapping naming one of ARX's builders with its
+    parameters (``{builder: intervals, width: 5, ...}``: :mod:`privaudit.discovery.arx_builders`)."""
+    from privaudit.discovery import arx_builders
+
     out = dict(value or {})
     for column, name in out.items():
         if column not in quasi_identifiers:
             raise ValueError(f"hierarchy builder for {column!r}: not a quasi-identifier of the policy")
-        if name not in SEMANTIC:
+        if isinstance(name, Mapping):
+            try:
+                arx_builders.check(name)
+            except ValueError as exc:
+                raise ValueError(f"hierarchy builder for {column!r}: {exc}") from None
+        elif name not in SEMANTIC:
             raise ValueError(f"unknown hierarchy builder {name!r} for {column!r} (known: {', '.join(SEMANTIC)})")
     return out

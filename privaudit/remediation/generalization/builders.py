@@ -19,7 +19,9 @@ gives the problem on that working table and policy, and the report names every b
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -101,10 +103,17 @@ def as_text(values: pd.Series) -> pd.Series:
     return out
 
 
-def build_hierarchy(column: str, values: pd.Series, kind: str, builder: str | None = None) -> tuple[str, str] | None:
+def build_hierarchy(
+    column: str, values: pd.Series, kind: str, builder: str | Mapping[str, Any] | None = None
+) -> tuple[str, str] | None:
     """The CSV text and builder note of a hierarchy for ``values`` (one per record, typed ``kind``), or None:
-    the semantic ``builder`` when one is named (ValueError for a value it does not know), else the one
+    the semantic ``builder`` when one is named (ValueError for a value it does not know), ARX's builder with
+    the parameters a mapping gives (:mod:`privaudit.discovery.arx_builders`), else the one
     :func:`privaudit.discovery.hierarchies.build` recognises."""
+    if isinstance(builder, Mapping):
+        from privaudit.discovery import arx_builders
+
+        return arx_builders.build(column, values, builder, kind)
     if builder is not None:
         return hierarchies.by_name(builder, values)
     return hierarchies.build(set(tokens(column)), values, kind)
@@ -116,11 +125,11 @@ def _hierarchy(text: str, column: str) -> Hierarchy:
 
 
 def working_problem(
-    ctx: AuditContext, build: bool = True, builders: dict[str, str] | None = None
+    ctx: AuditContext, build: bool = True, builders: Mapping[str, str | Mapping[str, Any]] | None = None
 ) -> tuple[GeneralizationProblem, Built]:
     """The generalization problem of ``ctx`` with hierarchies built for the quasi-identifiers that have none
     (when ``build``), and what was built; ``builders`` names the semantic builder of some columns (column ->
-    ``us_states``, ``countries``, ``schooling``, ``postcodes``), which replaces a hierarchy the policy gives."""
+    ``us_states``, ``countries``, ``schooling``, ``postcodes``, or an ARX builder's mapping), which replaces a hierarchy the policy gives."""
     builders = builders or {}
     built = Built()
     policy, table = ctx.policy, ctx.table

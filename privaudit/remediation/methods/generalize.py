@@ -86,10 +86,11 @@ class GeneralizeOptions(Params):
         description="Build a hierarchy for each quasi-identifier the policy gives none (intervals, "
         "dates, postcode masking, flat), as privaudit init does; off: such a QI is only kept or suppressed.",
     )
-    hierarchy_builders: dict[str, str] | None = Field(
+    hierarchy_builders: dict[str, str | dict[str, Any]] | None = Field(
         default=None,
-        description="Column -> semantic hierarchy builder (us_states, countries, schooling, postcodes), built "
-        "from the column's values in place of any other hierarchy.",
+        description="Column -> semantic hierarchy builder (us_states, countries, schooling, postcodes) or one of "
+        "ARX's builders with ARX's parameters ({builder: intervals|order|redaction|dates, ...}: "
+        "docs/hierarchies.md), built from the column's values in place of any other hierarchy.",
     )
     write_hierarchies: bool = Field(
         default=True,
