@@ -17,7 +17,17 @@ import pytest
 
 import privaudit
 
-METHODS = ("generalize", "local_suppression", "microaggregate", "pram", "randomize", "suppress", "top_bottom_coding")
+METHODS = (
+    "generalize",
+    "local_suppression",
+    "microaggregate",
+    "noise",
+    "pram",
+    "randomize",
+    "rank_swap",
+    "suppress",
+    "top_bottom_coding",
+)
 HEAVY = ("numpy", "pandas", "pyarrow", "scipy", "sklearn")
 
 
