@@ -18,7 +18,11 @@ Disclosure Control* (Wiley 2012) §3.4.2. ``x`` is a records x variables float a
   ``1 - delta^2`` (the correlations too): the covariance structure is kept.
 * ``restr`` (``addNoise_restr``): deterministic, ``cc * x + (1 - cc) * colMeans(x)`` with
   ``cc = sqrt((N - 1 - w)/((N + 1)(1 + w)))`` for N < 500 records, else ``sqrt((N - 1)/(N + N w - 1))``,
-  ``w = noise/100``, N the number of records (missing ones included, as ``nrow(x)``).
+  ``w = noise/100``, N the number of records (missing ones included, as ``nrow(x)``). Each variable is
+  shifted by its own ``(1 - cc)`` mean, which keeps every mean; sdcMicro's ``cc * x + d`` on a data frame
+  recycles the vector d down the rows instead (R's column-major recycling: record r of variable j gets
+  ``d[(r + j N) mod p]``), a slip this does not copy (cc itself is sdcMicro's, figure for figure:
+  tests/test_noise_rank_swap.py).
 
 A missing value stays missing (R's ``NA + noise``). A variable with fewer than two values has no sd: sdcMicro
 adds NA noise (and warns); here it is left as it is. The random numbers are NumPy's
