@@ -3,7 +3,7 @@
 # sdcMicro (the library directory is the first argument); none of its code is copied here.
 #
 #   Rscript run_noise_rankswap.R SDCMICRO_LIB figures     # the figures the tests hold
-#   Rscript run_noise_rankswap.R SDCMICRO_LIB time N       # seconds of addNoise / rankSwap on N rows
+#   Rscript run_noise_rankswap.R SDCMICRO_LIB time N [M]   # seconds of addNoise on N rows, rankSwap on M
 #
 # The synthetic table (built the same way in tests/test_noise_rank_swap.py) holds whole-number arithmetic
 # only, so R and NumPy hold the same doubles.
@@ -59,15 +59,20 @@ if (args[2] == "figures") {
         "sorted values equal to the original's:", identical(sort(out$x1), sort(xs$x1)), "\n")
   }
 } else {
+  # addNoise on N rows, rankSwap on M rows (default N): sdcMicro's RankSwap loops over every candidate rank
+  # of every value, so its time grows with the square of the rows
   n <- as.integer(args[3])
+  m <- if (length(args) > 3) as.integer(args[4]) else n
   set.seed(0)
-  x <- data.frame(age = sample(0:99, n, replace = TRUE), income = round(rlnorm(n, 10, 1)))
-  for (m in c("additive", "correlated2")) {
-    t <- system.time(addNoise(x, variables = c("age", "income"), method = m))
-    cat("addNoise", m, "seconds", t[["elapsed"]], "\n")
+  table <- function(rows) data.frame(age = sample(0:99, rows, replace = TRUE), income = round(rlnorm(rows, 10, 1)))
+  x <- table(n)
+  for (method in c("additive", "correlated2")) {
+    t <- system.time(addNoise(x, variables = c("age", "income"), method = method))
+    cat("addNoise", method, "rows", n, "seconds", t[["elapsed"]], "\n")
   }
+  x <- table(m)
   t <- system.time(suppressMessages(rankSwap(x, variables = c("age", "income"), seed = 1)))
-  cat("rankSwap R0=0.95 seconds", t[["elapsed"]], "\n")
+  cat("rankSwap R0=0.95 rows", m, "seconds", t[["elapsed"]], "\n")
   t <- system.time(suppressMessages(rankSwap(x, variables = c("age", "income"), P = 0.05, seed = 1)))
-  cat("rankSwap P=0.05 seconds", t[["elapsed"]], "\n")
+  cat("rankSwap P=0.05 rows", m, "seconds", t[["elapsed"]], "\n")
 }

@@ -124,7 +124,7 @@ def _weight(ctx: Any, options: NoiseOptions) -> str | None:
         raise ValueError("weight_noise: the policy has no weight column")
     if as_numbers(ctx.table[weights[0]]) is None:
         raise ValueError(f"weight_noise: the weight column {weights[0]!r} holds a value that is not a number")
-    return weights[0]
+    return str(weights[0])
 
 
 def run(ctx: Any, options: NoiseOptions) -> Remediation:
@@ -141,7 +141,7 @@ def run(ctx: Any, options: NoiseOptions) -> Remediation:
     per: dict[str, dict[str, Any]] = {}
     changed = 0
     if variables:
-        x = np.column_stack([as_numbers(ctx.table[c]) for c in variables])
+        x = np.column_stack([as_numbers(ctx.table[c]) for c in variables])  # type: ignore[misc]  # numeric_columns refused others
         noised = add_noise(x, options.method, options.noise, options.delta, rng)
         sd = column_sd(x)
         for j, column in enumerate(variables):
@@ -153,6 +153,7 @@ def run(ctx: Any, options: NoiseOptions) -> Remediation:
         w = as_numbers(ctx.table[weight])
         assert w is not None and options.weight_noise is not None
         table[weight] = np.round(weight_noise(w, options.weight_noise, rng), decimals(w))
+        changed += int((table[weight].to_numpy(dtype=float) != w).sum() - np.isnan(w).sum())
         per[weight] = {"weight_noise": options.weight_noise, **_moments(w, table[weight].to_numpy(dtype=float))}
     return Remediation(
         table=table,
@@ -168,7 +169,7 @@ def run(ctx: Any, options: NoiseOptions) -> Remediation:
             "columns": per,
         },
         loss={
-            "share_values_changed": changed / max(len(table) * len(variables), 1),
+            "share_values_changed": changed / max(len(table) * (len(variables) + (weight is not None)), 1),
             "largest_mean_shift_in_sd": max((f.get("mean_shift_in_sd", 0.0) for f in per.values()), default=0.0),
         },
         artefacts={".noise.csv": _parameters_csv(per)},
