@@ -176,6 +176,8 @@ def test_library_remediate_and_explore(tmp_path, survey):
     frame = pd.read_csv(survey)
     assert done.offered and (done.table["age"] != frame["age"]).all()
     assert abs(done.table["age"].std() / frame["age"].std() - np.sqrt(2)) < 0.1  # noise of 100 % of the sd
+    rounded = privaudit.remediate(str(survey), str(policy), method="noise", noise=100, seed=3, digits=0)
+    assert (rounded.table["age"] == done.table["age"].round(0)).all() and (rounded.table["age"] % 1 == 0).all()
     swapped = privaudit.remediate(str(survey), str(policy), method="rank_swap", P=60, TopPercent=0, BottomPercent=0)
     assert sorted(swapped.table["income"]) == sorted(frame["income"])  # a permutation
     found = privaudit.explore(str(survey), str(policy), methods=["noise", "rank_swap"], max_candidates=12)
