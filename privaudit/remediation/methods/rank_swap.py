@@ -15,7 +15,8 @@ whose rank differs by less than ``P`` percent of the values swapped. Options, wi
 * ``TopPercent`` / ``BottomPercent`` (default 5 each, in [0, 100)): the highest and lowest values replaced by
   their mean and not swapped (set both to 0 for a release whose values are exactly the original ones,
   permuted);
-* ``missing``: a value treated as missing (never swapped) besides empty cells; ``seed``.
+* ``missing``: a value treated as missing (never swapped) besides empty cells (sdcMicro then writes its empty
+  cells as that value; here they stay empty); ``seed`` (NumPy's generator: not sdcMicro's ``CRandom``).
 
 What is written: numeric columns stay numeric; a column whose hierarchy lists its values keeps only those,
 as swapped values are values of the column; the coded means are moved to the nearest leaf (see
