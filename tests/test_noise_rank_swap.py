@@ -44,10 +44,10 @@ def test_additive_keeps_the_mean_and_adds_the_variance_specified(noise, seed):
 
 def test_correlated2_keeps_the_covariance_structure():
     """addNoise_correlated2 (delta 0.1): means and variances kept, covariances times 1 - delta^2, so the released
-    covariance is the original within 2 % on 200,000 seeded records."""
+    covariance is the original within 2 % on 100,000 seeded records."""
     rng = np.random.default_rng(7)
     cov = np.array([[4.0, 2.4, -1.0], [2.4, 9.0, 0.5], [-1.0, 0.5, 1.0]])
-    x = rng.multivariate_normal([10, 50, -3], cov, size=200_000)
+    x = rng.multivariate_normal([10, 50, -3], cov, size=100_000)
     for delta in (0.1, 0.3):
         out = add_noise(x, "correlated2", 150, delta, np.random.default_rng(1))
         before, after = np.cov(x, rowvar=False), np.cov(out, rowvar=False)
