@@ -11,8 +11,8 @@ released variance over the original (1 + 1.5^2 = 3.25 expected at noise 150).
 With sdcMicro installed (``--sdcmicro LIB``, the R library holding it; Rscript on the PATH), the same calls of
 sdcMicro's ``addNoise`` (N rows) and ``rankSwap`` (at most ``--swap-rows`` rows, default 100,000: its C++
 ``RankSwap`` visits every candidate rank of every value, so its time grows with the square of the rows -- 3 s
-at 10^5, 74 s at 3 x 10^5 on this shared machine, 577 s (R0 = 0.95) and 173 s (P = 0.05) at 10^6, against
-1.6 s for privaudit's kernel: ``--swap-rows 1000000`` runs them) run through
+at 10^5, 74 s at 3 x 10^5 on this shared machine, 558 s (R0 = 0.95) and 407 s (P = 0.05) at 10^6 against
+3.9 s and 3.4 s for privaudit's kernel, ratios 144 and 118: ``--swap-rows 1000000`` runs them) run through
 ``benchmarks/sdcmicro/run_noise_rankswap.R`` and the ratio of the times is printed (R's elapsed time;
 privaudit's kernels on the same two columns). sdcMicro's ``topBotCoding``/``pram`` are not timed.
 
