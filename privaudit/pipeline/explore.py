@@ -62,7 +62,7 @@ from privaudit.core.policy import Policy, with_check_overrides, with_columns
 from privaudit.io.data import Table
 from privaudit.pipeline.audit import AuditResult, run_audit
 from privaudit.pipeline.plugins import Registry
-from privaudit.pipeline.remediate import lost_of, reaudit, without_identifiers
+from privaudit.pipeline.remediate import lost_of, own_original, reaudit, without_identifiers
 from privaudit.plugin.remediator import Remediation
 from privaudit.risk.attacker_models import attacker_risks
 
@@ -748,7 +748,14 @@ def explore_release(
     utility = optional(UTILITY, utility)
     check_timeout = optional(CHECK_TIMEOUT, check_timeout)
     opened = open_policy(policy, registry, allow_outside_paths)
-    before = run_audit(released, opened, registry=registry, progress=progress, check_timeout=check_timeout)
+    before = run_audit(
+        released,
+        opened,
+        original=own_original(released, opened),
+        registry=registry,
+        progress=progress,
+        check_timeout=check_timeout,
+    )
     exploration = explore(
         before,
         registry,

@@ -86,6 +86,8 @@ DEFAULT_PLUGINS = (
     "privaudit.remediation.methods.local_suppression",
     "privaudit.remediation.methods.top_bottom_coding",
     "privaudit.remediation.methods.pram",
+    "privaudit.remediation.methods.noise",
+    "privaudit.remediation.methods.rank_swap",
     "privaudit.remediation.methods.record_swap",
     "privaudit.report.chapters.remediation",
     "privaudit.report.chapters.recipe",

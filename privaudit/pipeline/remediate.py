@@ -97,7 +97,13 @@ def remediate(
     policy = open_policy(policy, registry, allow_outside_paths)
     remediator, parsed = resolve_method(policy, method, options or {}, registry)
     before = run_audit(
-        released, policy, registry=registry, progress=progress, check_timeout=check_timeout, refuse_unreachable=True
+        released,
+        policy,
+        original=own_original(released, policy),
+        registry=registry,
+        progress=progress,
+        check_timeout=check_timeout,
+        refuse_unreachable=True,
     )
     if before.passed and not even_if_passing:
         return _no_change(before, remediator, parsed)
@@ -143,6 +149,14 @@ def _no_change(before: AuditResult, remediator: Any, parsed: Any) -> Remediation
         }
     )
     return RemediationOutcome(before, after, same, b"", False, no_change_needed=True)
+
+
+def own_original(released: Any, policy: Policy) -> Any:
+    """``released`` itself when a check compares a release with its original (record linkage, interval
+    disclosure: ``needs`` names ``original``), else None: the input of a remediation is the original of its
+    output, and the input unchanged is its own original (every record links to itself), so the input's audit
+    measures that risk before the perturbation (sdcMicro's ``dRisk`` of an unperturbed ``sdcMicroObj``)."""
+    return released if any("original" in c.assessor.needs for c in policy.checks) else None
 
 
 def reaudit(
