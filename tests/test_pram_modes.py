@@ -221,3 +221,18 @@ def test_library_per_category_pd(tmp_path):
     before = pd.read_csv(data)
     assert (done.table["region"] != before["region"]).any()
     assert (done.table["sex"] == before["sex"]).all()  # pd 1: P = I, so Rs = I
+
+
+@pytest.mark.slow
+def test_explore_crosses_the_keep_values_given_only(tmp_path, run_cli):
+    """With keep given, pd changes nothing: one candidate per keep value, not per (pd, keep)."""
+    data = write_rr_table(tmp_path / "rr.csv", 1000)
+    policy = write_policy(tmp_path, RR + RR_CHECK.replace("RANDOMIZED", "{}"))
+    report = tmp_path / "r.json"
+    code, _, err = run_cli(
+        "remediate", data, "--policy", policy, "--explore", "--methods", "pram", "--option", "keep=0.7,0.9",
+        "--json", report,
+    )  # fmt: skip
+    assert code in (0, 1), err
+    candidates = json.loads(report.read_text())["explore"]["candidates"]
+    assert sorted(c["options"]["keep"] for c in candidates) == [0.7, 0.9]

@@ -353,7 +353,8 @@ def _matrix_files(
 
 def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
     """Invariant PRAM of every nominal quasi-identifier at pd 0.9, 0.8 (sdcMicro's default), 0.7, 0.6 and
-    0.5, alpha 0.5 (sdcMicro's default); ``--option pd=...`` (or alpha, strata_variables) crosses them."""
+    0.5, alpha 0.5 (sdcMicro's default); ``--option pd=...`` (or alpha, strata_variables) crosses them. With
+    ``--option keep=...`` or ``matrix=...`` (matrices that pd does not change), the values given only."""
     from privaudit.remediation.methods.generalize import spread
 
     policy = ctx.policy
@@ -372,6 +373,8 @@ def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
         )
         return []
     base = [{"pd": value} for value in spread([0.9, 0.8, 0.7, 0.6, 0.5], request.limit)]
+    if "keep" in request.fixed or "matrix" in request.fixed:
+        base = [{}]
     out = []
     for given in option_settings(base, request.fixed)[: request.limit]:
         options = PramOptions.model_validate(given)  # each run guarded on its own by explore
