@@ -171,6 +171,8 @@ def test_given_matrix_through_the_cli(tmp_path, run_cli):
         ("o,east,north,west\neast,1,0,0\nnorth,0,1,0\nwest,0,0,1\n", "'west' is not a category of the column"),
         ("o,east,north,south\neast,1,0,0\nnorth,0,1,0\n", "not square (2 rows x 3 columns)"),
         ("o,east,north\neast,1,0\nnorth,0,1\n", "no row for the column's category 'south'"),
+        ("", "cannot read it"),
+        ("o,east,north,south\neast,x,1,0\nnorth,0,1,0\nsouth,0,0,1\n", "an entry is not a number"),
     ],
 )
 def test_bad_matrix_one_line_exit_2(tmp_path, run_cli, text, message):

@@ -286,10 +286,12 @@ def _read_matrix(path: str, column: str, values: pd.Series) -> tuple[list[Any], 
     import numpy as np
     import pandas as pd
 
+    import csv
+
     where = f"matrix: {column}: {path}"
     try:
         frame = pd.read_csv(path, index_col=0, dtype=str, sep=None, engine="python", keep_default_na=False)
-    except (OSError, UnicodeDecodeError, ValueError, pd.errors.ParserError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, csv.Error) as exc:  # ParserError is a ValueError
         raise ValueError(f"{where}: cannot read it ({type(exc).__name__}: {exc})".replace("\n", " ")) from None
     rows, cols = [str(v).strip() for v in frame.index], [str(v).strip() for v in frame.columns]
     if len(rows) != len(cols) or not rows:
