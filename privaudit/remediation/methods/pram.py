@@ -283,10 +283,10 @@ def _read_matrix(path: str, column: str, values: pd.Series) -> tuple[list[Any], 
     """A user's transition matrix (sdcMicro's ``pram(pd = <matrix>)`` checks, R/pram.R ``inputs_pram`` and
     ``calcTransitionMatrix``): square, labelled by the column's categories on both axes, rows (the original
     category) summing to 1. Returns its categories (as the column holds them) and the matrix."""
+    import csv
+
     import numpy as np
     import pandas as pd
-
-    import csv
 
     where = f"matrix: {column}: {path}"
     try:
