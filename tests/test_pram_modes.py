@@ -238,3 +238,15 @@ def test_explore_crosses_the_keep_values_given_only(tmp_path, run_cli):
     assert code in (0, 1), err
     candidates = json.loads(report.read_text())["explore"]["candidates"]
     assert sorted(c["options"]["keep"] for c in candidates) == [0.7, 0.9]
+
+
+def test_singular_keep_matrix_is_said(tmp_path):
+    """keep 1/3 of three categories without a bandwidth: every row (1/3, 1/3, 1/3), a matrix no release can be
+    corrected for (rr_attribute_disclosure refuses it): the notes say so."""
+    data = write_rr_table(tmp_path / "rr.csv", 300)
+    policy = write_policy(tmp_path, RR)
+    done = privaudit.remediate(
+        str(data), str(policy), method="pram", variables=["region"], keep=1 / 3, even_if_passing=True
+    )
+    notes = done.after.report.remediation.notes
+    assert any("matrix of region is singular" in n for n in notes)

@@ -30,9 +30,12 @@ Three more ways to give the matrix, per variable (the rest stay invariant):
   variable or per category, ``"*"`` for the ones not named, else 1): a category is kept with that probability
   and otherwise released as one of the other categories, equally likely; with ``bandwidth`` (a number, or one
   per variable) only as one of those at most that many places from it in the column's order (sorted values,
-  or a categorical column's categories). The kernel is :func:`privaudit.remediation.perturbation.keep_matrix`.
+  or a categorical column's categories). The kernel is :func:`privaudit.remediation.perturbation.keep_matrix`
+  (µ-ARGUS's engine, sdcTools/libmuargus commit 5b25ec8, MuArgCtrl.cpp).
 
-These matrices do not depend on the data, so each is written as the plain square CSV even with strata.
+These matrices do not depend on the data, so each is written as the plain square CSV even with strata. A
+singular one (keep 1/L of L categories without a bandwidth: every row the same) is written too, but
+``rr_attribute_disclosure`` refuses it (a release under it cannot be corrected for); the notes say so.
 """
 
 from __future__ import annotations
@@ -231,6 +234,7 @@ def run(ctx, options: PramOptions) -> Remediation:
     changed: dict[str, int] = {}
     shift: dict[str, float] = {}
     modes = {column: _mode(options, column) for column in variables}
+    singular: list[str] = []
     for column in variables:
         values = ctx.table[column]
         codes, out, labels, matrices, fixed = _released(ctx, options, column, strata, rng)
@@ -245,6 +249,8 @@ def run(ctx, options: PramOptions) -> Remediation:
         new = pd.Series(released, index=values.index, dtype=object).where(out >= 0, np.nan)
         table[column] = pd.Categorical(new, categories=values.cat.categories) if hasattr(values, "cat") else new
         artefacts.update(_matrix_files(column, [str(v) for v in labels], matrices, None if fixed else keys))
+        if fixed and np.linalg.matrix_rank(matrices[0]) < len(labels):
+            singular.append(column)
     return Remediation(
         table=table,
         changes={
@@ -260,7 +266,8 @@ def run(ctx, options: PramOptions) -> Remediation:
             "largest_marginal_shift": max(shift.values(), default=0.0),
         },
         artefacts=artefacts,
-        notes=_notes(variables, modes, keys),
+        notes=_notes(variables, modes, keys)
+        + [f"the matrix of {c} is singular: rr_attribute_disclosure cannot correct for it" for c in singular],
     )
 
 
