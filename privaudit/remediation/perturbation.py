@@ -93,6 +93,8 @@ def keep_matrix(keep: np.ndarray, bandwidth: int | None = None) -> np.ndarray:
     L = len(keep)
     if L == 1:
         return np.ones((1, 1))
+    if L * L > MAX_MATRIX_CELLS:
+        raise ValueError(f"{L:,} categories squared are more than {MAX_MATRIX_CELLS:,} matrix cells; recode first")
     distance = np.abs(np.arange(L)[:, None] - np.arange(L)[None, :])
     band = (distance > 0) & (distance <= (L if bandwidth is None else bandwidth))
     matrix = band * ((1.0 - np.asarray(keep, dtype=np.float64)) / band.sum(axis=1))[:, None]
