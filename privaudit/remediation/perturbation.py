@@ -25,7 +25,20 @@ strata, each stratum gets its own P (its own draw) and its own p, and a record m
 no record of the stratum can be released as (``sum_l p_l P[l, k] = 0``, e.g. pd = 1) gets the identity row of
 Q where R divides 0 by 0; and a variable with one category is left as it is (R's P is then 1x1 with the drawn
 diagonal, not a stochastic matrix). The random numbers are NumPy's (``numpy.random.default_rng(seed)``), not
-R's: the same seed does not give sdcMicro's draws.
+R's: the same seed does not give sdcMicro's draws. ``pd`` may be one number or one per category (sdcMicro's
+``pram(pd = list(c(...)))``: ``runif(L, min = pd, max = 1)`` recycles a vector of minimums, one per category);
+it bounds P's diagonal, not the kept share of ``Rs`` (sdcMicro issues 264 and 347).
+
+**Fixed matrices** (sdcMicro's ``pram(pd = <matrix>)``, ``calcTransitionMatrix`` returning the matrix given):
+each record with category i is released as j with probability ``M[i, j]``, whatever the marginal.
+
+**µ-ARGUS's PRAM** (µ-ARGUS 5.1 user's manual §4.2.2 and §5.4.3; its engine, sdcTools/libmuargus commit
+5b25ec8, ``CMuArgCtrl::SetPramValue`` and the PRAM step of the safe file's writer in MuArgCtrl.cpp): a
+category is kept with its own probability (µ-ARGUS's "pram percentage" of not changing); otherwise it becomes
+one of the other categories, each equally likely, or with a bandwidth b one of the categories at most b
+places from it in the code order (code 13 with b = 3: 10, 11, 12, 14, 15 or 16), those beyond the first or
+the last code left out (the engine draws again until the code is in range, so the band's codes that exist are
+equally likely). Missing values never change. :func:`keep_matrix` is that matrix.
 """
 
 from __future__ import annotations
@@ -73,6 +86,33 @@ def threshold_at(values: np.ndarray, share: float) -> float:
     return float(np.quantile(finite, share, method="inverted_cdf"))
 
 
+def keep_matrix(keep: np.ndarray, bandwidth: int | None = None) -> np.ndarray:
+    """µ-ARGUS's PRAM matrix (rows the original category, columns the released, each row summing to 1):
+    ``M[i, i] = keep[i]``, the rest of row i spread evenly over the categories j != i with ``|i - j| <=
+    bandwidth`` (every other category without a bandwidth). A variable of one category keeps it."""
+    L = len(keep)
+    if L == 1:
+        return np.ones((1, 1))
+    if L * L > MAX_MATRIX_CELLS:
+        raise ValueError(f"{L:,} categories squared are more than {MAX_MATRIX_CELLS:,} matrix cells; recode first")
+    distance = np.abs(np.arange(L)[:, None] - np.arange(L)[None, :])
+    band = (distance > 0) & (distance <= (L if bandwidth is None else bandwidth))
+    matrix = band * ((1.0 - np.asarray(keep, dtype=np.float64)) / band.sum(axis=1))[:, None]
+    matrix[np.arange(L), np.arange(L)] = keep
+    return matrix
+
+
+def pram_fixed(codes: np.ndarray, matrix: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Each record with a category (``codes`` 0..L-1; -1 missing, kept) released as j with probability
+    ``matrix[i, j]`` (sdcMicro's ``do.pram(x, Rs)`` with a given ``Rs``; µ-ARGUS's PRAM with
+    :func:`keep_matrix`)."""
+    out = codes.copy()
+    present = codes >= 0
+    if present.any():
+        out[present] = draw(matrix, codes[present], rng)
+    return out
+
+
 def invariant_matrices(marginals: np.ndarray, diagonals: np.ndarray, alpha: float) -> np.ndarray:
     """Per stratum s, sdcMicro's ``Rs = alpha P Q + (1 - alpha) I`` for the category counts ``marginals[s]``
     (S x L) and P's drawn diagonal ``diagonals[s]`` (S x L, each in [pd, 1]); S x L x L, rows summing to 1."""
@@ -100,11 +140,16 @@ class PramResult:
 
 
 def pram_codes(
-    codes: np.ndarray, strata: np.ndarray, n_levels: int, pd: float, alpha: float, rng: np.random.Generator
+    codes: np.ndarray,
+    strata: np.ndarray,
+    n_levels: int,
+    pd: float | np.ndarray,
+    alpha: float,
+    rng: np.random.Generator,
 ) -> PramResult:
     """Invariant PRAM of one variable: ``codes`` its category per record (0..L-1, -1 missing), ``strata`` each
-    record's stratum (0..S-1). The diagonal of P is drawn per stratum (``runif(L, pd, 1)`` in stratum order),
-    then one uniform per record with a value."""
+    record's stratum (0..S-1), ``pd`` one least diagonal or one per category. The diagonal of P is drawn per
+    stratum (``runif(L, pd, 1)`` in stratum order), then one uniform per record with a value."""
     n_strata = int(strata.max()) + 1 if len(strata) else 0
     if n_strata * n_levels * n_levels > MAX_MATRIX_CELLS:
         raise ValueError(
