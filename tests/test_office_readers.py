@@ -175,7 +175,7 @@ def test_statas_extended_missing_values_are_missing_and_listed():
 @pytest.mark.slow
 def test_init_drafts_sex_race_and_education_from_the_files_labels_alone(files, run_cli, tmp_path):
     """Headers that say nothing (v1 .. v10) and the codebook's labels in the .sav file: the drafted key
-    variables name sex, race and education by the labels; the same file without labels drafts none of them."""
+    variables name sex, race, education and employment by the labels; the same file without labels drafts none of them."""
     frame = pd.read_csv(NHIS)
     names = {c: f"v{i + 1}" for i, c in enumerate(frame.columns)}
     labelled, bare = tmp_path / "labelled.sav", tmp_path / "bare.sav"
@@ -195,6 +195,8 @@ def test_init_drafts_sex_race_and_education_from_the_files_labels_alone(files, r
     assert "ethnicity or race (its label 'Non-white')" in lines[names["nwhite"]]
     assert "education (its label 'Years of education')" in lines[names["yedu"]]
     assert "quasi_identifier" in lines[names["yedu"]]
+    assert "employment status (its label 'Employed')" in lines[names["empl"]]
+    assert all("quasi_identifier" in lines[names[c]] for c in ("fml", "nwhite", "yedu", "empl"))
     for said in ("sex or gender", "ethnicity or race", "education ("):
         assert said not in drafted["bare"]
     codebook = tmp_path / "codebook.csv"  # --labels overrides the file's label of a column
