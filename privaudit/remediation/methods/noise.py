@@ -94,7 +94,9 @@ def released(ctx: Any, column: str, values: np.ndarray[Any, Any], digits: int | 
     out = np.round(values, digits) if digits is not None else values.copy()
     hierarchy = ctx.policy.hierarchies.get(column)
     if hierarchy is not None:
-        leaves = pd.to_numeric(pd.Series(list(hierarchy.leaves), dtype=object), errors="coerce").to_numpy(float)
+        from privaudit.common.numeric import to_numbers
+
+        leaves = to_numbers(list(hierarchy.leaves))
         leaves = np.unique(leaves[~np.isnan(leaves)])
         if not len(leaves):
             raise ValueError(f"column {column!r}: its hierarchy {hierarchy.source} has no numeric leaf to release")
