@@ -300,3 +300,29 @@ def test_init_prints_headers_without_their_control_characters(tmp_path):
     frame.to_csv(tmp_path / "t.csv", index=False)
     result = run_cli("init", tmp_path / "t.csv")
     assert result.code == 0 and "\x1b" not in result.stdout and "sex\\x1b[2J" in result.stdout, result.stdout
+
+
+ARRESTS = DATA / "surveys" / "Arrests.csv"
+GSSVOCAB = DATA / "surveys" / "GSSvocab.csv"
+
+
+def test_a_bare_colour_header_is_read_by_its_value_labels():
+    # carData::Arrests (tests/data/surveys/PROVENANCE.md): "colour" is the arrestee's skin colour, Black or
+    # White, as the US census asked "color or race" until 1950; drafted "other", a race column was neither a
+    # key variable nor a special category. car_colour above still names a thing, not a person.
+    frame = pd.read_csv(ARRESTS, dtype=str, keep_default_na=False)
+    columns = {c.name: c for c in draft(frame, "Arrests.csv").columns}
+    assert columns["colour"].role == "quasi_identifier"
+    assert columns["colour"].special_category == "ethnicity"
+
+
+def test_native_born_is_country_of_birth_not_age():
+    # carData::GSSvocab's nativeBorn (born in the US: yes/no) read as "age or date of birth" by its part "born",
+    # which ranked it with age among the demographics; the compound is of citizenship, as nativeborn is
+    assert key_variable("nativeBorn").key == "citizenship"
+    assert key_variable("native_born").key == "citizenship"
+    assert key_variable("birth_year").key == "age"
+    frame = pd.read_csv(GSSVOCAB, dtype=str, keep_default_na=False)
+    result = draft(frame, "GSSvocab.csv")
+    assert "nativeBorn" not in result.scenarios["demographics"]
+    assert "nativeBorn" in result.scenarios["all_key_variables"]

@@ -252,6 +252,12 @@ MAX_CODES = 50
 _ROLES = ("identifier", "quasi_identifier", "sensitive", "other", "weight", "record_id", "household_id")
 
 
+#: a header of these words only names a colour, not whose: the value labels say it (``colour``: Black, White
+#: in carData's Arrests is the arrestee's skin colour; the US census asked "color or race" until 1950 and
+#: Brazil's IBGE still asks "cor ou raça"), while ``car_colour`` names a thing and is not a person's
+_COLOUR = frozenset({"colour", "color", "skin", "skincolour", "skincolor", "cor", "couleur", "farbe", "hautfarbe"})
+
+
 def _says_nothing(parts: list[str]) -> bool:
     """A header such as ``V3``, ``col_17``, ``q12a`` or ``Unnamed: 4``: it names nothing."""
     return not parts or all(_GENERIC.fullmatch(p) for p in parts)
@@ -332,7 +338,8 @@ def _evidence(name: str, frame: pd.DataFrame, sample: pd.DataFrame, label: str |
     # value labels are evidence where the header says nothing (q17: Catholic, Protestant ...); a header
     # that says something else (car_colour: white, black) is not overruled by them
     if special is None and (
-        (kv is None and _says_nothing(parts)) or (kv is not None and kv.category.key in OBSERVABLE)
+        (kv is None and (_says_nothing(parts) or set(parts) <= _COLOUR))
+        or (kv is not None and kv.category.key in OBSERVABLE)
     ):
         found = special_by_values(distinct, counts)
         if found is not None:
