@@ -326,3 +326,21 @@ def test_native_born_is_country_of_birth_not_age():
     result = draft(frame, "GSSvocab.csv")
     assert "nativeBorn" not in result.scenarios["demographics"]
     assert "nativeBorn" in result.scenarios["all_key_variables"]
+
+
+PSID7682 = DATA / "surveys" / "PSID7682.csv"
+
+
+def test_a_panels_repeating_person_id_is_its_cluster():
+    # AER::PSID7682: 7 yearly records (1976-82) per person, linked by `id`; drafted "other", the records
+    # were counted as 7 people, so a person alone in a class looked k=7. sdcMicro's hhId is the cluster of
+    # records of one household or person (createSdcObj's hhId, its cluster id), as the uniqueness check reads it
+    frame = pd.read_csv(PSID7682, dtype=str, keep_default_na=False)
+    columns = {c.name: c for c in draft(frame, "PSID7682.csv").columns}
+    assert columns["id"].role == "household_id"
+    assert "several records per person" in columns["id"].notes[0]
+    # one record per id is no cluster; nor is a coded column of a few values
+    single = frame.drop_duplicates("id")
+    assert {c.name: c.role for c in draft(single, "t.csv").columns}["id"] != "household_id"
+    coded = frame.assign(id=frame["id"].astype(int).mod(7).astype(str))
+    assert {c.name: c.role for c in draft(coded, "t.csv").columns}["id"] != "household_id"
