@@ -308,7 +308,7 @@ GSSVOCAB = DATA / "surveys" / "GSSvocab.csv"
 
 def test_a_bare_colour_header_is_read_by_its_value_labels():
     # carData::Arrests (tests/data/surveys/PROVENANCE.md): "colour" is the arrestee's skin colour, Black or
-    # White, as the US census asked "color or race" until 1950; drafted "other", a race column was neither a
+    # White, as early US censuses asked a person's "color"; drafted "other", a race column was neither a
     # key variable nor a special category. car_colour above still names a thing, not a person.
     frame = pd.read_csv(ARRESTS, dtype=str, keep_default_na=False)
     columns = {c.name: c for c in draft(frame, "Arrests.csv").columns}

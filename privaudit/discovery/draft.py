@@ -258,7 +258,7 @@ _ROLES = ("identifier", "quasi_identifier", "sensitive", "other", "weight", "rec
 
 
 #: a header of these words only names a colour, not whose: the value labels say it (``colour``: Black, White
-#: in carData's Arrests is the arrestee's skin colour; the US census asked "color or race" until 1950 and
+#: in carData's Arrests is the arrestee's skin colour; early US censuses asked a person's "color", and
 #: Brazil's IBGE still asks "cor ou raça"), while ``car_colour`` names a thing and is not a person's
 _COLOUR = frozenset({"colour", "color", "skin", "skincolour", "skincolor", "cor", "couleur", "farbe", "hautfarbe"})
 
