@@ -244,6 +244,23 @@ SURVEYS = {
     "CPS1988": (["education", "experience", "ethnicity", "smsa", "region"], None, {"wage": "sensitive"}),
     # Australian Health Survey: income in bands is a key variable
     "DoctorVisits": (["gender", "age", "income"], None, {"illness": "sensitive", "health": "sensitive"}),
+    # NMES 1987-88 (people aged 66+): chronic conditions and limits in activities of daily living (adl) are
+    # health (Art. 9), as the self-perceived health and hospital stays are
+    "NMES1988": (
+        ["region", "age", "afam", "gender", "married", "school", "employed"],
+        None,
+        {"chronic": "sensitive", "adl": "sensitive", "health": "sensitive", "hospital": "sensitive"},
+    ),
+    # Toronto arrests: colour is the arrestee's skin colour (Black, White)
+    "Arrests": (["colour", "age", "sex", "employed", "citizen"], None, {}),
+    # GSS: nativeBorn (born in the US) is birthplace, beside age, sex, education
+    "GSSvocab": (["gender", "nativeBorn", "ageGroup", "educGroup", "age", "educ"], None, {}),
+    # PSID 1976-82: seven yearly records per person, linked by id; union membership is Art. 9
+    "PSID7682": (
+        ["experience", "occupation", "industry", "south", "smsa", "married", "gender", "education", "ethnicity"],
+        None,
+        {"id": "household_id", "union": "sensitive", "wage": "sensitive"},
+    ),
     # ACS 2012: hours worked and commute minutes are quantities, not key variables
     "acs12": (
         ["age", "gender", "race", "married", "edu", "citizen", "employment"],

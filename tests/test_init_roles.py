@@ -300,3 +300,47 @@ def test_init_prints_headers_without_their_control_characters(tmp_path):
     frame.to_csv(tmp_path / "t.csv", index=False)
     result = run_cli("init", tmp_path / "t.csv")
     assert result.code == 0 and "\x1b" not in result.stdout and "sex\\x1b[2J" in result.stdout, result.stdout
+
+
+ARRESTS = DATA / "surveys" / "Arrests.csv"
+GSSVOCAB = DATA / "surveys" / "GSSvocab.csv"
+
+
+def test_a_bare_colour_header_is_read_by_its_value_labels():
+    # carData::Arrests (tests/data/surveys/PROVENANCE.md): "colour" is the arrestee's skin colour, Black or
+    # White, as early US censuses asked a person's "color"; drafted "other", a race column was neither a
+    # key variable nor a special category. car_colour above still names a thing, not a person.
+    frame = pd.read_csv(ARRESTS, dtype=str, keep_default_na=False)
+    columns = {c.name: c for c in draft(frame, "Arrests.csv").columns}
+    assert columns["colour"].role == "quasi_identifier"
+    assert columns["colour"].special_category == "ethnicity"
+
+
+def test_native_born_is_country_of_birth_not_age():
+    # carData::GSSvocab's nativeBorn (born in the US: yes/no) read as "age or date of birth" by its part "born",
+    # which ranked it with age among the demographics; the compound is of citizenship, as nativeborn is
+    assert key_variable("nativeBorn").key == "citizenship"
+    assert key_variable("native_born").key == "citizenship"
+    assert key_variable("birth_year").key == "age"
+    frame = pd.read_csv(GSSVOCAB, dtype=str, keep_default_na=False)
+    result = draft(frame, "GSSvocab.csv")
+    assert "nativeBorn" not in result.scenarios["demographics"]
+    assert "nativeBorn" in result.scenarios["all_key_variables"]
+
+
+PSID7682 = DATA / "surveys" / "PSID7682.csv"
+
+
+def test_a_panels_repeating_person_id_is_its_cluster():
+    # AER::PSID7682: 7 yearly records (1976-82) per person, linked by `id`; drafted "other", the records
+    # were counted as 7 people, so a person alone in a class looked k=7. sdcMicro's hhId is the cluster of
+    # records of one household or person (createSdcObj's hhId, its cluster id), as the uniqueness check reads it
+    frame = pd.read_csv(PSID7682, dtype=str, keep_default_na=False)
+    columns = {c.name: c for c in draft(frame, "PSID7682.csv").columns}
+    assert columns["id"].role == "household_id"
+    assert "several records per person" in columns["id"].notes[0]
+    # one record per id is no cluster; nor is a coded column of a few values
+    single = frame.drop_duplicates("id")
+    assert {c.name: c.role for c in draft(single, "t.csv").columns}["id"] != "household_id"
+    coded = frame.assign(id=frame["id"].astype(int).mod(7).astype(str))
+    assert {c.name: c.role for c in draft(coded, "t.csv").columns}["id"] != "household_id"

@@ -313,3 +313,22 @@ def test_explore_release_with_negative_numbers_audits_again_and_names_its_files(
     assert "[-5, -1]" in (tmp_path / "best.hierarchy-experience.csv").read_text()
     assert "'" not in out.read_text()  # no label the formula guard changes
     assert _figures(_audit_again(run_cli, tmp_path, out, report, policy, data)) == _figures(report)
+
+
+def test_a_table_audited_again_with_the_given_policy_says_so(tmp_path, run_cli):
+    # carData::Arrests (tests/data/surveys/PROVENANCE.md) through local suppression: no column changes type or
+    # hierarchy, so no policy is written beside the table; the command line printed no way to audit it again
+    data = Path(__file__).parent / "data" / "surveys" / "Arrests.csv"
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(
+        "version: 1\nname: arrests\ncolumns:\n"
+        + "".join(f"  {c}: {{role: quasi_identifier}}\n" for c in ("colour", "age", "sex", "employed", "citizen"))
+        + "  released: {role: other}\n  year: {role: other}\n  checks: {role: other}\n"
+        + "checks:\n  - {id: k3, assessor: k_anonymity, k: 3}\n"
+    )
+    out = tmp_path / "o.csv"
+    code, stdout, err = run_cli("remediate", data, "--policy", policy, "--method", "local_suppression", "--out", out)
+    assert code == 0, err
+    assert not (tmp_path / "o.reaudit.policy.yaml").exists()
+    assert f"audit it again: privaudit audit {out} --policy {policy}\n" in stdout
+    assert run_cli("audit", out, "--policy", policy, "--quiet")[0] == 0

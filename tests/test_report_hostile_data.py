@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -195,3 +196,34 @@ def test_identifiers_the_scan_finds_are_masked_in_the_worst_classes(registry):
         assert "@corp.example.com" not in text  # before: 20 addresses in full per check
     shown = {c["id"]: c for c in report["checks"]}["k_anonymity"]["details"]["worst_classes"][0]["values"]
     assert shown == {"email": "a***@c***.e***.com", "age": shown["age"]} and shown["age"] in {"20", "21", "22"}
+
+
+ARRESTS = Path(__file__).parent / "data" / "surveys" / "Arrests.csv"
+
+
+def _arrests_report(registry, show: bool) -> dict:
+    frame = pd.read_csv(ARRESTS, dtype=str, keep_default_na=False)
+    policy = {
+        "columns": {
+            "colour": {"role": "quasi_identifier", "special_category": "ethnicity"},
+            **{c: {"role": "quasi_identifier"} for c in ("age", "sex", "employed", "citizen")},
+            **{c: {"role": "other"} for c in ("released", "year", "checks")},
+        },
+        "checks": [{"assessor": "k_anonymity", "k": 5}],
+        "report": {"show_sensitive_values": show},
+    }
+    return json.loads(render_json(report_of(audit_frame(frame, policy, registry=registry))))
+
+
+def test_a_special_category_key_of_a_small_class_is_not_printed(registry):
+    # carData::Arrests (tests/data/surveys/PROVENANCE.md): the worst classes are sample uniques; their key
+    # identifies the arrestee, so printing their colour (race, GDPR Art. 9) printed that person's race, where
+    # the sensitive values of such a class are withheld (AuditContext.worst_classes)
+    check = next(c for c in _arrests_report(registry, False)["checks"] if c["assessor"] == "k_anonymity")
+    rows = check["details"]["worst_classes"]
+    assert rows and all(r["size"] < 5 for r in rows)
+    assert {r["values"]["colour"] for r in rows} == {"(not printed)"}
+    assert all(r["values"]["age"] != "(not printed)" for r in rows)  # the other key variables stay
+    shown = next(c for c in _arrests_report(registry, True)["checks"] if c["assessor"] == "k_anonymity")
+    shown = shown["details"]["worst_classes"]
+    assert {r["values"]["colour"] for r in shown} <= {"Black", "White"}

@@ -240,16 +240,19 @@ def _side_dir(args) -> str | None:
 
 
 def print_audit_again(outcome, out: str) -> None:
-    """How to audit the written table again as it was re-audited."""
+    """How to audit the written table again as it was re-audited: with the policy written beside it, else (no
+    column's type or hierarchy changed) with the given policy, so the line is there whichever method won."""
     if not outcome.offered or out == "-":
         return
     rem = outcome.after.remediation or {}
     skipped = [c for c, b in (rem.get("built_hierarchies") or {}).items() if b.get("file") is None]
-    if outcome.policy_file:
+    given = getattr(outcome.before.policy, "path", None)
+    policy = outcome.policy_file or (str(given) if not skipped and given and Path(given).is_file() else None)
+    if policy:
         original = " --original " + str(outcome.before.table.path) if outcome.needs_original else ""
         outside = " --allow-outside-paths" if outcome.outside_paths else ""
         print(
-            f"audit it again: privaudit audit {printable(out)} --policy {printable(outcome.policy_file)}"
+            f"audit it again: privaudit audit {printable(out)} --policy {printable(policy)}"
             + printable(original)
             + outside
         )

@@ -7,7 +7,8 @@ disclosure-control expert would draft, with the evidence of each role as a YAML 
   not a body weight (``bwght``, or ``weight`` in a table that measures height); one per table;
 * ``household_id`` -- a column whose header says household id (``hid``, ``hhid``, ``household``/``hh`` with
   ``id``/``nr``) and whose values repeat (several records per household), as in sdcMicro's testdata's
-  ``ori_hid``: the uniqueness check then counts k in households and gives household risk;
+  ``ori_hid``, or a person's id (``id``, ``idnum``, ``personid``) whose values repeat (a panel's waves):
+  the uniqueness check then counts k in households (persons) and gives household risk;
 * ``quasi_identifier`` -- the key variables an intruder can observe or find elsewhere, by header
   (:mod:`privaudit.discovery.key_variables`: the IHSN/World Bank guide's and the ESSnet handbook's lists,
   in six languages and codebook spellings: :mod:`privaudit.discovery.codebook`), by a variable label
@@ -97,6 +98,10 @@ _WEIGHT_WORDS = {
     "ponderazione",
 }
 _HOUSEHOLD_IDS = {"hid", "hhid", "householdid"}
+#: a header of only these words is a person's or a case's id; when its values repeat, several records are one
+#: person's (a panel's waves, as AER's PSID7682 ``id`` over the years 1976-82): sdcMicro's ``hhId`` is for
+#: a cluster of records too (``createSdcObj(hhId=)``), and the uniqueness check counts k in persons beside records
+_PERSON_IDS = {"id", "idnum", "idno", "personid", "persid", "pidp", "caseid", "respid", "subjectid"}
 _HOUSEHOLD_WORDS, _ID_WORDS = {"household", "hh", "haushalt", "menage", "hogar"}, {"id", "nr", "no", "number", "code"}
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _RANGE = re.compile(r"[\[(]?\s*(-?\d+(?:\.\d+)?)\s*(?:-|–|,|to|bis)\s*(-?\d+(?:\.\d+)?)\s*[\])]?")
@@ -252,6 +257,12 @@ MAX_CODES = 50
 _ROLES = ("identifier", "quasi_identifier", "sensitive", "other", "weight", "record_id", "household_id")
 
 
+#: a header of these words only names a colour, not whose: the value labels say it (``colour``: Black, White
+#: in carData's Arrests is the arrestee's skin colour; early US censuses asked a person's "color", and
+#: Brazil's IBGE still asks "cor ou raça"), while ``car_colour`` names a thing and is not a person's
+_COLOUR = frozenset({"colour", "color", "skin", "skincolour", "skincolor", "cor", "couleur", "farbe", "hautfarbe"})
+
+
 def _says_nothing(parts: list[str]) -> bool:
     """A header such as ``V3``, ``col_17``, ``q12a`` or ``Unnamed: 4``: it names nothing."""
     return not parts or all(_GENERIC.fullmatch(p) for p in parts)
@@ -332,7 +343,8 @@ def _evidence(name: str, frame: pd.DataFrame, sample: pd.DataFrame, label: str |
     # value labels are evidence where the header says nothing (q17: Catholic, Protestant ...); a header
     # that says something else (car_colour: white, black) is not overruled by them
     if special is None and (
-        (kv is None and _says_nothing(parts)) or (kv is not None and kv.category.key in OBSERVABLE)
+        (kv is None and (_says_nothing(parts) or set(parts) <= _COLOUR))
+        or (kv is not None and kv.category.key in OBSERVABLE)
     ):
         found = special_by_values(distinct, counts)
         if found is not None:
@@ -419,15 +431,19 @@ def _structural_role(e: _Evidence, frame: pd.DataFrame) -> Column | None:
     if finding is not None and finding.confidence == "high":
         return Column(e.name, "identifier", "nominal", [f"{finding.share:.0%} look like {finding.label}"])
     words = set(e.parts)
+    person = bool(words) and words <= _PERSON_IDS and len(e.distinct) > MAX_CODES  # not a few codes
     headers = {t for c in frame.columns for t in tokens(str(c))}
     if _weight_header(e.parts, headers) and e.kind == "numeric" and (to_numeric(pd.Series(e.distinct)) > 0).all():
         return Column(e.name, "weight", "numeric", ["a positive number named like a sampling weight"])
     if (
-        (words & _HOUSEHOLD_IDS or (words & _HOUSEHOLD_WORDS and words & _ID_WORDS))
+        (words & _HOUSEHOLD_IDS or (words & _HOUSEHOLD_WORDS and words & _ID_WORDS) or person)
         and frame[e.name].replace("", np.nan).notna().all()
         and len(e.distinct) < len(frame)
     ):
-        notes = ["named like a household id; its values repeat (several records per household)"]
+        whose = "person or case, e.g. a panel's waves" if person else "household"
+        notes = [
+            f"named like a {'person' if person else 'household'} id; its values repeat (several records per {whose})"
+        ]
         return Column(e.name, "household_id", e.kind, notes)
     return None
 

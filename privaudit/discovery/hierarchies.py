@@ -102,6 +102,18 @@ def _quantile(values: np.ndarray, counts: np.ndarray, q: float) -> float:
     return float(values[order][min(np.searchsorted(cum, q * cum[-1]), len(values) - 1)])
 
 
+#: Relative tolerance (of an interval's width) within which a value counts as lying on an interval's bound.
+_GRID_TOLERANCE = 1e-9
+
+
+def _grid_floor(numbers: np.ndarray[Any, Any], start: float, width: float) -> np.ndarray[Any, Any]:
+    """The index of the interval ``[start + i * width, start + (i + 1) * width)`` holding each number, with a
+    value on a bound placed above it despite float error: ``(7.0 - 6.6) / 0.2`` is 1.9999999999999996 in binary
+    floating point, so a bare ``floor`` would put 7.0 into ``[6.8, 7)`` at one level and ``[7, 8)`` at the next,
+    two parents for one interval (ARX's ``HierarchyBuilderIntervalBased`` compares exact decimal bounds)."""
+    return np.asarray(np.floor((numbers - start) / width + _GRID_TOLERANCE), dtype=float)
+
+
 def interval_levels(numbers: np.ndarray, counts: np.ndarray, whole: bool) -> list[list[str]]:
     """The levels above the leaves for the distinct ``numbers`` (ascending; each held by ``counts`` records): one list of
     labels per level, each aligned with ``numbers``; the last level is ``*``."""
@@ -128,14 +140,19 @@ def interval_levels(numbers: np.ndarray, counts: np.ndarray, whole: bool) -> lis
         groups = round((stop - start) / width) + (b is not None) + (t is not None)
         if stop <= start or groups < 3 or (levels and groups >= len(set(levels[-1]))):
             break
-        low = np.floor((numbers - start) / width) * width + start
+        low = _grid_floor(numbers, start, width) * width + start
         labels = [interval_label(x, x + width, whole, closed=whole and lo < 0) for x in low.tolist()]
+        # the codes' bounds on the same grid (a value on a bound belongs above it, whatever the float error)
+        eps = width * _GRID_TOLERANCE
         if b is not None:
             labels = [
-                interval_label(b, None, whole, below=True) if v < b else s for v, s in zip(numbers, labels, strict=True)
+                interval_label(b, None, whole, below=True) if v < b - eps else s
+                for v, s in zip(numbers, labels, strict=True)
             ]
         if t is not None:
-            labels = [interval_label(t, None, whole) if v >= t else s for v, s in zip(numbers, labels, strict=True)]
+            labels = [
+                interval_label(t, None, whole) if v >= t - eps else s for v, s in zip(numbers, labels, strict=True)
+            ]
         if not levels and len(set(labels)) == len(numbers):  # nothing grouped yet: widen first
             width = _next_width(width)
             continue

@@ -202,7 +202,13 @@ def key_variable_match(header: str, dummy: bool = False, first: bool = False) ->
     if any(p in OPINION for p in parts):
         return None
     found: KeyMatch | None = None
-    for start in range(len(parts)) if first else (0,):  # a label's first key word: "children ever born"
+    # a compound a category lists whole names it, before its parts name another: ``native_born`` and
+    # ``nativeBorn`` are the category of ``nativeborn`` (citizenship), not of ``born`` (age)
+    whole = "".join(parts)
+    if not first and len(parts) > 1:
+        found = next((KeyMatch(c, "its header") for c in KEY_VARIABLES if whole in c.words), None)
+    starts = () if found is not None else range(len(parts)) if first else (0,)
+    for start in starts:  # a label's first key word: "children ever born"
         for category in KEY_VARIABLES:
             if matches(parts[start : start + 1] if first else parts, category.words, category.stems):
                 found = KeyMatch(category, "its header")

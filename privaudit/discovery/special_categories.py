@@ -76,7 +76,7 @@ SPECIAL_CATEGORIES: tuple[Special, ...] = (
         "physlim ndisease hlthg hlthf hlthp mdvis gesundheit krankheit erkrankung behinderung sante maladie "
         "salud enfermedad discapacidad salute malattia disabilita gezondheid ziekte aandoening "
         "drink drinks drinking drank drunk binge alcoholic cannabis marijuana cocaine heroin opioid opioids "
-        "substance tobacco cigarette cigarettes cigs smoke smokes",
+        "substance tobacco cigarette cigarettes cigs smoke smokes chronic adl adls iadl iadls",
         "diagnos hlth health krankh erkrank malad enferm malatt ziek medic",
         "diabetes asthma cancer hiv depression hypertension influenza flu bronchitis gastritis",
     ),

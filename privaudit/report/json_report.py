@@ -13,6 +13,7 @@ and ``explore`` after ``remediate --explore`` (:mod:`privaudit.pipeline.explore`
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from privaudit import __version__
@@ -58,15 +59,24 @@ def found_identifiers(checks: list[Any], registry: Any) -> dict[str, str]:
     return found
 
 
-def masked_details(details: Any, found: dict[str, str], sensitive: Any) -> Any:
+#: what a report prints for a special-category quasi-identifier's value in a class below the policy's largest k
+NOT_PRINTED = "(not printed)"
+
+
+def masked_details(
+    details: Any, found: dict[str, str], sensitive: Any, special: Sequence[str] = (), below: int = 0
+) -> Any:
     """``details`` with the values of ``found`` columns masked (:func:`privaudit.discovery.scan.mask`) in its
     ``worst_classes`` (and ``worst_cells``, the cells of combinations): a column the scan recognises as e-mail addresses or names, declared a
     quasi-identifier, would otherwise be printed in full, 20 rows per check. The sensitive values
-    listed for a class are masked too when the check's sensitive column is such a column. A copy: the
-    audit's own details are left as measured."""
+    listed for a class are masked too when the check's sensitive column is such a column. The values of the
+    ``special`` quasi-identifiers (a GDPR Art. 9 category: ethnicity, religion) of a class of fewer than
+    ``below`` records are :data:`NOT_PRINTED`, as a sensitive value of such a class is not
+    (:meth:`privaudit.core.context.AuditContext.worst_classes`): the key of a sample unique identifies its
+    person, so its ethnicity beside it is that person's. A copy: the audit's own details are left as measured."""
     from privaudit.discovery.scan import mask
 
-    if not found or not isinstance(details, dict):
+    if (not found and not special) or not isinstance(details, dict):
         return details
     names = sensitive if isinstance(sensitive, (list, tuple)) else [sensitive]
     kinds = [found[n] for n in names if isinstance(n, str) and n in found]
@@ -85,6 +95,9 @@ def masked_details(details: Any, found: dict[str, str], sensitive: Any) -> Any:
                 row["values"] = {
                     k: mask(v, found[k]) if k in found and v is not None else v for k, v in row["values"].items()
                 }
+                size = row.get("size")
+                if special and isinstance(size, int) and size < below:
+                    row["values"] = {k: NOT_PRINTED if k in special else v for k, v in row["values"].items()}
             if kinds and isinstance(row.get("sensitive_values"), dict):
                 masked: dict[str, int] = {}
                 for value, count in row["sensitive_values"].items():
@@ -216,6 +229,17 @@ def scope_of(policy: Any) -> Scope:
     )
 
 
+def _special_keys(audit: Any) -> tuple[list[str], int]:
+    """The quasi-identifiers of a special category whose values small classes do not print, and the class
+    size from which they are printed (the policy's largest k); none when ``report.show_sensitive_values``."""
+    policy = audit.policy
+    if policy.report.show_sensitive_values:
+        return [], 0
+    special = [q for q in policy.quasi_identifiers if policy.columns[q].special_category]
+    context = getattr(audit, "context", None)
+    return special, int(getattr(context, "largest_k", 0) or 0) if special else 0
+
+
 def checks_of(audit: Any) -> list[ReportCheck]:
     """The audit's checks as the report states them, each carrying the typed parameters it ran with
     (:attr:`~privaudit.plugin.result.ReportCheck.typed_params`)."""
@@ -223,6 +247,7 @@ def checks_of(audit: Any) -> list[ReportCheck]:
     # the sensitive columns whose values each check lists, as its assessor declares them (``Disclosure``);
     # checks the policy does not list (always run) list none
     shown = {c.id: c.assessor.capabilities.disclosure.sensitive_columns(c.params) for c in audit.policy.checks}
+    special, below = _special_keys(audit)
     out: list[ReportCheck] = []
     for c in audit.checks:
         params = c.params.model_dump(mode="json")
@@ -235,7 +260,7 @@ def checks_of(audit: Any) -> list[ReportCheck]:
             threshold=c.threshold,
             params=params,
             message=c.message,
-            details=masked_details(c.details, found, shown.get(c.id)),
+            details=masked_details(c.details, found, shown.get(c.id), special, below),
             **_present(
                 quasi_identifiers=list(c.quasi_identifiers or []) or None,
                 better=improves(c.params),
