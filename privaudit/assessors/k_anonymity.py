@@ -17,7 +17,7 @@ details: ``classes``, ``records``, ``records_below_k``, ``classes_below_k``, ``c
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from pydantic import Field
 
@@ -39,6 +39,12 @@ class KAnonymityParams(Params):
         ge=1,
         description="k^m-anonymity: an intruder knows at most m of the quasi-identifiers (default: all of them).",
     )
+    count: Literal["records", "households"] = Field(
+        default="records",
+        description="what a class must hold k of: records, or distinct values of the policy's household_id "
+        "column (a household, or a person with several records: a panel's yearly records of one person are "
+        "one person, not k records)",
+    )
 
 
 class KAnonymityWorstClass(WorstClass):
@@ -57,6 +63,7 @@ class KAnonymityDetails(Details):
     worst_classes: list[KAnonymityWorstClass]
     m: int | None = None
     weakest_subset: list[str] | None = None
+    count: str | None = None
 
 
 def km_sizes(ctx, m: int) -> tuple[np.ndarray, list[str]]:
@@ -82,8 +89,30 @@ def km_sizes(ctx, m: int) -> tuple[np.ndarray, list[str]]:
     return smallest, weakest
 
 
+def household_counts(ctx) -> np.ndarray:
+    """Per class of the summary, the distinct values of the policy's ``household_id`` column among its records
+    (sdcMicro's household-level view, :mod:`privaudit.risk.household`: k counted in entities)."""
+    import numpy as np
+    import pandas as pd
+
+    from privaudit.core.errors import DataError
+
+    column = ctx.policy.columns_with("household_id")[0]
+    if ctx.table is None:
+        raise DataError(
+            f"check k_anonymity: count: households (column {column!r}) needs the records: use --engine in-process"
+        )
+    ids = pd.factorize(ctx.table[column])[0]
+    s = ctx.summary
+    pairs = np.unique(np.asarray(s.class_of, dtype=np.int64) * (int(ids.max()) + 2) + (ids + 1))
+    return np.bincount(pairs // (int(ids.max()) + 2), minlength=s.n_classes).astype(np.int64)
+
+
 def class_sizes(ctx, params: KAnonymityParams) -> np.ndarray:
-    """The per-class figure compared with k: f_k, or the k^m figure with ``m``."""
+    """The per-class figure compared with k: f_k, the k^m figure with ``m``, or the households of each class
+    with ``count: households``."""
+    if params.count == "households":
+        return household_counts(ctx)
     if params.m is not None and params.m < len(ctx.policy.quasi_identifiers):
         return km_sizes(ctx, params.m)[0]
     return ctx.summary.class_fk
@@ -97,7 +126,7 @@ def violations(ctx, params: KAnonymityParams):
 def rule(params: KAnonymityParams, policy) -> ClassRule:
     """Classes smaller than k break the check; with ``m`` below the number of quasi-identifiers the figure is
     the k^m one (not the class size alone), so it is not counted from class sizes."""
-    plain = params.m is None or params.m >= len(policy.quasi_identifiers)
+    plain = (params.m is None or params.m >= len(policy.quasi_identifiers)) and params.count == "records"
     return ClassRule(min_size=params.k, monotone=True, exact=plain)
 
 
@@ -105,7 +134,7 @@ def run(ctx, params: KAnonymityParams) -> Measurement:
     s = ctx.summary
     k = params.k
     km = params.m is not None and params.m < len(ctx.policy.quasi_identifiers)
-    class_fk, weakest = km_sizes(ctx, params.m) if km else (s.class_fk, None)
+    class_fk, weakest = km_sizes(ctx, params.m) if km else (class_sizes(ctx, params), None)
     failing = class_fk < k
     value = int(class_fk.min())
     records_below = int(s.sizes[failing].sum())
@@ -122,13 +151,17 @@ def run(ctx, params: KAnonymityParams) -> Measurement:
     if km:
         details["m"] = params.m
         details["weakest_subset"] = weakest
+    unit = "households" if params.count == "households" else "records"
+    if params.count == "households":
+        details["count"] = "households"
     if records_below:
+        smaller = f"of fewer than k={k} households" if params.count == "households" else f"smaller than k={k}"
         message = (
-            f"{fmt(records_below)} records in {fmt(classes_below)} classes are in classes smaller "
-            f"than k={k}; the smallest has {fmt(value)}"
+            f"{fmt(records_below)} records in {fmt(classes_below)} classes are in classes {smaller}; "
+            f"the smallest has {fmt(value)}"
         )
     else:
-        message = f"every record shares its quasi-identifiers with at least {fmt(value)} records (k={k})"
+        message = f"every record shares its quasi-identifiers with at least {fmt(value)} {unit} (k={k})"
     return Measurement(value, k, value >= k, message, details)
 
 
@@ -146,6 +179,11 @@ ASSESSOR = Assessor(
     reference="Samarati & Sweeney (1998); Sweeney, Int. J. Uncertainty, Fuzziness and Knowledge-Based Systems 10(5), 2002",
     class_violations=violations,
     class_rule=rule,
+    validate_policy=lambda params, policy: (
+        "count: households needs a column of role household_id"
+        if params.count == "households" and not policy.columns_with("household_id")
+        else None
+    ),
     concurrent=True,
     disclosure=Disclosure(show_values_from=lambda p: p.k),
 )

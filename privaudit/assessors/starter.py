@@ -35,11 +35,13 @@ def starter_checks(
     scenarios: dict[str, list[str]] | None = None,
     *,
     assessors: Mapping[str, Assessor],
+    per_person: bool = False,
 ) -> list[dict]:
     """A profile's checks (its sensitive-column checks repeated for each drafted sensitive column), or the
     starter set; with several attacker scenarios, each class-based check once per scenario (its id names
     the scenario; the verdict is the stricter). ``assessors`` are the registered ones (the registry's), which
-    say which checks are class-based."""
+    say which checks are class-based. ``per_person``: the table holds several records per person (a panel's
+    waves, their id drafted as ``household_id``), so k counts persons, not records."""
     if profile is not None:
         out = []
         for check in profile.get("checks", []):
@@ -53,7 +55,7 @@ def starter_checks(
     else:
         out = []
         if has_qi:
-            out.append({"assessor": "k_anonymity", "k": 5})
+            out.append({"assessor": "k_anonymity", "k": 5, **({"count": "households"} if per_person else {})})
         for s in sensitive if has_qi else []:  # class-based: without a quasi-identifier it would pass vacuously
             out.append({"assessor": "l_diversity", "sensitive": s, "l": 2})
             out.append({"assessor": "t_closeness", "sensitive": s, "t": 0.2, "severity": "warning"})

@@ -119,6 +119,26 @@ class Column:
     importance: int | None = None  # quasi-identifiers: 1 is suppressed last (:func:`importance`)
 
 
+def _starter_checks(
+    starter: Starter | None, profile: dict | None, columns: list[Column], has_qi: bool, scenarios: dict
+) -> tuple[list[dict], list]:
+    """The starter's checks for the drafted columns and their limits on the share of uniques (none without a
+    starter)."""
+    if starter is None:
+        return [], []
+    sensitive = [c.name for c in columns if c.role == "sensitive"]
+    weight = any(c.role == "weight" for c in columns)
+    checks = starter.checks(profile, sensitive, has_qi, weight, scenarios, **_per_person(columns))
+    return checks, starter.unique_share_limits(checks)
+
+
+def _per_person(columns: list[Column]) -> dict[str, bool]:
+    """``{"per_person": True}`` when a person's id was drafted ``household_id`` (several records are one
+    person's, a panel's waves): the starter's k then counts persons, not records."""
+    panel = any(c.role == "household_id" and any("person or case" in n for n in c.notes) for c in columns)
+    return {"per_person": True} if panel else {}
+
+
 @dataclass(frozen=True)
 class Starter:
     """The starter checks a draft writes, given by its caller (``privaudit init`` passes those of
@@ -707,12 +727,7 @@ def draft(
         scenarios["all_key_variables"] = qis
     counts = {name: whole.unique_count(cols) for name, cols in scenarios.items()}
     uniques = {name: count / len(frame) for name, count in counts.items()}
-    sensitive = [c.name for c in columns if c.role == "sensitive"]
-    checks: list[dict] = []
-    limits: list = []
-    if starter is not None:
-        checks = starter.checks(profile, sensitive, bool(qis), any(c.role == "weight" for c in columns), scenarios)
-        limits = starter.unique_share_limits(checks)
+    checks, limits = _starter_checks(starter, profile, columns, bool(qis), scenarios)
     return Draft(
         columns,
         checks,
