@@ -35,7 +35,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -51,36 +50,9 @@ from privaudit.remediation.perturbation import pram_codes, top_bottom_code  # no
 R_SCRIPT = ROOT / "benchmarks" / "sdcmicro" / "perturbation.R"
 R_LIBS = os.environ.get("R_LIBS", "/work/Rlib")
 
-POLICY = """version: 1
-name: bench
-columns:
-  age: {role: quasi_identifier, type: numeric}
-  income: {role: quasi_identifier, type: numeric}
-  region: {role: quasi_identifier}
-  occupation: {role: quasi_identifier}
-  weight: {role: weight, type: numeric}
-checks:
-  - {assessor: k_anonymity, k: 1}
-"""
-
-
-def table(n: int) -> pd.DataFrame:
-    rng = np.random.default_rng(0)
-    return pd.DataFrame(
-        {
-            "age": rng.integers(0, 100, n),
-            "income": rng.lognormal(10, 1, n).round(),
-            "region": rng.choice([f"r{i:02d}" for i in range(12)], n),
-            "occupation": rng.choice([f"o{i:02d}" for i in range(40)], n, p=np.arange(1, 41) / 820),
-            "weight": rng.uniform(10, 2000, n).round(1),
-        }
-    )
-
-
-def timed(fn, *args):
-    start = time.perf_counter()
-    out = fn(*args)
-    return out, time.perf_counter() - start
+# the same synthetic survey, policy and timer as the noise and rank-swap benchmark beside it
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_perturbation import POLICY, table, timed  # noqa: E402
 
 
 def sdcmicro_times(data: Path) -> dict[str, float]:
