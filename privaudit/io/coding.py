@@ -181,32 +181,33 @@ def category_order(values: np.ndarray, name: str, spec, table: Table, row_codes)
     """Where each distinct value goes among the categories: the policy's ``order`` (ordinal; an unlisted
     value is an error naming its first row, found through ``row_codes()``), else sorted text."""
     if spec is not None and spec.type == "ordinal":
-        order = _codes_of_labels(spec.order, table.labels.get(name) if hasattr(table, "labels") else None)
-        position = {v: i for i, v in enumerate(order)}
+        position = {v: i for i, v in enumerate(spec.order)}
         target = np.array([position.get(v, -1) for v in values], dtype=np.int64)
         if (target < 0).any():
             bad = int(np.flatnonzero(target < 0)[0])
             i = first_row_with(row_codes(), bad)
             raise DataError(
                 f"{table.path}: column {name!r}, {table.row_label(i)}: {values[bad]!r} is not in the "
-                "policy's 'order' for this column"
-                + (" (by code or by value label)" if getattr(table, "labels", {}).get(name) else "")
+                f"policy's 'order' for this column{_order_of_labels(spec.order, table.labels.get(name))}"
             )
-        return target, list(order), True
-    ranks = np.argsort(values.astype(str), kind="stable")
+        return target, list(spec.order), True
+    order = np.argsort(values.astype(str), kind="stable")
     target = np.empty(len(values), dtype=np.int64)
-    target[ranks] = np.arange(len(values))
-    return target, list(values[ranks]), False
+    target[order] = np.arange(len(values))
+    return target, list(values[order]), False
 
 
-def _codes_of_labels(order: list[str], found) -> list[str]:
-    """An ordinal's ``order`` as the codes the file stores: an entry that is one of the file's value labels
-    (``Poor``) and not itself a code names its code (``1``); a code stays as written (a policy may name a
-    value by code or by label)."""
+def _order_of_labels(order: list[str], found) -> str:
+    """When an ordinal's ``order`` lists the file's value labels rather than its codes (``Poor`` for ``1``):
+    the codes to write instead, in that order (the values are the codes the file stores:
+    :mod:`privaudit.io.labels`)."""
     if found is None or not found.values:
-        return list(order)
+        return ""
     code_of = {label: code for code, label in found.values.items()}
-    return [v if v in found.values else code_of.get(v, v) for v in order]
+    if not any(v in code_of and v not in found.values for v in order):
+        return ""
+    codes = [code_of.get(v, v) for v in order]
+    return f" (it lists the file's value labels; list their codes instead: order: {codes})"
 
 
 def check_hierarchies(table: Table, policy: Policy) -> None:
