@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover - numpy is imported where classes are counted: loading a plugin stays light
     import numpy as np
+    from pydantic import BaseModel
 
     from privaudit.core.context import AuditContext
     from privaudit.core.policy import Check
@@ -105,6 +106,36 @@ def option_settings(base: list[dict[str, Any]], fixed: dict[str, list[Any]]) -> 
             combos = [{**combo, name: value} for combo in combos for value in values]
         out += [c for c in combos if c not in out]
     return out
+
+
+def sweep(
+    ctx: AuditContext,
+    base: list[dict[str, Any]],
+    request: ExploreRequest,
+    options: type[BaseModel],
+    run: Callable[..., Any],
+) -> list[ExploreCandidate]:
+    """A remediator's explore candidates: its ``base`` settings crossed with the user's ``--option`` values
+    (:func:`option_settings`), at most ``request.limit``, each validated by its ``options`` model and run
+    lazily (explore guards each run on its own)."""
+    from functools import partial
+
+    out = []
+    for given in option_settings(base, request.fixed)[: request.limit]:
+        parsed = options.model_validate(given)
+        out.append(ExploreCandidate({**given, **parsed.model_dump(mode="json")}, make=partial(run, ctx, parsed)))
+    return out
+
+
+def perturbation_measured(ctx: AuditContext, randomized_response: bool = False) -> bool:
+    """Whether an error-severity check measures the risk of perturbed values: one that compares the release
+    with its original (``needs`` names ``original``: record linkage, interval disclosure) or, with
+    ``randomized_response``, one bounding randomized-response disclosure. Without one, a perturbative
+    candidate would pass on class sizes that say nothing of its risk (sdcMicro's warning on pram and noise)."""
+    return any(
+        "original" in c.assessor.needs or (randomized_response and c.assessor.response_bound is not None)
+        for c in error_checks(ctx)
+    )
 
 
 def error_checks(ctx: AuditContext) -> list[Check]:

@@ -11,7 +11,6 @@ all records and columns, with each record's QIs set to its cluster's centroid.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
@@ -24,7 +23,7 @@ from privaudit.plugin.remediator import (
     Remediation,
     Remediator,
     error_checks,
-    option_settings,
+    sweep,
 )
 
 if TYPE_CHECKING:  # numpy and the microaggregation algorithms load when a remediation runs, not with the registry
@@ -160,11 +159,7 @@ def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
     k = max((r.min_size for r in rules if r.min_size is not None), default=5)
     values = sorted({max(2, k // 2), k, 2 * k, 3 * k, 5 * k})
     base = [{"k": value} for value in spread(values, request.limit)]
-    out = []
-    for given in option_settings(base, request.fixed)[: request.limit]:
-        options = MicroaggregateOptions.model_validate(given)  # each run guarded on its own by explore
-        out.append(ExploreCandidate({**given, **options.model_dump(mode="json")}, make=partial(run, ctx, options)))
-    return out
+    return sweep(ctx, base, request, MicroaggregateOptions, run)
 
 
 REMEDIATOR = Remediator(

@@ -30,14 +30,20 @@ interval disclosure against the original (``--original``) measures the risk left
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
 from privaudit.common.params import Params
 from privaudit.plugin.hookspecs import hookimpl
-from privaudit.plugin.remediator import ExploreCandidate, ExploreRequest, Remediation, Remediator, option_settings
+from privaudit.plugin.remediator import (
+    ExploreCandidate,
+    ExploreRequest,
+    Remediation,
+    Remediator,
+    perturbation_measured,
+    sweep,
+)
 
 if TYPE_CHECKING:  # numpy and pandas load when a remediation runs, not with the registry
     import numpy as np
@@ -241,13 +247,12 @@ def explore(ctx: Any, request: ExploreRequest) -> list[ExploreCandidate]:
     at delta 0.1 (sdcMicro's default), 0.3 and 0.5; ``--option`` values cross them. Offered only when an
     error check measures the risk of perturbed values against the original (record linkage, interval
     disclosure): class sizes of noised values say nothing of the risk."""
-    from privaudit.plugin.remediator import error_checks
     from privaudit.remediation.methods.generalize import spread
 
     if not numeric_columns(ctx, None):
         request.notes.append("noise: left out, the policy has no numeric quasi-identifier or sensitive column")
         return []
-    if not any("original" in c.assessor.needs for c in error_checks(ctx)):
+    if not perturbation_measured(ctx):
         request.notes.append(
             "noise: left out, no error-severity check measures the risk of perturbed values against the original "
             "(record linkage, interval disclosure); sdcMicro warns that k-anonymity of perturbed key variables is "
@@ -256,11 +261,7 @@ def explore(ctx: Any, request: ExploreRequest) -> list[ExploreCandidate]:
         return []
     settings: list[dict[str, Any]] = [{"method": "additive", "noise": n} for n in (50.0, 100.0, 150.0, 200.0)]
     settings += [{"method": "correlated2", "delta": d} for d in (0.1, 0.3, 0.5)]
-    out = []
-    for given in option_settings(spread(settings, request.limit), request.fixed)[: request.limit]:
-        options = NoiseOptions.model_validate(given)  # each run guarded on its own by explore
-        out.append(ExploreCandidate({**given, **options.model_dump(mode="json")}, make=partial(run, ctx, options)))
-    return out
+    return sweep(ctx, spread(settings, request.limit), request, NoiseOptions, run)
 
 
 REMEDIATOR = Remediator(

@@ -41,14 +41,20 @@ singular one (keep 1/L of L categories without a bandwidth: every row the same) 
 from __future__ import annotations
 
 import re
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, field_validator
 
 from privaudit.common.params import Params
 from privaudit.plugin.hookspecs import hookimpl
-from privaudit.plugin.remediator import ExploreCandidate, ExploreRequest, Remediation, Remediator, option_settings
+from privaudit.plugin.remediator import (
+    ExploreCandidate,
+    ExploreRequest,
+    Remediation,
+    Remediator,
+    perturbation_measured,
+    sweep,
+)
 
 if TYPE_CHECKING:  # numpy and pandas load when a remediation runs, not with the registry
     import numpy as np
@@ -370,10 +376,9 @@ def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
     if not any(policy.columns[c].type == "nominal" for c in policy.quasi_identifiers):
         request.notes.append("pram: left out, the policy has no nominal quasi-identifier")
         return []
-    from privaudit.plugin.remediator import error_checks
 
-    if not any(
-        c.assessor.response_bound is not None or "original" in c.assessor.needs for c in error_checks(ctx)
+    if not perturbation_measured(
+        ctx, randomized_response=True
     ):  # class sizes of pramed key variables say nothing of the risk: a candidate would pass k-anonymity unearned
         request.notes.append(
             "pram: left out, no error-severity check measures the risk of perturbed values (a randomized-response "
@@ -384,11 +389,7 @@ def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
     base = [{"pd": value} for value in spread([0.9, 0.8, 0.7, 0.6, 0.5], request.limit)]
     if "keep" in request.fixed or "matrix" in request.fixed:
         base = [{}]
-    out = []
-    for given in option_settings(base, request.fixed)[: request.limit]:
-        options = PramOptions.model_validate(given)  # each run guarded on its own by explore
-        out.append(ExploreCandidate({**given, **options.model_dump(mode="json")}, make=partial(run, ctx, options)))
-    return out
+    return sweep(ctx, base, request, PramOptions, run)
 
 
 REMEDIATOR = Remediator(

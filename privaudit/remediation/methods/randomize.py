@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import io
 import json
-from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
@@ -27,7 +26,7 @@ from privaudit.plugin.remediator import (
     Remediation,
     Remediator,
     error_checks,
-    option_settings,
+    sweep,
 )
 
 if TYPE_CHECKING:  # numpy and pandas load when a remediation runs, not with the registry
@@ -142,11 +141,7 @@ def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
         return []
     aim = float(bound.max_risk)
     base = [{"max_risk": min(1.0, aim * f)} for f in spread([0.5, 0.75, 1.0, 1.25, 1.5], request.limit)]
-    out = []
-    for given in option_settings(base, request.fixed)[: request.limit]:
-        options = RandomizeOptions.model_validate(given)  # each run guarded on its own by explore
-        out.append(ExploreCandidate({**given, **options.model_dump(mode="json")}, make=partial(run, ctx, options)))
-    return out
+    return sweep(ctx, base, request, RandomizeOptions, run)
 
 
 REMEDIATOR = Remediator(

@@ -27,14 +27,20 @@ their means).
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 from pydantic import Field, model_validator
 
 from privaudit.common.params import Params
 from privaudit.plugin.hookspecs import hookimpl
-from privaudit.plugin.remediator import ExploreCandidate, ExploreRequest, Remediation, Remediator, option_settings
+from privaudit.plugin.remediator import (
+    ExploreCandidate,
+    ExploreRequest,
+    Remediation,
+    Remediator,
+    perturbation_measured,
+    sweep,
+)
 
 
 class RankSwapOptions(Params):
@@ -130,14 +136,13 @@ def explore(ctx: Any, request: ExploreRequest) -> list[ExploreCandidate]:
     """Rank swapping at sdcMicro's default (R0 = 0.95) and at P = 5, 10, 15 and 20 percent of the ranks;
     ``--option`` values cross them. Offered only when an error check measures the risk of perturbed values
     against the original (record linkage, interval disclosure), as for noise."""
-    from privaudit.plugin.remediator import error_checks
     from privaudit.remediation.methods.generalize import spread
     from privaudit.remediation.methods.noise import numeric_columns
 
     if not numeric_columns(ctx, None):
         request.notes.append("rank_swap: left out, the policy has no numeric quasi-identifier or sensitive column")
         return []
-    if not any("original" in c.assessor.needs for c in error_checks(ctx)):
+    if not perturbation_measured(ctx):
         request.notes.append(
             "rank_swap: left out, no error-severity check measures the risk of perturbed values against the "
             "original (record linkage, interval disclosure); sdcMicro warns that k-anonymity of perturbed key "
@@ -145,11 +150,7 @@ def explore(ctx: Any, request: ExploreRequest) -> list[ExploreCandidate]:
         )
         return []
     settings: list[dict[str, Any]] = [{}] + [{"P": p} for p in (5.0, 10.0, 15.0, 20.0)]
-    out = []
-    for given in option_settings(spread(settings, request.limit), request.fixed)[: request.limit]:
-        options = RankSwapOptions.model_validate(given)  # each run guarded on its own by explore
-        out.append(ExploreCandidate({**given, **options.model_dump(mode="json")}, make=partial(run, ctx, options)))
-    return out
+    return sweep(ctx, spread(settings, request.limit), request, RankSwapOptions, run)
 
 
 REMEDIATOR = Remediator(

@@ -33,14 +33,20 @@ measure its risk: explore offers it only with a check that measures the risk of 
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from privaudit.common.params import Params
 from privaudit.plugin.hookspecs import hookimpl
-from privaudit.plugin.remediator import ExploreCandidate, ExploreRequest, Remediation, Remediator, option_settings
+from privaudit.plugin.remediator import (
+    ExploreCandidate,
+    ExploreRequest,
+    Remediation,
+    Remediator,
+    perturbation_measured,
+    sweep,
+)
 
 if TYPE_CHECKING:  # numpy and pandas load when a remediation runs, not with the registry
     import numpy as np
@@ -272,7 +278,6 @@ def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
     """Swap rates 0.01, 0.05 (sdcMicro's default) and 0.10 at k_anonymity 3, with the hierarchy and similarity
     profile the user fixes (``--option 'record_swap.hierarchy=[[region, district]]'``, ``similar=[[hsize]]``: one
     value, a list, to explore): the policy does not say which columns are geography."""
-    from privaudit.plugin.remediator import error_checks
 
     if not ({"hierarchy", "similar"} <= set(request.fixed)):
         request.notes.append(
@@ -281,8 +286,8 @@ def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
             "(a list inside the list: one value to explore)"
         )
         return []
-    if not any(
-        c.assessor.response_bound is not None or "original" in c.assessor.needs for c in error_checks(ctx)
+    if not perturbation_measured(
+        ctx, randomized_response=True
     ):  # class sizes of swapped records say nothing of the risk: a candidate would pass k-anonymity unearned
         request.notes.append(
             "record_swap: left out, no error-severity check measures the risk of perturbed values (record "
@@ -290,11 +295,7 @@ def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
         )
         return []
     base = [{"swaprate": rate} for rate in (0.01, 0.05, 0.1)]
-    out = []
-    for given in option_settings(base, request.fixed)[: request.limit]:
-        options = RecordSwapOptions.model_validate(given)  # each run guarded on its own by explore
-        out.append(ExploreCandidate({**given, **options.model_dump(mode="json")}, make=partial(run, ctx, options)))
-    return out
+    return sweep(ctx, base, request, RecordSwapOptions, run)
 
 
 REMEDIATOR = Remediator(

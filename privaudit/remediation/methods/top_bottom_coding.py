@@ -24,14 +24,19 @@ Anything else (an ordinal or text column) is refused.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, field_validator
 
 from privaudit.common.params import Params
 from privaudit.plugin.hookspecs import hookimpl
-from privaudit.plugin.remediator import ExploreCandidate, ExploreRequest, Remediation, Remediator, option_settings
+from privaudit.plugin.remediator import (
+    ExploreCandidate,
+    ExploreRequest,
+    Remediation,
+    Remediator,
+    sweep,
+)
 
 if TYPE_CHECKING:  # numpy and pandas load when a remediation runs, not with the registry
     import numpy as np
@@ -232,11 +237,7 @@ def explore(ctx, request: ExploreRequest) -> list[ExploreCandidate]:
         request.notes.append("top_bottom_coding: left out, the policy has no numeric quasi-identifier")
         return []
     base = [{"columns": [c], "top_quantile": q} for c in numeric for q in (0.99, 0.98, 0.95)]
-    out = []
-    for given in option_settings(base, request.fixed)[: request.limit]:
-        options = TopBottomOptions.model_validate(given)  # each run guarded on its own by explore
-        out.append(ExploreCandidate({**given, **options.model_dump(mode="json")}, make=partial(run, ctx, options)))
-    return out
+    return sweep(ctx, base, request, TopBottomOptions, run)
 
 
 REMEDIATOR = Remediator(

@@ -210,7 +210,7 @@ def _checks_tagged(report: dict, registry: Any, tag: str) -> list[dict]:
 def _wp29(report: dict, registry: Any) -> Section:
     rows = []
     for key, words in WP29.items():
-        found = _checks_tagged(report, registry, f"wp29:{key}")
+        found = _checks_tagged(report, registry, key)
         if not found:
             rows.append([words, "not assessed", "—"])
             continue
@@ -227,7 +227,7 @@ def _wp29(report: dict, registry: Any) -> Section:
 def _intruder(report: dict, registry: Any) -> Section:
     rows = []
     for key, words in ATTACKS.items():
-        found = _checks_tagged(report, registry, f"ico:{key}")
+        found = _checks_tagged(report, registry, key)
         if not found:
             rows.append([words, "—", "not simulated"])
         for i, c in enumerate(found):

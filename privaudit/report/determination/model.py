@@ -37,17 +37,19 @@ ISO_20889 = {
     "synthetic": "Synthetic data",
     "none": "none",
 }
+#: the WP29 Opinion 05/2014 criteria, by the framework tag an assessor declares (``Assessor.standards``)
 WP29 = {
-    "singling_out": "Singling out",
-    "linkability": "Linkability",
-    "inference": "Inference",
+    "wp29:singling_out": "Singling out",
+    "wp29:linkability": "Linkability",
+    "wp29:inference": "Inference",
 }
+#: the motivated-intruder attacks (UK ICO), by their framework tag
 ATTACKS = {
-    "linkage": "Linkage with the original or another table",
-    "singling_out": "Singling out (unique combinations of key variables)",
-    "membership": "Membership (was a person's record used)",
-    "composition": "Composition across releases",
-    "inference": "Attribute inference",
+    "ico:linkage": "Linkage with the original or another table",
+    "ico:singling_out": "Singling out (unique combinations of key variables)",
+    "ico:membership": "Membership (was a person's record used)",
+    "ico:composition": "Composition across releases",
+    "ico:inference": "Attribute inference",
 }
 
 
